@@ -1,0 +1,69 @@
+package wire
+
+import "time"
+
+// Event types of the durable log.
+const (
+	EventMessage  = "message"
+	EventTurn     = "turn"
+	EventSettings = "settings"
+)
+
+// Message roles.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleBot       = "bot"
+	RoleSystem    = "system"
+)
+
+// Message states.
+const (
+	MessageComplete    = "complete"
+	MessageInterrupted = "interrupted"
+	MessageFailed      = "failed"
+)
+
+// Turn states, also used as the status field last_turn.
+const (
+	TurnStarted     = "started"
+	TurnCompleted   = "completed"
+	TurnInterrupted = "interrupted"
+	TurnFailed      = "failed"
+)
+
+// Reasons a turn was interrupted.
+const (
+	ReasonUser           = "user"
+	ReasonDaemonShutdown = "daemon_shutdown"
+	ReasonDaemonRestart  = "daemon_restart"
+)
+
+// Event is one entry of a session's durable log. Offset and At are assigned
+// by the database writer at commit; the other fields depend on Type.
+//
+// Settings fields are pointers because an empty string is meaningful there:
+// an effort of "" means "cleared", which differs from "not changed".
+type Event struct {
+	Offset int64     `json:"offset"`
+	Type   string    `json:"type"`
+	At     time.Time `json:"at"`
+
+	// message
+	Role   string `json:"role,omitempty"`
+	Author string `json:"author,omitempty"`
+	Text   string `json:"text,omitempty"`
+	// message and turn
+	InputID string `json:"input_id,omitempty"`
+	TurnID  string `json:"turn_id,omitempty"`
+	State   string `json:"state,omitempty"`
+	// turn
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+
+	// settings
+	Title  *string `json:"title,omitempty"`
+	Model  *string `json:"model,omitempty"`
+	Effort *string `json:"effort,omitempty"`
+	By     string  `json:"by,omitempty"`
+}

@@ -1,0 +1,112 @@
+package wire
+
+import "time"
+
+// Session phases.
+const (
+	PhaseIdle    = "idle"
+	PhaseRunning = "running"
+	PhaseWaiting = "waiting"
+)
+
+// Session is the body of session create, get and patch replies and one item
+// of a session list.
+type Session struct {
+	ID        string    `json:"id"`
+	Epoch     string    `json:"epoch"`
+	Title     string    `json:"title"`
+	Workspace string    `json:"workspace"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	Effort    string    `json:"effort"`
+	Phase     string    `json:"phase"`
+	Head      int64     `json:"head"`
+	ETag      string    `json:"etag"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// SessionList is the body of GET /v1/sessions.
+type SessionList struct {
+	Sessions []Session `json:"sessions"`
+}
+
+// SessionCreate is the body of POST /v1/sessions and PUT /v1/sessions/{id}.
+// Every field is optional.
+type SessionCreate struct {
+	Title     string `json:"title,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Provider  string `json:"provider,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Effort    string `json:"effort,omitempty"`
+}
+
+// SessionPatch is the body of PATCH /v1/sessions/{id}. A nil field is left
+// alone; a non-nil empty Effort clears the effort.
+type SessionPatch struct {
+	Title  *string `json:"title,omitempty"`
+	Model  *string `json:"model,omitempty"`
+	Effort *string `json:"effort,omitempty"`
+}
+
+// Page is a history page: GET /v1/sessions/{id}/events.
+type Page struct {
+	Events []Event `json:"events"`
+	Head   int64   `json:"head"`
+	More   bool    `json:"more"`
+}
+
+// Status is the run state of a session: GET /v1/sessions/{id}/status.
+type Status struct {
+	Phase    string  `json:"phase"`
+	TurnID   string  `json:"turn_id"`
+	Queued   int     `json:"queued"`
+	LastTurn *string `json:"last_turn"`
+	Head     int64   `json:"head"`
+	Viewers  int     `json:"viewers"`
+}
+
+// Input is the body of PUT /v1/sessions/{id}/inputs/{input_id}.
+type Input struct {
+	Text string `json:"text"`
+}
+
+// Receipt states and deliveries.
+const (
+	ReceiptAccepted = "accepted"
+	ReceiptRejected = "rejected"
+
+	DeliveryQueued      = "queued"
+	DeliveryRunning     = "running"
+	DeliveryDone        = "done"
+	DeliveryInterrupted = "interrupted"
+	DeliveryFailed      = "failed"
+)
+
+// Receipt acknowledges an input. The same input_id always yields the same
+// receipt (its delivery moves on as the turn runs).
+type Receipt struct {
+	InputID  string `json:"input_id"`
+	Session  string `json:"session"`
+	State    string `json:"state"`
+	Order    int64  `json:"order"`
+	Delivery string `json:"delivery"`
+	TurnID   string `json:"turn_id"`
+	Error    string `json:"error"`
+}
+
+// Interrupted is the reply to an interrupt.
+type Interrupted struct {
+	Interrupted bool   `json:"interrupted"`
+	TurnID      string `json:"turn_id"`
+}
+
+// DaemonInfo is the content of $ALBEDO_HOME/daemon.json.
+type DaemonInfo struct {
+	PID       int       `json:"pid"`
+	Port      int       `json:"port"`
+	Token     string    `json:"token"`
+	Boot      string    `json:"boot"`
+	Version   string    `json:"version"`
+	StartedAt time.Time `json:"started_at"`
+}

@@ -1,0 +1,128 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"albedo/api/wire"
+)
+
+// ErrNotFound is returned when a session or input does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Event is one stored event. JSON is its wire encoding (wire.Event), kept as
+// bytes so that fan-out and history pages never re-encode it.
+type Event struct {
+	Session string
+	Offset  int64
+	Type    string
+	JSON    []byte
+}
+
+// Decode returns the event as a wire.Event.
+func (e Event) Decode() (wire.Event, error) {
+	var ev wire.Event
+	err := json.Unmarshal(e.JSON, &ev)
+	return ev, err
+}
+
+type eventRow struct {
+	bun.BaseModel `bun:"table:events"`
+
+	Session string `bun:"session"`
+	Offset  int64  `bun:"offset"`
+	Type    string `bun:"type"`
+	Payload string `bun:"payload"`
+}
+
+// Append adds events to the end of a session's log, assigning each the next
+// offset and the batch's time. It returns ErrNotFound for a missing session.
+// The events become visible to OnCommit and readers once the batch commits.
+func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]Event, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	var head int64
+	err := t.QueryRowContext(ctx,
+		`UPDATE sessions SET head = head + ?, updated_at = ? WHERE id = ? RETURNING head`,
+		len(evs), formatTime(t.now), session).Scan(&head)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("advance head: %w", err)
+	}
+	out := make([]Event, len(evs))
+	rows := make([]eventRow, len(evs))
+	for i, ev := range evs {
+		ev.Offset = head - int64(len(evs)) + int64(i) + 1
+		ev.At = t.now
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("encode event: %w", err)
+		}
+		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: b}
+		rows[i] = eventRow{Session: session, Offset: ev.Offset, Type: ev.Type, Payload: string(b)}
+	}
+	if _, err := t.NewInsert().Model(&rows).
+		Column("session", "offset", "type", "payload").
+		Value("at", "?", formatTime(t.now)).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("insert events: %w", err)
+	}
+	t.committed = append(t.committed, Committed{Session: session, Events: out})
+	return out, nil
+}
+
+// EventsAfter returns up to limit events of session with offset > after,
+// oldest first.
+func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit int) ([]Event, error) {
+	var rows []eventRow
+	err := d.ro.NewSelect().Model(&rows).
+		Column("session", "offset", "type", "payload").
+		Where(`session = ? AND "offset" > ?`, session, after).
+		OrderExpr(`"offset" ASC`).Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("events after %d: %w", after, err)
+	}
+	return toEvents(rows), nil
+}
+
+// EventsBefore returns up to limit events of session with offset < before,
+// the newest of them, oldest first.
+func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit int) ([]Event, error) {
+	var rows []eventRow
+	err := d.ro.NewSelect().Model(&rows).
+		Column("session", "offset", "type", "payload").
+		Where(`session = ? AND "offset" < ?`, session, before).
+		OrderExpr(`"offset" DESC`).Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("events before %d: %w", before, err)
+	}
+	slices.Reverse(rows)
+	return toEvents(rows), nil
+}
+
+func toEvents(rows []eventRow) []Event {
+	out := make([]Event, len(rows))
+	for i, r := range rows {
+		out[i] = Event{Session: r.Session, Offset: r.Offset, Type: r.Type, JSON: []byte(r.Payload)}
+	}
+	return out
+}
+
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// formatTime stores times as fixed-width UTC text so that they sort.
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

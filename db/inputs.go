@@ -1,0 +1,124 @@
+package db
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"albedo/api/wire"
+)
+
+// Input is a stored input and its receipt.
+type Input struct {
+	bun.BaseModel `bun:"table:inputs"`
+
+	Session   string `bun:"session,pk"`
+	InputID   string `bun:"input_id,pk"`
+	Ord       int64  `bun:"ord"`
+	TextHash  string `bun:"text_hash"`
+	State     string `bun:"state"`
+	Delivery  string `bun:"delivery"`
+	TurnID    string `bun:"turn_id"`
+	Error     string `bun:"error"`
+	CreatedAt string `bun:"created_at"`
+	UpdatedAt string `bun:"updated_at"`
+}
+
+// Receipt returns the input as the contract shapes a receipt.
+func (in *Input) Receipt() wire.Receipt {
+	return wire.Receipt{
+		InputID: in.InputID, Session: in.Session, State: in.State, Order: in.Ord,
+		Delivery: in.Delivery, TurnID: in.TurnID, Error: in.Error,
+	}
+}
+
+func textHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// PutInput accepts an input once: the first call stores the receipt (queued,
+// with the next order and a new turn id) and appends the user's message
+// event; a repeat with the same text returns the stored receipt and
+// created=false; a repeat with other text is ErrConflict.
+func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author string) (_ Input, created bool, _ []Event, _ error) {
+	var in Input
+	err := t.NewSelect().Model(&in).Where("session = ? AND input_id = ?", session, inputID).Scan(ctx)
+	switch {
+	case err == nil:
+		if in.TextHash != textHash(text) {
+			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return in, false, nil, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
+	}
+	var ord int64
+	err = t.QueryRowContext(ctx, `UPDATE sessions SET inputs = inputs + 1 WHERE id = ? RETURNING inputs`, session).Scan(&ord)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Input{}, false, nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("count input: %w", err)
+	}
+	turn, err := uuid.NewV7()
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
+	}
+	in = Input{
+		Session: session, InputID: inputID, Ord: ord, TextHash: textHash(text),
+		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
+		CreatedAt: formatTime(t.now), UpdatedAt: formatTime(t.now),
+	}
+	if _, err := t.NewInsert().Model(&in).Exec(ctx); err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
+	}
+	evs, err := t.Append(ctx, session, wire.Event{
+		Type: wire.EventMessage, Role: role, Author: author, Text: text,
+		InputID: inputID, TurnID: in.TurnID, State: wire.MessageComplete,
+	})
+	if err != nil {
+		return Input{}, false, nil, err
+	}
+	return in, true, evs, nil
+}
+
+// SetDelivery moves an input's delivery on (queued → running → done, …).
+func (t *Tx) SetDelivery(ctx context.Context, session, inputID, delivery, errText string) error {
+	_, err := t.NewUpdate().Model((*Input)(nil)).
+		Set("delivery = ?", delivery).Set("error = ?", errText).Set("updated_at = ?", formatTime(t.now)).
+		Where("session = ? AND input_id = ?", session, inputID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("set delivery: %w", err)
+	}
+	return nil
+}
+
+// Input reads one input's receipt.
+func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) {
+	var in Input
+	err := d.ro.NewSelect().Model(&in).Where("session = ? AND input_id = ?", session, inputID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Input{}, fmt.Errorf("input %q: %w", inputID, ErrNotFound)
+	}
+	if err != nil {
+		return Input{}, fmt.Errorf("read input: %w", err)
+	}
+	return in, nil
+}
+
+// InputsByDelivery lists a session's inputs in a delivery state, in order.
+func (d *DB) InputsByDelivery(ctx context.Context, session, delivery string) ([]Input, error) {
+	var ins []Input
+	err := d.ro.NewSelect().Model(&ins).Where("session = ? AND delivery = ?", session, delivery).Order("ord").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list inputs: %w", err)
+	}
+	return ins, nil
+}

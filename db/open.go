@@ -1,0 +1,141 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"runtime"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+
+	"albedo/migrations"
+)
+
+// DB is an open albedo database: a one-connection pool for the writer and a
+// pool of readers. Its methods may be called from any goroutine.
+type DB struct {
+	// static after Open
+	path string
+	rw   *bun.DB // exactly one connection, used only by the writer goroutine and migrations
+	ro   *bun.DB // readers
+
+	w *Writer
+}
+
+// Options tune Open. The zero value is the daemon's default.
+type Options struct {
+	// OnCommit is called by the writer goroutine after each commit, in
+	// commit order, before any caller is answered. See Writer.
+	OnCommit func([]Committed)
+	// MaxBatch caps the requests of one group commit (default 512).
+	MaxBatch int
+	// NoGroupCommit makes every request its own transaction; for benchmarks.
+	NoGroupCommit bool
+}
+
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "on")
+	q.Set("_busy_timeout", "10000")
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path, migrates it to the
+// newest schema and starts the writer goroutine. Close stops it.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	wsql, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single connection
+	// makes the writer goroutine the only place that can hold the lock.
+	wsql.SetMaxOpenConns(1)
+	wsql.SetMaxIdleConns(1)
+	wsql.SetConnMaxLifetime(0)
+	rw := bun.NewDB(wsql, sqlitedialect.New())
+
+	if err := migrateUp(ctx, rw); err != nil {
+		rw.Close()
+		return nil, err
+	}
+
+	rsql, err := sql.Open("sqlite3", dsn(path, true))
+	if err != nil {
+		rw.Close()
+		return nil, fmt.Errorf("open %s for reading: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	rsql.SetMaxOpenConns(n)
+	rsql.SetMaxIdleConns(n)
+	ro := bun.NewDB(rsql, sqlitedialect.New())
+
+	d := &DB{path: path, rw: rw, ro: ro}
+	d.w = newWriter(rw, opts)
+	return d, nil
+}
+
+// Migrate runs the schema's migrations on the database at path and returns
+// the names of those it applied. Open does this itself; Migrate exists for
+// tests and tools.
+func Migrate(ctx context.Context, path string) ([]string, error) {
+	wsql, err := sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	wsql.SetMaxOpenConns(1)
+	rw := bun.NewDB(wsql, sqlitedialect.New())
+	defer rw.Close()
+	return migrateApply(ctx, rw)
+}
+
+func migrateUp(ctx context.Context, rw *bun.DB) error {
+	_, err := migrateApply(ctx, rw)
+	return err
+}
+
+func migrateApply(ctx context.Context, rw *bun.DB) ([]string, error) {
+	ms, err := migrations.New()
+	if err != nil {
+		return nil, err
+	}
+	m := migrate.NewMigrator(rw, ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return nil, fmt.Errorf("init migrations: %w", err)
+	}
+	g, err := m.Migrate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	var names []string
+	for _, mg := range g.Migrations {
+		names = append(names, mg.Name)
+	}
+	return names, nil
+}
+
+// Writer returns the group-commit writer.
+func (d *DB) Writer() *Writer { return d.w }
+
+// Close stops the writer (after the requests already queued) and closes both
+// pools. It is safe to call twice.
+func (d *DB) Close(ctx context.Context) error {
+	err := d.w.Close(ctx)
+	if e := d.ro.Close(); e != nil && err == nil {
+		err = e
+	}
+	if e := d.rw.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}

@@ -1,0 +1,163 @@
+package db
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/uptrace/bun"
+
+	"albedo/api/wire"
+)
+
+// Errors of session and input writes.
+var (
+	ErrConflict = errors.New("conflict")       // an id reused with a different body
+	ErrStale    = errors.New("stale version") // If-Match named an old version
+)
+
+// Session is a stored session.
+type Session struct {
+	bun.BaseModel `bun:"table:sessions"`
+
+	ID         string `bun:"id,pk"`
+	Epoch      string `bun:"epoch"`
+	Title      string `bun:"title"`
+	Workspace  string `bun:"workspace"`
+	Provider   string `bun:"provider"`
+	Model      string `bun:"model"`
+	Effort     string `bun:"effort"`
+	Version    int64  `bun:"version"`
+	Head       int64  `bun:"head"`
+	Inputs     int64  `bun:"inputs"`
+	CreateHash string `bun:"create_hash"`
+	CreatedAt  string `bun:"created_at"`
+	UpdatedAt  string `bun:"updated_at"`
+}
+
+// ETag is the session's current version as an HTTP entity tag.
+func (s *Session) ETag() string { return `"` + strconv.FormatInt(s.Version, 10) + `"` }
+
+// Wire returns the session as the contract shapes it, with the given phase.
+func (s *Session) Wire(phase string) wire.Session {
+	return wire.Session{
+		ID: s.ID, Epoch: s.Epoch, Title: s.Title, Workspace: s.Workspace,
+		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Phase: phase,
+		Head: s.Head, ETag: s.ETag(),
+		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
+	}
+}
+
+// CreateHash fingerprints a create request so that a repeated PUT can be told
+// from a different one for the same id.
+func CreateHash(c wire.SessionCreate) string {
+	b, _ := json.Marshal(c)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateSession inserts s. When a session with s.ID exists, it returns that
+// session and created=false if it was made by an identical request, and
+// ErrConflict otherwise.
+func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created bool, err error) {
+	var old Session
+	err = t.NewSelect().Model(&old).Where("id = ?", s.ID).Scan(ctx)
+	switch {
+	case err == nil:
+		if old.CreateHash != s.CreateHash {
+			return Session{}, false, fmt.Errorf("session %q exists with other settings: %w", s.ID, ErrConflict)
+		}
+		return old, false, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Session{}, false, fmt.Errorf("look up session: %w", err)
+	}
+	s.Version = 1
+	s.Head = 0
+	s.Inputs = 0
+	s.CreatedAt = formatTime(t.now)
+	s.UpdatedAt = s.CreatedAt
+	if _, err := t.NewInsert().Model(&s).Exec(ctx); err != nil {
+		return Session{}, false, fmt.Errorf("insert session: %w", err)
+	}
+	return s, true, nil
+}
+
+// PatchSession applies p to the session if its version is ifVersion, bumps
+// the version and appends a settings event naming what changed. A patch
+// that changes nothing returns the session as it is.
+func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, ifVersion int64, by string) (Session, error) {
+	var s Session
+	if err := t.NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		return Session{}, fmt.Errorf("look up session: %w", err)
+	}
+	if s.Version != ifVersion {
+		return Session{}, fmt.Errorf("session %q is at version %d, not %d: %w", id, s.Version, ifVersion, ErrStale)
+	}
+	ev := wire.Event{Type: wire.EventSettings, By: by}
+	changed := false
+	set := func(field *string, to *string, out **string) {
+		if to != nil && *to != *field {
+			*field = *to
+			v := *to
+			*out = &v
+			changed = true
+		}
+	}
+	set(&s.Title, p.Title, &ev.Title)
+	set(&s.Model, p.Model, &ev.Model)
+	set(&s.Effort, p.Effort, &ev.Effort)
+	if !changed {
+		return s, nil
+	}
+	s.Version++
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "version").WherePK().Exec(ctx); err != nil {
+		return Session{}, fmt.Errorf("update session: %w", err)
+	}
+	if _, err := t.Append(ctx, id, ev); err != nil {
+		return Session{}, err
+	}
+	s.Head++
+	s.UpdatedAt = formatTime(t.now)
+	return s, nil
+}
+
+// DeleteSession removes a session with its events and inputs.
+func (t *Tx) DeleteSession(ctx context.Context, id string) error {
+	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete session: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Session reads one session.
+func (d *DB) Session(ctx context.Context, id string) (Session, error) {
+	var s Session
+	if err := d.ro.NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		}
+		return Session{}, fmt.Errorf("read session: %w", err)
+	}
+	return s, nil
+}
+
+// Sessions lists every session, most recently active first.
+func (d *DB) Sessions(ctx context.Context) ([]Session, error) {
+	var ss []Session
+	if err := d.ro.NewSelect().Model(&ss).Order("updated_at DESC", "id").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return ss, nil
+}

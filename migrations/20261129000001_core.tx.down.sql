@@ -1,0 +1,9 @@
+DROP TABLE inputs;
+
+--bun:split
+
+DROP TABLE events;
+
+--bun:split
+
+DROP TABLE sessions;
