@@ -1,0 +1,130 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// channel is one session at run time. Its fields are guarded by mu except
+// where noted.
+type channel struct {
+	id string
+	// static after construction
+	eventPrefix []byte // `{"op":"event","session":"<id>","event":`
+
+	loadMu sync.Mutex // serialises load; never held with mu
+	loaded bool       // guarded by loadMu
+
+	mu       sync.Mutex
+	deleted  bool
+	epoch    string
+	head     int64
+	settings db.Session // newest version seen: model, effort, etag for status
+	ring     ring       // allocated while anyone subscribes
+	subs     map[*sub]struct{}
+
+	run runState // the turn runner's view; see turn.go
+}
+
+func newChannel(id string) *channel {
+	q, _ := json.Marshal(id)
+	prefix := append([]byte(`{"op":"event","session":`), q...)
+	prefix = append(prefix, `,"event":`...)
+	return &channel{id: id, eventPrefix: prefix, subs: map[*sub]struct{}{}}
+}
+
+// load reads the session row once. It returns db.ErrNotFound (wrapped) for a
+// session that does not exist.
+func (ch *channel) load(ctx context.Context, d *db.DB) error {
+	ch.loadMu.Lock()
+	defer ch.loadMu.Unlock()
+	if ch.loaded {
+		return nil
+	}
+	s, err := d.Session(ctx, ch.id)
+	if err != nil {
+		return err
+	}
+	ch.mu.Lock()
+	ch.epoch = s.Epoch
+	ch.head = max(ch.head, s.Head)
+	if s.Version > ch.settings.Version {
+		ch.settings = s
+	}
+	ch.mu.Unlock()
+	ch.loaded = true
+	return nil
+}
+
+// frame wraps a stored event into its push frame.
+func (ch *channel) frame(e db.Event) entry {
+	b := make([]byte, 0, len(ch.eventPrefix)+len(e.JSON)+1)
+	b = append(b, ch.eventPrefix...)
+	b = append(b, e.JSON...)
+	b = append(b, '}')
+	return entry{offset: e.Offset, frame: b, turnEnd: turnEnd(e)}
+}
+
+// turnEnd returns the turn id when e closes a turn.
+func turnEnd(e db.Event) string {
+	if e.Type != wire.EventTurn {
+		return ""
+	}
+	var t struct {
+		TurnID string `json:"turn_id"`
+		State  string `json:"state"`
+	}
+	if json.Unmarshal(e.JSON, &t) != nil || t.State == wire.TurnStarted {
+		return ""
+	}
+	return t.TurnID
+}
+
+// apply takes newly committed events (in offset order) and returns the subs
+// to wake. Called from the commit hook.
+func (ch *channel) apply(evs []db.Event) []*sub {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for _, e := range evs {
+		if e.Offset > ch.head {
+			ch.head = e.Offset
+		}
+		if len(ch.subs) > 0 {
+			ch.ring.push(ch.frame(e))
+		}
+	}
+	return ch.subList()
+}
+
+func (ch *channel) subList() []*sub {
+	out := make([]*sub, 0, len(ch.subs))
+	for s := range ch.subs {
+		out = append(out, s)
+	}
+	return out
+}
+
+// viewers lists the connections watching. A connection holds at most one
+// sub per session, so subs are connections. Caller holds mu.
+func (ch *channel) viewers() []wire.Viewer {
+	out := make([]wire.Viewer, 0, len(ch.subs))
+	for s := range ch.subs {
+		out = append(out, s.conn.info.viewer())
+	}
+	return out
+}
+
+// statusPush snapshots the run state. Caller holds mu.
+func (ch *channel) statusPush() wire.StatusPush {
+	st := ch.run.status()
+	return wire.StatusPush{
+		Op: wire.PushStatus, Session: ch.id,
+		Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn,
+		Model: ch.settings.Model, Effort: ch.settings.Effort, ETag: ch.settings.ETag(),
+		Head: ch.head, Viewers: len(ch.subs),
+	}
+}

@@ -1,0 +1,257 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"albedo/api/wire"
+)
+
+// ConnInfo names a connection in presence pushes.
+type ConnInfo struct {
+	ID   string
+	Name string
+	Role string
+}
+
+func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.Name, Role: i.Role} }
+
+// Conn is the hub's side of one client connection: its subscriptions
+// (cursors) and the replies waiting to be written. The transport (api) runs
+// one writer goroutine that waits on Wake and calls Fill; every other method
+// may be called from any goroutine.
+type Conn struct {
+	// static after construction
+	hub  *Hub
+	info ConnInfo
+	wake chan struct{} // capacity 1: "there is something to write"
+
+	mu      sync.Mutex
+	closed  bool
+	replies [][]byte        // encoded frames, written before any push
+	subs    map[string]*sub // by session id
+	ready   []*sub          // subs with something to write, FIFO for fairness
+}
+
+// sub is one cursor. Its fields are guarded by conn.mu.
+type sub struct {
+	conn *Conn
+	ch   *channel
+
+	gen      uint64 // bumped when re-positioned or removed
+	removed  bool
+	queued   bool // in conn.ready
+	next     int64
+	reset    []byte // a reset push to write before any event
+	status   bool   // a status push is due
+	presence bool   // a presence push is due
+
+	textTurn  string // turn of the pending partial/delta text
+	text      []byte // pending text of that turn
+	textFull  bool   // text is the whole reply so far (a partial), not a delta
+	lastEnded string // the newest turn whose closing event this sub was sent
+}
+
+// Info returns the connection's presence identity.
+func (c *Conn) Info() ConnInfo { return c.info }
+
+// Wake is signalled whenever Fill may have something new to write.
+func (c *Conn) Wake() <-chan struct{} { return c.wake }
+
+func (c *Conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Reply queues an encoded frame (a command reply, or a push such as bye) to
+// be written before any subscription push that is not yet written.
+func (c *Conn) Reply(frame []byte) {
+	c.mu.Lock()
+	if !c.closed {
+		c.replies = append(c.replies, frame)
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+// ReplyJSON encodes v and queues it with Reply.
+func (c *Conn) ReplyJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Our own frame types always encode; this is a bug.
+		panic(fmt.Sprintf("hub: encode reply: %v", err))
+	}
+	c.Reply(b)
+}
+
+// markReady queues s for writing; caller holds c.mu.
+func (c *Conn) markReady(s *sub) {
+	if !s.queued && !s.removed {
+		s.queued = true
+		c.ready = append(c.ready, s)
+	}
+}
+
+// Subscribe positions a cursor for each of subs (a second sub of a session
+// re-positions it) and queues the reply that mk builds from the results
+// ahead of any push of those channels. A sub that fails (no such session,
+// too many channels) is reported in its SubReply and changes nothing.
+func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.SubReply) any) {
+	results := make([]wire.SubReply, len(subs))
+	chans := make([]*channel, len(subs))
+	for i, s := range subs {
+		results[i].Session = s.Session
+		ch, werr := c.hub.channel(ctx, s.Session)
+		if werr != nil {
+			results[i].Error = werr
+			continue
+		}
+		chans[i] = ch
+	}
+
+	c.mu.Lock()
+	var touched []*channel
+	for i, s := range subs {
+		ch := chans[i]
+		if ch == nil {
+			continue
+		}
+		if c.closed {
+			results[i].Error = wire.Errorf(wire.CodeDaemonStopping, "connection closing")
+			continue
+		}
+		existing := c.subs[s.Session]
+		if existing == nil && len(c.subs) >= c.hub.opts.MaxChannels {
+			results[i].Error = wire.Errorf(wire.CodeTooMany, "a connection may watch at most %d sessions", c.hub.opts.MaxChannels)
+			continue
+		}
+		results[i] = c.position(ch, existing, s)
+		if existing == nil {
+			touched = append(touched, ch)
+		}
+	}
+	for i := range results {
+		results[i].OK = results[i].Error == nil
+	}
+	b, err := json.Marshal(mk(results))
+	if err != nil {
+		panic(fmt.Sprintf("hub: encode sub reply: %v", err))
+	}
+	c.replies = append(c.replies, b)
+	c.mu.Unlock()
+	c.signal()
+	for _, ch := range touched {
+		c.hub.presenceChanged(ch)
+	}
+}
+
+// position creates or re-positions the cursor of c on ch. Caller holds c.mu.
+func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.deleted {
+		return wire.SubReply{Session: ch.id, Error: wire.Errorf(wire.CodeNotFound, "session %q not found", ch.id)}
+	}
+	if s == nil {
+		s = &sub{conn: c, ch: ch}
+		c.subs[ch.id] = s
+		if len(ch.subs) == 0 {
+			ch.ring = newRing(c.hub.opts.RingSize)
+		}
+		ch.subs[s] = struct{}{}
+	}
+	s.gen++
+	s.reset, s.text, s.textTurn, s.textFull = nil, nil, "", false
+	s.status, s.presence = true, true
+	rep := wire.SubReply{Session: ch.id, Epoch: ch.epoch, Head: ch.head}
+
+	switch {
+	case req.After != nil && req.Epoch == ch.epoch && *req.After >= 0 && *req.After <= ch.head:
+		s.next = *req.After + 1
+		rep.Recovered = true
+	default:
+		reason := wire.ResetNew
+		switch {
+		case req.After != nil && req.Epoch != ch.epoch:
+			reason = wire.ResetEpoch
+		case req.After != nil:
+			reason = wire.ResetAhead
+		}
+		window := int64(wire.DefaultWindow)
+		if req.Window != nil {
+			window = int64(min(max(*req.Window, 0), c.hub.opts.MaxWindow))
+		}
+		before := max(ch.head-window, 0)
+		s.next = before + 1
+		s.reset, _ = json.Marshal(wire.ResetPush{
+			Op: wire.PushReset, Session: ch.id, Epoch: ch.epoch, Head: ch.head,
+			Before: before, More: before > 0, Reason: reason,
+		})
+	}
+	if turn, text := ch.run.streaming(); turn != "" {
+		s.textTurn, s.text, s.textFull = turn, []byte(text), true
+	}
+	c.markReady(s)
+	return rep
+}
+
+// Unsubscribe removes the cursor of session, if any, and says whether there
+// was one.
+func (c *Conn) Unsubscribe(session string) bool {
+	c.mu.Lock()
+	s := c.subs[session]
+	if s != nil {
+		c.dropLocked(s)
+	}
+	c.mu.Unlock()
+	if s != nil {
+		c.hub.presenceChanged(s.ch)
+	}
+	return s != nil
+}
+
+// dropLocked forgets s. Caller holds c.mu.
+func (c *Conn) dropLocked(s *sub) {
+	s.removed = true
+	s.gen++
+	delete(c.subs, s.ch.id)
+	s.ch.mu.Lock()
+	delete(s.ch.subs, s)
+	if len(s.ch.subs) == 0 {
+		s.ch.ring = ring{} // nobody reads it: let it go
+	}
+	s.ch.mu.Unlock()
+}
+
+// Channels returns how many sessions the connection watches.
+func (c *Conn) Channels() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.subs)
+}
+
+// Close removes every cursor; presence of the sessions it watched changes.
+// Safe to call twice.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	var chans []*channel
+	for _, s := range c.subs {
+		chans = append(chans, s.ch)
+		c.dropLocked(s)
+	}
+	c.ready, c.replies = nil, nil
+	c.mu.Unlock()
+	c.hub.removeConn(c)
+	for _, ch := range chans {
+		c.hub.presenceChanged(ch)
+	}
+}

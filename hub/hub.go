@@ -1,0 +1,211 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"sync"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// Options are the hub's limits. Zero fields take the defaults.
+type Options struct {
+	RingSize    int // recent events kept in memory per watched session (256)
+	PageSize    int // events per database page and per cursor pass (256)
+	MaxWindow   int // largest window a sub may ask for (10 000)
+	MaxChannels int // sessions per connection (wire.MaxChannels)
+	MaxInput    int // bytes of input text (wire.MaxInputBytes)
+}
+
+func (o *Options) defaults() {
+	if o.RingSize <= 0 {
+		o.RingSize = 256
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 256
+	}
+	if o.MaxWindow <= 0 {
+		o.MaxWindow = 10000
+	}
+	if o.MaxChannels <= 0 {
+		o.MaxChannels = wire.MaxChannels
+	}
+	if o.MaxInput <= 0 {
+		o.MaxInput = wire.MaxInputBytes
+	}
+}
+
+// Hub is the run-time registry of sessions and connections. All methods may
+// be called from any goroutine.
+type Hub struct {
+	// static after construction
+	db   *db.DB
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	chans    map[string]*channel
+	conns    map[*Conn]struct{}
+	stopping bool
+
+	providers providerSet // static after construction; nil until turns exist
+}
+
+// New makes a hub over d. The caller must route d's commit hook to
+// Hub.OnCommit (see db.Options.OnCommit); NewWithDB does both.
+func New(d *db.DB, opts Options, log *slog.Logger) *Hub {
+	opts.defaults()
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Hub{db: d, opts: opts, log: log, chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+}
+
+// OnCommit is the database writer's commit hook: it puts newly committed
+// events into their channels and wakes the cursors watching them. It runs
+// on the writer goroutine and never blocks on a client.
+func (h *Hub) OnCommit(cs []db.Committed) {
+	for _, c := range cs {
+		h.mu.Lock()
+		ch := h.chans[c.Session]
+		h.mu.Unlock()
+		if ch == nil {
+			continue
+		}
+		var ended []string
+		for _, e := range c.Events {
+			if t := turnEnd(e); t != "" {
+				ended = append(ended, t)
+			}
+		}
+		for _, s := range ch.apply(c.Events) {
+			s.conn.mu.Lock()
+			for _, t := range ended {
+				if s.textTurn == t {
+					s.text, s.textFull = nil, false
+				}
+			}
+			s.conn.markReady(s)
+			s.conn.mu.Unlock()
+			s.conn.signal()
+		}
+	}
+}
+
+// channel returns the session's channel, loading it on first use. A missing
+// session is a not_found error.
+func (h *Hub) channel(ctx context.Context, id string) (*channel, *wire.Error) {
+	if id == "" {
+		return nil, wire.Errorf(wire.CodeBadRequest, "session is required")
+	}
+	h.mu.Lock()
+	ch := h.chans[id]
+	if ch == nil {
+		ch = newChannel(id)
+		h.chans[id] = ch
+	}
+	h.mu.Unlock()
+	if err := ch.load(ctx, h.db); err != nil {
+		if errors.Is(err, db.ErrNotFound) {
+			h.mu.Lock()
+			if h.chans[id] == ch {
+				delete(h.chans, id)
+			}
+			h.mu.Unlock()
+			return nil, wire.Errorf(wire.CodeNotFound, "session %q not found", id)
+		}
+		h.log.Error("load session", "session", id, "err", err)
+		return nil, wire.Errorf(wire.CodeInternal, "cannot read session %q", id)
+	}
+	return ch, nil
+}
+
+// Connect registers a new connection.
+func (h *Hub) Connect(info ConnInfo) *Conn {
+	if info.ID == "" {
+		info.ID = randomID(6)
+	}
+	c := &Conn{hub: h, info: info, wake: make(chan struct{}, 1), subs: map[string]*sub{}}
+	h.mu.Lock()
+	h.conns[c] = struct{}{}
+	h.mu.Unlock()
+	return c
+}
+
+func (h *Hub) removeConn(c *Conn) {
+	h.mu.Lock()
+	delete(h.conns, c)
+	h.mu.Unlock()
+}
+
+// Conns returns a copy of the live connections.
+func (h *Hub) Conns() []*Conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*Conn, 0, len(h.conns))
+	for c := range h.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+// presenceChanged marks presence and status (the viewer count) due on every
+// cursor of ch.
+func (h *Hub) presenceChanged(ch *channel) {
+	ch.mu.Lock()
+	subs := ch.subList()
+	ch.mu.Unlock()
+	for _, s := range subs {
+		s.conn.mu.Lock()
+		s.presence, s.status = true, true
+		s.conn.markReady(s)
+		s.conn.mu.Unlock()
+		s.conn.signal()
+	}
+}
+
+// statusChanged marks a status push due on every cursor of ch.
+func (h *Hub) statusChanged(ch *channel) {
+	ch.mu.Lock()
+	subs := ch.subList()
+	ch.mu.Unlock()
+	for _, s := range subs {
+		s.conn.mu.Lock()
+		s.status = true
+		s.conn.markReady(s)
+		s.conn.mu.Unlock()
+		s.conn.signal()
+	}
+}
+
+// publishText hands a streaming reply's text to every cursor of ch: appended
+// to what the cursor has not written yet, so a slow reader gets one merged
+// delta instead of many.
+func (h *Hub) publishText(ch *channel, turnID, delta string) {
+	ch.mu.Lock()
+	subs := ch.subList()
+	ch.mu.Unlock()
+	for _, s := range subs {
+		s.conn.mu.Lock()
+		switch {
+		case s.lastEnded == turnID:
+		case s.textTurn == turnID:
+			s.text = append(s.text, delta...)
+		default:
+			s.textTurn, s.text, s.textFull = turnID, []byte(delta), false
+		}
+		s.conn.markReady(s)
+		s.conn.mu.Unlock()
+		s.conn.signal()
+	}
+}
+
+func randomID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

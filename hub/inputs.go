@@ -1,0 +1,92 @@
+package hub
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// PutInput accepts a user's input once per input_id: it commits the receipt
+// and the user's message event, then queues the turn that answers it. A
+// repeat with the same text returns the stored receipt; other text for the
+// same id is a conflict.
+func (h *Hub) PutInput(ctx context.Context, session, inputID, text, author string) (wire.Receipt, error) {
+	return h.putInput(ctx, session, inputID, text, wire.RoleUser, author)
+}
+
+func (h *Hub) putInput(ctx context.Context, session, inputID, text, role, author string) (wire.Receipt, error) {
+	if err := h.checkInput(session, inputID, text); err != nil {
+		return wire.Receipt{}, err
+	}
+	var in db.Input
+	var created bool
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		in, created, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
+		return err
+	})
+	if err != nil {
+		return wire.Receipt{}, wireErr(err)
+	}
+	if created && role == wire.RoleUser {
+		h.enqueue(session, in)
+	}
+	return in.Receipt(), nil
+}
+
+func (h *Hub) checkInput(session, inputID, text string) error {
+	h.mu.Lock()
+	stopping := h.stopping
+	h.mu.Unlock()
+	switch {
+	case stopping:
+		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping; retry with the same input_id", Retryable: true}
+	case session == "":
+		return wire.Errorf(wire.CodeBadRequest, "session is required")
+	case inputID == "":
+		return wire.Errorf(wire.CodeBadRequest, "input_id is required")
+	case uuid.Validate(inputID) != nil:
+		return wire.Errorf(wire.CodeBadRequest, "input_id %q is not a UUID", inputID)
+	case text == "":
+		return wire.Errorf(wire.CodeBadRequest, "text is required")
+	case len(text) > h.opts.MaxInput:
+		return wire.Errorf(wire.CodeTooLarge, "text is %d bytes; the limit is %d", len(text), h.opts.MaxInput)
+	}
+	return nil
+}
+
+// Input returns the receipt of an input, to settle an uncertain outcome.
+func (h *Hub) Input(ctx context.Context, session, inputID string) (wire.Receipt, error) {
+	if _, err := h.db.Session(ctx, session); err != nil {
+		return wire.Receipt{}, wireErr(err)
+	}
+	in, err := h.db.Input(ctx, session, inputID)
+	if err != nil {
+		return wire.Receipt{}, wireErr(err)
+	}
+	return in.Receipt(), nil
+}
+
+// Status returns a session's run state.
+func (h *Hub) Status(ctx context.Context, session string) (wire.Status, error) {
+	ch, werr := h.channel(ctx, session)
+	if werr != nil {
+		return wire.Status{}, werr
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	st := ch.run.status()
+	st.Head = ch.head
+	st.Viewers = len(ch.subs)
+	return st, nil
+}
+
+// Stopping makes every later input fail with daemon_stopping (retryable).
+func (h *Hub) Stopping() {
+	h.mu.Lock()
+	h.stopping = true
+	h.mu.Unlock()
+}

@@ -1,0 +1,71 @@
+package hub
+
+// entry is one committed event ready to write: its offset, its whole push
+// frame already encoded, and, for a turn's closing event, the turn's id (so a
+// writer can drop deltas the committed reply has made stale).
+type entry struct {
+	offset  int64
+	frame   []byte
+	turnEnd string
+}
+
+// ring holds a channel's most recent events, contiguous by offset. It is
+// guarded by its channel's mutex.
+type ring struct {
+	buf   []entry
+	start int // index of the oldest entry
+	n     int
+}
+
+func newRing(size int) ring { return ring{buf: make([]entry, size)} }
+
+func (r *ring) first() int64 {
+	if r.n == 0 {
+		return 0
+	}
+	return r.buf[r.start].offset
+}
+
+func (r *ring) last() int64 {
+	if r.n == 0 {
+		return 0
+	}
+	return r.buf[(r.start+r.n-1)%len(r.buf)].offset
+}
+
+// push appends e. If e does not follow the newest entry the ring restarts at
+// e: a ring is a cache, and the database has whatever it drops.
+func (r *ring) push(e entry) {
+	if len(r.buf) == 0 {
+		return
+	}
+	if r.n > 0 && e.offset != r.last()+1 {
+		r.reset()
+	}
+	if r.n == len(r.buf) {
+		r.buf[r.start] = entry{}
+		r.start = (r.start + 1) % len(r.buf)
+		r.n--
+	}
+	r.buf[(r.start+r.n)%len(r.buf)] = e
+	r.n++
+}
+
+// from appends to out up to limit entries starting at offset next, and says
+// whether the ring could serve next at all.
+func (r *ring) from(next int64, limit int, out []entry) ([]entry, bool) {
+	if r.n == 0 || next < r.first() || next > r.last() {
+		return out, false
+	}
+	i := int(next - r.first())
+	for ; i < r.n && limit > 0; i++ {
+		out = append(out, r.buf[(r.start+i)%len(r.buf)])
+		limit--
+	}
+	return out, true
+}
+
+func (r *ring) reset() {
+	clear(r.buf)
+	r.start, r.n = 0, 0
+}

@@ -1,0 +1,215 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// validID is what a client-chosen session id may look like: safe in a URL
+// path and a file name.
+var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// wireErr maps storage errors to the contract's codes; anything else is
+// returned as it is, for the edge to log and report as internal.
+func wireErr(err error) error {
+	var we *wire.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &we):
+		return we
+	case errors.Is(err, db.ErrNotFound):
+		return &wire.Error{Code: wire.CodeNotFound, Message: err.Error()}
+	case errors.Is(err, db.ErrConflict):
+		return &wire.Error{Code: wire.CodeConflict, Message: err.Error()}
+	case errors.Is(err, db.ErrStale):
+		return &wire.Error{Code: wire.CodeEtagMismatch, Message: err.Error()}
+	case errors.Is(err, db.ErrClosed):
+		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping", Retryable: true}
+	}
+	return err
+}
+
+// CreateSession creates a session. With id == "" the server picks a UUIDv7;
+// otherwise the create is idempotent: the same body for the same id returns
+// the existing session with created=false, another body is a conflict.
+func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
+	if id == "" {
+		u, err := uuid.NewV7()
+		if err != nil {
+			return wire.Session{}, false, fmt.Errorf("session id: %w", err)
+		}
+		id = u.String()
+	} else if !validID.MatchString(id) {
+		return wire.Session{}, false, wire.Errorf(wire.CodeBadRequest, "session id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
+	}
+	if err := h.checkProvider(req.Provider); err != nil {
+		return wire.Session{}, false, err
+	}
+	row := db.Session{
+		ID: id, Epoch: randomID(8), Title: req.Title, Workspace: req.Workspace,
+		Provider: req.Provider, Model: req.Model, Effort: req.Effort, CreateHash: db.CreateHash(req),
+	}
+	var out db.Session
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		out, created, err = tx.CreateSession(ctx, row)
+		return err
+	})
+	if err != nil {
+		return wire.Session{}, false, wireErr(err)
+	}
+	return out.Wire(h.phase(id)), created, nil
+}
+
+// checkProvider refuses provider names the daemon cannot run. The turn
+// runner fills this in (see provider.go).
+func (h *Hub) checkProvider(name string) error {
+	if h.providers == nil || name == "" {
+		return nil
+	}
+	return h.providers.Check(name)
+}
+
+// Session returns one session.
+func (h *Hub) Session(ctx context.Context, id string) (wire.Session, error) {
+	s, err := h.db.Session(ctx, id)
+	if err != nil {
+		return wire.Session{}, wireErr(err)
+	}
+	return s.Wire(h.phase(id)), nil
+}
+
+// Sessions lists all sessions, most recently active first.
+func (h *Hub) Sessions(ctx context.Context) ([]wire.Session, error) {
+	ss, err := h.db.Sessions(ctx)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	out := make([]wire.Session, len(ss))
+	for i := range ss {
+		out[i] = ss[i].Wire(h.phase(ss[i].ID))
+	}
+	return out, nil
+}
+
+// ParseETag reads a version from an If-Match value such as `"3"` (or W/"3").
+func ParseETag(s string) (int64, bool) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s[1:len(s)-1], 10, 64)
+	return v, err == nil && v > 0
+}
+
+// PatchSession changes title, model or effort if etag names the current
+// version; each change is also a settings event.
+func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionPatch, by string) (wire.Session, error) {
+	version, ok := ParseETag(etag)
+	if !ok {
+		return wire.Session{}, wire.Errorf(wire.CodeEtagMismatch, "If-Match %q is not an etag of this session", etag)
+	}
+	var out db.Session
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		out, err = tx.PatchSession(ctx, id, p, version, by)
+		return err
+	})
+	if err != nil {
+		return wire.Session{}, wireErr(err)
+	}
+	h.settingsChanged(out)
+	return out.Wire(h.phase(id)), nil
+}
+
+// settingsChanged records a newer version of a session's settings in its
+// channel (if loaded) and pushes status.
+func (h *Hub) settingsChanged(s db.Session) {
+	h.mu.Lock()
+	ch := h.chans[s.ID]
+	h.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	ch.mu.Lock()
+	newer := s.Version > ch.settings.Version
+	if newer {
+		ch.settings = s
+	}
+	ch.mu.Unlock()
+	if newer {
+		h.statusChanged(ch)
+	}
+}
+
+// DeleteSession deletes a session and its log. Its watchers get a reset
+// with reason "deleted" and lose the subscription.
+func (h *Hub) DeleteSession(ctx context.Context, id string) error {
+	h.cancelTurns(id)
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.DeleteSession(ctx, id) })
+	if err != nil {
+		return wireErr(err)
+	}
+	h.mu.Lock()
+	ch := h.chans[id]
+	delete(h.chans, id)
+	h.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	ch.mu.Lock()
+	ch.deleted = true
+	subs := ch.subList()
+	epoch := ch.epoch
+	ch.mu.Unlock()
+	frame, _ := json.Marshal(wire.ResetPush{Op: wire.PushReset, Session: id, Epoch: epoch, Reason: wire.ResetDeleted})
+	for _, s := range subs {
+		c := s.conn
+		c.mu.Lock()
+		if c.subs[id] == s {
+			c.dropLocked(s)
+			c.replies = append(c.replies, frame)
+		}
+		c.mu.Unlock()
+		c.signal()
+	}
+	return nil
+}
+
+// History returns a page of a session's events: after > 0 pages forward
+// from there, before > 0 pages backwards, neither gives the first page.
+func (h *Hub) History(ctx context.Context, id string, after, before int64, limit int) ([]json.RawMessage, int64, bool, error) {
+	s, err := h.db.Session(ctx, id)
+	if err != nil {
+		return nil, 0, false, wireErr(err)
+	}
+	limit = min(max(limit, 1), 1000)
+	var evs []db.Event
+	var more bool
+	if before > 0 {
+		evs, err = h.db.EventsBefore(ctx, id, before, limit)
+		more = len(evs) > 0 && evs[0].Offset > 1
+	} else {
+		evs, err = h.db.EventsAfter(ctx, id, after, limit)
+		more = len(evs) > 0 && evs[len(evs)-1].Offset < s.Head
+	}
+	if err != nil {
+		return nil, 0, false, wireErr(err)
+	}
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		out[i] = e.JSON
+	}
+	return out, s.Head, more, nil
+}
