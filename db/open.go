@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 	"runtime"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -54,6 +55,10 @@ func dsn(path string, readOnly bool) string {
 // Open opens (creating if needed) the database at path, migrates it to the
 // newest schema and starts the writer goroutine. Close stops it.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	// Conversations are private: create the file 0600 before SQLite does.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
+		f.Close()
+	}
 	wsql, err := sql.Open("sqlite3", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

@@ -17,7 +17,7 @@ import (
 
 // Errors of session and input writes.
 var (
-	ErrConflict = errors.New("conflict")       // an id reused with a different body
+	ErrConflict = errors.New("conflict")      // an id reused with a different body
 	ErrStale    = errors.New("stale version") // If-Match named an old version
 )
 

@@ -209,3 +209,6 @@ func randomID(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// MaxChannels is the limit of sessions per connection.
+func (h *Hub) MaxChannels() int { return h.opts.MaxChannels }

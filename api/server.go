@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"albedo/api/wire"
+	"albedo/hub"
+)
+
+// Options configure a Server. Zero durations and sizes take the defaults of
+// PROTOCOL.md.
+type Options struct {
+	Token        string        // the owner token of daemon.json
+	Boot         string        // this daemon start's random id, reported in hello
+	Heartbeat    time.Duration // websocket ping interval (15 s)
+	WriteTimeout time.Duration // a connection that accepts nothing this long is closed "slow" (30 s)
+	HelloTimeout time.Duration // hello must arrive within this (10 s)
+	MaxFrame     int64         // bytes per websocket message (1 MiB)
+	MaxBatch     int           // bytes of frames batched into one message (64 KiB)
+	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
+	OnShutdown func()
+}
+
+func (o *Options) defaults() {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = wire.HeartbeatMS * time.Millisecond
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	if o.HelloTimeout <= 0 {
+		o.HelloTimeout = 10 * time.Second
+	}
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = wire.MaxFrameBytes
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 64 << 10
+	}
+}
+
+// Server serves the HTTP API and the websocket. Its methods may be called
+// from any goroutine.
+type Server struct {
+	// static after construction
+	hub  *hub.Hub
+	opts Options
+	log  *slog.Logger
+	e    *echo.Echo
+
+	mu      sync.Mutex
+	conns   map[*wsConn]struct{}
+	closing bool
+	wg      sync.WaitGroup // one per websocket connection
+}
+
+// New builds the server's routes over h.
+func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
+	opts.defaults()
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.BodyLimit("2M"))
+	e.GET("/healthz", s.healthz)
+
+	v1 := e.Group("/v1", s.requireToken)
+	v1.GET("/sessions", s.listSessions)
+	v1.POST("/sessions", s.createSession)
+	v1.PUT("/sessions/:id", s.putSession)
+	v1.GET("/sessions/:id", s.getSession)
+	v1.PATCH("/sessions/:id", s.patchSession)
+	v1.DELETE("/sessions/:id", s.deleteSession)
+	v1.GET("/sessions/:id/events", s.history)
+	v1.PUT("/sessions/:id/inputs/:input_id", s.putInput)
+	v1.GET("/sessions/:id/inputs/:input_id", s.getInput)
+	v1.POST("/sessions/:id/interrupt", s.interrupt)
+	v1.GET("/sessions/:id/status", s.status)
+	v1.POST("/daemon/shutdown", s.shutdown)
+	v1.GET("/ws", s.websocket)
+	s.e = e
+	return s
+}
+
+// Handler is the server's http.Handler.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Bye tells every websocket connection that the daemon stops on purpose
+// (reason "shutdown" closes with 1001, "restart" with 1012), lets each write
+// what it has queued, and closes it. New connections are refused from now
+// on. It returns when every connection has ended or ctx is done, in which
+// case the rest are cut.
+func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {
+	s.mu.Lock()
+	s.closing = true
+	conns := make([]*wsConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.bye(reason, retryAfter)
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.ws.CloseNow()
+		}
+		<-done
+	}
+}
+
+// Close cuts every websocket connection and waits for their goroutines. It
+// is safe to call twice, and after Bye.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closing = true
+	conns := make([]*wsConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.ws.CloseNow()
+	}
+	s.wg.Wait()
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "boot": s.opts.Boot, "version": wire.Version})
+}
+
+func (s *Server) shutdown(c echo.Context) error {
+	if s.opts.OnShutdown != nil {
+		go s.opts.OnShutdown()
+	}
+	return c.JSON(http.StatusAccepted, map[string]bool{"stopping": true})
+}

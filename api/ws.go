@@ -1,0 +1,295 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/labstack/echo/v4"
+
+	"albedo/api/wire"
+	"albedo/hub"
+)
+
+// Close codes of PROTOCOL.md beyond those coder/websocket names.
+const (
+	StatusBadToken websocket.StatusCode = 4401
+)
+
+// wsConn is one websocket connection. The reader is the HTTP handler's
+// goroutine; writer and heartbeat are started by serve and waited for by it.
+type wsConn struct {
+	// static after construction
+	s  *Server
+	ws *websocket.Conn
+	p  principal // from the Authorization header, if any
+
+	hcMu sync.Mutex
+	hc   *hub.Conn // set by the reader at hello; read by bye
+
+	closeOnce sync.Once
+	closeReq  chan closeReq // capacity 1: bye asks the writer to flush and close
+}
+
+type closeReq struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+func (s *Server) websocket(c echo.Context) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping"}
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+
+	ws, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
+		Subprotocols:    []string{wire.Subprotocol},
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		return nil // Accept has written the HTTP error
+	}
+	ws.SetReadLimit(s.opts.MaxFrame)
+	if ws.Subprotocol() != wire.Subprotocol {
+		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
+		return nil
+	}
+	p, _ := principalOf(c)
+	wc := &wsConn{s: s, ws: ws, p: p, closeReq: make(chan closeReq, 1)}
+	s.mu.Lock()
+	s.conns[wc] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, wc)
+		s.mu.Unlock()
+	}()
+	wc.serve()
+	return nil
+}
+
+// bye queues a bye push and asks the writer to close once it is written.
+func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
+	code := websocket.StatusGoingAway
+	if reason == wire.ByeRestart {
+		code = websocket.StatusServiceRestart
+	}
+	wc.closeOnce.Do(func() {
+		hc := wc.hubConn()
+		if hc == nil {
+			// Still waiting for hello: there is no writer to flush.
+			go wc.ws.Close(code, "daemon "+reason)
+			return
+		}
+		hc.ReplyJSON(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
+		wc.closeReq <- closeReq{code, "daemon " + reason}
+	})
+}
+
+func (wc *wsConn) hubConn() *hub.Conn {
+	wc.hcMu.Lock()
+	defer wc.hcMu.Unlock()
+	return wc.hc
+}
+
+func (wc *wsConn) serve() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	rest, ok := wc.awaitHello(ctx)
+	if !ok {
+		return
+	}
+	hc := wc.hubConn()
+	defer hc.Close()
+
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); defer cancel(); wc.writeLoop(ctx, hc) }()
+	go func() { defer wg.Done(); wc.heartbeat(ctx) }()
+	defer wg.Wait()
+	defer cancel()
+
+	for _, f := range rest {
+		wc.handle(ctx, f)
+	}
+	for {
+		typ, msg, err := wc.ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
+			continue
+		}
+		for f := range bytes.SplitSeq(msg, []byte{'\n'}) {
+			if len(bytes.TrimSpace(f)) > 0 {
+				wc.handle(ctx, f)
+			}
+		}
+	}
+}
+
+// awaitHello reads until a valid hello or the hello timeout. Commands before
+// hello get hello_required; a bad token closes with 4401. It returns frames
+// that followed hello in the same message.
+func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
+	hctx, cancel := context.WithTimeout(ctx, wc.s.opts.HelloTimeout)
+	defer cancel()
+	for {
+		typ, msg, err := wc.ws.Read(hctx)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				wc.ws.Close(websocket.StatusPolicyViolation, "no hello in time")
+			}
+			return nil, false
+		}
+		if typ != websocket.MessageText {
+			wc.writeDirect(ctx, errorReply(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages")))
+			continue
+		}
+		frames := bytes.Split(msg, []byte{'\n'})
+		for i, f := range frames {
+			if len(bytes.TrimSpace(f)) == 0 {
+				continue
+			}
+			cmd, werr := decodeCommand(f)
+			if werr != nil {
+				wc.writeDirect(ctx, errorReply(cmd.ID, werr))
+				continue
+			}
+			if cmd.Op != wire.OpHello {
+				wc.writeDirect(ctx, errorReply(cmd.ID, wire.Errorf(wire.CodeHelloRequired, "send hello first")))
+				continue
+			}
+			if !wc.hello(ctx, cmd) {
+				return nil, false
+			}
+			return frames[i+1:], true
+		}
+	}
+}
+
+// hello authenticates, registers the connection with the hub, and queues the
+// hello reply with one sub reply for each of cmd.Subs.
+func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
+	p := wc.p
+	if p.Role == "" {
+		var ok bool
+		p, ok = wc.s.authenticate(cmd.Token)
+		if !ok {
+			wc.ws.Close(StatusBadToken, "unknown or revoked token")
+			return false
+		}
+		wc.p = p
+	}
+	name := cmd.Client
+	if name == "" {
+		name = p.Name
+	}
+	hc := wc.s.hub.Connect(hub.ConnInfo{Name: name, Role: p.Role})
+	wc.hcMu.Lock()
+	wc.hc = hc
+	wc.hcMu.Unlock()
+	reply := wire.Reply{
+		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
+		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(),
+	}
+	if len(cmd.Subs) == 0 {
+		hc.ReplyJSON(reply)
+		return true
+	}
+	if len(cmd.Subs) > wc.s.hub.MaxChannels() {
+		reply.OK, reply.Error = false, wire.Errorf(wire.CodeTooMany, "hello has %d subs; the limit is %d", len(cmd.Subs), wc.s.hub.MaxChannels())
+		hc.ReplyJSON(reply)
+		return true
+	}
+	hc.Subscribe(ctx, cmd.Subs, func(rs []wire.SubReply) any {
+		reply.Subs = rs
+		return reply
+	})
+	return true
+}
+
+// writeDirect writes one frame before the writer goroutine exists.
+func (wc *wsConn) writeDirect(ctx context.Context, v any) {
+	b, _ := json.Marshal(v)
+	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
+	defer cancel()
+	_ = wc.ws.Write(wctx, websocket.MessageText, b)
+}
+
+// writeLoop pulls batches of frames from the hub and writes each as one
+// message. A write that cannot finish within the write timeout means the
+// peer accepts nothing: the connection is closed as "slow".
+func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
+	var buf []byte
+	var closing *closeReq
+	for {
+		var err error
+		buf, err = hc.Fill(ctx, buf[:0], wc.s.opts.MaxBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				wc.s.log.Error("fill", "conn", hc.Info().ID, "err", err)
+				wc.ws.Close(websocket.StatusInternalError, "internal error")
+			}
+			return
+		}
+		if len(buf) > 0 {
+			wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
+			err := wc.ws.Write(wctx, websocket.MessageText, buf)
+			slow := errors.Is(wctx.Err(), context.DeadlineExceeded)
+			cancel()
+			if err != nil {
+				if slow {
+					wc.s.log.Warn("closing slow connection", "conn", hc.Info().ID, "timeout", wc.s.opts.WriteTimeout)
+					wc.ws.Close(websocket.StatusPolicyViolation, "slow")
+				}
+				return
+			}
+			continue
+		}
+		if closing != nil {
+			wc.ws.Close(closing.code, closing.reason)
+			return
+		}
+		select {
+		case <-hc.Wake():
+		case r := <-wc.closeReq:
+			closing = &r // flush what is queued (the bye), then close
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// heartbeat pings every interval; a peer that does not answer within the
+// next interval is gone, and its connection is cut.
+func (wc *wsConn) heartbeat(ctx context.Context) {
+	t := time.NewTicker(wc.s.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, cancel := context.WithTimeout(ctx, wc.s.opts.Heartbeat)
+		err := wc.ws.Ping(pctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				wc.ws.CloseNow()
+			}
+			return
+		}
+	}
+}

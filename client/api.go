@@ -1,0 +1,119 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"albedo/api/wire"
+)
+
+func sessPath(id string) string { return "/v1/sessions/" + url.PathEscape(id) }
+
+// Sessions lists the sessions, most recently active first.
+func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
+	var out wire.SessionList
+	_, err := c.call(ctx, http.MethodGet, "/v1/sessions", nil, nil, &out, true)
+	return out.Sessions, err
+}
+
+// NewSession creates a session with a server-chosen id. It is not retried
+// once sent: use CreateSession with your own id for an idempotent create.
+func (c *Client) NewSession(ctx context.Context, req wire.SessionCreate) (wire.Session, error) {
+	var s wire.Session
+	_, err := c.call(ctx, http.MethodPost, "/v1/sessions", nil, req, &s, false)
+	return s, err
+}
+
+// CreateSession creates the session id, or returns it if an identical
+// request made it before (a different one is a conflict error). Retried
+// across restarts.
+func (c *Client) CreateSession(ctx context.Context, id string, req wire.SessionCreate) (wire.Session, error) {
+	var s wire.Session
+	h := http.Header{"If-None-Match": {"*"}}
+	_, err := c.call(ctx, http.MethodPut, sessPath(id), h, req, &s, true)
+	return s, err
+}
+
+// Session reads a session; its ETag field is what PatchSession needs.
+func (c *Client) Session(ctx context.Context, id string) (wire.Session, error) {
+	var s wire.Session
+	_, err := c.call(ctx, http.MethodGet, sessPath(id), nil, nil, &s, true)
+	return s, err
+}
+
+// PatchSession changes title, model or effort. A stale etag is an error
+// matching ErrStaleETag.
+func (c *Client) PatchSession(ctx context.Context, id, etag string, p wire.SessionPatch) (wire.Session, error) {
+	var s wire.Session
+	h := http.Header{"If-Match": {etag}}
+	_, err := c.call(ctx, http.MethodPatch, sessPath(id), h, p, &s, false)
+	return s, err
+}
+
+// DeleteSession deletes a session.
+func (c *Client) DeleteSession(ctx context.Context, id string) error {
+	_, err := c.call(ctx, http.MethodDelete, sessPath(id), nil, nil, nil, true)
+	return err
+}
+
+// History returns a page of events: with after ≥ 0 and before == 0 the
+// events after that offset; with before > 0 the newest events before it.
+func (c *Client) History(ctx context.Context, id string, after, before int64, limit int) (wire.Page, error) {
+	q := url.Values{}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	} else {
+		q.Set("after", strconv.FormatInt(after, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var p wire.Page
+	_, err := c.call(ctx, http.MethodGet, sessPath(id)+"/events?"+q.Encode(), nil, nil, &p, true)
+	return p, err
+}
+
+// PutInput submits an input under inputID (a UUID). It is idempotent, so it
+// is retried across restarts with the same id; the receipt is the same
+// whichever attempt landed.
+func (c *Client) PutInput(ctx context.Context, id, inputID, text string) (wire.Receipt, error) {
+	var r wire.Receipt
+	_, err := c.call(ctx, http.MethodPut, sessPath(id)+"/inputs/"+url.PathEscape(inputID), nil, wire.Input{Text: text}, &r, true)
+	return r, err
+}
+
+// Input reads an input's receipt.
+func (c *Client) Input(ctx context.Context, id, inputID string) (wire.Receipt, error) {
+	var r wire.Receipt
+	_, err := c.call(ctx, http.MethodGet, sessPath(id)+"/inputs/"+url.PathEscape(inputID), nil, nil, &r, true)
+	return r, err
+}
+
+// Interrupt stops the session's running turn, if any.
+func (c *Client) Interrupt(ctx context.Context, id string) (wire.Interrupted, error) {
+	var r wire.Interrupted
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/interrupt", nil, nil, &r, false)
+	return r, err
+}
+
+// Status reads a session's run state.
+func (c *Client) Status(ctx context.Context, id string) (wire.Status, error) {
+	var st wire.Status
+	_, err := c.call(ctx, http.MethodGet, sessPath(id)+"/status", nil, nil, &st, true)
+	return st, err
+}
+
+// Shutdown asks the current daemon to stop gracefully. It does not start
+// one, and returns ErrUnavailable when none runs.
+func (c *Client) Shutdown(ctx context.Context) (Snapshot, error) {
+	snap, err := c.probe(ctx)
+	if err != nil {
+		return Snapshot{}, ErrUnavailable
+	}
+	c.adopt(snap)
+	var out json.RawMessage
+	return snap, c.rawJSON(ctx, snap, http.MethodPost, "/v1/daemon/shutdown", nil, nil, &out)
+}

@@ -1,0 +1,183 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ErrUnavailable means no daemon answers and none could be started (or
+// auto-start is off). Its code in stream errors is daemon_unavailable.
+var ErrUnavailable = errors.New("daemon_unavailable: no albedo daemon answers")
+
+// Options configure a Client.
+type Options struct {
+	// Home is $ALBEDO_HOME; empty means DefaultHome().
+	Home string
+	// AutoStart starts a daemon (Exe daemon --home Home) when none answers.
+	AutoStart bool
+	// Exe is the albedo binary used for auto-start; empty means this
+	// program's own executable.
+	Exe string
+	// StartTimeout bounds waiting for an auto-started daemon (15 s).
+	StartTimeout time.Duration
+	// HTTP is the client for API calls; nil means a default one.
+	HTTP *http.Client
+	// Name is reported in hello as the client ("name/version").
+	Name string
+	// CallRetry bounds how long an HTTP call keeps looking for a daemon
+	// across a restart (30 s).
+	CallRetry time.Duration
+	// Backoff shapes the delays between attempts.
+	Backoff BackoffOptions
+}
+
+// Snapshot is the daemon a Client currently talks to.
+type Snapshot struct {
+	PID     int
+	Port    int
+	Token   string
+	Boot    string
+	BaseURL string
+}
+
+// Client talks to the daemon of one home. All methods may be called from
+// any goroutine.
+type Client struct {
+	// static after construction
+	opts Options
+	http *http.Client
+
+	mu    sync.Mutex
+	snap  Snapshot
+	valid bool
+	start sync.Mutex // one auto-start at a time
+}
+
+// New makes a client. It does not connect; the first call does.
+func New(opts Options) (*Client, error) {
+	if opts.Home == "" {
+		h, err := DefaultHome()
+		if err != nil {
+			return nil, err
+		}
+		opts.Home = h
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 15 * time.Second
+	}
+	if opts.CallRetry <= 0 {
+		opts.CallRetry = 30 * time.Second
+	}
+	if opts.Name == "" {
+		opts.Name = "albedo-client/" + "1"
+	}
+	hc := opts.HTTP
+	if hc == nil {
+		hc = &http.Client{Transport: &http.Transport{
+			Proxy:               nil, // the daemon is on loopback; never proxy
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     30 * time.Second,
+		}}
+	}
+	return &Client{opts: opts, http: hc}, nil
+}
+
+// Home is the client's $ALBEDO_HOME.
+func (c *Client) Home() string { return c.opts.Home }
+
+// Snapshot returns the daemon the client last found (zero before any call).
+func (c *Client) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.snap
+}
+
+// current returns the snapshot to use, discovering the daemon if the last
+// one is unknown or was invalidated.
+func (c *Client) current(ctx context.Context) (Snapshot, error) {
+	c.mu.Lock()
+	if c.valid {
+		s := c.snap
+		c.mu.Unlock()
+		return s, nil
+	}
+	c.mu.Unlock()
+	return c.Discover(ctx)
+}
+
+// invalidate forgets snap so that the next call re-reads daemon.json.
+func (c *Client) invalidate(snap Snapshot) {
+	c.mu.Lock()
+	if c.snap.Boot == snap.Boot {
+		c.valid = false
+	}
+	c.mu.Unlock()
+}
+
+// Discover re-reads daemon.json, checks that its daemon answers, and, with
+// AutoStart, starts one when none does.
+func (c *Client) Discover(ctx context.Context) (Snapshot, error) {
+	snap, err := c.probe(ctx)
+	if err == nil {
+		return c.adopt(snap), nil
+	}
+	if !c.opts.AutoStart {
+		return Snapshot{}, fmt.Errorf("%w (%v)", ErrUnavailable, err)
+	}
+	c.start.Lock()
+	defer c.start.Unlock()
+	if snap, err := c.probe(ctx); err == nil { // someone else started it meanwhile
+		return c.adopt(snap), nil
+	}
+	snap, err = c.startDaemon(ctx)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return c.adopt(snap), nil
+}
+
+func (c *Client) adopt(s Snapshot) Snapshot {
+	c.mu.Lock()
+	c.snap, c.valid = s, true
+	c.mu.Unlock()
+	return s
+}
+
+// probe reads daemon.json and asks its daemon's /healthz whether it is that
+// daemon (same boot id).
+func (c *Client) probe(ctx context.Context) (Snapshot, error) {
+	info, err := ReadDaemonFile(c.opts.Home)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if !ProcessAlive(info.PID) {
+		return Snapshot{}, fmt.Errorf("daemon.json names pid %d, which is not running", info.PID)
+	}
+	s := Snapshot{PID: info.PID, Port: info.Port, Token: info.Token, Boot: info.Boot,
+		BaseURL: "http://127.0.0.1:" + strconv.Itoa(info.Port)}
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	var h struct {
+		Boot string `json:"boot"`
+	}
+	if err := c.rawJSON(hctx, s, http.MethodGet, "/healthz", nil, nil, &h); err != nil {
+		return Snapshot{}, err
+	}
+	if h.Boot != s.Boot {
+		return Snapshot{}, fmt.Errorf("port %d answers for another daemon", s.Port)
+	}
+	return s, nil
+}
+
+func (c *Client) exe() (string, error) {
+	if c.opts.Exe != "" {
+		return c.opts.Exe, nil
+	}
+	return os.Executable()
+}

@@ -1,0 +1,59 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"albedo/api/wire"
+)
+
+// File names inside $ALBEDO_HOME.
+const (
+	DaemonFile = "daemon.json"
+	DBFile     = "albedo.db"
+	LogFile    = "daemon.log"
+	LockFile   = "daemon.lock"
+	ConfigFile = "config.toml"
+)
+
+// DefaultHome is $ALBEDO_HOME, else $XDG_STATE_HOME/albedo, else
+// ~/.local/state/albedo.
+func DefaultHome() (string, error) {
+	if h := os.Getenv("ALBEDO_HOME"); h != "" {
+		return h, nil
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "albedo"), nil
+	}
+	u, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w", err)
+	}
+	return filepath.Join(u, ".local", "state", "albedo"), nil
+}
+
+// ReadDaemonFile reads home/daemon.json. A missing file is os.ErrNotExist.
+func ReadDaemonFile(home string) (wire.DaemonInfo, error) {
+	var info wire.DaemonInfo
+	b, err := os.ReadFile(filepath.Join(home, DaemonFile))
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return info, fmt.Errorf("parse %s: %w", DaemonFile, err)
+	}
+	return info, nil
+}
+
+// ProcessAlive says whether pid names a live process.
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

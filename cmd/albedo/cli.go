@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+func newStopCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop",
+		Short: "stop the daemon gracefully (running turns are interrupted and kept)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, err := g.resolveHome()
+			if err != nil {
+				return err
+			}
+			c, err := client.New(client.Options{Home: home})
+			if err != nil {
+				return err
+			}
+			snap, err := c.Shutdown(cmd.Context())
+			if errors.Is(err, client.ErrUnavailable) {
+				printf(g.stdout, "no daemon is running on %s\n", home)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			// Wait for the process to go: the next command must not find it.
+			deadline := time.Now().Add(30 * time.Second)
+			for client.ProcessAlive(snap.PID) {
+				if time.Now().After(deadline) {
+					return fmt.Errorf("daemon pid %d did not exit within 30s", snap.PID)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			printf(g.stdout, "stopped daemon pid %d\n", snap.PID)
+			return nil
+		},
+	}
+}
+
+func newStatusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "show the daemon (starting one if none runs)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			ss, err := c.Sessions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			snap := c.Snapshot()
+			info, _ := client.ReadDaemonFile(c.Home())
+			printf(g.stdout, "daemon pid %d on %s (version %s, started %s)\nhome %s\n%d sessions\n",
+				snap.PID, snap.BaseURL, info.Version, info.StartedAt.Local().Format(time.RFC3339), c.Home(), len(ss))
+			return nil
+		},
+	}
+}
+
+func newSessionsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "list sessions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			ss, err := c.Sessions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(ss) == 0 {
+				printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
+				return nil
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
+			for _, s := range ss {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
+					orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
+			}
+			return tw.Flush()
+		},
+	}
+	var req wire.SessionCreate
+	newCmd := &cobra.Command{
+		Use:   "new",
+		Short: "create a session and print its id on the last line",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			s, err := c.NewSession(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			printf(g.stdout, "%s\n", s.ID)
+			return nil
+		},
+	}
+	newCmd.Flags().StringVar(&req.Title, "title", "", "title")
+	newCmd.Flags().StringVar(&req.Provider, "provider", "", "provider: echo, a profile of config.toml, or bot:NAME")
+	newCmd.Flags().StringVar(&req.Model, "model", "", "model")
+	newCmd.Flags().StringVar(&req.Effort, "effort", "", "reasoning effort")
+	newCmd.Flags().StringVar(&req.Workspace, "workspace", "", "workspace")
+	cmd.AddCommand(newCmd)
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
