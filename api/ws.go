@@ -142,14 +142,15 @@ func (wc *wsConn) serve() {
 // hello get hello_required; a bad token closes with 4401. It returns frames
 // that followed hello in the same message.
 func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
-	hctx, cancel := context.WithTimeout(ctx, wc.s.opts.HelloTimeout)
-	defer cancel()
+	// Not a deadline on Read: coder/websocket cuts the socket when a read's
+	// context ends, and this close must say why.
+	late := time.AfterFunc(wc.s.opts.HelloTimeout, func() {
+		wc.ws.Close(websocket.StatusPolicyViolation, "no hello in time")
+	})
+	defer late.Stop()
 	for {
-		typ, msg, err := wc.ws.Read(hctx)
+		typ, msg, err := wc.ws.Read(ctx)
 		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				wc.ws.Close(websocket.StatusPolicyViolation, "no hello in time")
-			}
 			return nil, false
 		}
 		if typ != websocket.MessageText {

@@ -160,7 +160,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
 		s = &sub{conn: c, ch: ch}
 		c.subs[ch.id] = s
 		if len(ch.subs) == 0 {
-			ch.ring = newRing(c.hub.opts.RingSize)
+			ch.ring = newRing(c.hub.opts.RingSize, c.hub.opts.RingBytes)
 		}
 		ch.subs[s] = struct{}{}
 	}

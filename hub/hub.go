@@ -15,6 +15,7 @@ import (
 // Options are the hub's limits. Zero fields take the defaults.
 type Options struct {
 	RingSize    int // recent events kept in memory per watched session (256)
+	RingBytes   int // and at most this many bytes of them (1 MiB)
 	PageSize    int // events per database page and per cursor pass (256)
 	MaxWindow   int // largest window a sub may ask for (10 000)
 	MaxChannels int // sessions per connection (wire.MaxChannels)
@@ -24,6 +25,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.RingSize <= 0 {
 		o.RingSize = 256
+	}
+	if o.RingBytes <= 0 {
+		o.RingBytes = 1 << 20
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 256

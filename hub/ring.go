@@ -12,12 +12,14 @@ type entry struct {
 // ring holds a channel's most recent events, contiguous by offset. It is
 // guarded by its channel's mutex.
 type ring struct {
-	buf   []entry
-	start int // index of the oldest entry
-	n     int
+	buf      []entry
+	start    int // index of the oldest entry
+	n        int
+	bytes    int // sum of the frames held
+	maxBytes int // evict the oldest beyond this, whatever n is
 }
 
-func newRing(size int) ring { return ring{buf: make([]entry, size)} }
+func newRing(size, maxBytes int) ring { return ring{buf: make([]entry, size), maxBytes: maxBytes} }
 
 func (r *ring) first() int64 {
 	if r.n == 0 {
@@ -42,13 +44,19 @@ func (r *ring) push(e entry) {
 	if r.n > 0 && e.offset != r.last()+1 {
 		r.reset()
 	}
-	if r.n == len(r.buf) {
-		r.buf[r.start] = entry{}
-		r.start = (r.start + 1) % len(r.buf)
-		r.n--
+	for r.n == len(r.buf) || (r.n > 0 && r.bytes+len(e.frame) > r.maxBytes) {
+		r.dropOldest()
 	}
 	r.buf[(r.start+r.n)%len(r.buf)] = e
 	r.n++
+	r.bytes += len(e.frame)
+}
+
+func (r *ring) dropOldest() {
+	r.bytes -= len(r.buf[r.start].frame)
+	r.buf[r.start] = entry{}
+	r.start = (r.start + 1) % len(r.buf)
+	r.n--
 }
 
 // from appends to out up to limit entries starting at offset next, and says
@@ -67,5 +75,5 @@ func (r *ring) from(next int64, limit int, out []entry) ([]entry, bool) {
 
 func (r *ring) reset() {
 	clear(r.buf)
-	r.start, r.n = 0, 0
+	r.start, r.n, r.bytes = 0, 0, 0
 }

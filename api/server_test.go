@@ -1,0 +1,214 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/goleak"
+
+	"albedo/api/wire"
+	"albedo/db"
+	"albedo/hub"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const testToken = "test-token"
+
+type env struct {
+	t   *testing.T
+	url string
+	hub *hub.Hub
+	srv *Server
+}
+
+// newEnv runs the real stack (SQLite file, hub, echo) on 127.0.0.1:0.
+func newEnv(t *testing.T, opts Options) *env {
+	t.Helper()
+	var h *hub.Hub
+	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), db.Options{
+		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h = hub.New(d, hub.Options{}, nil)
+	opts.Token, opts.Boot = testToken, "boot1"
+	srv := New(h, opts, nil)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		d.Close(context.Background())
+	})
+	return &env{t: t, url: hs.URL, hub: h, srv: srv}
+}
+
+// do makes an HTTP request with the test token and decodes the reply.
+func (e *env) do(method, path string, hdr map[string]string, body string, out any) (int, http.Header) {
+	e.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = bytes.NewBufferString(body)
+	}
+	req, _ := http.NewRequest(method, e.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil && len(b) > 0 {
+		if err := json.Unmarshal(b, out); err != nil {
+			e.t.Fatalf("%s %s: decode %q: %v", method, path, b, err)
+		}
+	}
+	return resp.StatusCode, resp.Header
+}
+
+func (e *env) create(id string) wire.Session {
+	e.t.Helper()
+	var s wire.Session
+	code, _ := e.do("PUT", "/v1/sessions/"+id, map[string]string{"If-None-Match": "*"}, `{"title":"t"}`, &s)
+	if code != http.StatusCreated && code != http.StatusOK {
+		e.t.Fatalf("create %s: %d", id, code)
+	}
+	return s
+}
+
+func (e *env) history(id string) []json.RawMessage {
+	e.t.Helper()
+	var p struct {
+		Events []json.RawMessage `json:"events"`
+	}
+	if code, _ := e.do("GET", "/v1/sessions/"+id+"/events?limit=1000", nil, "", &p); code != 200 {
+		e.t.Fatalf("history %s: %d", id, code)
+	}
+	return p.Events
+}
+
+// ws is a test websocket client.
+type ws struct {
+	t  *testing.T
+	c  *websocket.Conn
+	in chan wire.Frame
+	// err receives the read error that ended the connection.
+	err chan error
+}
+
+func (e *env) dial(header bool) *ws {
+	e.t.Helper()
+	h := http.Header{}
+	if header {
+		h.Set("Authorization", "Bearer "+testToken)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{wire.Subprotocol}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c.SetReadLimit(16 << 20)
+	w := &ws{t: e.t, c: c, in: make(chan wire.Frame, 1<<16), err: make(chan error, 1)}
+	go func() {
+		for {
+			_, msg, err := c.Read(context.Background())
+			if err != nil {
+				w.err <- err
+				close(w.in)
+				return
+			}
+			for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
+				var f wire.Frame
+				if err := json.Unmarshal(line, &f); err != nil {
+					w.t.Errorf("server sent bad frame %q", line)
+				}
+				w.in <- f
+			}
+		}
+	}()
+	e.t.Cleanup(func() { c.CloseNow() })
+	return w
+}
+
+func (w *ws) send(v any) {
+	w.t.Helper()
+	b, ok := v.([]byte)
+	if !ok {
+		if s, isStr := v.(string); isStr {
+			b = []byte(s)
+		} else {
+			b, _ = json.Marshal(v)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.c.Write(ctx, websocket.MessageText, b); err != nil {
+		w.t.Fatalf("write: %v", err)
+	}
+}
+
+// next returns the next frame for which keep is true.
+func (w *ws) next(keep func(wire.Frame) bool) wire.Frame {
+	w.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case f, ok := <-w.in:
+			if !ok {
+				w.t.Fatalf("connection closed: %v", <-w.err)
+			}
+			if keep(f) {
+				return f
+			}
+		case <-deadline:
+			w.t.Fatalf("no matching frame within 10s")
+		}
+	}
+}
+
+func (w *ws) reply(id int64) wire.Frame {
+	w.t.Helper()
+	return w.next(func(f wire.Frame) bool { return f.IsReply() && f.ID == id })
+}
+
+// closed waits for the connection to end and returns its close status.
+func (w *ws) closed() websocket.StatusCode {
+	w.t.Helper()
+	for {
+		select {
+		case _, ok := <-w.in:
+			if !ok {
+				return websocket.CloseStatus(<-w.err)
+			}
+		case <-time.After(10 * time.Second):
+			w.t.Fatalf("connection still open after 10s")
+		}
+	}
+}
+
+func (w *ws) hello(subs ...wire.Sub) wire.Frame {
+	w.t.Helper()
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "test/1", Subs: subs})
+	r := w.reply(1)
+	if !r.OK {
+		w.t.Fatalf("hello: %+v", r.Error)
+	}
+	return r
+}

@@ -1,0 +1,255 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"albedo/api/wire"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func isReplyTo(id int64) func(wire.Frame) bool {
+	return func(f wire.Frame) bool { return f.IsReply() && f.ID == id }
+}
+
+// Every bad frame gets its documented error, the connection stays open, and
+// nothing stored changes.
+func TestWSBadInput(t *testing.T) {
+	e := newEnv(t, Options{})
+	sess := e.create("s")
+	e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"keep me"}`, nil)
+	before := e.history("s")
+
+	w := e.dial(true)
+	// A command before hello.
+	w.send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
+	if r := w.reply(5); r.OK || r.Error.Code != wire.CodeHelloRequired {
+		t.Fatalf("before hello: %+v", r)
+	}
+	w.hello()
+
+	cases := []struct {
+		name  string
+		frame string
+		id    int64
+		code  string
+	}{
+		{"malformed json", `{"id":7,"op":`, 0, wire.CodeBadRequest},
+		{"wrong type keeps id", `{"id":8,"op":"sub","session":5}`, 8, wire.CodeBadRequest},
+		{"no id", `{"op":"ping"}`, 0, wire.CodeBadRequest},
+		{"no op", `{"id":9}`, 9, wire.CodeBadRequest},
+		{"unknown op", `{"id":10,"op":"dance"}`, 10, wire.CodeUnknownOp},
+		{"sub without session", `{"id":11,"op":"sub"}`, 11, wire.CodeBadRequest},
+		{"sub missing session", `{"id":12,"op":"sub","session":"ghost"}`, 12, wire.CodeNotFound},
+		{"send missing session", `{"id":13,"op":"send","session":"ghost","input_id":"` + uuid1 + `","text":"x"}`, 13, wire.CodeNotFound},
+		{"send without input_id", `{"id":14,"op":"send","session":"s","text":"x"}`, 14, wire.CodeBadRequest},
+		{"send bad input_id", `{"id":15,"op":"send","session":"s","input_id":"x","text":"x"}`, 15, wire.CodeBadRequest},
+		{"send other text same id", `{"id":16,"op":"send","session":"s","input_id":"` + uuid1 + `","text":"changed"}`, 16, wire.CodeConflict},
+		{"send too large", `{"id":17,"op":"send","session":"s","input_id":"` + uuid1[:35] + `2","text":"` + strings.Repeat("y", wire.MaxInputBytes+1) + `"}`, 17, wire.CodeTooLarge},
+		{"second hello", `{"id":18,"op":"hello"}`, 18, wire.CodeBadRequest},
+		{"bot op", `{"id":19,"op":"post","session":"s"}`, 19, wire.CodeForbidden},
+		{"interrupt missing session", `{"id":20,"op":"interrupt","session":"ghost"}`, 20, wire.CodeNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w.send(tc.frame)
+			r := w.next(func(f wire.Frame) bool { return f.IsReply() })
+			if r.ID != tc.id || r.OK || r.Error == nil || r.Error.Code != tc.code {
+				t.Fatalf("reply %+v (error %+v), want id %d code %s", r, r.Error, tc.id, tc.code)
+			}
+		})
+	}
+	// Still open and working.
+	w.send(wire.Command{ID: 30, Op: wire.OpPing})
+	if r := w.reply(30); !r.OK {
+		t.Fatalf("ping after errors: %+v", r)
+	}
+	// A sub beyond head is not an error: it resets.
+	w.send(wire.Command{ID: 31, Op: wire.OpSub, Session: "s", After: ptr(int64(50)), Epoch: sess.Epoch})
+	if r := w.reply(31); !r.OK || r.Recovered || r.Head != 1 {
+		t.Fatalf("sub beyond head: %+v", r)
+	}
+	if f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushReset }); f.Reason != wire.ResetAhead || f.Head != 1 {
+		t.Fatalf("reset %+v", f)
+	}
+	if got := e.history("s"); !reflect.DeepEqual(got, before) {
+		t.Fatalf("events changed:\n%s\n%s", before, got)
+	}
+}
+
+func TestWSClosesOnAbuse(t *testing.T) {
+	e := newEnv(t, Options{HelloTimeout: 200 * time.Millisecond, MaxFrame: 4096})
+	t.Run("wrong token in hello", func(t *testing.T) {
+		w := e.dial(false)
+		w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: "nope"})
+		if code := w.closed(); code != StatusBadToken {
+			t.Fatalf("close %d, want 4401", code)
+		}
+	})
+	t.Run("token in hello", func(t *testing.T) {
+		w := e.dial(false)
+		w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: testToken})
+		if r := w.reply(1); !r.OK || r.Conn == "" || r.Boot != "boot1" || r.HeartbeatMS <= 0 {
+			t.Fatalf("hello %+v", r)
+		}
+	})
+	t.Run("no hello in time", func(t *testing.T) {
+		w := e.dial(true)
+		if code := w.closed(); code != websocket.StatusPolicyViolation {
+			t.Fatalf("close %d, want 1008", code)
+		}
+	})
+	t.Run("frame over the limit", func(t *testing.T) {
+		w := e.dial(true)
+		w.hello()
+		w.send(`{"id":2,"op":"ping","pad":"` + strings.Repeat("z", 5000) + `"}`)
+		if code := w.closed(); code != websocket.StatusMessageTooBig {
+			t.Fatalf("close %d, want 1009", code)
+		}
+	})
+	t.Run("wrong header token is refused before upgrade", func(t *testing.T) {
+		code, _ := e.do("GET", "/v1/ws", map[string]string{"Authorization": "Bearer nope"}, "", nil)
+		if code != 401 {
+			t.Fatalf("status %d", code)
+		}
+	})
+}
+
+// One websocket watching 100 sessions gets each session's events in order,
+// batched several frames per message.
+func TestWSManyChannelsOneSocket(t *testing.T) {
+	e := newEnv(t, Options{})
+	var subs []wire.Sub
+	for i := range 100 {
+		s := e.create(fmt.Sprintf("s%03d", i))
+		subs = append(subs, wire.Sub{Session: s.ID, After: ptr(int64(0)), Epoch: s.Epoch})
+	}
+	w := e.dial(true)
+	r := w.hello(subs...)
+	if len(r.Subs) != 100 {
+		t.Fatalf("hello replied %d subs", len(r.Subs))
+	}
+	for _, s := range r.Subs {
+		if !s.OK || !s.Recovered {
+			t.Fatalf("sub %+v", s)
+		}
+	}
+	const each = 5
+	for n := range each {
+		for i := range 100 {
+			e.do("PUT", fmt.Sprintf("/v1/sessions/s%03d/inputs/0190a8a0-0000-7000-8000-%012d", i, n), nil, fmt.Sprintf(`{"text":"%d"}`, n), nil)
+		}
+	}
+	next := map[string]int64{}
+	for got := 0; got < 100*each; got++ {
+		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		if want := next[f.Session] + 1; f.Event.Offset != want {
+			t.Fatalf("%s: offset %d, want %d", f.Session, f.Event.Offset, want)
+		}
+		next[f.Session] = f.Event.Offset
+	}
+	for i := range 100 {
+		if next[fmt.Sprintf("s%03d", i)] != each {
+			t.Fatalf("session %d ended at %d", i, next[fmt.Sprintf("s%03d", i)])
+		}
+	}
+}
+
+// A reader that never reads is closed after the write timeout; meanwhile it
+// holds no growing queue in the daemon and does not delay other readers.
+func TestWSStalledReader(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: 500 * time.Millisecond})
+	s := e.create("s")
+	// The stalled client reads its hello reply, then never reads again.
+	raw := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+
+	fast := e.dial(true)
+	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	heapBefore := ms.HeapAlloc
+
+	text := strings.Repeat("p", 64<<10)
+	const n = 300 // ~19 MiB of events: far beyond any socket buffer
+	for i := range n {
+		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
+		if code != 202 {
+			t.Fatalf("input %d: %d", i, code)
+		}
+	}
+	for want := int64(1); want <= n; want++ {
+		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
+			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	if grown := int64(ms.HeapAlloc) - int64(heapBefore); grown > 8<<20 {
+		t.Fatalf("heap grew by %d MiB while a reader stalled: a queue is building", grown>>20)
+	}
+	// The stalled connection is dropped: its viewer leaves.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var st wire.Status
+		e.do("GET", "/v1/sessions/s/status", nil, "", &st)
+		if st.Viewers == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stalled reader still attached: %d viewers", st.Viewers)
+		}
+		fast.send(wire.Command{ID: 99, Op: wire.OpPing}) // wait on an event, not a sleep
+		fast.reply(99)
+	}
+	// Its socket ends once it reads what the kernel had buffered.
+	done := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := raw.Read(context.Background()); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		t.Logf("stalled reader ended with: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("stalled connection not closed")
+	}
+}
+
+// dialRaw says hello with subs, reads the hello reply and returns the
+// connection without a reader: the caller decides when (if ever) to read.
+func (e *env) dialRaw(subs ...wire.Sub) *websocket.Conn {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}, Subprotocols: []string{wire.Subprotocol}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c.SetReadLimit(-1)
+	b, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Subs: subs})
+	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, _, err := c.Read(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.CloseNow() })
+	return c
+}
