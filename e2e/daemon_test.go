@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"albedo/client"
+)
+
+// A second daemon on the same home refuses with a clear message; a stale
+// daemon.json naming a dead pid does not block a new daemon.
+func TestOneDaemonPerHome(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	out, err := exec.Command(albedoBin, "daemon", "--home", home).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("second daemon: err %v, output %s", err, out)
+	}
+	if !strings.Contains(string(out), "already running") {
+		t.Fatalf("second daemon's message: %s", out)
+	}
+	d.stop()
+	if _, err := os.Stat(filepath.Join(home, client.DaemonFile)); !os.IsNotExist(err) {
+		t.Fatalf("daemon.json after a graceful stop: %v", err)
+	}
+
+	// A crash leaves daemon.json behind with a dead pid.
+	stale := `{"pid":999999,"port":1,"token":"old","boot":"old"}`
+	if err := os.WriteFile(filepath.Join(home, client.DaemonFile), []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(albedoBin, "--home", home, "sessions").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sessions with a stale daemon.json: %v %s", err, out)
+	}
+	info, err := client.ReadDaemonFile(home)
+	if err != nil || info.PID == 999999 || !client.ProcessAlive(info.PID) {
+		t.Fatalf("no new daemon: %+v %v", info, err)
+	}
+	t.Cleanup(func() { exec.Command(albedoBin, "--home", home, "stop").Run() })
+	out, err = exec.Command(albedoBin, "--home", home, "stop").CombinedOutput()
+	if err != nil || client.ProcessAlive(info.PID) {
+		t.Fatalf("stop: %v %s", err, out)
+	}
+}

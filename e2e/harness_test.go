@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"albedo/client"
+)
+
+// albedoBin is the binary built once for the whole run.
+var albedoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "albedo-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	albedoBin = filepath.Join(dir, "albedo")
+	build := exec.Command("go", "build", "-race", "-o", albedoBin, "albedo/cmd/albedo")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build albedo:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// daemon is one running `albedo daemon` process.
+type daemon struct {
+	t    *testing.T
+	home string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // its exit status, once done
+	log  *strings.Builder
+}
+
+// startDaemon runs `albedo daemon` on home and returns once its log says it
+// listens (daemon.json is written right after; waitFile waits for that).
+func startDaemon(t *testing.T, home string, args ...string) *daemon {
+	t.Helper()
+	cmd := exec.Command(albedoBin, append([]string{"daemon", "--home", home}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{t: t, home: home, cmd: cmd, done: make(chan struct{}), log: &strings.Builder{}}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		signalled := false
+		for sc.Scan() {
+			d.log.WriteString(sc.Text() + "\n")
+			if !signalled && strings.Contains(sc.Text(), "daemon listening") {
+				signalled = true
+				close(ready)
+			}
+		}
+		io.Copy(io.Discard, stderr)
+		d.err = cmd.Wait()
+		close(d.done)
+	}()
+	t.Cleanup(func() { d.kill() })
+	select {
+	case <-ready:
+	case <-d.done:
+		t.Fatalf("daemon exited at start (%v): %s", d.err, d.log)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("daemon did not listen within 30s: %s", d.log)
+	}
+	return d
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (d *daemon) stop() {
+	d.t.Helper()
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+		if d.err != nil {
+			d.t.Fatalf("daemon exit: %v\n%s", d.err, d.log)
+		}
+	case <-time.After(30 * time.Second):
+		d.t.Fatalf("daemon did not stop within 30s")
+	}
+}
+
+// kill sends SIGKILL and waits; safe after the process has gone.
+func (d *daemon) kill() {
+	_ = d.cmd.Process.Kill()
+	<-d.done
+}
+
+// newClient returns a client of home that does not start daemons.
+func newClient(t *testing.T, home string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Options{Home: home, Exe: albedoBin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+)
+
+// One websocket subscribed to 100 sessions gets each session's events in
+// order; after the daemon process restarts on the same home, a hello with
+// 100 subs reattaches every channel from its own offset: exactly the events
+// after it, no reset, no replay from the start.
+func TestReattach100ChannelsAfterRestart(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+
+	const n = 100
+	ids := make([]string, n)
+	epochs := map[string]string{}
+	for i := range ids {
+		s, err := c.CreateSession(ctx, fmt.Sprintf("chan-%03d", i), wire.SessionCreate{Title: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i], epochs[s.ID] = s.ID, s.Epoch
+	}
+	put := func(round int) {
+		for _, id := range ids {
+			if _, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("round %d", round)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put(1)
+	put(2)
+	put(3)
+
+	w := dialWS(t, c.Snapshot())
+	var subs []wire.Sub
+	for _, id := range ids {
+		zero := int64(0)
+		subs = append(subs, wire.Sub{Session: id, After: &zero, Epoch: epochs[id]})
+	}
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "e2e/1", Subs: subs})
+	if r := w.next(func(f wire.Frame) bool { return f.IsReply() }); !r.OK || len(r.Subs) != n {
+		t.Fatalf("hello: %+v", r)
+	}
+	// Each session's reader stops at a different offset: 1, 2 or 3.
+	last := map[string]int64{}
+	stopAt := func(i int) int64 { return int64(i%3) + 1 }
+	for got := 0; got < 3*n; got++ {
+		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		if f.Event.Offset != last[f.Session]+1 {
+			t.Fatalf("%s: offset %d after %d", f.Session, f.Event.Offset, last[f.Session])
+		}
+		last[f.Session] = f.Event.Offset
+	}
+	for i, id := range ids {
+		last[id] = stopAt(i)
+	}
+
+	d.stop()
+	frames, code := w.end()
+	if code != websocket.StatusGoingAway {
+		t.Fatalf("close status %d, want 1001", code)
+	}
+	if len(frames) == 0 || frames[len(frames)-1].Op != wire.PushBye || frames[len(frames)-1].Reason != wire.ByeShutdown {
+		t.Fatalf("no bye before the close: %+v", frames)
+	}
+
+	old := c.Snapshot()
+	startDaemon(t, home)
+	put(4) // the client follows the daemon: daemon.json is re-read
+	if snap := c.Snapshot(); snap.PID == old.PID || snap.Token == old.Token || snap.Port == old.Port && snap.Boot == old.Boot {
+		t.Fatalf("client did not move to the new daemon: %+v -> %+v", old, snap)
+	}
+
+	w2 := dialWS(t, c.Snapshot())
+	subs = subs[:0]
+	for _, id := range ids {
+		after := last[id]
+		subs = append(subs, wire.Sub{Session: id, After: &after, Epoch: epochs[id]})
+	}
+	w2.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "e2e/1", Subs: subs})
+	r := w2.next(func(f wire.Frame) bool { return f.IsReply() })
+	for _, s := range r.Subs {
+		if !s.OK || !s.Recovered || s.Head != 4 {
+			t.Fatalf("reattach %+v", s)
+		}
+	}
+	want := 0
+	for _, id := range ids {
+		want += int(4 - last[id])
+	}
+	for got := 0; got < want; got++ {
+		f := w2.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent || f.Op == wire.PushReset })
+		if f.Op == wire.PushReset {
+			t.Fatalf("reset on reattach: %+v", f)
+		}
+		if f.Event.Offset != last[f.Session]+1 {
+			t.Fatalf("%s: offset %d after %d (gap or duplicate)", f.Session, f.Event.Offset, last[f.Session])
+		}
+		last[f.Session] = f.Event.Offset
+	}
+	for _, id := range ids {
+		if last[id] != 4 {
+			t.Fatalf("%s ended at %d", id, last[id])
+		}
+	}
+}
