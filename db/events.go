@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,36 +48,26 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	if len(evs) == 0 {
 		return nil, nil
 	}
-	var head int64
-	err := t.QueryRowContext(ctx,
-		`UPDATE sessions SET head = head + ?, updated_at = ? WHERE id = ? RETURNING head`,
-		len(evs), formatTime(t.now), session).Scan(&head)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
-	}
+	cur, err := t.head(ctx, session)
 	if err != nil {
-		return nil, fmt.Errorf("advance head: %w", err)
+		return nil, err
 	}
 	out := make([]Event, len(evs))
-	rows := make([]eventRow, len(evs))
 	for i, ev := range evs {
-		ev.Offset = head - int64(len(evs)) + int64(i) + 1
+		ev.Offset = cur + int64(i) + 1
 		ev.At = t.now
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return nil, fmt.Errorf("encode event: %w", err)
 		}
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: b}
-		rows[i] = eventRow{Session: session, Offset: ev.Offset, Type: ev.Type, Payload: string(b)}
 	}
-	if _, err := t.NewInsert().Model(&rows).
-		Column("session", "offset", "type", "payload").
-		Value("at", "?", formatTime(t.now)).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("insert events: %w", err)
-	}
+	t.setHead(session, cur+int64(len(evs)))
 	t.committed = append(t.committed, Committed{Session: session, Events: out})
 	return out, nil
 }
+
+const insertEventsSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
 
 // EventsAfter returns up to limit events of session with offset > after,
 // oldest first.

@@ -36,12 +36,19 @@ type Options struct {
 	MaxBatch int
 	// NoGroupCommit makes every request its own transaction; for benchmarks.
 	NoGroupCommit bool
+	// Synchronous overrides PRAGMA synchronous (default NORMAL: in WAL mode
+	// a commit survives a crash of the process, which is the contract's
+	// durability rule; FULL also survives power loss, at an fsync a commit).
+	Synchronous string
 }
 
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, sync string) string {
+	if sync == "" {
+		sync = "NORMAL"
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "NORMAL")
+	q.Set("_synchronous", sync)
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", "10000")
 	if readOnly {
@@ -59,7 +66,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
 	}
-	wsql, err := sql.Open("sqlite3", dsn(path, false))
+	wsql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -75,7 +82,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 
-	rsql, err := sql.Open("sqlite3", dsn(path, true))
+	rsql, err := sql.Open("sqlite3", dsn(path, true, opts.Synchronous))
 	if err != nil {
 		rw.Close()
 		return nil, fmt.Errorf("open %s for reading: %w", path, err)
@@ -94,7 +101,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // the names of those it applied. Open does this itself; Migrate exists for
 // tests and tools.
 func Migrate(ctx context.Context, path string) ([]string, error) {
-	wsql, err := sql.Open("sqlite3", dsn(path, false))
+	wsql, err := sql.Open("sqlite3", dsn(path, false, ""))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -72,6 +72,9 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 		if old.CreateHash != s.CreateHash {
 			return Session{}, false, fmt.Errorf("session %q exists with other settings: %w", s.ID, ErrConflict)
 		}
+		if h, err := t.head(ctx, s.ID); err == nil {
+			old.Head = h // the row's head is written at the batch's end
+		}
 		return old, false, nil
 	case !errors.Is(err, sql.ErrNoRows):
 		return Session{}, false, fmt.Errorf("look up session: %w", err)
@@ -84,6 +87,7 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 	if _, err := t.NewInsert().Model(&s).Exec(ctx); err != nil {
 		return Session{}, false, fmt.Errorf("insert session: %w", err)
 	}
+	t.setHead(s.ID, 0)
 	return s, true, nil
 }
 
@@ -121,10 +125,11 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
-	if _, err := t.Append(ctx, id, ev); err != nil {
+	evs, err := t.Append(ctx, id, ev)
+	if err != nil {
 		return Session{}, err
 	}
-	s.Head++
+	s.Head = evs[0].Offset
 	s.UpdatedAt = formatTime(t.now)
 	return s, nil
 }
@@ -138,6 +143,7 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
+	t.setHead(id, -1)
 	return nil
 }
 

@@ -2,8 +2,11 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +36,11 @@ type Writer struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	// owned by the writer goroutine: each session's committed head. Every
+	// write goes through this goroutine, so the cache is authoritative; a
+	// session not in it is read from the database on first use.
+	heads map[string]int64
 }
 
 type request struct {
@@ -48,7 +56,46 @@ type request struct {
 type Tx struct {
 	bun.IDB
 	now       time.Time
-	committed []Committed
+	batch     *batchState
+	heads     map[string]int64 // this request's new heads; deleted sessions are -1
+	committed []Committed      // this request's events, inserted at the batch's flush
+}
+
+// batchState is the state of one group commit, owned by the writer goroutine.
+type batchState struct {
+	w     *Writer
+	heads map[string]int64 // heads as of the requests accepted so far
+}
+
+// head returns a session's current head as this request sees it, or
+// ErrNotFound.
+func (t *Tx) head(ctx context.Context, session string) (int64, error) {
+	h, ok := t.heads[session]
+	if !ok {
+		h, ok = t.batch.heads[session]
+	}
+	if !ok {
+		h, ok = t.batch.w.heads[session]
+	}
+	if !ok {
+		err := t.QueryRowContext(ctx, `SELECT head FROM sessions WHERE id = ?`, session).Scan(&h)
+		if errors.Is(err, sql.ErrNoRows) {
+			h = -1
+		} else if err != nil {
+			return 0, fmt.Errorf("read head: %w", err)
+		}
+	}
+	if h < 0 {
+		return 0, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	return h, nil
+}
+
+func (t *Tx) setHead(session string, h int64) {
+	if t.heads == nil {
+		t.heads = map[string]int64{}
+	}
+	t.heads[session] = h
 }
 
 // Now is the commit batch's timestamp, used for every row it writes.
@@ -63,6 +110,7 @@ func newWriter(db *bun.DB, opts Options) *Writer {
 		reqs:     make(chan *request, 1024),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
+		heads:    map[string]int64{},
 	}
 	if w.maxBatch <= 0 {
 		w.maxBatch = 512
@@ -139,23 +187,46 @@ func (w *Writer) run() {
 	}
 }
 
-// commit runs one batch in one transaction. Each request gets a savepoint so
-// that one failing request (a conflict, a missing session) costs only itself.
+// commit runs one batch in one transaction. Requests run optimistically,
+// without savepoints; if one fails, the batch is rolled back and run again
+// with a savepoint per request, so that the failing one costs only itself.
+// Request functions must therefore be safe to run twice (they only touch
+// the Tx and their own results).
 func (w *Writer) commit(batch []*request) {
+	if len(batch) > 1 && w.runBatch(batch, false) {
+		return
+	}
+	w.runBatch(batch, true)
+}
+
+// runBatch executes batch in one transaction and answers every request, except
+// when careful is false and a request fails: then it rolls back, answers
+// nobody and returns false.
+func (w *Writer) runBatch(batch []*request, careful bool) bool {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
-		return
+		return true
 	}
 	live := 0
+	b := &batchState{w: w, heads: map[string]int64{}}
 	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.fail = err
+		r.fail = r.ctx.Err()
+		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx, now: now}
+		r.tx = &Tx{IDB: tx, now: now, batch: b}
+		if !careful {
+			if err := r.fn(r.tx); err != nil {
+				_ = tx.Rollback()
+				return false
+			}
+			maps.Copy(b.heads, r.tx.heads)
+			live++
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
 			r.fail = fmt.Errorf("savepoint: %w", err)
 			continue
@@ -165,26 +236,43 @@ func (w *Writer) commit(batch []*request) {
 			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO req"); rerr != nil {
 				_ = tx.Rollback()
 				w.answerAll(batch, fmt.Errorf("rollback to savepoint: %w", rerr))
-				return
+				return true
 			}
 		}
 		if _, err := tx.ExecContext(ctx, "RELEASE req"); err != nil {
 			_ = tx.Rollback()
 			w.answerAll(batch, fmt.Errorf("release savepoint: %w", err))
-			return
+			return true
 		}
 		if r.fail == nil {
+			maps.Copy(b.heads, r.tx.heads)
 			live++
 		}
 	}
 	if live == 0 {
 		_ = tx.Rollback()
 		w.answerEach(batch)
-		return
+		return true
+	}
+	if err := b.flush(ctx, tx, batch); err != nil {
+		_ = tx.Rollback()
+		if !careful {
+			return false
+		}
+		w.answerAll(batch, err)
+		return true
 	}
 	if err := tx.Commit(); err != nil {
+		clear(w.heads) // unknown state: read heads afresh
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
-		return
+		return true
+	}
+	for id, h := range b.heads {
+		if h < 0 {
+			delete(w.heads, id)
+		} else {
+			w.heads[id] = h
+		}
 	}
 	if w.onCommit != nil {
 		var all []Committed
@@ -198,6 +286,7 @@ func (w *Writer) commit(batch []*request) {
 		}
 	}
 	w.answerEach(batch)
+	return true
 }
 
 func (w *Writer) answerEach(batch []*request) {
@@ -213,4 +302,79 @@ func (w *Writer) answerAll(batch []*request, err error) {
 		}
 		r.res <- r.fail
 	}
+}
+
+// flush writes what the accepted requests of the batch appended: their
+// events in multi-row inserts, and each touched session's head and
+// updated_at in one statement. Doing this once per batch instead of once per
+// request is most of what group commit saves.
+func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
+	const rowsPerInsert = 200 // 5 parameters a row, well under SQLite's limit
+	at := formatTime(b.w.now(reqs))
+	var args []any
+	rows := 0
+	insert := func() error {
+		if rows == 0 {
+			return nil
+		}
+		q := insertEventsSQL + strings.Repeat(",(?,?,?,?,?)", rows-1)
+		// database/sql directly: bun would inline every argument into the
+		// SQL text, and SQLite would parse megabytes of it.
+		if _, err := tx.Tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("insert events: %w", err)
+		}
+		args, rows = args[:0], 0
+		return nil
+	}
+	for _, r := range reqs {
+		if r.fail != nil || r.tx == nil {
+			continue
+		}
+		for _, c := range r.tx.committed {
+			for _, e := range c.Events {
+				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at)
+				rows++
+				if rows == rowsPerInsert {
+					if err := insert(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	if err := insert(); err != nil {
+		return err
+	}
+	var q strings.Builder
+	var ids []any
+	q.WriteString("UPDATE sessions SET head = CASE id")
+	args = args[:0]
+	for id, h := range b.heads {
+		if h < 0 {
+			continue
+		}
+		q.WriteString(" WHEN ? THEN ?")
+		args = append(args, id, h)
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	q.WriteString(" ELSE head END, updated_at = ? WHERE id IN (?" + strings.Repeat(",?", len(ids)-1) + ")")
+	args = append(args, at)
+	args = append(args, ids...)
+	if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("update heads: %w", err)
+	}
+	return nil
+}
+
+// now is the batch's timestamp: the one its requests saw.
+func (w *Writer) now(reqs []*request) time.Time {
+	for _, r := range reqs {
+		if r.tx != nil {
+			return r.tx.now
+		}
+	}
+	return time.Now().UTC()
 }

@@ -28,6 +28,8 @@ type Conn struct {
 	info ConnInfo
 	wake chan struct{} // capacity 1: "there is something to write"
 
+	scratch []entry // owned by the goroutine calling Fill
+
 	mu      sync.Mutex
 	closed  bool
 	replies [][]byte        // encoded frames, written before any push

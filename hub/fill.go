@@ -68,7 +68,7 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 	page := h.opts.PageSize
 	ch.mu.Lock()
 	head := ch.head
-	entries, fromRing := ch.ring.from(next, page, nil)
+	entries, fromRing := ch.ring.from(next, page, c.scratch[:0])
 	var status, presence []byte
 	if wantStatus {
 		status, _ = json.Marshal(ch.statusPush())
@@ -104,6 +104,8 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 		}
 	}
 	s.next += int64(len(entries))
+	clear(entries) // drop references to frames the ring may evict
+	c.scratch = entries[:0]
 	if status != nil {
 		buf = appendFrame(buf, status)
 	}
