@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -110,6 +111,8 @@ type ws struct {
 	in chan wire.Frame
 	// err receives the read error that ended the connection.
 	err chan error
+	// batched counts messages that carried more than one frame.
+	batched atomic.Int64
 }
 
 func (e *env) dial(header bool) *ws {
@@ -133,6 +136,9 @@ func (e *env) dial(header bool) *ws {
 				w.err <- err
 				close(w.in)
 				return
+			}
+			if bytes.Count(msg, []byte{'\n'}) > 0 {
+				w.batched.Add(1)
 			}
 			for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
 				var f wire.Frame

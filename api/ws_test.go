@@ -163,6 +163,11 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 			t.Fatalf("session %d ended at %d", i, next[fmt.Sprintf("s%03d", i)])
 		}
 	}
+	// The hello reply and its 100 channels' resets, statuses and presences
+	// cannot all have come one frame per message.
+	if w.batched.Load() == 0 {
+		t.Fatalf("no message carried more than one frame")
+	}
 }
 
 // A reader that never reads is closed after the write timeout; meanwhile it
