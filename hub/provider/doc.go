@@ -1,0 +1,38 @@
+// Package provider holds what answers a turn: the built-in echo provider,
+// OpenAI-compatible chat-completions endpoints (through the official OpenAI
+// Go SDK), and the registry that maps a session's provider name to one of
+// them, read from $ALBEDO_HOME/config.toml.
+//
+// A Provider streams a reply for a transcript by calling emit with each
+// piece of text, and stops when ctx ends. It returns nil only when the reply
+// is complete; any error fails (or, when ctx was cancelled, interrupts) the
+// turn. Errors are written for the person reading them in the transcript.
+package provider
+
+import "context"
+
+// Message is one entry of the transcript sent to a provider.
+type Message struct {
+	Role   string // "user", "assistant", "bot", "system"
+	Author string
+	Text   string
+}
+
+// Request is one turn's question.
+type Request struct {
+	Session  string
+	TurnID   string
+	Messages []Message
+	Model    string // the session's model; "" means the provider's default
+	Effort   string // the session's reasoning effort; "" means none is sent
+}
+
+// Provider answers turns. Implementations may be called concurrently for
+// different turns.
+type Provider interface {
+	// Stream produces the reply, calling emit with each new piece of text in
+	// order, from the calling goroutine or one it waits for.
+	Stream(ctx context.Context, req Request, emit func(text string)) error
+	// Author names the replier in the committed message (e.g. the model).
+	Author(req Request) string
+}

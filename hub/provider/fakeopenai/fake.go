@@ -1,0 +1,187 @@
+// Package fakeopenai is a test double of an OpenAI-compatible
+// chat-completions endpoint that speaks the real streaming wire format
+// (server-sent events with chat.completion.chunk objects, then
+// "data: [DONE]"). It records every request body and replies as scripted:
+// echo, an error status, a stream that breaks, or a reply that blocks until
+// released. It is the only fake in albedo's tests.
+package fakeopenai
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reply scripts one answer.
+type Reply struct {
+	// Chunks are streamed in order. Empty means echo: "fake: <last user
+	// message>" split into words.
+	Chunks []string
+	// Status, when not 0 or 200, is sent instead of a stream, with an
+	// OpenAI-style error body carrying Message.
+	Status  int
+	Message string
+	// Break cuts the connection after the chunks, without [DONE].
+	Break bool
+	// Block, when set, is waited for after the chunks and before [DONE]
+	// (or the break); the request's end also unblocks.
+	Block chan struct{}
+	// Silent sends nothing after the headers until the client gives up.
+	Silent bool
+}
+
+// Request is one recorded request body.
+type Request struct {
+	Model           string            `json:"model"`
+	Stream          bool              `json:"stream"`
+	ReasoningEffort *string           `json:"reasoning_effort"`
+	Messages        []json.RawMessage `json:"messages"`
+	Raw             map[string]any    `json:"-"`
+}
+
+// LastUser returns the text of the last user message.
+func (r Request) LastUser() string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		var m struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}
+		if json.Unmarshal(r.Messages[i], &m) == nil && m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// Server is a running fake. Its methods may be called from any goroutine.
+type Server struct {
+	URL string // base URL to put in base_url, ending in /v1
+
+	ln  net.Listener
+	srv *http.Server
+
+	mu       sync.Mutex
+	script   []Reply
+	requests []Request
+	arrived  chan Request
+}
+
+// Start serves on 127.0.0.1 until Close.
+func Start() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{ln: ln, URL: "http://" + ln.Addr().String() + "/v1", arrived: make(chan Request, 1024)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.completions)
+	s.srv = &http.Server{Handler: mux}
+	go s.srv.Serve(ln)
+	return s, nil
+}
+
+// Close stops the server and cuts open streams.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// Push queues replies for the next requests, in order; with the queue empty
+// a request gets the echo reply.
+func (s *Server) Push(r ...Reply) {
+	s.mu.Lock()
+	s.script = append(s.script, r...)
+	s.mu.Unlock()
+}
+
+// Requests returns every request received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Arrived delivers each request as it arrives, for tests to wait on.
+func (s *Server) Arrived() <-chan Request { return s.arrived }
+
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req Request
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, `{"error":{"message":"bad json"}}`, http.StatusBadRequest)
+		return
+	}
+	_ = json.Unmarshal(body, &req.Raw)
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	var rep Reply
+	if len(s.script) > 0 {
+		rep, s.script = s.script[0], s.script[1:]
+	}
+	s.mu.Unlock()
+	select {
+	case s.arrived <- req:
+	default:
+	}
+
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rep.Status)
+		msg := rep.Message
+		if msg == "" {
+			msg = http.StatusText(rep.Status)
+		}
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": nil, "param": nil}})
+		w.Write(b)
+		return
+	}
+	chunks := rep.Chunks
+	if len(chunks) == 0 && !rep.Silent {
+		words := strings.SplitAfter("fake: "+req.LastUser(), " ")
+		chunks = words
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	fl.Flush()
+	if rep.Silent {
+		<-r.Context().Done()
+		return
+	}
+	created := time.Now().Unix()
+	send := func(delta map[string]any, finish any) {
+		chunk := map[string]any{
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
+		}
+		b, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		fl.Flush()
+	}
+	send(map[string]any{"role": "assistant", "content": ""}, nil)
+	for _, c := range chunks {
+		send(map[string]any{"content": c}, nil)
+	}
+	if rep.Block != nil {
+		select {
+		case <-rep.Block:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if rep.Break {
+		// Cut the TCP connection mid-stream: no final chunk, no [DONE].
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+			}
+		}
+		return
+	}
+	send(map[string]any{}, "stop")
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
+}

@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// OpenAI streams chat completions from any OpenAI-compatible endpoint.
+type OpenAI struct {
+	// static after construction
+	name         string
+	baseURL      string
+	client       openai.Client
+	defaultModel string
+	idleTimeout  time.Duration
+}
+
+// NewOpenAI makes the provider of profile name.
+func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
+	if apiKey == "" {
+		apiKey = "none" // local servers often need no key; the SDK wants one
+	}
+	idle := p.IdleTimeout.Duration
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
+	c := openai.NewClient(
+		option.WithBaseURL(strings.TrimRight(p.BaseURL, "/")+"/"),
+		option.WithAPIKey(apiKey),
+		// A failed turn is shown to the user, who decides to send again;
+		// silent retries would only make a broken endpoint look slow.
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{}),
+	)
+	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle}
+}
+
+func (o *OpenAI) model(req Request) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	return o.defaultModel
+}
+
+// Author implements Provider.
+func (o *OpenAI) Author(req Request) string {
+	if m := o.model(req); m != "" {
+		return m
+	}
+	return o.name
+}
+
+var errIdle = errors.New("idle timeout")
+
+// Stream implements Provider.
+func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {
+	model := o.model(req)
+	if model == "" {
+		return fmt.Errorf("provider %q has no model: set default_model in config.toml or choose one with /model", o.name)
+	}
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "user":
+			params.Messages = append(params.Messages, openai.UserMessage(m.Text))
+		case "assistant":
+			params.Messages = append(params.Messages, openai.AssistantMessage(m.Text))
+		case "system":
+			params.Messages = append(params.Messages, openai.SystemMessage(m.Text))
+		default: // a bot's message: context, attributed
+			params.Messages = append(params.Messages, openai.UserMessage(m.Author+": "+m.Text))
+		}
+	}
+	if req.Effort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(req.Effort)
+	}
+
+	// The stream may legitimately last long; what must not last is silence.
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(o.idleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	stream := o.client.Chat.Completions.NewStreaming(sctx, params)
+	defer stream.Close()
+	for stream.Next() {
+		idle.Reset(o.idleTimeout)
+		for _, ch := range stream.Current().Choices {
+			if ch.Delta.Content != "" {
+				emit(ch.Delta.Content)
+			}
+		}
+	}
+	err := stream.Err()
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err() // interrupted by our side: not the provider's fault
+	case errors.Is(context.Cause(sctx), errIdle):
+		return fmt.Errorf("provider %q sent nothing for %s; is %s up?", o.name, o.idleTimeout, o.baseURL)
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if msg == "" {
+			msg = http.StatusText(apiErr.StatusCode)
+		}
+		hint := ""
+		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden:
+			hint = "; check the key in api_key_env"
+		case apiErr.StatusCode == http.StatusNotFound:
+			hint = fmt.Sprintf("; check base_url and the model %q", model)
+		case apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500:
+			hint = "; try again later"
+		}
+		return fmt.Errorf("provider %q answered HTTP %d: %s%s", o.name, apiErr.StatusCode, msg, hint)
+	}
+	return fmt.Errorf("provider %q: the reply stream broke: %v", o.name, err)
+}

@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"albedo/hub/provider/fakeopenai"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func collect(t *testing.T, p Provider, ctx context.Context, req Request) ([]string, error) {
+	t.Helper()
+	var got []string
+	err := p.Stream(ctx, req, func(s string) { got = append(got, s) })
+	return got, err
+}
+
+func TestEchoStreamsInChunks(t *testing.T) {
+	got, err := collect(t, Echo{}, context.Background(), Request{Messages: []Message{
+		{Role: "user", Text: "first"}, {Role: "assistant", Text: "x"}, {Role: "user", Text: "hello there world"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) < 3 || strings.Join(got, "") != "echo: hello there world" {
+		t.Fatalf("chunks %q", got)
+	}
+}
+
+func fake(t *testing.T) *fakeopenai.Server {
+	t.Helper()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestOpenAIStreamsAndSendsModelAndEffort(t *testing.T) {
+	f := fake(t)
+	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "base-model"}, "k")
+	got, err := collect(t, p, context.Background(), Request{
+		Messages: []Message{{Role: "user", Text: "ping pong"}}, Model: "m1", Effort: "high",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, "") != "fake: ping pong" || len(got) < 2 {
+		t.Fatalf("chunks %q", got)
+	}
+	_, err = collect(t, p, context.Background(), Request{Messages: []Message{{Role: "user", Text: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	if reqs[0].Model != "m1" || reqs[0].ReasoningEffort == nil || *reqs[0].ReasoningEffort != "high" || !reqs[0].Stream {
+		t.Fatalf("first request %+v", reqs[0].Raw)
+	}
+	if _, sent := reqs[1].Raw["reasoning_effort"]; sent || reqs[1].Model != "base-model" {
+		t.Fatalf("second request (no effort, default model) %+v", reqs[1].Raw)
+	}
+}
+
+func TestOpenAIFailuresAreReadable(t *testing.T) {
+	f := fake(t)
+	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m", IdleTimeout: Duration{300 * time.Millisecond}}, "")
+	cases := []struct {
+		name  string
+		reply fakeopenai.Reply
+		want  []string
+	}{
+		{"401", fakeopenai.Reply{Status: 401, Message: "bad key"}, []string{"HTTP 401", "bad key", "api_key_env"}},
+		{"500", fakeopenai.Reply{Status: 500, Message: "boom"}, []string{"HTTP 500", "boom", "try again"}},
+		{"404", fakeopenai.Reply{Status: 404, Message: "no such model"}, []string{"HTTP 404", "model"}},
+		{"broken stream", fakeopenai.Reply{Chunks: []string{"part"}, Break: true}, []string{"stream broke"}},
+		{"silence", fakeopenai.Reply{Silent: true}, []string{"sent nothing for 300ms"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f.Push(tc.reply)
+			_, err := collect(t, p, context.Background(), Request{Messages: []Message{{Role: "user", Text: "x"}}})
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Fatalf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenAIHonoursCancel(t *testing.T) {
+	f := fake(t)
+	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m"}, "")
+	block := make(chan struct{})
+	defer close(block)
+	f.Push(fakeopenai.Reply{Chunks: []string{"so far"}, Block: block})
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan string, 10)
+	done := make(chan error, 1)
+	go func() {
+		done <- p.Stream(ctx, Request{Messages: []Message{{Role: "user", Text: "x"}}}, func(s string) { got <- s })
+	}()
+	if s := <-got; s != "so far" {
+		t.Fatalf("first chunk %q", s)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Stream did not return after cancel")
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	r, err := NewRegistry(Config{Providers: map[string]Profile{"local": {Kind: "openai", BaseURL: "http://x/v1"}}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Default() != NameEcho {
+		t.Fatalf("default %q", r.Default())
+	}
+	for _, ok := range []string{"", "echo", "local"} {
+		if err := r.Check(ok); err != nil {
+			t.Fatalf("%q: %v", ok, err)
+		}
+	}
+	if err := r.Check("nope"); err == nil || !strings.Contains(err.Error(), "known: echo, local") {
+		t.Fatalf("unknown provider error %v", err)
+	}
+	if _, err := NewRegistry(Config{DefaultProvider: "ghost"}, nil); err == nil {
+		t.Fatalf("a default that does not exist was accepted")
+	}
+}
