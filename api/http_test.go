@@ -59,11 +59,27 @@ func TestInputsIdempotent(t *testing.T) {
 	if code, _ := e.do("GET", "/v1/sessions/s/inputs/"+uuid1, nil, "", &r3); code != 200 {
 		t.Fatalf("GET receipt: %d", code)
 	}
+	// The same receipt each time; only its delivery may have moved on.
+	r2.Delivery, r3.Delivery = r1.Delivery, r1.Delivery
 	if r1.State != wire.ReceiptAccepted || r1.Order != 1 || r1.TurnID == "" || r1 != r2 || r1 != r3 {
 		t.Fatalf("receipts differ: %+v %+v %+v", r1, r2, r3)
 	}
-	if evs := e.history("s"); len(evs) != 1 {
-		t.Fatalf("%d events after a repeated input, want 1", len(evs))
+	// One user message, one turn: started, the reply, completed.
+	evs := e.settle("s", 1)
+	types := ""
+	for _, ev := range evs {
+		types += ev.Type + "/" + ev.Role + ev.State + " "
+	}
+	if want := "message/usercomplete turn/started message/assistantcomplete turn/completed "; types != want {
+		t.Fatalf("log %q, want %q", types, want)
+	}
+	if evs[2].Text != "echo: hi" || evs[2].TurnID != r1.TurnID {
+		t.Fatalf("reply %+v", evs[2])
+	}
+	var done wire.Receipt
+	e.do("GET", "/v1/sessions/s/inputs/"+uuid1, nil, "", &done)
+	if done.Delivery != wire.DeliveryDone {
+		t.Fatalf("delivery after the turn: %q", done.Delivery)
 	}
 }
 
@@ -73,6 +89,7 @@ func TestHTTPBadInput(t *testing.T) {
 	e.create("s")
 	var r wire.Receipt
 	e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"keep me"}`, &r)
+	e.settle("s", 1)
 	var s wire.Session
 	e.do("GET", "/v1/sessions/s", nil, "", &s)
 	before := e.history("s")
@@ -139,17 +156,18 @@ func TestHistoryPaging(t *testing.T) {
 	for i := range 7 {
 		e.do("PUT", "/v1/sessions/s/inputs/"+uuid1[:35]+string(rune('2'+i)), nil, `{"text":"x"}`, nil)
 	}
+	e.settle("s", 7) // 7 turns of 4 events: 28
 	var p wire.Page
 	e.do("GET", "/v1/sessions/s/events?after=2&limit=3", nil, "", &p)
-	if len(p.Events) != 3 || p.Events[0].Offset != 3 || p.Head != 7 || !p.More {
+	if len(p.Events) != 3 || p.Events[0].Offset != 3 || p.Head != 28 || !p.More {
 		t.Fatalf("forward page %+v", p)
 	}
 	e.do("GET", "/v1/sessions/s/events?before=3&limit=5", nil, "", &p)
 	if len(p.Events) != 2 || p.Events[0].Offset != 1 || p.More {
 		t.Fatalf("backward page %+v", p)
 	}
-	e.do("GET", "/v1/sessions/s/events?after=5", nil, "", &p)
-	if len(p.Events) != 2 || p.More {
+	e.do("GET", "/v1/sessions/s/events?after=26", nil, "", &p)
+	if len(p.Events) != 2 || p.More || p.Events[1].Offset != 28 {
 		t.Fatalf("last page %+v", p)
 	}
 }

@@ -218,3 +218,24 @@ func (w *ws) hello(subs ...wire.Sub) wire.Frame {
 	}
 	return r
 }
+
+// settle watches a session from its start until n turns have ended and
+// returns every event seen (the whole log at that point).
+func (e *env) settle(id string, n int) []wire.Event {
+	e.t.Helper()
+	w := e.dial(true)
+	zero := int64(0)
+	var s wire.Session
+	e.do("GET", "/v1/sessions/"+id, nil, "", &s)
+	w.hello(wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
+	var evs []wire.Event
+	for ended := 0; ended < n; {
+		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		evs = append(evs, *f.Event)
+		if f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted {
+			ended++
+		}
+	}
+	w.c.Close(websocket.StatusNormalClosure, "")
+	return evs
+}

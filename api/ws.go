@@ -38,6 +38,7 @@ type wsConn struct {
 type closeReq struct {
 	code   websocket.StatusCode
 	reason string
+	bye    []byte // the last frame before the close
 }
 
 func (s *Server) websocket(c echo.Context) error {
@@ -89,8 +90,8 @@ func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
 			go wc.ws.Close(code, "daemon "+reason)
 			return
 		}
-		hc.ReplyJSON(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
-		wc.closeReq <- closeReq{code, "daemon " + reason}
+		bye, _ := json.Marshal(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
+		wc.closeReq <- closeReq{code, "daemon " + reason, bye}
 	})
 }
 
@@ -233,8 +234,13 @@ func (wc *wsConn) writeDirect(ctx context.Context, v any) {
 // peer accepts nothing: the connection is closed as "slow".
 func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
 	var buf []byte
-	var closing *closeReq
 	for {
+		select {
+		case r := <-wc.closeReq:
+			wc.sayBye(ctx, r)
+			return
+		default:
+		}
 		var err error
 		buf, err = hc.Fill(ctx, buf[:0], wc.s.opts.MaxBatch)
 		if err != nil {
@@ -258,17 +264,25 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
 			}
 			continue
 		}
-		if closing != nil {
-			wc.ws.Close(closing.code, closing.reason)
-			return
-		}
 		select {
 		case <-hc.Wake():
 		case r := <-wc.closeReq:
-			closing = &r // flush what is queued (the bye), then close
+			wc.sayBye(ctx, r)
+			return
 		case <-ctx.Done():
 			return
 		}
+	}
+}
+
+// sayBye writes bye as the connection's last frame and closes it. What a
+// cursor had not written yet it fetches after reattaching from its offset.
+func (wc *wsConn) sayBye(ctx context.Context, r closeReq) {
+	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
+	err := wc.ws.Write(wctx, websocket.MessageText, r.bye)
+	cancel()
+	if err == nil {
+		wc.ws.Close(r.code, r.reason)
 	}
 }
 

@@ -28,6 +28,7 @@ func TestWSBadInput(t *testing.T) {
 	e := newEnv(t, Options{})
 	sess := e.create("s")
 	e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"keep me"}`, nil)
+	e.settle("s", 1)
 	before := e.history("s")
 
 	w := e.dial(true)
@@ -76,10 +77,10 @@ func TestWSBadInput(t *testing.T) {
 	}
 	// A sub beyond head is not an error: it resets.
 	w.send(wire.Command{ID: 31, Op: wire.OpSub, Session: "s", After: ptr(int64(50)), Epoch: sess.Epoch})
-	if r := w.reply(31); !r.OK || r.Recovered || r.Head != 1 {
+	if r := w.reply(31); !r.OK || r.Recovered || r.Head != int64(len(before)) {
 		t.Fatalf("sub beyond head: %+v", r)
 	}
-	if f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushReset }); f.Reason != wire.ResetAhead || f.Head != 1 {
+	if f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushReset }); f.Reason != wire.ResetAhead || f.Head != int64(len(before)) {
 		t.Fatalf("reset %+v", f)
 	}
 	if got := e.history("s"); !reflect.DeepEqual(got, before) {
@@ -150,8 +151,9 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 			e.do("PUT", fmt.Sprintf("/v1/sessions/s%03d/inputs/0190a8a0-0000-7000-8000-%012d", i, n), nil, fmt.Sprintf(`{"text":"%d"}`, n), nil)
 		}
 	}
+	// Each input is a user message and a turn of three events.
 	next := map[string]int64{}
-	for got := 0; got < 100*each; got++ {
+	for got := 0; got < 100*each*4; got++ {
 		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 		if want := next[f.Session] + 1; f.Event.Offset != want {
 			t.Fatalf("%s: offset %d, want %d", f.Session, f.Event.Offset, want)
@@ -159,7 +161,7 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 		next[f.Session] = f.Event.Offset
 	}
 	for i := range 100 {
-		if next[fmt.Sprintf("s%03d", i)] != each {
+		if next[fmt.Sprintf("s%03d", i)] != each*4 {
 			t.Fatalf("session %d ended at %d", i, next[fmt.Sprintf("s%03d", i)])
 		}
 	}
@@ -187,14 +189,14 @@ func TestWSStalledReader(t *testing.T) {
 	heapBefore := ms.HeapAlloc
 
 	text := strings.Repeat("p", 64<<10)
-	const n = 300 // ~19 MiB of events: far beyond any socket buffer
+	const n = 120 // 7.5 MiB of inputs and as much echoed: beyond any socket buffer
 	for i := range n {
 		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
 		if code != 202 {
 			t.Fatalf("input %d: %d", i, code)
 		}
 	}
-	for want := int64(1); want <= n; want++ {
+	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
 		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
 			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
 		}

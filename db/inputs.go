@@ -26,6 +26,8 @@ type Input struct {
 	Delivery  string `bun:"delivery"`
 	TurnID    string `bun:"turn_id"`
 	Error     string `bun:"error"`
+	Partial   string `bun:"partial"`
+	MsgOffset int64  `bun:"msg_offset"`
 	CreatedAt string `bun:"created_at"`
 	UpdatedAt string `bun:"updated_at"`
 }
@@ -76,15 +78,16 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author 
 		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
 		CreatedAt: formatTime(t.now), UpdatedAt: formatTime(t.now),
 	}
-	if _, err := t.NewInsert().Model(&in).Exec(ctx); err != nil {
-		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
-	}
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author, Text: text,
 		InputID: inputID, TurnID: in.TurnID, State: wire.MessageComplete,
 	})
 	if err != nil {
 		return Input{}, false, nil, err
+	}
+	in.MsgOffset = evs[0].Offset
+	if _, err := t.NewInsert().Model(&in).Exec(ctx); err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
 	}
 	return in, true, evs, nil
 }

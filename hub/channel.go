@@ -49,7 +49,14 @@ func (ch *channel) load(ctx context.Context, d *db.DB) error {
 	if err != nil {
 		return err
 	}
+	last, err := d.LastTurnState(ctx, ch.id)
+	if err != nil {
+		return err
+	}
 	ch.mu.Lock()
+	if ch.run.lastTurn == "" && last != wire.TurnStarted {
+		ch.run.lastTurn = last
+	}
 	ch.epoch = s.Epoch
 	ch.head = max(ch.head, s.Head)
 	if s.Version > ch.settings.Version {
@@ -69,26 +76,50 @@ func (ch *channel) frame(e db.Event) entry {
 	return entry{offset: e.Offset, frame: b, turnEnd: turnEnd(e)}
 }
 
+// meta is what the hub needs to know of an event beyond its offset.
+type meta struct {
+	Type    string `json:"type"`
+	Role    string `json:"role"`
+	InputID string `json:"input_id"`
+	TurnID  string `json:"turn_id"`
+	State   string `json:"state"`
+}
+
+// ends says whether the event closes a turn.
+func (m meta) ends() bool {
+	return m.Type == wire.EventTurn && m.State != "" && m.State != wire.TurnStarted
+}
+
+// metaOf decodes the fields of e that drive turns; other events cost nothing.
+func metaOf(e db.Event) meta {
+	var m meta
+	if e.Type == wire.EventTurn || e.Type == wire.EventMessage {
+		_ = json.Unmarshal(e.JSON, &m)
+	}
+	m.Type = e.Type
+	return m
+}
+
 // turnEnd returns the turn id when e closes a turn.
 func turnEnd(e db.Event) string {
-	if e.Type != wire.EventTurn {
-		return ""
+	if m := metaOf(e); m.ends() {
+		return m.TurnID
 	}
-	var t struct {
-		TurnID string `json:"turn_id"`
-		State  string `json:"state"`
-	}
-	if json.Unmarshal(e.JSON, &t) != nil || t.State == wire.TurnStarted {
-		return ""
-	}
-	return t.TurnID
+	return ""
 }
 
 // apply takes newly committed events (in offset order) and returns the subs
-// to wake. Called from the commit hook.
-func (ch *channel) apply(evs []db.Event) []*sub {
+// to wake. ended lists the turns these events close: their streaming text is
+// over. Called from the commit hook.
+func (ch *channel) apply(evs []db.Event, ended []string) []*sub {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
+	for _, t := range ended {
+		if ch.run.streamTurn == t {
+			ch.run.streamTurn = ""
+			ch.run.streamText.Reset()
+		}
+	}
 	for _, e := range evs {
 		if e.Offset > ch.head {
 			ch.head = e.Offset

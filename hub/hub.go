@@ -7,9 +7,11 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"albedo/api/wire"
 	"albedo/db"
+	"albedo/hub/provider"
 )
 
 // Options are the hub's limits. Zero fields take the defaults.
@@ -20,6 +22,12 @@ type Options struct {
 	MaxWindow   int // largest window a sub may ask for (10 000)
 	MaxChannels int // sessions per connection (wire.MaxChannels)
 	MaxInput    int // bytes of input text (wire.MaxInputBytes)
+	// MaxTranscript caps the text sent to a provider per turn: the newest
+	// messages that fit (512 KiB).
+	MaxTranscript int
+
+	// Providers answers turns; nil means the built-in echo only.
+	Providers *provider.Registry
 }
 
 func (o *Options) defaults() {
@@ -38,6 +46,9 @@ func (o *Options) defaults() {
 	if o.MaxChannels <= 0 {
 		o.MaxChannels = wire.MaxChannels
 	}
+	if o.MaxTranscript <= 0 {
+		o.MaxTranscript = 512 << 10
+	}
 	if o.MaxInput <= 0 {
 		o.MaxInput = wire.MaxInputBytes
 	}
@@ -51,12 +62,18 @@ type Hub struct {
 	opts Options
 	log  *slog.Logger
 
-	mu       sync.Mutex
-	chans    map[string]*channel
-	conns    map[*Conn]struct{}
-	stopping bool
+	providers *provider.Registry
 
-	providers providerSet // static after construction; nil until turns exist
+	// Turn runners: one goroutine per session with queued turns, all
+	// derived from ctx and counted in runners.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	runners  sync.WaitGroup
+	stopping atomic.Bool // no new inputs, no new turns
+
+	mu    sync.Mutex
+	chans map[string]*channel
+	conns map[*Conn]struct{}
 }
 
 // New makes a hub over d. The caller must route d's commit hook to
@@ -66,27 +83,52 @@ func New(d *db.DB, opts Options, log *slog.Logger) *Hub {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Hub{db: d, opts: opts, log: log, chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+	reg := opts.Providers
+	if reg == nil {
+		reg, _ = provider.NewRegistry(provider.Config{}, nil)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hub{db: d, opts: opts, log: log, providers: reg, ctx: ctx, cancel: cancel,
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+}
+
+// Close interrupts running turns (reason daemon_shutdown), waits for the
+// runners, and stops. Safe to call twice.
+func (h *Hub) Close(ctx context.Context) {
+	h.InterruptAll(ctx, wire.ReasonDaemonShutdown)
+	h.cancel()
+	h.runners.Wait()
 }
 
 // OnCommit is the database writer's commit hook: it puts newly committed
-// events into their channels and wakes the cursors watching them. It runs
-// on the writer goroutine and never blocks on a client.
+// events into their channels, wakes the cursors watching them, and queues
+// the turn of each newly accepted user input, so that turns queue in
+// acceptance order. It runs on the writer goroutine and never blocks on a
+// client.
 func (h *Hub) OnCommit(cs []db.Committed) {
 	for _, c := range cs {
+		var ended []string
+		var inputs []queued
+		for _, e := range c.Events {
+			m := metaOf(e)
+			if m.ends() {
+				ended = append(ended, m.TurnID)
+			}
+			if m.Type == wire.EventMessage && m.Role == wire.RoleUser && m.InputID != "" {
+				inputs = append(inputs, queued{inputID: m.InputID, turnID: m.TurnID, offset: e.Offset})
+			}
+		}
 		h.mu.Lock()
 		ch := h.chans[c.Session]
+		if ch == nil && len(inputs) > 0 {
+			ch = newChannel(c.Session)
+			h.chans[c.Session] = ch
+		}
 		h.mu.Unlock()
 		if ch == nil {
 			continue
 		}
-		var ended []string
-		for _, e := range c.Events {
-			if t := turnEnd(e); t != "" {
-				ended = append(ended, t)
-			}
-		}
-		for _, s := range ch.apply(c.Events) {
+		for _, s := range ch.apply(c.Events, ended) {
 			s.conn.mu.Lock()
 			for _, t := range ended {
 				if s.textTurn == t {
@@ -96,6 +138,9 @@ func (h *Hub) OnCommit(cs []db.Committed) {
 			s.conn.markReady(s)
 			s.conn.mu.Unlock()
 			s.conn.signal()
+		}
+		for _, q := range inputs {
+			h.enqueue(ch, q)
 		}
 	}
 }

@@ -31,18 +31,13 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text, role, author
 	if err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
-	if created && role == wire.RoleUser {
-		h.enqueue(session, in)
-	}
+	_ = created // a new user input's turn is queued by the commit hook
 	return in.Receipt(), nil
 }
 
 func (h *Hub) checkInput(session, inputID, text string) error {
-	h.mu.Lock()
-	stopping := h.stopping
-	h.mu.Unlock()
 	switch {
-	case stopping:
+	case h.stopping.Load():
 		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping; retry with the same input_id", Retryable: true}
 	case session == "":
 		return wire.Errorf(wire.CodeBadRequest, "session is required")
@@ -84,9 +79,6 @@ func (h *Hub) Status(ctx context.Context, session string) (wire.Status, error) {
 	return st, nil
 }
 
-// Stopping makes every later input fail with daemon_stopping (retryable).
-func (h *Hub) Stopping() {
-	h.mu.Lock()
-	h.stopping = true
-	h.mu.Unlock()
-}
+// Stopping makes every later input fail with daemon_stopping (retryable)
+// and starts no new turn.
+func (h *Hub) Stopping() { h.stopping.Store(true) }

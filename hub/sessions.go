@@ -72,13 +72,12 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	return out.Wire(h.phase(id)), created, nil
 }
 
-// checkProvider refuses provider names the daemon cannot run. The turn
-// runner fills this in (see provider.go).
+// checkProvider refuses provider names the daemon cannot run.
 func (h *Hub) checkProvider(name string) error {
-	if h.providers == nil || name == "" {
-		return nil
+	if err := h.providers.Check(name); err != nil {
+		return wire.Errorf(wire.CodeBadRequest, "%v", err)
 	}
-	return h.providers.Check(name)
+	return nil
 }
 
 // Session returns one session.

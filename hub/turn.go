@@ -2,24 +2,48 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"time"
 
 	"albedo/api/wire"
 	"albedo/db"
+	"albedo/hub/provider"
 )
 
-// runState is a session's turn state. Guarded by its channel's mu.
+// runState is a session's turn state machine. Guarded by its channel's mu.
+//
+//	idle ──input──▶ running ──reply done──▶ completed ─┐
+//	                   │ ├──provider error──▶ failed   ├─▶ next queued input, or idle
+//	                   │ └──interrupt───────▶ interrupted
+//	(bots)  waiting ◀──┘ while no bot serves
 type runState struct {
-	phase      string // "" means idle
-	turnID     string
-	queued     int
-	lastTurn   string
+	queue    []queued // accepted inputs not yet started, in acceptance order
+	running  bool     // a runner goroutine owns this session
+	phase    string   // "" (idle), running, waiting
+	turnID   string
+	inputID  string
+	cancel   context.CancelCauseFunc // of the running turn
+	done     chan struct{}           // closed when the running turn is committed
+	lastTurn string
+
 	streamTurn string
 	streamText strings.Builder
 }
 
+type queued struct {
+	inputID string
+	turnID  string
+	offset  int64 // of the input's user message
+}
+
+// interruption is the cancel cause of an interrupted turn.
+type interruption struct{ reason string }
+
+func (i *interruption) Error() string { return "interrupted: " + i.reason }
+
 func (r *runState) status() wire.Status {
-	st := wire.Status{Phase: r.phase, TurnID: r.turnID, Queued: r.queued}
+	st := wire.Status{Phase: r.phase, TurnID: r.turnID, Queued: len(r.queue)}
 	if st.Phase == "" {
 		st.Phase = wire.PhaseIdle
 	}
@@ -51,38 +75,229 @@ func (h *Hub) phase(id string) string {
 	return ch.run.status().Phase
 }
 
-// enqueue queues the turn that answers in.
-func (h *Hub) enqueue(session string, in db.Input) {
-	// The turn runner arrives with the turns issue; until then inputs stay
-	// queued and are counted.
+// enqueue queues the turn that answers an accepted input and starts the
+// session's runner if it has none. Called from the commit hook, so inputs
+// queue in acceptance (commit) order.
+func (h *Hub) enqueue(ch *channel, q queued) {
+	ch.mu.Lock()
+	ch.run.queue = append(ch.run.queue, q)
+	start := !ch.run.running && !h.stopping.Load()
+	if start {
+		ch.run.running = true
+		h.runners.Add(1)
+	}
+	ch.mu.Unlock()
+	if start {
+		go h.runSession(ch)
+	}
+	h.statusChanged(ch)
+}
+
+// runSession runs a session's queued turns one at a time until the queue is
+// empty or the daemon stops.
+func (h *Hub) runSession(ch *channel) {
+	defer h.runners.Done()
+	if err := ch.load(h.ctx, h.db); err != nil {
+		h.log.Error("load session for turns", "session", ch.id, "err", err)
+		ch.mu.Lock()
+		ch.run.running = false
+		ch.mu.Unlock()
+		return
+	}
+	for {
+		ch.mu.Lock()
+		if len(ch.run.queue) == 0 || h.stopping.Load() || ch.deleted {
+			ch.run.running = false
+			ch.mu.Unlock()
+			h.statusChanged(ch)
+			return
+		}
+		q := ch.run.queue[0]
+		ch.run.queue = ch.run.queue[1:]
+		ctx, cancel := context.WithCancelCause(h.ctx)
+		done := make(chan struct{})
+		ch.run.phase, ch.run.turnID, ch.run.inputID = wire.PhaseRunning, q.turnID, q.inputID
+		ch.run.cancel, ch.run.done = cancel, done
+		ch.mu.Unlock()
+		h.statusChanged(ch)
+
+		outcome := h.runTurn(ctx, ch, q)
+
+		ch.mu.Lock()
+		cancel(nil)
+		close(done)
+		ch.run.phase, ch.run.turnID, ch.run.inputID = "", "", ""
+		ch.run.cancel, ch.run.done = nil, nil
+		if outcome != "" {
+			ch.run.lastTurn = outcome
+		}
+		ch.mu.Unlock()
+		h.statusChanged(ch)
+	}
+}
+
+// checkpointEvery bounds how much streamed text a crash can lose.
+const checkpointEvery = time.Second
+
+// runTurn asks the session's provider for a reply to q and commits the
+// outcome. It returns the turn's final state ("" if nothing was committed,
+// e.g. the session was deleted).
+func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
+	bg := context.WithoutCancel(ctx) // commits must land even when the turn is cancelled
+	_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
+		if _, err := tx.Append(bg, ch.id, wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}); err != nil {
+			return err
+		}
+		return tx.SetDelivery(bg, ch.id, q.inputID, wire.DeliveryRunning, "")
+	})
+	if err != nil {
+		h.log.Warn("start turn", "session", ch.id, "turn", q.turnID, "err", err)
+		return ""
+	}
+
+	sess, err := h.db.Session(bg, ch.id)
+	var p provider.Provider
+	var req provider.Request
+	if err == nil {
+		p, err = h.providers.Get(sess.Provider)
+	}
+	if err == nil {
+		req = provider.Request{Session: ch.id, TurnID: q.turnID, Model: sess.Model, Effort: sess.Effort}
+		var evs []wire.Event
+		evs, err = h.db.Transcript(bg, ch.id, q.offset, h.opts.MaxTranscript)
+		for _, e := range evs {
+			if e.State == wire.MessageFailed && e.Text == "" {
+				continue
+			}
+			req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
+		}
+	}
+
+	var text strings.Builder
+	if err == nil {
+		ch.mu.Lock()
+		ch.run.streamTurn = q.turnID
+		ch.run.streamText.Reset()
+		ch.mu.Unlock()
+		last := time.Now()
+		err = p.Stream(ctx, req, func(d string) {
+			if d == "" {
+				return
+			}
+			text.WriteString(d)
+			ch.mu.Lock()
+			ch.run.streamText.WriteString(d)
+			ch.mu.Unlock()
+			h.publishText(ch, q.turnID, d)
+			if time.Since(last) >= checkpointEvery {
+				last = time.Now()
+				partial := text.String()
+				_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
+			}
+		})
+	}
+
+	// The outcome: a reply that completed wins over a late interrupt.
+	msg := wire.Event{Type: wire.EventMessage, Role: wire.RoleAssistant, Text: text.String(), InputID: q.inputID, TurnID: q.turnID}
+	turn := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID}
+	delivery, errText := wire.DeliveryDone, ""
+	var intr *interruption
+	switch {
+	case err == nil:
+		msg.State, turn.State = wire.MessageComplete, wire.TurnCompleted
+	case errors.As(context.Cause(ctx), &intr):
+		msg.State, turn.State, turn.Reason = wire.MessageInterrupted, wire.TurnInterrupted, intr.reason
+		delivery = wire.DeliveryInterrupted
+	default:
+		msg.State, turn.State, turn.Error = wire.MessageFailed, wire.TurnFailed, err.Error()
+		delivery, errText = wire.DeliveryFailed, err.Error()
+		h.log.Info("turn failed", "session", ch.id, "turn", q.turnID, "err", err)
+	}
+	if p != nil {
+		msg.Author = p.Author(req)
+	}
+	evs := []wire.Event{turn}
+	if msg.Text != "" || msg.State == wire.MessageComplete {
+		evs = []wire.Event{msg, turn}
+	}
+	_, err = h.db.Writer().Do(bg, func(tx *db.Tx) error {
+		if _, err := tx.Append(bg, ch.id, evs...); err != nil {
+			return err
+		}
+		return tx.SetDelivery(bg, ch.id, q.inputID, delivery, errText)
+	})
+	if err != nil {
+		h.log.Warn("commit turn", "session", ch.id, "turn", q.turnID, "err", err)
+		return ""
+	}
+	return turn.State
+}
+
+// Interrupt stops the session's running turn, if any, waits until what it
+// streamed is committed, and says which turn it was.
+func (h *Hub) Interrupt(ctx context.Context, session, reason string) (string, bool, error) {
+	ch, werr := h.channel(ctx, session)
+	if werr != nil {
+		return "", false, werr
+	}
+	ch.mu.Lock()
+	cancel, done, turn := ch.run.cancel, ch.run.done, ch.run.turnID
+	ch.mu.Unlock()
+	if cancel == nil {
+		return "", false, nil
+	}
+	cancel(&interruption{reason: reason})
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return turn, true, ctx.Err()
+	}
+	return turn, true, nil
+}
+
+// InterruptAll interrupts every running turn with reason and waits until
+// each is committed and no runner is left. Inputs still queued stay queued
+// for the next start. Used by the daemon's stop, after Stopping.
+func (h *Hub) InterruptAll(ctx context.Context, reason string) {
+	h.stopping.Store(true)
 	h.mu.Lock()
-	ch := h.chans[session]
+	chans := make([]*channel, 0, len(h.chans))
+	for _, ch := range h.chans {
+		chans = append(chans, ch)
+	}
+	h.mu.Unlock()
+	for _, ch := range chans {
+		ch.mu.Lock()
+		cancel := ch.run.cancel
+		ch.mu.Unlock()
+		if cancel != nil {
+			cancel(&interruption{reason: reason})
+		}
+	}
+	done := make(chan struct{})
+	go func() { h.runners.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		h.log.Warn("turns still running at stop", "err", ctx.Err())
+	}
+}
+
+// cancelTurns stops a session about to be deleted and waits for its runner's
+// current turn.
+func (h *Hub) cancelTurns(id string) {
+	h.mu.Lock()
+	ch := h.chans[id]
 	h.mu.Unlock()
 	if ch == nil {
 		return
 	}
 	ch.mu.Lock()
-	ch.run.queued++
+	ch.run.queue = nil
+	cancel, done := ch.run.cancel, ch.run.done
 	ch.mu.Unlock()
-	h.statusChanged(ch)
-}
-
-// cancelTurns stops whatever runs for a session about to be deleted.
-func (h *Hub) cancelTurns(id string) {}
-
-// providerSet is the seam for the turn runner's providers.
-type providerSet interface {
-	Check(name string) error
-}
-
-// Interrupt stops the session's running turn, if any, and says which.
-func (h *Hub) Interrupt(ctx context.Context, session, reason string) (string, bool, error) {
-	if _, werr := h.channel(ctx, session); werr != nil {
-		return "", false, werr
+	if cancel != nil {
+		cancel(&interruption{reason: "deleted"})
+		<-done
 	}
-	return "", false, nil
 }
-
-// InterruptAll interrupts every running turn with reason, committing what
-// streamed so far. Used by the daemon's stop.
-func (h *Hub) InterruptAll(ctx context.Context, reason string) {}

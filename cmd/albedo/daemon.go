@@ -22,6 +22,7 @@ import (
 	"albedo/client"
 	"albedo/db"
 	"albedo/hub"
+	"albedo/hub/provider"
 )
 
 // daemonFlags are the knobs of `albedo daemon`; tests use the short ones.
@@ -68,6 +69,15 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	// A daemon.json left by a crash names a dead pid; it is ours to replace.
 	_ = os.Remove(filepath.Join(home, client.DaemonFile))
 
+	cfg, err := provider.LoadConfig(filepath.Join(home, client.ConfigFile))
+	if err != nil {
+		return err
+	}
+	reg, err := provider.NewRegistry(cfg, os.Getenv)
+	if err != nil {
+		return fmt.Errorf("%s: %w", client.ConfigFile, err)
+	}
+
 	var h *hub.Hub
 	d, err := db.Open(ctx, filepath.Join(home, client.DBFile), db.Options{
 		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
@@ -75,10 +85,18 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	if err != nil {
 		return err
 	}
-	h = hub.New(d, hub.Options{}, log)
+	h = hub.New(d, hub.Options{Providers: reg}, log)
+	// Repair turns a crash left running and queue the inputs still waiting,
+	// before anyone can connect.
+	if err := h.Start(ctx); err != nil {
+		h.Close(context.Background())
+		d.Close(context.Background())
+		return err
+	}
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
+		h.Close(context.Background())
 		d.Close(context.Background())
 		return fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
@@ -103,6 +121,7 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	if err := writeDaemonFile(home, info); err != nil {
 		hs.Close()
 		srv.Close()
+		h.Close(context.Background())
 		d.Close(context.Background())
 		return err
 	}
@@ -126,6 +145,7 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 		log.Warn("http shutdown", "err", err)
 	}
 	srv.Close()
+	h.Close(sctx)
 	_ = os.Remove(filepath.Join(home, client.DaemonFile)) // 5. remove daemon.json
 	if err := d.Close(sctx); err != nil {
 		log.Error("close database", "err", err)

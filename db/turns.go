@@ -1,0 +1,86 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"albedo/api/wire"
+)
+
+// SetPartial checkpoints the streamed text of a running turn.
+func (t *Tx) SetPartial(ctx context.Context, session, inputID, text string) error {
+	_, err := t.NewUpdate().Model((*Input)(nil)).Set("partial = ?", text).
+		Where("session = ? AND input_id = ?", session, inputID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint partial: %w", err)
+	}
+	return nil
+}
+
+// PendingInputs lists every input whose turn has not ended (delivery queued
+// or running), by session and order: what a starting daemon must repair
+// and run.
+func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
+	var ins []Input
+	err := d.ro.NewSelect().Model(&ins).
+		Where("delivery IN (?, ?)", wire.DeliveryQueued, wire.DeliveryRunning).
+		Order("session", "ord").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pending inputs: %w", err)
+	}
+	return ins, nil
+}
+
+// Transcript returns a session's messages up to and including offset upto
+// (a turn's user message; later ones belong to later turns), oldest first:
+// the newest of them whose texts fit in maxBytes, and always the last one.
+func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes int) ([]wire.Event, error) {
+	var out []wire.Event
+	size := 0
+	before := upto + 1
+	for {
+		var rows []eventRow
+		err := d.ro.NewSelect().Model(&rows).Column("offset", "payload").
+			Where(`session = ? AND type = ? AND "offset" < ?`, session, wire.EventMessage, before).
+			OrderExpr(`"offset" DESC`).Limit(200).Scan(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		for _, r := range rows {
+			var ev wire.Event
+			if err := json.Unmarshal([]byte(r.Payload), &ev); err != nil {
+				return nil, fmt.Errorf("decode event %d: %w", r.Offset, err)
+			}
+			size += len(ev.Text)
+			if size > maxBytes && len(out) > 0 {
+				slices.Reverse(out)
+				return out, nil
+			}
+			out = append(out, ev)
+			before = r.Offset
+		}
+		if len(rows) < 200 {
+			slices.Reverse(out)
+			return out, nil
+		}
+	}
+}
+
+// LastTurnState returns the state of the session's newest turn event, or ""
+// when it has none.
+func (d *DB) LastTurnState(ctx context.Context, session string) (string, error) {
+	var rows []eventRow
+	err := d.ro.NewSelect().Model(&rows).Column("offset", "payload").
+		Where("session = ? AND type = ?", session, wire.EventTurn).
+		OrderExpr(`"offset" DESC`).Limit(1).Scan(ctx)
+	if err != nil || len(rows) == 0 {
+		return "", err
+	}
+	var ev wire.Event
+	if err := json.Unmarshal([]byte(rows[0].Payload), &ev); err != nil {
+		return "", fmt.Errorf("decode turn event: %w", err)
+	}
+	return ev.State, nil
+}

@@ -1,0 +1,69 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"albedo/api/wire"
+	"albedo/db"
+	"albedo/hub/provider"
+)
+
+// Start repairs what a crash left and resumes work: every turn left running
+// is committed as interrupted with reason daemon_restart (keeping the text
+// checkpointed so far), and inputs still queued are queued again, in order.
+// Call it once, before serving.
+func (h *Hub) Start(ctx context.Context) error {
+	ins, err := h.db.PendingInputs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if in.Delivery == wire.DeliveryRunning {
+			if err := h.repair(ctx, in); err != nil {
+				return err
+			}
+		}
+	}
+	for _, in := range ins {
+		if in.Delivery != wire.DeliveryQueued {
+			continue
+		}
+		h.mu.Lock()
+		ch := h.chans[in.Session]
+		if ch == nil {
+			ch = newChannel(in.Session)
+			h.chans[in.Session] = ch
+		}
+		h.mu.Unlock()
+		h.enqueue(ch, queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset})
+	}
+	return nil
+}
+
+func (h *Hub) repair(ctx context.Context, in db.Input) error {
+	turn := wire.Event{Type: wire.EventTurn, TurnID: in.TurnID, InputID: in.InputID,
+		State: wire.TurnInterrupted, Reason: wire.ReasonDaemonRestart}
+	evs := []wire.Event{turn}
+	if in.Partial != "" {
+		author := ""
+		if s, err := h.db.Session(ctx, in.Session); err == nil {
+			if p, err := h.providers.Get(s.Provider); err == nil {
+				author = p.Author(provider.Request{Model: s.Model})
+			}
+		}
+		evs = []wire.Event{{Type: wire.EventMessage, Role: wire.RoleAssistant, Author: author, Text: in.Partial,
+			InputID: in.InputID, TurnID: in.TurnID, State: wire.MessageInterrupted}, turn}
+	}
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		if _, err := tx.Append(ctx, in.Session, evs...); err != nil {
+			return err
+		}
+		return tx.SetDelivery(ctx, in.Session, in.InputID, wire.DeliveryInterrupted, "")
+	})
+	if err != nil {
+		return fmt.Errorf("repair turn %s of %s: %w", in.TurnID, in.Session, err)
+	}
+	h.log.Info("repaired a turn left running", "session", in.Session, "turn", in.TurnID)
+	return nil
+}

@@ -1,0 +1,5 @@
+ALTER TABLE inputs DROP COLUMN msg_offset;
+
+--bun:split
+
+ALTER TABLE inputs DROP COLUMN partial;
