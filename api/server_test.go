@@ -34,6 +34,12 @@ type env struct {
 // newEnv runs the real stack (SQLite file, hub, echo) on 127.0.0.1:0.
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
+	return newEnvWith(t, opts, hub.Options{})
+}
+
+// newEnvWith is newEnv with hub options (providers, limits).
+func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
+	t.Helper()
 	var h *hub.Hub
 	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), db.Options{
 		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
@@ -41,13 +47,14 @@ func newEnv(t *testing.T, opts Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = hub.New(d, hub.Options{}, nil)
+	h = hub.New(d, hopts, nil)
 	opts.Token, opts.Boot = testToken, "boot1"
 	srv := New(h, opts, nil)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
+		h.Close(context.Background())
 		d.Close(context.Background())
 	})
 	return &env{t: t, url: hs.URL, hub: h, srv: srv}
@@ -185,6 +192,20 @@ func (w *ws) next(keep func(wire.Frame) bool) wire.Frame {
 			}
 		case <-deadline:
 			w.t.Fatalf("no matching frame within 10s")
+		}
+	}
+}
+
+// until returns every frame up to and including the first for which stop
+// is true.
+func (w *ws) until(stop func(wire.Frame) bool) []wire.Frame {
+	w.t.Helper()
+	var fs []wire.Frame
+	for {
+		f := w.next(func(wire.Frame) bool { return true })
+		fs = append(fs, f)
+		if stop(f) {
+			return fs
 		}
 	}
 }

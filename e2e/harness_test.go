@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"errors"
 	"context"
 	"fmt"
 	"io"
@@ -121,3 +122,5 @@ func ctxT(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+func errorsIsStale(err error) bool { return errors.Is(err, client.ErrStaleETag) }

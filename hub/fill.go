@@ -112,7 +112,7 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 	if presence != nil {
 		buf = appendFrame(buf, presence)
 	}
-	if s.textTurn != "" {
+	if s.textTurn != "" && (len(s.text) > 0 || s.textFull) {
 		if s.textTurn != s.lastEnded {
 			op := wire.PushDelta
 			if s.textFull {

@@ -1,0 +1,329 @@
+package api
+
+import (
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+	"albedo/hub"
+	"albedo/hub/provider"
+	"albedo/hub/provider/fakeopenai"
+)
+
+// newFakeEnv runs the stack with provider "fake" pointing at a fake
+// OpenAI-compatible endpoint.
+func newFakeEnv(t *testing.T) (*env, *fakeopenai.Server) {
+	t.Helper()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
+		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "fake-model"},
+	}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newEnvWith(t, Options{}, hub.Options{Providers: reg}), f
+}
+
+func (e *env) createWith(id, body string) wire.Session {
+	e.t.Helper()
+	var s wire.Session
+	if code, _ := e.do("PUT", "/v1/sessions/"+id, map[string]string{"If-None-Match": "*"}, body, &s); code != 201 {
+		e.t.Fatalf("create %s: %d", id, code)
+	}
+	return s
+}
+
+func inputPath(session string, n int) string {
+	return "/v1/sessions/" + session + "/inputs/0190a8a0-0000-7000-8000-" + strings.Repeat("0", 11) + string(rune('0'+n))
+}
+
+// streamed collects, from one viewer, the reply text of turn as pushes
+// show it (partials replace, deltas append onto text, what the viewer had so
+// far) until the turn's closing event, and returns that text with the
+// committed events seen.
+func streamed(w *ws, turn, text string) (string, []wire.Event) {
+	w.t.Helper()
+	var evs []wire.Event
+	for {
+		f := w.next(func(f wire.Frame) bool {
+			return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.TurnID == turn || f.Op == wire.PushEvent
+		})
+		switch f.Op {
+		case wire.PushPartial:
+			text = f.Text
+		case wire.PushDelta:
+			text += f.Text
+		case wire.PushEvent:
+			evs = append(evs, *f.Event)
+			if f.Event.Type == wire.EventTurn && f.Event.TurnID == turn && f.Event.State != wire.TurnStarted {
+				return text, evs
+			}
+		}
+	}
+}
+
+// Two viewers see the same streamed text and the same committed events; a
+// viewer subscribing mid-turn gets the text so far as a partial, then the
+// rest.
+func TestTurnStreamsToEveryViewer(t *testing.T) {
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", `{"provider":"fake"}`)
+	zero := int64(0)
+	a, b := e.dial(true), e.dial(true)
+	a.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	b.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+
+	release := make(chan struct{})
+	f.Push(fakeopenai.Reply{Chunks: []string{"one ", "two "}, Block: release})
+	f.Push(fakeopenai.Reply{Chunks: []string{"three"}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
+	<-f.Arrived()
+
+	// Wait until a has seen both chunks, then let c arrive mid-turn.
+	var soFar string
+	var preA []wire.Event
+	for soFar != "one two " {
+		fr := a.next(func(f wire.Frame) bool {
+			return f.Op == wire.PushDelta || f.Op == wire.PushPartial || f.Op == wire.PushEvent
+		})
+		switch fr.Op {
+		case wire.PushEvent:
+			preA = append(preA, *fr.Event)
+		case wire.PushPartial:
+			soFar = fr.Text
+		default:
+			soFar += fr.Text
+		}
+	}
+	c := e.dial(true)
+	win := 0
+	c.hello(wire.Sub{Session: "s", Window: &win})
+	// After the sub: status (running this turn), presence, then the partial.
+	st := c.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
+	if st.Phase != wire.PhaseRunning || st.TurnID != r.TurnID {
+		t.Fatalf("status %+v", st)
+	}
+	p := c.next(func(f wire.Frame) bool { return f.Op == wire.PushPartial })
+	if p.Text != "one two " || p.TurnID != r.TurnID {
+		t.Fatalf("mid-turn partial %+v", p)
+	}
+	close(release)
+
+	ta, evA := streamed(a, r.TurnID, soFar)
+	evA = append(preA, evA...)
+	tb, evB := streamed(b, r.TurnID, "")
+	tc, _ := streamed(c, r.TurnID, p.Text)
+	if ta != "one two " || tb != "one two " || tc != "one two " {
+		t.Fatalf("streamed texts a=%q b=%q c=%q", ta, tb, tc)
+	}
+	if len(evA) != len(evB) {
+		t.Fatalf("viewers saw %d and %d events", len(evA), len(evB))
+	}
+	for i := range evA {
+		if evA[i].Offset != evB[i].Offset || evA[i].Type != evB[i].Type || evA[i].Text != evB[i].Text {
+			t.Fatalf("event %d differs: %+v vs %+v", i, evA[i], evB[i])
+		}
+	}
+	reply := evB[len(evB)-2]
+	if reply.Role != wire.RoleAssistant || reply.Text != "one two " || reply.State != wire.MessageComplete || reply.Author != "fake-model" {
+		t.Fatalf("committed reply %+v", reply)
+	}
+}
+
+// Interrupting a blocked turn commits what streamed as an interrupted
+// message with a turn event of reason "user"; the session then answers the
+// next input normally.
+func TestInterruptBlockedTurn(t *testing.T) {
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", `{"provider":"fake"}`)
+	zero := int64(0)
+	w := e.dial(true)
+	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+
+	block := make(chan struct{})
+	defer close(block)
+	f.Push(fakeopenai.Reply{Chunks: []string{"half an ", "answer"}, Block: block})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"long question"}`, &r)
+	w.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text, "answer") })
+
+	// The reply to interrupt comes once the interrupted turn is committed;
+	// replies may overtake pushes, so the events come before or after it.
+	w.send(wire.Command{ID: 50, Op: wire.OpInterrupt, Session: "s"})
+	frames := w.until(isReplyTo(50))
+	rep := frames[len(frames)-1]
+	if !rep.OK || rep.Interrupted == nil || !*rep.Interrupted || rep.TurnID != r.TurnID {
+		t.Fatalf("interrupt reply %+v", rep)
+	}
+	var evs []wire.Event
+	closed := false
+	for _, f := range frames {
+		if f.Op == wire.PushEvent {
+			evs = append(evs, *f.Event)
+			closed = closed || f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted
+		}
+	}
+	if !closed {
+		_, more := streamed(w, r.TurnID, "")
+		evs = append(evs, more...)
+	}
+	msg, turn := evs[len(evs)-2], evs[len(evs)-1]
+	if msg.State != wire.MessageInterrupted || msg.Text != "half an answer" || turn.State != wire.TurnInterrupted || turn.Reason != wire.ReasonUser {
+		t.Fatalf("interrupted turn: %+v %+v", msg, turn)
+	}
+	var rc wire.Receipt
+	e.do("GET", inputPath("s", 1), nil, "", &rc)
+	if rc.Delivery != wire.DeliveryInterrupted {
+		t.Fatalf("delivery %q", rc.Delivery)
+	}
+	var st wire.Status
+	e.do("GET", "/v1/sessions/s/status", nil, "", &st)
+	if st.Phase != wire.PhaseIdle || st.LastTurn == nil || *st.LastTurn != wire.TurnInterrupted {
+		t.Fatalf("status after interrupt %+v", st)
+	}
+	// Nothing runs now: interrupt says so.
+	var none wire.Interrupted
+	e.do("POST", "/v1/sessions/s/interrupt", nil, "", &none)
+	if none.Interrupted {
+		t.Fatalf("interrupt of an idle session: %+v", none)
+	}
+
+	var r2 wire.Receipt
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"again"}`, &r2)
+	_, evs = streamed(w, r2.TurnID, "")
+	if reply := evs[len(evs)-2]; reply.Text != "fake: again" || reply.State != wire.MessageComplete {
+		t.Fatalf("next turn's reply %+v", reply)
+	}
+	// The provider saw the interrupted reply as context of the second turn.
+	reqs := f.Requests()
+	if len(reqs) != 2 || len(reqs[1].Messages) != 3 {
+		t.Fatalf("second request had %d messages", len(reqs[1].Messages))
+	}
+}
+
+// The session's model and effort drive each request; a cleared effort is
+// not sent.
+func TestModelAndEffortReachTheProvider(t *testing.T) {
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", `{"provider":"fake","model":"m1","effort":"high"}`)
+	zero := int64(0)
+	w := e.dial(true)
+	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	turn := func(n int) {
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", n), nil, `{"text":"q"}`, &r)
+		streamed(w, r.TurnID, "")
+	}
+	turn(1)
+	// A new model keeps its effort unless changed.
+	var p wire.Session
+	e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": s.ETag}, `{"model":"m2"}`, &p)
+	turn(2)
+	e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": p.ETag}, `{"effort":""}`, &p)
+	turn(3)
+	reqs := f.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	effort := func(i int) string {
+		if reqs[i].ReasoningEffort == nil {
+			return "<none>"
+		}
+		return *reqs[i].ReasoningEffort
+	}
+	got := reqs[0].Model + "/" + effort(0) + " " + reqs[1].Model + "/" + effort(1) + " " + reqs[2].Model + "/" + effort(2)
+	if want := "m1/high m2/high m2/<none>"; got != want {
+		t.Fatalf("requests %q, want %q", got, want)
+	}
+	if _, sent := reqs[2].Raw["reasoning_effort"]; sent {
+		t.Fatalf("cleared effort was sent: %v", reqs[2].Raw)
+	}
+}
+
+// Each kind of provider failure fails the turn with a readable error, and
+// the daemon keeps serving.
+func TestProviderFailuresFailTheTurn(t *testing.T) {
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", `{"provider":"fake"}`)
+	zero := int64(0)
+	w := e.dial(true)
+	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	cases := []struct {
+		reply fakeopenai.Reply
+		want  string
+	}{
+		{fakeopenai.Reply{Status: 401, Message: "invalid key"}, "HTTP 401: invalid key"},
+		{fakeopenai.Reply{Status: 503, Message: "overloaded"}, "HTTP 503: overloaded"},
+		{fakeopenai.Reply{Chunks: []string{"cut "}, Break: true}, "stream broke"},
+	}
+	for i, tc := range cases {
+		f.Push(tc.reply)
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", i+1), nil, `{"text":"q"}`, &r)
+		_, evs := streamed(w, r.TurnID, "")
+		turn := evs[len(evs)-1]
+		if turn.State != wire.TurnFailed || !strings.Contains(turn.Error, tc.want) {
+			t.Fatalf("case %d: turn %+v, want error containing %q", i, turn, tc.want)
+		}
+		var rc wire.Receipt
+		e.do("GET", inputPath("s", i+1), nil, "", &rc)
+		if rc.Delivery != wire.DeliveryFailed || !strings.Contains(rc.Error, tc.want) {
+			t.Fatalf("case %d: receipt %+v", i, rc)
+		}
+	}
+	// Still serving.
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 9), nil, `{"text":"fine"}`, &r)
+	if _, evs := streamed(w, r.TurnID, ""); evs[len(evs)-1].State != wire.TurnCompleted {
+		t.Fatalf("after failures: %+v", evs[len(evs)-1])
+	}
+}
+
+// Inputs run one at a time in acceptance order; status shows the queue.
+func TestTurnsQueueInOrder(t *testing.T) {
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", `{"provider":"fake"}`)
+	zero := int64(0)
+	w := e.dial(true)
+	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	release := make(chan struct{})
+	f.Push(fakeopenai.Reply{Chunks: []string{"first"}, Block: release})
+	var receipts []wire.Receipt
+	for i := 1; i <= 3; i++ {
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", i), nil, `{"text":"q`+string(rune('0'+i))+`"}`, &r)
+		receipts = append(receipts, r)
+	}
+	st := w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Queued == 2 })
+	if st.Phase != wire.PhaseRunning || st.TurnID != receipts[0].TurnID {
+		t.Fatalf("status with two queued: %+v", st)
+	}
+	close(release)
+	for i, r := range receipts {
+		_, evs := streamed(w, r.TurnID, "")
+		if evs[len(evs)-1].State != wire.TurnCompleted {
+			t.Fatalf("turn %d: %+v", i, evs[len(evs)-1])
+		}
+	}
+	reqs := f.Requests()
+	for i, req := range reqs {
+		if want := "q" + string(rune('1'+i)); req.LastUser() != want {
+			t.Fatalf("request %d answered %q, want %q", i, req.LastUser(), want)
+		}
+	}
+	w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseIdle && f.Queued == 0 })
+}
+
+func TestUnknownProviderRefused(t *testing.T) {
+	e, _ := newFakeEnv(t)
+	var body wire.ErrorBody
+	code, _ := e.do("POST", "/v1/sessions", nil, `{"provider":"nope"}`, &body)
+	if code != 400 || body.Error.Code != wire.CodeBadRequest || !strings.Contains(body.Error.Message, "unknown provider") {
+		t.Fatalf("%d %+v", code, body.Error)
+	}
+}
