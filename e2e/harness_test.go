@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"bufio"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
