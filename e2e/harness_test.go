@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,8 +35,52 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	// Every test stops what it starts: no albedo process may outlive it.
+	if left := leftovers(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "albedo processes left behind: %v\n", left)
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// leftovers lists live processes running the binary under test.
+func leftovers() []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil || exe != albedoBin {
+			continue
+		}
+		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+			continue // a zombie already dead
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// cli runs an albedo subcommand on home and returns its output.
+func cli(t *testing.T, home string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(albedoBin, append([]string{"--home", home}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("albedo %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// stopOnCleanup stops whatever daemon runs on home when the test ends.
+func stopOnCleanup(t *testing.T, home string) {
+	t.Cleanup(func() { exec.Command(albedoBin, "--home", home, "stop").Run() })
 }
 
 // daemon is one running `albedo daemon` process.

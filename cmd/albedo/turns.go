@@ -157,4 +157,3 @@ func printItem(g *globals, it client.Item) {
 		}
 	}
 }
-

@@ -1,0 +1,292 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// streamTurn waits on sub for turn's reply and closing event.
+func streamTurn(t *testing.T, sub *client.Subscription, turn string) (reply, end wire.Event) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if it.Op != wire.PushEvent || it.Event.TurnID != turn {
+			continue
+		}
+		if it.Event.Type == wire.EventMessage && it.Event.Role == wire.RoleAssistant {
+			reply = *it.Event
+		}
+		if it.Event.Type == wire.EventTurn && it.Event.State != wire.TurnStarted {
+			return reply, *it.Event
+		}
+	}
+}
+
+// Scenario 1: the same client across a restart. It sends a turn, the daemon
+// is stopped with `albedo stop` and brought back by `albedo sessions`, and
+// the client — not rebuilt — reads history, sends a second turn through its
+// stream and streams the reply; its snapshot names the new pid, port and
+// token. The provider saw both prompts.
+func TestSameClientAcrossRestart(t *testing.T) {
+	home := t.TempDir()
+	f := withFake(t, home)
+	stopOnCleanup(t, home)
+	cli(t, home, "sessions") // starts the daemon
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
+	r1, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "first prompt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply, end := streamTurn(t, sub, r1.TurnID); reply.Text != "fake: first prompt" || end.State != wire.TurnCompleted {
+		t.Fatalf("first turn: %+v %+v", reply, end)
+	}
+	before := c.Snapshot()
+
+	cli(t, home, "stop")
+	cli(t, home, "sessions")
+
+	page, err := c.History(ctx, "s", 0, 0, 100)
+	if err != nil || len(page.Events) != 4 {
+		t.Fatalf("history after restart: %d events, %v", len(page.Events), err)
+	}
+	r2, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "second prompt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply, end := streamTurn(t, sub, r2.TurnID); reply.Text != "fake: second prompt" || end.State != wire.TurnCompleted {
+		t.Fatalf("second turn: %+v %+v", reply, end)
+	}
+	after := c.Snapshot()
+	if after.PID == before.PID || after.Token == before.Token || after.Boot == before.Boot {
+		t.Fatalf("snapshot did not move: %+v -> %+v", before, after)
+	}
+	if st.State().Phase != client.Connected || st.State().Snap.PID != after.PID {
+		t.Fatalf("stream state %+v", st.State())
+	}
+	var prompts []string
+	for _, r := range f.Requests() {
+		prompts = append(prompts, r.LastUser())
+	}
+	if strings.Join(prompts, "|") != "first prompt|second prompt" {
+		t.Fatalf("provider saw %q", prompts)
+	}
+}
+
+// Chaos: while a producer appends about 5 000 events across 20 sessions,
+// the daemon is stopped and restarted 10 times, half gracefully and half
+// with SIGKILL; one client subscribed to all 20 receives, per session,
+// every offset from 1 to head exactly once and in order.
+func TestChaosRestartsLoseNothing(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	const sessions, inputs, restarts = 20, 1250, 10 // each input: message + 3-event turn
+	ids := make([]string, sessions)
+	st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{First: 50 * time.Millisecond, Cap: 500 * time.Millisecond}})
+	defer st.Close()
+	type seen struct {
+		mu     sync.Mutex
+		last   int64
+		status wire.Frame
+		err    error
+	}
+	got := make([]*seen, sessions)
+	var wg sync.WaitGroup
+	cctx, stopConsumers := context.WithCancel(context.Background())
+	defer stopConsumers()
+	for i := range ids {
+		ids[i] = fmt.Sprintf("chaos-%02d", i)
+		s, err := c.CreateSession(ctx, ids[i], wire.SessionCreate{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := st.Subscribe(ids[i], client.Cursor{Epoch: s.Epoch})
+		got[i] = &seen{}
+		wg.Add(1)
+		go func(g *seen) {
+			defer wg.Done()
+			for {
+				it, err := sub.Next(cctx)
+				if err != nil {
+					if cctx.Err() == nil {
+						g.mu.Lock()
+						g.err = err
+						g.mu.Unlock()
+					}
+					return
+				}
+				g.mu.Lock()
+				switch it.Op {
+				case wire.PushEvent:
+					if it.Event.Offset != g.last+1 && g.err == nil {
+						g.err = fmt.Errorf("offset %d after %d", it.Event.Offset, g.last)
+					}
+					g.last = it.Event.Offset
+				case wire.PushReset:
+					if it.Before != g.last && g.err == nil {
+						g.err = fmt.Errorf("reset to %d at %d", it.Before, g.last)
+					}
+				case wire.PushStatus:
+					g.status = it.Frame
+				}
+				g.mu.Unlock()
+			}
+		}(got[i])
+	}
+
+	progress := make(chan int, inputs)
+	go func() {
+		defer close(progress)
+		for n := range inputs {
+			id := ids[n%sessions]
+			if _, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("n%d", n)); err != nil {
+				t.Errorf("input %d: %v", n, err)
+				return
+			}
+			progress <- n + 1
+		}
+	}()
+	for r := range restarts {
+		// Restart after each further tenth of the inputs.
+		for n := range progress {
+			if n >= (r+1)*inputs/(restarts+1) {
+				break
+			}
+		}
+		if r%2 == 0 {
+			d.stop()
+		} else {
+			_ = d.cmd.Process.Signal(syscall.SIGKILL)
+			<-d.done
+		}
+		d = startDaemon(t, home)
+	}
+	for range progress {
+	}
+	if t.Failed() {
+		return
+	}
+	// Wait until every session is idle with nothing queued and the consumer
+	// has reached its head.
+	deadline := time.Now().Add(60 * time.Second)
+	for i, g := range got {
+		for {
+			g.mu.Lock()
+			done := g.status.Phase == wire.PhaseIdle && g.status.Queued == 0 && g.last == g.status.Head && g.last > 0
+			err := g.err
+			g.mu.Unlock()
+			if err != nil {
+				t.Fatalf("%s: %v", ids[i], err)
+			}
+			if done {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: consumer at %d, status %+v", ids[i], g.last, g.status)
+			}
+			st, err := c.Status(ctx, ids[i]) // a round trip, not a sleep
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = st
+		}
+	}
+	total := int64(0)
+	for i, id := range ids {
+		page, err := c.History(ctx, id, 0, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := page.Head
+		if got[i].last != head {
+			t.Fatalf("%s: consumer ended at %d, head %d", id, got[i].last, head)
+		}
+		total += head
+	}
+	if total < 4500 {
+		t.Fatalf("only %d events in all: the producer did not run", total)
+	}
+	t.Logf("%d events across %d sessions, %d restarts", total, sessions, restarts)
+}
+
+// A stream whose daemon does not come back ends with daemon_unavailable
+// within its budget plus one backoff step, not with EOF.
+func TestStreamBudgetEndsUnavailable(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 3 * time.Second
+	var states []client.State
+	var mu sync.Mutex
+	st := c.Stream(client.StreamOptions{Budget: budget, OnState: func(s client.State) {
+		mu.Lock()
+		states = append(states, s)
+		mu.Unlock()
+	}})
+	defer st.Close()
+	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushStatus {
+			break // attached
+		}
+	}
+	d.stop()
+	lost := time.Now()
+	for err == nil {
+		_, err = sub.Next(ctx) // what was queued, then the end
+	}
+	elapsed := time.Since(lost)
+	if !errors.Is(err, client.ErrUnavailable) || client.Code(err) != "daemon_unavailable" {
+		t.Fatalf("stream ended with %v, want daemon_unavailable", err)
+	}
+	if elapsed < budget || elapsed > budget+5*time.Second+time.Second {
+		t.Fatalf("ended after %s; budget %s plus one step (≤ 5s)", elapsed, budget)
+	}
+	if _, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "x"); !errors.Is(err, client.ErrUnavailable) {
+		t.Fatalf("send after the end: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	last := states[len(states)-1]
+	sawReconnecting := false
+	for _, s := range states {
+		sawReconnecting = sawReconnecting || s.Phase == client.Reconnecting && s.Attempt >= 1
+	}
+	if last.Phase != client.Unavailable || !sawReconnecting {
+		t.Fatalf("states %v", states)
+	}
+}
