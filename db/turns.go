@@ -35,8 +35,9 @@ func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
 
 // Transcript returns a session's messages up to and including offset upto
 // (a turn's user message; later ones belong to later turns), oldest first:
-// the newest of them whose texts fit in maxBytes, and always the last one.
-func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes int) ([]wire.Event, error) {
+// the newest of them, at most maxCount, whose texts fit in maxBytes, and
+// always the last one.
+func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	var out []wire.Event
 	size := 0
 	before := upto + 1
@@ -54,7 +55,7 @@ func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxByte
 				return nil, fmt.Errorf("decode event %d: %w", r.Offset, err)
 			}
 			size += len(ev.Text)
-			if size > maxBytes && len(out) > 0 {
+			if (size > maxBytes || len(out) == maxCount) && len(out) > 0 {
 				slices.Reverse(out)
 				return out, nil
 			}

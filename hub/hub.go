@@ -23,8 +23,9 @@ type Options struct {
 	MaxChannels int // sessions per connection (wire.MaxChannels)
 	MaxInput    int // bytes of input text (wire.MaxInputBytes)
 	// MaxTranscript caps the text sent to a provider per turn: the newest
-	// messages that fit (512 KiB).
-	MaxTranscript int
+	// messages that fit (512 KiB), at most MaxTranscriptMessages (1000).
+	MaxTranscript         int
+	MaxTranscriptMessages int
 
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
@@ -48,6 +49,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxTranscript <= 0 {
 		o.MaxTranscript = 512 << 10
+	}
+	if o.MaxTranscriptMessages <= 0 {
+		o.MaxTranscriptMessages = 1000
 	}
 	if o.MaxInput <= 0 {
 		o.MaxInput = wire.MaxInputBytes

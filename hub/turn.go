@@ -164,7 +164,11 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	if err == nil {
 		req = provider.Request{Session: ch.id, TurnID: q.turnID, Model: sess.Model, Effort: sess.Effort}
 		var evs []wire.Event
-		evs, err = h.db.Transcript(bg, ch.id, q.offset, h.opts.MaxTranscript)
+		limit := h.opts.MaxTranscriptMessages
+		if hl, ok := p.(provider.HistoryLimiter); ok {
+			limit = min(limit, hl.MaxMessages())
+		}
+		evs, err = h.db.Transcript(bg, ch.id, q.offset, h.opts.MaxTranscript, limit)
 		for _, e := range evs {
 			if e.State == wire.MessageFailed && e.Text == "" {
 				continue

@@ -36,3 +36,10 @@ type Provider interface {
 	// Author names the replier in the committed message (e.g. the model).
 	Author(req Request) string
 }
+
+// HistoryLimiter is implemented by providers that need fewer of the newest
+// messages than the daemon would send (echo needs only the last one), which
+// spares reading the whole transcript at every turn.
+type HistoryLimiter interface {
+	MaxMessages() int
+}

@@ -12,6 +12,9 @@ type Echo struct{}
 // Author implements Provider.
 func (Echo) Author(Request) string { return "echo" }
 
+// MaxMessages implements HistoryLimiter: echo answers the last message.
+func (Echo) MaxMessages() int { return 1 }
+
 // Stream implements Provider.
 func (Echo) Stream(ctx context.Context, req Request, emit func(string)) error {
 	text := ""

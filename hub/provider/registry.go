@@ -137,3 +137,7 @@ func (r *Registry) Get(name string) (Provider, error) {
 	sort.Strings(known)
 	return nil, fmt.Errorf("unknown provider %q; known: %s (add profiles in config.toml)", name, strings.Join(known, ", "))
 }
+
+// Register adds (or replaces) a provider under name. For embedding albedo
+// and for tests; call it before the registry is shared.
+func (r *Registry) Register(name string, p Provider) { r.providers[name] = p }
