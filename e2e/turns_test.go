@@ -169,3 +169,41 @@ func TestCrashMidTurn(t *testing.T) {
 		t.Fatalf("status %+v %v", st, err)
 	}
 }
+
+// A graceful stop interrupts the running turn and commits what streamed,
+// with reason daemon_shutdown, before the daemon exits.
+func TestStopInterruptsRunningTurn(t *testing.T) {
+	home := t.TempDir()
+	f := withFake(t, home)
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	defer close(block)
+	f.Push(fakeopenai.Reply{Chunks: []string{"said so far"}, Block: block})
+	r, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-f.Arrived()
+	// Wait until the streamed text is in the hub (a partial on subscribe).
+	s, _ := c.Session(ctx, "s")
+	w := dialWS(t, c.Snapshot())
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "s", After: &s.Head, Epoch: s.Epoch}}})
+	w.next(func(f wire.Frame) bool { return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text == "said so far" })
+	d.stop()
+	startDaemon(t, home)
+	page, err := c.History(ctx, "s", 0, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(page.Events)
+	msg, end := page.Events[n-2], page.Events[n-1]
+	if msg.Text != "said so far" || msg.State != wire.MessageInterrupted || end.TurnID != r.TurnID ||
+		end.State != wire.TurnInterrupted || end.Reason != wire.ReasonDaemonShutdown {
+		t.Fatalf("after a stop: %+v %+v", msg, end)
+	}
+}
