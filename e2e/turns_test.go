@@ -193,7 +193,9 @@ func TestStopInterruptsRunningTurn(t *testing.T) {
 	s, _ := c.Session(ctx, "s")
 	w := dialWS(t, c.Snapshot())
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "s", After: &s.Head, Epoch: s.Epoch}}})
-	w.next(func(f wire.Frame) bool { return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text == "said so far" })
+	w.next(func(f wire.Frame) bool {
+		return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text == "said so far"
+	})
 	d.stop()
 	startDaemon(t, home)
 	page, err := c.History(ctx, "s", 0, 0, 100)
