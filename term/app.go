@@ -1,0 +1,299 @@
+package term
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// Options configure Run.
+type Options struct {
+	Client *client.Client
+	// Screen to draw on; nil opens the terminal. Tests pass a simulation
+	// screen (already initialised or not).
+	Screen tcell.Screen
+	// Stream tunes the connection (backoff, budget). The default budget is
+	// 30 s, after which the status bar offers a retry.
+	Stream client.StreamOptions
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnDraw, if set, is called on the UI goroutine after every frame is
+	// shown: tests wait on it instead of sleeping.
+	OnDraw func()
+}
+
+// Messages into the loop from other goroutines.
+type (
+	itemMsg struct {
+		session string
+		item    client.Item
+	}
+	subEndMsg struct {
+		session string
+		err     error
+	}
+	stateMsg struct{ state client.State }
+)
+
+// App runs the terminal client. Its fields belong to the loop goroutine
+// unless noted.
+type App struct {
+	opts Options
+	c    *client.Client
+	scr  tcell.Screen
+	m    *Model
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	msgs   chan any       // from every other goroutine into the loop
+	wg     sync.WaitGroup // the goroutines Run started
+
+	st   *client.Stream
+	subs map[string]bool // sessions subscribed on st
+	seen bool            // connected at least once (a later connect refreshes the list)
+}
+
+// Run opens the terminal client and returns when the user quits or ctx
+// ends. The terminal is restored on every way out, a panic included.
+func Run(ctx context.Context, opts Options) (err error) {
+	scr := opts.Screen
+	if scr == nil {
+		if scr, err = tcell.NewScreen(); err != nil {
+			return fmt.Errorf("open terminal: %w", err)
+		}
+	}
+	if err := scr.Init(); err != nil {
+		return fmt.Errorf("init terminal: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			scr.Fini()
+			panic(r)
+		}
+		scr.Fini()
+	}()
+	scr.EnableMouse(tcell.MouseButtonEvents)
+	scr.EnablePaste()
+	a := newApp(ctx, opts, scr)
+	defer a.stop()
+	return a.loop()
+}
+
+func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Stream.Budget == 0 {
+		opts.Stream.Budget = 30 * time.Second
+	}
+	w, h := scr.Size()
+	m := NewModel(w, h)
+	m.Now = opts.Now
+	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]bool{}}
+	a.ctx, a.cancel = context.WithCancel(ctx)
+	return a
+}
+
+func (a *App) stop() {
+	a.cancel()
+	if a.st != nil {
+		a.st.Close()
+	}
+	a.wg.Wait()
+}
+
+// post hands a message to the loop; it gives up when the app stops.
+func (a *App) post(msg any) {
+	select {
+	case a.msgs <- msg:
+	case <-a.ctx.Done():
+	}
+}
+
+func (a *App) goRun(fn func()) {
+	a.wg.Add(1)
+	go func() { defer a.wg.Done(); fn() }()
+}
+
+func (a *App) openStream() {
+	so := a.opts.Stream
+	so.OnState = func(s client.State) { a.post(stateMsg{s}) }
+	a.st = a.c.Stream(so)
+	a.subs = map[string]bool{}
+	a.goRun(func() {
+		list, err := a.c.Sessions(a.ctx)
+		a.post(resSessions{List: list, Err: err})
+	})
+}
+
+// loop is the UI goroutine: it owns the model and the screen.
+func (a *App) loop() error {
+	screenEvents := make(chan tcell.Event, 64)
+	quit := make(chan struct{})
+	defer close(quit)
+	go a.scr.ChannelEvents(screenEvents, quit)
+	a.openStream()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	a.draw()
+	for !a.m.Quit {
+		select {
+		case <-a.ctx.Done():
+			return nil
+		case ev, ok := <-screenEvents:
+			if !ok {
+				return nil
+			}
+			a.screenEvent(ev)
+		case msg := <-a.msgs:
+			a.message(msg)
+			// Take what else is waiting before drawing once.
+			for n := 0; n < 256; n++ {
+				select {
+				case msg := <-a.msgs:
+					a.message(msg)
+					continue
+				default:
+				}
+				break
+			}
+		case <-tick.C:
+			if a.m.Conn.Phase != client.Reconnecting {
+				continue
+			}
+		}
+		a.draw()
+	}
+	return nil
+}
+
+func (a *App) draw() {
+	Draw(a.scr, a.m)
+	a.scr.Show()
+	if a.opts.OnDraw != nil {
+		a.opts.OnDraw()
+	}
+}
+
+func (a *App) screenEvent(ev tcell.Event) {
+	switch ev := ev.(type) {
+	case *tcell.EventResize:
+		a.m.Resize(ev.Size())
+		a.scr.Sync()
+	case *tcell.EventKey:
+		a.run(a.m.Key(ev))
+	case *tcell.EventMouse:
+		a.run(a.m.Mouse(ev))
+	case *tcell.EventPaste:
+		a.m.Paste(ev.Start())
+	}
+}
+
+func (a *App) message(msg any) {
+	switch msg := msg.(type) {
+	case itemMsg:
+		a.m.Item(msg.session, msg.item)
+	case subEndMsg:
+		a.m.SubEnded(msg.session, msg.err)
+	case stateMsg:
+		a.m.ConnState(msg.state)
+		if msg.state.Phase == client.Connected {
+			if a.seen { // back after a loss: others may have made sessions
+				a.goRun(func() {
+					list, err := a.c.Sessions(a.ctx)
+					a.post(resSessions{List: list, Err: err})
+				})
+			}
+			a.seen = true
+		}
+	default:
+		a.run(a.m.Result(msg))
+		a.subscribeAll()
+	}
+}
+
+// subscribeAll puts every session of the sidebar on the stream, so unread
+// counts and running marks stay live for all of them.
+func (a *App) subscribeAll() {
+	for _, s := range a.m.Sessions {
+		if a.subs[s.ID] {
+			continue
+		}
+		a.subs[s.ID] = true
+		sub := a.st.Subscribe(s.ID, client.Cursor{})
+		id := s.ID
+		a.goRun(func() {
+			for {
+				it, err := sub.Next(a.ctx)
+				if err != nil {
+					if a.ctx.Err() == nil {
+						a.post(subEndMsg{id, err})
+					}
+					return
+				}
+				a.post(itemMsg{id, it})
+			}
+		})
+	}
+}
+
+// run executes Cmds off the loop; each posts its result back.
+func (a *App) run(cmds []Cmd) {
+	for _, cmd := range cmds {
+		switch cmd := cmd.(type) {
+		case cmdSend:
+			st := a.st
+			a.goRun(func() {
+				id, err := uuid.NewV7()
+				r, serr := st.Send(a.ctx, cmd.Session, id.String(), cmd.Text)
+				a.post(resSent{Session: cmd.Session, Receipt: r, Err: errors.Join(err, serr)})
+			})
+		case cmdInterrupt:
+			a.goRun(func() {
+				_, err := a.c.Interrupt(a.ctx, cmd.Session)
+				a.post(resInterrupted{Session: cmd.Session, Err: err})
+			})
+		case cmdPatch:
+			a.goRun(func() { a.post(a.patch(cmd)) })
+		case cmdNewSession:
+			a.goRun(func() {
+				s, err := a.c.NewSession(a.ctx, wireCreate())
+				a.post(resCreated{Session: s, Err: err})
+			})
+		case cmdRetry:
+			if a.st != nil {
+				a.st.Close()
+			}
+			a.openStream()
+		case cmdLoadOlder:
+			a.goRun(func() {
+				p, err := a.c.History(a.ctx, cmd.Session, 0, cmd.Before, 100)
+				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
+			})
+		}
+	}
+}
+
+// patch changes settings with the session's ETag; a stale ETag is retried
+// once with a fresh one, and a second refusal is reported, not swallowed.
+func (a *App) patch(cmd cmdPatch) resPatched {
+	s, err := a.c.PatchSession(a.ctx, cmd.Session, cmd.ETag, cmd.Patch)
+	if errors.Is(err, client.ErrStaleETag) {
+		fresh, ferr := a.c.Session(a.ctx, cmd.Session)
+		if ferr != nil {
+			return resPatched{Err: ferr}
+		}
+		s, err = a.c.PatchSession(a.ctx, cmd.Session, fresh.ETag, cmd.Patch)
+	}
+	return resPatched{Session: s, Err: err}
+}
+
+func wireCreate() wire.SessionCreate { return wire.SessionCreate{} }

@@ -1,0 +1,116 @@
+package term
+
+import (
+	"time"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// pane is where keys go.
+type pane int
+
+const (
+	paneComposer pane = iota
+	paneSidebar
+)
+
+// Model is the whole state of the terminal client. Only the UI goroutine
+// touches it; draw functions only read it.
+type Model struct {
+	Width, Height int
+
+	Sessions []*SessionView // sidebar order
+	Focus    int            // index into Sessions; -1 when there is none
+	Pane     pane
+
+	Composer []rune // the text being written; '\n' for Alt-Enter
+	Cursor   int    // rune index into Composer
+	Sent     []string
+	recall   int // index into Sent while recalling with Up; len(Sent) when not
+
+	Conn      client.State
+	connSince time.Time // when Conn last changed, for the countdown
+
+	Notice    string // one line for the status bar: errors, hints
+	NoticeErr bool
+	ShowHelp  bool
+	quitArmed bool // a Ctrl-C on an idle session asks to confirm
+	pasting   bool // inside a bracketed paste
+	Quit      bool
+
+	Now func() time.Time // injectable clock for relative times
+}
+
+// SessionView is one session as the client sees it.
+type SessionView struct {
+	ID    string
+	Title string
+	Epoch string
+
+	Events []wire.Event // committed events since the last reset, in order
+	More   bool         // older history exists before Events
+
+	StreamTurn string // the turn whose reply is streaming
+	StreamText string
+
+	Phase    string
+	TurnID   string
+	Queued   int
+	LastTurn string
+	Model    string
+	Effort   string
+	ETag     string
+	Viewers  int
+
+	Unread       int
+	LastActivity time.Time
+	loaded       bool // the first status after a reset has arrived: later events are new
+
+	// Scrolling: follow the end, or keep Top (a line index) in view.
+	Follow bool
+	Top    int
+}
+
+// NewModel returns an empty model of the given size.
+func NewModel(w, h int) *Model {
+	return &Model{Width: w, Height: h, Focus: -1, Now: time.Now}
+}
+
+// Focused returns the focused session, or nil.
+func (m *Model) Focused() *SessionView {
+	if m.Focus < 0 || m.Focus >= len(m.Sessions) {
+		return nil
+	}
+	return m.Sessions[m.Focus]
+}
+
+func (m *Model) session(id string) *SessionView {
+	for _, s := range m.Sessions {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// running says whether a turn runs or waits in s.
+func (s *SessionView) running() bool {
+	return s.Phase == wire.PhaseRunning || s.Phase == wire.PhaseWaiting
+}
+
+// name is what the sidebar shows.
+func (s *SessionView) name() string {
+	if s.Title != "" {
+		return s.Title
+	}
+	if len(s.ID) > 8 {
+		return s.ID[len(s.ID)-8:]
+	}
+	return s.ID
+}
+
+func newSessionView(s wire.Session) *SessionView {
+	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Phase: s.Phase, Model: s.Model,
+		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true}
+}

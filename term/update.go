@@ -1,0 +1,388 @@
+package term
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// notify sets the status bar's notice.
+func (m *Model) notify(isErr bool, msg string) {
+	m.Notice, m.NoticeErr = msg, isErr
+}
+
+// Resize records the terminal's new size.
+func (m *Model) Resize(w, h int) {
+	m.Width, m.Height = w, h
+}
+
+// Key applies a key press and returns the side effects it asks for.
+func (m *Model) Key(ev *tcell.EventKey) []Cmd {
+	if m.ShowHelp {
+		m.ShowHelp = false
+		return nil
+	}
+	armed := m.quitArmed
+	m.quitArmed = false
+	key, mod := ev.Key(), ev.Modifiers()
+	s := m.Focused()
+
+	switch {
+	case key == tcell.KeyCtrlQ:
+		m.Quit = true
+		return nil
+	case key == tcell.KeyCtrlC:
+		if s != nil && s.running() {
+			m.notify(false, "interrupting…")
+			return []Cmd{cmdInterrupt{Session: s.ID}}
+		}
+		if armed {
+			m.Quit = true
+			return nil
+		}
+		m.quitArmed = true
+		m.notify(false, "press Ctrl-C again to quit")
+		return nil
+	case key == tcell.KeyEscape:
+		if s != nil && s.running() {
+			m.notify(false, "interrupting…")
+			return []Cmd{cmdInterrupt{Session: s.ID}}
+		}
+		m.notify(false, "")
+		return nil
+	case key == tcell.KeyCtrlN:
+		m.notify(false, "creating a session…")
+		return []Cmd{cmdNewSession{}}
+	case key == tcell.KeyTab || key == tcell.KeyBacktab:
+		if m.Pane == paneComposer {
+			m.Pane = paneSidebar
+		} else {
+			m.Pane = paneComposer
+		}
+		return nil
+	case (key == tcell.KeyUp || key == tcell.KeyDown) && mod&tcell.ModAlt != 0:
+		m.moveFocus(map[bool]int{true: -1, false: 1}[key == tcell.KeyUp])
+		return nil
+	case key == tcell.KeyPgUp:
+		m.scroll(-(m.transcriptHeight() - 1))
+		return m.maybeLoadOlder()
+	case key == tcell.KeyPgDn:
+		m.scroll(m.transcriptHeight() - 1)
+		return nil
+	case key == tcell.KeyHome && m.Pane == paneSidebar || key == tcell.KeyHome && len(m.Composer) == 0:
+		if s != nil {
+			s.Follow, s.Top = false, 0
+		}
+		return m.maybeLoadOlder()
+	case key == tcell.KeyEnd && m.Pane == paneSidebar || key == tcell.KeyEnd && len(m.Composer) == 0:
+		if s != nil {
+			s.Follow = true
+		}
+		return nil
+	}
+	if m.Conn.Phase == client.Unavailable && key == tcell.KeyRune && ev.Rune() == 'r' &&
+		(m.Pane == paneSidebar || len(m.Composer) == 0) {
+		m.notify(false, "retrying…")
+		return []Cmd{cmdRetry{}}
+	}
+	if m.Pane == paneSidebar {
+		return m.sidebarKey(ev)
+	}
+	return m.composerKey(ev)
+}
+
+func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
+	switch ev.Key() {
+	case tcell.KeyUp:
+		m.moveFocus(-1)
+	case tcell.KeyDown:
+		m.moveFocus(1)
+	case tcell.KeyEnter, tcell.KeyRight:
+		m.Pane = paneComposer
+	case tcell.KeyRune:
+		// Typing goes to the composer, so nothing typed is lost.
+		m.Pane = paneComposer
+		return m.composerKey(ev)
+	}
+	return nil
+}
+
+func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
+	switch ev.Key() {
+	case tcell.KeyEnter:
+		if ev.Modifiers()&tcell.ModAlt != 0 || m.pasting {
+			m.insert('\n')
+			return nil
+		}
+		return m.submit()
+	case tcell.KeyRune:
+		m.insert(ev.Rune())
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if m.Cursor > 0 {
+			m.Composer = append(m.Composer[:m.Cursor-1], m.Composer[m.Cursor:]...)
+			m.Cursor--
+		}
+	case tcell.KeyDelete:
+		if m.Cursor < len(m.Composer) {
+			m.Composer = append(m.Composer[:m.Cursor], m.Composer[m.Cursor+1:]...)
+		}
+	case tcell.KeyLeft:
+		m.Cursor = max(m.Cursor-1, 0)
+	case tcell.KeyRight:
+		m.Cursor = min(m.Cursor+1, len(m.Composer))
+	case tcell.KeyCtrlA, tcell.KeyHome:
+		m.Cursor = 0
+	case tcell.KeyCtrlE, tcell.KeyEnd:
+		m.Cursor = len(m.Composer)
+	case tcell.KeyCtrlU:
+		m.Composer, m.Cursor = nil, 0
+	case tcell.KeyUp:
+		if len(m.Composer) == 0 || m.recall < len(m.Sent) {
+			if m.recall > 0 {
+				m.recall--
+				m.setComposer(m.Sent[m.recall])
+			}
+		}
+	case tcell.KeyDown:
+		if m.recall < len(m.Sent) {
+			m.recall++
+			if m.recall == len(m.Sent) {
+				m.setComposer("")
+			} else {
+				m.setComposer(m.Sent[m.recall])
+			}
+		}
+	}
+	return nil
+}
+
+func (m *Model) insert(r rune) {
+	m.Composer = append(m.Composer[:m.Cursor], append([]rune{r}, m.Composer[m.Cursor:]...)...)
+	m.Cursor++
+	m.recall = len(m.Sent)
+}
+
+func (m *Model) setComposer(s string) {
+	m.Composer = []rune(s)
+	m.Cursor = len(m.Composer)
+}
+
+// submit sends the composer's text, or runs it as a /command.
+func (m *Model) submit() []Cmd {
+	text := string(m.Composer)
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return nil
+	}
+	m.Sent = append(m.Sent, text)
+	m.recall = len(m.Sent)
+	m.setComposer("")
+	if trimmed[0] == '/' {
+		return m.slash(trimmed)
+	}
+	s := m.Focused()
+	if s == nil {
+		m.notify(true, "no session: Ctrl-N creates one")
+		return nil
+	}
+	s.Follow = true
+	return []Cmd{cmdSend{Session: s.ID, Text: text}}
+}
+
+func (m *Model) moveFocus(d int) {
+	if len(m.Sessions) == 0 {
+		return
+	}
+	m.Focus = (m.Focus + d + len(m.Sessions)) % len(m.Sessions)
+	m.Sessions[m.Focus].Unread = 0
+}
+
+// scroll moves the focused transcript by d lines (negative: up).
+func (m *Model) scroll(d int) {
+	s := m.Focused()
+	if s == nil {
+		return
+	}
+	lines := len(transcriptLines(s, m.transcriptWidth()))
+	h := m.transcriptHeight()
+	maxTop := max(lines-h, 0)
+	top := s.Top
+	if s.Follow {
+		top = maxTop
+	}
+	top = min(max(top+d, 0), maxTop)
+	s.Top, s.Follow = top, top >= maxTop
+}
+
+// maybeLoadOlder asks for the previous page when the view is at the top of
+// what is loaded and older history exists.
+func (m *Model) maybeLoadOlder() []Cmd {
+	s := m.Focused()
+	if s == nil || s.Follow || s.Top > 0 || !s.More || len(s.Events) == 0 {
+		return nil
+	}
+	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
+}
+
+// Paste marks the start and end of a bracketed paste: a pasted newline is a
+// new line, not Enter.
+func (m *Model) Paste(start bool) { m.pasting = start }
+
+// Mouse scrolls the transcript with the wheel.
+func (m *Model) Mouse(ev *tcell.EventMouse) []Cmd {
+	switch {
+	case ev.Buttons()&tcell.WheelUp != 0:
+		m.scroll(-3)
+		return m.maybeLoadOlder()
+	case ev.Buttons()&tcell.WheelDown != 0:
+		m.scroll(3)
+	}
+	return nil
+}
+
+// ConnState records the stream's connection state.
+func (m *Model) ConnState(s client.State) {
+	m.Conn = s
+	m.connSince = m.Now()
+}
+
+// Item applies one push of session id's subscription.
+func (m *Model) Item(id string, it client.Item) {
+	s := m.session(id)
+	if s == nil {
+		return
+	}
+	switch it.Op {
+	case wire.PushReset:
+		s.Epoch, s.Events, s.More, s.loaded = it.Epoch, nil, it.More, false
+		s.StreamTurn, s.StreamText = "", ""
+		s.Follow = true
+	case wire.PushEvent:
+		m.event(s, *it.Event)
+	case wire.PushPartial:
+		s.StreamTurn, s.StreamText = it.TurnID, it.Text
+	case wire.PushDelta:
+		if s.StreamTurn != it.TurnID {
+			s.StreamTurn, s.StreamText = it.TurnID, ""
+		}
+		s.StreamText += it.Text
+	case wire.PushStatus:
+		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = it.Phase, it.TurnID, it.Queued, it.Model, it.Effort, it.ETag
+		s.LastTurn = ""
+		if it.LastTurn != nil {
+			s.LastTurn = *it.LastTurn
+		}
+		s.Viewers = it.ViewerCount()
+		s.loaded = true
+	}
+}
+
+func (m *Model) event(s *SessionView, ev wire.Event) {
+	s.Events = append(s.Events, ev)
+	s.LastActivity = ev.At
+	switch ev.Type {
+	case wire.EventMessage:
+		if ev.Role == wire.RoleAssistant && ev.TurnID == s.StreamTurn {
+			s.StreamTurn, s.StreamText = "", "" // the committed reply replaces the stream
+		}
+		if s.loaded && m.Focused() != s {
+			s.Unread++
+		}
+	case wire.EventTurn:
+		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
+			s.StreamTurn, s.StreamText = "", ""
+		}
+	case wire.EventSettings:
+		if ev.Title != nil {
+			s.Title = *ev.Title
+		}
+	}
+}
+
+// SubEnded records that a session's subscription ended (deleted, or the
+// stream gave up).
+func (m *Model) SubEnded(id string, err error) {
+	if errors.Is(err, client.ErrUnavailable) || errors.Is(err, client.ErrStreamClosed) {
+		return // the status bar says it
+	}
+	if s := m.session(id); s != nil {
+		m.notify(true, "session "+s.name()+": "+err.Error())
+	}
+}
+
+// Result applies the result of a Cmd and returns follow-up Cmds.
+func (m *Model) Result(r any) []Cmd {
+	switch r := r.(type) {
+	case resSessions:
+		if r.Err != nil {
+			m.notify(true, "list sessions: "+r.Err.Error())
+			return nil
+		}
+		for _, ws := range r.List {
+			if s := m.session(ws.ID); s != nil {
+				s.Title = ws.Title
+				continue
+			}
+			m.Sessions = append(m.Sessions, newSessionView(ws))
+		}
+		if m.Focus < 0 && len(m.Sessions) > 0 {
+			m.Focus = 0
+		}
+	case resCreated:
+		if r.Err != nil {
+			m.notify(true, "new session: "+r.Err.Error())
+			return nil
+		}
+		m.notify(false, "")
+		s := m.session(r.Session.ID)
+		if s == nil {
+			s = newSessionView(r.Session)
+			m.Sessions = append([]*SessionView{s}, m.Sessions...)
+		}
+		for i, x := range m.Sessions {
+			if x == s {
+				m.Focus = i
+			}
+		}
+		m.Pane = paneComposer
+	case resPatched:
+		if r.Err != nil {
+			m.notify(true, "not changed: "+r.Err.Error())
+			return nil
+		}
+		if s := m.session(r.Session.ID); s != nil {
+			s.Title, s.Model, s.Effort, s.ETag = r.Session.Title, r.Session.Model, r.Session.Effort, r.Session.ETag
+		}
+		m.notify(false, "settings saved")
+	case resSent:
+		if r.Err != nil {
+			m.notify(true, "not sent: "+r.Err.Error())
+		}
+	case resInterrupted:
+		if r.Err != nil {
+			m.notify(true, "interrupt: "+r.Err.Error())
+		} else {
+			m.notify(false, "")
+		}
+	case resOlder:
+		s := m.session(r.Session)
+		if r.Err != nil || s == nil {
+			if r.Err != nil {
+				m.notify(true, "history: "+r.Err.Error())
+			}
+			return nil
+		}
+		if len(s.Events) > 0 && len(r.Page.Events) > 0 && r.Page.Events[len(r.Page.Events)-1].Offset == s.Events[0].Offset-1 {
+			before := len(transcriptLines(s, m.transcriptWidth()))
+			s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
+			s.More = r.Page.More
+			// Keep the same lines in view.
+			s.Top += len(transcriptLines(s, m.transcriptWidth())) - before
+		}
+	}
+	return nil
+}

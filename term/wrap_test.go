@@ -1,0 +1,50 @@
+package term
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestWrap(t *testing.T) {
+	cases := []struct {
+		name  string
+		text  string
+		width int
+		want  []string
+	}{
+		{"fits", "hello world", 20, []string{"hello world"}},
+		{"at a space", "hello world again", 11, []string{"hello world", "again"}},
+		{"long word is cut", "abcdefghij", 4, []string{"abcd", "efgh", "ij"}},
+		{"newlines kept", "a\n\nb", 10, []string{"a", "", "b"}},
+		{"cjk counts two cells", "日本語のテキスト", 6, []string{"日本語", "のテキ", "スト"}},
+		{"cjk never split in half", "日本語", 5, []string{"日本", "語"}},
+		{"emoji sequence is one cluster", "👩‍💻👩‍💻👩‍💻", 4, []string{"👩‍💻👩‍💻", "👩‍💻"}},
+		{"mixed", "hi 世界 there", 7, []string{"hi 世界", "there"}},
+		{"width one", "ab", 1, []string{"a", "b"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := wrap(tc.text, tc.width)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
+			}
+			for _, l := range got {
+				if width(l) > tc.width {
+					t.Fatalf("line %q is %d cells wide", l, width(l))
+				}
+			}
+		})
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	if got := truncate("hello world", 6); got != "hello…" {
+		t.Fatalf("%q", got)
+	}
+	if got := truncate("日本語", 4); got != "日…" {
+		t.Fatalf("%q", got)
+	}
+	if got := truncate("ok", 5); got != "ok" {
+		t.Fatalf("%q", got)
+	}
+}
