@@ -42,7 +42,8 @@ func streamTurn(t *testing.T, sub *client.Subscription, turn string) (reply, end
 // is stopped with `albedo stop` and brought back by `albedo sessions`, and
 // the client — not rebuilt — reads history, sends a second turn through its
 // stream and streams the reply; its snapshot names the new pid, port and
-// token. The provider saw both prompts.
+// token. The provider saw both prompts, with the model selected and the
+// effort that was cleared before the restart still cleared after it.
 func TestSameClientAcrossRestart(t *testing.T) {
 	home := t.TempDir()
 	f := withFake(t, home)
@@ -52,6 +53,13 @@ func TestSameClientAcrossRestart(t *testing.T) {
 	ctx := ctxT(t)
 	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	model, effort, none := "m1", "high", ""
+	if s, err = c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Model: &model, Effort: &effort}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Effort: &none}); err != nil {
 		t.Fatal(err)
 	}
 	st := c.Stream(client.StreamOptions{})
@@ -70,7 +78,7 @@ func TestSameClientAcrossRestart(t *testing.T) {
 	cli(t, home, "sessions")
 
 	page, err := c.History(ctx, "s", 0, 0, 100)
-	if err != nil || len(page.Events) != 4 {
+	if err != nil || len(page.Events) != 6 { // two settings, then the turn's four
 		t.Fatalf("history after restart: %d events, %v", len(page.Events), err)
 	}
 	r2, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "second prompt")
@@ -81,7 +89,7 @@ func TestSameClientAcrossRestart(t *testing.T) {
 		t.Fatalf("second turn: %+v %+v", reply, end)
 	}
 	after := c.Snapshot()
-	if after.PID == before.PID || after.Token == before.Token || after.Boot == before.Boot {
+	if after.PID == before.PID || after.Token == before.Token || after.Boot == before.Boot || after.Port == 0 {
 		t.Fatalf("snapshot did not move: %+v -> %+v", before, after)
 	}
 	if st.State().Phase != client.Connected || st.State().Snap.PID != after.PID {
@@ -90,6 +98,9 @@ func TestSameClientAcrossRestart(t *testing.T) {
 	var prompts []string
 	for _, r := range f.Requests() {
 		prompts = append(prompts, r.LastUser())
+		if _, sent := r.Raw["reasoning_effort"]; sent || r.Model != "m1" {
+			t.Fatalf("request for %q: model %q, reasoning_effort %v", r.LastUser(), r.Model, r.Raw["reasoning_effort"])
+		}
 	}
 	if strings.Join(prompts, "|") != "first prompt|second prompt" {
 		t.Fatalf("provider saw %q", prompts)

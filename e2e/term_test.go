@@ -1,0 +1,205 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+	"albedo/hub/provider/fakeopenai"
+	"albedo/term"
+)
+
+// ui runs the terminal client on a simulation screen against a daemon.
+type ui struct {
+	t      *testing.T
+	scr    tcell.SimulationScreen
+	drawn  chan struct{}
+	done   chan error
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	last    []string // the rows of the latest frame, copied on the UI goroutine
+	history []string // every status bar drawn
+}
+
+func startUI(t *testing.T, c *client.Client, w, h int) *ui {
+	t.Helper()
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	scr.SetSize(w, h)
+	u := &ui{t: t, scr: scr, drawn: make(chan struct{}, 1), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	u.cancel = cancel
+	go func() {
+		u.done <- term.Run(ctx, term.Options{Client: c, Screen: scr,
+			Stream: client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}},
+			OnDraw: func() {
+				// The screen's cells belong to the UI goroutine: copy them here.
+				r := u.read()
+				u.mu.Lock()
+				u.last = r
+				u.history = append(u.history, r[len(r)-1])
+				u.mu.Unlock()
+				select {
+				case u.drawn <- struct{}{}:
+				default:
+				}
+			}})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-u.done:
+		case <-time.After(10 * time.Second):
+			t.Error("terminal client did not stop")
+		}
+	})
+	return u
+}
+
+// rows returns the latest frame.
+func (u *ui) rows() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string{""}, u.last...)
+}
+
+// read copies the screen; only on the UI goroutine (OnDraw).
+func (u *ui) read() []string {
+	cells, w, h := u.scr.GetContents()
+	out := make([]string, h)
+	for y := range h {
+		var b strings.Builder
+		for x := range w {
+			b.WriteString(string(cells[y*w+x].Runes))
+		}
+		out[y] = b.String()
+	}
+	return out
+}
+
+// waitFor waits, frame by frame, until the screen satisfies ok.
+func (u *ui) waitFor(what string, ok func(screen string) bool) {
+	u.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		if s := strings.Join(u.rows(), "\n"); ok(s) {
+			return
+		}
+		select {
+		case <-u.drawn:
+		case <-deadline:
+			u.t.Fatalf("screen never showed %s:\n%s", what, strings.Join(u.rows(), "\n"))
+		}
+	}
+}
+
+func (u *ui) typeLine(s string) {
+	for _, r := range s {
+		u.scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	u.scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+}
+
+func has(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
+
+// Scenario 2: a turn that blocks at the provider is interrupted; the daemon
+// restarts; the session is idle with its last turn interrupted; the
+// terminal client opens it, shows the transcript, accepts ordinary input
+// without any slash command, and the answer arrives.
+func TestTerminalReopensInterruptedSession(t *testing.T) {
+	home := t.TempDir()
+	f := withFake(t, home)
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Title: "reopened", Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	defer close(block)
+	f.Push(fakeopenai.Reply{Chunks: []string{"never finished"}, Block: block})
+	r, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "blocked question")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-f.Arrived()
+	// Interrupt once the text is streaming (a partial on subscribe).
+	st := c.Stream(client.StreamOptions{})
+	sub := st.Subscribe("s", client.Cursor{})
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (it.Op == wire.PushPartial || it.Op == wire.PushDelta) && strings.Contains(it.Text, "never finished") {
+			break
+		}
+	}
+	st.Close()
+	if res, err := c.Interrupt(ctx, "s"); err != nil || !res.Interrupted || res.TurnID != r.TurnID {
+		t.Fatalf("interrupt: %+v %v", res, err)
+	}
+	d.stop()
+	startDaemon(t, home)
+	stat, err := c.Status(ctx, "s")
+	if err != nil || stat.Phase != wire.PhaseIdle || stat.LastTurn == nil || *stat.LastTurn != wire.TurnInterrupted {
+		t.Fatalf("status after restart: %+v %v", stat, err)
+	}
+
+	u := startUI(t, c, 100, 30)
+	u.waitFor("the transcript", func(s string) bool {
+		return strings.Contains(s, "blocked question") && strings.Contains(s, "never finished") &&
+			strings.Contains(s, "[interrupted]") && strings.Contains(s, "connected")
+	})
+	u.typeLine("plain input")
+	u.waitFor("the answer", has("fake: plain input"))
+}
+
+// Scenario 3: a terminal client on a session gets its reset, the daemon
+// restarts, a turn is sent from another client, and the terminal shows the
+// reply without ever showing a stream error.
+func TestTerminalFollowsAcrossRestart(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Title: "followed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "before the restart"); err != nil {
+		t.Fatal(err)
+	}
+	u := startUI(t, c, 100, 30)
+	u.waitFor("the first reply", has("echo: before the restart"))
+	d.stop()
+	u.waitFor("a reconnecting status", has("reconnecting"))
+	startDaemon(t, home)
+	other := newClient(t, home)
+	if _, err := other.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "from another client"); err != nil {
+		t.Fatal(err)
+	}
+	u.waitFor("the reply after the restart", func(s string) bool {
+		return strings.Contains(s, "echo: from another client") && strings.Contains(s, " connected")
+	})
+	screen := strings.Join(u.rows(), "\n")
+	if n := strings.Count(screen, "echo: before the restart"); n != 1 {
+		t.Fatalf("first reply shown %d times:\n%s", n, screen)
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, status := range u.history {
+		if strings.Contains(status, "unavailable") || strings.Contains(status, "error") || strings.Contains(status, "EOF") {
+			t.Fatalf("the status bar showed %q", status)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmux drives a real terminal: the albedo binary with no arguments, in a
+// tmux pane of its own private tmux server.
+type tmux struct {
+	t      *testing.T
+	socket string
+}
+
+func startTmux(t *testing.T, home string, w, h int) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
+	}
+	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	cmd := fmt.Sprintf("ALBEDO_HOME=%s TERM=xterm-256color %s", home, albedoBin)
+	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	return x
+}
+
+func (x *tmux) run(args ...string) string {
+	x.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (x *tmux) capture() string { return x.run("capture-pane", "-p", "-t", "albedo") }
+
+// waitPane observes the pane until ok holds. tmux has no change
+// notification, so this looks every 50 ms, within a deadline.
+func (x *tmux) waitPane(what string, ok func(string) bool) string {
+	x.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := x.capture()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			x.t.Fatalf("the pane never showed %s:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "albedo"}, keys...)...) }
+
+// The terminal client in a real terminal: type a prompt and see the echo,
+// restart the daemon from outside, type another, and the pane shows both
+// replies once each and a status bar back to "connected".
+func TestTerminalInTmux(t *testing.T) {
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	x := startTmux(t, home, 100, 30)
+	x.waitPane("a connected status bar", has(" connected"))
+	x.keys("C-n")
+	x.waitPane("the composer of a new session", has("message · /help"))
+	x.keys("first prompt", "Enter")
+	x.waitPane("the first reply", has("echo: first prompt"))
+
+	cli(t, home, "stop")
+	cli(t, home, "status") // starts the next daemon
+
+	x.keys("second prompt", "Enter")
+	pane := x.waitPane("the second reply", has("echo: second prompt"))
+	pane = x.waitPane("a connected status bar", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return strings.HasPrefix(lines[len(lines)-1], " connected")
+	})
+	for _, reply := range []string{"echo: first prompt", "echo: second prompt"} {
+		if n := strings.Count(pane, reply); n != 1 {
+			t.Fatalf("%q shown %d times:\n%s", reply, n, pane)
+		}
+	}
+	x.keys("C-q")
+}
