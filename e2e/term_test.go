@@ -110,7 +110,9 @@ func (u *ui) typeLine(s string) {
 	u.scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 }
 
-func has(sub string) func(string) bool { return func(s string) bool { return strings.Contains(s, sub) } }
+func has(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
 
 // Scenario 2: a turn that blocks at the provider is interrupted; the daemon
 // restarts; the session is idle with its last turn interrupted; the

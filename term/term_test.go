@@ -64,7 +64,7 @@ func demo() *Model {
 	m.Conn = client.State{Phase: client.Connected}
 	a := &SessionView{ID: "s-aaaaaaaa", Title: "planning", Follow: true, Phase: wire.PhaseRunning, Model: "m1",
 		Effort: "high", Viewers: 2, Queued: 1, LastActivity: t0,
-		Events: []wire.Event{msg(1, "user", "user", "what is next?"), msg(2, "assistant", "m1", "first answer")},
+		Events:     []wire.Event{msg(1, "user", "user", "what is next?"), msg(2, "assistant", "m1", "first answer")},
 		StreamTurn: "t2", StreamText: "streaming now"}
 	b := &SessionView{ID: "s-bbbbbbbb", Title: "notes", Follow: true, Unread: 3, LastActivity: t0.Add(-2 * time.Hour)}
 	m.Sessions, m.Focus = []*SessionView{a, b}, 0
