@@ -55,15 +55,24 @@ func startUI(t *testing.T, c *client.Client, w, h int) *ui {
 				}
 			}})
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-u.done:
-		case <-time.After(10 * time.Second):
-			t.Error("terminal client did not stop")
-		}
-	})
+	t.Cleanup(u.stop)
 	return u
+}
+
+// stop ends the terminal client and waits for it; safe to call twice.
+func (u *ui) stop() {
+	u.cancel()
+	select {
+	case err, ok := <-u.done:
+		if ok && err != nil {
+			u.t.Errorf("terminal client: %v", err)
+		}
+		if ok {
+			close(u.done)
+		}
+	case <-time.After(10 * time.Second):
+		u.t.Error("terminal client did not stop")
+	}
 }
 
 // rows returns the latest frame.
@@ -114,8 +123,8 @@ func has(sub string) func(string) bool {
 	return func(s string) bool { return strings.Contains(s, sub) }
 }
 
-// Scenario 2: a turn that blocks at the provider is interrupted; the daemon
-// restarts; the session is idle with its last turn interrupted; the
+// Scenario 2: a turn that blocks at the provider is interrupted (with Esc in
+// a terminal client); the daemon restarts; the session is idle with its last turn interrupted; the
 // terminal client opens it, shows the transcript, accepts ordinary input
 // without any slash command, and the answer arrives.
 func TestTerminalReopensInterruptedSession(t *testing.T) {
@@ -135,21 +144,19 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-f.Arrived()
-	// Interrupt once the text is streaming (a partial on subscribe).
-	st := c.Stream(client.StreamOptions{})
-	sub := st.Subscribe("s", client.Cursor{})
-	for {
-		it, err := sub.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (it.Op == wire.PushPartial || it.Op == wire.PushDelta) && strings.Contains(it.Text, "never finished") {
-			break
-		}
-	}
-	st.Close()
-	if res, err := c.Interrupt(ctx, "s"); err != nil || !res.Interrupted || res.TurnID != r.TurnID {
-		t.Fatalf("interrupt: %+v %v", res, err)
+	// The terminal shows the reply streaming; Esc interrupts it.
+	first := startUI(t, c, 100, 30)
+	first.waitFor("the streaming reply", func(s string) bool {
+		return strings.Contains(s, "never finished") && strings.Contains(s, "running (Esc interrupts)")
+	})
+	first.scr.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
+	first.waitFor("the interrupted reply", func(s string) bool {
+		return strings.Contains(s, "[interrupted]") && strings.Contains(s, "interrupted (user)")
+	})
+	first.stop()
+	rc, err := c.Input(ctx, "s", r.InputID)
+	if err != nil || rc.Delivery != wire.DeliveryInterrupted {
+		t.Fatalf("receipt after Esc: %+v %v", rc, err)
 	}
 	d.stop()
 	startDaemon(t, home)
