@@ -101,13 +101,7 @@ func (s *Server) Handler() http.Handler { return s.e }
 // on. It returns when every connection has ended or ctx is done, in which
 // case the rest are cut.
 func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {
-	s.mu.Lock()
-	s.closing = true
-	conns := make([]*wsConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
+	conns := s.closeDoors()
 	for _, c := range conns {
 		c.bye(reason, retryAfter)
 	}
@@ -126,17 +120,22 @@ func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duratio
 // Close cuts every websocket connection and waits for their goroutines. It
 // is safe to call twice, and after Bye.
 func (s *Server) Close() {
+	for _, c := range s.closeDoors() {
+		c.ws.CloseNow()
+	}
+	s.wg.Wait()
+}
+
+// closeDoors refuses new websocket connections and returns the open ones.
+func (s *Server) closeDoors() []*wsConn {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.closing = true
 	conns := make([]*wsConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.ws.CloseNow()
-	}
-	s.wg.Wait()
+	return conns
 }
 
 func (s *Server) healthz(c echo.Context) error {

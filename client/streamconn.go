@@ -141,9 +141,11 @@ func (st *Stream) run() {
 			b.Reset()
 		}
 		if st.opts.Budget > 0 && time.Since(lostAt) >= st.opts.Budget {
+			// The state first, so that whoever sees a subscription end
+			// already finds the stream unavailable.
 			ue := &unavailableError{budget: st.opts.Budget, last: err}
-			st.finish(ue)
 			st.setState(State{Phase: Unavailable, Err: ue})
+			st.finish(ue)
 			return
 		}
 		d := b.Next()

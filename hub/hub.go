@@ -209,26 +209,23 @@ func (h *Hub) Conns() []*Conn {
 // presenceChanged marks presence and status (the viewer count) due on every
 // cursor of ch.
 func (h *Hub) presenceChanged(ch *channel) {
-	ch.mu.Lock()
-	subs := ch.subList()
-	ch.mu.Unlock()
-	for _, s := range subs {
-		s.conn.mu.Lock()
-		s.presence, s.status = true, true
-		s.conn.markReady(s)
-		s.conn.mu.Unlock()
-		s.conn.signal()
-	}
+	h.markAll(ch, func(s *sub) { s.presence, s.status = true, true })
 }
 
 // statusChanged marks a status push due on every cursor of ch.
 func (h *Hub) statusChanged(ch *channel) {
+	h.markAll(ch, func(s *sub) { s.status = true })
+}
+
+// markAll applies mark to every cursor of ch (under its connection's lock)
+// and wakes the connections. Copy, then act: ch.mu is not held meanwhile.
+func (h *Hub) markAll(ch *channel, mark func(*sub)) {
 	ch.mu.Lock()
 	subs := ch.subList()
 	ch.mu.Unlock()
 	for _, s := range subs {
 		s.conn.mu.Lock()
-		s.status = true
+		mark(s)
 		s.conn.markReady(s)
 		s.conn.mu.Unlock()
 		s.conn.signal()
@@ -239,11 +236,7 @@ func (h *Hub) statusChanged(ch *channel) {
 // to what the cursor has not written yet, so a slow reader gets one merged
 // delta instead of many.
 func (h *Hub) publishText(ch *channel, turnID, delta string) {
-	ch.mu.Lock()
-	subs := ch.subList()
-	ch.mu.Unlock()
-	for _, s := range subs {
-		s.conn.mu.Lock()
+	h.markAll(ch, func(s *sub) {
 		switch {
 		case s.lastEnded == turnID:
 		case s.textTurn == turnID:
@@ -251,10 +244,7 @@ func (h *Hub) publishText(ch *channel, turnID, delta string) {
 		default:
 			s.textTurn, s.text, s.textFull = turnID, []byte(delta), false
 		}
-		s.conn.markReady(s)
-		s.conn.mu.Unlock()
-		s.conn.signal()
-	}
+	})
 }
 
 func randomID(n int) string {
