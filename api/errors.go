@@ -21,7 +21,7 @@ func httpStatus(code string) int {
 		return http.StatusForbidden
 	case wire.CodeNotFound:
 		return http.StatusNotFound
-	case wire.CodeConflict:
+	case wire.CodeConflict, wire.CodeNotServing:
 		return http.StatusConflict
 	case wire.CodeEtagMismatch:
 		return http.StatusPreconditionFailed

@@ -86,6 +86,11 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.GET("/sessions/:id/inputs/:input_id", s.getInput)
 	v1.POST("/sessions/:id/interrupt", s.interrupt)
 	v1.GET("/sessions/:id/status", s.status)
+	v1.POST("/sessions/:id/shares", s.share)
+	v1.DELETE("/sessions/:id/shares", s.unshare)
+	v1.GET("/bots", s.listBots)
+	v1.POST("/bots", s.addBot)
+	v1.DELETE("/bots/:name", s.removeBot)
 	v1.POST("/daemon/shutdown", s.shutdown)
 	v1.GET("/ws", s.websocket)
 	s.e = e

@@ -120,6 +120,8 @@ type ws struct {
 	err chan error
 	// batched counts messages that carried more than one frame.
 	batched atomic.Int64
+	// token, if set, is sent in hello instead of an Authorization header.
+	token string
 }
 
 func (e *env) dial(header bool) *ws {
@@ -232,7 +234,7 @@ func (w *ws) closed() websocket.StatusCode {
 
 func (w *ws) hello(subs ...wire.Sub) wire.Frame {
 	w.t.Helper()
-	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "test/1", Subs: subs})
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "test/1", Subs: subs, Token: w.token})
 	r := w.reply(1)
 	if !r.OK {
 		w.t.Fatalf("hello: %+v", r.Error)

@@ -31,7 +31,14 @@ func (s *Server) listSessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, wire.SessionList{Sessions: ss})
+	p, _ := principalOf(c)
+	mine := ss[:0]
+	for _, x := range ss {
+		if p.CanSee(x.ID) {
+			mine = append(mine, x)
+		}
+	}
+	return c.JSON(http.StatusOK, wire.SessionList{Sessions: mine})
 }
 
 func (s *Server) createSession(c echo.Context) error {

@@ -26,10 +26,10 @@ type wsConn struct {
 	// static after construction
 	s  *Server
 	ws *websocket.Conn
-	p  principal // from the Authorization header, if any
 
 	hcMu sync.Mutex
-	hc   *hub.Conn // set by the reader at hello; read by bye
+	hc   *hub.Conn     // set by the reader at hello; read by bye
+	p    hub.Principal // from the header, or from hello; read by revocation
 
 	closeOnce sync.Once
 	closeReq  chan closeReq // capacity 1: bye asks the writer to flush and close
@@ -93,6 +93,12 @@ func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
 		bye, _ := json.Marshal(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
 		wc.closeReq <- closeReq{code, "daemon " + reason, bye}
 	})
+}
+
+func (wc *wsConn) principal() hub.Principal {
+	wc.hcMu.Lock()
+	defer wc.hcMu.Unlock()
+	return wc.p
 }
 
 func (wc *wsConn) hubConn() *hub.Conn {
@@ -183,7 +189,7 @@ func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
 // hello authenticates, registers the connection with the hub, and queues the
 // hello reply with one sub reply for each of cmd.Subs.
 func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
-	p := wc.p
+	p := wc.principal()
 	if p.Role == "" {
 		var ok bool
 		p, ok = wc.s.authenticate(cmd.Token)
@@ -191,15 +197,15 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 			wc.ws.Close(StatusBadToken, "unknown or revoked token")
 			return false
 		}
-		wc.p = p
 	}
+	// Presence names a bot by its name; others by the client they run.
 	name := cmd.Client
-	if name == "" {
+	if name == "" || p.Role == RoleBot {
 		name = p.Name
 	}
 	hc := wc.s.hub.Connect(hub.ConnInfo{Name: name, Role: p.Role})
 	wc.hcMu.Lock()
-	wc.hc = hc
+	wc.hc, wc.p = hc, p
 	wc.hcMu.Unlock()
 	reply := wire.Reply{
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
@@ -214,8 +220,25 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 		hc.ReplyJSON(reply)
 		return true
 	}
-	hc.Subscribe(ctx, cmd.Subs, func(rs []wire.SubReply) any {
-		reply.Subs = rs
+	// Subs outside the token's scope are refused one by one; the rest go on.
+	var allowed []wire.Sub
+	refused := make([]*wire.Error, len(cmd.Subs))
+	for i, sb := range cmd.Subs {
+		if werr := authorize(p, "ws:"+wire.OpSub, sb.Session); werr != nil {
+			refused[i] = werr
+			continue
+		}
+		allowed = append(allowed, sb)
+	}
+	hc.Subscribe(ctx, allowed, func(rs []wire.SubReply) any {
+		reply.Subs = make([]wire.SubReply, len(cmd.Subs))
+		for i, sb := range cmd.Subs {
+			if refused[i] != nil {
+				reply.Subs[i] = wire.SubReply{Session: sb.Session, Error: refused[i]}
+				continue
+			}
+			reply.Subs[i], rs = rs[0], rs[1:]
+		}
 		return reply
 	})
 	return true

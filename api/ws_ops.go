@@ -49,6 +49,14 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 	}
 	hc := wc.hc
 	ok := wire.Reply{ID: cmd.ID, OK: true}
+	if _, known := permissions["ws:"+cmd.Op]; !known {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeUnknownOp, "unknown op %q", cmd.Op))
+		return
+	}
+	if werr := authorize(wc.p, "ws:"+cmd.Op, cmd.Session); werr != nil {
+		wc.replyErr(cmd.ID, werr)
+		return
+	}
 	switch cmd.Op {
 	case wire.OpPing:
 		hc.ReplyJSON(ok)
@@ -94,9 +102,26 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 		hc.ReplyJSON(ok)
 	case wire.OpHello:
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "hello was already done on this connection"))
-	case wire.OpPost, wire.OpServe, wire.OpReply:
-		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeForbidden, "%s is for bot tokens", cmd.Op))
-	default:
-		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeUnknownOp, "unknown op %q", cmd.Op))
+	case wire.OpPost:
+		r, err := wc.s.hub.Post(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
+		if err != nil {
+			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+			return
+		}
+		ok.Receipt = &r
+		hc.ReplyJSON(ok)
+	case wire.OpServe:
+		wc.s.hub.Serve(hc, wc.p.Name)
+		hc.ReplyJSON(ok)
+	case wire.OpReply:
+		if cmd.TurnID == "" {
+			wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
+			return
+		}
+		if err := wc.s.hub.Reply(hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
+			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+			return
+		}
+		hc.ReplyJSON(ok)
 	}
 }

@@ -73,9 +73,15 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author 
 	if err != nil {
 		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
 	}
+	// Only a user's input starts a turn; anything else (a bot's post) is
+	// delivered once its message is in the log.
+	delivery, turnID := wire.DeliveryQueued, turn.String()
+	if role != wire.RoleUser {
+		delivery, turnID = wire.DeliveryDone, ""
+	}
 	in = Input{
 		Session: session, InputID: inputID, Ord: ord, TextHash: textHash(text),
-		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
+		State: wire.ReceiptAccepted, Delivery: delivery, TurnID: turnID,
 		CreatedAt: formatTime(t.now), UpdatedAt: formatTime(t.now),
 	}
 	evs, err := t.Append(ctx, session, wire.Event{

@@ -32,9 +32,11 @@ type Conn struct {
 
 	mu      sync.Mutex
 	closed  bool
-	replies [][]byte        // encoded frames, written before any push
-	subs    map[string]*sub // by session id
-	ready   []*sub          // subs with something to write, FIFO for fairness
+	replies [][]byte            // encoded frames, written before any push
+	subs    map[string]*sub     // by session id
+	ready   []*sub              // subs with something to write, FIFO for fairness
+	serving string              // the bot whose turns this connection answers
+	turns   map[string]*botTurn // turns handed to it, by turn id
 }
 
 // sub is one cursor. Its fields are guarded by conn.mu.
@@ -251,7 +253,16 @@ func (c *Conn) Close() {
 		c.dropLocked(s)
 	}
 	c.ready, c.replies = nil, nil
+	serving := c.serving
+	turns := make([]*botTurn, 0, len(c.turns))
+	for _, t := range c.turns {
+		turns = append(turns, t)
+	}
+	c.turns = nil
 	c.mu.Unlock()
+	if serving != "" {
+		c.hub.unserve(c, serving, turns)
+	}
 	c.hub.removeConn(c)
 	for _, ch := range chans {
 		c.hub.presenceChanged(ch)

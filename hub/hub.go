@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,9 @@ type Hub struct {
 	runners  sync.WaitGroup
 	stopping atomic.Bool // no new inputs, no new turns
 
+	tokens tokenTable // bot and viewer tokens
+	bots   botTable   // connections serving bot turns
+
 	mu    sync.Mutex
 	chans map[string]*channel
 	conns map[*Conn]struct{}
@@ -92,8 +96,15 @@ func New(d *db.DB, opts Options, log *slog.Logger) *Hub {
 		reg, _ = provider.NewRegistry(provider.Config{}, nil)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Hub{db: d, opts: opts, log: log, providers: reg, ctx: ctx, cancel: cancel,
+	h := &Hub{db: d, opts: opts, log: log, providers: reg, ctx: ctx, cancel: cancel,
 		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+	reg.Bots = func(name string) (provider.Provider, error) {
+		if !h.botExists(name) {
+			return nil, fmt.Errorf("unknown bot %q: add it with `albedo bots add %s`", name, name)
+		}
+		return botProvider{h: h, name: name}, nil
+	}
+	return h
 }
 
 // Close interrupts running turns (reason daemon_shutdown), waits for the
@@ -243,6 +254,16 @@ func (h *Hub) publishText(ch *channel, turnID, delta string) {
 			s.text = append(s.text, delta...)
 		default:
 			s.textTurn, s.text, s.textFull = turnID, []byte(delta), false
+		}
+	})
+}
+
+// restartText tells every cursor of ch that the streaming reply of turnID
+// starts over: an empty partial replaces what they showed.
+func (h *Hub) restartText(ch *channel, turnID string) {
+	h.markAll(ch, func(s *sub) {
+		if s.lastEnded != turnID {
+			s.textTurn, s.text, s.textFull = turnID, nil, true
 		}
 	})
 }

@@ -14,6 +14,9 @@ import (
 // checkpointed so far), and inputs still queued are queued again, in order.
 // Call it once, before serving.
 func (h *Hub) Start(ctx context.Context) error {
+	if err := h.loadTokens(ctx); err != nil {
+		return err
+	}
 	ins, err := h.db.PendingInputs(ctx)
 	if err != nil {
 		return err

@@ -162,7 +162,7 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		p, err = h.providers.Get(sess.Provider)
 	}
 	if err == nil {
-		req = provider.Request{Session: ch.id, TurnID: q.turnID, Model: sess.Model, Effort: sess.Effort}
+		req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort}
 		var evs []wire.Event
 		limit := h.opts.MaxTranscriptMessages
 		if hl, ok := p.(provider.HistoryLimiter); ok {
@@ -183,6 +183,19 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		ch.run.streamTurn = q.turnID
 		ch.run.streamText.Reset()
 		ch.mu.Unlock()
+		req.Waiting = func(w bool) {
+			ch.mu.Lock()
+			ch.run.phase = map[bool]string{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
+			ch.mu.Unlock()
+			h.statusChanged(ch)
+		}
+		req.Restart = func() {
+			text.Reset()
+			ch.mu.Lock()
+			ch.run.streamText.Reset()
+			ch.mu.Unlock()
+			h.restartText(ch, q.turnID)
+		}
 		last := time.Now()
 		err = p.Stream(ctx, req, func(d string) {
 			if d == "" {

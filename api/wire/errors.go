@@ -17,6 +17,7 @@ const (
 	CodeTooMany        = "too_many"        // over the channel limit of a connection
 	CodeHelloRequired  = "hello_required"  // a command before hello
 	CodeDaemonStopping = "daemon_stopping" // the daemon is shutting down; retry on the next one
+	CodeNotServing     = "not_serving"     // a reply to a turn this connection does not serve
 	CodeInternal       = "internal"        // a bug or a storage failure
 )
 

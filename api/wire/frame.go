@@ -169,6 +169,15 @@ type ByePush struct {
 	RetryAfterMS int64  `json:"retry_after_ms"`
 }
 
+// TurnPush hands a turn to a bot connection that serves its provider.
+type TurnPush struct {
+	Op       string        `json:"op"` // "turn"
+	Session  string        `json:"session"`
+	TurnID   string        `json:"turn_id"`
+	InputID  string        `json:"input_id"`
+	Messages []TurnMessage `json:"messages"`
+}
+
 // Frame decodes any server → client frame. Replies have an ID (or OK set)
 // and no Op; pushes have an Op. Viewers is a count in status and a list in
 // presence, so it stays raw; use ViewerCount and ViewerList.

@@ -25,6 +25,14 @@ type Request struct {
 	Messages []Message
 	Model    string // the session's model; "" means the provider's default
 	Effort   string // the session's reasoning effort; "" means none is sent
+	InputID  string
+
+	// Waiting, if set, tells the daemon the turn waits for someone to
+	// answer it (a bot that is not connected) or no longer does.
+	Waiting func(bool)
+	// Restart, if set, drops the text emitted so far: the reply starts
+	// over (a bot connection dropped and another one answers).
+	Restart func()
 }
 
 // Provider answers turns. Implementations may be called concurrently for

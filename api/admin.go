@@ -1,0 +1,79 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Owner-only routes for tokens (PROTOCOL.md leaves their shape to us; see
+// docs/protocol.md).
+
+type botCreate struct {
+	Name     string   `json:"name"`
+	Sessions []string `json:"sessions,omitempty"`
+}
+
+func (s *Server) addBot(c echo.Context) error {
+	var req botCreate
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	tok, err := s.hub.AddBot(c.Request().Context(), req.Name, req.Sessions)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"name": req.Name, "token": tok, "sessions": req.Sessions,
+		"ws_url": "ws://" + c.Request().Host + "/v1/ws"})
+}
+
+func (s *Server) listBots(c echo.Context) error {
+	bots, err := s.hub.Bots(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"bots": bots})
+}
+
+func (s *Server) removeBot(c echo.Context) error {
+	ids, err := s.hub.RemoveBot(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	s.closeTokens(ids)
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) share(c echo.Context) error {
+	tok, err := s.hub.Share(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"session": c.Param("id"), "token": tok,
+		"ws_url": "ws://" + c.Request().Host + "/v1/ws"})
+}
+
+func (s *Server) unshare(c echo.Context) error {
+	ids, err := s.hub.Unshare(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	s.closeTokens(ids)
+	return c.NoContent(http.StatusNoContent)
+}
+
+// closeTokens closes, with 4401, every websocket of the revoked tokens.
+func (s *Server) closeTokens(ids []string) {
+	s.mu.Lock()
+	var doomed []*wsConn
+	for c := range s.conns {
+		if c.principal().TokenID != "" && slices.Contains(ids, c.principal().TokenID) {
+			doomed = append(doomed, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range doomed {
+		go c.ws.Close(StatusBadToken, "token revoked")
+	}
+}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+)
+
+func TestUnknownBotProviderRefused(t *testing.T) {
+	e := newEnv(t, Options{})
+	var eb wire.ErrorBody
+	code, _ := e.do("POST", "/v1/sessions", nil, `{"provider":"bot:ghost"}`, &eb)
+	if code != 400 || !strings.Contains(eb.Error.Message, `unknown bot "ghost"`) {
+		t.Fatalf("%d %+v", code, eb.Error)
+	}
+}
+
+// A turn of a bot:NAME session waits until a connection of that bot
+// serves, streams the bot's reply to every viewer, starts over on another
+// serving connection when the first drops, and commits what the bot
+// finished, authored by the bot.
+func TestBotServedTurn(t *testing.T) {
+	e := newEnv(t, Options{})
+	botTok := e.botToken("helper")
+	s := e.createWith("s", `{"provider":"bot:helper"}`)
+	zero := int64(0)
+	owner := e.dial(true)
+	owner.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	viewer := e.dialToken(e.viewerToken("s"))
+	viewer.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"what's up?"}`, &r)
+	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting && f.TurnID == r.TurnID })
+
+	// The first bot connection takes the turn, says something, and drops.
+	b1 := e.dialToken(botTok)
+	b1.hello()
+	b1.send(wire.Command{ID: 2, Op: wire.OpServe})
+	turn := b1.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
+	if turn.TurnID != r.TurnID || turn.Session != "s" || turn.InputID != r.InputID ||
+		len(turn.Messages) != 1 || turn.Messages[0].Text != "what's up?" || turn.Messages[0].Role != wire.RoleUser {
+		t.Fatalf("turn push %+v", turn)
+	}
+	b1.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "half a th"})
+	if rep := b1.reply(3); !rep.OK {
+		t.Fatalf("reply: %+v", rep.Error)
+	}
+	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text == "half a th" })
+	b1.c.CloseNow()
+	// The turn waits again, and the viewers' streaming text is cleared.
+	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting })
+	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushPartial && f.Text == "" && f.TurnID == r.TurnID })
+
+	b2 := e.dialToken(botTok)
+	b2.hello()
+	b2.send(wire.Command{ID: 2, Op: wire.OpServe})
+	if again := b2.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn }); again.TurnID != r.TurnID {
+		t.Fatalf("second turn push %+v", again)
+	}
+	b2.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "all fine, "})
+	b2.send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "thanks", Done: true})
+	textO, evO := streamed(owner, r.TurnID, "")
+	_, evV := streamed(viewer, r.TurnID, "")
+	reply := evO[len(evO)-2]
+	if reply.Text != "all fine, thanks" || reply.Author != "helper" || reply.Role != wire.RoleAssistant || evO[len(evO)-1].State != wire.TurnCompleted {
+		t.Fatalf("committed %+v, streamed %q", reply, textO)
+	}
+	if last := evV[len(evV)-2]; last.Text != reply.Text || last.Offset != reply.Offset {
+		t.Fatalf("viewer saw %+v", last)
+	}
+	// The turn is over: a late reply is refused.
+	b2.send(wire.Command{ID: 9, Op: wire.OpReply, TurnID: r.TurnID, Text: "late"})
+	if rep := b2.reply(9); rep.OK || rep.Error.Code != wire.CodeNotServing {
+		t.Fatalf("late reply: %+v", rep)
+	}
+	// So is a reply to a turn this connection never had.
+	b2.send(wire.Command{ID: 10, Op: wire.OpReply, TurnID: "someone-elses", Text: "x"})
+	if rep := b2.reply(10); rep.OK || rep.Error.Code != wire.CodeNotServing {
+		t.Fatalf("foreign reply: %+v", rep)
+	}
+}
+
+// A bot's post is a message with role bot and the bot as author; it
+// starts no turn and is idempotent.
+func TestBotPost(t *testing.T) {
+	e := newEnv(t, Options{})
+	s := e.create("s")
+	b := e.dialToken(e.botToken("poster"))
+	zero := int64(0)
+	b.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	var events []*wire.Event
+	for i := range 2 {
+		b.send(wire.Command{ID: int64(10 + i), Op: wire.OpPost, Session: "s", InputID: uuid1, Text: "a note"})
+		frames := b.until(isReplyTo(int64(10 + i)))
+		rep := frames[len(frames)-1]
+		if !rep.OK || rep.Receipt.Delivery != wire.DeliveryDone || rep.Receipt.TurnID != "" {
+			t.Fatalf("post %d: %+v %+v", i, rep.Error, rep.Receipt)
+		}
+		for _, f := range frames {
+			if f.Op == wire.PushEvent {
+				events = append(events, f.Event)
+			}
+		}
+	}
+	if len(events) == 0 {
+		events = append(events, b.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }).Event)
+	}
+	ev := events[0]
+	if ev.Role != wire.RoleBot || ev.Author != "poster" || ev.Text != "a note" {
+		t.Fatalf("posted event %+v", ev)
+	}
+	var st wire.Status
+	e.do("GET", "/v1/sessions/s/status", nil, "", &st)
+	if st.Phase != wire.PhaseIdle || st.Head != 1 || st.LastTurn != nil {
+		t.Fatalf("a post started something: %+v", st)
+	}
+}
+
+// Interrupting a bot-served turn commits what the bot streamed; the bot's
+// next reply to it is refused.
+func TestInterruptBotTurn(t *testing.T) {
+	e := newEnv(t, Options{})
+	tok := e.botToken("slow")
+	s := e.createWith("s", `{"provider":"bot:slow"}`)
+	b := e.dialToken(tok)
+	b.hello()
+	b.send(wire.Command{ID: 2, Op: wire.OpServe})
+	b.reply(2)
+	zero := int64(0)
+	owner := e.dial(true)
+	owner.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
+	b.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
+	b.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "thinking"})
+	b.reply(3)
+	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta })
+	var in wire.Interrupted
+	e.do("POST", "/v1/sessions/s/interrupt", nil, "", &in)
+	if !in.Interrupted || in.TurnID != r.TurnID {
+		t.Fatalf("interrupt %+v", in)
+	}
+	_, evs := streamed(owner, r.TurnID, "")
+	if m := evs[len(evs)-2]; m.Text != "thinking" || m.State != wire.MessageInterrupted {
+		t.Fatalf("interrupted bot reply %+v", m)
+	}
+	b.send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "done", Done: true})
+	if rep := b.reply(4); rep.OK || rep.Error.Code != wire.CodeNotServing {
+		t.Fatalf("reply after interrupt: %+v", rep)
+	}
+}

@@ -1,0 +1,232 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+)
+
+// token makes a bot (limited to sessions, if any) or a viewer token.
+func (e *env) botToken(name string, sessions ...string) string {
+	e.t.Helper()
+	var out struct{ Token string }
+	b, _ := json.Marshal(map[string]any{"name": name, "sessions": sessions})
+	if code, _ := e.do("POST", "/v1/bots", nil, string(b), &out); code != 201 || out.Token == "" {
+		e.t.Fatalf("add bot %s: %d", name, code)
+	}
+	return out.Token
+}
+
+func (e *env) viewerToken(session string) string {
+	e.t.Helper()
+	var out struct{ Token string }
+	if code, _ := e.do("POST", "/v1/sessions/"+session+"/shares", nil, "", &out); code != 201 || out.Token == "" {
+		e.t.Fatalf("share %s: %d", session, code)
+	}
+	return out.Token
+}
+
+func (e *env) as(token string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + token}
+}
+
+// Every route echo serves has an entry in the permission table.
+func TestEveryRouteHasPermissions(t *testing.T) {
+	e := newEnv(t, Options{})
+	for _, r := range e.srv.e.Routes() {
+		if r.Path == "/healthz" || !strings.HasPrefix(r.Path, "/v1/") || strings.HasPrefix(r.Method, "echo_") {
+			continue
+		}
+		if _, ok := permissions[r.Method+" "+r.Path]; !ok {
+			t.Errorf("route %s %s has no permission entry", r.Method, r.Path)
+		}
+	}
+}
+
+// The role table: every HTTP route and websocket op, for each role,
+// allowed or refused with forbidden.
+func TestRoleTable(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	e.create("del-owner")
+	tokens := map[string]string{
+		RoleOwner:  testToken,
+		RoleBot:    e.botToken("tablebot"),
+		RoleViewer: e.viewerToken("s"),
+	}
+	routes := []struct{ method, path, body string }{
+		{"GET", "/v1/sessions", ""},
+		{"POST", "/v1/sessions", `{}`},
+		{"PUT", "/v1/sessions/%s-new", `{}`},
+		{"GET", "/v1/sessions/s", ""},
+		{"PATCH", "/v1/sessions/s", `{"title":"x"}`},
+		{"DELETE", "/v1/sessions/del-%s", ""},
+		{"GET", "/v1/sessions/s/events", ""},
+		{"PUT", "/v1/sessions/s/inputs/" + uuid1, `{"text":"x"}`},
+		{"GET", "/v1/sessions/s/inputs/" + uuid1, ""},
+		{"POST", "/v1/sessions/s/interrupt", ""},
+		{"GET", "/v1/sessions/s/status", ""},
+		{"POST", "/v1/sessions/s/shares", ""},
+		{"DELETE", "/v1/sessions/nosuch/shares", ""},
+		{"GET", "/v1/bots", ""},
+		{"POST", "/v1/bots", `{"name":"b-%s"}`},
+		{"DELETE", "/v1/bots/nosuch", ""},
+		{"POST", "/v1/daemon/shutdown", ""},
+	}
+	routeKey := func(method, path string) string {
+		// Map a concrete path back to its echo route.
+		for _, r := range e.srv.e.Routes() {
+			if r.Method == method && matchRoute(r.Path, path) {
+				return method + " " + r.Path
+			}
+		}
+		return method + " " + path
+	}
+	for _, role := range []string{RoleOwner, RoleBot, RoleViewer} {
+		for _, rt := range routes {
+			path := strings.ReplaceAll(rt.path, "%s", role)
+			body := strings.ReplaceAll(rt.body, "%s", role)
+			op := routeKey(rt.method, path)
+			want := slices.Contains(permissions[op], role)
+			t.Run(role+" "+op, func(t *testing.T) {
+				var raw json.RawMessage
+				code, _ := e.do(rt.method, path, e.as(tokens[role]), body, &raw)
+				var eb wire.ErrorBody
+				if code == http.StatusForbidden {
+					_ = json.Unmarshal(raw, &eb)
+				}
+				refused := code == http.StatusForbidden && eb.Error != nil && eb.Error.Code == wire.CodeForbidden
+				if want == refused {
+					t.Fatalf("%s %s as %s: %d %+v (allowed: %v)", rt.method, path, role, code, eb.Error, want)
+				}
+			})
+		}
+	}
+
+	ops := []wire.Command{
+		{Op: wire.OpPing},
+		{Op: wire.OpSub, Session: "s"},
+		{Op: wire.OpUnsub, Session: "s"},
+		{Op: wire.OpSend, Session: "s", InputID: uuid1[:35] + "7", Text: "x"},
+		{Op: wire.OpInterrupt, Session: "s"},
+		{Op: wire.OpPost, Session: "s", InputID: uuid1[:35] + "8", Text: "x"},
+		{Op: wire.OpServe},
+		{Op: wire.OpReply, TurnID: "nope", Text: "x"},
+	}
+	for _, role := range []string{RoleOwner, RoleBot, RoleViewer} {
+		w := e.dialToken(tokens[role])
+		w.hello()
+		for i, cmd := range ops {
+			cmd.ID = int64(100 + i)
+			want := slices.Contains(permissions["ws:"+cmd.Op], role)
+			w.send(cmd)
+			r := w.reply(cmd.ID)
+			refused := !r.OK && r.Error != nil && r.Error.Code == wire.CodeForbidden
+			if want == refused {
+				t.Errorf("ws %s as %s: %+v (allowed: %v)", cmd.Op, role, r.Error, want)
+			}
+		}
+	}
+}
+
+func matchRoute(route, path string) bool {
+	rs, ps := strings.Split(route, "/"), strings.Split(path, "/")
+	if len(rs) != len(ps) {
+		return false
+	}
+	for i := range rs {
+		if !strings.HasPrefix(rs[i], ":") && rs[i] != ps[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// dialToken opens a websocket that sends its token in hello.
+func (e *env) dialToken(token string) *ws {
+	e.t.Helper()
+	w := e.dial(false)
+	w.token = token
+	return w
+}
+
+// Tokens limited to sessions: a viewer sees its session and nothing else,
+// a bot limited to a list too.
+func TestTokenScope(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("mine")
+	e.create("other")
+	viewer := e.viewerToken("mine")
+	bot := e.botToken("scoped", "mine")
+	for _, tok := range []string{viewer, bot} {
+		if code, _ := e.do("GET", "/v1/sessions/mine/events", e.as(tok), "", nil); code != 200 {
+			t.Fatalf("own session: %d", code)
+		}
+		var eb wire.ErrorBody
+		if code, _ := e.do("GET", "/v1/sessions/other/events", e.as(tok), "", &eb); code != 403 || eb.Error.Code != wire.CodeForbidden {
+			t.Fatalf("other session: %d %+v", code, eb.Error)
+		}
+	}
+	var list wire.SessionList
+	e.do("GET", "/v1/sessions", e.as(bot), "", &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].ID != "mine" {
+		t.Fatalf("a scoped bot lists %+v", list.Sessions)
+	}
+	// hello with two subs: the one outside the scope is refused alone.
+	w := e.dialToken(viewer)
+	r := w.hello(wire.Sub{Session: "mine"}, wire.Sub{Session: "other"})
+	if !r.Subs[0].OK || r.Subs[1].OK || r.Subs[1].Error.Code != wire.CodeForbidden {
+		t.Fatalf("hello subs %+v", r.Subs)
+	}
+	w.send(wire.Command{ID: 7, Op: wire.OpSub, Session: "other"})
+	if rep := w.reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
+		t.Fatalf("sub other: %+v", rep)
+	}
+}
+
+// A revoked token is refused at once, and its open connections are closed
+// with 4401.
+func TestRevokedTokenRefusedAndClosed(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	bot := e.botToken("gone")
+	viewer := e.viewerToken("s")
+	wb, wv := e.dialToken(bot), e.dialToken(viewer)
+	wb.hello()
+	wv.hello(wire.Sub{Session: "s"})
+	if code, _ := e.do("DELETE", "/v1/bots/gone", nil, "", nil); code != 204 {
+		t.Fatalf("rm bot: %d", code)
+	}
+	if code := wb.closed(); code != StatusBadToken {
+		t.Fatalf("bot connection closed with %d, want 4401", code)
+	}
+	if code, _ := e.do("GET", "/v1/sessions/s", e.as(bot), "", nil); code != 401 {
+		t.Fatalf("revoked bot token: %d", code)
+	}
+	if code, _ := e.do("DELETE", "/v1/sessions/s/shares", nil, "", nil); code != 204 {
+		t.Fatalf("unshare: %d", code)
+	}
+	if code := wv.closed(); code != StatusBadToken {
+		t.Fatalf("viewer connection closed with %d, want 4401", code)
+	}
+	w := e.dialToken(viewer)
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: viewer})
+	if code := w.closed(); code != StatusBadToken {
+		t.Fatalf("hello with a revoked token: %d", code)
+	}
+	if code, _ := e.do("DELETE", "/v1/bots/gone", nil, "", nil); code != 404 {
+		t.Fatalf("rm a missing bot: %d", code)
+	}
+	var eb wire.ErrorBody
+	if code, _ := e.do("POST", "/v1/bots", nil, `{"name":"Bad Name"}`, &eb); code != 400 {
+		t.Fatalf("bad bot name: %d", code)
+	}
+	e.botToken("dup")
+	if code, _ := e.do("POST", "/v1/bots", nil, `{"name":"dup"}`, &eb); code != 409 {
+		t.Fatalf("duplicate bot: %d", code)
+	}
+}

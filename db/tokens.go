@@ -1,0 +1,86 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// Token kinds.
+const (
+	TokenBot    = "bot"
+	TokenViewer = "viewer"
+)
+
+// Token is a stored bot or viewer token: never the token itself, its hash.
+type Token struct {
+	bun.BaseModel `bun:"table:tokens"`
+
+	ID        string `bun:"id,pk"`
+	Kind      string `bun:"kind"`
+	Name      string `bun:"name"`
+	Hash      string `bun:"hash"`
+	Sessions  string `bun:"sessions"`
+	CreatedAt string `bun:"created_at"`
+}
+
+// SessionList is the sessions the token is limited to; nil means all.
+func (t Token) SessionList() []string {
+	if t.Sessions == "" {
+		return nil
+	}
+	return strings.Split(t.Sessions, ",")
+}
+
+// CreateToken stores a token. A bot name already taken is ErrConflict.
+func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
+	tok.CreatedAt = formatTime(t.now)
+	if tok.Kind == TokenBot {
+		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", TokenBot, tok.Name).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("look up bot: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("a bot named %q exists: %w", tok.Name, ErrConflict)
+		}
+	}
+	if _, err := t.NewInsert().Model(&tok).Exec(ctx); err != nil {
+		return fmt.Errorf("insert token: %w", err)
+	}
+	return nil
+}
+
+// DeleteTokens removes the tokens matching kind and name (a bot), or kind
+// and session (a session's viewer tokens), and returns their ids.
+func (t *Tx) DeleteTokens(ctx context.Context, kind, name, session string) ([]string, error) {
+	q := t.NewSelect().Model((*Token)(nil)).Column("id").Where("kind = ?", kind)
+	if name != "" {
+		q = q.Where("name = ?", name)
+	}
+	if session != "" {
+		q = q.Where("sessions = ?", session)
+	}
+	var ids []string
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("find tokens: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, ErrNotFound
+	}
+	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("delete tokens: %w", err)
+	}
+	return ids, nil
+}
+
+// Tokens lists every token.
+func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
+	var ts []Token
+	if err := d.ro.NewSelect().Model(&ts).Order("kind", "name", "created_at").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return ts, nil
+}
+

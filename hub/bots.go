@@ -1,0 +1,220 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"albedo/api/wire"
+	"albedo/hub/provider"
+)
+
+// errLost ends a bot turn whose serving connection went away.
+var errLost = errors.New("the serving connection was lost")
+
+// botTable tracks which connections serve which bot's turns.
+type botTable struct {
+	mu      sync.Mutex
+	servers map[string][]*Conn       // by bot name, in arrival order
+	arrived map[string]chan struct{} // closed when a server of that bot arrives
+}
+
+// botTurn is one turn handed to a serving connection.
+type botTurn struct {
+	session, turnID string
+
+	mu     sync.Mutex
+	emit   func(string)
+	closed bool
+	done   chan error // capacity 1
+}
+
+func (t *botTurn) finish(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.closed = true
+		t.done <- err
+	}
+}
+
+func (t *botTurn) text(s string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.emit(s)
+	return true
+}
+
+// Serve makes c answer the turns of sessions whose provider is bot:<name>.
+func (h *Hub) Serve(c *Conn, name string) {
+	c.mu.Lock()
+	already := c.serving != ""
+	c.serving = name
+	if c.turns == nil {
+		c.turns = map[string]*botTurn{}
+	}
+	c.mu.Unlock()
+	if already {
+		return
+	}
+	b := &h.bots
+	b.mu.Lock()
+	if b.servers == nil {
+		b.servers, b.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+	}
+	b.servers[name] = append(b.servers[name], c)
+	if ch := b.arrived[name]; ch != nil {
+		close(ch)
+		delete(b.arrived, name)
+	}
+	b.mu.Unlock()
+}
+
+// pick returns a serving connection of the bot (the one with the fewest
+// turns), or a channel closed when one arrives.
+func (b *botTable) pick(name string) (*Conn, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var best *Conn
+	bestLoad := 0
+	for _, c := range b.servers[name] {
+		c.mu.Lock()
+		load, closed := len(c.turns), c.closed
+		c.mu.Unlock()
+		if !closed && (best == nil || load < bestLoad) {
+			best, bestLoad = c, load
+		}
+	}
+	if best != nil {
+		return best, nil
+	}
+	if b.arrived == nil {
+		b.servers, b.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+	}
+	ch := b.arrived[name]
+	if ch == nil {
+		ch = make(chan struct{})
+		b.arrived[name] = ch
+	}
+	return nil, ch
+}
+
+func (h *Hub) serving(name string) int {
+	h.bots.mu.Lock()
+	defer h.bots.mu.Unlock()
+	return len(h.bots.servers[name])
+}
+
+// unserve forgets c as a server and fails its turns over; from Conn.Close.
+func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
+	b := &h.bots
+	b.mu.Lock()
+	list := b.servers[name]
+	for i, x := range list {
+		if x == c {
+			b.servers[name] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	b.mu.Unlock()
+	for _, t := range turns {
+		t.finish(errLost)
+	}
+}
+
+// Reply takes a serving bot's answer to a turn: text streams out as deltas,
+// done commits the reply, a non-empty errText fails the turn.
+func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string) error {
+	c.mu.Lock()
+	t := c.turns[turnID]
+	if t != nil && (done || errText != "") {
+		delete(c.turns, turnID)
+	}
+	c.mu.Unlock()
+	if t == nil {
+		return wire.Errorf(wire.CodeNotServing, "this connection does not serve turn %q (never handed to it, or already ended)", turnID)
+	}
+	if text != "" && !t.text(text) {
+		return wire.Errorf(wire.CodeNotServing, "turn %q has ended", turnID)
+	}
+	switch {
+	case errText != "":
+		t.finish(fmt.Errorf("bot: %s", errText))
+	case done:
+		t.finish(nil)
+	}
+	return nil
+}
+
+// botProvider hands turns to the connections serving bot:<name>.
+type botProvider struct {
+	h    *Hub
+	name string
+}
+
+func (b botProvider) Author(provider.Request) string { return b.name }
+
+// Stream waits for a serving connection, hands it the turn, and relays its
+// replies; when that connection drops, the turn starts over with the next
+// one (or waits).
+func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func(string)) error {
+	msgs := make([]wire.TurnMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = wire.TurnMessage{Role: m.Role, Author: m.Author, Text: m.Text}
+	}
+	waiting := false
+	setWaiting := func(w bool) {
+		if w != waiting && req.Waiting != nil {
+			waiting = w
+			req.Waiting(w)
+		}
+	}
+	for {
+		c, arrived := b.h.bots.pick(b.name)
+		if c == nil {
+			setWaiting(true)
+			select {
+			case <-arrived:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		setWaiting(false)
+		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1)}
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			continue
+		}
+		c.turns[req.TurnID] = t
+		c.mu.Unlock()
+		c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: req.Session, TurnID: req.TurnID, InputID: req.InputID, Messages: msgs})
+		select {
+		case err := <-t.done:
+			if errors.Is(err, errLost) {
+				if req.Restart != nil {
+					req.Restart()
+				}
+				continue
+			}
+			return err
+		case <-ctx.Done():
+			t.finish(ctx.Err()) // later replies get not_serving
+			c.mu.Lock()
+			delete(c.turns, req.TurnID)
+			c.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+}
+
+// Post puts a bot's message into a session: a message with role bot,
+// authored by the bot; it starts no turn. Idempotent by input_id.
+func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string) (wire.Receipt, error) {
+	return h.putInput(ctx, session, inputID, text, wire.RoleBot, bot)
+}

@@ -1,0 +1,202 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// Roles of a principal.
+const (
+	RoleOwner  = "owner"
+	RoleBot    = "bot"
+	RoleViewer = "viewer"
+)
+
+// Principal is who a token acts as.
+type Principal struct {
+	Role     string
+	Name     string
+	TokenID  string   // "" for the owner
+	Sessions []string // the sessions it may touch; nil means all
+}
+
+// CanSee says whether p may touch session.
+func (p Principal) CanSee(session string) bool {
+	return p.Sessions == nil || slices.Contains(p.Sessions, session)
+}
+
+var validBotName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// tokenTable is the in-memory index of bot and viewer tokens, by hash.
+type tokenTable struct {
+	mu     sync.RWMutex
+	byHash map[string]Principal
+}
+
+func hashToken(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return hex.EncodeToString(sum[:])
+}
+
+func (t *tokenTable) put(hash string, p Principal) {
+	t.mu.Lock()
+	if t.byHash == nil {
+		t.byHash = map[string]Principal{}
+	}
+	t.byHash[hash] = p
+	t.mu.Unlock()
+}
+
+func (t *tokenTable) drop(ids []string) {
+	t.mu.Lock()
+	for h, p := range t.byHash {
+		if slices.Contains(ids, p.TokenID) {
+			delete(t.byHash, h)
+		}
+	}
+	t.mu.Unlock()
+}
+
+// loadTokens reads every stored token into memory.
+func (h *Hub) loadTokens(ctx context.Context) error {
+	ts, err := h.db.Tokens(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		h.tokens.put(t.Hash, principalOf(t))
+	}
+	return nil
+}
+
+func principalOf(t db.Token) Principal {
+	return Principal{Role: t.Kind, Name: t.Name, TokenID: t.ID, Sessions: t.SessionList()}
+}
+
+// Authenticate resolves a bot or viewer token. Only hashes are kept; the
+// found hash is compared again in constant time.
+func (h *Hub) Authenticate(token string) (Principal, bool) {
+	if token == "" {
+		return Principal{}, false
+	}
+	hash := hashToken(token)
+	h.tokens.mu.RLock()
+	p, ok := h.tokens.byHash[hash]
+	h.tokens.mu.RUnlock()
+	if !ok || subtle.ConstantTimeCompare([]byte(hash), []byte(hashToken(token))) != 1 {
+		return Principal{}, false
+	}
+	return p, true
+}
+
+func newToken(prefix string) string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// AddBot makes a bot token, limited to sessions when given. The token is
+// returned once and only its hash is stored.
+func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (string, error) {
+	if !validBotName.MatchString(name) {
+		return "", wire.Errorf(wire.CodeBadRequest, "a bot name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	for _, s := range sessions {
+		if _, err := h.db.Session(ctx, s); err != nil {
+			return "", wireErr(err)
+		}
+	}
+	tok := newToken("albot_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: db.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
+		return "", wireErr(err)
+	}
+	h.tokens.put(row.Hash, principalOf(row))
+	return tok, nil
+}
+
+// Share makes a read-only viewer token for one session.
+func (h *Hub) Share(ctx context.Context, session string) (string, error) {
+	if _, err := h.db.Session(ctx, session); err != nil {
+		return "", wireErr(err)
+	}
+	tok := newToken("alview_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: db.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
+		return "", wireErr(err)
+	}
+	h.tokens.put(row.Hash, principalOf(row))
+	return tok, nil
+}
+
+// RemoveBot revokes a bot's token and returns its token id, whose live
+// connections the caller closes.
+func (h *Hub) RemoveBot(ctx context.Context, name string) ([]string, error) {
+	return h.revoke(ctx, db.TokenBot, name, "")
+}
+
+// Unshare revokes every viewer token of a session.
+func (h *Hub) Unshare(ctx context.Context, session string) ([]string, error) {
+	return h.revoke(ctx, db.TokenViewer, "", session)
+}
+
+func (h *Hub) revoke(ctx context.Context, kind, name, session string) ([]string, error) {
+	var ids []string
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		ids, err = tx.DeleteTokens(ctx, kind, name, session)
+		return err
+	})
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	h.tokens.drop(ids)
+	return ids, nil
+}
+
+// BotInfo describes a bot for `albedo bots ls`.
+type BotInfo struct {
+	Name      string   `json:"name"`
+	Sessions  []string `json:"sessions"`
+	CreatedAt string   `json:"created_at"`
+	Serving   int      `json:"serving"` // connections serving its turns now
+}
+
+// Bots lists the bots.
+func (h *Hub) Bots(ctx context.Context) ([]BotInfo, error) {
+	ts, err := h.db.Tokens(ctx)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	out := []BotInfo{}
+	for _, t := range ts {
+		if t.Kind == db.TokenBot {
+			out = append(out, BotInfo{Name: t.Name, Sessions: t.SessionList(), CreatedAt: t.CreatedAt, Serving: h.serving(t.Name)})
+		}
+	}
+	return out, nil
+}
+
+// botExists says whether a bot of that name has a token.
+func (h *Hub) botExists(name string) bool {
+	h.tokens.mu.RLock()
+	defer h.tokens.mu.RUnlock()
+	for _, p := range h.tokens.byHash {
+		if p.Role == RoleBot && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
