@@ -32,7 +32,9 @@ func TestBotServedTurn(t *testing.T) {
 
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"what's up?"}`, &r)
-	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting && f.TurnID == r.TurnID })
+	owner.next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting && f.TurnID == r.TurnID
+	})
 
 	// The first bot connection takes the turn, says something, and drops.
 	b1 := e.dialToken(botTok)

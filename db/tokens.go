@@ -83,4 +83,3 @@ func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
 	}
 	return ts, nil
 }
-

@@ -275,8 +275,8 @@ func TestStreamBudgetEndsUnavailable(t *testing.T) {
 			break // attached
 		}
 	}
+	lost := time.Now() // before the stop: the stream sees the loss during it
 	d.stop()
-	lost := time.Now()
 	for err == nil {
 		_, err = sub.Next(ctx) // what was queued, then the end
 	}
