@@ -117,3 +117,55 @@ func (c *Client) Shutdown(ctx context.Context) (Snapshot, error) {
 	var out json.RawMessage
 	return snap, c.rawJSON(ctx, snap, http.MethodPost, "/v1/daemon/shutdown", nil, nil, &out)
 }
+
+// BotToken is the answer to AddBot and Share: the token, shown only now.
+type BotToken struct {
+	Name     string   `json:"name,omitempty"`
+	Session  string   `json:"session,omitempty"`
+	Sessions []string `json:"sessions,omitempty"`
+	Token    string   `json:"token"`
+	WSURL    string   `json:"ws_url"`
+}
+
+// Bot is one bot of Bots.
+type Bot struct {
+	Name      string   `json:"name"`
+	Sessions  []string `json:"sessions"`
+	CreatedAt string   `json:"created_at"`
+	Serving   int      `json:"serving"`
+}
+
+// AddBot makes a bot token (owner only), limited to sessions if given.
+func (c *Client) AddBot(ctx context.Context, name string, sessions []string) (BotToken, error) {
+	var t BotToken
+	_, err := c.call(ctx, http.MethodPost, "/v1/bots", nil, map[string]any{"name": name, "sessions": sessions}, &t, false)
+	return t, err
+}
+
+// Bots lists the bots (owner only).
+func (c *Client) Bots(ctx context.Context) ([]Bot, error) {
+	var out struct {
+		Bots []Bot `json:"bots"`
+	}
+	_, err := c.call(ctx, http.MethodGet, "/v1/bots", nil, nil, &out, true)
+	return out.Bots, err
+}
+
+// RemoveBot revokes a bot's token; its connections are closed with 4401.
+func (c *Client) RemoveBot(ctx context.Context, name string) error {
+	_, err := c.call(ctx, http.MethodDelete, "/v1/bots/"+url.PathEscape(name), nil, nil, nil, false)
+	return err
+}
+
+// Share makes a read-only viewer token for a session (owner only).
+func (c *Client) Share(ctx context.Context, session string) (BotToken, error) {
+	var t BotToken
+	_, err := c.call(ctx, http.MethodPost, sessPath(session)+"/shares", nil, nil, &t, false)
+	return t, err
+}
+
+// Unshare revokes every viewer token of a session.
+func (c *Client) Unshare(ctx context.Context, session string) error {
+	_, err := c.call(ctx, http.MethodDelete, sessPath(session)+"/shares", nil, nil, nil, false)
+	return err
+}

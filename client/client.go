@@ -35,6 +35,9 @@ type Options struct {
 	CallRetry time.Duration
 	// Backoff shapes the delays between attempts.
 	Backoff BackoffOptions
+	// Token, if set, is used instead of daemon.json's owner token: a bot's
+	// or a viewer's token. daemon.json still says where the daemon is.
+	Token string
 }
 
 // Snapshot is the daemon a Client currently talks to.
@@ -161,6 +164,9 @@ func (c *Client) probe(ctx context.Context) (Snapshot, error) {
 	}
 	s := Snapshot{PID: info.PID, Port: info.Port, Token: info.Token, Boot: info.Boot,
 		BaseURL: "http://127.0.0.1:" + strconv.Itoa(info.Port)}
+	if c.opts.Token != "" {
+		s.Token = c.opts.Token
+	}
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var h struct {

@@ -21,6 +21,11 @@ type StreamOptions struct {
 	// OnState, if set, is called with each new connection state, from the
 	// stream's own goroutine; it must return quickly.
 	OnState func(State)
+	// OnTurn, if set, makes the stream serve turns (a bot token): after
+	// every (re)connection it sends serve, and each turn handed to it
+	// arrives here (Session, TurnID, InputID, Messages). It is called from
+	// the stream's reader and must return quickly; answer with Reply.
+	OnTurn func(wire.Frame)
 }
 
 // Phase of a stream's connection.

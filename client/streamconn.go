@@ -39,6 +39,7 @@ type Stream struct {
 }
 
 type pendingSend struct {
+	op                     string // send or post
 	session, inputID, text string
 	done                   chan struct{}
 	once                   sync.Once
@@ -98,7 +99,41 @@ func (st *Stream) setState(s State) {
 // input that has no receipt when the connection drops is sent again, with
 // the same input_id, on the next connection; the daemon accepts it once.
 func (st *Stream) Send(ctx context.Context, session, inputID, text string) (wire.Receipt, error) {
-	p := &pendingSend{session: session, inputID: inputID, text: text, done: make(chan struct{})}
+	return st.submit(ctx, wire.OpSend, session, inputID, text)
+}
+
+// Post puts a bot's message into a session (a bot token only): it starts no
+// turn. Like Send, it is re-sent with the same input_id until receipted.
+func (st *Stream) Post(ctx context.Context, session, inputID, text string) (wire.Receipt, error) {
+	return st.submit(ctx, wire.OpPost, session, inputID, text)
+}
+
+// Reply answers a turn handed to OnTurn: text streams to the viewers, done
+// commits the reply, a non-empty errText fails the turn. It needs the
+// connection the turn came on; after a loss the daemon hands the turn out
+// again (OnTurn is called anew) and Reply returns an error.
+func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, errText string) error {
+	st.mu.Lock()
+	conn := st.conn
+	st.mu.Unlock()
+	if conn == nil {
+		return fmt.Errorf("reply to %s: not connected", turnID)
+	}
+	res := make(chan wire.Frame, 1)
+	conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(f wire.Frame) { res <- f })
+	select {
+	case f := <-res:
+		if !f.OK {
+			return f.Error
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (st *Stream) submit(ctx context.Context, op, session, inputID, text string) (wire.Receipt, error) {
+	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, done: make(chan struct{})}
 	st.mu.Lock()
 	if st.err != nil {
 		err := st.err
@@ -228,6 +263,9 @@ func (st *Stream) connectOnce() (connected bool, err error) {
 		ws.CloseNow()
 		<-lost
 		return false, st.ctx.Err()
+	}
+	if st.opts.OnTurn != nil {
+		sc.command(wire.Command{Op: wire.OpServe}, nil)
 	}
 	st.setState(State{Phase: Connected, Snap: snap})
 	st.mu.Lock()
@@ -369,7 +407,7 @@ func (sc *streamConn) subscribe(s *Subscription) {
 // sendInput sends a pending input; a retryable refusal leaves it pending
 // for the next connection.
 func (sc *streamConn) sendInput(p *pendingSend) {
-	sc.command(wire.Command{Op: wire.OpSend, Session: p.session, InputID: p.inputID, Text: p.text}, func(f wire.Frame) {
+	sc.command(wire.Command{Op: p.op, Session: p.session, InputID: p.inputID, Text: p.text}, func(f wire.Frame) {
 		if !f.OK && f.Error != nil && f.Error.Retryable {
 			return
 		}
@@ -423,8 +461,13 @@ func (sc *streamConn) dispatch(f wire.Frame, raw []byte) {
 		return
 	}
 	switch f.Op {
-	case wire.PushBye, wire.PushTurn:
-		return // bye: the close follows and we reconnect
+	case wire.PushBye:
+		return // the close follows and we reconnect
+	case wire.PushTurn:
+		if sc.st.opts.OnTurn != nil {
+			sc.st.opts.OnTurn(f)
+		}
+		return
 	}
 	sc.st.mu.Lock()
 	s := sc.st.subs[f.Session]

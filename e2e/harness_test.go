@@ -18,8 +18,8 @@ import (
 	"albedo/client"
 )
 
-// albedoBin is the binary built once for the whole run.
-var albedoBin string
+// albedoBin and botBin are the binaries built once for the whole run.
+var albedoBin, botBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "albedo-e2e-")
@@ -28,7 +28,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	albedoBin = filepath.Join(dir, "albedo")
-	build := exec.Command("go", "build", "-race", "-o", albedoBin, "albedo/cmd/albedo")
+	botBin = filepath.Join(dir, "albedo-examplebot")
+	build := exec.Command("go", "build", "-race", "-o", dir+"/", "albedo/cmd/albedo", "albedo/cmd/albedo-examplebot")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build albedo:", err)
@@ -57,7 +58,7 @@ func leftovers() []int {
 			continue
 		}
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil || exe != albedoBin {
+		if err != nil || exe != albedoBin && exe != botBin {
 			continue
 		}
 		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {

@@ -46,7 +46,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.home, "home", "", "albedo home (default $ALBEDO_HOME, else $XDG_STATE_HOME/albedo, else ~/.local/state/albedo)")
-	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g))
+	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g), newBotsCmd(g), newShareCmd(g))
 	return root
 }
 

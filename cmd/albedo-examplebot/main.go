@@ -1,0 +1,100 @@
+// Command albedo-examplebot is a complete albedo bot, built on the client
+// package: it serves the turns of sessions whose provider is bot:<its name>
+// and answers each with statistics of the conversation so far. It needs no
+// network beyond the daemon, which makes it a useful example and a test
+// peer.
+//
+//	albedo bots add example            # prints the token
+//	ALBEDO_BOT_TOKEN=… albedo-examplebot
+//	albedo sessions new --provider bot:example
+//
+// It finds the daemon through $ALBEDO_HOME/daemon.json (--home), follows it
+// across restarts, and, when its own connection drops mid-turn, gets the
+// turn again once it is back.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "albedo-examplebot:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("albedo-examplebot", flag.ContinueOnError)
+	home := fs.String("home", "", "albedo home (default $ALBEDO_HOME, else the standard place)")
+	token := fs.String("token", os.Getenv("ALBEDO_BOT_TOKEN"), "the bot's token (default $ALBEDO_BOT_TOKEN)")
+	pace := fs.Duration("pace", 50*time.Millisecond, "pause between streamed pieces of an answer")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *token == "" {
+		return errors.New("no token: set ALBEDO_BOT_TOKEN or --token (albedo bots add NAME prints one)")
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	c, err := client.New(client.Options{Home: *home, Token: *token, Name: "albedo-examplebot/1"})
+	if err != nil {
+		return err
+	}
+	b := &bot{log: log, pace: *pace}
+	st := c.Stream(client.StreamOptions{
+		OnTurn: func(t wire.Frame) { go b.answer(ctx, t) },
+		OnState: func(s client.State) {
+			log.Info("connection", "state", s.Phase.String(), "attempt", s.Attempt)
+		},
+	})
+	b.st = st
+	defer st.Close()
+	log.Info("serving turns; Ctrl-C stops")
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-st.Done():
+		return st.Err()
+	}
+}
+
+type bot struct {
+	log  *slog.Logger
+	pace time.Duration
+	st   *client.Stream
+}
+
+// answer streams the statistics of t's transcript, a sentence at a time.
+func (b *bot) answer(ctx context.Context, t wire.Frame) {
+	b.log.Info("turn", "session", t.Session, "turn", t.TurnID, "messages", len(t.Messages))
+	for _, piece := range stats(t.Messages) {
+		if err := b.st.Reply(ctx, t.TurnID, piece, false, ""); err != nil {
+			// The connection dropped or the turn was interrupted: the daemon
+			// hands the turn out again if it still wants an answer.
+			b.log.Warn("reply", "turn", t.TurnID, "err", err)
+			return
+		}
+		select {
+		case <-time.After(b.pace):
+		case <-ctx.Done():
+			return
+		}
+	}
+	if err := b.st.Reply(ctx, t.TurnID, "", true, ""); err != nil {
+		b.log.Warn("finish", "turn", t.TurnID, "err", err)
+	}
+}

@@ -1,0 +1,211 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// startBot runs the example bot process with token on home.
+func startBot(t *testing.T, home, token string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(botBin, "--home", home, "--pace", "300ms")
+	cmd.Env = append(cmd.Environ(), "ALBEDO_BOT_TOKEN="+token)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	return cmd
+}
+
+// A session with provider bot:example is answered by the example bot
+// process; two viewers see the streamed reply; the bot killed mid-turn and
+// started again completes the turn.
+func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "example")))
+	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "stats", "--provider", "bot:example")))
+	c := newClient(t, home)
+	ctx := ctxT(t)
+
+	// Two viewers with read-only tokens.
+	type viewer struct {
+		sub   *client.Subscription
+		mu    sync.Mutex
+		text  string
+		reply *wire.Event
+	}
+	var viewers []*viewer
+	for range 2 {
+		vt := strings.TrimSpace(lastLine(cli(t, home, "share", id)))
+		vc, err := client.New(client.Options{Home: home, Token: vt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := vc.Stream(client.StreamOptions{})
+		defer st.Close()
+		viewers = append(viewers, &viewer{sub: st.Subscribe(id, client.Cursor{})})
+	}
+
+	bot := startBot(t, home, token)
+	r, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "count my words please")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kill the bot once the first piece of its answer has streamed.
+	first := viewers[0]
+	for {
+		it, err := first.sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushDelta && it.TurnID == r.TurnID {
+			break
+		}
+	}
+	bot.Process.Kill()
+	st, err := waitPhase(ctx, c, id, wire.PhaseWaiting)
+	if err != nil {
+		t.Fatalf("after the bot died: %+v %v", st, err)
+	}
+	startBot(t, home, token)
+
+	var wg sync.WaitGroup
+	for _, v := range viewers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				it, err := v.sub.Next(ctx)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				v.mu.Lock()
+				switch {
+				case it.Op == wire.PushPartial && it.TurnID == r.TurnID:
+					v.text = it.Text
+				case it.Op == wire.PushDelta && it.TurnID == r.TurnID:
+					v.text += it.Text
+				case it.Op == wire.PushEvent && it.Event.TurnID == r.TurnID && it.Event.Type == wire.EventMessage:
+					v.reply = it.Event
+				}
+				end := it.Op == wire.PushEvent && it.Event.Type == wire.EventTurn && it.Event.TurnID == r.TurnID && it.Event.State != wire.TurnStarted
+				v.mu.Unlock()
+				if end {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, v := range viewers {
+		if v.reply == nil || v.reply.Author != "example" || v.reply.State != wire.MessageComplete ||
+			!strings.Contains(v.reply.Text, "Your message has 4 words") {
+			t.Fatalf("viewer %d: reply %+v", i, v.reply)
+		}
+		if v.reply.Text != viewers[0].reply.Text {
+			t.Fatalf("viewers disagree: %q vs %q", v.reply.Text, viewers[0].reply.Text)
+		}
+	}
+	// A viewer token cannot send.
+	vt := strings.TrimSpace(lastLine(cli(t, home, "share", id)))
+	vc, _ := client.New(client.Options{Home: home, Token: vt})
+	if _, err := vc.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "x"); client.Code(err) != wire.CodeForbidden {
+		t.Fatalf("viewer send: %v", err)
+	}
+}
+
+// waitPhase watches a session's status pushes until phase.
+func waitPhase(ctx context.Context, c *client.Client, session, phase string) (wire.Frame, error) {
+	st := c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe(session, client.Cursor{})
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			return wire.Frame{}, err
+		}
+		if it.Op == wire.PushStatus && it.Phase == phase {
+			return it.Frame, nil
+		}
+	}
+}
+
+// Presence follows joins, leaves, a viewer's dropped connection and a
+// daemon restart.
+func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	s, err := c.CreateSession(ctx, "p", wire.SessionCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	defer owner.Close()
+	sub := owner.Subscribe("p", client.Cursor{Epoch: s.Epoch})
+	waitPresence := func(what string, ok func([]wire.Viewer) bool) {
+		t.Helper()
+		for {
+			it, err := sub.Next(ctx)
+			if err != nil {
+				t.Fatalf("waiting for %s: %v", what, err)
+			}
+			if it.Op == wire.PushPresence && ok(it.ViewerList()) {
+				return
+			}
+		}
+	}
+	roles := func(vs []wire.Viewer) string {
+		var rs []string
+		for _, v := range vs {
+			rs = append(rs, v.Role)
+		}
+		sort.Strings(rs)
+		return strings.Join(rs, ",")
+	}
+	waitPresence("the owner alone", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+
+	share, err := c.Share(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, _ := client.New(client.Options{Home: home, Token: share.Token, Name: "watcher/1"})
+	vst := vc.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	vsub := vst.Subscribe("p", client.Cursor{})
+	waitPresence("the viewer's arrival", func(vs []wire.Viewer) bool {
+		return roles(vs) == "owner,viewer" && (vs[0].Name == "watcher/1" || vs[1].Name == "watcher/1")
+	})
+	vsub.Close()
+	waitPresence("the viewer's departure", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+
+	// A viewer whose connection just drops.
+	w := dialWS(t, client.Snapshot{BaseURL: c.Snapshot().BaseURL, Token: share.Token})
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "p"}}})
+	waitPresence("the raw viewer", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
+	w.c.CloseNow()
+	waitPresence("the dropped viewer gone", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+
+	// Through a restart: both reattach and presence lists both again.
+	vsub = vst.Subscribe("p", client.Cursor{})
+	defer vst.Close()
+	waitPresence("the viewer back", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
+	d.stop()
+	startDaemon(t, home)
+	waitPresence("both after the restart", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
+	_ = vsub
+}
