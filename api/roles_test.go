@@ -186,6 +186,48 @@ func TestTokenScope(t *testing.T) {
 	if rep := w.reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("sub other: %+v", rep)
 	}
+
+	// Refusals change nothing that is stored.
+	before := map[string][]json.RawMessage{"mine": e.history("mine"), "other": e.history("other")}
+	var s0 wire.Session
+	e.do("GET", "/v1/sessions/mine", nil, "", &s0)
+	refusals := []struct {
+		tok, method, path, body string
+	}{
+		{viewer, "PUT", "/v1/sessions/mine/inputs/" + uuid1, `{"text":"x"}`},
+		{viewer, "PATCH", "/v1/sessions/mine", `{"title":"x"}`},
+		{viewer, "DELETE", "/v1/sessions/mine", ""},
+		{bot, "PUT", "/v1/sessions/other/inputs/" + uuid1, `{"text":"x"}`},
+		{bot, "PATCH", "/v1/sessions/mine", `{"title":"x"}`},
+		{bot, "DELETE", "/v1/sessions/mine", ""},
+	}
+	for _, r := range refusals {
+		hdr := e.as(r.tok)
+		hdr["If-Match"] = s0.ETag
+		if code, _ := e.do(r.method, r.path, hdr, r.body, nil); code != 403 {
+			t.Fatalf("%s %s: %d, want 403", r.method, r.path, code)
+		}
+	}
+	b := e.dialToken(bot)
+	b.hello()
+	b.send(wire.Command{ID: 3, Op: wire.OpPost, Session: "other", InputID: uuid1, Text: "x"})
+	if rep := b.reply(3); rep.OK || rep.Error.Code != wire.CodeForbidden {
+		t.Fatalf("post to another session: %+v", rep)
+	}
+	w.send(wire.Command{ID: 8, Op: wire.OpSend, Session: "mine", InputID: uuid1, Text: "x"})
+	if rep := w.reply(8); rep.OK || rep.Error.Code != wire.CodeForbidden {
+		t.Fatalf("viewer send: %+v", rep)
+	}
+	for id, evs := range before {
+		if got := e.history(id); len(got) != len(evs) {
+			t.Fatalf("%s: %d events after refusals, %d before", id, len(got), len(evs))
+		}
+	}
+	var s1 wire.Session
+	e.do("GET", "/v1/sessions/mine", nil, "", &s1)
+	if s1.ETag != s0.ETag || s1.Title != s0.Title {
+		t.Fatalf("settings changed by a refusal: %+v", s1)
+	}
 }
 
 // A revoked token is refused at once, and its open connections are closed
