@@ -1,0 +1,137 @@
+// Command albedo-bench drives a running albedo daemon, or a peer server,
+// over real websockets and prints one table (or --json).
+//
+//	albedo-bench -target albedo -home H -scenario fanout -viewers 100
+//	albedo-bench -target ws -url ws://127.0.0.1:P/ -pid N -scenario fanout
+//	albedo-bench -target centrifuge -url ws://127.0.0.1:P/connection/websocket -pid N -scenario fanout
+//
+// Scenarios: fanout (one channel, one publisher, N viewers), multiplex (one
+// connection, S sessions, one flooding), persist (W writers committing
+// posts), idle (N connections × K channels doing nothing), reattach
+// (albedo: C clients × K sessions through a daemon restart).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// result is one scenario's measurements: name → value, with units in names.
+type result struct {
+	Target   string             `json:"target"`
+	Scenario string             `json:"scenario"`
+	Params   string             `json:"params"`
+	Values   map[string]float64 `json:"values"`
+}
+
+type config struct {
+	target, scenario, home, url, albedoBin string
+	pid                                    int
+	viewers, sessions, writers, conns, per int
+	rate                                   int
+	duration                               time.Duration
+	kill                                   bool
+}
+
+func main() {
+	var c config
+	asJSON := flag.Bool("json", false, "print JSON instead of a table")
+	reportFile := flag.String("report", "", "summarise a file of -json results as markdown, and exit")
+	flag.StringVar(&c.target, "target", "albedo", "albedo, ws or centrifuge")
+	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle or reattach")
+	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
+	flag.StringVar(&c.albedoBin, "albedo", "albedo", "albedo: the binary (reattach restarts the daemon)")
+	flag.StringVar(&c.url, "url", "", "peers: the websocket URL")
+	flag.IntVar(&c.pid, "pid", 0, "peers: the server's pid, for CPU and RSS")
+	flag.IntVar(&c.viewers, "viewers", 100, "fanout: viewers")
+	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged)")
+	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection")
+	flag.IntVar(&c.writers, "writers", 10, "persist: concurrent writers")
+	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach: connections (clients)")
+	flag.IntVar(&c.per, "per", 3, "idle, reattach: channels per connection")
+	flag.BoolVar(&c.kill, "kill", false, "reattach: SIGKILL the daemon instead of stopping it")
+	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long to load")
+	flag.Parse()
+	if *reportFile != "" {
+		if err := reportMain(*reportFile); err != nil {
+			fmt.Fprintln(os.Stderr, "albedo-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := runScenario(ctx, c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "albedo-bench:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(r)
+		return
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Target, r.Scenario, r.Params)
+	keys := make([]string, 0, len(r.Values))
+	for k := range r.Values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(tw, "  %s\t%.6g\n", k, r.Values[k])
+	}
+	tw.Flush()
+}
+
+func runScenario(ctx context.Context, c config) (result, error) {
+	t, err := newTarget(ctx, c)
+	if err != nil {
+		return result{}, err
+	}
+	defer t.close()
+	r := result{Target: c.target, Scenario: c.scenario, Values: map[string]float64{}}
+	switch c.scenario {
+	case "fanout":
+		r.Params = fmt.Sprintf("viewers=%d rate=%d duration=%s", c.viewers, c.rate, c.duration)
+		err = fanout(ctx, c, t, r.Values)
+	case "idle":
+		r.Params = fmt.Sprintf("conns=%d per=%d", c.conns, c.per)
+		err = idle(ctx, c, t, r.Values)
+	case "multiplex":
+		r.Params = fmt.Sprintf("sessions=%d duration=%s", c.sessions, c.duration)
+		err = multiplex(ctx, c, t, r.Values)
+	case "persist":
+		r.Params = fmt.Sprintf("writers=%d duration=%s", c.writers, c.duration)
+		err = persist(ctx, c, t, r.Values)
+	case "reattach":
+		r.Params = fmt.Sprintf("clients=%d per=%d kill=%v", c.conns, c.per, c.kill)
+		err = reattach(ctx, c, t, r.Values)
+	default:
+		err = fmt.Errorf("unknown scenario %q", c.scenario)
+	}
+	return r, err
+}
+
+// stamp and unstamp put a send time into a message text.
+func stamp() string { return fmt.Sprintf("t=%d", time.Now().UnixNano()) }
+
+func unstamp(s string) (time.Time, bool) {
+	i := strings.Index(s, "t=")
+	if i < 0 {
+		return time.Time{}, false
+	}
+	var ns int64
+	if _, err := fmt.Sscanf(s[i+2:], "%d", &ns); err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// latencies collects delivery latencies per viewer (no shared lock on the
+// hot path) and summarises them.
+type latencies struct{}
+
+func (l *latencies) recorder() *[]time.Duration { return new([]time.Duration) }
+
+func (l *latencies) summary(parts []*[]time.Duration, out map[string]float64) {
+	var all []time.Duration
+	for _, p := range parts {
+		all = append(all, *p...)
+	}
+	if len(all) == 0 {
+		return
+	}
+	slices.Sort(all)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	out["latency p50 ms"] = ms(all[len(all)/2])
+	out["latency p99 ms"] = ms(all[len(all)*99/100])
+	out["latency max ms"] = ms(all[len(all)-1])
+}
+
+// inFlight is how many publishes a flooding publisher keeps in flight.
+const inFlight = 16
+
+// fanout: one channel, one publisher, N viewers. With -rate 0 the
+// publisher sends as fast as the server takes messages (16 in flight);
+// otherwise at that rate. Measures deliveries/s, latency, server CPU per
+// delivery, server RSS.
+func fanout(ctx context.Context, c config, t target, out map[string]float64) error {
+	ch, err := t.channel(ctx, "fanout-"+uuid.NewString()[:8])
+	if err != nil {
+		return err
+	}
+	var delivered atomic.Int64
+	var lat latencies
+	var parts []*[]time.Duration
+	var mus []*sync.Mutex
+	for range c.viewers {
+		rec := lat.recorder()
+		mu := &sync.Mutex{}
+		parts, mus = append(parts, rec), append(mus, mu)
+		closeFn, err := t.viewer(ctx, []string{ch}, func(_, text string) {
+			if ts, ok := unstamp(text); ok {
+				d := time.Since(ts)
+				mu.Lock()
+				*rec = append(*rec, d)
+				mu.Unlock()
+				delivered.Add(1)
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("viewer: %w", err)
+		}
+		defer closeFn()
+	}
+	pub, closePub, err := t.publisher(ctx)
+	if err != nil {
+		return err
+	}
+	defer closePub()
+
+	cpu0, start := procCPU(t.pid()), time.Now()
+	var sent atomic.Int64
+	stop := time.Now().Add(c.duration)
+	var wg sync.WaitGroup
+	if c.rate > 0 {
+		// On a clock: each publish on its own goroutine (at most 64 in
+		// flight), so a slow acknowledgement does not slow the rate.
+		tick := time.NewTicker(time.Second / time.Duration(c.rate))
+		sem := make(chan struct{}, 64)
+		for time.Now().Before(stop) {
+			<-tick.C
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				if pub(ctx, ch, stamp()) == nil {
+					sent.Add(1)
+				}
+			}()
+		}
+		tick.Stop()
+		wg.Wait()
+	} else {
+		for range inFlight {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(stop) && ctx.Err() == nil {
+					if pub(ctx, ch, stamp()) != nil {
+						return
+					}
+					sent.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// Wait for the deliveries to land (or 10 s).
+	want := sent.Load() * int64(c.viewers)
+	deadline := time.Now().Add(10 * time.Second)
+	for delivered.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	cpu := procCPU(t.pid()) - cpu0
+	n := delivered.Load()
+	out["published"] = float64(sent.Load())
+	out["deliveries"] = float64(n)
+	out["lost"] = float64(want - n)
+	out["deliveries/s"] = float64(n) / elapsed.Seconds()
+	if n > 0 {
+		out["server cpu µs/delivery"] = cpu / float64(n)
+	}
+	out["server rss MiB"] = procRSS(t.pid()) / (1 << 20)
+	for _, mu := range mus {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	lat.summary(parts, out)
+	return nil
+}
+
+// idle: N connections, each subscribed to K channels, doing nothing.
+// Measures server RSS per connection and idle CPU over 10 s.
+func idle(ctx context.Context, c config, t target, out map[string]float64) error {
+	chans := make([]string, c.per)
+	for i := range chans {
+		var err error
+		if chans[i], err = t.channel(ctx, fmt.Sprintf("idle-%d-%s", i, uuid.NewString()[:6])); err != nil {
+			return err
+		}
+	}
+	runtime.GC()
+	rss0 := procRSS(t.pid())
+	var closers []func()
+	defer func() {
+		for _, f := range closers {
+			f()
+		}
+	}()
+	for range c.conns {
+		f, err := t.viewer(ctx, chans, func(string, string) {})
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", len(closers), err)
+		}
+		closers = append(closers, f)
+	}
+	time.Sleep(2 * time.Second) // let the server settle: this is a measurement, not a sync
+	rss1 := procRSS(t.pid())
+	cpu0 := procCPU(t.pid())
+	time.Sleep(10 * time.Second)
+	out["rss per connection KiB"] = (rss1 - rss0) / float64(c.conns) / 1024
+	out["server rss MiB"] = rss1 / (1 << 20)
+	out["idle cpu %"] = (procCPU(t.pid()) - cpu0) / 10e6 * 100
+	return nil
+}
+
+// multiplex (albedo): one connection watches S sessions while one of them
+// floods; the quiet ones get one event every 100 ms each. Measures the
+// quiet sessions' latency and the share of their events delivered.
+func multiplex(ctx context.Context, c config, t target, out map[string]float64) error {
+	if _, ok := t.(*albedoTarget); !ok {
+		return fmt.Errorf("multiplex runs against albedo only")
+	}
+	chans := make([]string, c.sessions)
+	for i := range chans {
+		var err error
+		if chans[i], err = t.channel(ctx, fmt.Sprintf("mux-%d-%s", i, uuid.NewString()[:6])); err != nil {
+			return err
+		}
+	}
+	flood := chans[0]
+	var quiet, flooded atomic.Int64
+	var lat latencies
+	rec := lat.recorder()
+	var mu sync.Mutex
+	closeFn, err := t.viewer(ctx, chans, func(ch, text string) {
+		if ch == flood {
+			flooded.Add(1)
+			return
+		}
+		if ts, ok := unstamp(text); ok {
+			mu.Lock()
+			*rec = append(*rec, time.Since(ts))
+			mu.Unlock()
+			quiet.Add(1)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	pub, closePub, err := t.publisher(ctx)
+	if err != nil {
+		return err
+	}
+	defer closePub()
+	stop := time.Now().Add(c.duration)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				if pub(ctx, flood, "flood") != nil {
+					return
+				}
+			}
+		}()
+	}
+	var sentQuiet atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for time.Now().Before(stop) {
+			<-tick.C
+			for _, ch := range chans[1:] {
+				if pub(ctx, ch, stamp()) == nil {
+					sentQuiet.Add(1)
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for quiet.Load() < sentQuiet.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	out["flood events delivered/s"] = float64(flooded.Load()) / c.duration.Seconds()
+	out["quiet events sent"] = float64(sentQuiet.Load())
+	out["quiet events delivered"] = float64(quiet.Load())
+	mu.Lock()
+	defer mu.Unlock()
+	lat.summary([]*[]time.Duration{rec}, out)
+	return nil
+}
+
+// persist (albedo): W writers, each on its own connection, post one message
+// after another (each waits for its receipt: committed). Measures inputs/s.
+func persist(ctx context.Context, c config, t target, out map[string]float64) error {
+	if _, ok := t.(*albedoTarget); !ok {
+		return fmt.Errorf("persist runs against albedo only")
+	}
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	cpu0 := procCPU(t.pid())
+	stop := time.Now().Add(c.duration)
+	for w := range c.writers {
+		ch, err := t.channel(ctx, fmt.Sprintf("persist-%d-%s", w, uuid.NewString()[:6]))
+		if err != nil {
+			return err
+		}
+		pub, closePub, err := t.publisher(ctx)
+		if err != nil {
+			return err
+		}
+		defer closePub()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				if pub(ctx, ch, "persist") != nil {
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	out["inputs/s"] = float64(done.Load()) / c.duration.Seconds()
+	if n := done.Load(); n > 0 {
+		out["server cpu µs/input"] = (procCPU(t.pid()) - cpu0) / float64(n)
+	}
+	return nil
+}
+
+// reattach (albedo): C clients (client.Stream, the real reconnect logic)
+// each watch K sessions; the daemon is stopped (or killed) and started
+// again; one event is then posted to every session. Measures the time from
+// the new daemon's start until 50/95/100 % of channels have it, and counts
+// gaps and duplicates.
+func reattach(ctx context.Context, c config, t target, out map[string]float64) error {
+	a, ok := t.(*albedoTarget)
+	if !ok {
+		return fmt.Errorf("reattach runs against albedo only (centrifuge: not yet)")
+	}
+	nch := c.conns * c.per
+	chans := make([]string, nch)
+	for i := range chans {
+		var err error
+		if chans[i], err = t.channel(ctx, fmt.Sprintf("re-%d-%s", i, uuid.NewString()[:6])); err != nil {
+			return err
+		}
+	}
+	pub, closePub, err := t.publisher(ctx)
+	if err != nil {
+		return err
+	}
+	for _, ch := range chans {
+		if err := pub(ctx, ch, "before"); err != nil {
+			return err
+		}
+	}
+	closePub()
+	var gaps, dups atomic.Int64
+	caught := make(chan time.Time, nch)
+	var streams []*client.Stream
+	defer func() {
+		for _, s := range streams {
+			s.Close()
+		}
+	}()
+	attached := make(chan struct{}, nch)
+	for i := range c.conns {
+		cl, err := client.New(client.Options{Home: c.home})
+		if err != nil {
+			return err
+		}
+		st := cl.Stream(client.StreamOptions{})
+		streams = append(streams, st)
+		for _, ch := range chans[i*c.per : (i+1)*c.per] {
+			s, err := a.c.Session(ctx, ch)
+			if err != nil {
+				return err
+			}
+			sub := st.Subscribe(ch, client.Cursor{Epoch: s.Epoch})
+			go func() {
+				last := int64(0)
+				for {
+					it, err := sub.Next(ctx)
+					if err != nil {
+						return
+					}
+					if it.Op != wire.PushEvent {
+						continue
+					}
+					switch {
+					case it.Event.Offset <= last:
+						dups.Add(1)
+					case it.Event.Offset > last+1:
+						gaps.Add(1)
+					}
+					last = it.Event.Offset
+					if it.Event.Offset == 1 {
+						attached <- struct{}{}
+					}
+					if it.Event.Offset == 2 {
+						caught <- time.Now()
+					}
+				}
+			}()
+		}
+	}
+	for range nch {
+		<-attached
+	}
+	stopCmd := exec.Command(c.albedoBin, "--home", c.home, "stop")
+	if c.kill {
+		_ = syscall.Kill(a.snap.PID, syscall.SIGKILL)
+		for syscall.Kill(a.snap.PID, 0) == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	} else if err := stopCmd.Run(); err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	start := time.Now()
+	if err := exec.Command(c.albedoBin, "--home", c.home, "status").Run(); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	b, err := newAlbedo(ctx, c)
+	if err != nil {
+		return err
+	}
+	pub, closePub, err = b.publisher(ctx)
+	if err != nil {
+		return err
+	}
+	defer closePub()
+	for _, ch := range chans {
+		if err := pub(ctx, ch, "after"); err != nil {
+			return err
+		}
+	}
+	var times []time.Duration
+	timeout := time.After(60 * time.Second)
+	for len(times) < nch {
+		select {
+		case at := <-caught:
+			times = append(times, at.Sub(start))
+		case <-timeout:
+			out["channels caught up"] = float64(len(times))
+			return fmt.Errorf("only %d of %d channels caught up in 60 s", len(times), nch)
+		}
+	}
+	slices.Sort(times)
+	s := func(d time.Duration) float64 { return d.Seconds() }
+	out["caught up 50% s"] = s(times[nch/2])
+	out["caught up 95% s"] = s(times[nch*95/100])
+	out["caught up 100% s"] = s(times[nch-1])
+	out["gaps"] = float64(gaps.Load())
+	out["duplicates"] = float64(dups.Load())
+	return nil
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/centrifugal/centrifuge-go"
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// target is what a scenario drives: albedo, or a peer with its own protocol.
+type target interface {
+	pid() int
+	// channel makes (albedo: creates the session) or names a channel.
+	channel(ctx context.Context, name string) (string, error)
+	// viewer opens one connection subscribed to channels; onText gets the
+	// text of every delivered message. It returns once subscribed.
+	viewer(ctx context.Context, channels []string, onText func(channel, text string)) (func(), error)
+	// publisher opens a connection whose publish returns once the server
+	// has taken the message (albedo: committed).
+	publisher(ctx context.Context) (func(ctx context.Context, channel, text string) error, func(), error)
+	close()
+}
+
+func newTarget(ctx context.Context, c config) (target, error) {
+	switch c.target {
+	case "albedo":
+		return newAlbedo(ctx, c)
+	case "ws":
+		return &wsTarget{url: c.url, serverPID: c.pid}, nil
+	case "centrifuge":
+		return &cfTarget{url: c.url, serverPID: c.pid}, nil
+	}
+	return nil, fmt.Errorf("unknown target %q", c.target)
+}
+
+// albedoTarget: viewers use the owner token; the publisher is a bot posting
+// (a message committed to the log, no turn).
+type albedoTarget struct {
+	c        *client.Client
+	snap     client.Snapshot
+	botToken string
+}
+
+func newAlbedo(ctx context.Context, cfg config) (*albedoTarget, error) {
+	c, err := client.New(client.Options{Home: cfg.home})
+	if err != nil {
+		return nil, err
+	}
+	snap, err := c.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bot, err := c.AddBot(ctx, "bench-"+uuid.NewString()[:8], nil)
+	if err != nil {
+		return nil, err
+	}
+	return &albedoTarget{c: c, snap: snap, botToken: bot.Token}, nil
+}
+
+func (a *albedoTarget) pid() int { return a.snap.PID }
+func (a *albedoTarget) close()   {}
+
+func (a *albedoTarget) channel(ctx context.Context, name string) (string, error) {
+	s, err := a.c.CreateSession(ctx, name, wire.SessionCreate{Title: "bench"})
+	return s.ID, err
+}
+
+// rawConn is a minimal albedo websocket client: commands with replies,
+// pushes to a callback.
+type rawConn struct {
+	ws      *websocket.Conn
+	mu      sync.Mutex
+	next    int64
+	replies map[int64]chan wire.Frame
+}
+
+func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush func(line []byte)) (*rawConn, error) {
+	ws, _, err := websocket.Dial(ctx, strings.Replace(snap.BaseURL, "http", "ws", 1)+"/v1/ws", &websocket.DialOptions{
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}, Subprotocols: []string{wire.Subprotocol}})
+	if err != nil {
+		return nil, err
+	}
+	ws.SetReadLimit(-1)
+	rc := &rawConn{ws: ws, replies: map[int64]chan wire.Frame{}}
+	go func() {
+		for {
+			_, msg, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
+				if bytes.HasPrefix(line, []byte(`{"op":`)) {
+					if onPush != nil {
+						onPush(line)
+					}
+					continue
+				}
+				var f wire.Frame
+				if json.Unmarshal(line, &f) == nil {
+					rc.mu.Lock()
+					ch := rc.replies[f.ID]
+					delete(rc.replies, f.ID)
+					rc.mu.Unlock()
+					if ch != nil {
+						ch <- f
+					}
+				}
+			}
+		}
+	}()
+	return rc, nil
+}
+
+func (rc *rawConn) call(ctx context.Context, cmd wire.Command) (wire.Frame, error) {
+	ch := make(chan wire.Frame, 1)
+	rc.mu.Lock()
+	rc.next++
+	cmd.ID = rc.next
+	rc.replies[cmd.ID] = ch
+	rc.mu.Unlock()
+	b, _ := json.Marshal(cmd)
+	if err := rc.ws.Write(ctx, websocket.MessageText, b); err != nil {
+		return wire.Frame{}, err
+	}
+	select {
+	case f := <-ch:
+		if !f.OK {
+			return f, f.Error
+		}
+		return f, nil
+	case <-ctx.Done():
+		return wire.Frame{}, ctx.Err()
+	}
+}
+
+type eventText struct {
+	Session string `json:"session"`
+	Event   struct {
+		Offset int64  `json:"offset"`
+		Text   string `json:"text"`
+	} `json:"event"`
+}
+
+func (a *albedoTarget) viewer(ctx context.Context, channels []string, onText func(string, string)) (func(), error) {
+	rc, err := dialAlbedo(ctx, a.snap, a.snap.Token, func(line []byte) {
+		if !bytes.HasPrefix(line, []byte(`{"op":"event"`)) {
+			return
+		}
+		var e eventText
+		if json.Unmarshal(line, &e) == nil {
+			onText(e.Session, e.Event.Text)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	zero := 0
+	subs := make([]wire.Sub, len(channels))
+	for i, ch := range channels {
+		subs[i] = wire.Sub{Session: ch, Window: &zero}
+	}
+	if _, err := rc.call(ctx, wire.Command{Op: wire.OpHello, Client: "albedo-bench/1", Subs: subs}); err != nil {
+		return nil, err
+	}
+	return func() { rc.ws.CloseNow() }, nil
+}
+
+func (a *albedoTarget) publisher(ctx context.Context) (func(context.Context, string, string) error, func(), error) {
+	rc, err := dialAlbedo(ctx, a.snap, a.botToken, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := rc.call(ctx, wire.Command{Op: wire.OpHello, Client: "albedo-bench-pub/1"}); err != nil {
+		return nil, nil, err
+	}
+	pub := func(ctx context.Context, channel, text string) error {
+		_, err := rc.call(ctx, wire.Command{Op: wire.OpPost, Session: channel, InputID: uuid.Must(uuid.NewV7()).String(), Text: text})
+		return err
+	}
+	return pub, func() { rc.ws.CloseNow() }, nil
+}
+
+// wsTarget is the bare broadcast server: one implicit channel.
+type wsTarget struct {
+	url       string
+	serverPID int
+}
+
+func (w *wsTarget) pid() int                                           { return w.serverPID }
+func (w *wsTarget) close()                                             {}
+func (w *wsTarget) channel(context.Context, string) (string, error) { return "all", nil }
+
+func (w *wsTarget) viewer(ctx context.Context, _ []string, onText func(string, string)) (func(), error) {
+	c, _, err := websocket.Dial(ctx, w.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(-1)
+	go func() {
+		for {
+			_, m, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			onText("all", string(m))
+		}
+	}()
+	return func() { c.CloseNow() }, nil
+}
+
+func (w *wsTarget) publisher(ctx context.Context) (func(context.Context, string, string) error, func(), error) {
+	c, _, err := websocket.Dial(ctx, w.url, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	go func() { // drain our own copies
+		for {
+			if _, _, err := c.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	var mu sync.Mutex
+	pub := func(ctx context.Context, _, text string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return c.Write(ctx, websocket.MessageText, []byte(text))
+	}
+	return pub, func() { c.CloseNow() }, nil
+}
+
+// cfTarget speaks centrifuge's own protocol through centrifuge-go.
+type cfTarget struct {
+	url       string
+	serverPID int
+}
+
+func (f *cfTarget) pid() int                                                 { return f.serverPID }
+func (f *cfTarget) close()                                                   {}
+func (f *cfTarget) channel(_ context.Context, name string) (string, error) { return name, nil }
+
+func (f *cfTarget) connect(ctx context.Context) (*centrifuge.Client, error) {
+	c := centrifuge.NewJsonClient(f.url, centrifuge.Config{})
+	up := make(chan struct{})
+	var once sync.Once
+	c.OnConnected(func(centrifuge.ConnectedEvent) { once.Do(func() { close(up) }) })
+	if err := c.Connect(); err != nil {
+		return nil, err
+	}
+	select {
+	case <-up:
+		return c, nil
+	case <-ctx.Done():
+		c.Close()
+		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+		c.Close()
+		return nil, fmt.Errorf("centrifuge: connect timed out")
+	}
+}
+
+func (f *cfTarget) viewer(ctx context.Context, channels []string, onText func(string, string)) (func(), error) {
+	c, err := f.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pending atomic.Int64
+	pending.Store(int64(len(channels)))
+	all := make(chan struct{})
+	for _, ch := range channels {
+		sub, err := c.NewSubscription(ch, centrifuge.SubscriptionConfig{Recoverable: true, Positioned: true})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		name := ch
+		sub.OnPublication(func(e centrifuge.PublicationEvent) {
+			var s string
+			if json.Unmarshal(e.Data, &s) == nil {
+				onText(name, s)
+			}
+		})
+		sub.OnSubscribed(func(centrifuge.SubscribedEvent) {
+			if pending.Add(-1) == 0 {
+				close(all)
+			}
+		})
+		if err := sub.Subscribe(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	select {
+	case <-all:
+	case <-time.After(20 * time.Second):
+		c.Close()
+		return nil, fmt.Errorf("centrifuge: subscribe timed out")
+	}
+	return func() { c.Close() }, nil
+}
+
+func (f *cfTarget) publisher(ctx context.Context) (func(context.Context, string, string) error, func(), error) {
+	c, err := f.connect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub := func(ctx context.Context, channel, text string) error {
+		b, _ := json.Marshal(text)
+		_, err := c.Publish(ctx, channel, b)
+		return err
+	}
+	return pub, func() { c.Close() }, nil
+}
