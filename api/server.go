@@ -55,6 +55,8 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
+	bufs sync.Pool // *[]byte batch buffers, held only while writing
+
 	mu      sync.Mutex
 	conns   map[*wsConn]struct{}
 	closing bool
@@ -68,6 +70,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}}
+	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler

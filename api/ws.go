@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -118,10 +119,10 @@ func (wc *wsConn) serve() {
 	hc := wc.hubConn()
 	defer hc.Close()
 
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); defer cancel(); wc.writeLoop(ctx, hc) }()
-	go func() { defer wg.Done(); wc.heartbeat(ctx) }()
+	var wg, pings sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); defer cancel(); wc.writeLoop(ctx, hc, &pings) }()
+	defer pings.Wait()
 	defer wg.Wait()
 	defer cancel()
 
@@ -254,9 +255,13 @@ func (wc *wsConn) writeDirect(ctx context.Context, v any) {
 
 // writeLoop pulls batches of frames from the hub and writes each as one
 // message. A write that cannot finish within the write timeout means the
-// peer accepts nothing: the connection is closed as "slow".
-func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
-	var buf []byte
+// peer accepts nothing: the connection is closed as "slow". The loop also
+// sends the heartbeat pings. An idle connection holds no batch buffer (they
+// come from a pool) and no goroutine besides its reader and this one.
+func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn, pings *sync.WaitGroup) {
+	beat := time.NewTicker(wc.s.opts.Heartbeat)
+	defer beat.Stop()
+	var pinging atomic.Bool
 	for {
 		select {
 		case r := <-wc.closeReq:
@@ -264,9 +269,10 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
 			return
 		default:
 		}
-		var err error
-		buf, err = hc.Fill(ctx, buf[:0], wc.s.opts.MaxBatch)
+		bp := wc.s.bufs.Get().(*[]byte)
+		buf, err := hc.Fill(ctx, (*bp)[:0], wc.s.opts.MaxBatch)
 		if err != nil {
+			wc.s.bufs.Put(bp)
 			if ctx.Err() == nil {
 				wc.s.log.Error("fill", "conn", hc.Info().ID, "err", err)
 				wc.ws.Close(websocket.StatusInternalError, "internal error")
@@ -278,6 +284,8 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
 			err := wc.ws.Write(wctx, websocket.MessageText, buf)
 			slow := errors.Is(wctx.Err(), context.DeadlineExceeded)
 			cancel()
+			*bp = buf
+			wc.s.bufs.Put(bp)
 			if err != nil {
 				if slow {
 					wc.s.log.Warn("closing slow connection", "conn", hc.Info().ID, "timeout", wc.s.opts.WriteTimeout)
@@ -287,11 +295,27 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn) {
 			}
 			continue
 		}
+		wc.s.bufs.Put(bp)
 		select {
 		case <-hc.Wake():
 		case r := <-wc.closeReq:
 			wc.sayBye(ctx, r)
 			return
+		case <-beat.C:
+			// A ping waits for its pong, so it runs beside the writer; a
+			// peer that does not answer within the next interval is gone.
+			if pinging.CompareAndSwap(false, true) {
+				pings.Add(1)
+				go func() {
+					defer pings.Done()
+					defer pinging.Store(false)
+					pctx, cancel := context.WithTimeout(ctx, wc.s.opts.Heartbeat)
+					defer cancel()
+					if wc.ws.Ping(pctx) != nil && ctx.Err() == nil {
+						wc.ws.CloseNow()
+					}
+				}()
+			}
 		case <-ctx.Done():
 			return
 		}
@@ -306,28 +330,5 @@ func (wc *wsConn) sayBye(ctx context.Context, r closeReq) {
 	cancel()
 	if err == nil {
 		wc.ws.Close(r.code, r.reason)
-	}
-}
-
-// heartbeat pings every interval; a peer that does not answer within the
-// next interval is gone, and its connection is cut.
-func (wc *wsConn) heartbeat(ctx context.Context) {
-	t := time.NewTicker(wc.s.opts.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		pctx, cancel := context.WithTimeout(ctx, wc.s.opts.Heartbeat)
-		err := wc.ws.Ping(pctx)
-		cancel()
-		if err != nil {
-			if ctx.Err() == nil {
-				wc.ws.CloseNow()
-			}
-			return
-		}
 	}
 }

@@ -198,8 +198,8 @@ type wsTarget struct {
 	serverPID int
 }
 
-func (w *wsTarget) pid() int                                           { return w.serverPID }
-func (w *wsTarget) close()                                             {}
+func (w *wsTarget) pid() int                                        { return w.serverPID }
+func (w *wsTarget) close()                                          {}
 func (w *wsTarget) channel(context.Context, string) (string, error) { return "all", nil }
 
 func (w *wsTarget) viewer(ctx context.Context, _ []string, onText func(string, string)) (func(), error) {
@@ -225,18 +225,32 @@ func (w *wsTarget) publisher(ctx context.Context) (func(context.Context, string,
 	if err != nil {
 		return nil, nil, err
 	}
-	go func() { // drain our own copies
+	// The server sends the publisher its own copy too: that copy is the
+	// acknowledgement, so a publisher waits for the server as it does on
+	// albedo and centrifuge, instead of flooding a server that drops.
+	acks := make(chan struct{}, 1<<16)
+	go func() {
 		for {
 			if _, _, err := c.Read(context.Background()); err != nil {
 				return
 			}
+			acks <- struct{}{}
 		}
 	}()
 	var mu sync.Mutex
 	pub := func(ctx context.Context, _, text string) error {
 		mu.Lock()
-		defer mu.Unlock()
-		return c.Write(ctx, websocket.MessageText, []byte(text))
+		err := c.Write(ctx, websocket.MessageText, []byte(text))
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		select {
+		case <-acks:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	return pub, func() { c.CloseNow() }, nil
 }
@@ -247,8 +261,8 @@ type cfTarget struct {
 	serverPID int
 }
 
-func (f *cfTarget) pid() int                                                 { return f.serverPID }
-func (f *cfTarget) close()                                                   {}
+func (f *cfTarget) pid() int                                               { return f.serverPID }
+func (f *cfTarget) close()                                                 {}
 func (f *cfTarget) channel(_ context.Context, name string) (string, error) { return name, nil }
 
 func (f *cfTarget) connect(ctx context.Context) (*centrifuge.Client, error) {
