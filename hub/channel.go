@@ -26,6 +26,7 @@ type channel struct {
 	settings db.Session // newest version seen: model, effort, etag for status
 	ring     ring       // allocated while anyone subscribes
 	subs     map[*sub]struct{}
+	presence []byte // the encoded presence push; nil when subs changed since
 
 	run runState // the turn runner's view; see turn.go
 }
@@ -137,6 +138,17 @@ func (ch *channel) subList() []*sub {
 		out = append(out, s)
 	}
 	return out
+}
+
+// presenceFrame returns the encoded presence push, encoding it once per
+// change of the watchers: when a thousand viewers join one by one, each
+// writer sends the current list, and nobody encodes it a thousand times
+// per join. Caller holds mu.
+func (ch *channel) presenceFrame() []byte {
+	if ch.presence == nil {
+		ch.presence, _ = json.Marshal(wire.PresencePush{Op: wire.PushPresence, Session: ch.id, Viewers: ch.viewers()})
+	}
+	return ch.presence
 }
 
 // viewers lists the connections watching. A connection holds at most one

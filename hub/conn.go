@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	"albedo/api/wire"
 )
@@ -35,6 +36,7 @@ type Conn struct {
 	replies [][]byte            // encoded frames, written before any push
 	subs    map[string]*sub     // by session id
 	ready   []*sub              // subs with something to write, FIFO for fairness
+	timer   *time.Timer         // wakes deferred subs (wakeLater)
 	serving string              // the bot whose turns this connection answers
 	turns   map[string]*botTurn // turns handed to it, by turn id
 }
@@ -44,13 +46,15 @@ type sub struct {
 	conn *Conn
 	ch   *channel
 
-	gen      uint64 // bumped when re-positioned or removed
-	removed  bool
-	queued   bool // in conn.ready
-	next     int64
-	reset    []byte // a reset push to write before any event
-	status   bool   // a status push is due
-	presence bool   // a presence push is due
+	gen        uint64 // bumped when re-positioned or removed
+	removed    bool
+	queued     bool // in conn.ready
+	next       int64
+	reset      []byte    // a reset push to write before any event
+	status     bool      // a status push is due
+	presence   bool      // a presence push is due
+	presenceAt time.Time // when the last presence push was written
+	deferred   bool      // waiting for the connection's timer
 
 	textTurn  string // turn of the pending partial/delta text
 	text      []byte // pending text of that turn
@@ -167,6 +171,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
 			ch.ring = newRing(c.hub.opts.RingSize, c.hub.opts.RingBytes)
 		}
 		ch.subs[s] = struct{}{}
+		ch.presence = nil
 	}
 	s.gen++
 	s.reset, s.text, s.textTurn, s.textFull = nil, nil, "", false
@@ -225,6 +230,7 @@ func (c *Conn) dropLocked(s *sub) {
 	delete(c.subs, s.ch.id)
 	s.ch.mu.Lock()
 	delete(s.ch.subs, s)
+	s.ch.presence = nil
 	if len(s.ch.subs) == 0 {
 		s.ch.ring = ring{} // nobody reads it: let it go
 	}
@@ -247,6 +253,10 @@ func (c *Conn) Close() {
 		return
 	}
 	c.closed = true
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
 	var chans []*channel
 	for _, s := range c.subs {
 		chans = append(chans, s.ch)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"albedo/api/wire"
 )
@@ -60,7 +61,16 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 	}
 	gen, next, reset := s.gen, s.next, s.reset
 	wantStatus, wantPresence := s.status, s.presence
-	s.reset, s.status, s.presence = nil, false, false
+	if wantPresence && !s.presenceAt.IsZero() && time.Since(s.presenceAt) < presenceEvery {
+		// Presence is state: under a storm of joins one push per interval
+		// carries the latest list. Come back when the interval is over.
+		wantPresence = false
+		c.wakeLater(s, presenceEvery-time.Since(s.presenceAt))
+	}
+	s.reset, s.status = nil, false
+	if wantPresence {
+		s.presence, s.presenceAt = false, time.Now()
+	}
 	c.mu.Unlock()
 
 	// Events from next on: the ring if it has them, else a database page.
@@ -74,7 +84,7 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 		status, _ = json.Marshal(ch.statusPush())
 	}
 	if wantPresence {
-		presence, _ = json.Marshal(wire.PresencePush{Op: wire.PushPresence, Session: ch.id, Viewers: ch.viewers()})
+		presence = ch.presenceFrame()
 	}
 	ch.mu.Unlock()
 	if !fromRing && next <= head {
@@ -127,4 +137,29 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 		c.markReady(s) // more to page through: back of the line
 	}
 	return buf, true, nil
+}
+
+// presenceEvery is the shortest time between two presence pushes to one
+// subscription.
+const presenceEvery = 250 * time.Millisecond
+
+// wakeLater marks s ready again after d (one pending timer per
+// connection). Caller holds c.mu.
+func (c *Conn) wakeLater(s *sub, d time.Duration) {
+	s.deferred = true
+	if c.timer != nil {
+		return
+	}
+	c.timer = time.AfterFunc(d, func() {
+		c.mu.Lock()
+		c.timer = nil
+		for _, x := range c.subs {
+			if x.deferred {
+				x.deferred = false
+				c.markReady(x)
+			}
+		}
+		c.mu.Unlock()
+		c.signal()
+	})
 }

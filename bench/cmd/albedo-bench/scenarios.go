@@ -169,10 +169,10 @@ func idle(ctx context.Context, c config, t target, out map[string]float64) error
 	time.Sleep(2 * time.Second) // let the server settle: this is a measurement, not a sync
 	rss1 := procRSS(t.pid())
 	cpu0 := procCPU(t.pid())
-	time.Sleep(10 * time.Second)
+	time.Sleep(5 * time.Second)
 	out["rss per connection KiB"] = (rss1 - rss0) / float64(c.conns) / 1024
 	out["server rss MiB"] = rss1 / (1 << 20)
-	out["idle cpu %"] = (procCPU(t.pid()) - cpu0) / 10e6 * 100
+	out["idle cpu %"] = (procCPU(t.pid()) - cpu0) / 5e6 * 100
 	return nil
 }
 
