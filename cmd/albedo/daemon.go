@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,6 +32,7 @@ type daemonFlags struct {
 	heartbeat    time.Duration
 	writeTimeout time.Duration
 	helloTimeout time.Duration
+	debugAddr    string
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {
@@ -52,6 +54,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection that accepts nothing this long")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
+	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	return cmd
 }
 
@@ -118,6 +121,15 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
+	if f.debugAddr != "" {
+		// Profiles for measuring, never on by default: they need no token.
+		mux := http.NewServeMux()
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		dbg := &http.Server{Addr: f.debugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { log.Info("pprof listening", "addr", f.debugAddr, "err", dbg.ListenAndServe()) }()
+		defer dbg.Close()
+	}
 	if err := writeDaemonFile(home, info); err != nil {
 		hs.Close()
 		srv.Close()

@@ -38,7 +38,7 @@ type config struct {
 	viewers, sessions, writers, conns, per int
 	rate                                   int
 	duration                               time.Duration
-	kill                                   bool
+	kill, shared                           bool
 }
 
 func main() {
@@ -58,6 +58,7 @@ func main() {
 	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach: connections (clients)")
 	flag.IntVar(&c.per, "per", 3, "idle, reattach: channels per connection")
 	flag.BoolVar(&c.kill, "kill", false, "reattach: SIGKILL the daemon instead of stopping it")
+	flag.BoolVar(&c.shared, "shared", false, "idle: all connections on the same channels")
 	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long to load")
 	flag.Parse()
 	if *reportFile != "" {
@@ -104,7 +105,7 @@ func runScenario(ctx context.Context, c config) (result, error) {
 		r.Params = fmt.Sprintf("viewers=%d rate=%d duration=%s", c.viewers, c.rate, c.duration)
 		err = fanout(ctx, c, t, r.Values)
 	case "idle":
-		r.Params = fmt.Sprintf("conns=%d per=%d", c.conns, c.per)
+		r.Params = fmt.Sprintf("conns=%d per=%d shared=%v", c.conns, c.per, c.shared)
 		err = idle(ctx, c, t, r.Values)
 	case "multiplex":
 		r.Params = fmt.Sprintf("sessions=%d duration=%s", c.sessions, c.duration)

@@ -141,10 +141,16 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 	return nil
 }
 
-// idle: N connections, each subscribed to K channels, doing nothing.
-// Measures server RSS per connection and idle CPU over 10 s.
+// idle: N connections, each subscribed to its own K channels, doing
+// nothing (with -shared, all on the same K: then every join is also a
+// presence change for everyone). Measures server RSS per connection and
+// idle CPU over 5 s.
 func idle(ctx context.Context, c config, t target, out map[string]float64) error {
-	chans := make([]string, c.per)
+	nch := c.per
+	if !c.shared {
+		nch = c.per * c.conns
+	}
+	chans := make([]string, nch)
 	for i := range chans {
 		var err error
 		if chans[i], err = t.channel(ctx, fmt.Sprintf("idle-%d-%s", i, uuid.NewString()[:6])); err != nil {
@@ -159,8 +165,12 @@ func idle(ctx context.Context, c config, t target, out map[string]float64) error
 			f()
 		}
 	}()
-	for range c.conns {
-		f, err := t.viewer(ctx, chans, func(string, string) {})
+	for i := range c.conns {
+		mine := chans[:c.per]
+		if !c.shared {
+			mine = chans[i*c.per : (i+1)*c.per]
+		}
+		f, err := t.viewer(ctx, mine, func(string, string) {})
 		if err != nil {
 			return fmt.Errorf("connection %d: %w", len(closers), err)
 		}
