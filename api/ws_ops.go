@@ -80,8 +80,14 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 		}
 		hc.Unsubscribe(cmd.Session)
 		hc.ReplyJSON(ok)
-	case wire.OpSend:
-		r, err := wc.s.hub.PutInput(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
+	case wire.OpSend, wire.OpPost:
+		// send is an input that starts a turn; post (bots) a message that
+		// does not. Both are idempotent by input_id and answer a receipt.
+		submit := wc.s.hub.PutInput
+		if cmd.Op == wire.OpPost {
+			submit = wc.s.hub.Post
+		}
+		r, err := submit(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
 		if err != nil {
 			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
 			return
@@ -102,14 +108,6 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 		hc.ReplyJSON(ok)
 	case wire.OpHello:
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "hello was already done on this connection"))
-	case wire.OpPost:
-		r, err := wc.s.hub.Post(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
-		if err != nil {
-			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
-			return
-		}
-		ok.Receipt = &r
-		hc.ReplyJSON(ok)
 	case wire.OpServe:
 		wc.s.hub.Serve(hc, wc.p.Name)
 		hc.ReplyJSON(ok)
