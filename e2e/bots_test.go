@@ -209,3 +209,52 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	waitPresence("both after the restart", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
 	_ = vsub
 }
+
+// A bot's Post through the client stream: a bot message, no turn, and the
+// same receipt when posted again with the same input_id.
+func TestBotPostThroughTheClient(t *testing.T) {
+	home := t.TempDir()
+	startDaemon(t, home)
+	owner := newClient(t, home)
+	ctx := ctxT(t)
+	s, err := owner.CreateSession(ctx, "p", wire.SessionCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := owner.AddBot(ctx, "poster", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc, _ := client.New(client.Options{Home: home, Token: tok.Token})
+	st := bc.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe("p", client.Cursor{Epoch: s.Epoch})
+	id := uuid.Must(uuid.NewV7()).String()
+	r1, err := st.Post(ctx, "p", id, "from the bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := st.Post(ctx, "p", id, "from the bot")
+	if err != nil || r2.Order != r1.Order || r1.Delivery != wire.DeliveryDone || r1.TurnID != "" {
+		t.Fatalf("receipts %+v %+v %v", r1, r2, err)
+	}
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushEvent {
+			if e := it.Event; e.Role != wire.RoleBot || e.Author != "poster" || e.Text != "from the bot" || e.Offset != 1 {
+				t.Fatalf("event %+v", e)
+			}
+			break
+		}
+	}
+	if sub.Session() != "p" || sub.Cursor().Offset != 1 {
+		t.Fatalf("subscription %s at %+v", sub.Session(), sub.Cursor())
+	}
+	st2, err := owner.Status(ctx, "p")
+	if err != nil || st2.Head != 1 || st2.LastTurn != nil {
+		t.Fatalf("a post started something: %+v %v", st2, err)
+	}
+}
