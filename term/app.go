@@ -143,6 +143,10 @@ func (a *App) loop() error {
 	a.openStream()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	// Sessions made elsewhere (the CLI, another terminal) join the sidebar
+	// within a few seconds.
+	refresh := time.NewTicker(5 * time.Second)
+	defer refresh.Stop()
 	a.draw()
 	for !a.m.Quit {
 		select {
@@ -169,6 +173,16 @@ func (a *App) loop() error {
 			if a.m.Conn.Phase != client.Reconnecting {
 				continue
 			}
+		case <-refresh.C:
+			if a.m.Conn.Phase == client.Connected {
+				a.goRun(func() {
+					list, err := a.c.Sessions(a.ctx)
+					if err == nil { // a failed refresh is not news: the status bar has the connection
+						a.post(resSessions{List: list})
+					}
+				})
+			}
+			continue
 		}
 		a.draw()
 	}

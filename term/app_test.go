@@ -132,6 +132,15 @@ func TestAppRoundTrip(t *testing.T) {
 	}
 	scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	wait("echo: ping")
+	// A session made elsewhere joins the sidebar; one deleted leaves it.
+	if _, err := c.CreateSession(context.Background(), "made-elsewhere", wire.SessionCreate{Title: "from the CLI"}); err != nil {
+		t.Fatal(err)
+	}
+	wait("from the CLI")
+	if err := c.DeleteSession(context.Background(), "made-elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	wait("was deleted")
 	scr.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
 	select {
 	case err := <-done:

@@ -392,3 +392,21 @@ func TestUnreadCountsOnlyNewMessages(t *testing.T) {
 		t.Fatalf("unread %d, want 1", b.Unread)
 	}
 }
+
+// A session deleted elsewhere leaves the sidebar; the focus stays on a
+// neighbour.
+func TestDeletedSessionLeavesTheSidebar(t *testing.T) {
+	m := demo()
+	m.Focus = 1
+	m.SubEnded("s-aaaaaaaa", wire.Errorf(wire.CodeNotFound, "session %q was deleted", "s-aaaaaaaa"))
+	if len(m.Sessions) != 1 || m.Focused().ID != "s-bbbbbbbb" || !strings.Contains(m.Notice, "deleted") {
+		t.Fatalf("after delete: %d sessions, focus %v, notice %q", len(m.Sessions), m.Focused(), m.Notice)
+	}
+	m.SubEnded("s-bbbbbbbb", wire.Errorf(wire.CodeNotFound, "gone"))
+	if len(m.Sessions) != 0 || m.Focused() != nil {
+		t.Fatalf("after the last delete: %d sessions", len(m.Sessions))
+	}
+	if r := screen(t, m); !contains(r, "No session yet") {
+		t.Fatalf("empty sidebar:\n%s", strings.Join(r, "\n"))
+	}
+}

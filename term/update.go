@@ -309,8 +309,31 @@ func (m *Model) SubEnded(id string, err error) {
 	if errors.Is(err, client.ErrUnavailable) || errors.Is(err, client.ErrStreamClosed) {
 		return // the status bar says it
 	}
-	if s := m.session(id); s != nil {
-		m.notify(true, "session "+s.name()+": "+err.Error())
+	s := m.session(id)
+	if s == nil {
+		return
+	}
+	if client.Code(err) == wire.CodeNotFound {
+		m.remove(s) // deleted elsewhere: it leaves the sidebar
+		m.notify(false, "session "+s.name()+" was deleted")
+		return
+	}
+	m.notify(true, "session "+s.name()+": "+err.Error())
+}
+
+// remove takes s out of the sidebar, keeping the focus on a neighbour.
+func (m *Model) remove(s *SessionView) {
+	for i, x := range m.Sessions {
+		if x != s {
+			continue
+		}
+		m.Sessions = append(m.Sessions[:i], m.Sessions[i+1:]...)
+		if m.Focus >= len(m.Sessions) {
+			m.Focus = len(m.Sessions) - 1
+		} else if m.Focus > i {
+			m.Focus--
+		}
+		return
 	}
 }
 
