@@ -189,8 +189,9 @@ func (d *DB) Close(ctx context.Context) error {
 	d.closeOnce.Do(func() {
 		close(d.ckptStop)
 		<-d.ckptDone
-		// A last full checkpoint leaves a small WAL behind a clean stop.
-		_, _ = d.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		// A last passive checkpoint: it never waits for readers, so a
+		// stop cannot hang on one (TRUNCATE would wait up to busy_timeout).
+		_, _ = d.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
 		d.ckpt.Close()
 	})
 	if e := d.ro.Close(); e != nil && err == nil {

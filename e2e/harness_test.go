@@ -143,7 +143,11 @@ func (d *daemon) stop() {
 			d.t.Fatalf("daemon exit: %v\n%s", d.err, d.log)
 		}
 	case <-time.After(30 * time.Second):
-		d.t.Fatalf("daemon did not stop within 30s")
+		// Say where it hangs: SIGQUIT makes a Go process print every
+		// goroutine's stack (into the log we keep) and exit.
+		_ = d.cmd.Process.Signal(syscall.SIGQUIT)
+		<-d.done
+		d.t.Fatalf("daemon did not stop within 30s; its log and stacks:\n%s", d.log)
 	}
 }
 
