@@ -227,6 +227,9 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 			_ = st
 		}
 	}
+	// Stop the consumers before reading what they saw.
+	stopConsumers()
+	wg.Wait()
 	total := int64(0)
 	for i, id := range ids {
 		page, err := c.History(ctx, id, 0, 0, 1000)
@@ -234,8 +237,8 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := page.Head
-		if got[i].last != head {
-			t.Fatalf("%s: consumer ended at %d, head %d", id, got[i].last, head)
+		if got[i].last != head || got[i].err != nil {
+			t.Fatalf("%s: consumer ended at %d (%v), head %d", id, got[i].last, got[i].err, head)
 		}
 		total += head
 	}
