@@ -64,16 +64,7 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 		t.Fatalf("retry got order %d: a second input was accepted", r.Order)
 	}
 	// Wait for the turn to end (it may have been repaired as interrupted).
-	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
-	for {
-		it, err := sub.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if it.Op == wire.PushEvent && it.Event.Type == wire.EventTurn && it.Event.TurnID == r.TurnID && it.Event.State != wire.TurnStarted {
-			break
-		}
-	}
+	streamTurn(t, st.Subscribe("s", client.Cursor{Epoch: s.Epoch}), r.TurnID)
 	page, err := c.History(ctx, "s", 0, 0, 100)
 	if err != nil {
 		t.Fatal(err)
