@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -22,10 +23,11 @@ import (
 // pool of readers. Its methods may be called from any goroutine.
 type DB struct {
 	// static after Open
-	path string
-	rw   *bun.DB // exactly one connection, used only by the writer goroutine and migrations
-	ro   *bun.DB // readers
-	ckpt *sql.DB // one connection for checkpoints
+	path     string
+	rw       *bun.DB // exactly one connection, used only by the writer goroutine and migrations
+	ro       *bun.DB // readers
+	ckpt     *sql.DB // one connection for checkpoints
+	walLimit int     // pages
 
 	ckptStop, ckptDone chan struct{}
 	closeOnce          sync.Once
@@ -46,9 +48,16 @@ type Options struct {
 	// a commit survives a crash of the process, which is the contract's
 	// durability rule; FULL also survives power loss, at an fsync a commit).
 	Synchronous string
+
+	// walLimitPages is the WAL size, in pages, past which a checkpoint
+	// waits for its turn to rewind the WAL (default walLimitDefault).
+	walLimitPages int
 }
 
-func dsn(path string, readOnly bool, sync string) string {
+// busyWait is how long a connection waits for a lock before SQLITE_BUSY.
+const busyWait = 10 * time.Second
+
+func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	if sync == "" {
 		sync = "NORMAL"
 	}
@@ -56,7 +65,7 @@ func dsn(path string, readOnly bool, sync string) string {
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", sync)
 	q.Set("_foreign_keys", "on")
-	q.Set("_busy_timeout", "10000")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	if readOnly {
 		q.Set("mode", "ro")
 	} else {
@@ -72,7 +81,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
 	}
-	wsql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous))
+	wsql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, busyWait))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -88,7 +97,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 
-	rsql, err := sql.Open("sqlite3", dsn(path, true, opts.Synchronous))
+	rsql, err := sql.Open("sqlite3", dsn(path, true, opts.Synchronous, busyWait))
 	if err != nil {
 		rw.Close()
 		return nil, fmt.Errorf("open %s for reading: %w", path, err)
@@ -103,12 +112,24 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	// writer goroutine, stalling every caller of that batch. They run on a
 	// connection of their own instead, which WAL mode allows beside a
 	// writer (PASSIVE never blocks it).
+	walLimit := opts.walLimitPages
+	if walLimit <= 0 {
+		walLimit = walLimitDefault
+	}
 	if _, err := rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
 		rw.Close()
 		ro.Close()
 		return nil, fmt.Errorf("disable auto-checkpoint: %w", err)
 	}
-	csql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous))
+	// When a commit rewinds the WAL after a passive checkpoint that
+	// copied it all, it also shrinks the file to this.
+	if _, err := rw.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", walLimit*4096)); err != nil {
+		rw.Close()
+		ro.Close()
+		return nil, fmt.Errorf("limit the WAL: %w", err)
+	}
+	// Its waits are short: a checkpoint that waits holds commits back.
+	csql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, ckptBusyWait))
 	if err != nil {
 		rw.Close()
 		ro.Close()
@@ -116,7 +137,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	csql.SetMaxOpenConns(1)
 
-	d := &DB{path: path, rw: rw, ro: ro, ckpt: csql, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	d := &DB{path: path, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	d.w = newWriter(rw, opts)
 	go d.checkpoints()
 	return d, nil
@@ -135,8 +156,36 @@ func (d *DB) checkpoints() {
 		case <-d.ckptStop:
 			return
 		case <-t.C:
-			_, _ = d.ckpt.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			d.checkpoint()
 		}
+	}
+}
+
+// walLimitDefault is 16 MiB of 4 KiB pages.
+const walLimitDefault = 4096
+
+// ckptBusyWait bounds how long a RESTART checkpoint holds commits back
+// while it waits for the writer and readers.
+const ckptBusyWait = 250 * time.Millisecond
+
+// checkpoint copies the WAL into the database file. A PASSIVE checkpoint
+// never waits, but the WAL only starts again from its beginning once one
+// has copied all of it with no commit in between — which a daemon that
+// writes all the time never gives it: the WAL then grows for ever (the
+// bench saw 494 MB, and a restart that read it all back). So past
+// walLimit pages the checkpoint is a TRUNCATE: it waits, at most
+// ckptBusyWait and holding commits back meanwhile, for the commit in
+// progress and for readers to leave the WAL, copies the rest and empties
+// the WAL itself. (RESTART leaves the rewind to the next commit, which a
+// reader that slips in first prevents: TestWALStaysBounded saw the WAL
+// keep growing with it.)
+func (d *DB) checkpoint() {
+	var busy, pages, copied int
+	if err := d.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &pages, &copied); err != nil {
+		return
+	}
+	if pages >= d.walLimit {
+		_, _ = d.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
 	}
 }
 
@@ -144,7 +193,7 @@ func (d *DB) checkpoints() {
 // the names of those it applied. Open does this itself; Migrate exists for
 // tests and tools.
 func Migrate(ctx context.Context, path string) ([]string, error) {
-	wsql, err := sql.Open("sqlite3", dsn(path, false, ""))
+	wsql, err := sql.Open("sqlite3", dsn(path, false, "", busyWait))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
