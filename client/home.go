@@ -65,6 +65,9 @@ func ProcessAlive(pid int) bool {
 }
 
 // zombie reads the process state from /proc (Linux); elsewhere it says no.
+// The state is the main thread's: it turns Z while other threads may still
+// be exiting and holding the process's files (the daemon's lock among
+// them), so only a zombie with no other thread left counts.
 func zombie(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -72,5 +75,9 @@ func zombie(pid int) bool {
 	}
 	// pid (comm) state …: comm may hold spaces and parentheses.
 	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+	if i < 0 || i+2 >= len(b) || b[i+2] != 'Z' {
+		return false
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	return err == nil && len(tasks) <= 1
 }
