@@ -11,7 +11,10 @@ import (
 // TestWALStaysBoundedUnderContinuousWrites: a writer that never pauses
 // must not grow the WAL without bound. Passive checkpoints alone cannot
 // rewind a WAL that is appended to between them (the bench found a 494 MB
-// WAL, and a restart that spent seconds reading it back).
+// WAL, and a restart that spent seconds reading it back). The WAL must be
+// emptied again and again while the writes go on; how large it gets in
+// between depends on how fast this machine writes between two
+// checkpoints, so that is logged, not asserted.
 func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	d := openTest(t, Options{walLimitPages: 64}) // 256 KiB of pages
 	createSession(t, d, "s")
@@ -43,14 +46,15 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		for range 4000 { // ~16 MB through the WAL
+		for range 2000 { // ~8 MB through the WAL
 			if _, err := appendText(ctx, d, "s", text); err != nil {
 				t.Error(err)
 				return
 			}
 		}
 	}()
-	var largest int64
+	var largest, prev int64
+	shrank := 0
 	for done := false; !done; {
 		select {
 		case <-written:
@@ -60,16 +64,45 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 		d.checkpoint()
 		if fi, err := os.Stat(d.path + "-wal"); err == nil {
 			largest = max(largest, fi.Size())
+			if fi.Size() < prev {
+				shrank++
+			}
+			prev = fi.Size()
 		}
 	}
 	close(stop)
 	wg.Wait()
-	if largest > 4<<20 {
-		t.Fatalf("the WAL grew to %d bytes with a limit of 256 KiB", largest)
+	t.Logf("the WAL was emptied %d times; largest %d KiB", shrank, largest>>10)
+	if shrank < 3 {
+		t.Fatalf("the WAL was emptied %d times while ~8 MB went through it (largest %d KiB)", shrank, largest>>10)
 	}
-	t.Logf("largest WAL: %d KiB", largest>>10)
-	evs, err := d.EventsAfter(ctx, "s", 3990, 100)
-	if err != nil || len(evs) != 10 || evs[9].Offset != 4000 {
+	evs, err := d.EventsAfter(ctx, "s", 1990, 100)
+	if err != nil || len(evs) != 10 || evs[9].Offset != 2000 {
 		t.Fatalf("after the checkpoints: %d events, %v", len(evs), err)
+	}
+}
+
+// TestCheckpointEmptiesALargeWAL: past the limit, a checkpoint empties the
+// WAL file itself. A passive one would leave it for the next commit to
+// rewind, which under continuous writes never comes (see above).
+func TestCheckpointEmptiesALargeWAL(t *testing.T) {
+	d := openTest(t, Options{walLimitPages: 64})
+	createSession(t, d, "s")
+	ctx := context.Background()
+	for range 200 { // ~800 KiB, over the 256 KiB limit
+		if _, err := appendText(ctx, d, "s", strings.Repeat("y", 4000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fi, err := os.Stat(d.path + "-wal")
+	if err != nil || fi.Size() < 256<<10 {
+		t.Fatalf("before: WAL %v, %v", fi, err)
+	}
+	d.checkpoint()
+	if fi, err = os.Stat(d.path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("after a checkpoint past the limit the WAL holds %d bytes (%v)", fi.Size(), err)
+	}
+	if evs, err := d.EventsAfter(ctx, "s", 199, 10); err != nil || len(evs) != 1 {
+		t.Fatalf("after the checkpoint: %d events, %v", len(evs), err)
 	}
 }
