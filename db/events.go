@@ -72,15 +72,25 @@ const insertEventsSQL = `INSERT INTO events (session, "offset", type, payload, a
 // EventsAfter returns up to limit events of session with offset > after,
 // oldest first.
 func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit int) ([]Event, error) {
-	var rows []eventRow
-	err := d.ro.NewSelect().Model(&rows).
-		Column("session", "offset", "type", "payload").
-		Where(`session = ? AND "offset" > ?`, session, after).
-		OrderExpr(`"offset" ASC`).Limit(int64(limit)).Scan(ctx)
+	// Catch-up pages: SQL with parameters, prepared once per connection.
+	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", type, payload FROM events
+		WHERE session = ? AND "offset" > ? ORDER BY "offset" LIMIT ?`, session, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)
 	}
-	return toEvents(rows), nil
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e := Event{Session: session}
+		if err := rows.Scan(&e.Offset, &e.Type, &e.JSON); err != nil {
+			return nil, fmt.Errorf("events after %d: %w", after, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events after %d: %w", after, err)
+	}
+	return out, nil
 }
 
 // EventsBefore returns up to limit events of session with offset < before,

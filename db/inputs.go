@@ -14,6 +14,14 @@ import (
 	"albedo/api/wire"
 )
 
+// inputColumns are Input's columns in the order scanInput reads them.
+const inputColumns = `session, input_id, ord, text_hash, state, delivery, turn_id, error, partial, msg_offset, created_at, updated_at`
+
+func scanInput(row interface{ Scan(...any) error }, in *Input) error {
+	return row.Scan(&in.Session, &in.InputID, &in.Ord, &in.TextHash, &in.State, &in.Delivery,
+		&in.TurnID, &in.Error, &in.Partial, &in.MsgOffset, &in.CreatedAt, &in.UpdatedAt)
+}
+
 // Input is a stored input and its receipt.
 type Input struct {
 	bun.BaseModel `bun:"table:inputs"`
@@ -50,8 +58,11 @@ func textHash(s string) string {
 // event; a repeat with the same text returns the stored receipt and
 // created=false; a repeat with other text is ErrConflict.
 func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author string) (_ Input, created bool, _ []Event, _ error) {
+	// The statements of this path (every input) are SQL with parameters,
+	// so that the connection's statement cache prepares each once.
 	var in Input
-	err := t.NewSelect().Model(&in).Where("session = ? AND input_id = ?", session, inputID).Scan(ctx)
+	err := scanInput(t.sql.QueryRowContext(ctx,
+		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
 	switch {
 	case err == nil:
 		if in.TextHash != textHash(text) {
@@ -62,7 +73,7 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author 
 		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
 	}
 	var ord int64
-	err = t.QueryRowContext(ctx, `UPDATE sessions SET inputs = inputs + 1 WHERE id = ? RETURNING inputs`, session).Scan(&ord)
+	err = t.sql.QueryRowContext(ctx, `UPDATE sessions SET inputs = inputs + 1 WHERE id = ? RETURNING inputs`, session).Scan(&ord)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Input{}, false, nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
 	}
@@ -92,7 +103,9 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author 
 		return Input{}, false, nil, err
 	}
 	in.MsgOffset = evs[0].Offset
-	if _, err := t.NewInsert().Model(&in).Exec(ctx); err != nil {
+	if _, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt); err != nil {
 		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
 	}
 	return in, true, evs, nil

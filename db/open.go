@@ -66,6 +66,9 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	q.Set("_synchronous", sync)
 	q.Set("_foreign_keys", "on")
 	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	// Statements with parameters (the hot paths use them; bun inlines its
+	// arguments) are prepared once per connection and kept.
+	q.Set("_stmt_cache_size", "64")
 	if readOnly {
 		q.Set("mode", "ro")
 	} else {

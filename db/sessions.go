@@ -149,8 +149,14 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) error {
 
 // Session reads one session.
 func (d *DB) Session(ctx context.Context, id string) (Session, error) {
+	// SQL with a parameter, prepared once per connection: every channel
+	// a daemon loads after a restart reads its session here.
 	var s Session
-	if err := d.ro.NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
+	err := d.ro.DB.QueryRowContext(ctx, `SELECT id, epoch, title, workspace, provider, model, effort,
+		version, head, inputs, create_hash, created_at, updated_at FROM sessions WHERE id = ?`, id).Scan(
+		&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
+		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 		}

@@ -55,6 +55,7 @@ type request struct {
 // valid inside the request's function.
 type Tx struct {
 	bun.IDB
+	sql       *sql.Tx // the same transaction, for statements with parameters
 	now       time.Time
 	batch     *batchState
 	heads     map[string]int64 // this request's new heads; deleted sessions are -1
@@ -78,7 +79,7 @@ func (t *Tx) head(ctx context.Context, session string) (int64, error) {
 		h, ok = t.batch.w.heads[session]
 	}
 	if !ok {
-		err := t.QueryRowContext(ctx, `SELECT head FROM sessions WHERE id = ?`, session).Scan(&h)
+		err := t.sql.QueryRowContext(ctx, `SELECT head FROM sessions WHERE id = ?`, session).Scan(&h)
 		if errors.Is(err, sql.ErrNoRows) {
 			h = -1
 		} else if err != nil {
@@ -217,7 +218,7 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx, now: now, batch: b}
+		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: now, batch: b}
 		if !careful {
 			if err := r.fn(r.tx); err != nil {
 				_ = tx.Rollback()
