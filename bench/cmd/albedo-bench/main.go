@@ -8,7 +8,8 @@
 // Scenarios: fanout (one channel, one publisher, N viewers), multiplex (one
 // connection, S sessions, one flooding), persist (W writers committing
 // posts), idle (N connections × K channels doing nothing), reattach
-// (albedo: C clients × K sessions through a daemon restart).
+// (C clients × K channels through a restart: albedo's process, or a
+// centrifuge outage).
 package main
 
 import (
@@ -37,7 +38,7 @@ type config struct {
 	pid                                    int
 	viewers, sessions, writers, conns, per int
 	rate                                   int
-	duration                               time.Duration
+	duration, down                         time.Duration
 	kill, shared                           bool
 }
 
@@ -59,6 +60,7 @@ func main() {
 	flag.IntVar(&c.per, "per", 3, "idle, reattach: channels per connection")
 	flag.BoolVar(&c.kill, "kill", false, "reattach: SIGKILL the daemon instead of stopping it")
 	flag.BoolVar(&c.shared, "shared", false, "idle: all connections on the same channels")
+	flag.DurationVar(&c.down, "down", time.Second, "reattach, centrifuge: how long the outage lasts")
 	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long to load")
 	flag.Parse()
 	if *reportFile != "" {

@@ -3,18 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
-
-	"albedo/api/wire"
-	"albedo/client"
 )
 
 // latencies collects delivery latencies per viewer (no shared lock on the
@@ -304,150 +299,5 @@ func persist(ctx context.Context, c config, t target, out map[string]float64) er
 	if n := done.Load(); n > 0 {
 		out["server cpu µs/input"] = (procCPU(t.pid()) - cpu0) / float64(n)
 	}
-	return nil
-}
-
-// reattach (albedo): C clients (client.Stream, the real reconnect logic)
-// each watch K sessions; the daemon is stopped (or killed) and started
-// again; one event is then posted to every session. Measures the time from
-// the new daemon's start until 50/95/100 % of channels have it, and counts
-// gaps and duplicates.
-func reattach(ctx context.Context, c config, t target, out map[string]float64) error {
-	a, ok := t.(*albedoTarget)
-	if !ok {
-		return fmt.Errorf("reattach runs against albedo only (centrifuge: not yet)")
-	}
-	nch := c.conns * c.per
-	chans := make([]string, nch)
-	for i := range chans {
-		var err error
-		if chans[i], err = t.channel(ctx, fmt.Sprintf("re-%d-%s", i, uuid.NewString()[:6])); err != nil {
-			return err
-		}
-	}
-	pub, closePub, err := t.publisher(ctx)
-	if err != nil {
-		return err
-	}
-	for _, ch := range chans {
-		if err := pub(ctx, ch, "before"); err != nil {
-			return err
-		}
-	}
-	closePub()
-	var gaps, dups atomic.Int64
-	caught := make(chan time.Time, nch)
-	var streams []*client.Stream
-	defer func() {
-		for _, s := range streams {
-			s.Close()
-		}
-	}()
-	attached := make(chan struct{}, nch)
-	for i := range c.conns {
-		cl, err := client.New(client.Options{Home: c.home})
-		if err != nil {
-			return err
-		}
-		st := cl.Stream(client.StreamOptions{})
-		streams = append(streams, st)
-		for _, ch := range chans[i*c.per : (i+1)*c.per] {
-			s, err := a.c.Session(ctx, ch)
-			if err != nil {
-				return err
-			}
-			sub := st.Subscribe(ch, client.Cursor{Epoch: s.Epoch})
-			go func() {
-				last := int64(0)
-				for {
-					it, err := sub.Next(ctx)
-					if err != nil {
-						return
-					}
-					if it.Op != wire.PushEvent {
-						continue
-					}
-					switch {
-					case it.Event.Offset <= last:
-						dups.Add(1)
-					case it.Event.Offset > last+1:
-						gaps.Add(1)
-					}
-					last = it.Event.Offset
-					if it.Event.Offset == 1 {
-						attached <- struct{}{}
-					}
-					if it.Event.Offset == 2 {
-						caught <- time.Now()
-					}
-				}
-			}()
-		}
-	}
-	for range nch {
-		<-attached
-	}
-	stopCmd := exec.Command(c.albedoBin, "--home", c.home, "stop")
-	if c.kill {
-		_ = syscall.Kill(a.snap.PID, syscall.SIGKILL)
-		for syscall.Kill(a.snap.PID, 0) == nil {
-			time.Sleep(10 * time.Millisecond)
-		}
-	} else if err := stopCmd.Run(); err != nil {
-		return fmt.Errorf("stop: %w", err)
-	}
-	start := time.Now()
-	if err := exec.Command(c.albedoBin, "--home", c.home, "status").Run(); err != nil {
-		return fmt.Errorf("restart: %w", err)
-	}
-	b, err := newAlbedo(ctx, c)
-	if err != nil {
-		return err
-	}
-	// 16 publishers, so that creating the events to catch up on takes
-	// the load tool as little of the measured time as it can.
-	var pw sync.WaitGroup
-	perr := make(chan error, 16)
-	for p := range 16 {
-		pub, closePub, err := b.publisher(ctx)
-		if err != nil {
-			return err
-		}
-		defer closePub()
-		pw.Add(1)
-		go func() {
-			defer pw.Done()
-			for i := p; i < len(chans); i += 16 {
-				if err := pub(ctx, chans[i], "after"); err != nil {
-					perr <- err
-					return
-				}
-			}
-		}()
-	}
-	pw.Wait()
-	select {
-	case err := <-perr:
-		return err
-	default:
-	}
-	var times []time.Duration
-	timeout := time.After(60 * time.Second)
-	for len(times) < nch {
-		select {
-		case at := <-caught:
-			times = append(times, at.Sub(start))
-		case <-timeout:
-			out["channels caught up"] = float64(len(times))
-			return fmt.Errorf("only %d of %d channels caught up in 60 s", len(times), nch)
-		}
-	}
-	slices.Sort(times)
-	s := func(d time.Duration) float64 { return d.Seconds() }
-	out["caught up 50% s"] = s(times[nch/2])
-	out["caught up 95% s"] = s(times[nch*95/100])
-	out["caught up 100% s"] = s(times[nch-1])
-	out["gaps"] = float64(gaps.Load())
-	out["duplicates"] = float64(dups.Load())
 	return nil
 }

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/centrifugal/centrifuge-go"
@@ -48,9 +50,11 @@ func newTarget(ctx context.Context, c config) (target, error) {
 // albedoTarget: viewers use the owner token; the publisher is a bot posting
 // (a message committed to the log, no turn).
 type albedoTarget struct {
-	c        *client.Client
-	snap     client.Snapshot
-	botToken string
+	home, bin string
+	c         *client.Client
+	snap      client.Snapshot
+	botToken  string
+	epochs    sync.Map // session → epoch, for followers' cursors
 }
 
 func newAlbedo(ctx context.Context, cfg config) (*albedoTarget, error) {
@@ -66,7 +70,7 @@ func newAlbedo(ctx context.Context, cfg config) (*albedoTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &albedoTarget{c: c, snap: snap, botToken: bot.Token}, nil
+	return &albedoTarget{home: cfg.home, bin: cfg.albedoBin, c: c, snap: snap, botToken: bot.Token}, nil
 }
 
 func (a *albedoTarget) pid() int { return a.snap.PID }
@@ -74,7 +78,71 @@ func (a *albedoTarget) close()   {}
 
 func (a *albedoTarget) channel(ctx context.Context, name string) (string, error) {
 	s, err := a.c.CreateSession(ctx, name, wire.SessionCreate{Title: "bench"})
+	if err == nil {
+		a.epochs.Store(s.ID, s.Epoch)
+	}
 	return s.ID, err
+}
+
+// follow is a client.Stream: the real reconnect, reattach and
+// de-duplication logic every albedo client uses.
+func (a *albedoTarget) follow(ctx context.Context, channels []string, onAttach func(int), onEvent func(int, int64)) (func(), error) {
+	cl, err := client.New(client.Options{Home: a.home})
+	if err != nil {
+		return nil, err
+	}
+	// A hello carries every subscription: once it is answered, all of
+	// this client's channels are attached.
+	st := cl.Stream(client.StreamOptions{OnState: func(s client.State) {
+		if s.Phase == client.Connected {
+			for j := range channels {
+				onAttach(j)
+			}
+		}
+	}})
+	for j, ch := range channels {
+		epoch, _ := a.epochs.Load(ch)
+		e, _ := epoch.(string)
+		sub := st.Subscribe(ch, client.Cursor{Epoch: e})
+		go func() {
+			for {
+				it, err := sub.Next(ctx)
+				if err != nil {
+					return
+				}
+				if it.Op == wire.PushEvent {
+					onEvent(j, it.Event.Offset)
+				}
+			}
+		}()
+	}
+	return func() { st.Close() }, nil
+}
+
+// restart stops the daemon (or SIGKILLs it and waits for it to be gone)
+// and starts a new one the way every client does (client auto-start:
+// detached, then probed until it answers).
+func (a *albedoTarget) restart(ctx context.Context, kill bool, _ time.Duration) error {
+	if kill {
+		if err := syscall.Kill(a.snap.PID, syscall.SIGKILL); err != nil {
+			return err
+		}
+		for client.ProcessAlive(a.snap.PID) {
+			time.Sleep(5 * time.Millisecond) // no event says a process has gone
+		}
+	} else if out, err := exec.CommandContext(ctx, a.bin, "--home", a.home, "stop").CombinedOutput(); err != nil {
+		return fmt.Errorf("stop: %w: %s", err, out)
+	}
+	c, err := client.New(client.Options{Home: a.home, AutoStart: true, Exe: a.bin})
+	if err != nil {
+		return err
+	}
+	snap, err := c.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	a.c, a.snap = c, snap
+	return nil
 }
 
 // rawConn is a minimal albedo websocket client: commands with replies,
@@ -266,7 +334,9 @@ func (f *cfTarget) close()                                                 {}
 func (f *cfTarget) channel(_ context.Context, name string) (string, error) { return name, nil }
 
 func (f *cfTarget) connect(ctx context.Context) (*centrifuge.Client, error) {
-	c := centrifuge.NewJsonClient(f.url, centrifuge.Config{})
+	// The cap of albedo's contract (5 s) instead of centrifuge-go's 20 s;
+	// the first delay stays centrifuge-go's own (200 ms).
+	c := centrifuge.NewJsonClient(f.url, centrifuge.Config{MaxReconnectDelay: 5 * time.Second})
 	up := make(chan struct{})
 	var once sync.Once
 	c.OnConnected(func(centrifuge.ConnectedEvent) { once.Do(func() { close(up) }) })
@@ -336,4 +406,65 @@ func (f *cfTarget) publisher(ctx context.Context) (func(context.Context, string,
 		return err
 	}
 	return pub, func() { c.Close() }, nil
+}
+
+// follow is a centrifuge-go client with recoverable subscriptions: on a
+// reconnect it asks for what it missed since its last offset.
+func (f *cfTarget) follow(ctx context.Context, channels []string, onAttach func(int), onEvent func(int, int64)) (func(), error) {
+	c, err := f.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var pending atomic.Int64
+	pending.Store(int64(len(channels)))
+	all := make(chan struct{})
+	for j, ch := range channels {
+		sub, err := c.NewSubscription(ch, centrifuge.SubscriptionConfig{Recoverable: true, Positioned: true})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		sub.OnPublication(func(e centrifuge.PublicationEvent) { onEvent(j, int64(e.Offset)) })
+		var once sync.Once
+		sub.OnSubscribed(func(centrifuge.SubscribedEvent) {
+			onAttach(j)
+			once.Do(func() {
+				if pending.Add(-1) == 0 {
+					close(all)
+				}
+			})
+		})
+		if err := sub.Subscribe(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	select {
+	case <-all:
+	case <-time.After(20 * time.Second):
+		c.Close()
+		return nil, fmt.Errorf("centrifuge: subscribe timed out")
+	}
+	return c.Close, nil
+}
+
+// restart asks the peer for an outage: it disconnects every client (with
+// centrifuge's "reconnect" code) and refuses new connections for down,
+// keeping its process and so its history. There is no kill variant: a
+// killed centrifuge has no history left to recover from.
+func (f *cfTarget) restart(ctx context.Context, kill bool, down time.Duration) error {
+	if kill {
+		return fmt.Errorf("centrifuge: no kill variant (its history dies with the process)")
+	}
+	u := strings.Replace(strings.Replace(f.url, "ws://", "http://", 1), "/connection/websocket", "/bench/outage", 1)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("%s?for=%s", u, down), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("centrifuge outage: %s", resp.Status)
+	}
+	return nil
 }

@@ -3,6 +3,8 @@
 // core of Centrifugo) with its in-memory broker, history (1000 per channel,
 // 10 minutes) and recovery on, JSON protocol over websocket. Clients may
 // subscribe to and publish into any channel. Nothing is written to disk.
+// POST /bench/outage?for=1s drops every connection and refuses new ones
+// for that long: the reattach scenario's restart.
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/centrifugal/centrifuge"
@@ -43,7 +46,31 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	http.Handle("/connection/websocket", centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{}))
+	ws := centrifuge.NewWebsocketHandler(node, centrifuge.WebsocketConfig{})
+	var down atomic.Bool
+	http.HandleFunc("/connection/websocket", func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			http.Error(w, "outage", http.StatusServiceUnavailable)
+			return
+		}
+		ws.ServeHTTP(w, r)
+	})
+	// The load tool's stand-in for a restart: the memory broker's history
+	// would die with the process, so the process stays and only its
+	// connections go, refused for ?for=DURATION, then accepted again.
+	http.HandleFunc("POST /bench/outage", func(w http.ResponseWriter, r *http.Request) {
+		d, err := time.ParseDuration(r.URL.Query().Get("for"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		down.Store(true)
+		for _, c := range node.Hub().Connections() {
+			c.Disconnect(centrifuge.DisconnectForceReconnect)
+		}
+		time.Sleep(d)
+		down.Store(false)
+	})
 	fmt.Printf("listening on %d\n", ln.Addr().(*net.TCPAddr).Port)
 	log.Fatal(http.Serve(ln, nil))
 }
