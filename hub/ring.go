@@ -10,16 +10,31 @@ type entry struct {
 }
 
 // ring holds a channel's most recent events, contiguous by offset. It is
-// guarded by its channel's mutex.
+// guarded by its channel's mutex. Its buffer grows on demand up to size
+// entries: most watched sessions are quiet, and a full-size buffer for each
+// (12 KiB) was two thirds of an idle connection's memory.
 type ring struct {
 	buf      []entry
 	start    int // index of the oldest entry
 	n        int
+	size     int // the most entries it holds
 	bytes    int // sum of the frames held
 	maxBytes int // evict the oldest beyond this, whatever n is
 }
 
-func newRing(size, maxBytes int) ring { return ring{buf: make([]entry, size), maxBytes: maxBytes} }
+// ringFirstAlloc is the buffer a ring starts with at its first push.
+const ringFirstAlloc = 8
+
+func newRing(size, maxBytes int) ring { return ring{size: size, maxBytes: maxBytes} }
+
+// grow doubles the buffer (up to size), oldest entry first.
+func (r *ring) grow() {
+	nb := make([]entry, min(r.size, max(ringFirstAlloc, 2*len(r.buf))))
+	for i := range r.n {
+		nb[i] = r.buf[(r.start+i)%len(r.buf)]
+	}
+	r.buf, r.start = nb, 0
+}
 
 func (r *ring) first() int64 {
 	if r.n == 0 {
@@ -38,11 +53,14 @@ func (r *ring) last() int64 {
 // push appends e. If e does not follow the newest entry the ring restarts at
 // e: a ring is a cache, and the database has whatever it drops.
 func (r *ring) push(e entry) {
-	if len(r.buf) == 0 {
+	if r.size <= 0 {
 		return
 	}
 	if r.n > 0 && e.offset != r.last()+1 {
 		r.reset()
+	}
+	if r.n == len(r.buf) && len(r.buf) < r.size {
+		r.grow()
 	}
 	for r.n == len(r.buf) || (r.n > 0 && r.bytes+len(e.frame) > r.maxBytes) {
 		r.dropOldest()
