@@ -21,8 +21,9 @@ const (
 	StatusBadToken websocket.StatusCode = 4401
 )
 
-// wsConn is one websocket connection. The reader is the HTTP handler's
-// goroutine; writer and heartbeat are started by serve and waited for by it.
+// wsConn is one websocket connection. Its reader runs serve, started by the
+// HTTP handler, which returns at once; the writer (which also sends the
+// heartbeat pings) is started by serve and waited for by it.
 type wsConn struct {
 	// static after construction
 	s  *Server
@@ -50,17 +51,18 @@ func (s *Server) websocket(c echo.Context) error {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer s.wg.Done()
 
 	ws, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
 		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
+		s.wg.Done()
 		return nil // Accept has written the HTTP error
 	}
 	ws.SetReadLimit(s.opts.MaxFrame)
 	if ws.Subprotocol() != wire.Subprotocol {
+		s.wg.Done()
 		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
 		return nil
 	}
@@ -69,12 +71,19 @@ func (s *Server) websocket(c echo.Context) error {
 	s.mu.Lock()
 	s.conns[wc] = struct{}{}
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, wc)
-		s.mu.Unlock()
+	// The connection is hijacked: net/http is done with it once this
+	// handler returns, and lets go of what it still held for the request
+	// (its buffers, the request, echo's context, a deep stack) — a third of
+	// an idle connection's memory. The reader is a goroutine of its own.
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.conns, wc)
+			s.mu.Unlock()
+		}()
+		wc.serve()
 	}()
-	wc.serve()
 	return nil
 }
 
