@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -271,6 +270,22 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn, pings *sync.WaitG
 	beat := time.NewTicker(wc.s.opts.Heartbeat)
 	defer beat.Stop()
 	var pinging atomic.Bool
+	// The write timeout is one timer per connection, armed around each
+	// write, rather than a context per write: coder/websocket watches a
+	// write's context with a context.AfterFunc, and at one small batch per
+	// event (a steady rate, many viewers) making and watching those
+	// contexts was a tenth of the daemon's CPU. Writes get a context that
+	// never ends; the timer cuts the connection, which ends the write, and
+	// so does the end of ctx (the reader has gone), once for the connection.
+	stop := context.AfterFunc(ctx, func() { wc.ws.CloseNow() })
+	defer stop()
+	var slow atomic.Bool
+	deadline := time.AfterFunc(time.Hour, func() {
+		slow.Store(true)
+		wc.ws.CloseNow()
+	})
+	deadline.Stop()
+	defer deadline.Stop()
 	for {
 		select {
 		case r := <-wc.closeReq:
@@ -289,14 +304,13 @@ func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn, pings *sync.WaitG
 			return
 		}
 		if len(buf) > 0 {
-			wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
-			err := wc.ws.Write(wctx, websocket.MessageText, buf)
-			slow := errors.Is(wctx.Err(), context.DeadlineExceeded)
-			cancel()
+			deadline.Reset(wc.s.opts.WriteTimeout)
+			err := wc.ws.Write(context.Background(), websocket.MessageText, buf)
+			deadline.Stop()
 			*bp = buf
 			wc.s.bufs.Put(bp)
 			if err != nil {
-				if slow {
+				if slow.Load() {
 					wc.s.log.Warn("closing slow connection", "conn", hc.Info().ID, "timeout", wc.s.opts.WriteTimeout)
 					wc.ws.Close(websocket.StatusPolicyViolation, "slow")
 				}
