@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLoadToolSmoke keeps bench/ (its own module, which `go test ./...`
+// does not build) from rotting: it builds the load tool and the centrifuge
+// peer and runs small versions of the scenarios bench/run depends on,
+// against a real daemon and a real peer. Numbers are not asserted, only
+// what must hold at any speed: no event lost, no gap, no duplicate.
+func TestLoadToolSmoke(t *testing.T) {
+	dir := t.TempDir()
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/albedo-bench", "./peers/centrifuge")
+	build.Dir = filepath.Join("..", "bench")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build bench/: %v\n%s", err, out)
+	}
+	bench := filepath.Join(dir, "albedo-bench")
+	run := func(args ...string) map[string]float64 {
+		t.Helper()
+		out, err := exec.Command(bench, append([]string{"-json"}, args...)...).Output()
+		if err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("albedo-bench %v: %v\n%s", args, err, stderr)
+		}
+		var r struct{ Values map[string]float64 }
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("albedo-bench %v printed %q: %v", args, out, err)
+		}
+		return r.Values
+	}
+	exactlyOnce := func(what string, v map[string]float64) {
+		t.Helper()
+		if v["gaps"] != 0 || v["duplicates"] != 0 || v["caught up 100% s"] <= 0 {
+			t.Errorf("%s: %v", what, v)
+		}
+	}
+
+	home := t.TempDir()
+	startDaemon(t, home)
+	stopOnCleanup(t, home) // reattach leaves a daemon it started itself
+	albedo := []string{"-target", "albedo", "-home", home, "-albedo", albedoBin}
+
+	v := run(append(albedo, "-scenario", "fanout", "-viewers", "3", "-duration", "300ms")...)
+	if v["lost"] != 0 || v["deliveries"] < 3 || v["deliveries"] != 3*v["published"] {
+		t.Errorf("albedo fanout: %v", v)
+	}
+	exactlyOnce("albedo reattach", run(append(albedo, "-scenario", "reattach", "-conns", "4", "-per", "3")...))
+	exactlyOnce("albedo reattach -kill", run(append(albedo, "-scenario", "reattach", "-conns", "4", "-per", "3", "-kill")...))
+
+	// The centrifuge peer, restarted the way bench/run restarts it.
+	peer := exec.Command(filepath.Join(dir, "centrifuge"))
+	stdout, err := peer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer.Stderr = os.Stderr
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Process.Kill(); peer.Wait() })
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "listening" {
+				port <- f[2]
+			}
+		}
+	}()
+	var p string
+	select {
+	case p = <-port:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the centrifuge peer did not say where it listens")
+	}
+	cf := []string{"-target", "centrifuge", "-url", "ws://127.0.0.1:" + p + "/connection/websocket", "-pid", "0"}
+	exactlyOnce("centrifuge reattach", run(append(cf, "-scenario", "reattach", "-conns", "4", "-per", "3", "-down", "100ms")...))
+}
