@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -324,5 +325,28 @@ func TestEventsBefore(t *testing.T) {
 	evs, err := d.EventsBefore(ctx, "s", 8, 3)
 	if err != nil || len(evs) != 3 || evs[0].Offset != 5 || evs[2].Offset != 7 {
 		t.Fatalf("before 8 limit 3: %v %v", evs, err)
+	}
+}
+
+// TestPendingInputsUseTheIndex: a starting daemon reads only the inputs
+// whose turn has not ended, through the partial index, not every input.
+func TestPendingInputsUseTheIndex(t *testing.T) {
+	d := openTest(t, Options{})
+	rows, err := d.ro.DB.Query("EXPLAIN QUERY PLAN " + pendingInputsSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if got := fmt.Sprint(plan); !strings.Contains(got, "USING INDEX inputs_pending") || strings.Contains(got, "TEMP B-TREE") {
+		t.Fatalf("plan: %s", got)
 	}
 }

@@ -25,15 +25,30 @@ func (t *Tx) SetPartial(ctx context.Context, session, inputID, text string) erro
 // or running), by session and order: what a starting daemon must repair
 // and run.
 func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
-	var ins []Input
-	err := d.ro.NewSelect().Model(&ins).
-		Where("delivery IN (?, ?)", wire.DeliveryQueued, wire.DeliveryRunning).
-		Order("session", "ord").Scan(ctx)
+	rows, err := d.ro.DB.QueryContext(ctx, pendingInputsSQL)
 	if err != nil {
+		return nil, fmt.Errorf("pending inputs: %w", err)
+	}
+	defer rows.Close()
+	var ins []Input
+	for rows.Next() {
+		var in Input
+		if err := scanInput(rows, &in); err != nil {
+			return nil, fmt.Errorf("pending inputs: %w", err)
+		}
+		ins = append(ins, in)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("pending inputs: %w", err)
 	}
 	return ins, nil
 }
+
+// pendingInputsSQL repeats the partial index's condition word for word
+// (migration 4), so that SQLite reads the index and not every input;
+// TestPendingInputsUseTheIndex checks the plan.
+const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs
+	WHERE delivery IN ('` + wire.DeliveryQueued + `', '` + wire.DeliveryRunning + `') ORDER BY session, ord`
 
 // Transcript returns a session's messages up to and including offset upto
 // (a turn's user message; later ones belong to later turns), oldest first:
