@@ -23,6 +23,15 @@ type Event struct {
 	Offset  int64
 	Type    string
 	JSON    []byte
+	// Meta is set by Append, for the commit hook; events read back from
+	// storage leave it empty and are decoded when needed.
+	Meta Meta
+}
+
+// Meta is what the hub needs of an event to drive turns, so that the
+// commit hook does not decode a message (and its text) to find it.
+type Meta struct {
+	Role, InputID, TurnID, State string
 }
 
 // Decode returns the event as a wire.Event.
@@ -60,7 +69,8 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 		if err != nil {
 			return nil, fmt.Errorf("encode event: %w", err)
 		}
-		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: b}
+		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: b,
+			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 	}
 	t.setHead(session, cur+int64(len(evs)))
 	t.committed = append(t.committed, Committed{Session: session, Events: out})

@@ -91,10 +91,15 @@ func (m meta) ends() bool {
 	return m.Type == wire.EventTurn && m.State != "" && m.State != wire.TurnStarted
 }
 
-// metaOf decodes the fields of e that drive turns; other events cost nothing.
+// metaOf returns the fields of e that drive turns: from e.Meta for an event
+// this daemon has just committed, decoded for one read back from storage.
+// Other events cost nothing.
 func metaOf(e db.Event) meta {
 	var m meta
-	if e.Type == wire.EventTurn || e.Type == wire.EventMessage {
+	switch {
+	case e.Meta != (db.Meta{}):
+		m = meta{Role: e.Meta.Role, InputID: e.Meta.InputID, TurnID: e.Meta.TurnID, State: e.Meta.State}
+	case e.Type == wire.EventTurn || e.Type == wire.EventMessage:
 		_ = json.Unmarshal(e.JSON, &m)
 	}
 	m.Type = e.Type
