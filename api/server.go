@@ -61,6 +61,8 @@ type Server struct {
 	conns   map[*wsConn]struct{}
 	closing bool
 	wg      sync.WaitGroup // one per websocket connection
+
+	afterAccept func() // tests: runs between Accept and registration
 }
 
 // New builds the server's routes over h.

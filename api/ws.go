@@ -67,7 +67,19 @@ func (s *Server) websocket(c echo.Context) error {
 	}
 	p, _ := principalOf(c)
 	wc := &wsConn{s: s, ws: ws, p: p, closeReq: make(chan closeReq, 1)}
+	if s.afterAccept != nil {
+		s.afterAccept()
+	}
 	s.mu.Lock()
+	if s.closing {
+		// Bye (or Close) began during the upgrade and did not see this
+		// connection: it must not outlive them. Registering it anyway
+		// left Bye waiting for ever (the e2e suite's stop that hung).
+		s.mu.Unlock()
+		s.wg.Done()
+		ws.Close(websocket.StatusGoingAway, "the daemon is stopping")
+		return nil
+	}
 	s.conns[wc] = struct{}{}
 	s.mu.Unlock()
 	// The connection is hijacked: net/http is done with it once this
