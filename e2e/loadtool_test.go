@@ -86,5 +86,8 @@ func TestLoadToolSmoke(t *testing.T) {
 		t.Fatal("the centrifuge peer did not say where it listens")
 	}
 	cf := []string{"-target", "centrifuge", "-url", "ws://127.0.0.1:" + p + "/connection/websocket", "-pid", "0"}
+	if v := run(append(cf, "-scenario", "fanout", "-viewers", "3", "-duration", "300ms")...); v["lost"] != 0 || v["deliveries"] < 3 {
+		t.Errorf("centrifuge fanout: %v", v)
+	}
 	exactlyOnce("centrifuge reattach", run(append(cf, "-scenario", "reattach", "-conns", "4", "-per", "3", "-down", "100ms")...))
 }

@@ -360,39 +360,53 @@ func (f *cfTarget) viewer(ctx context.Context, channels []string, onText func(st
 	if err != nil {
 		return nil, err
 	}
+	err = subscribeAll(c, channels, func(j int, e centrifuge.PublicationEvent) {
+		var s string
+		if json.Unmarshal(e.Data, &s) == nil {
+			onText(channels[j], s)
+		}
+	}, nil)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c.Close, nil
+}
+
+// subscribeAll subscribes c to channels (recoverable, positioned) and
+// returns once each has been subscribed; onAttach (if set) is called every
+// time a channel is subscribed, again after a reconnect too.
+func subscribeAll(c *centrifuge.Client, channels []string, onPub func(int, centrifuge.PublicationEvent), onAttach func(int)) error {
 	var pending atomic.Int64
 	pending.Store(int64(len(channels)))
 	all := make(chan struct{})
-	for _, ch := range channels {
+	for j, ch := range channels {
 		sub, err := c.NewSubscription(ch, centrifuge.SubscriptionConfig{Recoverable: true, Positioned: true})
 		if err != nil {
-			c.Close()
-			return nil, err
+			return err
 		}
-		name := ch
-		sub.OnPublication(func(e centrifuge.PublicationEvent) {
-			var s string
-			if json.Unmarshal(e.Data, &s) == nil {
-				onText(name, s)
-			}
-		})
+		sub.OnPublication(func(e centrifuge.PublicationEvent) { onPub(j, e) })
+		var once sync.Once
 		sub.OnSubscribed(func(centrifuge.SubscribedEvent) {
-			if pending.Add(-1) == 0 {
-				close(all)
+			if onAttach != nil {
+				onAttach(j)
 			}
+			once.Do(func() {
+				if pending.Add(-1) == 0 {
+					close(all)
+				}
+			})
 		})
 		if err := sub.Subscribe(); err != nil {
-			c.Close()
-			return nil, err
+			return err
 		}
 	}
 	select {
 	case <-all:
+		return nil
 	case <-time.After(20 * time.Second):
-		c.Close()
-		return nil, fmt.Errorf("centrifuge: subscribe timed out")
+		return fmt.Errorf("centrifuge: subscribe timed out")
 	}
-	return func() { c.Close() }, nil
 }
 
 func (f *cfTarget) publisher(ctx context.Context) (func(context.Context, string, string) error, func(), error) {
@@ -415,35 +429,10 @@ func (f *cfTarget) follow(ctx context.Context, channels []string, onAttach func(
 	if err != nil {
 		return nil, err
 	}
-	var pending atomic.Int64
-	pending.Store(int64(len(channels)))
-	all := make(chan struct{})
-	for j, ch := range channels {
-		sub, err := c.NewSubscription(ch, centrifuge.SubscriptionConfig{Recoverable: true, Positioned: true})
-		if err != nil {
-			c.Close()
-			return nil, err
-		}
-		sub.OnPublication(func(e centrifuge.PublicationEvent) { onEvent(j, int64(e.Offset)) })
-		var once sync.Once
-		sub.OnSubscribed(func(centrifuge.SubscribedEvent) {
-			onAttach(j)
-			once.Do(func() {
-				if pending.Add(-1) == 0 {
-					close(all)
-				}
-			})
-		})
-		if err := sub.Subscribe(); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	select {
-	case <-all:
-	case <-time.After(20 * time.Second):
+	err = subscribeAll(c, channels, func(j int, e centrifuge.PublicationEvent) { onEvent(j, int64(e.Offset)) }, onAttach)
+	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("centrifuge: subscribe timed out")
+		return nil, err
 	}
 	return c.Close, nil
 }
