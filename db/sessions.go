@@ -38,6 +38,9 @@ type Session struct {
 	CreateHash string `bun:"create_hash"`
 	CreatedAt  string `bun:"created_at"`
 	UpdatedAt  string `bun:"updated_at"`
+	// LastTurn is the state of the newest turn event ("" if none), as of
+	// the last commit: the writer keeps it with the head.
+	LastTurn string `bun:"last_turn"`
 }
 
 // ETag is the session's current version as an HTTP entity tag.
@@ -153,9 +156,9 @@ func (d *DB) Session(ctx context.Context, id string) (Session, error) {
 	// a daemon loads after a restart reads its session here.
 	var s Session
 	err := d.ro.DB.QueryRowContext(ctx, `SELECT id, epoch, title, workspace, provider, model, effort,
-		version, head, inputs, create_hash, created_at, updated_at FROM sessions WHERE id = ?`, id).Scan(
+		version, head, inputs, create_hash, created_at, updated_at, last_turn FROM sessions WHERE id = ?`, id).Scan(
 		&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
-		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt)
+		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)

@@ -2,9 +2,7 @@ package db
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -84,23 +82,4 @@ func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxByte
 			return out, nil
 		}
 	}
-}
-
-// LastTurnState returns the state of the session's newest turn event, or ""
-// when it has none.
-func (d *DB) LastTurnState(ctx context.Context, session string) (string, error) {
-	var payload []byte
-	err := d.ro.DB.QueryRowContext(ctx, `SELECT payload FROM events WHERE session = ? AND type = ?
-		ORDER BY "offset" DESC LIMIT 1`, session, wire.EventTurn).Scan(&payload)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("last turn: %w", err)
-	}
-	var ev wire.Event
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return "", fmt.Errorf("decode turn event: %w", err)
-	}
-	return ev.State, nil
 }

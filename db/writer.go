@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"albedo/api/wire"
 )
 
 // ErrClosed is returned by writes submitted after Close.
@@ -327,12 +329,16 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 		args, rows = args[:0], 0
 		return nil
 	}
+	turns := map[string]string{} // session → state of its newest turn event in this batch
 	for _, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
 		}
 		for _, c := range r.tx.committed {
 			for _, e := range c.Events {
+				if e.Type == wire.EventTurn {
+					turns[e.Session] = e.Meta.State
+				}
 				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at)
 				rows++
 				if rows == rowsPerInsert {
@@ -361,7 +367,16 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 	if len(ids) == 0 {
 		return nil
 	}
-	q.WriteString(" ELSE head END, updated_at = ? WHERE id IN (?" + strings.Repeat(",?", len(ids)-1) + ")")
+	q.WriteString(" ELSE head END")
+	if len(turns) > 0 {
+		q.WriteString(", last_turn = CASE id")
+		for id, state := range turns {
+			q.WriteString(" WHEN ? THEN ?")
+			args = append(args, id, state)
+		}
+		q.WriteString(" ELSE last_turn END")
+	}
+	q.WriteString(", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", len(ids)-1) + ")")
 	args = append(args, at)
 	args = append(args, ids...)
 	if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {

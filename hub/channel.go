@@ -50,10 +50,7 @@ func (ch *channel) load(ctx context.Context, d *db.DB) error {
 	if err != nil {
 		return err
 	}
-	last, err := d.LastTurnState(ctx, ch.id)
-	if err != nil {
-		return err
-	}
+	last := s.LastTurn
 	ch.mu.Lock()
 	if ch.run.lastTurn == "" && last != wire.TurnStarted {
 		ch.run.lastTurn = last
