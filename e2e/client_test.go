@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -189,8 +188,7 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 		if r%2 == 0 {
 			d.stop()
 		} else {
-			_ = d.cmd.Process.Signal(syscall.SIGKILL)
-			<-d.done
+			d.kill()
 		}
 		d = startDaemon(t, home)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,10 +48,7 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 			break // committed
 		}
 	}
-	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-d.done
+	d.kill()
 	conn.Close() // whatever reply was in flight is lost with it
 	startDaemon(t, home)
 

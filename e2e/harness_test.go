@@ -61,7 +61,7 @@ func leftovers() []int {
 		if err != nil || exe != albedoBin && exe != botBin {
 			continue
 		}
-		if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
+		if !client.ProcessAlive(pid) {
 			continue // a zombie already dead
 		}
 		pids = append(pids, pid)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -127,10 +126,7 @@ func TestCrashMidTurn(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the provider was never asked")
 	}
-	if err := d.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-d.done
+	d.kill()
 	startDaemon(t, home)
 
 	// The queued input runs (echo from the fake) once the crashed turn is repaired.
