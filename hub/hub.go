@@ -135,11 +135,10 @@ func (h *Hub) OnCommit(cs []db.Committed) {
 		}
 		h.mu.Lock()
 		ch := h.chans[c.Session]
-		if ch == nil && len(inputs) > 0 {
-			ch = newChannel(c.Session)
-			h.chans[c.Session] = ch
-		}
 		h.mu.Unlock()
+		if ch == nil && len(inputs) > 0 {
+			ch = h.ensureChannel(c.Session) // its turns need a runner
+		}
 		if ch == nil {
 			continue
 		}
@@ -166,13 +165,7 @@ func (h *Hub) channel(ctx context.Context, id string) (*channel, *wire.Error) {
 	if id == "" {
 		return nil, wire.Errorf(wire.CodeBadRequest, "session is required")
 	}
-	h.mu.Lock()
-	ch := h.chans[id]
-	if ch == nil {
-		ch = newChannel(id)
-		h.chans[id] = ch
-	}
-	h.mu.Unlock()
+	ch := h.ensureChannel(id)
 	if err := ch.load(ctx, h.db); err != nil {
 		if errors.Is(err, db.ErrNotFound) {
 			h.mu.Lock()
@@ -186,6 +179,19 @@ func (h *Hub) channel(ctx context.Context, id string) (*channel, *wire.Error) {
 		return nil, wire.Errorf(wire.CodeInternal, "cannot read session %q", id)
 	}
 	return ch, nil
+}
+
+// ensureChannel returns the session's channel, making it (unloaded) if
+// there is none.
+func (h *Hub) ensureChannel(id string) *channel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := h.chans[id]
+	if ch == nil {
+		ch = newChannel(id)
+		h.chans[id] = ch
+	}
+	return ch
 }
 
 // Connect registers a new connection.

@@ -32,14 +32,7 @@ func (h *Hub) Start(ctx context.Context) error {
 		if in.Delivery != wire.DeliveryQueued {
 			continue
 		}
-		h.mu.Lock()
-		ch := h.chans[in.Session]
-		if ch == nil {
-			ch = newChannel(in.Session)
-			h.chans[in.Session] = ch
-		}
-		h.mu.Unlock()
-		h.enqueue(ch, queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset})
+		h.enqueue(h.ensureChannel(in.Session), queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset})
 	}
 	return nil
 }
