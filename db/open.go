@@ -119,24 +119,23 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if walLimit <= 0 {
 		walLimit = walLimitDefault
 	}
-	if _, err := rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+	fail := func(err error) (*DB, error) {
 		rw.Close()
 		ro.Close()
-		return nil, fmt.Errorf("disable auto-checkpoint: %w", err)
+		return nil, err
+	}
+	if _, err := rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		return fail(fmt.Errorf("disable auto-checkpoint: %w", err))
 	}
 	// When a commit rewinds the WAL after a passive checkpoint that
 	// copied it all, it also shrinks the file to this.
 	if _, err := rw.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", walLimit*4096)); err != nil {
-		rw.Close()
-		ro.Close()
-		return nil, fmt.Errorf("limit the WAL: %w", err)
+		return fail(fmt.Errorf("limit the WAL: %w", err))
 	}
 	// Its waits are short: a checkpoint that waits holds commits back.
 	csql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, ckptBusyWait))
 	if err != nil {
-		rw.Close()
-		ro.Close()
-		return nil, fmt.Errorf("open %s for checkpoints: %w", path, err)
+		return fail(fmt.Errorf("open %s for checkpoints: %w", path, err))
 	}
 	csql.SetMaxOpenConns(1)
 
@@ -149,7 +148,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // checkpointEvery is how often the checkpointer runs.
 const checkpointEvery = time.Second
 
-// checkpoints runs a passive checkpoint every second until Close.
+// checkpoints runs a checkpoint every second until Close.
 func (d *DB) checkpoints() {
 	defer close(d.ckptDone)
 	t := time.NewTicker(checkpointEvery)
@@ -167,7 +166,7 @@ func (d *DB) checkpoints() {
 // walLimitDefault is 16 MiB of 4 KiB pages.
 const walLimitDefault = 4096
 
-// ckptBusyWait bounds how long a RESTART checkpoint holds commits back
+// ckptBusyWait bounds how long a TRUNCATE checkpoint holds commits back
 // while it waits for the writer and readers.
 const ckptBusyWait = 250 * time.Millisecond
 
