@@ -11,25 +11,21 @@ import (
 	"albedo/hub"
 )
 
-// Roles of a token (PROTOCOL.md, "Roles, bots and viewers").
-const (
-	RoleOwner  = hub.RoleOwner
-	RoleBot    = hub.RoleBot
-	RoleViewer = hub.RoleViewer
-)
-
+// The sets of token roles (docs/protocol.md, "Roles, bots and viewers")
+// that the permission tables name.
 var (
-	ownerOnly = []string{RoleOwner}
-	ownerBot  = []string{RoleOwner, RoleBot}
-	everyone  = []string{RoleOwner, RoleBot, RoleViewer}
-	botOnly   = []string{RoleBot}
+	ownerOnly = []wire.TokenRole{wire.TokenOwner}
+	ownerBot  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot}
+	everyone  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer}
+	botOnly   = []wire.TokenRole{wire.TokenBot}
 )
 
-// permissions is the one place roles are enforced: every HTTP route (by
-// method and echo path) and every websocket op names the roles allowed.
-// Session scope (a viewer's one session, a bot's list) is checked on top,
-// against the session the request names.
-var permissions = map[string][]string{
+// permissions names the roles allowed on every HTTP route, by method and
+// echo path; wsOps (ws_ops.go) does the same for every websocket op. These
+// two tables are the only places roles are enforced. Session scope (a
+// viewer's one session, a bot's list) is checked on top, against the
+// session the request names.
+var permissions = map[string][]wire.TokenRole{
 	"GET /v1/sessions":                      ownerBot, // a bot sees its sessions only
 	"POST /v1/sessions":                     ownerOnly,
 	"PUT /v1/sessions/:id":                  ownerOnly,
@@ -48,35 +44,18 @@ var permissions = map[string][]string{
 	"DELETE /v1/bots/:name":                 ownerOnly,
 	"POST /v1/daemon/shutdown":              ownerOnly,
 	"GET /v1/ws":                            everyone,
-
-	"ws:" + wire.OpHello:     everyone,
-	"ws:" + wire.OpPing:      everyone,
-	"ws:" + wire.OpSub:       everyone,
-	"ws:" + wire.OpUnsub:     everyone,
-	"ws:" + wire.OpSend:      ownerBot,
-	"ws:" + wire.OpInterrupt: ownerOnly,
-	"ws:" + wire.OpPost:      botOnly,
-	"ws:" + wire.OpServe:     botOnly,
-	"ws:" + wire.OpReply:     botOnly,
 }
 
-// authorize says whether p may do op, on session when one is named.
-func authorize(p hub.Principal, op, session string) *wire.Error {
-	roles, ok := permissions[op]
-	if !ok || !slices.Contains(roles, p.Role) {
-		return wire.Errorf(wire.CodeForbidden, "a %s token may not %s", p.Role, describe(op))
+// authorize says whether p, of one of roles, may do what (words for the
+// refusal: "call GET /v1/bots"), on session when one is named.
+func authorize(p hub.Principal, roles []wire.TokenRole, what, session string) *wire.Error {
+	if !slices.Contains(roles, p.Role) {
+		return wire.Errorf(wire.CodeForbidden, "a %s token may not %s", p.Role, what)
 	}
 	if session != "" && !p.CanSee(session) {
 		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
 	}
 	return nil
-}
-
-func describe(op string) string {
-	if strings.HasPrefix(op, "ws:") {
-		return "use the websocket op " + strings.TrimPrefix(op, "ws:")
-	}
-	return "call " + op
 }
 
 // bearer returns the token of an Authorization header, or "".
@@ -92,7 +71,7 @@ func bearer(h string) string {
 // a viewer's.
 func (s *Server) authenticate(token string) (hub.Principal, bool) {
 	if token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
-		return hub.Principal{Role: RoleOwner, Name: "user"}, true
+		return hub.Principal{Role: wire.TokenOwner, Name: "user"}, true
 	}
 	return s.hub.Authenticate(token)
 }
@@ -117,9 +96,9 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// A path echo did not route (404, 405) has no entry: let echo say
 		// so. Every route has one (TestEveryRouteHasPermissions).
-		op := c.Request().Method + " " + c.Path()
-		if _, routed := permissions[op]; routed {
-			if werr := authorize(p, op, c.Param("id")); werr != nil {
+		route := c.Request().Method + " " + c.Path()
+		if roles, routed := permissions[route]; routed {
+			if werr := authorize(p, roles, "call "+route, c.Param("id")); werr != nil {
 				return werr
 			}
 		}

@@ -33,7 +33,7 @@ func TestBotServedTurn(t *testing.T) {
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"what's up?"}`, &r)
 	owner.next(func(f wire.Frame) bool {
-		return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting && f.TurnID == r.TurnID
+		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting && f.Status.TurnID == r.TurnID
 	})
 
 	// The first bot connection takes the turn, says something, and drops.
@@ -41,24 +41,26 @@ func TestBotServedTurn(t *testing.T) {
 	b1.hello()
 	b1.send(wire.Command{ID: 2, Op: wire.OpServe})
 	turn := b1.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
-	if turn.TurnID != r.TurnID || turn.Session != "s" || turn.InputID != r.InputID ||
-		len(turn.Messages) != 1 || turn.Messages[0].Text != "what's up?" || turn.Messages[0].Role != wire.RoleUser {
+	if turn.Turn.TurnID != r.TurnID || turn.Session != "s" || turn.Turn.InputID != r.InputID ||
+		len(turn.Turn.Messages) != 1 || turn.Turn.Messages[0].Text != "what's up?" || turn.Turn.Messages[0].Role != wire.RoleUser {
 		t.Fatalf("turn push %+v", turn)
 	}
 	b1.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "half a th"})
 	if rep := b1.reply(3); !rep.OK {
 		t.Fatalf("reply: %+v", rep.Error)
 	}
-	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text == "half a th" })
+	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text.Text == "half a th" })
 	b1.c.CloseNow()
 	// The turn waits again, and the viewers' streaming text is cleared.
-	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseWaiting })
-	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushPartial && f.Text == "" && f.TurnID == r.TurnID })
+	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting })
+	viewer.next(func(f wire.Frame) bool {
+		return f.Op == wire.PushPartial && f.Text.Text == "" && f.Text.TurnID == r.TurnID
+	})
 
 	b2 := e.dialToken(botTok)
 	b2.hello()
 	b2.send(wire.Command{ID: 2, Op: wire.OpServe})
-	if again := b2.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn }); again.TurnID != r.TurnID {
+	if again := b2.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn }); again.Turn.TurnID != r.TurnID {
 		t.Fatalf("second turn push %+v", again)
 	}
 	b2.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "all fine, "})
@@ -97,8 +99,8 @@ func TestBotPost(t *testing.T) {
 		b.send(wire.Command{ID: int64(10 + i), Op: wire.OpPost, Session: "s", InputID: uuid1, Text: "a note"})
 		frames := b.until(isReplyTo(int64(10 + i)))
 		rep := frames[len(frames)-1]
-		if !rep.OK || rep.Receipt.Delivery != wire.DeliveryDone || rep.Receipt.TurnID != "" {
-			t.Fatalf("post %d: %+v %+v", i, rep.Error, rep.Receipt)
+		if !rep.Reply.OK || rep.Reply.Receipt.Delivery != wire.DeliveryDone || rep.Reply.Receipt.TurnID != "" {
+			t.Fatalf("post %d: %+v %+v", i, rep.Reply.Error, rep.Reply.Receipt)
 		}
 		for _, f := range frames {
 			if f.Op == wire.PushEvent {

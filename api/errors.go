@@ -11,7 +11,7 @@ import (
 )
 
 // httpStatus maps an error code to its HTTP status.
-func httpStatus(code string) int {
+func httpStatus(code wire.Code) int {
 	switch code {
 	case wire.CodeBadRequest, wire.CodeUnknownOp, wire.CodeHelloRequired:
 		return http.StatusBadRequest
@@ -69,7 +69,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		case http.StatusRequestEntityTooLarge:
 			code = wire.CodeTooLarge
 		case http.StatusMethodNotAllowed:
-			code = "method_not_allowed"
+			code = wire.CodeMethodNotAllowed
 		}
 		msg := http.StatusText(he.Code)
 		if m, ok := he.Message.(string); ok {

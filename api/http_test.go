@@ -68,7 +68,7 @@ func TestInputsIdempotent(t *testing.T) {
 	evs := e.settle("s", 1)
 	types := ""
 	for _, ev := range evs {
-		types += ev.Type + "/" + ev.Role + ev.State + " "
+		types += string(ev.Type) + "/" + string(ev.Role) + ev.State + " "
 	}
 	if want := "message/usercomplete turn/started message/assistantcomplete turn/completed "; types != want {
 		t.Fatalf("log %q, want %q", types, want)
@@ -100,7 +100,7 @@ func TestHTTPBadInput(t *testing.T) {
 		hdr                map[string]string
 		body               string
 		status             int
-		code               string
+		code               wire.Code
 	}{
 		{"no token", "GET", "/v1/sessions", map[string]string{"Authorization": ""}, "", 401, wire.CodeUnauthorized},
 		{"wrong token", "GET", "/v1/sessions", map[string]string{"Authorization": "Bearer nope"}, "", 401, wire.CodeUnauthorized},

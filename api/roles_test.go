@@ -53,10 +53,10 @@ func TestRoleTable(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.create("s")
 	e.create("del-owner")
-	tokens := map[string]string{
-		RoleOwner:  testToken,
-		RoleBot:    e.botToken("tablebot"),
-		RoleViewer: e.viewerToken("s"),
+	tokens := map[wire.TokenRole]string{
+		wire.TokenOwner:  testToken,
+		wire.TokenBot:    e.botToken("tablebot"),
+		wire.TokenViewer: e.viewerToken("s"),
 	}
 	routes := []struct{ method, path, body string }{
 		{"GET", "/v1/sessions", ""},
@@ -86,13 +86,13 @@ func TestRoleTable(t *testing.T) {
 		}
 		return method + " " + path
 	}
-	for _, role := range []string{RoleOwner, RoleBot, RoleViewer} {
+	for _, role := range []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer} {
 		for _, rt := range routes {
-			path := strings.ReplaceAll(rt.path, "%s", role)
-			body := strings.ReplaceAll(rt.body, "%s", role)
+			path := strings.ReplaceAll(rt.path, "%s", string(role))
+			body := strings.ReplaceAll(rt.body, "%s", string(role))
 			op := routeKey(rt.method, path)
 			want := slices.Contains(permissions[op], role)
-			t.Run(role+" "+op, func(t *testing.T) {
+			t.Run(string(role)+" "+op, func(t *testing.T) {
 				var raw json.RawMessage
 				code, _ := e.do(rt.method, path, e.as(tokens[role]), body, &raw)
 				var eb wire.ErrorBody
@@ -117,12 +117,12 @@ func TestRoleTable(t *testing.T) {
 		{Op: wire.OpServe},
 		{Op: wire.OpReply, TurnID: "nope", Text: "x"},
 	}
-	for _, role := range []string{RoleOwner, RoleBot, RoleViewer} {
+	for _, role := range []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer} {
 		w := e.dialToken(tokens[role])
 		w.hello()
 		for i, cmd := range ops {
 			cmd.ID = int64(100 + i)
-			want := slices.Contains(permissions["ws:"+cmd.Op], role)
+			want := slices.Contains(wsOps[cmd.Op].roles, role)
 			w.send(cmd)
 			r := w.reply(cmd.ID)
 			refused := !r.OK && r.Error != nil && r.Error.Code == wire.CodeForbidden

@@ -150,9 +150,9 @@ func (e *env) dial(header bool) *ws {
 				w.batched.Add(1)
 			}
 			for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
-				var f wire.Frame
-				if err := json.Unmarshal(line, &f); err != nil {
-					w.t.Errorf("server sent bad frame %q", line)
+				f, err := wire.DecodeFrame(line)
+				if err != nil {
+					w.t.Errorf("server sent bad frame %q: %v", line, err)
 				}
 				w.in <- f
 			}
@@ -212,9 +212,9 @@ func (w *ws) until(stop func(wire.Frame) bool) []wire.Frame {
 	}
 }
 
-func (w *ws) reply(id int64) wire.Frame {
+func (w *ws) reply(id int64) wire.Reply {
 	w.t.Helper()
-	return w.next(func(f wire.Frame) bool { return f.IsReply() && f.ID == id })
+	return *w.next(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }).Reply
 }
 
 // closed waits for the connection to end and returns its close status.
@@ -232,7 +232,7 @@ func (w *ws) closed() websocket.StatusCode {
 	}
 }
 
-func (w *ws) hello(subs ...wire.Sub) wire.Frame {
+func (w *ws) hello(subs ...wire.Sub) wire.Reply {
 	w.t.Helper()
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "test/1", Subs: subs, Token: w.token})
 	r := w.reply(1)

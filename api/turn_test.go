@@ -50,13 +50,13 @@ func streamed(w *ws, turn, text string) (string, []wire.Event) {
 	var evs []wire.Event
 	for {
 		f := w.next(func(f wire.Frame) bool {
-			return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.TurnID == turn || f.Op == wire.PushEvent
+			return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text.TurnID == turn || f.Op == wire.PushEvent
 		})
 		switch f.Op {
 		case wire.PushPartial:
-			text = f.Text
+			text = f.Text.Text
 		case wire.PushDelta:
-			text += f.Text
+			text += f.Text.Text
 		case wire.PushEvent:
 			evs = append(evs, *f.Event)
 			if f.Event.Type == wire.EventTurn && f.Event.TurnID == turn && f.Event.State != wire.TurnStarted {
@@ -95,9 +95,9 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 		case wire.PushEvent:
 			preA = append(preA, *fr.Event)
 		case wire.PushPartial:
-			soFar = fr.Text
+			soFar = fr.Text.Text
 		default:
-			soFar += fr.Text
+			soFar += fr.Text.Text
 		}
 	}
 	c := e.dial(true)
@@ -105,11 +105,11 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 	c.hello(wire.Sub{Session: "s", Window: &win})
 	// After the sub: status (running this turn), presence, then the partial.
 	st := c.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
-	if st.Phase != wire.PhaseRunning || st.TurnID != r.TurnID {
+	if st.Status.Phase != wire.PhaseRunning || st.Status.TurnID != r.TurnID {
 		t.Fatalf("status %+v", st)
 	}
 	p := c.next(func(f wire.Frame) bool { return f.Op == wire.PushPartial })
-	if p.Text != "one two " || p.TurnID != r.TurnID {
+	if p.Text.Text != "one two " || p.Text.TurnID != r.TurnID {
 		t.Fatalf("mid-turn partial %+v", p)
 	}
 	close(release)
@@ -117,7 +117,7 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 	ta, evA := streamed(a, r.TurnID, soFar)
 	evA = append(preA, evA...)
 	tb, evB := streamed(b, r.TurnID, "")
-	tc, _ := streamed(c, r.TurnID, p.Text)
+	tc, _ := streamed(c, r.TurnID, p.Text.Text)
 	if ta != "one two " || tb != "one two " || tc != "one two " {
 		t.Fatalf("streamed texts a=%q b=%q c=%q", ta, tb, tc)
 	}
@@ -150,14 +150,14 @@ func TestInterruptBlockedTurn(t *testing.T) {
 	f.Push(fakeopenai.Reply{Chunks: []string{"half an ", "answer"}, Block: block})
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"long question"}`, &r)
-	w.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text, "answer") })
+	w.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text.Text, "answer") })
 
 	// The reply to interrupt comes once the interrupted turn is committed;
 	// replies may overtake pushes, so the events come before or after it.
 	w.send(wire.Command{ID: 50, Op: wire.OpInterrupt, Session: "s"})
 	frames := w.until(isReplyTo(50))
 	rep := frames[len(frames)-1]
-	if !rep.OK || rep.Interrupted == nil || !*rep.Interrupted || rep.TurnID != r.TurnID {
+	if !rep.Reply.OK || rep.Reply.Interrupted == nil || !*rep.Reply.Interrupted || rep.Reply.TurnID != r.TurnID {
 		t.Fatalf("interrupt reply %+v", rep)
 	}
 	var evs []wire.Event
@@ -299,8 +299,8 @@ func TestTurnsQueueInOrder(t *testing.T) {
 		e.do("PUT", inputPath("s", i), nil, `{"text":"q`+string(rune('0'+i))+`"}`, &r)
 		receipts = append(receipts, r)
 	}
-	st := w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Queued == 2 })
-	if st.Phase != wire.PhaseRunning || st.TurnID != receipts[0].TurnID {
+	st := w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Queued == 2 })
+	if st.Status.Phase != wire.PhaseRunning || st.Status.TurnID != receipts[0].TurnID {
 		t.Fatalf("status with two queued: %+v", st)
 	}
 	close(release)
@@ -316,7 +316,9 @@ func TestTurnsQueueInOrder(t *testing.T) {
 			t.Fatalf("request %d answered %q, want %q", i, req.LastUser(), want)
 		}
 	}
-	w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Phase == wire.PhaseIdle && f.Queued == 0 })
+	w.next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseIdle && f.Status.Queued == 0
+	})
 }
 
 func TestUnknownProviderRefused(t *testing.T) {

@@ -3,26 +3,30 @@ package api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
 
 	"albedo/api/wire"
 	"albedo/hub"
 )
 
-// Close codes of PROTOCOL.md beyond those coder/websocket names.
+// Close codes of docs/protocol.md beyond those coder/websocket names.
 const (
 	StatusBadToken websocket.StatusCode = 4401
 )
 
-// wsConn is one websocket connection. Its reader runs serve, started by the
-// HTTP handler, which returns at once; the writer (which also sends the
-// heartbeat pings) is started by serve and waited for by it.
+// errConnDone ends a connection's reader and writer once either stops for
+// a reason that is not an error (a bye written, the daemon closing), so
+// that the other stops too.
+var errConnDone = errors.New("connection done")
+
+// wsConn is one websocket connection. Its reader and writer run in serve,
+// on a goroutine of their own (the HTTP handler returns at once).
 type wsConn struct {
 	// static after construction
 	s  *Server
@@ -42,26 +46,28 @@ type closeReq struct {
 	bye    []byte // the last frame before the close
 }
 
+// websocket upgrades a request to a websocket and serves it. A connection
+// counts in s.wg from before the upgrade, so that Bye and Close wait for
+// one caught in the middle of it.
 func (s *Server) websocket(c echo.Context) error {
-	s.mu.Lock()
-	if s.closing {
-		s.mu.Unlock()
+	if !s.enter() {
 		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping"}
 	}
-	s.wg.Add(1)
-	s.mu.Unlock()
-
+	served := false
+	defer func() {
+		if !served {
+			s.wg.Done()
+		}
+	}()
 	ws, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
 		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
 	if err != nil {
-		s.wg.Done()
 		return nil // Accept has written the HTTP error
 	}
 	ws.SetReadLimit(s.opts.MaxFrame)
 	if ws.Subprotocol() != wire.Subprotocol {
-		s.wg.Done()
 		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
 		return nil
 	}
@@ -70,32 +76,54 @@ func (s *Server) websocket(c echo.Context) error {
 	if s.afterAccept != nil {
 		s.afterAccept()
 	}
-	s.mu.Lock()
-	if s.closing {
+	if !s.register(wc) {
 		// Bye (or Close) began during the upgrade and did not see this
 		// connection: it must not outlive them. Registering it anyway
 		// left Bye waiting for ever (the e2e suite's stop that hung).
-		s.mu.Unlock()
-		s.wg.Done()
 		ws.Close(websocket.StatusGoingAway, "the daemon is stopping")
 		return nil
 	}
-	s.conns[wc] = struct{}{}
-	s.mu.Unlock()
 	// The connection is hijacked: net/http is done with it once this
 	// handler returns, and lets go of what it still held for the request
 	// (its buffers, the request, echo's context, a deep stack) — a third of
-	// an idle connection's memory. The reader is a goroutine of its own.
+	// an idle connection's memory. So it is served on a goroutine of its
+	// own, which owns the s.wg count from here.
+	served = true
 	go func() {
 		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.conns, wc)
-			s.mu.Unlock()
-		}()
+		defer s.unregister(wc)
 		wc.serve()
 	}()
 	return nil
+}
+
+// enter counts a new connection in s.wg, unless the server is closing.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+// register adds wc to the connections Bye and Close reach, unless they
+// have begun.
+func (s *Server) register(wc *wsConn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[wc] = struct{}{}
+	return true
+}
+
+func (s *Server) unregister(wc *wsConn) {
+	s.mu.Lock()
+	delete(s.conns, wc)
+	s.mu.Unlock()
 }
 
 // bye queues a bye push and asks the writer to close once it is written.
@@ -105,13 +133,12 @@ func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
 		code = websocket.StatusServiceRestart
 	}
 	wc.closeOnce.Do(func() {
-		hc := wc.hubConn()
-		if hc == nil {
+		if wc.hubConn() == nil {
 			// Still waiting for hello: there is no writer to flush.
 			go wc.ws.Close(code, "daemon "+reason)
 			return
 		}
-		bye, _ := json.Marshal(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
+		bye := wire.Encode(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
 		wc.closeReq <- closeReq{code, "daemon " + reason, bye}
 	})
 }
@@ -128,31 +155,33 @@ func (wc *wsConn) hubConn() *hub.Conn {
 	return wc.hc
 }
 
+// serve waits for hello, then runs the reader and the writer as one group:
+// when either stops, both do, and serve returns after both.
 func (wc *wsConn) serve() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-
 	rest, ok := wc.awaitHello(ctx)
 	if !ok {
 		return
 	}
 	hc := wc.hubConn()
 	defer hc.Close()
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return wc.writeLoop(ctx, hc, g) })
+	g.Go(func() error { return wc.readLoop(ctx, rest) })
+	_ = g.Wait()
+}
 
-	var wg, pings sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); defer cancel(); wc.writeLoop(ctx, hc, &pings) }()
-	defer pings.Wait()
-	defer wg.Wait()
-	defer cancel()
-
+// readLoop runs the commands that followed hello in its message, then
+// every command that arrives, until the connection ends.
+func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 	for _, f := range rest {
 		wc.handle(ctx, f)
 	}
 	for {
 		typ, msg, err := wc.ws.Read(ctx)
 		if err != nil {
-			return
+			return err
 		}
 		if typ != websocket.MessageText {
 			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
@@ -221,7 +250,7 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 	}
 	// Presence names a bot by its name; others by the client they run.
 	name := cmd.Client
-	if name == "" || p.Role == RoleBot {
+	if name == "" || p.Role == wire.TokenBot {
 		name = p.Name
 	}
 	hc := wc.s.hub.Connect(hub.ConnInfo{Name: name, Role: p.Role})
@@ -245,7 +274,7 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 	var allowed []wire.Sub
 	refused := make([]*wire.Error, len(cmd.Subs))
 	for i, sb := range cmd.Subs {
-		if werr := authorize(p, "ws:"+wire.OpSub, sb.Session); werr != nil {
+		if werr := wc.authorizeOp(wire.OpSub, sb.Session); werr != nil {
 			refused[i] = werr
 			continue
 		}
@@ -267,103 +296,7 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 
 // writeDirect writes one frame before the writer goroutine exists.
 func (wc *wsConn) writeDirect(ctx context.Context, v any) {
-	b, _ := json.Marshal(v)
 	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
 	defer cancel()
-	_ = wc.ws.Write(wctx, websocket.MessageText, b)
-}
-
-// writeLoop pulls batches of frames from the hub and writes each as one
-// message. A write that cannot finish within the write timeout means the
-// peer accepts nothing: the connection is closed as "slow". The loop also
-// sends the heartbeat pings. An idle connection holds no batch buffer (they
-// come from a pool) and no goroutine besides its reader and this one.
-func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn, pings *sync.WaitGroup) {
-	beat := time.NewTicker(wc.s.opts.Heartbeat)
-	defer beat.Stop()
-	var pinging atomic.Bool
-	// The write timeout is one timer per connection, armed around each
-	// write, rather than a context per write: coder/websocket watches a
-	// write's context with a context.AfterFunc, and at one small batch per
-	// event (a steady rate, many viewers) making and watching those
-	// contexts was a tenth of the daemon's CPU. Writes get a context that
-	// never ends; the timer cuts the connection, which ends the write, and
-	// so does the end of ctx (the reader has gone), once for the connection.
-	stop := context.AfterFunc(ctx, func() { wc.ws.CloseNow() })
-	defer stop()
-	var slow atomic.Bool
-	deadline := time.AfterFunc(time.Hour, func() {
-		slow.Store(true)
-		wc.ws.CloseNow()
-	})
-	deadline.Stop()
-	defer deadline.Stop()
-	for {
-		select {
-		case r := <-wc.closeReq:
-			wc.sayBye(ctx, r)
-			return
-		default:
-		}
-		bp := wc.s.bufs.Get().(*[]byte)
-		buf, err := hc.Fill(ctx, (*bp)[:0], wc.s.opts.MaxBatch)
-		if err != nil {
-			wc.s.bufs.Put(bp)
-			if ctx.Err() == nil {
-				wc.s.log.Error("fill", "conn", hc.Info().ID, "err", err)
-				wc.ws.Close(websocket.StatusInternalError, "internal error")
-			}
-			return
-		}
-		if len(buf) > 0 {
-			deadline.Reset(wc.s.opts.WriteTimeout)
-			err := wc.ws.Write(context.Background(), websocket.MessageText, buf)
-			deadline.Stop()
-			*bp = buf
-			wc.s.bufs.Put(bp)
-			if err != nil {
-				if slow.Load() {
-					wc.s.log.Warn("closing slow connection", "conn", hc.Info().ID, "timeout", wc.s.opts.WriteTimeout)
-					wc.ws.Close(websocket.StatusPolicyViolation, "slow")
-				}
-				return
-			}
-			continue
-		}
-		wc.s.bufs.Put(bp)
-		select {
-		case <-hc.Wake():
-		case r := <-wc.closeReq:
-			wc.sayBye(ctx, r)
-			return
-		case <-beat.C:
-			// A ping waits for its pong, so it runs beside the writer; a
-			// peer that does not answer within the next interval is gone.
-			if pinging.CompareAndSwap(false, true) {
-				pings.Add(1)
-				go func() {
-					defer pings.Done()
-					defer pinging.Store(false)
-					pctx, cancel := context.WithTimeout(ctx, wc.s.opts.Heartbeat)
-					defer cancel()
-					if wc.ws.Ping(pctx) != nil && ctx.Err() == nil {
-						wc.ws.CloseNow()
-					}
-				}()
-			}
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-// sayBye writes bye as the connection's last frame and closes it. What a
-// cursor had not written yet it fetches after reattaching from its offset.
-func (wc *wsConn) sayBye(ctx context.Context, r closeReq) {
-	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
-	err := wc.ws.Write(wctx, websocket.MessageText, r.bye)
-	cancel()
-	if err == nil {
-		wc.ws.Close(r.code, r.reason)
-	}
+	_ = wc.ws.Write(wctx, websocket.MessageText, wire.Encode(v))
 }

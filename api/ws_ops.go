@@ -7,6 +7,34 @@ import (
 	"albedo/api/wire"
 )
 
+// wsOp is one websocket command: the roles that may send it and the method
+// that runs it. The method answers with exactly one reply.
+type wsOp struct {
+	roles []wire.TokenRole
+	run   func(wc *wsConn, ctx context.Context, cmd wire.Command)
+}
+
+// wsOps is the websocket's dispatch table, and its permission table beside
+// the HTTP routes' (auth.go). hello is handled before this table is used
+// (awaitHello); here it is only a mistake.
+var wsOps = map[wire.Op]wsOp{
+	wire.OpHello:     {everyone, (*wsConn).helloAgain},
+	wire.OpPing:      {everyone, (*wsConn).ping},
+	wire.OpSub:       {everyone, (*wsConn).sub},
+	wire.OpUnsub:     {everyone, (*wsConn).unsub},
+	wire.OpSend:      {ownerBot, (*wsConn).send},
+	wire.OpInterrupt: {ownerOnly, (*wsConn).interrupt},
+	wire.OpPost:      {botOnly, (*wsConn).post},
+	wire.OpServe:     {botOnly, (*wsConn).serveBot},
+	wire.OpReply:     {botOnly, (*wsConn).replyTurn},
+}
+
+// authorizeOp says whether the connection's principal may send op about
+// session (when one is named).
+func (wc *wsConn) authorizeOp(op wire.Op, session string) *wire.Error {
+	return authorize(wc.p, wsOps[op].roles, "use the websocket op "+string(op), session)
+}
+
 // decodeCommand parses one frame. On failure it still returns whatever id
 // could be read, so that the error reply can name the command.
 func decodeCommand(f []byte) (wire.Command, *wire.Error) {
@@ -40,6 +68,11 @@ func (wc *wsConn) replyErr(id int64, e *wire.Error) {
 	wc.hc.ReplyJSON(errorReply(id, e))
 }
 
+// replyOK answers a command that has nothing to say but yes.
+func (wc *wsConn) replyOK(id int64) {
+	wc.hc.ReplyJSON(wire.Reply{ID: id, OK: true})
+}
+
 // handle runs one command after hello. Every command gets exactly one reply.
 func (wc *wsConn) handle(ctx context.Context, f []byte) {
 	cmd, werr := decodeCommand(f)
@@ -47,79 +80,101 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 		wc.replyErr(cmd.ID, werr)
 		return
 	}
-	hc := wc.hc
-	ok := wire.Reply{ID: cmd.ID, OK: true}
-	if _, known := permissions["ws:"+cmd.Op]; !known {
+	op, known := wsOps[cmd.Op]
+	if !known {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeUnknownOp, "unknown op %q", cmd.Op))
 		return
 	}
-	if werr := authorize(wc.p, "ws:"+cmd.Op, cmd.Session); werr != nil {
+	if werr := wc.authorizeOp(cmd.Op, cmd.Session); werr != nil {
 		wc.replyErr(cmd.ID, werr)
 		return
 	}
-	switch cmd.Op {
-	case wire.OpPing:
-		hc.ReplyJSON(ok)
-	case wire.OpSub:
-		if cmd.Session == "" {
-			wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "sub needs a session"))
-			return
-		}
-		hc.Subscribe(ctx, []wire.Sub{{Session: cmd.Session, After: cmd.After, Epoch: cmd.Epoch, Window: cmd.Window}},
-			func(rs []wire.SubReply) any {
-				r := rs[0]
-				if r.Error != nil {
-					return errorReply(cmd.ID, r.Error)
-				}
-				return wire.Reply{ID: cmd.ID, OK: true, SubReply: &r}
-			})
-	case wire.OpUnsub:
-		if cmd.Session == "" {
-			wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "unsub needs a session"))
-			return
-		}
-		hc.Unsubscribe(cmd.Session)
-		hc.ReplyJSON(ok)
-	case wire.OpSend, wire.OpPost:
-		// send is an input that starts a turn; post (bots) a message that
-		// does not. Both are idempotent by input_id and answer a receipt.
-		submit := wc.s.hub.PutInput
-		if cmd.Op == wire.OpPost {
-			submit = wc.s.hub.Post
-		}
-		r, err := submit(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
-		if err != nil {
-			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
-			return
-		}
-		ok.Receipt = &r
-		hc.ReplyJSON(ok)
-	case wire.OpInterrupt:
-		if cmd.Session == "" {
-			wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "interrupt needs a session"))
-			return
-		}
-		turn, done, err := wc.s.hub.Interrupt(ctx, cmd.Session, wire.ReasonUser)
-		if err != nil {
-			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
-			return
-		}
-		ok.Interrupted, ok.TurnID = &done, turn
-		hc.ReplyJSON(ok)
-	case wire.OpHello:
-		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "hello was already done on this connection"))
-	case wire.OpServe:
-		wc.s.hub.Serve(hc, wc.p.Name)
-		hc.ReplyJSON(ok)
-	case wire.OpReply:
-		if cmd.TurnID == "" {
-			wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
-			return
-		}
-		if err := wc.s.hub.Reply(hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
-			wc.replyErr(cmd.ID, asWire(wc.s.log, err))
-			return
-		}
-		hc.ReplyJSON(ok)
+	op.run(wc, ctx, cmd)
+}
+
+// requireSession refuses a command that names no session; it says whether
+// the command may go on.
+func (wc *wsConn) requireSession(cmd wire.Command) bool {
+	if cmd.Session == "" {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "%s needs a session", cmd.Op))
+		return false
 	}
+	return true
+}
+
+func (wc *wsConn) helloAgain(_ context.Context, cmd wire.Command) {
+	wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "hello was already done on this connection"))
+}
+
+func (wc *wsConn) ping(_ context.Context, cmd wire.Command) { wc.replyOK(cmd.ID) }
+
+func (wc *wsConn) sub(ctx context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	sb := wire.Sub{Session: cmd.Session, After: cmd.After, Epoch: cmd.Epoch, Window: cmd.Window}
+	wc.hc.Subscribe(ctx, []wire.Sub{sb}, func(rs []wire.SubReply) any {
+		r := rs[0]
+		if r.Error != nil {
+			return errorReply(cmd.ID, r.Error)
+		}
+		return wire.Reply{ID: cmd.ID, OK: true, SubReply: &r}
+	})
+}
+
+func (wc *wsConn) unsub(_ context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	wc.hc.Unsubscribe(cmd.Session)
+	wc.replyOK(cmd.ID)
+}
+
+// send is an input that starts a turn; post (bots) a message that does
+// not. Both are idempotent by input_id and answer a receipt.
+func (wc *wsConn) send(ctx context.Context, cmd wire.Command) {
+	r, err := wc.s.hub.PutInput(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
+	wc.replyReceipt(cmd.ID, r, err)
+}
+
+func (wc *wsConn) post(ctx context.Context, cmd wire.Command) {
+	r, err := wc.s.hub.Post(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
+	wc.replyReceipt(cmd.ID, r, err)
+}
+
+func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {
+	if err != nil {
+		wc.replyErr(id, asWire(wc.s.log, err))
+		return
+	}
+	wc.hc.ReplyJSON(wire.Reply{ID: id, OK: true, Receipt: &r})
+}
+
+func (wc *wsConn) interrupt(ctx context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	turn, done, err := wc.s.hub.Interrupt(ctx, cmd.Session, wire.ReasonUser)
+	if err != nil {
+		wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+		return
+	}
+	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
+}
+
+func (wc *wsConn) serveBot(_ context.Context, cmd wire.Command) {
+	wc.s.hub.Serve(wc.hc, wc.p.Name)
+	wc.replyOK(cmd.ID)
+}
+
+func (wc *wsConn) replyTurn(_ context.Context, cmd wire.Command) {
+	if cmd.TurnID == "" {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
+		return
+	}
+	if err := wc.s.hub.Reply(wc.hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
+		wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+		return
+	}
+	wc.replyOK(cmd.ID)
 }

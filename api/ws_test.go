@@ -19,7 +19,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func isReplyTo(id int64) func(wire.Frame) bool {
-	return func(f wire.Frame) bool { return f.IsReply() && f.ID == id }
+	return func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }
 }
 
 // Every bad frame gets its documented error, the connection stays open, and
@@ -43,7 +43,7 @@ func TestWSBadInput(t *testing.T) {
 		name  string
 		frame string
 		id    int64
-		code  string
+		code  wire.Code
 	}{
 		{"malformed json", `{"id":7,"op":`, 0, wire.CodeBadRequest},
 		{"wrong type keeps id", `{"id":8,"op":"sub","session":5}`, 8, wire.CodeBadRequest},
@@ -65,8 +65,8 @@ func TestWSBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.send(tc.frame)
 			r := w.next(func(f wire.Frame) bool { return f.IsReply() })
-			if r.ID != tc.id || r.OK || r.Error == nil || r.Error.Code != tc.code {
-				t.Fatalf("reply %+v (error %+v), want id %d code %s", r, r.Error, tc.id, tc.code)
+			if r.Reply.ID != tc.id || r.Reply.OK || r.Reply.Error == nil || r.Reply.Error.Code != tc.code {
+				t.Fatalf("reply %+v (error %+v), want id %d code %s", r, r.Reply.Error, tc.id, tc.code)
 			}
 		})
 	}
@@ -80,7 +80,7 @@ func TestWSBadInput(t *testing.T) {
 	if r := w.reply(31); !r.OK || r.Recovered || r.Head != int64(len(before)) {
 		t.Fatalf("sub beyond head: %+v", r)
 	}
-	if f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushReset }); f.Reason != wire.ResetAhead || f.Head != int64(len(before)) {
+	if f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushReset }); f.Reset.Reason != wire.ResetAhead || f.Reset.Head != int64(len(before)) {
 		t.Fatalf("reset %+v", f)
 	}
 	if got := e.history("s"); !reflect.DeepEqual(got, before) {

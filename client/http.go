@@ -18,15 +18,19 @@ import (
 // error body.
 type Error struct {
 	Status  int
-	Code    string
+	Code    wire.Code
 	Message string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (HTTP %d): %s", e.Code, e.Status, e.Message) }
 
-// Code returns the contract error code of err, or "" when err is not a
-// daemon error reply.
-func Code(err error) string {
+// CodeUnavailable is Code's answer for ErrUnavailable: no daemon answers.
+// It is the client's, never a daemon's.
+const CodeUnavailable wire.Code = "daemon_unavailable"
+
+// Code returns the contract error code of err, CodeUnavailable when no
+// daemon answers, or "" when err is neither.
+func Code(err error) wire.Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
@@ -36,7 +40,7 @@ func Code(err error) string {
 		return we.Code
 	}
 	if errors.Is(err, ErrUnavailable) {
-		return "daemon_unavailable"
+		return CodeUnavailable
 	}
 	return ""
 }

@@ -25,7 +25,7 @@ type StreamOptions struct {
 	// every (re)connection it sends serve, and each turn handed to it
 	// arrives here (Session, TurnID, InputID, Messages). It is called from
 	// the stream's reader and must return quickly; answer with Reply.
-	OnTurn func(wire.Frame)
+	OnTurn func(wire.TurnPush)
 }
 
 // Phase of a stream's connection.
@@ -55,145 +55,201 @@ type State struct {
 // ErrStreamClosed is returned by a Subscription or Stream used after Close.
 var ErrStreamClosed = errors.New("stream closed")
 
-// Cursor is a position in a session's log. The zero Cursor asks for a fresh
-// view: a reset and the last Window events.
-type Cursor struct {
-	Epoch  string
-	Offset int64 // the last event already seen
-	Window *int  // events to send after a reset (default 100)
+// Stream is one websocket to the daemon carrying any number of session
+// subscriptions, kept alive across daemon restarts: on any loss it
+// reconnects with jittered backoff, re-reads daemon.json, and reattaches
+// every subscription from its own cursor in one hello. Its methods may be
+// called from any goroutine.
+type Stream struct {
+	// static after construction
+	c      *Client
+	opts   StreamOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu    sync.Mutex
+	subs  map[string]*Subscription
+	sends map[string]*pendingSend // by input_id: sent, no receipt yet
+	conn  *streamConn             // the live connection, nil while down
+	state State
+	err   error // terminal
 }
 
-// Item is one push of a subscription, decoded and as received.
-type Item struct {
-	wire.Frame
-	Raw []byte
+// pendingSend is an input sent and not yet receipted. Pending inputs live
+// in a map and are re-sent in its order, which is not the order they were
+// sent in: two inputs that both wait across a reconnect may be accepted
+// in the other order.
+type pendingSend struct {
+	op                     wire.Op // send or post
+	session, inputID, text string
+	done                   chan struct{}
+	once                   sync.Once
+	receipt                wire.Receipt
+	err                    error
 }
 
-// Subscription is one session's channel on a Stream. Next may be called from
-// one goroutine at a time; Cursor and Close from any.
-type Subscription struct {
-	stream  *Stream
-	session string
-
-	mu     sync.Mutex
-	cur    Cursor // epoch and last offset delivered (or queued)
-	known  bool   // cur.Epoch came from the daemon
-	queue  []Item
-	notify chan struct{}
-	err    error // terminal
+func (p *pendingSend) resolve(r wire.Receipt, err error) {
+	p.once.Do(func() { p.receipt, p.err = r, err; close(p.done) })
 }
 
-// Session is the subscription's session id.
-func (s *Subscription) Session() string { return s.session }
-
-// Cursor returns the position after the last event queued for Next.
-func (s *Subscription) Cursor() Cursor {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
+// Stream opens the client's multiplexed stream. It connects in the
+// background; Subscribe and Send work before it is connected.
+func (c *Client) Stream(opts StreamOptions) *Stream {
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &Stream{c: c, opts: opts, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		subs: map[string]*Subscription{}, sends: map[string]*pendingSend{}}
+	go st.run()
+	return st
 }
 
-// Next returns the next push: events (each once, in order, contiguous),
-// resets (drop your view: events after Before follow), partials and deltas
-// of a streaming reply, status and presence. Reconnections are invisible
-// here. It returns an error only when the subscription ends: ErrUnavailable
-// once the stream's budget is spent, a *wire.Error (e.g. not_found) from the
-// daemon, ErrStreamClosed, or ctx's error.
-func (s *Subscription) Next(ctx context.Context) (Item, error) {
-	for {
-		s.mu.Lock()
-		if len(s.queue) > 0 {
-			it := s.queue[0]
-			s.queue[0] = Item{}
-			s.queue = s.queue[1:]
-			s.mu.Unlock()
-			return it, nil
-		}
-		err := s.err
-		s.mu.Unlock()
-		if err != nil {
-			return Item{}, err
-		}
-		select {
-		case <-s.notify:
-		case <-ctx.Done():
-			return Item{}, ctx.Err()
-		}
+// State returns the connection state.
+func (st *Stream) State() State {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.state
+}
+
+// Err returns the terminal error once the stream has given up (an error
+// matching ErrUnavailable), else nil.
+func (st *Stream) Err() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.err
+}
+
+// Done is closed when the stream has stopped (Close or budget spent).
+func (st *Stream) Done() <-chan struct{} { return st.done }
+
+// Close ends the stream and all its subscriptions. Safe to call twice.
+func (st *Stream) Close() error {
+	st.cancel()
+	<-st.done
+	return nil
+}
+
+func (st *Stream) setState(s State) {
+	st.mu.Lock()
+	st.state = s
+	st.mu.Unlock()
+	if st.opts.OnState != nil {
+		st.opts.OnState(s)
 	}
 }
 
-// Close ends the subscription.
-func (s *Subscription) Close() { s.stream.unsubscribe(s) }
-
-// push delivers a push, dropping events at or below the cursor. It returns
-// false if an event leaves a gap, which means this client lost track: the
-// caller re-subscribes.
-func (s *Subscription) push(it Item) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return true
-	}
-	switch it.Op {
-	case wire.PushEvent:
-		if it.Event == nil || it.Event.Offset <= s.cur.Offset {
-			return true // a replay of what we have: drop
-		}
-		if it.Event.Offset != s.cur.Offset+1 {
-			return false
-		}
-		s.cur.Offset = it.Event.Offset
-	case wire.PushReset:
-		s.cur.Epoch, s.cur.Offset, s.known = it.Epoch, it.Before, true
-	}
-	s.queue = append(s.queue, it)
-	s.wake()
-	return true
+// Send submits an input through the stream and waits for its receipt. An
+// input that has no receipt when the connection drops is sent again, with
+// the same input_id, on the next connection; the daemon accepts it once.
+func (st *Stream) Send(ctx context.Context, session, inputID, text string) (wire.Receipt, error) {
+	return st.submit(ctx, wire.OpSend, session, inputID, text)
 }
 
-// end terminates the subscription with err.
-func (s *Subscription) end(err error) {
-	s.mu.Lock()
-	if s.err == nil {
-		s.err = err
-	}
-	s.mu.Unlock()
-	s.wake()
+// Post puts a bot's message into a session (a bot token only): it starts no
+// turn. Like Send, it is re-sent with the same input_id until receipted.
+func (st *Stream) Post(ctx context.Context, session, inputID, text string) (wire.Receipt, error) {
+	return st.submit(ctx, wire.OpPost, session, inputID, text)
 }
 
-func (s *Subscription) wake() {
+// Reply answers a turn handed to OnTurn: text streams to the viewers, done
+// commits the reply, a non-empty errText fails the turn. It needs the
+// connection the turn came on; after a loss the daemon hands the turn out
+// again (OnTurn is called anew) and Reply returns an error.
+func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, errText string) error {
+	st.mu.Lock()
+	conn := st.conn
+	st.mu.Unlock()
+	if conn == nil {
+		return fmt.Errorf("reply to %s: not connected", turnID)
+	}
+	res := make(chan wire.Reply, 1)
+	conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(r wire.Reply) { res <- r })
 	select {
-	case s.notify <- struct{}{}:
-	default:
+	case r := <-res:
+		if !r.OK {
+			return r.Error
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
-// sub is the sub body that resumes this subscription.
-func (s *Subscription) sub() wire.Sub {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := wire.Sub{Session: s.session, Window: s.cur.Window}
-	if s.cur.Epoch != "" {
-		after := s.cur.Offset
-		b.After, b.Epoch = &after, s.cur.Epoch
+func (st *Stream) submit(ctx context.Context, op wire.Op, session, inputID, text string) (wire.Receipt, error) {
+	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, done: make(chan struct{})}
+	st.mu.Lock()
+	if st.err != nil {
+		err := st.err
+		st.mu.Unlock()
+		return wire.Receipt{}, err
 	}
-	return b
+	st.sends[inputID] = p
+	conn := st.conn
+	st.mu.Unlock()
+	if conn != nil {
+		conn.sendInput(p)
+	}
+	select {
+	case <-p.done:
+		return p.receipt, p.err
+	case <-ctx.Done():
+		st.mu.Lock()
+		if st.sends[inputID] == p {
+			delete(st.sends, inputID)
+		}
+		st.mu.Unlock()
+		return wire.Receipt{}, ctx.Err()
+	}
 }
 
-// replied records the daemon's answer to a sub.
-func (s *Subscription) replied(r wire.SubReply) {
-	if r.Error != nil {
-		s.end(r.Error)
-		return
+// run keeps a connection up until Close or the budget is spent.
+func (st *Stream) run() {
+	defer close(st.done)
+	defer st.finish(ErrStreamClosed)
+	b := NewBackoff(st.opts.Backoff)
+	lostAt := time.Now()
+	st.setState(State{Phase: Connecting})
+	for {
+		connected, err := st.connectOnce()
+		if st.ctx.Err() != nil {
+			return
+		}
+		if connected {
+			lostAt = time.Now()
+			b.Reset()
+		}
+		if st.opts.Budget > 0 && time.Since(lostAt) >= st.opts.Budget {
+			// The state first, so that whoever sees a subscription end
+			// already finds the stream unavailable.
+			ue := &unavailableError{budget: st.opts.Budget, last: err}
+			st.setState(State{Phase: Unavailable, Err: ue})
+			st.finish(ue)
+			return
+		}
+		d := b.Next()
+		st.setState(State{Phase: Reconnecting, Attempt: b.Attempt(), Next: d, Err: err})
+		if !st.wait(d, b, err, st.c.daemonBoot()) {
+			return
+		}
 	}
-	s.mu.Lock()
-	if !r.Recovered {
-		// A reset push follows and sets the cursor.
-		s.mu.Unlock()
-		return
+}
+
+// finish ends every subscription and pending send with err (once).
+func (st *Stream) finish(err error) {
+	st.mu.Lock()
+	if st.err == nil {
+		st.err = err
 	}
-	s.cur.Epoch, s.known = r.Epoch, true
-	s.mu.Unlock()
+	err = st.err
+	subs, sends := st.subs, st.sends
+	st.subs, st.sends = map[string]*Subscription{}, map[string]*pendingSend{}
+	st.conn = nil
+	st.mu.Unlock()
+	for _, s := range subs {
+		s.end(err)
+	}
+	for _, p := range sends {
+		p.resolve(wire.Receipt{}, err)
+	}
 }
 
 // Subscribe adds a session to the stream from cur. Many subscriptions share

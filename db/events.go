@@ -21,7 +21,7 @@ var ErrNotFound = errors.New("not found")
 type Event struct {
 	Session string
 	Offset  int64
-	Type    string
+	Type    wire.EventType
 	JSON    []byte
 	// Meta is set by Append, for the commit hook; events read back from
 	// storage leave it empty and are decoded when needed.
@@ -31,7 +31,8 @@ type Event struct {
 // Meta is what the hub needs of an event to drive turns, so that the
 // commit hook does not decode a message (and its text) to find it.
 type Meta struct {
-	Role, InputID, TurnID, State string
+	Role                   wire.Role
+	InputID, TurnID, State string
 }
 
 // Decode returns the event as a wire.Event.
@@ -44,10 +45,10 @@ func (e Event) Decode() (wire.Event, error) {
 type eventRow struct {
 	bun.BaseModel `bun:"table:events"`
 
-	Session string `bun:"session"`
-	Offset  int64  `bun:"offset"`
-	Type    string `bun:"type"`
-	Payload string `bun:"payload"`
+	Session string         `bun:"session"`
+	Offset  int64          `bun:"offset"`
+	Type    wire.EventType `bun:"type"`
+	Payload string         `bun:"payload"`
 }
 
 // Append adds events to the end of a session's log, assigning each the next
@@ -65,11 +66,7 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	for i, ev := range evs {
 		ev.Offset = cur + int64(i) + 1
 		ev.At = t.now
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return nil, fmt.Errorf("encode event: %w", err)
-		}
-		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: b,
+		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: wire.Encode(ev),
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 	}
 	t.setHead(session, cur+int64(len(evs)))

@@ -57,7 +57,7 @@ func textHash(s string) string {
 // with the next order and a new turn id) and appends the user's message
 // event; a repeat with the same text returns the stored receipt and
 // created=false; a repeat with other text is ErrConflict.
-func (t *Tx) PutInput(ctx context.Context, session, inputID, text, role, author string) (_ Input, created bool, _ []Event, _ error) {
+func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (_ Input, created bool, _ []Event, _ error) {
 	// The statements of this path (every input) are SQL with parameters,
 	// so that the connection's statement cache prepares each once.
 	var in Input

@@ -47,7 +47,7 @@ type Session struct {
 func (s *Session) ETag() string { return `"` + strconv.FormatInt(s.Version, 10) + `"` }
 
 // Wire returns the session as the contract shapes it, with the given phase.
-func (s *Session) Wire(phase string) wire.Session {
+func (s *Session) Wire(phase wire.Phase) wire.Session {
 	return wire.Session{
 		ID: s.ID, Epoch: s.Epoch, Title: s.Title, Workspace: s.Workspace,
 		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Phase: phase,

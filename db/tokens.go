@@ -6,24 +6,20 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun"
-)
 
-// Token kinds.
-const (
-	TokenBot    = "bot"
-	TokenViewer = "viewer"
+	"albedo/api/wire"
 )
 
 // Token is a stored bot or viewer token: never the token itself, its hash.
 type Token struct {
 	bun.BaseModel `bun:"table:tokens"`
 
-	ID        string `bun:"id,pk"`
-	Kind      string `bun:"kind"`
-	Name      string `bun:"name"`
-	Hash      string `bun:"hash"`
-	Sessions  string `bun:"sessions"`
-	CreatedAt string `bun:"created_at"`
+	ID        string         `bun:"id,pk"`
+	Kind      wire.TokenRole `bun:"kind"` // bot or viewer
+	Name      string         `bun:"name"`
+	Hash      string         `bun:"hash"`
+	Sessions  string         `bun:"sessions"`
+	CreatedAt string         `bun:"created_at"`
 }
 
 // SessionList is the sessions the token is limited to; nil means all.
@@ -37,8 +33,8 @@ func (t Token) SessionList() []string {
 // CreateToken stores a token. A bot name already taken is ErrConflict.
 func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
 	tok.CreatedAt = formatTime(t.now)
-	if tok.Kind == TokenBot {
-		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", TokenBot, tok.Name).Count(ctx)
+	if tok.Kind == wire.TokenBot {
+		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", wire.TokenBot, tok.Name).Count(ctx)
 		if err != nil {
 			return fmt.Errorf("look up bot: %w", err)
 		}
@@ -54,7 +50,7 @@ func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
 
 // DeleteTokens removes the tokens matching kind and name (a bot), or kind
 // and session (a session's viewer tokens), and returns their ids.
-func (t *Tx) DeleteTokens(ctx context.Context, kind, name, session string) ([]string, error) {
+func (t *Tx) DeleteTokens(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {
 	q := t.NewSelect().Model((*Token)(nil)).Column("id").Where("kind = ?", kind)
 	if name != "" {
 		q = q.Where("name = ?", name)

@@ -71,7 +71,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if it.Op == wire.PushDelta && it.TurnID == r.TurnID {
+		if it.Op == wire.PushDelta && it.Text.TurnID == r.TurnID {
 			break
 		}
 	}
@@ -95,10 +95,10 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 				}
 				v.mu.Lock()
 				switch {
-				case it.Op == wire.PushPartial && it.TurnID == r.TurnID:
-					v.text = it.Text
-				case it.Op == wire.PushDelta && it.TurnID == r.TurnID:
-					v.text += it.Text
+				case it.Op == wire.PushPartial && it.Text.TurnID == r.TurnID:
+					v.text = it.Text.Text
+				case it.Op == wire.PushDelta && it.Text.TurnID == r.TurnID:
+					v.text += it.Text.Text
 				case it.Op == wire.PushEvent && it.Event.TurnID == r.TurnID && it.Event.Type == wire.EventMessage:
 					v.reply = it.Event
 				}
@@ -129,7 +129,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 }
 
 // waitPhase watches a session's status pushes until phase.
-func waitPhase(ctx context.Context, c *client.Client, session, phase string) (wire.Frame, error) {
+func waitPhase(ctx context.Context, c *client.Client, session string, phase wire.Phase) (wire.Frame, error) {
 	st := c.Stream(client.StreamOptions{})
 	defer st.Close()
 	sub := st.Subscribe(session, client.Cursor{})
@@ -138,7 +138,7 @@ func waitPhase(ctx context.Context, c *client.Client, session, phase string) (wi
 		if err != nil {
 			return wire.Frame{}, err
 		}
-		if it.Op == wire.PushStatus && it.Phase == phase {
+		if it.Op == wire.PushStatus && it.Status.Phase == phase {
 			return it.Frame, nil
 		}
 	}
@@ -165,7 +165,7 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 			if err != nil {
 				t.Fatalf("waiting for %s: %v", what, err)
 			}
-			if it.Op == wire.PushPresence && ok(it.ViewerList()) {
+			if it.Op == wire.PushPresence && ok(it.Presence.Viewers) {
 				return
 			}
 		}
@@ -173,7 +173,7 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	roles := func(vs []wire.Viewer) string {
 		var rs []string
 		for _, v := range vs {
-			rs = append(rs, v.Role)
+			rs = append(rs, string(v.Role))
 		}
 		sort.Strings(rs)
 		return strings.Join(rs, ",")

@@ -157,8 +157,8 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 					}
 					g.last = it.Event.Offset
 				case wire.PushReset:
-					if it.Before != g.last && g.err == nil {
-						g.err = fmt.Errorf("reset to %d at %d", it.Before, g.last)
+					if it.Reset.Before != g.last && g.err == nil {
+						g.err = fmt.Errorf("reset to %d at %d", it.Reset.Before, g.last)
 					}
 				}
 				g.mu.Unlock()

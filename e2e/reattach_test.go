@@ -48,7 +48,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 		subs = append(subs, wire.Sub{Session: id, After: &zero, Epoch: epochs[id]})
 	}
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "e2e/1", Subs: subs})
-	if r := w.next(func(f wire.Frame) bool { return f.IsReply() }); !r.OK || len(r.Subs) != n {
+	if r := w.next(func(f wire.Frame) bool { return f.IsReply() }); !r.Reply.OK || len(r.Reply.Subs) != n {
 		t.Fatalf("hello: %+v", r)
 	}
 	// Three inputs, each a user message and a 3-event turn: 12 events.
@@ -64,7 +64,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 	if code != websocket.StatusGoingAway {
 		t.Fatalf("close status %d, want 1001", code)
 	}
-	if len(frames) == 0 || frames[len(frames)-1].Op != wire.PushBye || frames[len(frames)-1].Reason != wire.ByeShutdown {
+	if len(frames) == 0 || frames[len(frames)-1].Op != wire.PushBye || frames[len(frames)-1].Bye.Reason != wire.ByeShutdown {
 		t.Fatalf("the last of %d frames before the close is not bye", len(frames))
 	}
 
@@ -83,7 +83,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 	}
 	w2.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "e2e/1", Subs: subs})
 	r := w2.next(func(f wire.Frame) bool { return f.IsReply() })
-	for _, s := range r.Subs {
+	for _, s := range r.Reply.Subs {
 		if !s.OK || !s.Recovered || s.Head < 13 {
 			t.Fatalf("reattach %+v", s)
 		}
@@ -105,7 +105,7 @@ func drain(t *testing.T, w *wsClient, last map[string]int64, ids []string, targe
 	for behind > 0 {
 		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent || f.Op == wire.PushReset })
 		if f.Op == wire.PushReset {
-			t.Fatalf("%s: reset (reason %s)", f.Session, f.Reason)
+			t.Fatalf("%s: reset (reason %s)", f.Session, f.Reset.Reason)
 		}
 		if f.Event.Offset != last[f.Session]+1 {
 			t.Fatalf("%s: offset %d after %d (gap or duplicate)", f.Session, f.Event.Offset, last[f.Session])

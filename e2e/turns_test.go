@@ -190,7 +190,7 @@ func TestStopInterruptsRunningTurn(t *testing.T) {
 	w := dialWS(t, c.Snapshot())
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "s", After: &s.Head, Epoch: s.Epoch}}})
 	w.next(func(f wire.Frame) bool {
-		return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text == "said so far"
+		return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text.Text == "said so far"
 	})
 	d.stop()
 	startDaemon(t, home)

@@ -76,11 +76,11 @@ func (ch *channel) frame(e db.Event) entry {
 
 // meta is what the hub needs to know of an event beyond its offset.
 type meta struct {
-	Type    string `json:"type"`
-	Role    string `json:"role"`
-	InputID string `json:"input_id"`
-	TurnID  string `json:"turn_id"`
-	State   string `json:"state"`
+	Type    wire.EventType `json:"type"`
+	Role    wire.Role      `json:"role"`
+	InputID string         `json:"input_id"`
+	TurnID  string         `json:"turn_id"`
+	State   string         `json:"state"`
 }
 
 // ends says whether the event closes a turn.

@@ -14,7 +14,7 @@ import (
 type ConnInfo struct {
 	ID   string
 	Name string
-	Role string
+	Role wire.TokenRole
 }
 
 func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.Name, Role: i.Role} }

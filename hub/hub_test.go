@@ -3,7 +3,6 @@ package hub
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -90,8 +89,8 @@ func newReader(t testing.TB, c *Conn) *reader {
 				}
 			}
 			for line := range bytes.SplitSeq(buf, []byte{'\n'}) {
-				var f wire.Frame
-				if err := json.Unmarshal(line, &f); err != nil {
+				f, err := wire.DecodeFrame(line)
+				if err != nil {
 					t.Errorf("frame %q: %v", line, err)
 					return
 				}
@@ -145,7 +144,7 @@ func TestSubscribeAfterWhileAppending(t *testing.T) {
 		r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
 		subscribe(r.c, wire.Sub{Session: id, After: &after, Epoch: epoch})
 		rep := r.next(t, func(f wire.Frame) bool { return f.IsReply() })
-		if !rep.OK || !rep.Recovered {
+		if !rep.Reply.OK || !rep.Reply.Recovered {
 			t.Fatalf("sub reply %+v", rep)
 		}
 		want := after + 1
@@ -171,11 +170,11 @@ func TestSubscribeWithoutCursorResets(t *testing.T) {
 	win := 5
 	subscribe(r.c, wire.Sub{Session: "s", Window: &win})
 	rep := r.next(t, func(f wire.Frame) bool { return f.IsReply() })
-	if !rep.OK || rep.Recovered || rep.Head != 30 {
+	if !rep.Reply.OK || rep.Reply.Recovered || rep.Reply.Head != 30 {
 		t.Fatalf("reply %+v", rep)
 	}
 	reset := r.next(t, func(f wire.Frame) bool { return f.Op != "" })
-	if reset.Op != wire.PushReset || reset.Before != 25 || !reset.More || reset.Reason != wire.ResetNew {
+	if reset.Op != wire.PushReset || reset.Reset.Before != 25 || !reset.Reset.More || reset.Reset.Reason != wire.ResetNew {
 		t.Fatalf("first push %+v, want reset before 25", reset)
 	}
 	for want := int64(26); want <= 30; want++ {
@@ -184,7 +183,7 @@ func TestSubscribeWithoutCursorResets(t *testing.T) {
 		}
 	}
 	st := r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus })
-	if st.Phase != wire.PhaseIdle || st.Head != 30 || st.ViewerCount() != 1 {
+	if st.Status.Phase != wire.PhaseIdle || st.Status.Head != 30 || st.Status.Viewers != 1 {
 		t.Fatalf("status %+v", st)
 	}
 
@@ -196,11 +195,11 @@ func TestSubscribeWithoutCursorResets(t *testing.T) {
 	}{{3, "nope", wire.ResetEpoch}, {99, mustEpoch(t, h, "s"), wire.ResetAhead}} {
 		subscribe(r.c, wire.Sub{Session: "s", After: &tc.after, Epoch: tc.epoch, Window: &win})
 		rep := r.next(t, func(f wire.Frame) bool { return f.IsReply() })
-		if rep.Recovered {
+		if rep.Reply.Recovered {
 			t.Fatalf("after %d epoch %q: recovered", tc.after, tc.epoch)
 		}
 		f := r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushReset })
-		if f.Reason != tc.reason || f.Before != 25 {
+		if f.Reset.Reason != tc.reason || f.Reset.Before != 25 {
 			t.Fatalf("reset %+v, want reason %s", f, tc.reason)
 		}
 		if f := r.next(t, isEvent); f.Event.Offset != 26 {
@@ -222,7 +221,7 @@ func TestSubscribeMissingSession(t *testing.T) {
 	r := newReader(t, h.Connect(ConnInfo{}))
 	subscribe(r.c, wire.Sub{Session: "ghost"})
 	rep := r.next(t, func(f wire.Frame) bool { return f.IsReply() })
-	if rep.OK || rep.Error == nil || rep.Error.Code != wire.CodeNotFound {
+	if rep.Reply.OK || rep.Reply.Error == nil || rep.Reply.Error.Code != wire.CodeNotFound {
 		t.Fatalf("reply %+v", rep)
 	}
 	if r.c.Channels() != 0 {
@@ -236,19 +235,19 @@ func TestPresence(t *testing.T) {
 	mustCreate(t, h, "s")
 	a := newReader(t, h.Connect(ConnInfo{ID: "a", Name: "alice", Role: "owner"}))
 	subscribe(a.c, wire.Sub{Session: "s"})
-	if p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence }); len(p.ViewerList()) != 1 {
-		t.Fatalf("presence %s", p.Viewers)
+	if p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence }); len(p.Presence.Viewers) != 1 {
+		t.Fatalf("presence %+v", p.Presence.Viewers)
 	}
 	b := h.Connect(ConnInfo{ID: "b", Name: "bob", Role: "viewer"})
 	subscribe(b, wire.Sub{Session: "s"})
 	// Presence pushes are coalesced state: wait for the one naming both.
-	p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.ViewerList()) == 2 })
-	if vs := p.ViewerList(); vs[0].Name+vs[1].Name != "alicebob" && vs[0].Name+vs[1].Name != "bobalice" {
-		t.Fatalf("after join: %s", p.Viewers)
+	p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == 2 })
+	if vs := p.Presence.Viewers; vs[0].Name+vs[1].Name != "alicebob" && vs[0].Name+vs[1].Name != "bobalice" {
+		t.Fatalf("after join: %+v", p.Presence.Viewers)
 	}
 	b.Close()
-	p = a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.ViewerList()) == 1 })
-	if vs := p.ViewerList(); vs[0].Name != "alice" {
-		t.Fatalf("after leave: %s", p.Viewers)
+	p = a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == 1 })
+	if vs := p.Presence.Viewers; vs[0].Name != "alice" {
+		t.Fatalf("after leave: %+v", p.Presence.Viewers)
 	}
 }

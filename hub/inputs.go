@@ -17,7 +17,7 @@ func (h *Hub) PutInput(ctx context.Context, session, inputID, text, author strin
 	return h.putInput(ctx, session, inputID, text, wire.RoleUser, author)
 }
 
-func (h *Hub) putInput(ctx context.Context, session, inputID, text, role, author string) (wire.Receipt, error) {
+func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (wire.Receipt, error) {
 	if err := h.checkInput(session, inputID, text); err != nil {
 		return wire.Receipt{}, err
 	}

@@ -17,16 +17,9 @@ import (
 	"albedo/db"
 )
 
-// Roles of a principal.
-const (
-	RoleOwner  = "owner"
-	RoleBot    = "bot"
-	RoleViewer = "viewer"
-)
-
 // Principal is who a token acts as.
 type Principal struct {
-	Role     string
+	Role     wire.TokenRole
 	Name     string
 	TokenID  string   // "" for the owner
 	Sessions []string // the sessions it may touch; nil means all
@@ -119,7 +112,7 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 		}
 	}
 	tok := newToken("albot_")
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: db.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
 		return "", wireErr(err)
 	}
@@ -133,7 +126,7 @@ func (h *Hub) Share(ctx context.Context, session string) (string, error) {
 		return "", wireErr(err)
 	}
 	tok := newToken("alview_")
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: db.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
 		return "", wireErr(err)
 	}
@@ -144,15 +137,15 @@ func (h *Hub) Share(ctx context.Context, session string) (string, error) {
 // RemoveBot revokes a bot's token and returns its token id, whose live
 // connections the caller closes.
 func (h *Hub) RemoveBot(ctx context.Context, name string) ([]string, error) {
-	return h.revoke(ctx, db.TokenBot, name, "")
+	return h.revoke(ctx, wire.TokenBot, name, "")
 }
 
 // Unshare revokes every viewer token of a session.
 func (h *Hub) Unshare(ctx context.Context, session string) ([]string, error) {
-	return h.revoke(ctx, db.TokenViewer, "", session)
+	return h.revoke(ctx, wire.TokenViewer, "", session)
 }
 
-func (h *Hub) revoke(ctx context.Context, kind, name, session string) ([]string, error) {
+func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {
 	var ids []string
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
@@ -182,7 +175,7 @@ func (h *Hub) Bots(ctx context.Context) ([]BotInfo, error) {
 	}
 	out := []BotInfo{}
 	for _, t := range ts {
-		if t.Kind == db.TokenBot {
+		if t.Kind == wire.TokenBot {
 			out = append(out, BotInfo{Name: t.Name, Sessions: t.SessionList(), CreatedAt: t.CreatedAt, Serving: h.serving(t.Name)})
 		}
 	}
@@ -194,7 +187,7 @@ func (h *Hub) botExists(name string) bool {
 	h.tokens.mu.RLock()
 	defer h.tokens.mu.RUnlock()
 	for _, p := range h.tokens.byHash {
-		if p.Role == RoleBot && p.Name == name {
+		if p.Role == wire.TokenBot && p.Name == name {
 			return true
 		}
 	}

@@ -18,9 +18,9 @@ import (
 //	                   │ └──interrupt───────▶ interrupted
 //	(bots)  waiting ◀──┘ while no bot serves
 type runState struct {
-	queue    []queued // accepted inputs not yet started, in acceptance order
-	running  bool     // a runner goroutine owns this session
-	phase    string   // "" (idle), running, waiting
+	queue    []queued   // accepted inputs not yet started, in acceptance order
+	running  bool       // a runner goroutine owns this session
+	phase    wire.Phase // "" (idle), running, waiting
 	turnID   string
 	inputID  string
 	cancel   context.CancelCauseFunc // of the running turn
@@ -63,7 +63,7 @@ func (r *runState) streaming() (string, string) {
 }
 
 // phase returns a session's phase without loading it.
-func (h *Hub) phase(id string) string {
+func (h *Hub) phase(id string) wire.Phase {
 	h.mu.Lock()
 	ch := h.chans[id]
 	h.mu.Unlock()
@@ -185,7 +185,7 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		ch.mu.Unlock()
 		req.Waiting = func(w bool) {
 			ch.mu.Lock()
-			ch.run.phase = map[bool]string{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
+			ch.run.phase = map[bool]wire.Phase{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
 			ch.mu.Unlock()
 			h.statusChanged(ch)
 		}

@@ -113,7 +113,7 @@ func BenchmarkDeltaLatency(b *testing.B) {
 						buf, _ = c.Fill(ctx, buf[:0], 64<<10)
 						now := time.Now()
 						for line := range bytes.SplitSeq(buf, []byte{'\n'}) {
-							var f wire.Frame
+							var f wire.TextPush
 							if json.Unmarshal(line, &f) != nil || f.Op != wire.PushDelta {
 								continue
 							}

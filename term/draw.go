@@ -66,7 +66,7 @@ type line struct {
 	style tcell.Style
 }
 
-func roleStyle(role string) tcell.Style {
+func roleStyle(role wire.Role) tcell.Style {
 	switch role {
 	case wire.RoleUser:
 		return stUser
@@ -90,9 +90,9 @@ func transcriptLines(s *SessionView, width int) []line {
 			out = append(out, line{l, st})
 		}
 	}
-	header := func(role, author, note string) {
-		h := role
-		if author != "" && author != role {
+	header := func(role wire.Role, author, note string) {
+		h := string(role)
+		if author != "" && author != h {
 			h += " · " + author
 		}
 		if note != "" {
@@ -335,7 +335,7 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
 		}
 		if s.running() {
-			parts = append(parts, s.Phase+" (Esc interrupts)")
+			parts = append(parts, string(s.Phase)+" (Esc interrupts)")
 		}
 		left += " │ " + strings.Join(parts, " · ")
 	}

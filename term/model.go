@@ -54,7 +54,7 @@ type SessionView struct {
 	StreamTurn string // the turn whose reply is streaming
 	StreamText string
 
-	Phase    string
+	Phase    wire.Phase
 	TurnID   string
 	Queued   int
 	LastTurn string

@@ -53,7 +53,7 @@ func contains(rows []string, s string) bool {
 	return false
 }
 
-func msg(off int64, role, author, text string) wire.Event {
+func msg(off int64, role wire.Role, author, text string) wire.Event {
 	return wire.Event{Offset: off, Type: wire.EventMessage, Role: role, Author: author, Text: text, State: wire.MessageComplete, At: t0}
 }
 
@@ -92,7 +92,7 @@ func TestDrawPanes(t *testing.T) {
 func TestCommittedReplyReplacesStream(t *testing.T) {
 	m := demo()
 	s := m.Sessions[0]
-	m.Item(s.ID, client.Item{Frame: wire.Frame{Op: wire.PushDelta, TurnID: "t2", Text: " more"}})
+	m.Item(s.ID, client.Item{Frame: wire.Frame{Op: wire.PushDelta, Text: &wire.TextPush{TurnID: "t2", Text: " more"}}})
 	if s.StreamText != "streaming now more" {
 		t.Fatalf("delta: %q", s.StreamText)
 	}
@@ -380,9 +380,9 @@ func TestUnreadCountsOnlyNewMessages(t *testing.T) {
 	b := m.Sessions[1]
 	b.Unread = 0
 	old := msg(1, "user", "user", "old")
-	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushReset, Epoch: "e"}})
+	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushReset, Reset: &wire.ResetPush{Epoch: "e"}}})
 	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushEvent, Event: &old}})
-	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushStatus, Phase: wire.PhaseIdle}})
+	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushStatus, Status: &wire.StatusPush{Phase: wire.PhaseIdle}}})
 	if b.Unread != 0 {
 		t.Fatalf("history counted as unread: %d", b.Unread)
 	}

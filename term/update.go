@@ -258,25 +258,26 @@ func (m *Model) Item(id string, it client.Item) {
 	}
 	switch it.Op {
 	case wire.PushReset:
-		s.Epoch, s.Events, s.More, s.loaded = it.Epoch, nil, it.More, false
+		s.Epoch, s.Events, s.More, s.loaded = it.Reset.Epoch, nil, it.Reset.More, false
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
 	case wire.PushEvent:
 		m.event(s, *it.Event)
 	case wire.PushPartial:
-		s.StreamTurn, s.StreamText = it.TurnID, it.Text
+		s.StreamTurn, s.StreamText = it.Text.TurnID, it.Text.Text
 	case wire.PushDelta:
-		if s.StreamTurn != it.TurnID {
-			s.StreamTurn, s.StreamText = it.TurnID, ""
+		if s.StreamTurn != it.Text.TurnID {
+			s.StreamTurn, s.StreamText = it.Text.TurnID, ""
 		}
-		s.StreamText += it.Text
+		s.StreamText += it.Text.Text
 	case wire.PushStatus:
-		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = it.Phase, it.TurnID, it.Queued, it.Model, it.Effort, it.ETag
+		st := it.Status
+		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag
 		s.LastTurn = ""
-		if it.LastTurn != nil {
-			s.LastTurn = *it.LastTurn
+		if st.LastTurn != nil {
+			s.LastTurn = *st.LastTurn
 		}
-		s.Viewers = it.ViewerCount()
+		s.Viewers = st.Viewers
 		s.loaded = true
 	}
 }

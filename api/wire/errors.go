@@ -2,29 +2,33 @@ package wire
 
 import "fmt"
 
-// Error codes shared by the HTTP API (in {"error":{...}}) and websocket
-// error replies.
+// Code is the machine-readable kind of an error, shared by the HTTP API
+// (in {"error":{...}}) and websocket error replies.
+type Code string
+
+// Error codes.
 const (
-	CodeBadRequest     = "bad_request"     // malformed JSON, wrong types, missing or invalid fields
-	CodeUnknownOp      = "unknown_op"      // a websocket op the server does not know
-	CodeUnauthorized   = "unauthorized"    // missing, wrong or revoked token
-	CodeForbidden      = "forbidden"       // the token's role may not do this
-	CodeNotFound       = "not_found"       // no such session, input or route
-	CodeConflict       = "conflict"        // an id reused with a different body
-	CodeEtagMismatch   = "etag_mismatch"   // If-Match does not name the current version
-	CodeEtagRequired   = "etag_required"   // PATCH without If-Match, PUT-create without If-None-Match: *
-	CodeTooLarge       = "too_large"       // input text or request body over the limit
-	CodeTooMany        = "too_many"        // over the channel limit of a connection
-	CodeHelloRequired  = "hello_required"  // a command before hello
-	CodeDaemonStopping = "daemon_stopping" // the daemon is shutting down; retry on the next one
-	CodeNotServing     = "not_serving"     // a reply to a turn this connection does not serve
-	CodeInternal       = "internal"        // a bug or a storage failure
+	CodeBadRequest       Code = "bad_request"        // malformed JSON, wrong types, missing or invalid fields
+	CodeUnknownOp        Code = "unknown_op"         // a websocket op the server does not know
+	CodeUnauthorized     Code = "unauthorized"       // missing, wrong or revoked token
+	CodeForbidden        Code = "forbidden"          // the token's role may not do this
+	CodeNotFound         Code = "not_found"          // no such session, input or route
+	CodeMethodNotAllowed Code = "method_not_allowed" // a route that exists, with another method
+	CodeConflict         Code = "conflict"           // an id reused with a different body
+	CodeEtagMismatch     Code = "etag_mismatch"      // If-Match does not name the current version
+	CodeEtagRequired     Code = "etag_required"      // PATCH without If-Match, PUT-create without If-None-Match: *
+	CodeTooLarge         Code = "too_large"          // input text or request body over the limit
+	CodeTooMany          Code = "too_many"           // over the channel limit of a connection
+	CodeHelloRequired    Code = "hello_required"     // a command before hello
+	CodeDaemonStopping   Code = "daemon_stopping"    // the daemon is shutting down; retry on the next one
+	CodeNotServing       Code = "not_serving"        // a reply to a turn this connection does not serve
+	CodeInternal         Code = "internal"           // a bug or a storage failure
 )
 
 // Error is the error body of the HTTP API and of websocket error replies.
 // Retryable is set on websocket replies when trying again later may succeed.
 type Error struct {
-	Code      string `json:"code"`
+	Code      Code   `json:"code"`
 	Message   string `json:"message"`
 	Retryable bool   `json:"retryable,omitempty"`
 }
@@ -32,7 +36,7 @@ type Error struct {
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
 
 // Errorf makes an Error with a formatted message.
-func Errorf(code, format string, args ...any) *Error {
+func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: code == CodeDaemonStopping}
 }
 

@@ -2,19 +2,14 @@ package wire
 
 import "time"
 
-// Event types of the durable log.
-const (
-	EventMessage  = "message"
-	EventTurn     = "turn"
-	EventSettings = "settings"
-)
+// EventType is the kind of an event of the durable log.
+type EventType string
 
-// Message roles.
+// Event types.
 const (
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
-	RoleBot       = "bot"
-	RoleSystem    = "system"
+	EventMessage  EventType = "message"
+	EventTurn     EventType = "turn"
+	EventSettings EventType = "settings"
 )
 
 // Message states.
@@ -46,11 +41,11 @@ const (
 // an effort of "" means "cleared", which differs from "not changed".
 type Event struct {
 	Offset int64     `json:"offset"`
-	Type   string    `json:"type"`
+	Type   EventType `json:"type"`
 	At     time.Time `json:"at"`
 
 	// message
-	Role   string `json:"role,omitempty"`
+	Role   Role   `json:"role,omitempty"`
 	Author string `json:"author,omitempty"`
 	Text   string `json:"text,omitempty"`
 	// message and turn

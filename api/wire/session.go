@@ -2,11 +2,14 @@ package wire
 
 import "time"
 
+// Phase is what a session's turn runner is doing.
+type Phase string
+
 // Session phases.
 const (
-	PhaseIdle    = "idle"
-	PhaseRunning = "running"
-	PhaseWaiting = "waiting"
+	PhaseIdle    Phase = "idle"
+	PhaseRunning Phase = "running"
+	PhaseWaiting Phase = "waiting" // a bot turn that no bot serves yet
 )
 
 // Session is the body of session create, get and patch replies and one item
@@ -19,7 +22,7 @@ type Session struct {
 	Provider  string    `json:"provider"`
 	Model     string    `json:"model"`
 	Effort    string    `json:"effort"`
-	Phase     string    `json:"phase"`
+	Phase     Phase     `json:"phase"`
 	Head      int64     `json:"head"`
 	ETag      string    `json:"etag"`
 	CreatedAt time.Time `json:"created_at"`
@@ -58,7 +61,7 @@ type Page struct {
 
 // Status is the run state of a session: GET /v1/sessions/{id}/status.
 type Status struct {
-	Phase    string  `json:"phase"`
+	Phase    Phase   `json:"phase"`
 	TurnID   string  `json:"turn_id"`
 	Queued   int     `json:"queued"`
 	LastTurn *string `json:"last_turn"`

@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	b := &bot{log: log, pace: *pace}
 	st := c.Stream(client.StreamOptions{
-		OnTurn: func(t wire.Frame) { go b.answer(ctx, t) },
+		OnTurn: func(t wire.TurnPush) { go b.answer(ctx, t) },
 		OnState: func(s client.State) {
 			log.Info("connection", "state", s.Phase.String(), "attempt", s.Attempt)
 		},
@@ -79,7 +79,7 @@ type bot struct {
 }
 
 // answer streams the statistics of t's transcript, a sentence at a time.
-func (b *bot) answer(ctx context.Context, t wire.Frame) {
+func (b *bot) answer(ctx context.Context, t wire.TurnPush) {
 	b.log.Info("turn", "session", t.Session, "turn", t.TurnID, "messages", len(t.Messages))
 	for _, piece := range stats(t.Messages) {
 		if err := b.st.Reply(ctx, t.TurnID, piece, false, ""); err != nil {

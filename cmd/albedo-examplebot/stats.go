@@ -15,7 +15,7 @@ func stats(msgs []wire.TurnMessage) []string {
 	if len(msgs) == 0 {
 		return []string{"There is nothing to count yet."}
 	}
-	byRole := map[string]int{}
+	byRole := map[wire.Role]int{}
 	words := map[string]int{}
 	total := 0
 	for _, m := range msgs {
@@ -47,9 +47,9 @@ func plural(n int) string {
 	return "s"
 }
 
-func roles(by map[string]int) string {
+func roles(by map[wire.Role]int) string {
 	var parts []string
-	for _, r := range []string{wire.RoleUser, wire.RoleAssistant, wire.RoleBot, wire.RoleSystem} {
+	for _, r := range []wire.Role{wire.RoleUser, wire.RoleAssistant, wire.RoleBot, wire.RoleSystem} {
 		if n := by[r]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, r))
 		}

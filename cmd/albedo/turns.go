@@ -126,15 +126,15 @@ func newTailCmd(g *globals) *cobra.Command {
 func printItem(g *globals, it client.Item) {
 	switch it.Op {
 	case wire.PushReset:
-		if it.More {
-			fmt.Fprintf(g.stdout, "… %d earlier events\n", it.Before)
+		if it.Reset.More {
+			fmt.Fprintf(g.stdout, "… %d earlier events\n", it.Reset.Before)
 		}
 	case wire.PushEvent:
 		ev := it.Event
 		switch ev.Type {
 		case wire.EventMessage:
-			who := ev.Role
-			if ev.Author != "" && ev.Author != ev.Role {
+			who := string(ev.Role)
+			if ev.Author != "" && ev.Author != who {
 				who += " " + ev.Author
 			}
 			note := ""

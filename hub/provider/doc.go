@@ -9,11 +9,15 @@
 // turn. Errors are written for the person reading them in the transcript.
 package provider
 
-import "context"
+import (
+	"context"
+
+	"albedo/api/wire"
+)
 
 // Message is one entry of the transcript sent to a provider.
 type Message struct {
-	Role   string // "user", "assistant", "bot", "system"
+	Role   wire.Role
 	Author string
 	Text   string
 }

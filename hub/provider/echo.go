@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"strings"
+
+	"albedo/api/wire"
 )
 
 // Echo replies "echo: <last user text>", streamed a word at a time so that
@@ -19,7 +21,7 @@ func (Echo) MaxMessages() int { return 1 }
 func (Echo) Stream(ctx context.Context, req Request, emit func(string)) error {
 	text := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == "user" {
+		if req.Messages[i].Role == wire.RoleUser {
 			text = req.Messages[i].Text
 			break
 		}

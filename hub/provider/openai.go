@@ -11,6 +11,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"albedo/api/wire"
 )
 
 // OpenAI streams chat completions from any OpenAI-compatible endpoint.
@@ -69,11 +71,11 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
 	for _, m := range req.Messages {
 		switch m.Role {
-		case "user":
+		case wire.RoleUser:
 			params.Messages = append(params.Messages, openai.UserMessage(m.Text))
-		case "assistant":
+		case wire.RoleAssistant:
 			params.Messages = append(params.Messages, openai.AssistantMessage(m.Text))
-		case "system":
+		case wire.RoleSystem:
 			params.Messages = append(params.Messages, openai.SystemMessage(m.Text))
 		default: // a bot's message: context, attributed
 			params.Messages = append(params.Messages, openai.UserMessage(m.Author+": "+m.Text))

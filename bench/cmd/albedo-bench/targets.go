@@ -151,7 +151,7 @@ type rawConn struct {
 	ws      *websocket.Conn
 	mu      sync.Mutex
 	next    int64
-	replies map[int64]chan wire.Frame
+	replies map[int64]chan wire.Reply
 }
 
 func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush func(line []byte)) (*rawConn, error) {
@@ -161,7 +161,7 @@ func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush 
 		return nil, err
 	}
 	ws.SetReadLimit(-1)
-	rc := &rawConn{ws: ws, replies: map[int64]chan wire.Frame{}}
+	rc := &rawConn{ws: ws, replies: map[int64]chan wire.Reply{}}
 	go func() {
 		for {
 			_, msg, err := ws.Read(context.Background())
@@ -175,7 +175,7 @@ func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush 
 					}
 					continue
 				}
-				var f wire.Frame
+				var f wire.Reply
 				if json.Unmarshal(line, &f) == nil {
 					rc.mu.Lock()
 					ch := rc.replies[f.ID]
@@ -191,16 +191,15 @@ func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush 
 	return rc, nil
 }
 
-func (rc *rawConn) call(ctx context.Context, cmd wire.Command) (wire.Frame, error) {
-	ch := make(chan wire.Frame, 1)
+func (rc *rawConn) call(ctx context.Context, cmd wire.Command) (wire.Reply, error) {
+	ch := make(chan wire.Reply, 1)
 	rc.mu.Lock()
 	rc.next++
 	cmd.ID = rc.next
 	rc.replies[cmd.ID] = ch
 	rc.mu.Unlock()
-	b, _ := json.Marshal(cmd)
-	if err := rc.ws.Write(ctx, websocket.MessageText, b); err != nil {
-		return wire.Frame{}, err
+	if err := rc.ws.Write(ctx, websocket.MessageText, wire.Encode(cmd)); err != nil {
+		return wire.Reply{}, err
 	}
 	select {
 	case f := <-ch:
@@ -209,7 +208,7 @@ func (rc *rawConn) call(ctx context.Context, cmd wire.Command) (wire.Frame, erro
 		}
 		return f, nil
 	case <-ctx.Done():
-		return wire.Frame{}, ctx.Err()
+		return wire.Reply{}, ctx.Err()
 	}
 }
 

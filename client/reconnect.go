@@ -1,0 +1,79 @@
+package client
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// newDaemonPoll is how often a reconnecting stream looks at daemon.json.
+const newDaemonPoll = 50 * time.Millisecond
+
+// wait sleeps d before the next attempt, or less when a new daemon
+// appears: the backoff grows while the daemon is down, and a stream that
+// failed a few times would otherwise sleep for seconds after it is back.
+// A daemon.json naming another boot of a live process is a new daemon: the
+// schedule starts over and the wait shrinks to a first delay (full jitter,
+// ≤ 250 ms), so streams come back spread over that window, not at once.
+// seen is the boot daemon.json named when the wait began ("" for none).
+// It returns false when the stream is closed. The poll is a stat; the file
+// is read only when it has changed.
+func (st *Stream) wait(d time.Duration, b *Backoff, lastErr error, seen string) bool {
+	path := filepath.Join(st.c.opts.Home, DaemonFile)
+	var version stamp // the first poll reads the file, whatever its stamp
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(newDaemonPoll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-st.ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		case <-poll.C:
+			if v := fileStamp(path); v == version {
+				continue
+			} else {
+				version = v
+			}
+			info, err := ReadDaemonFile(st.c.opts.Home)
+			if err != nil || info.Boot == seen || !ProcessAlive(info.PID) {
+				continue
+			}
+			seen = info.Boot
+			b.Reset()
+			d := b.Next()
+			t.Reset(d)
+			st.setState(State{Phase: Reconnecting, Attempt: b.Attempt(), Next: d, Err: lastErr})
+		}
+	}
+}
+
+// daemonBoot is the boot daemon.json names now, or "" if there is none.
+func (c *Client) daemonBoot() string {
+	if info, err := ReadDaemonFile(c.opts.Home); err == nil {
+		return info.Boot
+	}
+	return ""
+}
+
+// stamp identifies a version of a file (missing: the zero stamp).
+type stamp struct {
+	mod  time.Time
+	size int64
+	ino  uint64
+}
+
+func fileStamp(path string) stamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return stamp{}
+	}
+	s := stamp{mod: fi.ModTime(), size: fi.Size()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = st.Ino // daemon.json is replaced by a rename: a new inode
+	}
+	return s
+}
