@@ -7,8 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Owner-only routes for tokens (PROTOCOL.md leaves their shape to us; see
-// docs/protocol.md).
+// Owner-only routes for tokens; their shape is in docs/protocol.md.
 
 type botCreate struct {
 	Name     string   `json:"name"`

@@ -6,9 +6,10 @@
 // this package knows about HTTP statuses and websocket close codes; the hub
 // below it knows sessions and cursors.
 //
-// Each websocket connection has two goroutines: the reader (the HTTP
-// handler's own goroutine), which decodes commands and calls the hub, and a
-// writer, which waits for the hub's wake-up, pulls frames with hub.Conn.Fill
-// and writes them batched, several frames per message. The reader does not
-// return before the writer has stopped.
+// Each websocket connection has two goroutines, started when the HTTP
+// handler returns (it hands the hijacked connection on, so that net/http
+// lets go of the request): the reader, which decodes commands and calls
+// the hub, and the writer, which waits for the hub's wake-up, pulls frames
+// with hub.Conn.Fill and writes them batched, several frames per message.
+// They run as one errgroup: when either stops, both do (ws.go, serve).
 package api

@@ -15,7 +15,7 @@ import (
 )
 
 // Options configure a Server. Zero durations and sizes take the defaults of
-// PROTOCOL.md.
+// docs/protocol.md.
 type Options struct {
 	Token        string        // the owner token of daemon.json
 	Boot         string        // this daemon start's random id, reported in hello

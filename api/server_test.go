@@ -16,7 +16,6 @@ import (
 	"go.uber.org/goleak"
 
 	"albedo/api/wire"
-	"albedo/db"
 	"albedo/hub"
 )
 
@@ -40,14 +39,10 @@ func newEnv(t *testing.T, opts Options) *env {
 // newEnvWith is newEnv with hub options (providers, limits).
 func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 	t.Helper()
-	var h *hub.Hub
-	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), db.Options{
-		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
-	})
+	h, err := hub.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), hopts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = hub.New(d, hopts, nil)
 	opts.Token, opts.Boot = testToken, "boot1"
 	srv := New(h, opts, nil)
 	hs := httptest.NewServer(srv.Handler())
@@ -55,7 +50,6 @@ func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 		srv.Close()
 		hs.Close()
 		h.Close(context.Background())
-		d.Close(context.Background())
 	})
 	return &env{t: t, url: hs.URL, hub: h, srv: srv}
 }

@@ -68,6 +68,7 @@ type Tx struct {
 type batchState struct {
 	w     *Writer
 	heads map[string]int64 // heads as of the requests accepted so far
+	now   time.Time        // the batch's timestamp, for every row it writes
 }
 
 // head returns a session's current head as this request sees it, or
@@ -125,10 +126,10 @@ func newWriter(db *bun.DB, opts Options) *Writer {
 	return w
 }
 
-// Do runs fn inside a savepoint of the next group commit and returns once
-// that commit is durable (and its events handed to OnCommit), or fn's own
-// error, in which case nothing fn wrote is kept. fn may run on another
-// goroutine and must only use the Tx it is given.
+// Do runs fn in the next group commit and returns once that commit is
+// durable (and its events handed to OnCommit), or fn's own error, in which
+// case nothing fn wrote is kept. fn runs on the writer goroutine, possibly
+// twice (see commit), and must only use the Tx it is given.
 func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error) {
 	r := &request{ctx: ctx, fn: fn, res: make(chan error, 1)}
 	select {
@@ -202,67 +203,39 @@ func (w *Writer) commit(batch []*request) {
 	w.runBatch(batch, true)
 }
 
+// errRetryCarefully ends an optimistic run of a batch at its first failed
+// request: the batch is rolled back and run again with savepoints.
+var errRetryCarefully = errors.New("db: a request failed; run the batch again with savepoints")
+
 // runBatch executes batch in one transaction and answers every request, except
 // when careful is false and a request fails: then it rolls back, answers
 // nobody and returns false.
 func (w *Writer) runBatch(batch []*request, careful bool) bool {
 	ctx := context.Background()
-	now := time.Now().UTC()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
 		return true
 	}
-	live := 0
-	b := &batchState{w: w, heads: map[string]int64{}}
-	for _, r := range batch {
-		r.fail = r.ctx.Err()
-		if r.fail != nil {
-			continue
-		}
-		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: now, batch: b}
-		if !careful {
-			if err := r.fn(r.tx); err != nil {
-				_ = tx.Rollback()
-				return false
-			}
-			maps.Copy(b.heads, r.tx.heads)
-			live++
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
-			r.fail = fmt.Errorf("savepoint: %w", err)
-			continue
-		}
-		if err := r.fn(r.tx); err != nil {
-			r.fail = err
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO req"); rerr != nil {
-				_ = tx.Rollback()
-				w.answerAll(batch, fmt.Errorf("rollback to savepoint: %w", rerr))
-				return true
-			}
-		}
-		if _, err := tx.ExecContext(ctx, "RELEASE req"); err != nil {
-			_ = tx.Rollback()
-			w.answerAll(batch, fmt.Errorf("release savepoint: %w", err))
-			return true
-		}
-		if r.fail == nil {
-			maps.Copy(b.heads, r.tx.heads)
-			live++
+	b := &batchState{w: w, heads: map[string]int64{}, now: time.Now().UTC()}
+	live, err := b.run(ctx, tx, batch, careful)
+	if err == nil && live > 0 {
+		err = b.flush(ctx, tx, batch)
+		if err != nil && !careful {
+			err = errRetryCarefully
 		}
 	}
-	if live == 0 {
+	switch {
+	case errors.Is(err, errRetryCarefully):
+		_ = tx.Rollback()
+		return false
+	case err != nil:
+		_ = tx.Rollback()
+		w.answerAll(batch, err)
+		return true
+	case live == 0:
 		_ = tx.Rollback()
 		w.answerEach(batch)
-		return true
-	}
-	if err := b.flush(ctx, tx, batch); err != nil {
-		_ = tx.Rollback()
-		if !careful {
-			return false
-		}
-		w.answerAll(batch, err)
 		return true
 	}
 	if err := tx.Commit(); err != nil {
@@ -270,6 +243,59 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true
 	}
+	w.committed(b, batch)
+	return true
+}
+
+// run executes each request of the batch that is still wanted and says
+// how many succeeded. Optimistically (careful false) the first failure
+// ends the run with errRetryCarefully; carefully, each request runs in a
+// savepoint and a failure costs only that request. Any other error is the
+// transaction's own, and fails the whole batch.
+func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, careful bool) (live int, _ error) {
+	for _, r := range batch {
+		r.fail = r.ctx.Err()
+		if r.fail != nil {
+			continue
+		}
+		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b}
+		if !careful {
+			if err := r.fn(r.tx); err != nil {
+				return live, errRetryCarefully
+			}
+		} else if err := inSavepoint(ctx, tx, r); err != nil {
+			return live, err
+		}
+		if r.fail == nil {
+			maps.Copy(b.heads, r.tx.heads)
+			live++
+		}
+	}
+	return live, nil
+}
+
+// inSavepoint runs r inside a savepoint, rolled back if r fails (r.fail
+// says so). The error is the savepoint's own.
+func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
+		r.fail = fmt.Errorf("savepoint: %w", err)
+		return nil
+	}
+	if err := r.fn(r.tx); err != nil {
+		r.fail = err
+		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO req"); rerr != nil {
+			return fmt.Errorf("rollback to savepoint: %w", rerr)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE req"); err != nil {
+		return fmt.Errorf("release savepoint: %w", err)
+	}
+	return nil
+}
+
+// committed records the batch's new heads, hands its events to the commit
+// hook in commit order, and answers every request.
+func (w *Writer) committed(b *batchState, batch []*request) {
 	for id, h := range b.heads {
 		if h < 0 {
 			delete(w.heads, id)
@@ -289,7 +315,6 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		}
 	}
 	w.answerEach(batch)
-	return true
 }
 
 func (w *Writer) answerEach(batch []*request) {
@@ -313,7 +338,7 @@ func (w *Writer) answerAll(batch []*request, err error) {
 // request is most of what group commit saves.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
 	const rowsPerInsert = 200 // 5 parameters a row, well under SQLite's limit
-	at := formatTime(b.w.now(reqs))
+	at := formatTime(b.now)
 	var args []any
 	rows := 0
 	insert := func() error {
@@ -383,14 +408,4 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 		return fmt.Errorf("update heads: %w", err)
 	}
 	return nil
-}
-
-// now is the batch's timestamp: the one its requests saw.
-func (w *Writer) now(reqs []*request) time.Time {
-	for _, r := range reqs {
-		if r.tx != nil {
-			return r.tx.now
-		}
-	}
-	return time.Now().UTC()
 }

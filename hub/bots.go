@@ -20,7 +20,11 @@ type botTable struct {
 	arrived map[string]chan struct{} // closed when a server of that bot arrives
 }
 
-// botTurn is one turn handed to a serving connection.
+// botTurn is one turn handed to a serving connection. Its text is emitted
+// under mu, so that none is emitted once finish has ended the turn: the
+// runner then commits the reply, and a late emit would race with it. emit
+// takes channel.mu and Conn.mu and may wait for a checkpoint commit, which
+// is why botTurn.mu comes first in the hub's lock order.
 type botTurn struct {
 	session, turnID string
 

@@ -15,6 +15,13 @@
 // paging. Only the in-progress text of a streaming reply is held per
 // subscriber, merged, and dropped when the turn commits.
 //
-// Lock order: Conn.mu before channel.mu; Hub.mu is never held with either.
-// Nothing holds a lock across I/O.
+// Lock order, outermost first: botTurn.mu (held while a bot's text is
+// emitted, which publishes to the channel), botTable.mu, Conn.mu,
+// channel.mu. Hub.mu and tokenTable.mu are never held with another lock.
+//
+// Two locks are held across I/O, on purpose: channel.loadMu while a
+// session row is read (one load per channel), and botTurn.mu while a bot's
+// text is emitted, which may wait for a checkpoint commit (so that no text
+// is emitted after the turn has ended; bots.go). No lock is held while a
+// client is written to.
 package hub

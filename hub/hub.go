@@ -30,6 +30,11 @@ type Options struct {
 
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
+
+	// DB tunes the database Open opens. Its OnCommit, if set, runs after
+	// the hub's own commit hook, on the writer goroutine (tests and
+	// benchmarks count commits with it).
+	DB db.Options
 }
 
 func (o *Options) defaults() {
@@ -62,11 +67,10 @@ func (o *Options) defaults() {
 // Hub is the run-time registry of sessions and connections. All methods may
 // be called from any goroutine.
 type Hub struct {
-	// static after construction
-	db   *db.DB
-	opts Options
-	log  *slog.Logger
-
+	// static after Open
+	db        *db.DB // opened by Open with onCommit as its hook; closed by Close
+	opts      Options
+	log       *slog.Logger
 	providers *provider.Registry
 
 	// Turn runners: one goroutine per session with queued turns, all
@@ -84,9 +88,10 @@ type Hub struct {
 	conns map[*Conn]struct{}
 }
 
-// New makes a hub over d. The caller must route d's commit hook to
-// Hub.OnCommit (see db.Options.OnCommit); NewWithDB does both.
-func New(d *db.DB, opts Options, log *slog.Logger) *Hub {
+// Open opens (creating and migrating it if needed) the database at path
+// with the hub's commit hook on it, and returns the hub over it. The hub
+// owns the database: Close closes it.
+func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hub, error) {
 	opts.defaults()
 	if log == nil {
 		log = slog.Default()
@@ -95,32 +100,45 @@ func New(d *db.DB, opts Options, log *slog.Logger) *Hub {
 	if reg == nil {
 		reg, _ = provider.NewRegistry(provider.Config{}, nil)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{db: d, opts: opts, log: log, providers: reg, ctx: ctx, cancel: cancel,
+	hctx, cancel := context.WithCancel(context.Background())
+	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
 		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
-	reg.Bots = func(name string) (provider.Provider, error) {
+	dopts := opts.DB
+	dopts.OnCommit = h.onCommit
+	if then := opts.DB.OnCommit; then != nil {
+		dopts.OnCommit = func(cs []db.Committed) { h.onCommit(cs); then(cs) }
+	}
+	d, err := db.Open(ctx, path, dopts)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	h.db = d
+	reg.SetBots(func(name string) (provider.Provider, error) {
 		if !h.botExists(name) {
 			return nil, fmt.Errorf("unknown bot %q: add it with `albedo bots add %s`", name, name)
 		}
 		return botProvider{h: h, name: name}, nil
-	}
-	return h
+	})
+	return h, nil
 }
 
 // Close interrupts running turns (reason daemon_shutdown), waits for the
-// runners, and stops. Safe to call twice.
-func (h *Hub) Close(ctx context.Context) {
+// runners, and closes the database once the writes already queued are
+// committed. Safe to call twice.
+func (h *Hub) Close(ctx context.Context) error {
 	h.InterruptAll(ctx, wire.ReasonDaemonShutdown)
 	h.cancel()
 	h.runners.Wait()
+	return h.db.Close(ctx)
 }
 
-// OnCommit is the database writer's commit hook: it puts newly committed
+// onCommit is the database writer's commit hook: it puts newly committed
 // events into their channels, wakes the cursors watching them, and queues
 // the turn of each newly accepted user input, so that turns queue in
 // acceptance order. It runs on the writer goroutine and never blocks on a
 // client.
-func (h *Hub) OnCommit(cs []db.Committed) {
+func (h *Hub) onCommit(cs []db.Committed) {
 	for _, c := range cs {
 		var ended []string
 		var inputs []queued

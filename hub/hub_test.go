@@ -18,19 +18,15 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// newTestHub opens a real database in a temp dir with the hub on its hook.
+// newTestHub opens a hub over a real database in a temp dir.
 func newTestHub(t testing.TB, opts Options) *Hub {
 	t.Helper()
-	var h *Hub
-	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), db.Options{
-		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
-	})
+	h, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = New(d, opts, nil)
 	t.Cleanup(func() {
-		if err := d.Close(context.Background()); err != nil {
+		if err := h.Close(context.Background()); err != nil {
 			t.Error(err)
 		}
 	})

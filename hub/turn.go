@@ -144,110 +144,161 @@ const checkpointEvery = time.Second
 // e.g. the session was deleted).
 func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	bg := context.WithoutCancel(ctx) // commits must land even when the turn is cancelled
-	_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
-		if _, err := tx.Append(bg, ch.id, wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}); err != nil {
-			return err
-		}
-		return tx.SetDelivery(bg, ch.id, q.inputID, wire.DeliveryRunning, "")
-	})
-	if err != nil {
+	if err := h.startTurn(bg, ch, q); err != nil {
 		h.log.Warn("start turn", "session", ch.id, "turn", q.turnID, "err", err)
 		return ""
 	}
+	p, req, err := h.turnRequest(bg, ch, q)
+	var text string
+	if err == nil {
+		text, err = h.streamTurn(ctx, ch, q, p, req)
+	}
+	var author string
+	if p != nil {
+		author = p.Author(req)
+	}
+	return h.commitTurn(ctx, ch, q, outcome(ctx, text, author, err))
+}
 
-	sess, err := h.db.Session(bg, ch.id)
-	var p provider.Provider
+// startTurn commits the turn's start: its started event and the input's
+// delivery running.
+func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		if _, err := tx.Append(ctx, ch.id, wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}); err != nil {
+			return err
+		}
+		return tx.SetDelivery(ctx, ch.id, q.inputID, wire.DeliveryRunning, "")
+	})
+	return err
+}
+
+// turnRequest finds the session's provider and builds its request: the
+// session's model and effort, and the newest messages up to q's input
+// that fit the transcript limits.
+func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.Provider, provider.Request, error) {
 	var req provider.Request
-	if err == nil {
-		p, err = h.providers.Get(sess.Provider)
+	sess, err := h.db.Session(ctx, ch.id)
+	if err != nil {
+		return nil, req, err
 	}
-	if err == nil {
-		req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort}
-		var evs []wire.Event
-		limit := h.opts.MaxTranscriptMessages
-		if hl, ok := p.(provider.HistoryLimiter); ok {
-			limit = min(limit, hl.MaxMessages())
-		}
-		evs, err = h.db.Transcript(bg, ch.id, q.offset, h.opts.MaxTranscript, limit)
-		for _, e := range evs {
-			if e.State == wire.MessageFailed && e.Text == "" {
-				continue
-			}
-			req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
-		}
+	p, err := h.providers.Get(sess.Provider)
+	if err != nil {
+		return nil, req, err
 	}
+	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort}
+	limit := h.opts.MaxTranscriptMessages
+	if hl, ok := p.(provider.HistoryLimiter); ok {
+		limit = min(limit, hl.MaxMessages())
+	}
+	evs, err := h.db.Transcript(ctx, ch.id, q.offset, h.opts.MaxTranscript, limit)
+	for _, e := range evs {
+		if e.State == wire.MessageFailed && e.Text == "" {
+			continue
+		}
+		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
+	}
+	return p, req, err
+}
 
+// streamTurn runs the provider and relays its reply: each piece to the
+// channel's cursors as a delta, and to the database as a checkpoint at
+// most every checkpointEvery, so that a crash loses little. It returns the
+// reply's text so far and the provider's error.
+func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (string, error) {
+	bg := context.WithoutCancel(ctx)
 	var text strings.Builder
-	if err == nil {
+	ch.mu.Lock()
+	ch.run.streamTurn = q.turnID
+	ch.run.streamText.Reset()
+	ch.mu.Unlock()
+	req.Waiting = func(w bool) {
 		ch.mu.Lock()
-		ch.run.streamTurn = q.turnID
+		ch.run.phase = map[bool]wire.Phase{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
+		ch.mu.Unlock()
+		h.statusChanged(ch)
+	}
+	req.Restart = func() {
+		text.Reset()
+		ch.mu.Lock()
 		ch.run.streamText.Reset()
 		ch.mu.Unlock()
-		req.Waiting = func(w bool) {
-			ch.mu.Lock()
-			ch.run.phase = map[bool]wire.Phase{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
-			ch.mu.Unlock()
-			h.statusChanged(ch)
-		}
-		req.Restart = func() {
-			text.Reset()
-			ch.mu.Lock()
-			ch.run.streamText.Reset()
-			ch.mu.Unlock()
-			h.restartText(ch, q.turnID)
-		}
-		last := time.Now()
-		err = p.Stream(ctx, req, func(d string) {
-			if d == "" {
-				return
-			}
-			text.WriteString(d)
-			ch.mu.Lock()
-			ch.run.streamText.WriteString(d)
-			ch.mu.Unlock()
-			h.publishText(ch, q.turnID, d)
-			if time.Since(last) >= checkpointEvery {
-				last = time.Now()
-				partial := text.String()
-				_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
-			}
-		})
+		h.restartText(ch, q.turnID)
 	}
+	last := time.Now()
+	err := p.Stream(ctx, req, func(d string) {
+		if d == "" {
+			return
+		}
+		text.WriteString(d)
+		ch.mu.Lock()
+		ch.run.streamText.WriteString(d)
+		ch.mu.Unlock()
+		h.publishText(ch, q.turnID, d)
+		if time.Since(last) >= checkpointEvery {
+			last = time.Now()
+			partial := text.String()
+			_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
+		}
+	})
+	return text.String(), err
+}
 
-	// The outcome: a reply that completed wins over a late interrupt.
-	msg := wire.Event{Type: wire.EventMessage, Role: wire.RoleAssistant, Text: text.String(), InputID: q.inputID, TurnID: q.turnID}
-	turn := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID}
-	delivery, errText := wire.DeliveryDone, ""
+// turnOutcome is how a turn ended: the reply's message (if it is kept),
+// the closing turn event, and the input's delivery.
+type turnOutcome struct {
+	msg      wire.Event
+	turn     wire.Event
+	delivery string
+	errText  string
+}
+
+// outcome decides how a turn ended from what streamed and the provider's
+// error. A reply that completed wins over a late interrupt.
+func outcome(ctx context.Context, text, author string, err error) turnOutcome {
+	o := turnOutcome{
+		msg:      wire.Event{Type: wire.EventMessage, Role: wire.RoleAssistant, Author: author, Text: text},
+		turn:     wire.Event{Type: wire.EventTurn},
+		delivery: wire.DeliveryDone,
+	}
 	var intr *interruption
 	switch {
 	case err == nil:
-		msg.State, turn.State = wire.MessageComplete, wire.TurnCompleted
+		o.msg.State, o.turn.State = wire.MessageComplete, wire.TurnCompleted
 	case errors.As(context.Cause(ctx), &intr):
-		msg.State, turn.State, turn.Reason = wire.MessageInterrupted, wire.TurnInterrupted, intr.reason
-		delivery = wire.DeliveryInterrupted
+		o.msg.State, o.turn.State, o.turn.Reason = wire.MessageInterrupted, wire.TurnInterrupted, intr.reason
+		o.delivery = wire.DeliveryInterrupted
 	default:
-		msg.State, turn.State, turn.Error = wire.MessageFailed, wire.TurnFailed, err.Error()
-		delivery, errText = wire.DeliveryFailed, err.Error()
-		h.log.Info("turn failed", "session", ch.id, "turn", q.turnID, "err", err)
+		o.msg.State, o.turn.State, o.turn.Error = wire.MessageFailed, wire.TurnFailed, err.Error()
+		o.delivery, o.errText = wire.DeliveryFailed, err.Error()
 	}
-	if p != nil {
-		msg.Author = p.Author(req)
+	return o
+}
+
+// commitTurn commits a turn's outcome: the reply (when it has text or
+// completed), the closing turn event, and the input's delivery. It returns
+// the turn's final state, or "" if the commit failed.
+func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutcome) string {
+	bg := context.WithoutCancel(ctx)
+	o.msg.InputID, o.msg.TurnID = q.inputID, q.turnID
+	o.turn.InputID, o.turn.TurnID = q.inputID, q.turnID
+	if o.turn.State == wire.TurnFailed {
+		h.log.Info("turn failed", "session", ch.id, "turn", q.turnID, "err", o.errText)
 	}
-	evs := []wire.Event{turn}
-	if msg.Text != "" || msg.State == wire.MessageComplete {
-		evs = []wire.Event{msg, turn}
+	evs := []wire.Event{o.turn}
+	if o.msg.Text != "" || o.msg.State == wire.MessageComplete {
+		evs = []wire.Event{o.msg, o.turn}
 	}
-	_, err = h.db.Writer().Do(bg, func(tx *db.Tx) error {
+	_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
 		if _, err := tx.Append(bg, ch.id, evs...); err != nil {
 			return err
 		}
-		return tx.SetDelivery(bg, ch.id, q.inputID, delivery, errText)
+		return tx.SetDelivery(bg, ch.id, q.inputID, o.delivery, o.errText)
 	})
 	if err != nil {
 		h.log.Warn("commit turn", "session", ch.id, "turn", q.turnID, "err", err)
 		return ""
 	}
-	return turn.State
+	return o.turn.State
 }
 
 // Interrupt stops the session's running turn, if any, waits until what it

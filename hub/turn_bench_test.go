@@ -27,9 +27,7 @@ func BenchmarkTurns(b *testing.B) {
 			var done atomic.Int64
 			all := make(chan struct{})
 			target := int64(b.N)
-			var h *Hub
-			d, err := db.Open(context.Background(), b.TempDir()+"/albedo.db", db.Options{OnCommit: func(cs []db.Committed) {
-				h.OnCommit(cs)
+			h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{DB: db.Options{OnCommit: func(cs []db.Committed) {
 				for _, c := range cs {
 					for _, e := range c.Events {
 						if turnEnd(e) != "" && done.Add(1) == target {
@@ -37,12 +35,10 @@ func BenchmarkTurns(b *testing.B) {
 						}
 					}
 				}
-			}})
+			}}}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			h = New(d, Options{}, nil)
-			defer d.Close(context.Background())
 			defer h.Close(context.Background())
 			ctx := context.Background()
 			for i := range sessions {

@@ -16,7 +16,6 @@ import (
 	"albedo/api"
 	"albedo/api/wire"
 	"albedo/client"
-	"albedo/db"
 	"albedo/hub"
 )
 
@@ -26,15 +25,13 @@ import (
 func daemonIn(t *testing.T) *client.Client {
 	t.Helper()
 	home := t.TempDir()
-	var h *hub.Hub
-	d, err := db.Open(context.Background(), filepath.Join(home, "albedo.db"), db.Options{OnCommit: func(cs []db.Committed) { h.OnCommit(cs) }})
+	h, err := hub.Open(context.Background(), filepath.Join(home, "albedo.db"), hub.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h = hub.New(d, hub.Options{}, nil)
 	srv := api.New(h, api.Options{Token: "tok", Boot: "b1"}, nil)
 	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { srv.Close(); hs.Close(); h.Close(context.Background()); d.Close(context.Background()) })
+	t.Cleanup(func() { srv.Close(); hs.Close(); h.Close(context.Background()) })
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(hs.URL, "http://"))
 	info := map[string]any{"pid": os.Getpid(), "port": atoi(port), "token": "tok", "boot": "b1", "version": wire.Version}
 	b, _ := json.Marshal(info)

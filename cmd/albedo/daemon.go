@@ -2,10 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,7 +9,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,7 +16,6 @@ import (
 	"albedo/api"
 	"albedo/api/wire"
 	"albedo/client"
-	"albedo/db"
 	"albedo/hub"
 	"albedo/hub/provider"
 )
@@ -58,170 +52,166 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// daemon is a running daemon's parts, in the order they start. Only
+// runDaemon's goroutine touches it.
+type daemon struct {
+	home   string
+	log    *slog.Logger
+	unlock func()        // releases daemon.lock
+	hub    *hub.Hub      // and the database under it
+	srv    *api.Server   // the API and the websockets
+	hs     *http.Server  // serves srv
+	dbg    *http.Server  // pprof, when asked for
+	served chan error    // hs.Serve's end
+	stop   chan struct{} // POST /v1/daemon/shutdown; capacity 1
+}
+
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
-// a shutdown request, then stops in the order of PROTOCOL.md.
+// a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create home %s: %w", home, err)
-	}
-	unlock, err := lockHome(home)
+	d, err := startDaemon(ctx, home, f, log)
 	if err != nil {
-		return &exitError{code: 3, err: err}
+		return err
 	}
-	defer unlock()
+	select {
+	case <-ctx.Done():
+	case <-d.stop:
+	case err := <-d.served:
+		log.Error("http server failed", "err", err)
+	}
+	d.shutdown()
+	return nil
+}
+
+// startDaemon locks the home, opens the database, repairs what a crash
+// left, listens, and publishes daemon.json, in that order. If a step fails
+// it undoes the steps before it, once, on the way out.
+func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) (_ *daemon, err error) {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("create home %s: %w", home, err)
+	}
+	d := &daemon{home: home, log: log, served: make(chan error, 1), stop: make(chan struct{}, 1)}
+	defer func() {
+		if err != nil {
+			d.abort()
+		}
+	}()
+	if d.unlock, err = lockHome(home); err != nil {
+		return nil, &exitError{code: 3, err: err}
+	}
 	// A daemon.json left by a crash names a dead pid; it is ours to replace.
 	_ = os.Remove(filepath.Join(home, client.DaemonFile))
 
-	cfg, err := provider.LoadConfig(filepath.Join(home, client.ConfigFile))
+	reg, err := loadProviders(home)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	reg, err := provider.NewRegistry(cfg, os.Getenv)
-	if err != nil {
-		return fmt.Errorf("%s: %w", client.ConfigFile, err)
+	if d.hub, err = hub.Open(ctx, filepath.Join(home, client.DBFile), hub.Options{Providers: reg}, log); err != nil {
+		return nil, err
 	}
-
-	var h *hub.Hub
-	d, err := db.Open(ctx, filepath.Join(home, client.DBFile), db.Options{
-		OnCommit: func(cs []db.Committed) { h.OnCommit(cs) },
-	})
-	if err != nil {
-		return err
-	}
-	h = hub.New(d, hub.Options{Providers: reg}, log)
 	// Repair turns a crash left running and queue the inputs still waiting,
 	// before anyone can connect.
-	if err := h.Start(ctx); err != nil {
-		h.Close(context.Background())
-		d.Close(context.Background())
-		return err
+	if err := d.hub.Start(ctx); err != nil {
+		return nil, err
 	}
-
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		h.Close(context.Background())
-		d.Close(context.Background())
-		return fmt.Errorf("listen on %s: %w", f.addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
 	info := wire.DaemonInfo{
 		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: randomHex(32), Boot: randomHex(8),
 		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second),
 	}
-	stopReq := make(chan struct{}, 1)
-	srv := api.New(h, api.Options{
+	d.serve(ln, info, f)
+	if f.debugAddr != "" {
+		d.servePprof(f.debugAddr)
+	}
+	if err := writeDaemonFile(home, info); err != nil {
+		return nil, err
+	}
+	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
+	return d, nil
+}
+
+// loadProviders reads config.toml into the providers turns may use.
+func loadProviders(home string) (*provider.Registry, error) {
+	cfg, err := provider.LoadConfig(filepath.Join(home, client.ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := provider.NewRegistry(cfg, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", client.ConfigFile, err)
+	}
+	return reg, nil
+}
+
+// serve starts the API on ln.
+func (d *daemon) serve(ln net.Listener, info wire.DaemonInfo, f daemonFlags) {
+	d.srv = api.New(d.hub, api.Options{
 		Token: info.Token, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		OnShutdown: func() {
 			select {
-			case stopReq <- struct{}{}:
+			case d.stop <- struct{}{}:
 			default:
 			}
 		},
-	}, log)
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	}, d.log)
+	d.hs = &http.Server{Handler: d.srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { d.served <- d.hs.Serve(ln) }()
+}
 
-	if f.debugAddr != "" {
-		// Profiles for measuring, never on by default: they need no token.
-		mux := http.NewServeMux()
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		dbg := &http.Server{Addr: f.debugAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { log.Info("pprof listening", "addr", f.debugAddr, "err", dbg.ListenAndServe()) }()
-		defer dbg.Close()
-	}
-	if err := writeDaemonFile(home, info); err != nil {
-		hs.Close()
-		srv.Close()
-		h.Close(context.Background())
-		d.Close(context.Background())
-		return err
-	}
-	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
+// servePprof serves Go's profiles, for measuring; never on by default, as
+// they need no token.
+func (d *daemon) servePprof(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	d.dbg = &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { d.log.Info("pprof listening", "addr", addr, "err", d.dbg.ListenAndServe()) }()
+}
 
-	select {
-	case <-ctx.Done():
-	case <-stopReq:
-	case err := <-served:
-		log.Error("http server failed", "err", err)
+// abort undoes a start that failed part-way: whatever started is closed,
+// newest first. Nothing was published, so there is no stop order to keep.
+func (d *daemon) abort() {
+	ctx := context.Background()
+	if d.dbg != nil {
+		d.dbg.Close()
 	}
+	if d.hs != nil {
+		d.hs.Close()
+	}
+	if d.srv != nil {
+		d.srv.Close()
+	}
+	if d.hub != nil {
+		_ = d.hub.Close(ctx)
+	}
+	if d.unlock != nil {
+		d.unlock()
+	}
+}
 
-	// The stop order of PROTOCOL.md.
+// shutdown stops a running daemon in the order of docs/protocol.md.
+func (d *daemon) shutdown() {
+	log := d.log
 	log.Info("daemon stopping")
-	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	h.Stopping()                                          // 1. refuse new inputs
-	h.InterruptAll(sctx, wire.ReasonDaemonShutdown)       // 2. interrupt and commit running turns
-	srv.Bye(sctx, wire.ByeShutdown, 250*time.Millisecond) // 3. bye, then close every socket
-	if err := hs.Shutdown(sctx); err != nil {             // 4. stop listening
+	d.hub.Stopping()                                       // 1. refuse new inputs
+	d.hub.InterruptAll(ctx, wire.ReasonDaemonShutdown)     // 2. interrupt and commit running turns
+	d.srv.Bye(ctx, wire.ByeShutdown, 250*time.Millisecond) // 3. bye, then close every socket
+	if err := d.hs.Shutdown(ctx); err != nil {             // 4. stop listening
 		log.Warn("http shutdown", "err", err)
 	}
-	srv.Close()
-	h.Close(sctx)
-	_ = os.Remove(filepath.Join(home, client.DaemonFile)) // 5. remove daemon.json
-	if err := d.Close(sctx); err != nil {
+	if d.dbg != nil {
+		d.dbg.Close()
+	}
+	d.srv.Close()
+	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
 	}
+	_ = os.Remove(filepath.Join(d.home, client.DaemonFile)) // 5. remove daemon.json
+	d.unlock()
 	log.Info("daemon stopped")
-	return nil
-}
-
-// lockHome takes an exclusive lock on home/daemon.lock for the daemon's
-// lifetime. The kernel drops it when the process dies, so a crash never
-// leaves a stale lock.
-func lockHome(home string) (func(), error) {
-	path := filepath.Join(home, client.LockFile)
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		fh.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			msg := fmt.Sprintf("another albedo daemon is already running on %s", home)
-			if info, err := client.ReadDaemonFile(home); err == nil {
-				msg += fmt.Sprintf(" (pid %d, port %d)", info.PID, info.Port)
-			}
-			return nil, errors.New(msg + "; stop it with `albedo stop` or use another --home")
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	_ = fh.Truncate(0)
-	_, _ = fh.WriteString(fmt.Sprintf("%d\n", os.Getpid()))
-	return func() { fh.Close() }, nil
-}
-
-// writeDaemonFile publishes info atomically (temp file, then rename), 0600.
-func writeDaemonFile(home string, info wire.DaemonInfo) error {
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(home, ".daemon-*.json")
-	if err != nil {
-		return fmt.Errorf("write daemon.json: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(home, client.DaemonFile))
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

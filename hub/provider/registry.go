@@ -62,13 +62,13 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// Registry resolves a session's provider name. It is read-only after
-// construction and safe for concurrent use.
+// Registry resolves a session's provider name. Its methods may be called
+// from any goroutine. Register and SetBots are for building it: call them
+// before the registry is shared (the hub's Open calls SetBots).
 type Registry struct {
 	def       string
 	providers map[string]Provider
-	// Bots resolves "bot:NAME"; nil until bots exist.
-	Bots func(name string) (Provider, error)
+	bots      func(name string) (Provider, error) // resolves "bot:NAME"; nil until set
 }
 
 // NewRegistry builds the providers of c. getenv reads api_key_env.
@@ -122,10 +122,10 @@ func (r *Registry) Get(name string) (Provider, error) {
 		name = r.def
 	}
 	if strings.HasPrefix(name, BotPrefix) {
-		if r.Bots == nil {
+		if r.bots == nil {
 			return nil, fmt.Errorf("provider %q: bot providers are not available in this daemon yet", name)
 		}
-		return r.Bots(strings.TrimPrefix(name, BotPrefix))
+		return r.bots(strings.TrimPrefix(name, BotPrefix))
 	}
 	if p, ok := r.providers[name]; ok {
 		return p, nil
@@ -141,3 +141,7 @@ func (r *Registry) Get(name string) (Provider, error) {
 // Register adds (or replaces) a provider under name. For embedding albedo
 // and for tests; call it before the registry is shared.
 func (r *Registry) Register(name string, p Provider) { r.providers[name] = p }
+
+// SetBots sets how "bot:NAME" resolves; call it before the registry is
+// shared.
+func (r *Registry) SetBots(resolve func(name string) (Provider, error)) { r.bots = resolve }

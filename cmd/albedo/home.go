@@ -1,0 +1,75 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// lockHome takes an exclusive lock on home/daemon.lock for the daemon's
+// lifetime. The kernel drops it when the process dies, so a crash never
+// leaves a stale lock.
+func lockHome(home string) (func(), error) {
+	path := filepath.Join(home, client.LockFile)
+	fh, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		fh.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			msg := fmt.Sprintf("another albedo daemon is already running on %s", home)
+			if info, err := client.ReadDaemonFile(home); err == nil {
+				msg += fmt.Sprintf(" (pid %d, port %d)", info.PID, info.Port)
+			}
+			return nil, errors.New(msg + "; stop it with `albedo stop` or use another --home")
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	_ = fh.Truncate(0)
+	_, _ = fh.WriteString(fmt.Sprintf("%d\n", os.Getpid()))
+	return func() { fh.Close() }, nil
+}
+
+// writeDaemonFile publishes info atomically (temp file, then rename), 0600.
+func writeDaemonFile(home string, info wire.DaemonInfo) error {
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(home, ".daemon-*.json")
+	if err != nil {
+		return fmt.Errorf("write daemon.json: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(home, client.DaemonFile))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
