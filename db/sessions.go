@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -59,7 +58,7 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 // CreateHash fingerprints a create request so that a repeated PUT can be told
 // from a different one for the same id.
 func CreateHash(c wire.SessionCreate) string {
-	b, _ := json.Marshal(c)
+	b := wire.Encode(c)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -32,7 +32,7 @@ type channel struct {
 }
 
 func newChannel(id string) *channel {
-	q, _ := json.Marshal(id)
+	q := wire.Encode(id)
 	prefix := append([]byte(`{"op":"event","session":`), q...)
 	prefix = append(prefix, `,"event":`...)
 	return &channel{id: id, eventPrefix: prefix, subs: map[*sub]struct{}{}}
@@ -148,7 +148,7 @@ func (ch *channel) subList() []*sub {
 // per join. Caller holds mu.
 func (ch *channel) presenceFrame() []byte {
 	if ch.presence == nil {
-		ch.presence, _ = json.Marshal(wire.PresencePush{Op: wire.PushPresence, Session: ch.id, Viewers: ch.viewers()})
+		ch.presence = wire.Encode(wire.PresencePush{Op: wire.PushPresence, Session: ch.id, Viewers: ch.viewers()})
 	}
 	return ch.presence
 }

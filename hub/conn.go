@@ -2,8 +2,6 @@ package hub
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -86,15 +84,9 @@ func (c *Conn) Reply(frame []byte) {
 	c.signal()
 }
 
-// ReplyJSON encodes v and queues it with Reply.
-func (c *Conn) ReplyJSON(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Our own frame types always encode; this is a bug.
-		panic(fmt.Sprintf("hub: encode reply: %v", err))
-	}
-	c.Reply(b)
-}
+// ReplyJSON encodes v, one of the contract's frame types, and queues it
+// with Reply.
+func (c *Conn) ReplyJSON(v any) { c.Reply(wire.Encode(v)) }
 
 // markReady queues s for writing; caller holds c.mu.
 func (c *Conn) markReady(s *sub) {
@@ -145,11 +137,7 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 	for i := range results {
 		results[i].OK = results[i].Error == nil
 	}
-	b, err := json.Marshal(mk(results))
-	if err != nil {
-		panic(fmt.Sprintf("hub: encode sub reply: %v", err))
-	}
-	c.replies = append(c.replies, b)
+	c.replies = append(c.replies, wire.Encode(mk(results)))
 	c.mu.Unlock()
 	c.signal()
 	for _, ch := range touched {
@@ -196,7 +184,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
 		}
 		before := max(ch.head-window, 0)
 		s.next = before + 1
-		s.reset, _ = json.Marshal(wire.ResetPush{
+		s.reset = wire.Encode(wire.ResetPush{
 			Op: wire.PushReset, Session: ch.id, Epoch: ch.epoch, Head: ch.head,
 			Before: before, More: before > 0, Reason: reason,
 		})

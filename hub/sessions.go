@@ -172,7 +172,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) error {
 	subs := ch.subList()
 	epoch := ch.epoch
 	ch.mu.Unlock()
-	frame, _ := json.Marshal(wire.ResetPush{Op: wire.PushReset, Session: id, Epoch: epoch, Reason: wire.ResetDeleted})
+	frame := wire.Encode(wire.ResetPush{Op: wire.PushReset, Session: id, Epoch: epoch, Reason: wire.ResetDeleted})
 	for _, s := range subs {
 		c := s.conn
 		c.mu.Lock()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -148,7 +147,7 @@ func printItem(g *globals, it client.Item) {
 				fmt.Fprintf(g.stdout, "#%d turn %s (%s)\n", ev.Offset, ev.State, why)
 			}
 		case wire.EventSettings:
-			b, _ := json.Marshal(struct {
+			b := wire.Encode(struct {
 				Title  *string `json:"title,omitempty"`
 				Model  *string `json:"model,omitempty"`
 				Effort *string `json:"effort,omitempty"`

@@ -51,57 +51,20 @@ func reattach(ctx context.Context, c config, t target, out map[string]float64) e
 		}
 	}
 
-	var gaps, dups atomic.Int64
-	attached := make(chan struct{}, nch)
-	caught := make(chan time.Time, nch)
-	last := make([]atomic.Int64, nch) // per channel; one client delivers each
-	var restarted atomic.Bool
-	reattached := make(chan time.Time, 2*nch)
-	var closers []func()
-	defer func() {
-		for _, f := range closers {
-			f()
-		}
-	}()
-	for i := range c.conns {
-		base := i * c.per
-		f, err := rt.follow(ctx, chans[base:base+c.per], func(int) {
-			if restarted.Load() {
-				select {
-				case reattached <- time.Now():
-				default: // more reattaches than the buffer: only the first count
-				}
-			}
-		}, func(j int, off int64) {
-			k := base + j
-			prev := last[k].Swap(off)
-			switch {
-			case off <= prev:
-				dups.Add(1)
-			case off > prev+1:
-				gaps.Add(1)
-			}
-			switch off {
-			case 1:
-				attached <- struct{}{}
-			case 2:
-				caught <- time.Now()
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("client %d: %w", i, err)
-		}
-		closers = append(closers, f)
+	w := newWatch(nch)
+	defer w.close()
+	if err := w.follow(ctx, rt, chans, c.per); err != nil {
+		return err
 	}
 	if err := publishAll(ctx, t, chans, "before"); err != nil {
 		return err
 	}
-	if err := waitN(ctx, attached, nch, "channels got their first event"); err != nil {
+	if err := waitN(ctx, w.attached, nch, "channels got their first event"); err != nil {
 		return err
 	}
 
 	start := time.Now()
-	restarted.Store(true)
+	w.restarted.Store(true)
 	if err := rt.restart(ctx, c.kill, c.down); err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
@@ -111,14 +74,14 @@ func reattach(ctx context.Context, c config, t target, out map[string]float64) e
 	}
 	out["published s"] = time.Since(start).Seconds()
 
-	caughtAt, err := collect(ctx, caught, nch, start, "channels caught up")
+	caughtAt, err := collect(ctx, w.caught, nch, start, "channels caught up")
 	if err != nil {
 		return err
 	}
 	// Every channel that caught up was attached again before; a second
 	// attach of one channel (a client that reconnected twice) is the rare
 	// case this count does not distinguish.
-	attachedAt, err := collect(ctx, reattached, nch, start, "channels reattached")
+	attachedAt, err := collect(ctx, w.reattached, nch, start, "channels reattached")
 	if err != nil {
 		return err
 	}
@@ -127,9 +90,69 @@ func reattach(ctx context.Context, c config, t target, out map[string]float64) e
 		out[fmt.Sprintf("reattached %d%% s", p)] = attachedAt[i].Seconds()
 		out[fmt.Sprintf("caught up %d%% s", p)] = caughtAt[i].Seconds()
 	}
-	out["gaps"] = float64(gaps.Load())
-	out["duplicates"] = float64(dups.Load())
+	out["gaps"] = float64(w.gaps.Load())
+	out["duplicates"] = float64(w.dups.Load())
 	return nil
+}
+
+// watch is what reattach sees of its followers: each channel's last
+// offset (one client delivers each), gaps and duplicates by offset, and
+// when channels attach and catch up.
+type watch struct {
+	gaps, dups atomic.Int64
+	last       []atomic.Int64
+	attached   chan struct{}  // a channel got its first event
+	caught     chan time.Time // a channel got its second (after the restart)
+	restarted  atomic.Bool
+	reattached chan time.Time // a client attached again after the restart
+	closers    []func()
+}
+
+func newWatch(nch int) *watch {
+	return &watch{last: make([]atomic.Int64, nch), attached: make(chan struct{}, nch),
+		caught: make(chan time.Time, nch), reattached: make(chan time.Time, 2*nch)}
+}
+
+// follow opens one following client for every per channels.
+func (w *watch) follow(ctx context.Context, rt restartable, chans []string, per int) error {
+	for base := 0; base < len(chans); base += per {
+		f, err := rt.follow(ctx, chans[base:base+per], func(int) {
+			if w.restarted.Load() {
+				select {
+				case w.reattached <- time.Now():
+				default: // more reattaches than the buffer: only the first count
+				}
+			}
+		}, func(j int, off int64) { w.event(base+j, off) })
+		if err != nil {
+			return fmt.Errorf("client %d: %w", base/per, err)
+		}
+		w.closers = append(w.closers, f)
+	}
+	return nil
+}
+
+// event records that channel k delivered offset off.
+func (w *watch) event(k int, off int64) {
+	prev := w.last[k].Swap(off)
+	switch {
+	case off <= prev:
+		w.dups.Add(1)
+	case off > prev+1:
+		w.gaps.Add(1)
+	}
+	switch off {
+	case 1:
+		w.attached <- struct{}{}
+	case 2:
+		w.caught <- time.Now()
+	}
+}
+
+func (w *watch) close() {
+	for _, f := range w.closers {
+		f()
+	}
 }
 
 // publishAll puts one event with text into every channel from 16

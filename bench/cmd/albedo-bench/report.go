@@ -11,12 +11,15 @@ import (
 	"strings"
 )
 
+// runs holds result values: target → metric → one value per run.
+type runs map[string]map[string][]float64
+
 // report reads result lines (one JSON object each, as -json prints) and
 // writes a markdown table per scenario: the median of each value per
 // target, and albedo's ratio to each peer.
 func report(in io.Reader, out io.Writer) error {
 	type key struct{ scenario, params string }
-	vals := map[key]map[string]map[string][]float64{} // key → target → metric → runs
+	vals := map[key]runs{}
 	var order []key
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 1<<20)
@@ -27,7 +30,7 @@ func report(in io.Reader, out io.Writer) error {
 		}
 		k := key{r.Scenario, r.Params}
 		if vals[k] == nil {
-			vals[k] = map[string]map[string][]float64{}
+			vals[k] = runs{}
 			order = append(order, k)
 		}
 		if vals[k][r.Target] == nil {
@@ -38,62 +41,73 @@ func report(in io.Reader, out io.Writer) error {
 		}
 	}
 	for _, k := range order {
-		targets := []string{}
-		for t := range vals[k] {
-			targets = append(targets, t)
-		}
-		sort.Slice(targets, func(i, j int) bool { return rank(targets[i]) < rank(targets[j]) })
-		metrics := map[string]bool{}
-		runs := 0
-		for _, t := range targets {
-			for m, v := range vals[k][t] {
-				metrics[m] = true
-				runs = max(runs, len(v))
-			}
-		}
-		fmt.Fprintf(out, "\n**%s** (%s; median of %d runs)\n\n", k.scenario, k.params, runs)
-		head := "| metric |"
-		sep := "| --- |"
-		for _, t := range targets {
-			head += " " + t + " |"
-			sep += " ---: |"
-		}
-		for _, t := range targets[1:] {
-			head += " albedo / " + t + " |"
-			sep += " ---: |"
-		}
-		fmt.Fprintln(out, head)
-		fmt.Fprintln(out, sep)
-		ms := make([]string, 0, len(metrics))
-		for m := range metrics {
-			ms = append(ms, m)
-		}
-		sort.Strings(ms)
-		for _, m := range ms {
-			row := "| " + m + " |"
-			med := map[string]float64{}
-			for _, t := range targets {
-				v, ok := vals[k][t][m]
-				if !ok {
-					row += " – |"
-					continue
-				}
-				med[t] = median(v)
-				row += " " + num(med[t]) + " |"
-			}
-			for _, t := range targets[1:] {
-				a, okA := med["albedo"]
-				p, okP := med[t]
-				if !okA || !okP || p == 0 {
-					row += " – |"
-					continue
-				}
-				row += fmt.Sprintf(" %.2f× |", a/p)
-			}
-			fmt.Fprintln(out, row)
-		}
+		writeTable(out, k.scenario, k.params, vals[k])
 	}
 	return sc.Err()
+}
+
+// writeTable writes one scenario's table: a row per metric, a column per
+// target (albedo first), then albedo's ratio to each peer.
+func writeTable(out io.Writer, scenario, params string, vals runs) {
+	targets := []string{}
+	for t := range vals {
+		targets = append(targets, t)
+	}
+	sort.Slice(targets, func(i, j int) bool { return rank(targets[i]) < rank(targets[j]) })
+	metrics := map[string]bool{}
+	n := 0
+	for _, t := range targets {
+		for m, v := range vals[t] {
+			metrics[m] = true
+			n = max(n, len(v))
+		}
+	}
+	fmt.Fprintf(out, "\n**%s** (%s; median of %d runs)\n\n", scenario, params, n)
+	head := "| metric |"
+	sep := "| --- |"
+	for _, t := range targets {
+		head += " " + t + " |"
+		sep += " ---: |"
+	}
+	for _, t := range targets[1:] {
+		head += " albedo / " + t + " |"
+		sep += " ---: |"
+	}
+	fmt.Fprintln(out, head)
+	fmt.Fprintln(out, sep)
+	ms := make([]string, 0, len(metrics))
+	for m := range metrics {
+		ms = append(ms, m)
+	}
+	sort.Strings(ms)
+	for _, m := range ms {
+		fmt.Fprintln(out, tableRow(m, targets, vals))
+	}
+}
+
+// tableRow is metric m's row: each target's median, then the ratios.
+func tableRow(m string, targets []string, vals runs) string {
+	row := "| " + m + " |"
+	med := map[string]float64{}
+	for _, t := range targets {
+		v, ok := vals[t][m]
+		if !ok {
+			row += " – |"
+			continue
+		}
+		med[t] = median(v)
+		row += " " + num(med[t]) + " |"
+	}
+	for _, t := range targets[1:] {
+		a, okA := med["albedo"]
+		p, okP := med[t]
+		if !okA || !okP || p == 0 {
+			row += " – |"
+			continue
+		}
+		row += fmt.Sprintf(" %.2f× |", a/p)
+	}
+	return row
 }
 
 func rank(t string) int {

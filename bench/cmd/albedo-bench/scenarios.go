@@ -47,13 +47,54 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 		return err
 	}
 	var delivered atomic.Int64
-	var lat latencies
-	var parts []*[]time.Duration
-	var mus []*sync.Mutex
-	for range c.viewers {
-		rec := lat.recorder()
-		mu := &sync.Mutex{}
-		parts, mus = append(parts, rec), append(mus, mu)
+	vs, err := openViewers(ctx, c.viewers, t, ch, &delivered)
+	defer vs.close()
+	if err != nil {
+		return err
+	}
+	pub, closePub, err := t.publisher(ctx)
+	if err != nil {
+		return err
+	}
+	defer closePub()
+
+	cpu0, load0, start := procCPU(t.pid()), procCPU(os.Getpid()), time.Now()
+	sent := publishStamped(ctx, c, pub, ch)
+	want := sent * int64(c.viewers)
+	settle(delivered.Load, want)
+	elapsed := time.Since(start)
+	cpu := procCPU(t.pid()) - cpu0
+	// The load generator's own CPU: near 100 % it, not the server, is
+	// what the deliveries/s measure.
+	out["load generator cpu %"] = (procCPU(os.Getpid()) - load0) / float64(elapsed.Microseconds()) * 100
+	n := delivered.Load()
+	out["published"] = float64(sent)
+	out["deliveries"] = float64(n)
+	out["lost"] = float64(want - n)
+	out["deliveries/s"] = float64(n) / elapsed.Seconds()
+	if n > 0 {
+		out["server cpu µs/delivery"] = cpu / float64(n)
+	}
+	out["server rss MiB"] = procRSS(t.pid()) / (1 << 20)
+	vs.summary(out)
+	return nil
+}
+
+// viewers are fanout's connections, each with its own latency record.
+type viewers struct {
+	lat    latencies
+	parts  []*[]time.Duration
+	mus    []*sync.Mutex
+	closes []func()
+}
+
+// openViewers opens n viewers of ch; each delivery of a stamped message
+// counts in delivered and records its latency. Close them even on error.
+func openViewers(ctx context.Context, n int, t target, ch string, delivered *atomic.Int64) (*viewers, error) {
+	vs := &viewers{}
+	for range n {
+		rec, mu := vs.lat.recorder(), &sync.Mutex{}
+		vs.parts, vs.mus = append(vs.parts, rec), append(vs.mus, mu)
 		closeFn, err := t.viewer(ctx, []string{ch}, func(_, text string) {
 			if ts, ok := unstamp(text); ok {
 				d := time.Since(ts)
@@ -64,17 +105,35 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 			}
 		})
 		if err != nil {
-			return fmt.Errorf("viewer: %w", err)
+			return vs, fmt.Errorf("viewer: %w", err)
 		}
-		defer closeFn()
+		vs.closes = append(vs.closes, closeFn)
 	}
-	pub, closePub, err := t.publisher(ctx)
-	if err != nil {
-		return err
-	}
-	defer closePub()
+	return vs, nil
+}
 
-	cpu0, load0, start := procCPU(t.pid()), procCPU(os.Getpid()), time.Now()
+func (vs *viewers) close() {
+	for _, f := range vs.closes {
+		f()
+	}
+}
+
+// summary writes the latency percentiles of every viewer's deliveries.
+func (vs *viewers) summary(out map[string]float64) {
+	for _, mu := range vs.mus {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	vs.lat.summary(vs.parts, out)
+}
+
+// publishFunc sends one message and returns once the server has taken it.
+type publishFunc func(ctx context.Context, channel, text string) error
+
+// publishStamped publishes time-stamped messages to ch for c.duration, at
+// c.rate a second or, with rate 0, as fast as the server takes them
+// (inFlight at a time), and returns how many the server took.
+func publishStamped(ctx context.Context, c config, pub publishFunc, ch string) int64 {
 	var sent atomic.Int64
 	stop := time.Now().Add(c.duration)
 	var wg sync.WaitGroup
@@ -82,62 +141,42 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 		// On a clock: each publish on its own goroutine (at most 64 in
 		// flight), so a slow acknowledgement does not slow the rate.
 		tick := time.NewTicker(time.Second / time.Duration(c.rate))
+		defer tick.Stop()
 		sem := make(chan struct{}, 64)
 		for time.Now().Before(stop) {
 			<-tick.C
 			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				defer func() { <-sem }()
 				if pub(ctx, ch, stamp()) == nil {
 					sent.Add(1)
 				}
-			}()
-		}
-		tick.Stop()
-		wg.Wait()
-	} else {
-		for range inFlight {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for time.Now().Before(stop) && ctx.Err() == nil {
-					if pub(ctx, ch, stamp()) != nil {
-						return
-					}
-					sent.Add(1)
-				}
-			}()
+			})
 		}
 		wg.Wait()
+		return sent.Load()
 	}
-	// Wait for the deliveries to land (or 10 s).
-	want := sent.Load() * int64(c.viewers)
+	for range inFlight {
+		wg.Go(func() {
+			for time.Now().Before(stop) && ctx.Err() == nil {
+				if pub(ctx, ch, stamp()) != nil {
+					return
+				}
+				sent.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return sent.Load()
+}
+
+// settle waits, at most 10 s, until have reaches want: for the deliveries
+// of what was published to land. Benchmark code: it polls.
+func settle(have func() int64, want int64) {
 	deadline := time.Now().Add(10 * time.Second)
-	for delivered.Load() < want && time.Now().Before(deadline) {
+	for have() < want && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	elapsed := time.Since(start)
-	cpu := procCPU(t.pid()) - cpu0
-	// The load generator's own CPU: near 100 % it, not the server, is
-	// what the deliveries/s measure.
-	out["load generator cpu %"] = (procCPU(os.Getpid()) - load0) / float64(elapsed.Microseconds()) * 100
-	n := delivered.Load()
-	out["published"] = float64(sent.Load())
-	out["deliveries"] = float64(n)
-	out["lost"] = float64(want - n)
-	out["deliveries/s"] = float64(n) / elapsed.Seconds()
-	if n > 0 {
-		out["server cpu µs/delivery"] = cpu / float64(n)
-	}
-	out["server rss MiB"] = procRSS(t.pid()) / (1 << 20)
-	for _, mu := range mus {
-		mu.Lock()
-		defer mu.Unlock()
-	}
-	lat.summary(parts, out)
-	return nil
 }
 
 // idle: N connections, each subscribed to its own K channels, doing
@@ -254,10 +293,7 @@ func multiplex(ctx context.Context, c config, t target, out map[string]float64) 
 		}
 	}()
 	wg.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for quiet.Load() < sentQuiet.Load() && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	settle(quiet.Load, sentQuiet.Load())
 	out["flood events delivered/s"] = float64(flooded.Load()) / c.duration.Seconds()
 	out["quiet events sent"] = float64(sentQuiet.Load())
 	out["quiet events delivered"] = float64(quiet.Load())

@@ -414,7 +414,7 @@ func (f *cfTarget) publisher(ctx context.Context) (func(context.Context, string,
 		return nil, nil, err
 	}
 	pub := func(ctx context.Context, channel, text string) error {
-		b, _ := json.Marshal(text)
+		b := wire.Encode(text)
 		_, err := c.Publish(ctx, channel, b)
 		return err
 	}
