@@ -64,47 +64,25 @@ type (
 	}
 )
 
-// helpText lists every key and command.
-var helpText = []string{
-	"albedo — keys",
-	"",
-	"Enter          send            Alt-Enter   new line",
-	"Up (empty)     recall input    Tab         sidebar ⇄ composer",
-	"Ctrl-N         new session     Alt-Up/Down switch session",
-	"PgUp/PgDn      scroll          Home/End    top / follow",
-	"Esc, Ctrl-C    interrupt turn  Ctrl-C ×2   quit (when idle)",
-	"Ctrl-Q         quit            r           retry when unavailable",
-	"",
-	"/model NAME    set the model   /effort LEVEL   set effort (none clears)",
-	"/title TEXT    rename          /help           this help",
-	"",
-	"any key closes this help",
+// slashCommand is one /command: how it is typed (its first word is its
+// name), what it does in words, and what it runs with the rest of the line.
+// The help overlay and the README list them with the keys. run is called
+// only by Model.slash, on the UI goroutine.
+type slashCommand struct {
+	usage string
+	does  string
+	run   func(m *Model, arg string) []Cmd
 }
 
-// slash runs a /command typed in the composer.
-func (m *Model) slash(line string) []Cmd {
-	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
-	arg = strings.TrimSpace(arg)
-	s := m.Focused()
-	needSession := func() bool {
-		if s == nil {
-			m.notify(true, "no session: Ctrl-N creates one")
-			return false
-		}
-		return true
-	}
-	switch name {
-	case "/help":
-		m.ShowHelp = true
-	case "/model":
+var slashCommands = []slashCommand{
+	{"/model NAME", "set the model", func(m *Model, arg string) []Cmd {
 		if arg == "" {
 			m.notify(true, "usage: /model NAME")
 			return nil
 		}
-		if needSession() {
-			return []Cmd{cmdPatch{Session: s.ID, ETag: s.ETag, Patch: wire.SessionPatch{Model: &arg}}}
-		}
-	case "/effort":
+		return m.patchFocused(wire.SessionPatch{Model: &arg})
+	}},
+	{"/effort LEVEL", "set the effort (none clears)", func(m *Model, arg string) []Cmd {
 		if arg == "" {
 			m.notify(true, "usage: /effort LEVEL (or none)")
 			return nil
@@ -112,15 +90,36 @@ func (m *Model) slash(line string) []Cmd {
 		if arg == "none" {
 			arg = ""
 		}
-		if needSession() {
-			return []Cmd{cmdPatch{Session: s.ID, ETag: s.ETag, Patch: wire.SessionPatch{Effort: &arg}}}
+		return m.patchFocused(wire.SessionPatch{Effort: &arg})
+	}},
+	{"/title TEXT", "rename the session", func(m *Model, arg string) []Cmd {
+		return m.patchFocused(wire.SessionPatch{Title: &arg})
+	}},
+	{"/help", "list the keys and commands", func(m *Model, _ string) []Cmd {
+		m.ShowHelp = true
+		return nil
+	}},
+}
+
+// slash runs a /command typed in the composer.
+func (m *Model) slash(line string) []Cmd {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	for _, c := range slashCommands {
+		if cmdName, _, _ := strings.Cut(c.usage, " "); cmdName == name {
+			return c.run(m, arg)
 		}
-	case "/title":
-		if needSession() {
-			return []Cmd{cmdPatch{Session: s.ID, ETag: s.ETag, Patch: wire.SessionPatch{Title: &arg}}}
-		}
-	default:
-		m.notify(true, fmt.Sprintf("unknown command %s: /help lists them", name))
 	}
+	m.notify(true, fmt.Sprintf("unknown command %s: /help lists them", name))
 	return nil
+}
+
+// patchFocused changes the focused session's settings.
+func (m *Model) patchFocused(p wire.SessionPatch) []Cmd {
+	s := m.Focused()
+	if s == nil {
+		m.notify(true, "no session: Ctrl-N creates one")
+		return nil
+	}
+	return []Cmd{cmdPatch{Session: s.ID, ETag: s.ETag, Patch: p}}
 }

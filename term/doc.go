@@ -7,7 +7,8 @@
 // performs I/O; it returns Cmds that the App runs on other goroutines, whose
 // results come back as messages into the same loop.
 //
-// Files: model.go (the state), update.go (keys and messages), commands.go
-// (slash commands and Cmds), draw.go and wrap.go (rendering), app.go (the
-// loop and the Cmd runner).
+// Files: model.go (the state), update.go (keys and messages), keys.go (the
+// key table: dispatch and help) and keyactions.go (what its keys run),
+// commands.go (slash commands and Cmds), draw.go and wrap.go (rendering),
+// app.go (the loop and the Cmd runner).
 package term

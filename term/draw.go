@@ -351,18 +351,21 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 	}
 }
 
+// drawHelp centres the help (keys.go) over the screen; rows that do not fit
+// are cut.
 func drawHelp(scr tcell.Screen, m *Model) {
+	lines := helpLines()
 	w := 0
-	for _, h := range helpText {
+	for _, h := range lines {
 		w = max(w, width(h))
 	}
 	w = min(w+4, m.Width)
-	h := min(len(helpText)+2, m.Height)
+	h := min(len(lines)+2, m.Height)
 	x0, y0 := (m.Width-w)/2, (m.Height-h)/2
 	for y := range h {
 		fill(scr, x0, y0+y, w, stSelDim)
 	}
-	for i, t := range helpText {
+	for i, t := range lines {
 		if 1+i >= h-1 {
 			break
 		}

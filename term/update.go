@@ -20,74 +20,25 @@ func (m *Model) Resize(w, h int) {
 	m.Width, m.Height = w, h
 }
 
-// Key applies a key press and returns the side effects it asks for.
+// Key applies a key press and returns the side effects it asks for. The key
+// table (keys.go) answers first; what it leaves is typing and line editing.
 func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	if m.ShowHelp {
 		m.ShowHelp = false
 		return nil
 	}
 	armed := m.quitArmed
-	m.quitArmed = false
-	key, mod := ev.Key(), ev.Modifiers()
-	s := m.Focused()
-
-	switch {
-	case key == tcell.KeyCtrlQ:
-		m.Quit = true
-		return nil
-	case key == tcell.KeyCtrlC:
-		if s != nil && s.running() {
-			m.notify(false, "interrupting…")
-			return []Cmd{cmdInterrupt{Session: s.ID}}
-		}
-		if armed {
-			m.Quit = true
-			return nil
-		}
-		m.quitArmed = true
-		m.notify(false, "press Ctrl-C again to quit")
-		return nil
-	case key == tcell.KeyEscape:
-		if s != nil && s.running() {
-			m.notify(false, "interrupting…")
-			return []Cmd{cmdInterrupt{Session: s.ID}}
-		}
-		m.notify(false, "")
-		return nil
-	case key == tcell.KeyCtrlN:
-		m.notify(false, "creating a session…")
-		return []Cmd{cmdNewSession{}}
-	case key == tcell.KeyTab || key == tcell.KeyBacktab:
-		if m.Pane == paneComposer {
-			m.Pane = paneSidebar
-		} else {
-			m.Pane = paneComposer
-		}
-		return nil
-	case (key == tcell.KeyUp || key == tcell.KeyDown) && mod&tcell.ModAlt != 0:
-		m.moveFocus(map[bool]int{true: -1, false: 1}[key == tcell.KeyUp])
-		return nil
-	case key == tcell.KeyPgUp:
-		m.scroll(-(m.transcriptHeight() - 1))
-		return m.maybeLoadOlder()
-	case key == tcell.KeyPgDn:
-		m.scroll(m.transcriptHeight() - 1)
-		return nil
-	case key == tcell.KeyHome && m.Pane == paneSidebar || key == tcell.KeyHome && len(m.Composer) == 0:
-		if s != nil {
-			s.Follow, s.Top = false, 0
-		}
-		return m.maybeLoadOlder()
-	case key == tcell.KeyEnd && m.Pane == paneSidebar || key == tcell.KeyEnd && len(m.Composer) == 0:
-		if s != nil {
-			s.Follow = true
-		}
-		return nil
+	cmds := m.press(ev)
+	if armed {
+		m.quitArmed = false // any press after the one that armed quitting disarms it
 	}
-	if m.Conn.Phase == client.Unavailable && key == tcell.KeyRune && ev.Rune() == 'r' &&
-		(m.Pane == paneSidebar || len(m.Composer) == 0) {
-		m.notify(false, "retrying…")
-		return []Cmd{cmdRetry{}}
+	return cmds
+}
+
+// press runs the key table's binding for ev, or else the pane's fallback.
+func (m *Model) press(ev *tcell.EventKey) []Cmd {
+	if b := m.binding(ev); b != nil {
+		return b.run(m)
 	}
 	if m.Pane == paneSidebar {
 		return m.sidebarKey(ev)
@@ -95,12 +46,9 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	return m.composerKey(ev)
 }
 
+// sidebarKey leaves the sidebar for the composer on Enter, Right or typing.
 func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 	switch ev.Key() {
-	case tcell.KeyUp:
-		m.moveFocus(-1)
-	case tcell.KeyDown:
-		m.moveFocus(1)
 	case tcell.KeyEnter, tcell.KeyRight:
 		m.Pane = paneComposer
 	case tcell.KeyRune:
@@ -111,14 +59,9 @@ func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 	return nil
 }
 
+// composerKey is typing and line editing in the composer.
 func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	switch ev.Key() {
-	case tcell.KeyEnter:
-		if ev.Modifiers()&tcell.ModAlt != 0 || m.pasting {
-			m.insert('\n')
-			return nil
-		}
-		return m.submit()
 	case tcell.KeyRune:
 		m.insert(ev.Rune())
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
@@ -140,22 +83,6 @@ func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 		m.Cursor = len(m.Composer)
 	case tcell.KeyCtrlU:
 		m.Composer, m.Cursor = nil, 0
-	case tcell.KeyUp:
-		if len(m.Composer) == 0 || m.recall < len(m.Sent) {
-			if m.recall > 0 {
-				m.recall--
-				m.setComposer(m.Sent[m.recall])
-			}
-		}
-	case tcell.KeyDown:
-		if m.recall < len(m.Sent) {
-			m.recall++
-			if m.recall == len(m.Sent) {
-				m.setComposer("")
-			} else {
-				m.setComposer(m.Sent[m.recall])
-			}
-		}
 	}
 	return nil
 }

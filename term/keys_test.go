@@ -1,0 +1,222 @@
+package term
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// row is one line of a key table: the keys (or a command as typed) and what
+// they do.
+type row struct{ keys, does string }
+
+func (r row) String() string { return "| " + r.keys + " | " + r.does + " |" }
+
+// tableRows is what the help lists: the key table, then the slash commands.
+func tableRows() []row {
+	var out []row
+	for _, e := range keyTable {
+		out = append(out, row{e.keys, e.does})
+	}
+	for _, c := range slashCommands {
+		out = append(out, row{c.usage, c.does})
+	}
+	return out
+}
+
+// readmeKeyRows returns the rows of the README's table headed
+// "| key | does |", with code-span backticks taken out: the README sets
+// commands in code, the help cannot.
+func readmeKeyRows(t *testing.T, readme string) []row {
+	t.Helper()
+	lines := strings.Split(readme, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "| key | does |" })
+	if i < 0 || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "| ---") {
+		t.Fatal(`README.md has no table headed "| key | does |"`)
+	}
+	clean := func(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "`", "")) }
+	var out []row
+	for _, l := range lines[i+2:] {
+		if !strings.HasPrefix(l, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		if len(cells) != 2 {
+			t.Fatalf("README key table row %q has %d cells, want 2", l, len(cells))
+		}
+		out = append(out, row{clean(cells[0]), clean(cells[1])})
+	}
+	return out
+}
+
+// diffRows names every way the README's rows disagree with the table's:
+// a row missing on either side, a row whose words differ, another order.
+func diffRows(readme, table []row) []string {
+	index := func(rows []row) map[string]string {
+		m := map[string]string{}
+		for _, r := range rows {
+			m[r.keys] = r.does
+		}
+		return m
+	}
+	inReadme, inTable := index(readme), index(table)
+	var diffs []string
+	for _, r := range table {
+		does, ok := inReadme[r.keys]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("README lacks the row %s", r))
+		case does != r.does:
+			diffs = append(diffs, fmt.Sprintf("%s: README says %q, the table %q", r.keys, does, r.does))
+		}
+	}
+	for _, r := range readme {
+		if _, ok := inTable[r.keys]; !ok {
+			diffs = append(diffs, fmt.Sprintf("README has the row %s, which the table lacks", r))
+		}
+	}
+	keys := func(rows []row) (out []string) {
+		for _, r := range rows {
+			out = append(out, r.keys)
+		}
+		return out
+	}
+	if len(diffs) == 0 && !slices.Equal(keys(readme), keys(table)) {
+		diffs = append(diffs, fmt.Sprintf("README lists the rows as %q, the table as %q", keys(readme), keys(table)))
+	}
+	return diffs
+}
+
+// The README's key table says what the help says, row for row.
+func TestReadmeKeyTable(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffRows(readmeKeyRows(t, string(b)), tableRows()) {
+		t.Error(d)
+	}
+}
+
+// The comparison above fails, naming the difference, for each way the two
+// can drift apart.
+func TestDiffRows(t *testing.T) {
+	table := []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "quit"}}
+	cases := []struct {
+		name   string
+		readme []row
+		want   string // in the only difference named; "" for none
+	}{
+		{"same", []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "quit"}}, ""},
+		{"missing", []row{{"Ctrl-N", "new session"}}, "README lacks the row | Ctrl-Q | quit |"},
+		{"extra", append(slices.Clone(table), row{"F1", "help"}), "README has the row | F1 | help |, which the table lacks"},
+		{"words", []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "leave"}}, `Ctrl-Q: README says "leave", the table "quit"`},
+		{"order", []row{{"Ctrl-Q", "quit"}, {"Ctrl-N", "new session"}}, "README lists the rows as"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			diffs := diffRows(tc.readme, table)
+			if tc.want == "" && len(diffs) != 0 || tc.want != "" && (len(diffs) != 1 || !strings.Contains(diffs[0], tc.want)) {
+				t.Fatalf("diffs %q, want one containing %q", diffs, tc.want)
+			}
+		})
+	}
+}
+
+// The help overlay shows every row, keys and words on one line, on an
+// 80x24 terminal.
+func TestHelpListsEveryEntry(t *testing.T) {
+	m := NewModel(80, 24)
+	m.ShowHelp = true
+	r := screen(t, m)
+	for _, want := range tableRows() {
+		if width(want.keys) > helpKeyWidth-2 {
+			t.Errorf("%q is wider than the help's keys column (%d cells)", want.keys, helpKeyWidth-2)
+		}
+		line := want.keys + strings.Repeat(" ", helpKeyWidth-width(want.keys)) + want.does
+		if !contains(r, line) {
+			t.Errorf("help lacks %q:\n%s", line, strings.Join(r, "\n"))
+		}
+	}
+}
+
+// No press, in any state, matches two bindings, so the table's order never
+// matters; and every binding answers some press in some state.
+func TestKeyBindingsDisjoint(t *testing.T) {
+	type press struct {
+		key tcell.Key
+		ch  rune
+	}
+	var presses []press
+	for _, e := range keyTable {
+		for _, b := range e.binds {
+			if p := (press{b.key, b.ch}); !slices.Contains(presses, p) {
+				presses = append(presses, p)
+			}
+		}
+	}
+	used := map[*binding]bool{}
+	for _, st := range keyStates() {
+		for _, p := range presses {
+			for _, mod := range []tcell.ModMask{0, tcell.ModAlt, tcell.ModCtrl, tcell.ModShift, tcell.ModAlt | tcell.ModCtrl} {
+				ev := tcell.NewEventKey(p.key, p.ch, mod)
+				var hits []string
+				for i := range keyTable {
+					for j := range keyTable[i].binds {
+						if b := &keyTable[i].binds[j]; b.matches(st.m, ev) {
+							used[b] = true
+							hits = append(hits, fmt.Sprintf("%s #%d", keyTable[i].keys, j))
+						}
+					}
+				}
+				if len(hits) > 1 {
+					t.Errorf("%s, %s: bindings %q all match", ev.Name(), st.name, hits)
+				}
+			}
+		}
+	}
+	for i := range keyTable {
+		for j := range keyTable[i].binds {
+			if !used[&keyTable[i].binds[j]] {
+				t.Errorf("%s #%d matches no press in any state", keyTable[i].keys, j)
+			}
+		}
+	}
+}
+
+type keyState struct {
+	name string
+	m    *Model
+}
+
+// keyStates is every combination of the states bindings depend on: the
+// pane, an empty composer, a running turn, a paste, the connection.
+func keyStates() []keyState {
+	var out []keyState
+	for _, sidebar := range []bool{false, true} {
+		for _, text := range []string{"", "draft"} {
+			for _, running := range []bool{false, true} {
+				for _, paste := range []bool{false, true} {
+					for _, phase := range []client.Phase{client.Connected, client.Unavailable} {
+						m := demo()
+						m.Pane = map[bool]pane{false: paneComposer, true: paneSidebar}[sidebar]
+						m.setComposer(text)
+						m.Sessions[0].Phase = map[bool]wire.Phase{false: wire.PhaseIdle, true: wire.PhaseRunning}[running]
+						m.pasting = paste
+						m.Conn.Phase = phase
+						name := fmt.Sprintf("sidebar=%v composer=%q running=%v pasting=%v conn=%v", sidebar, text, running, paste, phase)
+						out = append(out, keyState{name, m})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
