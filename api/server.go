@@ -3,7 +3,9 @@ package api
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -141,11 +143,7 @@ func (s *Server) closeDoors() []*wsConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closing = true
-	conns := make([]*wsConn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return slices.Collect(maps.Keys(s.conns))
 }
 
 func (s *Server) healthz(c echo.Context) error {

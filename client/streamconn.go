@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,10 +90,7 @@ func (st *Stream) attached(sc *streamConn, snap Snapshot) {
 	}
 	st.setState(State{Phase: Connected, Snap: snap})
 	st.mu.Lock()
-	resend := make([]*pendingSend, 0, len(st.sends))
-	for _, p := range st.sends {
-		resend = append(resend, p)
-	}
+	resend := slices.Collect(maps.Values(st.sends))
 	st.mu.Unlock()
 	for _, p := range resend {
 		sc.sendInput(p)

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -252,10 +254,7 @@ func (c *Conn) Close() {
 	}
 	c.ready, c.replies = nil, nil
 	serving := c.serving
-	turns := make([]*botTurn, 0, len(c.turns))
-	for _, t := range c.turns {
-		turns = append(turns, t)
-	}
+	turns := slices.Collect(maps.Values(c.turns))
 	c.turns = nil
 	c.mu.Unlock()
 	if serving != "" {

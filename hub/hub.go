@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -234,11 +236,7 @@ func (h *Hub) removeConn(c *Conn) {
 func (h *Hub) Conns() []*Conn {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]*Conn, 0, len(h.conns))
-	for c := range h.conns {
-		out = append(out, c)
-	}
-	return out
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 // presenceChanged marks presence and status (the viewer count) due on every

@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -329,10 +331,7 @@ func (h *Hub) Interrupt(ctx context.Context, session, reason string) (string, bo
 func (h *Hub) InterruptAll(ctx context.Context, reason string) {
 	h.stopping.Store(true)
 	h.mu.Lock()
-	chans := make([]*channel, 0, len(h.chans))
-	for _, ch := range h.chans {
-		chans = append(chans, ch)
-	}
+	chans := slices.Collect(maps.Values(h.chans))
 	h.mu.Unlock()
 	for _, ch := range chans {
 		ch.mu.Lock()

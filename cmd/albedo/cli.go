@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -53,12 +54,8 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Use:   "status",
 		Short: "show the daemon (starting one if none runs)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			ss, err := c.Sessions(cmd.Context())
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+			ss, err := c.Sessions(ctx)
 			if err != nil {
 				return err
 			}
@@ -67,7 +64,7 @@ func newStatusCmd(g *globals) *cobra.Command {
 			printf(g.stdout, "daemon pid %d on %s (version %s, started %s)\nhome %s\n%d sessions\n",
 				snap.PID, snap.BaseURL, info.Version, info.StartedAt.Local().Format(time.RFC3339), c.Home(), len(ss))
 			return nil
-		},
+		}),
 	}
 }
 
@@ -76,12 +73,8 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Use:   "sessions",
 		Short: "list sessions",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			ss, err := c.Sessions(cmd.Context())
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+			ss, err := c.Sessions(ctx)
 			if err != nil {
 				return err
 			}
@@ -96,25 +89,21 @@ func newSessionsCmd(g *globals) *cobra.Command {
 					orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	var req wire.SessionCreate
 	newCmd := &cobra.Command{
 		Use:   "new",
 		Short: "create a session and print its id on the last line",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			s, err := c.NewSession(cmd.Context(), req)
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+			s, err := c.NewSession(ctx, req)
 			if err != nil {
 				return err
 			}
 			printf(g.stdout, "%s\n", s.ID)
 			return nil
-		},
+		}),
 	}
 	newCmd.Flags().StringVar(&req.Title, "title", "", "title")
 	newCmd.Flags().StringVar(&req.Provider, "provider", "", "provider: echo, a profile of config.toml, or bot:NAME")

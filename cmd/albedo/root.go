@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -51,3 +52,15 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
+
+// withClient makes a command's RunE that runs fn with a client for the
+// home (which starts a daemon when none runs) and the command's context.
+func (g *globals) withClient(fn func(ctx context.Context, c *client.Client, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		c, err := g.client()
+		if err != nil {
+			return err
+		}
+		return fn(cmd.Context(), c, args)
+	}
+}

@@ -17,13 +17,9 @@ func newSendCmd(g *globals) *cobra.Command {
 		Use:   "send SESSION TEXT",
 		Short: "send an input, wait for the turn, print the reply (exit 1 if it fails, 2 if interrupted)",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			return sendAndWait(cmd.Context(), c, g, args[0], args[1])
-		},
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
+			return sendAndWait(ctx, c, g, args[0], args[1])
+		}),
 	}
 }
 

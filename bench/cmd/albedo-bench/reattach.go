@@ -160,24 +160,22 @@ func (w *watch) close() {
 // time as the server allows.
 func publishAll(ctx context.Context, t target, chans []string, text string) error {
 	const n = 16
+	pubs, closePubs, err := openPublishers(ctx, t, n)
+	defer closePubs()
+	if err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
-	for p := range n {
-		pub, closePub, err := t.publisher(ctx)
-		if err != nil {
-			return err
-		}
-		defer closePub()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for p, pub := range pubs {
+		wg.Go(func() {
 			for i := p; i < len(chans); i += n {
 				if err := pub(ctx, chans[i], text); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	select {

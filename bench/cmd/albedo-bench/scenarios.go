@@ -130,6 +130,26 @@ func (vs *viewers) summary(out map[string]float64) {
 // publishFunc sends one message and returns once the server has taken it.
 type publishFunc func(ctx context.Context, channel, text string) error
 
+// openPublishers opens n publishers, each on its own connection. Call the
+// func it returns to close them, even when it fails part-way.
+func openPublishers(ctx context.Context, t target, n int) ([]publishFunc, func(), error) {
+	var pubs []publishFunc
+	var closes []func()
+	closeAll := func() {
+		for _, f := range closes {
+			f()
+		}
+	}
+	for range n {
+		pub, closePub, err := t.publisher(ctx)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		pubs, closes = append(pubs, pub), append(closes, closePub)
+	}
+	return pubs, closeAll, nil
+}
+
 // publishStamped publishes time-stamped messages to ch for c.duration, at
 // c.rate a second or, with rate 0, as fast as the server takes them
 // (inFlight at a time), and returns how many the server took.
@@ -309,30 +329,31 @@ func persist(ctx context.Context, c config, t target, out map[string]float64) er
 	if _, ok := t.(*albedoTarget); !ok {
 		return fmt.Errorf("persist runs against albedo only")
 	}
+	chans := make([]string, c.writers)
+	for w := range chans {
+		var err error
+		if chans[w], err = t.channel(ctx, fmt.Sprintf("persist-%d-%s", w, uuid.NewString()[:6])); err != nil {
+			return err
+		}
+	}
+	pubs, closePubs, err := openPublishers(ctx, t, c.writers)
+	defer closePubs()
+	if err != nil {
+		return err
+	}
 	var done atomic.Int64
 	var wg sync.WaitGroup
 	cpu0 := procCPU(t.pid())
 	stop := time.Now().Add(c.duration)
-	for w := range c.writers {
-		ch, err := t.channel(ctx, fmt.Sprintf("persist-%d-%s", w, uuid.NewString()[:6]))
-		if err != nil {
-			return err
-		}
-		pub, closePub, err := t.publisher(ctx)
-		if err != nil {
-			return err
-		}
-		defer closePub()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for w, pub := range pubs {
+		wg.Go(func() {
 			for time.Now().Before(stop) {
-				if pub(ctx, ch, "persist") != nil {
+				if pub(ctx, chans[w], "persist") != nil {
 					return
 				}
 				done.Add(1)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	out["inputs/s"] = float64(done.Load()) / c.duration.Seconds()
