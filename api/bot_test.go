@@ -24,11 +24,8 @@ func TestBotServedTurn(t *testing.T) {
 	e := newEnv(t, Options{})
 	botTok := e.botToken("helper")
 	s := e.createWith("s", `{"provider":"bot:helper"}`)
-	zero := int64(0)
-	owner := e.dial(true)
-	owner.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
-	viewer := e.dialToken(e.viewerToken("s"))
-	viewer.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	owner := e.dial(true).watch(s)
+	viewer := e.dialToken(e.viewerToken("s")).watch(s)
 
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"what's up?"}`, &r)
@@ -91,9 +88,7 @@ func TestBotServedTurn(t *testing.T) {
 func TestBotPost(t *testing.T) {
 	e := newEnv(t, Options{})
 	s := e.create("s")
-	b := e.dialToken(e.botToken("poster"))
-	zero := int64(0)
-	b.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	b := e.dialToken(e.botToken("poster")).watch(s)
 	var events []*wire.Event
 	for i := range 2 {
 		b.send(wire.Command{ID: int64(10 + i), Op: wire.OpPost, Session: "s", InputID: uuid1, Text: "a note"})
@@ -132,9 +127,7 @@ func TestInterruptBotTurn(t *testing.T) {
 	b.hello()
 	b.send(wire.Command{ID: 2, Op: wire.OpServe})
 	b.reply(2)
-	zero := int64(0)
-	owner := e.dial(true)
-	owner.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	owner := e.dial(true).watch(s)
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
 	b.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })

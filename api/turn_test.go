@@ -28,6 +28,33 @@ func newFakeEnv(t *testing.T) (*env, *fakeopenai.Server) {
 	return newEnvWith(t, Options{}, hub.Options{Providers: reg}), f
 }
 
+// turnEnv is the setup of a turn test: the stack with provider "fake",
+// session "s" and its owner watching it.
+type turnEnv struct {
+	*env
+	fake *fakeopenai.Server
+	s    wire.Session // "s" as created
+	w    *ws          // the owner, subscribed to s from its start
+}
+
+// newTurnEnv creates "s" with the create body (a JSON wire.SessionCreate)
+// on a newFakeEnv and subscribes the owner to it before any input, so w
+// sees every event. Every piece closes itself when the test ends.
+func newTurnEnv(t *testing.T, create string) *turnEnv {
+	t.Helper()
+	e, f := newFakeEnv(t)
+	s := e.createWith("s", create)
+	return &turnEnv{env: e, fake: f, s: s, w: e.dial(true).watch(s)}
+}
+
+// watch says hello subscribed to s from its first event and returns w.
+func (w *ws) watch(s wire.Session) *ws {
+	w.t.Helper()
+	zero := int64(0)
+	w.hello(wire.Sub{Session: s.ID, After: &zero, Epoch: s.Epoch})
+	return w
+}
+
 func (e *env) createWith(id, body string) wire.Session {
 	e.t.Helper()
 	var s wire.Session
@@ -70,19 +97,15 @@ func streamed(w *ws, turn, text string) (string, []wire.Event) {
 // viewer subscribing mid-turn gets the text so far as a partial, then the
 // rest.
 func TestTurnStreamsToEveryViewer(t *testing.T) {
-	e, f := newFakeEnv(t)
-	s := e.createWith("s", `{"provider":"fake"}`)
-	zero := int64(0)
-	a, b := e.dial(true), e.dial(true)
-	a.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
-	b.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	e := newTurnEnv(t, `{"provider":"fake"}`)
+	a, b := e.w, e.dial(true).watch(e.s)
 
 	release := make(chan struct{})
-	f.Push(fakeopenai.Reply{Chunks: []string{"one ", "two "}, Block: release})
-	f.Push(fakeopenai.Reply{Chunks: []string{"three"}})
+	e.fake.Push(fakeopenai.Reply{Chunks: []string{"one ", "two "}, Block: release})
+	e.fake.Push(fakeopenai.Reply{Chunks: []string{"three"}})
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
-	<-f.Arrived()
+	<-e.fake.Arrived()
 
 	// Wait until a has seen both chunks, then let c arrive mid-turn.
 	var soFar string
@@ -139,15 +162,12 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 // message with a turn event of reason "user"; the session then answers the
 // next input normally.
 func TestInterruptBlockedTurn(t *testing.T) {
-	e, f := newFakeEnv(t)
-	s := e.createWith("s", `{"provider":"fake"}`)
-	zero := int64(0)
-	w := e.dial(true)
-	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	e := newTurnEnv(t, `{"provider":"fake"}`)
+	w := e.w
 
 	block := make(chan struct{})
 	defer close(block)
-	f.Push(fakeopenai.Reply{Chunks: []string{"half an ", "answer"}, Block: block})
+	e.fake.Push(fakeopenai.Reply{Chunks: []string{"half an ", "answer"}, Block: block})
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"long question"}`, &r)
 	w.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text.Text, "answer") })
@@ -200,7 +220,7 @@ func TestInterruptBlockedTurn(t *testing.T) {
 		t.Fatalf("next turn's reply %+v", reply)
 	}
 	// The provider saw the interrupted reply as context of the second turn.
-	reqs := f.Requests()
+	reqs := e.fake.Requests()
 	if len(reqs) != 2 || len(reqs[1].Messages) != 3 {
 		t.Fatalf("second request had %d messages", len(reqs[1].Messages))
 	}
@@ -209,24 +229,20 @@ func TestInterruptBlockedTurn(t *testing.T) {
 // The session's model and effort drive each request; a cleared effort is
 // not sent.
 func TestModelAndEffortReachTheProvider(t *testing.T) {
-	e, f := newFakeEnv(t)
-	s := e.createWith("s", `{"provider":"fake","model":"m1","effort":"high"}`)
-	zero := int64(0)
-	w := e.dial(true)
-	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	e := newTurnEnv(t, `{"provider":"fake","model":"m1","effort":"high"}`)
 	turn := func(n int) {
 		var r wire.Receipt
 		e.do("PUT", inputPath("s", n), nil, `{"text":"q"}`, &r)
-		streamed(w, r.TurnID, "")
+		streamed(e.w, r.TurnID, "")
 	}
 	turn(1)
 	// A new model keeps its effort unless changed.
 	var p wire.Session
-	e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": s.ETag}, `{"model":"m2"}`, &p)
+	e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": e.s.ETag}, `{"model":"m2"}`, &p)
 	turn(2)
 	e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": p.ETag}, `{"effort":""}`, &p)
 	turn(3)
-	reqs := f.Requests()
+	reqs := e.fake.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -248,11 +264,7 @@ func TestModelAndEffortReachTheProvider(t *testing.T) {
 // Each kind of provider failure fails the turn with a readable error, and
 // the daemon keeps serving.
 func TestProviderFailuresFailTheTurn(t *testing.T) {
-	e, f := newFakeEnv(t)
-	s := e.createWith("s", `{"provider":"fake"}`)
-	zero := int64(0)
-	w := e.dial(true)
-	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	e := newTurnEnv(t, `{"provider":"fake"}`)
 	cases := []struct {
 		reply fakeopenai.Reply
 		want  string
@@ -262,10 +274,10 @@ func TestProviderFailuresFailTheTurn(t *testing.T) {
 		{fakeopenai.Reply{Chunks: []string{"cut "}, Break: true}, "stream broke"},
 	}
 	for i, tc := range cases {
-		f.Push(tc.reply)
+		e.fake.Push(tc.reply)
 		var r wire.Receipt
 		e.do("PUT", inputPath("s", i+1), nil, `{"text":"q"}`, &r)
-		_, evs := streamed(w, r.TurnID, "")
+		_, evs := streamed(e.w, r.TurnID, "")
 		turn := evs[len(evs)-1]
 		if turn.State != wire.TurnFailed || !strings.Contains(turn.Error, tc.want) {
 			t.Fatalf("case %d: turn %+v, want error containing %q", i, turn, tc.want)
@@ -279,20 +291,17 @@ func TestProviderFailuresFailTheTurn(t *testing.T) {
 	// Still serving.
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 9), nil, `{"text":"fine"}`, &r)
-	if _, evs := streamed(w, r.TurnID, ""); evs[len(evs)-1].State != wire.TurnCompleted {
+	if _, evs := streamed(e.w, r.TurnID, ""); evs[len(evs)-1].State != wire.TurnCompleted {
 		t.Fatalf("after failures: %+v", evs[len(evs)-1])
 	}
 }
 
 // Inputs run one at a time in acceptance order; status shows the queue.
 func TestTurnsQueueInOrder(t *testing.T) {
-	e, f := newFakeEnv(t)
-	s := e.createWith("s", `{"provider":"fake"}`)
-	zero := int64(0)
-	w := e.dial(true)
-	w.hello(wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	e := newTurnEnv(t, `{"provider":"fake"}`)
+	w := e.w
 	release := make(chan struct{})
-	f.Push(fakeopenai.Reply{Chunks: []string{"first"}, Block: release})
+	e.fake.Push(fakeopenai.Reply{Chunks: []string{"first"}, Block: release})
 	var receipts []wire.Receipt
 	for i := 1; i <= 3; i++ {
 		var r wire.Receipt
@@ -310,7 +319,7 @@ func TestTurnsQueueInOrder(t *testing.T) {
 			t.Fatalf("turn %d: %+v", i, evs[len(evs)-1])
 		}
 	}
-	reqs := f.Requests()
+	reqs := e.fake.Requests()
 	for i, req := range reqs {
 		if want := "q" + string(rune('1'+i)); req.LastUser() != want {
 			t.Fatalf("request %d answered %q, want %q", i, req.LastUser(), want)

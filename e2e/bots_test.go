@@ -33,12 +33,12 @@ func startBot(t *testing.T, home, token string) *exec.Cmd {
 // process; two viewers see the streamed reply; the bot killed mid-turn and
 // started again completes the turn.
 func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
-	home := t.TempDir()
-	stopOnCleanup(t, home)
+	// The CLI's daemon, as a user has: the bot, the session and the shares
+	// below are all made with the CLI.
+	fx := newFixture(t, fixtureOpts{cli: true})
+	home, c, ctx := fx.home, fx.c, fx.ctx
 	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "example")))
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "stats", "--provider", "bot:example")))
-	c := newClient(t, home)
-	ctx := ctxT(t)
 
 	// Two viewers with read-only tokens.
 	type viewer struct {
@@ -147,21 +147,14 @@ func waitPhase(ctx context.Context, c *client.Client, session string, phase wire
 // Presence follows joins, leaves, a viewer's dropped connection and a
 // daemon restart.
 func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "p", wire.SessionCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	fx := newFixture(t, fixtureOpts{session: "p"})
+	owner := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer owner.Close()
-	sub := owner.Subscribe("p", client.Cursor{Epoch: s.Epoch})
+	sub := owner.Subscribe("p", client.Cursor{Epoch: fx.s.Epoch})
 	waitPresence := func(what string, ok func([]wire.Viewer) bool) {
 		t.Helper()
 		for {
-			it, err := sub.Next(ctx)
+			it, err := sub.Next(fx.ctx)
 			if err != nil {
 				t.Fatalf("waiting for %s: %v", what, err)
 			}
@@ -180,11 +173,11 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	}
 	waitPresence("the owner alone", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
 
-	share, err := c.Share(ctx, "p")
+	share, err := fx.c.Share(fx.ctx, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	vc, _ := client.New(client.Options{Home: home, Token: share.Token, Name: "watcher/1"})
+	vc, _ := client.New(client.Options{Home: fx.home, Token: share.Token, Name: "watcher/1"})
 	vst := vc.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	vsub := vst.Subscribe("p", client.Cursor{})
 	waitPresence("the viewer's arrival", func(vs []wire.Viewer) bool {
@@ -194,7 +187,7 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	waitPresence("the viewer's departure", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
 
 	// A viewer whose connection just drops.
-	w := dialWS(t, client.Snapshot{BaseURL: c.Snapshot().BaseURL, Token: share.Token})
+	w := dialWS(t, client.Snapshot{BaseURL: fx.c.Snapshot().BaseURL, Token: share.Token})
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "p"}}})
 	waitPresence("the raw viewer", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
 	w.c.CloseNow()
@@ -204,8 +197,8 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	vsub = vst.Subscribe("p", client.Cursor{})
 	defer vst.Close()
 	waitPresence("the viewer back", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
-	d.stop()
-	startDaemon(t, home)
+	fx.d.stop()
+	startDaemon(t, fx.home)
 	waitPresence("both after the restart", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
 	_ = vsub
 }
@@ -213,33 +206,26 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 // A bot's Post through the client stream: a bot message, no turn, and the
 // same receipt when posted again with the same input_id.
 func TestBotPostThroughTheClient(t *testing.T) {
-	home := t.TempDir()
-	startDaemon(t, home)
-	owner := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := owner.CreateSession(ctx, "p", wire.SessionCreate{})
+	fx := newFixture(t, fixtureOpts{session: "p"})
+	tok, err := fx.c.AddBot(fx.ctx, "poster", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := owner.AddBot(ctx, "poster", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bc, _ := client.New(client.Options{Home: home, Token: tok.Token})
+	bc, _ := client.New(client.Options{Home: fx.home, Token: tok.Token})
 	st := bc.Stream(client.StreamOptions{})
 	defer st.Close()
-	sub := st.Subscribe("p", client.Cursor{Epoch: s.Epoch})
+	sub := st.Subscribe("p", client.Cursor{Epoch: fx.s.Epoch})
 	id := uuid.Must(uuid.NewV7()).String()
-	r1, err := st.Post(ctx, "p", id, "from the bot")
+	r1, err := st.Post(fx.ctx, "p", id, "from the bot")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := st.Post(ctx, "p", id, "from the bot")
+	r2, err := st.Post(fx.ctx, "p", id, "from the bot")
 	if err != nil || r2.Order != r1.Order || r1.Delivery != wire.DeliveryDone || r1.TurnID != "" {
 		t.Fatalf("receipts %+v %+v %v", r1, r2, err)
 	}
 	for {
-		it, err := sub.Next(ctx)
+		it, err := sub.Next(fx.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +239,7 @@ func TestBotPostThroughTheClient(t *testing.T) {
 	if sub.Session() != "p" || sub.Cursor().Offset != 1 {
 		t.Fatalf("subscription %s at %+v", sub.Session(), sub.Cursor())
 	}
-	st2, err := owner.Status(ctx, "p")
+	st2, err := fx.c.Status(fx.ctx, "p")
 	if err != nil || st2.Head != 1 || st2.LastTurn != nil {
 		t.Fatalf("a post started something: %+v %v", st2, err)
 	}

@@ -16,14 +16,13 @@ import (
 // albedo send prints the reply and exits 0; a failed turn exits 1 with the
 // provider's error; albedo tail --json prints push frames as received.
 func TestCLISendAndTail(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	stopOnCleanup(t, home)
+	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
+	home := fx.home
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "cli", "--provider", "fake")))
 	if out := cli(t, home, "send", id, "hello there"); strings.TrimSpace(out) != "fake: hello there" {
 		t.Fatalf("send printed %q", out)
 	}
-	f.Push(fakeopenai.Reply{Status: 500, Message: "model crashed"})
+	fx.fake.Push(fakeopenai.Reply{Status: 500, Message: "model crashed"})
 	out, err := exec.Command(albedoBin, "--home", home, "send", id, "again").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "model crashed") {

@@ -44,50 +44,43 @@ func streamTurn(t *testing.T, sub *client.Subscription, turn string) (reply, end
 // token. The provider saw both prompts, with the model selected and the
 // effort that was cleared before the restart still cleared after it.
 func TestSameClientAcrossRestart(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	stopOnCleanup(t, home)
-	cli(t, home, "sessions") // starts the daemon
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"})
+	// The CLI stops and starts this daemon, as a user would.
+	fx := newFixture(t, fixtureOpts{fake: true, cli: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
+	model, effort, none := "m1", "high", ""
+	s, err := fx.c.PatchSession(fx.ctx, "s", fx.s.ETag, wire.SessionPatch{Model: &model, Effort: &effort})
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, effort, none := "m1", "high", ""
-	if s, err = c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Model: &model, Effort: &effort}); err != nil {
+	if s, err = fx.c.PatchSession(fx.ctx, "s", s.ETag, wire.SessionPatch{Effort: &none}); err != nil {
 		t.Fatal(err)
 	}
-	if s, err = c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Effort: &none}); err != nil {
-		t.Fatal(err)
-	}
-	st := c.Stream(client.StreamOptions{})
+	st := fx.c.Stream(client.StreamOptions{})
 	defer st.Close()
 	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
-	r1, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "first prompt")
+	r1, err := st.Send(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "first prompt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reply, end := streamTurn(t, sub, r1.TurnID); reply.Text != "fake: first prompt" || end.State != wire.TurnCompleted {
 		t.Fatalf("first turn: %+v %+v", reply, end)
 	}
-	before := c.Snapshot()
+	before := fx.c.Snapshot()
 
-	cli(t, home, "stop")
-	cli(t, home, "sessions")
+	cli(t, fx.home, "stop")
+	cli(t, fx.home, "sessions")
 
-	page, err := c.History(ctx, "s", 0, 0, 100)
+	page, err := fx.c.History(fx.ctx, "s", 0, 0, 100)
 	if err != nil || len(page.Events) != 6 { // two settings, then the turn's four
 		t.Fatalf("history after restart: %d events, %v", len(page.Events), err)
 	}
-	r2, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "second prompt")
+	r2, err := st.Send(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second prompt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reply, end := streamTurn(t, sub, r2.TurnID); reply.Text != "fake: second prompt" || end.State != wire.TurnCompleted {
 		t.Fatalf("second turn: %+v %+v", reply, end)
 	}
-	after := c.Snapshot()
+	after := fx.c.Snapshot()
 	if after.PID == before.PID || after.Token == before.Token || after.Boot == before.Boot || after.Port == 0 {
 		t.Fatalf("snapshot did not move: %+v -> %+v", before, after)
 	}
@@ -95,7 +88,7 @@ func TestSameClientAcrossRestart(t *testing.T) {
 		t.Fatalf("stream state %+v", st.State())
 	}
 	var prompts []string
-	for _, r := range f.Requests() {
+	for _, r := range fx.fake.Requests() {
 		prompts = append(prompts, r.LastUser())
 		if _, sent := r.Raw["reasoning_effort"]; sent || r.Model != "m1" {
 			t.Fatalf("request for %q: model %q, reasoning_effort %v", r.LastUser(), r.Model, r.Raw["reasoning_effort"])
@@ -111,10 +104,9 @@ func TestSameClientAcrossRestart(t *testing.T) {
 // with SIGKILL; one client subscribed to all 20 receives, per session,
 // every offset from 1 to head exactly once and in order.
 func TestChaosRestartsLoseNothing(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
+	fx := newFixture(t, fixtureOpts{})
+	// d is the daemon of the moment: each restart below replaces it.
+	d, c, ctx := fx.d, fx.c, fx.ctx
 	const sessions, inputs, restarts = 20, 1250, 10 // each input: message + 3-event turn
 	ids := make([]string, sessions)
 	st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{First: 50 * time.Millisecond, Cap: 500 * time.Millisecond}})
@@ -190,7 +182,7 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 		} else {
 			d.kill()
 		}
-		d = startDaemon(t, home)
+		d = startDaemon(t, fx.home)
 	}
 	for range progress {
 	}
@@ -247,26 +239,19 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 // A stream whose daemon does not come back ends with daemon_unavailable
 // within its budget plus one backoff step, not with EOF.
 func TestStreamBudgetEndsUnavailable(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{session: "s"})
 	const budget = 3 * time.Second
 	var states []client.State
 	var mu sync.Mutex
-	st := c.Stream(client.StreamOptions{Budget: budget, OnState: func(s client.State) {
+	st := fx.c.Stream(client.StreamOptions{Budget: budget, OnState: func(s client.State) {
 		mu.Lock()
 		states = append(states, s)
 		mu.Unlock()
 	}})
 	defer st.Close()
-	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
+	sub := st.Subscribe("s", client.Cursor{Epoch: fx.s.Epoch})
 	for {
-		it, err := sub.Next(ctx)
+		it, err := sub.Next(fx.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,9 +260,10 @@ func TestStreamBudgetEndsUnavailable(t *testing.T) {
 		}
 	}
 	lost := time.Now() // before the stop: the stream sees the loss during it
-	d.stop()
+	fx.d.stop()
+	var err error
 	for err == nil {
-		_, err = sub.Next(ctx) // what was queued, then the end
+		_, err = sub.Next(fx.ctx) // what was queued, then the end
 	}
 	elapsed := time.Since(lost)
 	if !errors.Is(err, client.ErrUnavailable) || client.Code(err) != "daemon_unavailable" {
@@ -286,7 +272,7 @@ func TestStreamBudgetEndsUnavailable(t *testing.T) {
 	if elapsed < budget || elapsed > budget+5*time.Second+time.Second {
 		t.Fatalf("ended after %s; budget %s plus one step (≤ 5s)", elapsed, budget)
 	}
-	if _, err := st.Send(ctx, "s", uuid.Must(uuid.NewV7()).String(), "x"); !errors.Is(err, client.ErrUnavailable) {
+	if _, err := st.Send(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "x"); !errors.Is(err, client.ErrUnavailable) {
 		t.Fatalf("send after the end: %v", err)
 	}
 	mu.Lock()

@@ -17,20 +17,13 @@ import (
 // committed, the reply never read) is retried with the same input_id after
 // the restart: one user message, one turn.
 func TestLostReceiptRetriedOnce(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{session: "s"})
 	// A watcher sees the commit; the sender never reads its reply.
-	st := c.Stream(client.StreamOptions{})
+	st := fx.c.Stream(client.StreamOptions{})
 	defer st.Close()
-	watch := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
+	watch := st.Subscribe("s", client.Cursor{Epoch: fx.s.Epoch})
 	inputID := uuid.Must(uuid.NewV7()).String()
-	snap := c.Snapshot()
+	snap := fx.c.Snapshot()
 	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", snap.Port))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +33,7 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 	fmt.Fprintf(conn, "PUT /v1/sessions/s/inputs/%s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		inputID, snap.Token, len(body), body)
 	for {
-		it, err := watch.Next(ctx)
+		it, err := watch.Next(fx.ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,11 +41,11 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 			break // committed
 		}
 	}
-	d.kill()
+	fx.d.kill()
 	conn.Close() // whatever reply was in flight is lost with it
-	startDaemon(t, home)
+	startDaemon(t, fx.home)
 
-	r, err := c.PutInput(ctx, "s", inputID, "exactly once")
+	r, err := fx.c.PutInput(fx.ctx, "s", inputID, "exactly once")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +53,8 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 		t.Fatalf("retry got order %d: a second input was accepted", r.Order)
 	}
 	// Wait for the turn to end (it may have been repaired as interrupted).
-	streamTurn(t, st.Subscribe("s", client.Cursor{Epoch: s.Epoch}), r.TurnID)
-	page, err := c.History(ctx, "s", 0, 0, 100)
+	streamTurn(t, st.Subscribe("s", client.Cursor{Epoch: fx.s.Epoch}), r.TurnID)
+	page, err := fx.c.History(fx.ctx, "s", 0, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,28 +77,21 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 // An input sent through the stream while the daemon is down is delivered
 // once it is back, exactly once.
 func TestStreamSendWhileDown(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer st.Close()
-	sub := st.Subscribe("s", client.Cursor{Epoch: s.Epoch})
-	d.stop()
+	sub := st.Subscribe("s", client.Cursor{Epoch: fx.s.Epoch})
+	fx.d.stop()
 	inputID := uuid.Must(uuid.NewV7()).String()
 	got := make(chan wire.Receipt, 1)
 	go func() {
-		r, err := st.Send(ctx, "s", inputID, "queued while down")
+		r, err := st.Send(fx.ctx, "s", inputID, "queued while down")
 		if err != nil {
 			t.Error(err)
 		}
 		got <- r
 	}()
-	startDaemon(t, home)
+	startDaemon(t, fx.home)
 	r := <-got
 	if r.InputID != inputID || r.Order != 1 {
 		t.Fatalf("receipt %+v", r)
@@ -118,15 +104,9 @@ func TestStreamSendWhileDown(t *testing.T) {
 // Scenario 6: three clients watch one session through a restart and a
 // turn; their committed event sequences are identical and contiguous.
 func TestViewersAgreeAcrossRestart(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	ctx := ctxT(t)
-	first := newClient(t, home)
-	s, err := first.CreateSession(ctx, "s", wire.SessionCreate{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := first.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "before"); err != nil {
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	first := fx.c
+	if _, err := first.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before"); err != nil {
 		t.Fatal(err)
 	}
 	type viewer struct {
@@ -135,14 +115,14 @@ func TestViewersAgreeAcrossRestart(t *testing.T) {
 	}
 	var vs []*viewer
 	for range 3 {
-		c := newClient(t, home)
+		c := newClient(t, fx.home)
 		st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 		defer st.Close()
-		vs = append(vs, &viewer{sub: st.Subscribe("s", client.Cursor{Epoch: s.Epoch})})
+		vs = append(vs, &viewer{sub: st.Subscribe("s", client.Cursor{Epoch: fx.s.Epoch})})
 	}
 	collect := func(v *viewer, until func(wire.Event) bool) {
 		for {
-			it, err := v.sub.Next(ctx)
+			it, err := v.sub.Next(fx.ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,9 +138,9 @@ func TestViewersAgreeAcrossRestart(t *testing.T) {
 	for _, v := range vs {
 		collect(v, firstTurnEnds)
 	}
-	d.stop()
-	startDaemon(t, home)
-	r, err := first.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "after")
+	fx.d.stop()
+	startDaemon(t, fx.home)
+	r, err := first.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,21 +174,18 @@ func TestViewersAgreeAcrossRestart(t *testing.T) {
 // Scenario 8: one client with 50 sessions open across a restart; each
 // resumes from its own offset, none replays from the start.
 func TestFiftyChannelsResume(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	fx := newFixture(t, fixtureOpts{})
+	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer st.Close()
 	subs := map[string]*client.Subscription{}
 	for i := range 50 {
 		id := fmt.Sprintf("f%02d", i)
-		s, err := c.CreateSession(ctx, id, wire.SessionCreate{})
+		s, err := fx.c.CreateSession(fx.ctx, id, wire.SessionCreate{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for n := range i%3 + 1 { // different heads: 4, 8 or 12
-			if _, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprint(n)); err != nil {
+			if _, err := fx.c.PutInput(fx.ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprint(n)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -218,7 +195,7 @@ func TestFiftyChannelsResume(t *testing.T) {
 	waitAt := func(id string, target int64, firstAllowed int64) {
 		t.Helper()
 		for {
-			it, err := subs[id].Next(ctx)
+			it, err := subs[id].Next(fx.ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,10 +215,10 @@ func TestFiftyChannelsResume(t *testing.T) {
 	for id := range subs {
 		waitAt(id, want(id), 1)
 	}
-	d.stop()
-	startDaemon(t, home)
+	fx.d.stop()
+	startDaemon(t, fx.home)
 	for id := range subs {
-		if _, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "after"); err != nil {
+		if _, err := fx.c.PutInput(fx.ctx, id, uuid.Must(uuid.NewV7()).String(), "after"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,9 +230,7 @@ func TestFiftyChannelsResume(t *testing.T) {
 // 200 clients losing the daemon at once spread their first reconnect
 // attempts over the jitter window.
 func TestNoReconnectStorm(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
+	fx := newFixture(t, fixtureOpts{})
 	const n = 200
 	first := make(chan time.Duration, n)
 	up := make(chan struct{}, n)
@@ -264,7 +239,7 @@ func TestNoReconnectStorm(t *testing.T) {
 		var once sync.Once
 		var wasUp bool
 		var mu sync.Mutex
-		st := c.Stream(client.StreamOptions{OnState: func(s client.State) {
+		st := fx.c.Stream(client.StreamOptions{OnState: func(s client.State) {
 			mu.Lock()
 			defer mu.Unlock()
 			if s.Phase == client.Connected && !wasUp {
@@ -289,7 +264,7 @@ func TestNoReconnectStorm(t *testing.T) {
 			t.Fatal("not every stream connected")
 		}
 	}
-	d.stop()
+	fx.d.stop()
 	var hist [10]int
 	for range n {
 		dd := <-first

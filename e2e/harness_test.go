@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"albedo/api/wire"
 	"albedo/client"
+	"albedo/hub/provider/fakeopenai"
 )
 
 // albedoBin and botBin are the binaries built once for the whole run.
@@ -95,7 +97,8 @@ type daemon struct {
 }
 
 // startDaemon runs `albedo daemon` on home and returns once its log says it
-// listens (daemon.json is written right after; waitFile waits for that).
+// listens (daemon.json is written right after; a client's calls keep
+// looking for it for their CallRetry).
 func startDaemon(t *testing.T, home string, args ...string) *daemon {
 	t.Helper()
 	cmd := exec.Command(albedoBin, append([]string{"daemon", "--home", home}, args...)...)
@@ -171,6 +174,77 @@ func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// withFake writes a config.toml whose provider "fake" is a fake
+// OpenAI-compatible endpoint, and returns it.
+func withFake(t *testing.T, home string) *fakeopenai.Server {
+	t.Helper()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cfg := fmt.Sprintf("[providers.fake]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"fake-model\"\n", f.URL)
+	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// fixtureOpts are the ways the tests' setups differ.
+type fixtureOpts struct {
+	// fake gives the daemon provider "fake", a fake OpenAI-compatible
+	// endpoint (fixture.fake); its config.toml is written before the daemon
+	// starts, which reads it only then.
+	fake bool
+	// cli leaves the daemon to the CLI: `albedo sessions` starts it, detached,
+	// as a user's first command does, and `albedo stop` ends it with the
+	// test. For tests that stop and start it with the CLI; the fixture then
+	// holds no process (fixture.d is nil).
+	cli bool
+	// session, if set, is the id of a session created with create.
+	session string
+	create  wire.SessionCreate
+}
+
+// fixture is a daemon on a temporary home and a client of it, ready for a
+// test: what the tests would otherwise set up one by one.
+type fixture struct {
+	home string
+	fake *fakeopenai.Server // with fixtureOpts.fake
+	d    *daemon            // nil with fixtureOpts.cli
+	c    *client.Client     // the owner's client; it starts no daemons
+	ctx  context.Context    // ends with the test, or after 60 s
+	s    wire.Session       // as created, with fixtureOpts.session
+}
+
+// newFixture sets up what opts ask for. Each piece registers its own
+// cleanup as it is made, so they run in reverse: the daemon stops before the
+// fake provider it talks to closes (coder/websocket's newConnTest works the
+// same way).
+func newFixture(t *testing.T, opts fixtureOpts) *fixture {
+	t.Helper()
+	fx := &fixture{home: t.TempDir()}
+	if opts.fake {
+		fx.fake = withFake(t, fx.home)
+	}
+	if opts.cli {
+		stopOnCleanup(t, fx.home)
+		cli(t, fx.home, "sessions") // starts the daemon
+	} else {
+		fx.d = startDaemon(t, fx.home)
+	}
+	fx.c = newClient(t, fx.home)
+	fx.ctx = ctxT(t)
+	if opts.session != "" {
+		s, err := fx.c.CreateSession(fx.ctx, opts.session, opts.create)
+		if err != nil {
+			t.Fatalf("create session %s: %v", opts.session, err)
+		}
+		fx.s = s
+	}
+	return fx
 }
 
 func errorsIsStale(err error) bool { return errors.Is(err, client.ErrStaleETag) }

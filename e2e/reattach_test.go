@@ -15,16 +15,14 @@ import (
 // 100 subs reattaches every channel from its own offset: exactly the events
 // after it, no reset, no replay from the start.
 func TestReattach100ChannelsAfterRestart(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
+	fx := newFixture(t, fixtureOpts{})
+	c := fx.c
 
 	const n = 100
 	ids := make([]string, n)
 	epochs := map[string]string{}
 	for i := range ids {
-		s, err := c.CreateSession(ctx, fmt.Sprintf("chan-%03d", i), wire.SessionCreate{Title: "t"})
+		s, err := c.CreateSession(fx.ctx, fmt.Sprintf("chan-%03d", i), wire.SessionCreate{Title: "t"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +30,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 	}
 	put := func(round int) {
 		for _, id := range ids {
-			if _, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("round %d", round)); err != nil {
+			if _, err := c.PutInput(fx.ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("round %d", round)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -59,7 +57,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 		last[id] = int64(i%12) + 1
 	}
 
-	d.stop()
+	fx.d.stop()
 	frames, code := w.end()
 	if code != websocket.StatusGoingAway {
 		t.Fatalf("close status %d, want 1001", code)
@@ -69,7 +67,7 @@ func TestReattach100ChannelsAfterRestart(t *testing.T) {
 	}
 
 	old := c.Snapshot()
-	startDaemon(t, home)
+	startDaemon(t, fx.home)
 	put(4) // the client follows the daemon: daemon.json is re-read
 	if snap := c.Snapshot(); snap.PID == old.PID || snap.Token == old.Token || snap.Port == old.Port && snap.Boot == old.Boot {
 		t.Fatalf("client did not move to the new daemon: %+v -> %+v", old, snap)

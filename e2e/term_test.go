@@ -128,24 +128,17 @@ func has(sub string) func(string) bool {
 // terminal client opens it, shows the transcript, accepts ordinary input
 // without any slash command, and the answer arrives.
 func TestTerminalReopensInterruptedSession(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Title: "reopened", Provider: "fake"}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "reopened", Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)
-	f.Push(fakeopenai.Reply{Chunks: []string{"never finished"}, Block: block})
-	r, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "blocked question")
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"never finished"}, Block: block})
+	r, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "blocked question")
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-f.Arrived()
+	<-fx.fake.Arrived()
 	// The terminal shows the reply streaming; Esc interrupts it.
-	first := startUI(t, c, 100, 30)
+	first := startUI(t, fx.c, 100, 30)
 	first.waitFor("the streaming reply", func(s string) bool {
 		return strings.Contains(s, "never finished") && strings.Contains(s, "running (Esc interrupts)")
 	})
@@ -154,18 +147,18 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 		return strings.Contains(s, "[interrupted]") && strings.Contains(s, "interrupted (user)")
 	})
 	first.stop()
-	rc, err := c.Input(ctx, "s", r.InputID)
+	rc, err := fx.c.Input(fx.ctx, "s", r.InputID)
 	if err != nil || rc.Delivery != wire.DeliveryInterrupted {
 		t.Fatalf("receipt after Esc: %+v %v", rc, err)
 	}
-	d.stop()
-	startDaemon(t, home)
-	stat, err := c.Status(ctx, "s")
+	fx.d.stop()
+	startDaemon(t, fx.home)
+	stat, err := fx.c.Status(fx.ctx, "s")
 	if err != nil || stat.Phase != wire.PhaseIdle || stat.LastTurn == nil || *stat.LastTurn != wire.TurnInterrupted {
 		t.Fatalf("status after restart: %+v %v", stat, err)
 	}
 
-	u := startUI(t, c, 100, 30)
+	u := startUI(t, fx.c, 100, 30)
 	u.waitFor("the transcript", func(s string) bool {
 		return strings.Contains(s, "blocked question") && strings.Contains(s, "never finished") &&
 			strings.Contains(s, "[interrupted]") && strings.Contains(s, "connected")
@@ -178,23 +171,17 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 // restarts, a turn is sent from another client, and the terminal shows the
 // reply without ever showing a stream error.
 func TestTerminalFollowsAcrossRestart(t *testing.T) {
-	home := t.TempDir()
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Title: "followed"}); err != nil {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "followed"}})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before the restart"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "before the restart"); err != nil {
-		t.Fatal(err)
-	}
-	u := startUI(t, c, 100, 30)
+	u := startUI(t, fx.c, 100, 30)
 	u.waitFor("the first reply", has("echo: before the restart"))
-	d.stop()
+	fx.d.stop()
 	u.waitFor("a reconnecting status", has("reconnecting"))
-	startDaemon(t, home)
-	other := newClient(t, home)
-	if _, err := other.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "from another client"); err != nil {
+	startDaemon(t, fx.home)
+	other := newClient(t, fx.home)
+	if _, err := other.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "from another client"); err != nil {
 		t.Fatal(err)
 	}
 	u.waitFor("the reply after the restart", func(s string) bool {

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,22 +10,6 @@ import (
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 )
-
-// withFake writes a config.toml whose provider "fake" is a fake
-// OpenAI-compatible endpoint, and returns it.
-func withFake(t *testing.T, home string) *fakeopenai.Server {
-	t.Helper()
-	f, err := fakeopenai.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	cfg := fmt.Sprintf("[providers.fake]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"fake-model\"\n", f.URL)
-	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
 
 // waitTurn watches session from after until turn ends and returns its
 // closing event.
@@ -52,42 +33,34 @@ func waitTurn(t *testing.T, c *client.Client, session string, after int64, turn 
 // A cleared effort stays cleared across a restart: the provider gets the
 // model and no reasoning_effort.
 func TestEffortClearedSurvivesRestart(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake", Model: "m1", Effort: "high"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake", Model: "m1", Effort: "high"}})
 	empty := ""
-	if _, err := c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Effort: &empty}); err != nil {
+	if _, err := fx.c.PatchSession(fx.ctx, "s", fx.s.ETag, wire.SessionPatch{Effort: &empty}); err != nil {
 		t.Fatal(err)
 	}
 	// A stale ETag is a typed error.
-	if _, err := c.PatchSession(ctx, "s", s.ETag, wire.SessionPatch{Effort: &empty}); !errorsIsStale(err) {
+	if _, err := fx.c.PatchSession(fx.ctx, "s", fx.s.ETag, wire.SessionPatch{Effort: &empty}); !errorsIsStale(err) {
 		t.Fatalf("stale etag: %v", err)
 	}
-	r, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "before")
+	r, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before")
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitTurn(t, c, "s", 0, r.TurnID)
-	d.stop()
-	startDaemon(t, home)
-	got, err := c.Session(ctx, "s")
+	waitTurn(t, fx.c, "s", 0, r.TurnID)
+	fx.d.stop()
+	startDaemon(t, fx.home)
+	got, err := fx.c.Session(fx.ctx, "s")
 	if err != nil || got.Effort != "" || got.Model != "m1" {
 		t.Fatalf("after restart: %+v %v", got, err)
 	}
-	r, err = c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "after")
+	r, err = fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := waitTurn(t, c, "s", 0, r.TurnID); ev.State != wire.TurnCompleted {
+	if ev := waitTurn(t, fx.c, "s", 0, r.TurnID); ev.State != wire.TurnCompleted {
 		t.Fatalf("turn after restart: %+v", ev)
 	}
-	reqs := f.Requests()
+	reqs := fx.fake.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d provider requests", len(reqs))
 	}
@@ -102,38 +75,31 @@ func TestEffortClearedSurvivesRestart(t *testing.T) {
 // reason daemon_restart, the session is idle, every input that got a
 // receipt is in the log, and the input queued behind it runs.
 func TestCrashMidTurn(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)
-	f.Push(fakeopenai.Reply{Chunks: []string{"partial "}, Block: block})
-	first, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "one")
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"partial "}, Block: block})
+	first, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "one")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "two")
+	second, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "two")
 	if err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-f.Arrived():
+	case <-fx.fake.Arrived():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the provider was never asked")
 	}
-	d.kill()
-	startDaemon(t, home)
+	fx.d.kill()
+	startDaemon(t, fx.home)
 
 	// The queued input runs (echo from the fake) once the crashed turn is repaired.
-	if ev := waitTurn(t, c, "s", 0, second.TurnID); ev.State != wire.TurnCompleted {
+	if ev := waitTurn(t, fx.c, "s", 0, second.TurnID); ev.State != wire.TurnCompleted {
 		t.Fatalf("queued turn after the crash: %+v", ev)
 	}
-	page, err := c.History(ctx, "s", 0, 0, 1000)
+	page, err := fx.c.History(fx.ctx, "s", 0, 0, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +122,11 @@ func TestCrashMidTurn(t *testing.T) {
 	if !users[first.InputID] || !users[second.InputID] || len(users) != 2 {
 		t.Fatalf("user messages %v", users)
 	}
-	rc, err := c.Input(ctx, "s", first.InputID)
+	rc, err := fx.c.Input(fx.ctx, "s", first.InputID)
 	if err != nil || rc.Delivery != wire.DeliveryInterrupted {
 		t.Fatalf("receipt of the crashed turn: %+v %v", rc, err)
 	}
-	st, err := c.Status(ctx, "s")
+	st, err := fx.c.Status(fx.ctx, "s")
 	if err != nil || st.Phase != wire.PhaseIdle || st.LastTurn == nil || *st.LastTurn != wire.TurnCompleted {
 		t.Fatalf("status %+v %v", st, err)
 	}
@@ -169,32 +135,25 @@ func TestCrashMidTurn(t *testing.T) {
 // A graceful stop interrupts the running turn and commits what streamed,
 // with reason daemon_shutdown, before the daemon exits.
 func TestStopInterruptsRunningTurn(t *testing.T) {
-	home := t.TempDir()
-	f := withFake(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)
-	f.Push(fakeopenai.Reply{Chunks: []string{"said so far"}, Block: block})
-	r, err := c.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "q")
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"said so far"}, Block: block})
+	r, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "q")
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-f.Arrived()
+	<-fx.fake.Arrived()
 	// Wait until the streamed text is in the hub (a partial on subscribe).
-	s, _ := c.Session(ctx, "s")
-	w := dialWS(t, c.Snapshot())
+	s, _ := fx.c.Session(fx.ctx, "s")
+	w := dialWS(t, fx.c.Snapshot())
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "s", After: &s.Head, Epoch: s.Epoch}}})
 	w.next(func(f wire.Frame) bool {
 		return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text.Text == "said so far"
 	})
-	d.stop()
-	startDaemon(t, home)
-	page, err := c.History(ctx, "s", 0, 0, 100)
+	fx.d.stop()
+	startDaemon(t, fx.home)
+	page, err := fx.c.History(fx.ctx, "s", 0, 0, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
