@@ -11,7 +11,7 @@ import (
 	"albedo/hub"
 )
 
-// The sets of token roles (docs/protocol.md, "Roles, bots and viewers")
+// The sets of token roles (docs/protocol.md, "Roles, tokens and bots")
 // that the permission tables name.
 var (
 	ownerOnly = []wire.TokenRole{wire.TokenOwner}

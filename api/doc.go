@@ -6,10 +6,11 @@
 // this package knows about HTTP statuses and websocket close codes; the hub
 // below it knows sessions and cursors.
 //
-// Each websocket connection has two goroutines, started when the HTTP
+// Each websocket connection has two goroutines, started as the HTTP
 // handler returns (it hands the hijacked connection on, so that net/http
 // lets go of the request): the reader, which decodes commands and calls
 // the hub, and the writer, which waits for the hub's wake-up, pulls frames
 // with hub.Conn.Fill and writes them batched, several frames per message.
-// They run as one errgroup: when either stops, both do (ws.go, serve).
+// When either stops, both do, and the reader returns last (ws.go, serve).
+// A heartbeat ping that waits for its pong is a third, for that while.
 package api

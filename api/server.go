@@ -25,7 +25,7 @@ type Options struct {
 	WriteTimeout time.Duration // a connection that accepts nothing this long is closed "slow" (30 s)
 	HelloTimeout time.Duration // hello must arrive within this (10 s)
 	MaxFrame     int64         // bytes per websocket message (1 MiB)
-	MaxBatch     int           // bytes of frames batched into one message (64 KiB)
+	MaxBatch     int           // a message takes no more sessions' pages past this many bytes (64 KiB)
 	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
 	OnShutdown func()
 }
@@ -108,8 +108,9 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 func (s *Server) Handler() http.Handler { return s.e }
 
 // Bye tells every websocket connection that the daemon stops on purpose
-// (reason "shutdown" closes with 1001, "restart" with 1012), lets each write
-// what it has queued, and closes it. New connections are refused from now
+// (reason "shutdown" closes with 1001, "restart" with 1012): each writes
+// bye in place of whatever it had not written yet (a client fetches that
+// from its cursor on the next daemon), and closes. New connections are refused from now
 // on. It returns when every connection has ended or ctx is done, in which
 // case the rest are cut.
 func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {

@@ -37,7 +37,7 @@ type wsConn struct {
 	p    hub.Principal // from the header, or from hello; read by revocation
 
 	closeOnce sync.Once
-	closeReq  chan closeReq // capacity 1: bye asks the writer to flush and close
+	closeReq  chan closeReq // capacity 1: bye asks the writer to write bye next, and close
 }
 
 type closeReq struct {
@@ -155,8 +155,11 @@ func (wc *wsConn) hubConn() *hub.Conn {
 	return wc.hc
 }
 
-// serve waits for hello, then runs the reader and the writer as one group:
-// when either stops, both do, and serve returns after both.
+// serve waits for hello, then reads commands on this goroutine while the
+// writer runs in a group beside it, as derp's run does: a writer that stops
+// ends the group's context and so the reader; a reader that stops cancels
+// it for the writer; serve returns after both. Reading here rather than
+// on a goroutine of the group saves an idle connection a third stack.
 func (wc *wsConn) serve() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -166,9 +169,10 @@ func (wc *wsConn) serve() {
 	}
 	hc := wc.hubConn()
 	defer hc.Close()
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return wc.writeLoop(ctx, hc, g) })
-	g.Go(func() error { return wc.readLoop(ctx, rest) })
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return wc.writeLoop(gctx, hc, g) })
+	_ = wc.readLoop(gctx, rest)
+	cancel()
 	_ = g.Wait()
 }
 

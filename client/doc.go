@@ -6,5 +6,6 @@
 // call cannot reach the daemon, because the port and token change at every
 // start. Reads retry across a restart; writes retry only where the contract
 // makes them idempotent (a session PUT with If-None-Match: *, an input PUT
-// with its input_id).
+// with its input_id, a DELETE; a DELETE retried after an answer was lost
+// reports not_found for the delete that did land).
 package client

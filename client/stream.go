@@ -110,8 +110,8 @@ func (st *Stream) State() State {
 	return st.state
 }
 
-// Err returns the terminal error once the stream has given up (an error
-// matching ErrUnavailable), else nil.
+// Err returns the stream's terminal error: one matching ErrUnavailable once
+// the budget is spent, ErrStreamClosed after Close, else nil.
 func (st *Stream) Err() error {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -53,10 +53,11 @@ func textHash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// PutInput accepts an input once: the first call stores the receipt (queued,
-// with the next order and a new turn id) and appends the user's message
-// event; a repeat with the same text returns the stored receipt and
-// created=false; a repeat with other text is ErrConflict.
+// PutInput accepts an input once: the first call stores the receipt (with
+// the next order) and appends the message event: a user's input is queued
+// with a new turn id; any other role's message (a bot's post) is delivered
+// at once, with no turn. A repeat with the same text returns the stored
+// receipt and created=false; a repeat with other text is ErrConflict.
 func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (_ Input, created bool, _ []Event, _ error) {
 	// The statements of this path (every input) are SQL with parameters,
 	// so that the connection's statement cache prepares each once.
@@ -133,14 +134,4 @@ func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) 
 		return Input{}, fmt.Errorf("read input: %w", err)
 	}
 	return in, nil
-}
-
-// InputsByDelivery lists a session's inputs in a delivery state, in order.
-func (d *DB) InputsByDelivery(ctx context.Context, session, delivery string) ([]Input, error) {
-	var ins []Input
-	err := d.ro.NewSelect().Model(&ins).Where("session = ? AND delivery = ?", session, delivery).Order("ord").Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list inputs: %w", err)
-	}
-	return ins, nil
 }

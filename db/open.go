@@ -233,8 +233,8 @@ func migrateApply(ctx context.Context, rw *bun.DB) ([]string, error) {
 // Writer returns the group-commit writer.
 func (d *DB) Writer() *Writer { return d.w }
 
-// Close stops the writer (after the requests already queued) and closes both
-// pools. It is safe to call twice.
+// Close stops the writer (after the requests already queued) and closes the
+// checkpoint connection and both pools. It is safe to call twice.
 func (d *DB) Close(ctx context.Context) error {
 	err := d.w.Close(ctx)
 	d.closeOnce.Do(func() {

@@ -140,8 +140,25 @@ func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error
 		return nil, ctx.Err()
 	}
 	// Once queued, wait for the answer even if ctx ends: the write may
-	// commit, and the caller must not believe otherwise.
-	err := <-r.res
+	// commit, and the caller must not believe otherwise. Once the writer
+	// has stopped, nobody will take it: the send above may win over stop
+	// after Close (both are ready, and select picks either), and the
+	// writer answers every request it took before it stops.
+	select {
+	case err := <-r.res:
+		return r.committed(err)
+	case <-w.done:
+		select {
+		case err := <-r.res:
+			return r.committed(err)
+		default:
+			return nil, ErrClosed
+		}
+	}
+}
+
+// committed is Do's answer once the writer has answered r.
+func (r *request) committed(err error) ([]Committed, error) {
 	if err != nil {
 		return nil, err
 	}

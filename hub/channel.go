@@ -16,7 +16,7 @@ type channel struct {
 	// static after construction
 	eventPrefix []byte // `{"op":"event","session":"<id>","event":`
 
-	loadMu sync.Mutex // serialises load; never held with mu
+	loadMu sync.Mutex // serialises load, across its read of the session row; taken before mu
 	loaded bool       // guarded by loadMu
 
 	mu       sync.Mutex

@@ -75,8 +75,8 @@ func (c *Conn) signal() {
 	}
 }
 
-// Reply queues an encoded frame (a command reply, or a push such as bye) to
-// be written before any subscription push that is not yet written.
+// Reply queues an encoded frame (a command reply, or a push such as a bot's
+// turn) to be written before any subscription push that is not yet written.
 func (c *Conn) Reply(frame []byte) {
 	c.mu.Lock()
 	if !c.closed {

@@ -17,7 +17,8 @@
 //
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,
-// channel.mu. Hub.mu and tokenTable.mu are never held with another lock.
+// channel.loadMu, channel.mu. Hub.mu and tokenTable.mu are never held with
+// another lock.
 //
 // Two locks are held across I/O, on purpose: channel.loadMu while a
 // session row is read (one load per channel), and botTurn.mu while a bot's

@@ -1,6 +1,6 @@
 // Package term is albedo's full-screen terminal client, on tcell v2.
 //
-// One goroutine (App.Run) owns all state. It selects over screen events and
+// One goroutine (App.loop, started by Run) owns all state. It selects over screen events and
 // messages from the client (subscription items, connection states, the
 // results of HTTP calls), applies each to the Model (update.go), and then
 // redraws: drawing (draw.go) is a pure function of the Model. Update never

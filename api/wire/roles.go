@@ -12,8 +12,8 @@ const (
 	RoleSystem    Role = "system"
 )
 
-// TokenRole is what a token may do (docs/protocol.md, "Roles, bots and
-// viewers"); presence reports it for each viewer.
+// TokenRole is what a token may do (docs/protocol.md, "Roles, tokens and
+// bots"); presence reports it for each viewer.
 type TokenRole string
 
 // Token roles.

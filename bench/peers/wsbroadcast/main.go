@@ -2,7 +2,8 @@
 // bare coder/websocket server where every text message a client sends is
 // written to every connected client. Nothing is stored. Each client has a
 // writer goroutine and a bounded queue; a client that falls 1024 messages
-// behind is dropped (the usual choice of such a server).
+// behind loses the messages that do not fit (the usual choice of such a
+// server).
 package main
 
 import (

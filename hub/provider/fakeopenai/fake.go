@@ -1,9 +1,3 @@
-// Package fakeopenai is a test double of an OpenAI-compatible
-// chat-completions endpoint that speaks the real streaming wire format
-// (server-sent events with chat.completion.chunk objects, then
-// "data: [DONE]"). It records every request body and replies as scripted:
-// echo, an error status, a stream that breaks, or a reply that blocks until
-// released. It is the only fake in albedo's tests.
 package fakeopenai
 
 import (
