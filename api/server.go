@@ -25,7 +25,7 @@ type Options struct {
 	WriteTimeout time.Duration // a connection that accepts nothing this long is closed "slow" (30 s)
 	HelloTimeout time.Duration // hello must arrive within this (10 s)
 	MaxFrame     int64         // bytes per websocket message (1 MiB)
-	MaxBatch     int           // a message takes no more sessions' pages past this many bytes (64 KiB)
+	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone
 	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
 	OnShutdown func()
 }

@@ -177,10 +177,13 @@ func (wc *wsConn) serve() {
 }
 
 // readLoop runs the commands that followed hello in its message, then
-// every command that arrives, until the connection ends.
+// every command that arrives, until the connection ends. Before each
+// command it waits for room among the connection's unsent replies
+// (hub.Conn.AwaitRoom): a client that does not read its replies is not
+// read either.
 func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
-	for _, f := range rest {
-		wc.handle(ctx, f)
+	if err := wc.handleAll(ctx, rest); err != nil {
+		return err
 	}
 	for {
 		typ, msg, err := wc.ws.Read(ctx)
@@ -191,12 +194,24 @@ func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
 			continue
 		}
-		for f := range bytes.SplitSeq(msg, []byte{'\n'}) {
-			if len(bytes.TrimSpace(f)) > 0 {
-				wc.handle(ctx, f)
-			}
+		if err := wc.handleAll(ctx, bytes.Split(msg, []byte{'\n'})); err != nil {
+			return err
 		}
 	}
+}
+
+// handleAll runs the commands of one message, in order.
+func (wc *wsConn) handleAll(ctx context.Context, frames [][]byte) error {
+	for _, f := range frames {
+		if len(bytes.TrimSpace(f)) == 0 {
+			continue
+		}
+		if err := wc.hc.AwaitRoom(ctx); err != nil {
+			return err
+		}
+		wc.handle(ctx, f)
+	}
+	return nil
 }
 
 // awaitHello reads until a valid hello or the hello timeout. Commands before

@@ -123,7 +123,7 @@ func TestDenseOffsetsUnderConcurrency(t *testing.T) {
 	total := 0
 	for i := range sessions {
 		id := fmt.Sprintf("s%d", i)
-		evs, err := d.EventsAfter(ctx, id, 0, 10000)
+		evs, err := d.EventsAfter(ctx, id, 0, 10000, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestFailedRequestIsIsolated(t *testing.T) {
 			ok++
 		}
 	}
-	evs, err := d.EventsAfter(ctx, "s", 0, 100)
+	evs, err := d.EventsAfter(ctx, "s", 0, 100, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestPatchVersionsAndEvents(t *testing.T) {
 	if err != nil || s.Effort != "" || s.Model != "m1" {
 		t.Fatalf("clear effort: %+v %v", s, err)
 	}
-	evs, err := d.EventsAfter(ctx, "s", 0, 10)
+	evs, err := d.EventsAfter(ctx, "s", 0, 10, 0)
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("events: %d %v", len(evs), err)
 	}
@@ -303,7 +303,7 @@ func TestPutInputIdempotent(t *testing.T) {
 	if err != nil || c.Ord != 2 {
 		t.Fatalf("second input: %+v %v", c, err)
 	}
-	evs, _ := d.EventsAfter(ctx, "s", 0, 10)
+	evs, _ := d.EventsAfter(ctx, "s", 0, 10, 0)
 	if len(evs) != 2 {
 		t.Fatalf("%d message events, want 2", len(evs))
 	}
@@ -322,7 +322,7 @@ func TestEventsBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	evs, err := d.EventsBefore(ctx, "s", 8, 3)
+	evs, err := d.EventsBefore(ctx, "s", 8, 3, 0)
 	if err != nil || len(evs) != 3 || evs[0].Offset != 5 || evs[2].Offset != 7 {
 		t.Fatalf("before 8 limit 3: %v %v", evs, err)
 	}
@@ -348,5 +348,42 @@ func TestPendingInputsUseTheIndex(t *testing.T) {
 	}
 	if got := fmt.Sprint(plan); !strings.Contains(got, "USING INDEX inputs_pending") || strings.Contains(got, "TEMP B-TREE") {
 		t.Fatalf("plan: %s", got)
+	}
+}
+
+// A page ends at its byte bound as well as its count: a session of large
+// events is read a few at a time, never a whole count of them, and a page
+// always holds at least one event, whatever its size.
+func TestPagesAreBoundedByBytes(t *testing.T) {
+	d := openTest(t, Options{})
+	ctx := context.Background()
+	createSession(t, d, "s")
+	big := strings.Repeat("x", 10_000)
+	for range 20 {
+		if _, err := appendText(ctx, d, "s", big); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name     string
+		page     func() ([]Event, error)
+		want     int
+		firstOff int64
+	}{
+		{"after, 25 KB", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 25_000) }, 3, 1},
+		{"after, 1 byte", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 4, 100, 1) }, 1, 5},
+		{"after, no bound", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 0) }, 20, 1},
+		{"before, 25 KB", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 21, 100, 25_000) }, 3, 18},
+		{"before, 1 byte", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 10, 100, 1) }, 1, 9},
+	}
+	for _, tc := range cases {
+		evs, err := tc.page()
+		if err != nil || len(evs) != tc.want || evs[0].Offset != tc.firstOff {
+			var offs []int64
+			for _, e := range evs {
+				offs = append(offs, e.Offset)
+			}
+			t.Errorf("%s: offsets %v, %v; want %d events from %d", tc.name, offs, err, tc.want, tc.firstOff)
+		}
 	}
 }

@@ -2,13 +2,12 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"albedo/api/wire"
 )
@@ -42,15 +41,6 @@ func (e Event) Decode() (wire.Event, error) {
 	return ev, err
 }
 
-type eventRow struct {
-	bun.BaseModel `bun:"table:events"`
-
-	Session string         `bun:"session"`
-	Offset  int64          `bun:"offset"`
-	Type    wire.EventType `bun:"type"`
-	Payload string         `bun:"payload"`
-}
-
 // Append adds events to the end of a session's log, assigning each the next
 // offset and the batch's time. It returns ErrNotFound for a missing session.
 // The events become visible to OnCommit and readers once the batch commits.
@@ -76,51 +66,59 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 
 const insertEventsSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
 
-// EventsAfter returns up to limit events of session with offset > after,
-// oldest first.
-func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit int) ([]Event, error) {
+// EventsAfter returns events of session with offset > after, oldest
+// first: at most limit of them, and none past the one that brings their
+// JSON to maxBytes (maxBytes ≤ 0: no such bound). The first event is
+// returned whatever its size, so a page always moves on. Rows are read one
+// at a time, so a page of large events costs its bound, not its count.
+func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
 	// Catch-up pages: SQL with parameters, prepared once per connection.
 	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", type, payload FROM events
 		WHERE session = ? AND "offset" > ? ORDER BY "offset" LIMIT ?`, session, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		e := Event{Session: session}
-		if err := rows.Scan(&e.Offset, &e.Type, &e.JSON); err != nil {
-			return nil, fmt.Errorf("events after %d: %w", after, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanEvents(rows, session, maxBytes)
+	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)
 	}
 	return out, nil
 }
 
-// EventsBefore returns up to limit events of session with offset < before,
-// the newest of them, oldest first.
-func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit int) ([]Event, error) {
-	var rows []eventRow
-	err := d.ro.NewSelect().Model(&rows).
-		Column("session", "offset", "type", "payload").
-		Where(`session = ? AND "offset" < ?`, session, before).
-		OrderExpr(`"offset" DESC`).Limit(int64(limit)).Scan(ctx)
+// EventsBefore returns events of session with offset < before, the newest
+// of them, oldest first: at most limit, bounded by maxBytes as EventsAfter
+// is (counted from the newest).
+func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit, maxBytes int) ([]Event, error) {
+	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", type, payload FROM events
+		WHERE session = ? AND "offset" < ? ORDER BY "offset" DESC LIMIT ?`, session, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events before %d: %w", before, err)
 	}
-	slices.Reverse(rows)
-	return toEvents(rows), nil
+	out, err := scanEvents(rows, session, maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("events before %d: %w", before, err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }
 
-func toEvents(rows []eventRow) []Event {
-	out := make([]Event, len(rows))
-	for i, r := range rows {
-		out[i] = Event{Session: r.Session, Offset: r.Offset, Type: r.Type, JSON: []byte(r.Payload)}
+// scanEvents reads rows of ("offset", type, payload) until they end or
+// their payloads reach maxBytes, and closes them.
+func scanEvents(rows *sql.Rows, session string, maxBytes int) ([]Event, error) {
+	defer rows.Close()
+	var out []Event
+	size := 0
+	for rows.Next() {
+		e := Event{Session: session}
+		if err := rows.Scan(&e.Offset, &e.Type, &e.JSON); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+		if size += len(e.JSON); maxBytes > 0 && size >= maxBytes {
+			break
+		}
 	}
-	return out
+	return out, rows.Err()
 }
 
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"

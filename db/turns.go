@@ -53,33 +53,35 @@ const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs
 // the newest of them, at most maxCount, whose texts fit in maxBytes, and
 // always the last one.
 func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+	// Newest first, one row at a time: the bounds end the read, so a
+	// session of large messages costs maxBytes, not a page of them.
+	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", payload FROM events
+		WHERE session = ? AND type = ? AND "offset" <= ? ORDER BY "offset" DESC LIMIT ?`,
+		session, wire.EventMessage, upto, maxCount)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	defer rows.Close()
 	var out []wire.Event
 	size := 0
-	before := upto + 1
-	for {
-		var rows []eventRow
-		err := d.ro.NewSelect().Model(&rows).Column("offset", "payload").
-			Where(`session = ? AND type = ? AND "offset" < ?`, session, wire.EventMessage, before).
-			OrderExpr(`"offset" DESC`).Limit(200).Scan(ctx)
-		if err != nil {
+	for rows.Next() {
+		var off int64
+		var payload []byte
+		if err := rows.Scan(&off, &payload); err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		for _, r := range rows {
-			var ev wire.Event
-			if err := json.Unmarshal([]byte(r.Payload), &ev); err != nil {
-				return nil, fmt.Errorf("decode event %d: %w", r.Offset, err)
-			}
-			size += len(ev.Text)
-			if (size > maxBytes || len(out) == maxCount) && len(out) > 0 {
-				slices.Reverse(out)
-				return out, nil
-			}
-			out = append(out, ev)
-			before = r.Offset
+		var ev wire.Event
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, fmt.Errorf("decode event %d: %w", off, err)
 		}
-		if len(rows) < 200 {
-			slices.Reverse(out)
-			return out, nil
+		if size += len(ev.Text); size > maxBytes && len(out) > 0 {
+			break
 		}
+		out = append(out, ev)
 	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	slices.Reverse(out)
+	return out, nil
 }

@@ -34,7 +34,7 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := d.EventsAfter(ctx, "s", 0, 5); err != nil {
+				if _, err := d.EventsAfter(ctx, "s", 0, 5, 0); err != nil {
 					t.Error(err)
 					return
 				}
@@ -76,7 +76,7 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	if shrank < 3 {
 		t.Fatalf("the WAL was emptied %d times while ~8 MB went through it (largest %d KiB)", shrank, largest>>10)
 	}
-	evs, err := d.EventsAfter(ctx, "s", 1990, 100)
+	evs, err := d.EventsAfter(ctx, "s", 1990, 100, 0)
 	if err != nil || len(evs) != 10 || evs[9].Offset != 2000 {
 		t.Fatalf("after the checkpoints: %d events, %v", len(evs), err)
 	}
@@ -102,7 +102,7 @@ func TestCheckpointEmptiesALargeWAL(t *testing.T) {
 	if fi, err = os.Stat(d.path + "-wal"); err != nil || fi.Size() != 0 {
 		t.Fatalf("after a checkpoint past the limit the WAL holds %d bytes (%v)", fi.Size(), err)
 	}
-	if evs, err := d.EventsAfter(ctx, "s", 199, 10); err != nil || len(evs) != 1 {
+	if evs, err := d.EventsAfter(ctx, "s", 199, 10, 0); err != nil || len(evs) != 1 {
 		t.Fatalf("after the checkpoint: %d events, %v", len(evs), err)
 	}
 }

@@ -31,14 +31,17 @@ type Conn struct {
 
 	scratch []entry // owned by the goroutine calling Fill
 
-	mu      sync.Mutex
-	closed  bool
-	replies [][]byte            // encoded frames, written before any push
-	subs    map[string]*sub     // by session id
-	ready   []*sub              // subs with something to write, FIFO for fairness
-	timer   *time.Timer         // wakes deferred subs (wakeLater)
-	serving string              // the bot whose turns this connection answers
-	turns   map[string]*botTurn // turns handed to it, by turn id
+	room chan struct{} // capacity 1: Fill took replies (see AwaitRoom)
+
+	mu         sync.Mutex
+	closed     bool
+	replies    [][]byte            // encoded frames, written before any push
+	replyBytes int                 // the sum of replies' lengths
+	subs       map[string]*sub     // by session id
+	ready      []*sub              // subs with something to write, FIFO for fairness
+	timer      *time.Timer         // wakes deferred subs (wakeLater)
+	serving    string              // the bot whose turns this connection answers
+	turns      map[string]*botTurn // turns handed to it, by turn id
 }
 
 // sub is one cursor. Its fields are guarded by conn.mu.
@@ -79,11 +82,47 @@ func (c *Conn) signal() {
 // turn) to be written before any subscription push that is not yet written.
 func (c *Conn) Reply(frame []byte) {
 	c.mu.Lock()
-	if !c.closed {
-		c.replies = append(c.replies, frame)
-	}
+	c.queueReply(frame)
 	c.mu.Unlock()
 	c.signal()
+}
+
+// queueReply queues an encoded frame; caller holds c.mu.
+func (c *Conn) queueReply(frame []byte) {
+	if !c.closed {
+		c.replies = append(c.replies, frame)
+		c.replyBytes += len(frame)
+	}
+}
+
+// Unsent returns the bytes of the connection's replies not yet taken by
+// Fill: for metrics and tests.
+func (c *Conn) Unsent() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.replyBytes
+}
+
+// AwaitRoom waits until the connection's unsent replies are under the
+// hub's MaxReplyBytes, or ctx ends, or the connection closes. The
+// transport calls it before each command it reads: a client that sends
+// commands and does not read their replies is no longer read
+// (back-pressure), so what it makes the daemon hold stays bounded —
+// MaxReplyBytes, plus the replies of one message of commands.
+func (c *Conn) AwaitRoom(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		full := c.replyBytes >= c.hub.opts.MaxReplyBytes && !c.closed
+		c.mu.Unlock()
+		if !full {
+			return nil
+		}
+		select {
+		case <-c.room:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // ReplyJSON encodes v, one of the contract's frame types, and queues it
@@ -139,7 +178,7 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 	for i := range results {
 		results[i].OK = results[i].Error == nil
 	}
-	c.replies = append(c.replies, wire.Encode(mk(results)))
+	c.queueReply(wire.Encode(mk(results)))
 	c.mu.Unlock()
 	c.signal()
 	for _, ch := range touched {
@@ -252,7 +291,11 @@ func (c *Conn) Close() {
 		chans = append(chans, s.ch)
 		c.dropLocked(s)
 	}
-	c.ready, c.replies = nil, nil
+	c.ready, c.replies, c.replyBytes = nil, nil, 0
+	select {
+	case c.room <- struct{}{}: // a reader waiting in AwaitRoom goes on, and finds the connection closed
+	default:
+	}
 	serving := c.serving
 	turns := slices.Collect(maps.Values(c.turns))
 	c.turns = nil

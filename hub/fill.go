@@ -9,23 +9,19 @@ import (
 )
 
 // Fill appends to buf the frames the connection should write next,
-// separated by '\n', stopping once buf holds about limit bytes, and returns
-// it. It writes queued replies first, then serves ready cursors in turn, at
-// most one page of events each per pass so that a busy session cannot starve
-// the quiet ones. An empty result means there is nothing to write until the
-// next Wake. Only the connection's writer goroutine may call Fill.
+// separated by '\n', and returns it. It takes queued replies first, then
+// serves ready cursors in turn, at most one page of events each per pass so
+// that a busy session cannot starve the quiet ones. It adds no frame once
+// buf holds limit bytes, so a batch is at most limit plus one frame: a
+// frame larger than limit goes alone. An empty result means there is
+// nothing to write until the next Wake. Only the connection's writer
+// goroutine may call Fill.
 func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) {
-	c.mu.Lock()
-	for _, r := range c.replies {
-		buf = appendFrame(buf, r)
-	}
-	c.replies = c.replies[:0]
-	c.mu.Unlock()
-
+	buf = c.takeReplies(buf, limit)
 	for len(buf) < limit {
 		var err error
 		var more bool
-		buf, more, err = c.fillOne(ctx, buf)
+		buf, more, err = c.fillOne(ctx, buf, limit)
 		if err != nil {
 			return buf, err
 		}
@@ -34,6 +30,30 @@ func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) 
 		}
 	}
 	return buf, nil
+}
+
+// takeReplies moves queued replies to buf until it holds limit bytes; the
+// rest stay queued, first in line for the next Fill. Taking some makes room
+// for a reader waiting in AwaitRoom.
+func (c *Conn) takeReplies(buf []byte, limit int) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for ; n < len(c.replies) && fits(buf, c.replies[n], limit); n++ {
+		buf = appendFrame(buf, c.replies[n])
+		c.replyBytes -= len(c.replies[n])
+	}
+	if n == 0 {
+		return buf
+	}
+	left := copy(c.replies, c.replies[n:])
+	clear(c.replies[left:])
+	c.replies = c.replies[:left]
+	select {
+	case c.room <- struct{}{}:
+	default:
+	}
+	return buf
 }
 
 func appendFrame(buf, frame []byte) []byte {
@@ -56,8 +76,10 @@ type pass struct {
 	presence []byte
 }
 
-// fillOne serves the first ready cursor; more is false when none was ready.
-func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ error) {
+// fillOne serves the first ready cursor, with events up to what buf has
+// room for under limit (at least one); more is false when none was ready
+// or the batch is full.
+func (c *Conn) fillOne(ctx context.Context, buf []byte, limit int) (_ []byte, more bool, _ error) {
 	p, wantStatus, wantPresence, ok := c.takeReady()
 	if !ok {
 		return buf, false, nil
@@ -65,10 +87,11 @@ func (c *Conn) fillOne(ctx context.Context, buf []byte) (_ []byte, more bool, _ 
 	if p.s == nil {
 		return buf, true, nil // removed while it waited
 	}
-	if err := c.read(ctx, &p, wantStatus, wantPresence); err != nil {
+	if err := c.read(ctx, &p, wantStatus, wantPresence, max(limit-len(buf), 1)); err != nil {
 		return buf, false, err
 	}
-	return c.write(buf, &p), true, nil
+	buf, full := c.write(buf, &p, limit)
+	return buf, !full, nil
 }
 
 // takeReady takes the first ready cursor off the list, with what is due
@@ -102,15 +125,16 @@ func (c *Conn) takeReady() (p pass, wantStatus, wantPresence, ok bool) {
 }
 
 // read fills p with the cursor's events from p.next on (the ring if it has
-// them, else a database page) and the status and presence due. No lock is
-// held while the database is read.
-func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool) error {
+// them, else a database page), at most a page and about maxBytes of them,
+// and the status and presence due. No lock is held while the database is
+// read.
+func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool, maxBytes int) error {
 	h, ch := c.hub, p.s.ch
 	page := h.opts.PageSize
 	ch.mu.Lock()
 	p.head = ch.head
 	var fromRing bool
-	p.entries, fromRing = ch.ring.from(p.next, page, c.scratch[:0])
+	p.entries, fromRing = ch.ring.from(p.next, page, maxBytes, c.scratch[:0])
 	if wantStatus {
 		p.status = wire.Encode(ch.statusPush())
 	}
@@ -119,7 +143,7 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool)
 	}
 	ch.mu.Unlock()
 	if !fromRing && p.next <= p.head {
-		evs, err := h.db.EventsAfter(ctx, ch.id, p.next-1, page)
+		evs, err := h.db.EventsAfter(ctx, ch.id, p.next-1, page, maxBytes)
 		if err != nil {
 			return fmt.Errorf("page %s after %d: %w", ch.id, p.next-1, err)
 		}
@@ -130,46 +154,84 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool)
 	return nil
 }
 
-// write appends what p read to buf and moves the cursor on, unless the
-// cursor changed meanwhile.
-func (c *Conn) write(buf []byte, p *pass) []byte {
+// write appends what p read to buf, as much of it as fits under limit,
+// and moves the cursor on by what it wrote. What does not fit stays due,
+// the cursor goes to the back of the line, and full says the batch is
+// done.
+func (c *Conn) write(buf []byte, p *pass, limit int) (_ []byte, full bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := p.s
 	if s.removed || s.gen != p.gen {
 		// Re-positioned or dropped while we read: what we read is stale, and
 		// the new position has queued itself.
-		return buf
+		return buf, false
+	}
+	defer func() {
+		clear(p.entries) // drop references to frames the ring may evict
+		c.scratch = p.entries[:0]
+	}()
+	if p.reset != nil && !fits(buf, p.reset, limit) {
+		// Nothing of this pass may go before its reset: all of it waits.
+		s.reset, s.status = p.reset, s.status || p.status != nil
+		s.presence = s.presence || p.presence != nil
+		c.markReady(s)
+		return buf, true
 	}
 	if p.reset != nil {
 		buf = appendFrame(buf, p.reset)
 	}
+	written := 0
 	for _, e := range p.entries {
+		if !fits(buf, e.frame, limit) {
+			break
+		}
 		buf = appendFrame(buf, e.frame)
 		if e.turnEnd != "" {
 			s.lastEnded = e.turnEnd
 		}
+		written++
 	}
-	s.next += int64(len(p.entries))
-	clear(p.entries) // drop references to frames the ring may evict
-	c.scratch = p.entries[:0]
+	s.next += int64(written)
+	buf = c.appendDue(buf, s, p, limit)
+	full = written < len(p.entries) || s.status || s.presence || len(s.text) > 0 || s.textFull
+	if full || s.next <= p.head {
+		c.markReady(s) // more to page through, or a push that did not fit: back of the line
+	}
+	return buf, full
+}
+
+// appendDue appends the status, presence and streaming text due to s, each
+// only if it fits under limit; what does not fit stays due. Caller holds
+// c.mu.
+func (c *Conn) appendDue(buf []byte, s *sub, p *pass, limit int) []byte {
 	if p.status != nil {
-		buf = appendFrame(buf, p.status)
+		if fits(buf, p.status, limit) {
+			buf = appendFrame(buf, p.status)
+		} else {
+			s.status = true
+		}
 	}
 	if p.presence != nil {
-		buf = appendFrame(buf, p.presence)
+		if fits(buf, p.presence, limit) {
+			buf = appendFrame(buf, p.presence)
+		} else {
+			s.presence, s.presenceAt = true, time.Time{}
+		}
 	}
-	buf = c.appendText(buf, s)
-	if s.next <= p.head {
-		c.markReady(s) // more to page through: back of the line
-	}
-	return buf
+	return c.appendText(buf, s, limit)
+}
+
+// fits says whether frame may join buf under limit: it fits, or buf is
+// empty (a frame larger than limit goes alone).
+func fits(buf, frame []byte, limit int) bool {
+	return len(buf) == 0 || len(buf)+1+len(frame) <= limit
 }
 
 // appendText appends the cursor's pending streaming text (a partial or a
-// delta) unless its turn has already ended for this cursor. Caller holds
-// c.mu.
-func (c *Conn) appendText(buf []byte, s *sub) []byte {
+// delta) unless its turn has already ended for this cursor, or it does not
+// fit under limit (then it stays pending). Caller holds c.mu.
+func (c *Conn) appendText(buf []byte, s *sub, limit int) []byte {
 	if s.textTurn == "" || (len(s.text) == 0 && !s.textFull) {
 		return buf
 	}
@@ -178,7 +240,11 @@ func (c *Conn) appendText(buf []byte, s *sub) []byte {
 		if s.textFull {
 			op = wire.PushPartial
 		}
-		buf = appendFrame(buf, wire.Encode(wire.TextPush{Op: op, Session: s.ch.id, TurnID: s.textTurn, Text: string(s.text)}))
+		frame := wire.Encode(wire.TextPush{Op: op, Session: s.ch.id, TurnID: s.textTurn, Text: string(s.text)})
+		if !fits(buf, frame, limit) {
+			return buf
+		}
+		buf = appendFrame(buf, frame)
 	}
 	s.text, s.textFull = nil, false
 	return buf

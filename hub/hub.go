@@ -19,12 +19,19 @@ import (
 
 // Options are the hub's limits. Zero fields take the defaults.
 type Options struct {
-	RingSize    int // recent events kept in memory per watched session (256)
-	RingBytes   int // and at most this many bytes of them (1 MiB)
-	PageSize    int // events per database page and per cursor pass (256)
-	MaxWindow   int // largest window a sub may ask for (10 000)
-	MaxChannels int // sessions per connection (wire.MaxChannels)
-	MaxInput    int // bytes of input text (wire.MaxInputBytes)
+	RingSize  int // recent events kept in memory per watched session (256)
+	RingBytes int // and at most this many bytes of them (1 MiB)
+	PageSize  int // events per database page and per cursor pass (256)
+	// MaxPageBytes bounds a history page (GET …/events) by the size of
+	// its events as well as by count: it ends early, with more, past
+	// this (1 MiB; always at least one event).
+	MaxPageBytes int
+	// MaxReplyBytes is how much a connection's unsent replies may hold
+	// before its commands are no longer read (1 MiB; Conn.AwaitRoom).
+	MaxReplyBytes int
+	MaxWindow     int // largest window a sub may ask for (10 000)
+	MaxChannels   int // sessions per connection (wire.MaxChannels)
+	MaxInput      int // bytes of input text (wire.MaxInputBytes)
 	// MaxTranscript caps the text sent to a provider per turn: the newest
 	// messages that fit (512 KiB), at most MaxTranscriptMessages (1000).
 	MaxTranscript         int
@@ -48,6 +55,12 @@ func (o *Options) defaults() {
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 256
+	}
+	if o.MaxPageBytes <= 0 {
+		o.MaxPageBytes = 1 << 20
+	}
+	if o.MaxReplyBytes <= 0 {
+		o.MaxReplyBytes = 1 << 20
 	}
 	if o.MaxWindow <= 0 {
 		o.MaxWindow = 10000
@@ -219,7 +232,7 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 	if info.ID == "" {
 		info.ID = randomID(6)
 	}
-	c := &Conn{hub: h, info: info, wake: make(chan struct{}, 1), subs: map[string]*sub{}}
+	c := &Conn{hub: h, info: info, wake: make(chan struct{}, 1), room: make(chan struct{}, 1), subs: map[string]*sub{}}
 	h.mu.Lock()
 	h.conns[c] = struct{}{}
 	h.mu.Unlock()

@@ -77,15 +77,18 @@ func (r *ring) dropOldest() {
 	r.n--
 }
 
-// from appends to out up to limit entries starting at offset next, and says
-// whether the ring could serve next at all.
-func (r *ring) from(next int64, limit int, out []entry) ([]entry, bool) {
+// from appends to out up to limit entries starting at offset next, none
+// past the one that brings their frames to maxBytes (the first whatever its
+// size), and says whether the ring could serve next at all.
+func (r *ring) from(next int64, limit, maxBytes int, out []entry) ([]entry, bool) {
 	if r.n == 0 || next < r.first() || next > r.last() {
 		return out, false
 	}
-	i := int(next - r.first())
-	for ; i < r.n && limit > 0; i++ {
-		out = append(out, r.buf[(r.start+i)%len(r.buf)])
+	size := 0
+	for i := int(next - r.first()); i < r.n && limit > 0 && size < maxBytes; i++ {
+		e := r.buf[(r.start+i)%len(r.buf)]
+		out = append(out, e)
+		size += len(e.frame)
 		limit--
 	}
 	return out, true

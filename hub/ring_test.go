@@ -11,7 +11,7 @@ func ringEntry(off int64, size int) entry {
 
 // offsets lists what from(next, limit) serves, or nil if it cannot.
 func offsets(r *ring, next int64, limit int) []int64 {
-	es, ok := r.from(next, limit, nil)
+	es, ok := r.from(next, limit, 1<<30, nil)
 	if !ok {
 		return nil
 	}

@@ -178,7 +178,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) error {
 		c.mu.Lock()
 		if c.subs[id] == s {
 			c.dropLocked(s)
-			c.replies = append(c.replies, frame)
+			c.queueReply(frame)
 		}
 		c.mu.Unlock()
 		c.signal()
@@ -197,10 +197,10 @@ func (h *Hub) History(ctx context.Context, id string, after, before int64, limit
 	var evs []db.Event
 	var more bool
 	if before > 0 {
-		evs, err = h.db.EventsBefore(ctx, id, before, limit)
+		evs, err = h.db.EventsBefore(ctx, id, before, limit, h.opts.MaxPageBytes)
 		more = len(evs) > 0 && evs[0].Offset > 1
 	} else {
-		evs, err = h.db.EventsAfter(ctx, id, after, limit)
+		evs, err = h.db.EventsAfter(ctx, id, after, limit, h.opts.MaxPageBytes)
 		more = len(evs) > 0 && evs[len(evs)-1].Offset < s.Head
 	}
 	if err != nil {

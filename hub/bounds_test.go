@@ -1,0 +1,152 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// frames splits a batch into its frames.
+func frames(buf []byte) [][]byte {
+	if len(buf) == 0 {
+		return nil
+	}
+	return bytes.Split(buf, []byte{'\n'})
+}
+
+// Fill takes queued replies up to its limit and leaves the rest queued, in
+// order, for the next batch: a batch is at most the limit plus one frame,
+// however many replies wait.
+func TestFillBoundsRepliesByBytes(t *testing.T) {
+	h := newTestHub(t, Options{})
+	c := h.Connect(ConnInfo{Name: "t"})
+	defer c.Close()
+	const n, limit = 5000, 4096
+	for i := range n {
+		c.ReplyJSON(wire.Reply{ID: int64(i + 1), OK: true})
+	}
+	next := int64(1)
+	for batches := 0; next <= n; batches++ {
+		if batches > n {
+			t.Fatalf("no progress at reply %d", next)
+		}
+		buf, err := c.Fill(context.Background(), nil, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := frames(buf)
+		if len(buf) > limit+len(fs[len(fs)-1])+1 {
+			t.Fatalf("a batch of %d bytes; the limit is %d plus one frame", len(buf), limit)
+		}
+		for _, f := range fs {
+			if want := fmt.Sprintf(`{"id":%d,`, next); !bytes.HasPrefix(f, []byte(want)) {
+				t.Fatalf("frame %s, want reply %d next", f, next)
+			}
+			next++
+		}
+	}
+}
+
+// A reader that queues replies waits in AwaitRoom once they reach
+// MaxReplyBytes, and goes on when Fill takes them: what a client that
+// never reads can make the daemon hold is bounded.
+func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
+	const bound = 8 << 10
+	h := newTestHub(t, Options{MaxReplyBytes: bound})
+	c := h.Connect(ConnInfo{Name: "t"})
+	defer c.Close()
+	frame := wire.Encode(wire.Reply{ID: 1, OK: true})
+	done := make(chan struct{})
+	go func() { // the reader of a client that sends 10 000 pings
+		defer close(done)
+		for range 10000 {
+			if c.AwaitRoom(context.Background()) != nil {
+				return
+			}
+			c.Reply(frame)
+		}
+	}()
+	deadline := time.After(10 * time.Second)
+	for c.Unsent() < bound {
+		select {
+		case <-c.Wake():
+		case <-done:
+			t.Fatal("the reader finished without reaching the bound")
+		case <-deadline:
+			t.Fatalf("unsent %d, never reached the bound %d", c.Unsent(), bound)
+		}
+	}
+	select {
+	case <-done:
+		t.Fatalf("the reader went on past the bound: %d unsent", c.Unsent())
+	default:
+	}
+	if u := c.Unsent(); u > bound+len(frame) {
+		t.Fatalf("%d bytes unsent; the bound is %d plus one reply", u, bound)
+	}
+	// A writer draining the replies lets the reader finish.
+	got := 0
+	for got < 10000 {
+		buf, err := c.Fill(context.Background(), nil, 64<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += len(frames(buf))
+		if len(buf) == 0 {
+			select {
+			case <-c.Wake():
+			case <-deadline:
+				t.Fatalf("%d replies of 10000 after the drain", got)
+			}
+		}
+	}
+	<-done
+}
+
+// A late subscriber catching up on large events gets them a batch at a
+// time, each about the limit, not a page of 256 of them in one message.
+func TestCatchUpBatchesAreBoundedByBytes(t *testing.T) {
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	big := strings.Repeat("x", 20_000)
+	ctx := context.Background()
+	for range 40 {
+		if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+			_, err := tx.Append(ctx, "s", wire.Event{Type: wire.EventMessage, Role: wire.RoleUser, Text: big})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := h.Connect(ConnInfo{Name: "t"})
+	defer c.Close()
+	zero := int64(0)
+	s, _ := h.Session(ctx, "s")
+	subscribe(c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	const limit = 64 << 10
+	events := 0
+	for events < 40 {
+		buf, err := c.Fill(ctx, nil, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(buf) == 0 {
+			t.Fatalf("%d events of 40, then nothing", events)
+		}
+		fs := frames(buf)
+		if len(buf) > limit+len(fs[len(fs)-1])+1 {
+			t.Fatalf("a batch of %d bytes; the limit is %d plus one frame", len(buf), limit)
+		}
+		for _, f := range fs {
+			if bytes.HasPrefix(f, []byte(`{"op":"event"`)) {
+				events++
+			}
+		}
+	}
+}
