@@ -133,6 +133,9 @@ func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
 // Reply takes a serving bot's answer to a turn: text streams out as deltas,
 // done commits the reply, a non-empty errText fails the turn.
 func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string) error {
+	if err := checkTexts("text", text, "error", errText); err != nil {
+		return err // before the turn is touched: the bot may send it again
+	}
 	c.mu.Lock()
 	t := c.turns[turnID]
 	if t != nil && (done || errText != "") {

@@ -150,3 +150,17 @@ func TestCatchUpBatchesAreBoundedByBytes(t *testing.T) {
 		}
 	}
 }
+
+// A bot's reply with U+0000 is refused naming the field, before the turn
+// is touched: the same rule as every text field.
+func TestBotReplyWithNULIsABadRequest(t *testing.T) {
+	h := newTestHub(t, Options{})
+	c := h.Connect(ConnInfo{Name: "bot"})
+	defer c.Close()
+	for _, tc := range []struct{ text, errText, field string }{{"a\x00", "", "text"}, {"", "oops\x00", "error"}} {
+		err := h.Reply(c, "some-turn", tc.text, false, tc.errText)
+		if we, ok := err.(*wire.Error); !ok || we.Code != wire.CodeBadRequest || !strings.Contains(we.Message, tc.field) {
+			t.Fatalf("reply %q/%q: %v, want bad_request naming %s", tc.text, tc.errText, err, tc.field)
+		}
+	}
+}

@@ -50,6 +50,9 @@ func (h *Hub) checkInput(session, inputID, text string) error {
 	case len(text) > h.opts.MaxInput:
 		return wire.Errorf(wire.CodeTooLarge, "text is %d bytes; the limit is %d", len(text), h.opts.MaxInput)
 	}
+	if werr := checkText("text", text); werr != nil {
+		return werr
+	}
 	return nil
 }
 

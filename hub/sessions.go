@@ -53,6 +53,10 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	} else if !validID.MatchString(id) {
 		return wire.Session{}, false, wire.Errorf(wire.CodeBadRequest, "session id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
+	if err := checkTexts("title", req.Title, "workspace", req.Workspace, "provider", req.Provider,
+		"model", req.Model, "effort", req.Effort); err != nil {
+		return wire.Session{}, false, err
+	}
 	if err := h.checkProvider(req.Provider); err != nil {
 		return wire.Session{}, false, err
 	}
@@ -118,6 +122,9 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	version, ok := ParseETag(etag)
 	if !ok {
 		return wire.Session{}, wire.Errorf(wire.CodeEtagMismatch, "If-Match %q is not an etag of this session", etag)
+	}
+	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort); err != nil {
+		return wire.Session{}, err
 	}
 	var out db.Session
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {

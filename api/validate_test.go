@@ -1,0 +1,59 @@
+package api
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+)
+
+// U+0000 in any text field is a 400 bad_request that names the field —
+// never a 500 — and changes nothing stored (docs/protocol.md, "Text").
+func TestNULInATextFieldIsABadRequestNamingIt(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	var s wire.Session
+	e.do("GET", "/v1/sessions/s", nil, "", &s)
+	before := e.history("s")
+	patch := map[string]string{"If-Match": s.ETag}
+	create := map[string]string{"If-None-Match": "*"}
+	cases := []struct {
+		name, method, path string
+		hdr                map[string]string
+		body, field        string
+	}{
+		{"create title", "POST", "/v1/sessions", nil, `{"title":"a\u0000b"}`, "title"},
+		{"create model", "POST", "/v1/sessions", nil, `{"model":"m\u0000"}`, "model"},
+		{"create workspace", "POST", "/v1/sessions", nil, `{"workspace":"\u0000"}`, "workspace"},
+		{"create effort", "POST", "/v1/sessions", nil, `{"effort":"hi\u0000gh"}`, "effort"},
+		{"create provider", "POST", "/v1/sessions", nil, `{"provider":"echo\u0000"}`, "provider"},
+		{"put title", "PUT", "/v1/sessions/s2", create, `{"title":"a\u0000b"}`, "title"},
+		{"patch title", "PATCH", "/v1/sessions/s", patch, `{"title":"a\u0000b"}`, "title"},
+		{"patch model", "PATCH", "/v1/sessions/s", patch, `{"model":"\u0000"}`, "model"},
+		{"patch effort", "PATCH", "/v1/sessions/s", patch, `{"effort":"\u0000"}`, "effort"},
+		{"input text", "PUT", "/v1/sessions/s/inputs/" + uuid1, nil, `{"text":"a\u0000b"}`, "text"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body wire.ErrorBody
+			code, _ := e.do(tc.method, tc.path, tc.hdr, tc.body, &body)
+			if code != 400 || body.Error == nil || body.Error.Code != wire.CodeBadRequest || !strings.Contains(body.Error.Message, tc.field) {
+				t.Fatalf("%s %s %s: %d %+v, want 400 bad_request naming %q", tc.method, tc.path, tc.body, code, body.Error, tc.field)
+			}
+		})
+	}
+	var after wire.Session
+	e.do("GET", "/v1/sessions/s", nil, "", &after)
+	if after.ETag != s.ETag {
+		t.Fatalf("session changed: %+v -> %+v", s, after)
+	}
+	if got := e.history("s"); !reflect.DeepEqual(got, before) {
+		t.Fatalf("events changed:\n%s\n%s", before, got)
+	}
+	var list wire.SessionList
+	e.do("GET", "/v1/sessions", nil, "", &list)
+	if len(list.Sessions) != 1 {
+		t.Fatalf("%d sessions after refused creates, want 1", len(list.Sessions))
+	}
+}

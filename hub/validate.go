@@ -1,0 +1,43 @@
+package hub
+
+import (
+	"strings"
+
+	"albedo/api/wire"
+)
+
+// The rule for text (docs/protocol.md, "Text"): every text field is
+// stored as given, except that none may hold U+0000. bun writes strings
+// into its SQL, where a NUL ends them, and C strings end there everywhere
+// else; a field that cannot be kept faithfully is refused at the edge, with
+// its name, rather than failing in the store as a 500.
+
+// checkText refuses a text field that holds U+0000.
+func checkText(field, v string) *wire.Error {
+	if strings.IndexByte(v, 0) >= 0 {
+		return wire.Errorf(wire.CodeBadRequest, "%s must not contain U+0000 (NUL)", field)
+	}
+	return nil
+}
+
+// checkTexts refuses the first of pairs (name, value, name, value, …) that
+// holds U+0000; a nil *string is a field not given.
+func checkTexts(pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		var v string
+		switch x := pairs[i+1].(type) {
+		case string:
+			v = x
+		case *string:
+			if x == nil {
+				continue
+			}
+			v = *x
+		}
+		if werr := checkText(name, v); werr != nil {
+			return werr
+		}
+	}
+	return nil
+}
