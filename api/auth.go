@@ -50,12 +50,20 @@ var permissions = map[string][]wire.TokenRole{
 // refusal: "call GET /v1/bots"), on session when one is named.
 func authorize(p hub.Principal, roles []wire.TokenRole, what, session string) *wire.Error {
 	if !slices.Contains(roles, p.Role) {
-		return wire.Errorf(wire.CodeForbidden, "a %s token may not %s", p.Role, what)
+		return wire.Errorf(wire.CodeForbidden, "%s token may not %s", withArticle(string(p.Role)), what)
 	}
 	if session != "" && !p.CanSee(session) {
 		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
 	}
 	return nil
+}
+
+// withArticle puts "a" or "an" before a role's name.
+func withArticle(role string) string {
+	if role != "" && strings.ContainsRune("aeiou", rune(role[0])) {
+		return "an " + role
+	}
+	return "a " + role
 }
 
 // bearer returns the token of an Authorization header, or "".

@@ -26,6 +26,13 @@ type Options struct {
 	HelloTimeout time.Duration // hello must arrive within this (10 s)
 	MaxFrame     int64         // bytes per websocket message (1 MiB)
 	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone
+	IdleTimeout  time.Duration // an authenticated keep-alive connection idle this long is closed (60 s)
+	MaxFresh     int           // connections that have not sent a request yet (256; gate.go)
+	MaxPreHello  int           // websockets waiting for a token in hello (256; gate.go)
+	// AnyHost accepts requests whatever their Host header. Off, only
+	// loopback names and addresses are served: a daemon on loopback is not
+	// reachable through a name a web page controls (DNS rebinding).
+	AnyHost bool
 	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
 	OnShutdown func()
 }
@@ -46,6 +53,15 @@ func (o *Options) defaults() {
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 64 << 10
 	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 60 * time.Second
+	}
+	if o.MaxFresh <= 0 {
+		o.MaxFresh = 256
+	}
+	if o.MaxPreHello <= 0 {
+		o.MaxPreHello = 256
+	}
 }
 
 // Server serves the HTTP API and the websocket. Its methods may be called
@@ -57,12 +73,14 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	bufs sync.Pool // *[]byte batch buffers, held only while writing
+	bufs  sync.Pool  // *[]byte batch buffers, held only while writing
+	fresh freshConns // connections that have not sent a request yet
 
-	mu      sync.Mutex
-	conns   map[*wsConn]struct{}
-	closing bool
-	wg      sync.WaitGroup // one per websocket connection
+	mu       sync.Mutex
+	conns    map[*wsConn]struct{}
+	closing  bool
+	preHello int            // websockets waiting for the token of their hello
+	wg       sync.WaitGroup // one per websocket connection
 
 	afterAccept func() // tests: runs between Accept and registration
 }
@@ -73,12 +91,12 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}}
+	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}, fresh: freshConns{max: opts.MaxFresh}}
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(middleware.BodyLimit("2M"))
+	e.Use(s.checkHost, s.keepAliveForTokens, middleware.BodyLimit("2M"))
 	e.GET("/healthz", s.healthz)
 
 	v1 := e.Group("/v1", s.requireToken)

@@ -111,7 +111,12 @@ func (s *Server) deleteSession(c echo.Context) error {
 
 // queryInt reads an optional non-negative integer query parameter.
 func queryInt(c echo.Context, name string, def int64) (int64, error) {
-	v := c.QueryParam(name)
+	return parseNonNegative(name, c.QueryParam(name), def)
+}
+
+// parseNonNegative reads v, a decimal integer ≥ 0 ("" is def), or says
+// what is wrong with it in a bad_request naming the parameter.
+func parseNonNegative(name, v string, def int64) (int64, error) {
 	if v == "" {
 		return def, nil
 	}

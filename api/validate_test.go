@@ -57,3 +57,41 @@ func TestNULInATextFieldIsABadRequestNamingIt(t *testing.T) {
 		t.Fatalf("%d sessions after refused creates, want 1", len(list.Sessions))
 	}
 }
+
+// One UUID written another way (upper case, braces, urn:uuid:) is not a
+// second input: only the canonical form is accepted, with a clear error.
+func TestInputIDMustBeCanonical(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	for _, id := range []string{strings.ToUpper(uuid1), "{" + uuid1 + "}", "urn:uuid:" + uuid1, strings.ReplaceAll(uuid1, "-", "")} {
+		var body wire.ErrorBody
+		code, _ := e.do("PUT", "/v1/sessions/s/inputs/"+id, nil, `{"text":"x"}`, &body)
+		if code != 400 || body.Error == nil || body.Error.Code != wire.CodeBadRequest || !strings.Contains(body.Error.Message, "canonical") {
+			t.Fatalf("input id %q: %d %+v, want 400 bad_request about the canonical form", id, code, body.Error)
+		}
+	}
+	if evs := e.history("s"); len(evs) != 0 {
+		t.Fatalf("%d events after refused inputs", len(evs))
+	}
+	var r wire.Receipt
+	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"x"}`, &r); code != 202 {
+		t.Fatalf("the canonical id: %d", code)
+	}
+}
+
+// Refusals name the role with its article: "an owner token", "a bot token".
+func TestRefusalsReadWell(t *testing.T) {
+	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
+	for role, want := range cases {
+		if got := withArticle(role); got != want {
+			t.Errorf("withArticle(%q) = %q, want %q", role, got, want)
+		}
+	}
+	e := newEnv(t, Options{})
+	w := e.dial(true)
+	w.hello()
+	w.send(wire.Command{ID: 2, Op: wire.OpServe})
+	if r := w.reply(2); r.Error == nil || !strings.Contains(r.Error.Message, "an owner token may not") {
+		t.Fatalf("serve as the owner: %+v", r.Error)
+	}
+}

@@ -32,6 +32,8 @@ type wsConn struct {
 	s  *Server
 	ws *websocket.Conn
 
+	preHello bool // counted in Server.preHello until hello (gate.go)
+
 	hcMu sync.Mutex
 	hc   *hub.Conn     // set by the reader at hello; read by bye
 	p    hub.Principal // from the header, or from hello; read by revocation
@@ -50,13 +52,23 @@ type closeReq struct {
 // counts in s.wg from before the upgrade, so that Bye and Close wait for
 // one caught in the middle of it.
 func (s *Server) websocket(c echo.Context) error {
+	p, authed := principalOf(c)
+	if !authed && !s.enterPreHello() {
+		return wire.Errorf(wire.CodeTooMany, "too many connections are waiting to say hello; try again")
+	}
 	if !s.enter() {
+		if !authed {
+			s.leavePreHello()
+		}
 		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping"}
 	}
 	served := false
 	defer func() {
 		if !served {
 			s.wg.Done()
+			if !authed {
+				s.leavePreHello()
+			}
 		}
 	}()
 	ws, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
@@ -71,8 +83,7 @@ func (s *Server) websocket(c echo.Context) error {
 		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
 		return nil
 	}
-	p, _ := principalOf(c)
-	wc := &wsConn{s: s, ws: ws, p: p, closeReq: make(chan closeReq, 1)}
+	wc := &wsConn{s: s, ws: ws, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
 	if s.afterAccept != nil {
 		s.afterAccept()
 	}
@@ -164,6 +175,9 @@ func (wc *wsConn) serve() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rest, ok := wc.awaitHello(ctx)
+	if wc.preHello {
+		wc.s.leavePreHello()
+	}
 	if !ok {
 		return
 	}

@@ -30,7 +30,7 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 	}
 	defer conn.Close()
 	body := `{"text":"exactly once"}`
-	fmt.Fprintf(conn, "PUT /v1/sessions/s/inputs/%s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+	fmt.Fprintf(conn, "PUT /v1/sessions/s/inputs/%s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
 		inputID, snap.Token, len(body), body)
 	for {
 		it, err := watch.Next(fx.ctx)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,7 +102,15 @@ type daemon struct {
 // looking for it for their CallRetry).
 func startDaemon(t *testing.T, home string, args ...string) *daemon {
 	t.Helper()
-	cmd := exec.Command(albedoBin, append([]string{"daemon", "--home", home}, args...)...)
+	return startDaemonUnder(t, home, nil, args...)
+}
+
+// startDaemonUnder is startDaemon with the daemon run by a wrapper that
+// execs it (e.g. prlimit), so that the process is still the daemon's.
+func startDaemonUnder(t *testing.T, home string, wrapper []string, args ...string) *daemon {
+	t.Helper()
+	argv := append(append(slices.Clone(wrapper), albedoBin, "daemon", "--home", home), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

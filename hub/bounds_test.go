@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"albedo/api/wire"
 	"albedo/db"
 )
@@ -163,4 +165,23 @@ func TestBotReplyWithNULIsABadRequest(t *testing.T) {
 			t.Fatalf("reply %q/%q: %v, want bad_request naming %s", tc.text, tc.errText, err, tc.field)
 		}
 	}
+}
+
+// FuzzCanonicalUUID: whatever canonicalUUID accepts is one UUID written the
+// one way uuid.UUID.String writes it, so no input can be named twice.
+func FuzzCanonicalUUID(f *testing.F) {
+	for _, s := range []string{"0190a8a0-0000-7000-8000-000000000001", "0190A8A0-0000-7000-8000-000000000001",
+		"{0190a8a0-0000-7000-8000-000000000001}", "urn:uuid:0190a8a0-0000-7000-8000-000000000001",
+		"0190a8a000007000800000000000000001", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !canonicalUUID(s) {
+			return
+		}
+		u, err := uuid.Parse(s)
+		if err != nil || u.String() != s || len(s) != 36 || strings.ToLower(s) != s {
+			t.Fatalf("canonicalUUID accepted %q (%v)", s, err)
+		}
+	})
 }

@@ -3,8 +3,6 @@ package hub
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"albedo/api/wire"
 	"albedo/db"
 )
@@ -43,8 +41,8 @@ func (h *Hub) checkInput(session, inputID, text string) error {
 		return wire.Errorf(wire.CodeBadRequest, "session is required")
 	case inputID == "":
 		return wire.Errorf(wire.CodeBadRequest, "input_id is required")
-	case uuid.Validate(inputID) != nil:
-		return wire.Errorf(wire.CodeBadRequest, "input_id %q is not a UUID", inputID)
+	case !canonicalUUID(inputID):
+		return wire.Errorf(wire.CodeBadRequest, "input_id %q is not a UUID in its canonical form (36 characters, lower-case hex, 8-4-4-4-12)", inputID)
 	case text == "":
 		return wire.Errorf(wire.CodeBadRequest, "text is required")
 	case len(text) > h.opts.MaxInput:

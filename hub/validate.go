@@ -3,6 +3,8 @@ package hub
 import (
 	"strings"
 
+	"github.com/google/uuid"
+
 	"albedo/api/wire"
 )
 
@@ -11,6 +13,15 @@ import (
 // into its SQL, where a NUL ends them, and C strings end there everywhere
 // else; a field that cannot be kept faithfully is refused at the edge, with
 // its name, rather than failing in the store as a 500.
+
+// canonicalUUID says whether id is a UUID written the one way albedo
+// accepts: 36 characters, lower-case hex, 8-4-4-4-12. uuid.Validate also
+// takes upper case, braces and urn:uuid:, and one input written two ways
+// must not be two inputs.
+func canonicalUUID(id string) bool {
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
+}
 
 // checkText refuses a text field that holds U+0000.
 func checkText(field, v string) *wire.Error {

@@ -9,6 +9,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,8 +149,10 @@ func loadProviders(home string) (*provider.Registry, error) {
 
 // serve starts the API on ln.
 func (d *daemon) serve(ln net.Listener, info wire.DaemonInfo, f daemonFlags) {
+	unauth := unauthenticatedBound()
 	d.srv = api.New(d.hub, api.Options{
 		Token: info.Token, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
+		MaxFresh: unauth, MaxPreHello: unauth, AnyHost: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(),
 		OnShutdown: func() {
 			select {
 			case d.stop <- struct{}{}:
@@ -157,8 +160,20 @@ func (d *daemon) serve(ln net.Listener, info wire.DaemonInfo, f daemonFlags) {
 			}
 		},
 	}, d.log)
-	d.hs = &http.Server{Handler: d.srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	d.hs = d.srv.HTTPServer()
 	go func() { d.served <- d.hs.Serve(ln) }()
+}
+
+// unauthenticatedBound is how many connections may wait without a token,
+// of each kind (api.Options.MaxFresh, MaxPreHello): an eighth of the file
+// descriptors this process may open, between 8 and 256, so that a flood
+// of them leaves most descriptors to the owner, bots and viewers.
+func unauthenticatedBound() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return 256
+	}
+	return int(min(max(lim.Cur/8, 8), 256))
 }
 
 // servePprof serves Go's profiles, for measuring; never on by default, as

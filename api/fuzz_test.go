@@ -1,0 +1,124 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+	"albedo/hub"
+)
+
+// FuzzDecodeCommand: any frame decodes to a command with a positive id and
+// an op, or to a bad_request whose id is the frame's own (when it had a
+// usable one) or 0; never a panic.
+func FuzzDecodeCommand(f *testing.F) {
+	for _, s := range []string{`{"id":1,"op":"ping"}`, `{"id":2,"op":"sub","session":"s","after":3,"epoch":"e","window":10}`,
+		`{"id":3,"op":"hello","subs":[{"session":"a"}]}`, `{"id":-1,"op":"x"}`, `{"id":1.5}`, `{"id":4,"op":5}`, `[]`, `nul`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cmd, werr := decodeCommand(b)
+		if werr == nil {
+			if cmd.ID <= 0 || cmd.Op == "" {
+				t.Fatalf("decodeCommand(%q) accepted %+v", b, cmd)
+			}
+			return
+		}
+		if werr.Code != wire.CodeBadRequest || werr.Message == "" || cmd.ID < 0 {
+			t.Fatalf("decodeCommand(%q): %+v, id %d", b, werr, cmd.ID)
+		}
+	})
+}
+
+// FuzzParseNonNegative: what it accepts is a decimal integer ≥ 0 that
+// reads back the same; what it refuses is a bad_request naming the
+// parameter.
+func FuzzParseNonNegative(f *testing.F) {
+	for _, s := range []string{"", "0", "17", "-1", "1e3", "99999999999999999999", " 5", "0x10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		n, err := parseNonNegative("after", v, 7)
+		switch {
+		case v == "":
+			if err != nil || n != 7 {
+				t.Fatalf("empty: %d %v", n, err)
+			}
+		case err == nil:
+			back, perr := strconv.ParseInt(v, 10, 64)
+			if n < 0 || perr != nil || back != n {
+				t.Fatalf("parseNonNegative(%q) = %d", v, n)
+			}
+		default:
+			we, ok := err.(*wire.Error)
+			if !ok || we.Code != wire.CodeBadRequest || !strings.Contains(we.Message, "after") {
+				t.Fatalf("parseNonNegative(%q): %v", v, err)
+			}
+		}
+	})
+}
+
+// FuzzHTTPBodies sends any bytes as the JSON body of every route that
+// reads one, and any values as the history route's query parameters: the
+// answer is never a 500, and an error is always the contract's error body.
+func FuzzHTTPBodies(f *testing.F) {
+	h, err := hub.Open(context.Background(), filepath.Join(f.TempDir(), "albedo.db"), hub.Options{}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv := New(h, Options{Token: testToken, Boot: "b"}, nil)
+	hs := httptest.NewServer(srv.Handler())
+	f.Cleanup(func() { srv.Close(); hs.Close(); h.Close(context.Background()) })
+	if _, _, err := h.CreateSession(context.Background(), "s", wire.SessionCreate{}); err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{`{}`, `{"title":"t","model":"m"}`, `{"text":"hi"}`, `{"name":"b1","sessions":["s"]}`,
+		`{"title":5}`, `{"effort":null}`, `{"title":"a\u0000"}`, `[`, ``, `{"sessions":"s"}`} {
+		f.Add([]byte(s), "1", "5", "")
+	}
+	routes := []struct{ method, path string }{
+		{"POST", "/v1/sessions"}, {"PUT", "/v1/sessions/fz"}, {"PATCH", "/v1/sessions/s"},
+		{"PUT", "/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-00000000ffff"}, {"POST", "/v1/bots"},
+	}
+	client := hs.Client()
+	f.Fuzz(func(t *testing.T, body []byte, after, limit, before string) {
+		for _, rt := range routes {
+			req, _ := http.NewRequest(rt.method, hs.URL+rt.path, strings.NewReader(string(body)))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("If-None-Match", "*")
+			req.Header.Set("If-Match", `"1"`)
+			checkAnswer(t, client, req, string(body))
+		}
+		q := url.Values{"after": {after}, "limit": {limit}, "before": {before}}.Encode()
+		req, _ := http.NewRequest("GET", hs.URL+"/v1/sessions/s/events?"+q, nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		checkAnswer(t, client, req, q)
+	})
+}
+
+// checkAnswer fails on a 500, or on an error that is not the contract's
+// error body.
+func checkAnswer(t *testing.T, c *http.Client, req *http.Request, input string) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		t.Fatalf("%s %s with %q: %d", req.Method, req.URL.Path, input, resp.StatusCode)
+	}
+	if resp.StatusCode >= 400 {
+		var eb wire.ErrorBody
+		if json.NewDecoder(resp.Body).Decode(&eb) != nil || eb.Error == nil || eb.Error.Code == "" {
+			t.Fatalf("%s %s with %q: %d without an error body", req.Method, req.URL.Path, input, resp.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"albedo/api/wire"
+)
+
+// What a client without a token can hold is bounded, so that the owner is
+// still served when something floods the port (docs/protocol.md, "Limits"):
+//
+//   - a connection that has not sent its request yet counts among at most
+//     Options.MaxFresh; past that the oldest of them is closed (an honest
+//     client sends its request at once, so the oldest is the idlest), and
+//     ReadHeaderTimeout closes any after 10 s;
+//   - a response to a request that proved no token (/healthz, 401, 404)
+//     closes its connection: only a token buys keep-alive, and an
+//     authenticated keep-alive ends after IdleTimeout;
+//   - a websocket that carries its token in hello counts among at most
+//     Options.MaxPreHello until hello; past that an upgrade is refused with
+//     429, and HelloTimeout closes any after 10 s.
+
+// HTTPServer returns the http.Server that serves s, with the edge's
+// timeouts and the bound on fresh connections.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.e,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       s.opts.IdleTimeout,
+		ConnState:         s.fresh.connState,
+	}
+}
+
+// freshConns is the connections that have not sent a request yet, oldest
+// first. Its methods may be called from any goroutine.
+type freshConns struct {
+	max int
+
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// connState is the http.Server's ConnState hook.
+func (f *freshConns) connState(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	var evict net.Conn
+	switch st {
+	case http.StateNew:
+		f.conns = append(f.conns, c)
+		if len(f.conns) > f.max {
+			evict = f.conns[0]
+			f.conns = slices.Delete(f.conns, 0, 1)
+		}
+	default: // active, idle, hijacked or closed: no longer fresh
+		if i := slices.Index(f.conns, c); i >= 0 {
+			f.conns = slices.Delete(f.conns, i, i+1)
+		}
+	}
+	f.mu.Unlock()
+	if evict != nil {
+		evict.Close()
+	}
+}
+
+// keepAliveForTokens is the root middleware: a response closes its
+// connection unless the request proved a token (requireToken says so by
+// setting the principal).
+func (s *Server) keepAliveForTokens(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Before(func() {
+			_, ok := principalOf(c)
+			if !ok && c.Response().Status != http.StatusSwitchingProtocols {
+				c.Response().Header().Set("Connection", "close")
+			}
+		})
+		return next(c)
+	}
+}
+
+// checkHost is the root middleware that refuses a Host header that is not
+// a loopback name or address, unless Options.AnyHost.
+func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !s.opts.AnyHost && !loopbackHost(c.Request().Host) {
+			return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", c.Request().Host)
+		}
+		return next(c)
+	}
+}
+
+// loopbackHost says whether a Host header (with or without a port) names
+// this machine's loopback: localhost, 127.0.0.0/8 or ::1.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// enterPreHello counts a websocket that will carry its token in hello,
+// unless MaxPreHello of them are already waiting for theirs.
+func (s *Server) enterPreHello() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.preHello >= s.opts.MaxPreHello {
+		return false
+	}
+	s.preHello++
+	return true
+}
+
+func (s *Server) leavePreHello() {
+	s.mu.Lock()
+	s.preHello--
+	s.mu.Unlock()
+}

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"albedo/api/wire"
+	"albedo/hub"
+)
+
+// closeConn is a net.Conn that only records whether it was closed.
+type closeConn struct {
+	net.Conn
+	closed bool
+}
+
+func (c *closeConn) Close() error { c.closed = true; return nil }
+
+// Past its bound, a new connection that has not sent a request closes the
+// oldest such one; one that has sent its request no longer counts.
+func TestFreshConnsEvictTheOldest(t *testing.T) {
+	f := freshConns{max: 2}
+	c := []*closeConn{{}, {}, {}, {}}
+	f.connState(c[0], http.StateNew)
+	f.connState(c[1], http.StateNew)
+	f.connState(c[1], http.StateActive) // sent its request
+	f.connState(c[2], http.StateNew)
+	if c[0].closed || c[1].closed || c[2].closed {
+		t.Fatalf("closed within the bound: %v %v %v", c[0].closed, c[1].closed, c[2].closed)
+	}
+	f.connState(c[3], http.StateNew) // a third fresh one: the oldest goes
+	if !c[0].closed || c[2].closed || c[3].closed {
+		t.Fatalf("closed: %v %v %v, want only the oldest fresh one", c[0].closed, c[2].closed, c[3].closed)
+	}
+	if len(f.conns) != 2 || f.conns[0] != c[2] || f.conns[1] != c[3] {
+		t.Fatalf("fresh connections %v, want the third and the fourth", f.conns)
+	}
+}
+
+// Only a request that proved a token keeps its connection alive.
+func TestKeepAliveOnlyWithAToken(t *testing.T) {
+	e := newEnv(t, Options{})
+	hs := httptest.NewServer(e.srv.HTTPServer().Handler)
+	t.Cleanup(hs.Close)
+	cases := []struct {
+		name, path, token string
+		close             bool
+	}{
+		{"healthz", "/healthz", "", true},
+		{"no token", "/v1/sessions", "", true},
+		{"wrong token", "/v1/sessions", "nope", true},
+		{"unknown route", "/nothing", "", true},
+		{"owner", "/v1/sessions", testToken, false},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest("GET", hs.URL+tc.path, nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Close != tc.close {
+			t.Errorf("%s: the connection closes: %v, want %v", tc.name, resp.Close, tc.close)
+		}
+	}
+}
+
+// Websockets that will say their token in hello wait at most MaxPreHello
+// at a time; past that an upgrade is refused with 429 too_many, and a
+// hello makes room.
+func TestPreHelloWebsocketsAreBounded(t *testing.T) {
+	e := newEnv(t, Options{MaxPreHello: 2})
+	dial := func() (*websocket.Conn, *http.Response, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol}})
+	}
+	var waiting []*websocket.Conn
+	for range 2 {
+		c, _, err := dial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.CloseNow() })
+		waiting = append(waiting, c)
+	}
+	if _, resp, err := dial(); err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a third websocket without hello: %v %v, want 429", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := waiting[0].Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 1, Op: wire.OpHello, Token: testToken})); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := waiting[0].Read(ctx); err != nil { // its hello reply: it has left the waiting
+		t.Fatal(err)
+	}
+	c, _, err := dial()
+	if err != nil {
+		t.Fatalf("after a hello, a new websocket: %v", err)
+	}
+	c.CloseNow()
+	// The owner, with its token in the header, never waits for hello.
+	owner := e.dial(true)
+	owner.hello()
+}
+
+// On loopback, a request whose Host is not a loopback name is refused:
+// a web page that rebinds its own name to 127.0.0.1 cannot reach the
+// daemon (issue 13).
+func TestHostMustBeLoopback(t *testing.T) {
+	e := newEnv(t, Options{})
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	cases := []struct {
+		host string
+		ok   bool
+	}{
+		{"127.0.0.1:1234", true}, {"localhost:80", true}, {"LOCALHOST", true}, {"[::1]:9", true}, {"127.1.2.3", true},
+		{"evil.example:1234", false}, {"localhost.evil.example", false}, {"10.0.0.1", false},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest("GET", e.url+"/v1/sessions", nil)
+		req.Host = tc.host
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ok := resp.StatusCode == 200; ok != tc.ok {
+			t.Errorf("Host %q: %d, want served: %v", tc.host, resp.StatusCode, tc.ok)
+		}
+	}
+	any := newEnv(t, Options{AnyHost: true})
+	req, _ := http.NewRequest("GET", any.url+"/v1/sessions", nil)
+	req.Host = "albedo.example.com"
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := hc.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("AnyHost: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// A websocket from a page of another origin is refused before the
+// upgrade, whatever its token (coder/websocket checks Origin against Host).
+func TestCrossOriginWebsocketRefused(t *testing.T) {
+	e := newEnv(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol},
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}, "Origin": {"http://evil.example"}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin websocket: %v %v, want 403", resp, err)
+	}
+}
+
+// Channels per connection are bounded: a hello with more subs than the
+// limit, or a sub past it, gets too_many and watches nothing more.
+func TestChannelsPerConnectionAreBounded(t *testing.T) {
+	e := newEnvWith(t, Options{}, hub.Options{MaxChannels: 2})
+	for _, id := range []string{"a", "b", "c"} {
+		e.create(id)
+	}
+	w := e.dial(true)
+	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "a"}, {Session: "b"}, {Session: "c"}}})
+	if r := w.reply(1); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
+		t.Fatalf("hello with 3 subs, limit 2: %+v", r)
+	}
+	w2 := e.dial(true)
+	w2.hello(wire.Sub{Session: "a"}, wire.Sub{Session: "b"})
+	w2.send(wire.Command{ID: 2, Op: wire.OpSub, Session: "c"})
+	if r := w2.reply(2); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
+		t.Fatalf("a third sub, limit 2: %+v", r)
+	}
+}

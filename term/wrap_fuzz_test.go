@@ -1,0 +1,32 @@
+package term
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rivo/uniseg"
+)
+
+// FuzzWrap: every line fits its width (a single grapheme wider than the
+// width alone on its line), and nothing but spaces at the breaks is lost.
+func FuzzWrap(f *testing.F) {
+	for _, s := range []string{"hello world", "", "a\nb", "日本語のテキスト", "👩‍👩‍👧 family", strings.Repeat("x", 50), "  lead and trail  "} {
+		f.Add(s, 7)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = w%200 + 1
+		if w < 1 {
+			w = -w + 1
+		}
+		lines := wrap(s, w)
+		for _, l := range lines {
+			if lw := width(l); lw > w && uniseg.GraphemeClusterCount(l) > 1 {
+				t.Fatalf("wrap(%q, %d): line %q is %d cells", s, w, l, lw)
+			}
+		}
+		squash := func(x string) string { return strings.Join(strings.Fields(x), "") }
+		if got := squash(strings.Join(lines, "\n")); got != squash(s) {
+			t.Fatalf("wrap(%q, %d) lost text: %q", s, w, lines)
+		}
+	})
+}
