@@ -12,6 +12,7 @@ import (
 
 	"albedo/api/wire"
 	"albedo/db"
+	"albedo/hub/provider"
 )
 
 // frames splits a batch into its frames.
@@ -184,4 +185,56 @@ func FuzzCanonicalUUID(f *testing.F) {
 			t.Fatalf("canonicalUUID accepted %q (%v)", s, err)
 		}
 	})
+}
+
+// floodProvider streams chunks of size bytes, n of them.
+type floodProvider struct{ n, size int }
+
+func (p floodProvider) Author(provider.Request) string { return "flood" }
+func (p floodProvider) Stream(ctx context.Context, _ provider.Request, emit func(string)) error {
+	chunk := strings.Repeat("f", p.size)
+	for range p.n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		emit(chunk)
+	}
+	return nil
+}
+
+// A reply that passes MaxReply is cut there and its turn fails, saying
+// why: a provider (or a bot) that streams without end cannot grow a
+// message, and the daemon, without bound.
+func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("flood", floodProvider{n: 100, size: 64 << 10})
+	const limit = 256 << 10
+	h := newTestHub(t, Options{Providers: reg, MaxReply: limit})
+	ctx := context.Background()
+	s, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: "flood"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
+	zero := int64(0)
+	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	if _, err := h.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", "user"); err != nil {
+		t.Fatal(err)
+	}
+	var msg *wire.Event
+	for {
+		f := r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		if f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant {
+			msg = f.Event
+		}
+		if f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted {
+			if f.Event.State != wire.TurnFailed || !strings.Contains(f.Event.Error, "limit") {
+				t.Fatalf("turn ended %s (%q), want failed at the limit", f.Event.State, f.Event.Error)
+			}
+			break
+		}
+	}
+	if msg == nil || msg.State != wire.MessageFailed || len(msg.Text) > limit || len(msg.Text) < limit-(64<<10) {
+		t.Fatalf("reply %+v: want a failed message cut at %d bytes", msg, limit)
+	}
 }

@@ -32,6 +32,9 @@ type Options struct {
 	MaxWindow     int // largest window a sub may ask for (10 000)
 	MaxChannels   int // sessions per connection (wire.MaxChannels)
 	MaxInput      int // bytes of input text (wire.MaxInputBytes)
+	// MaxReply is the longest reply a provider or a bot may stream, in
+	// bytes: past it the reply is cut and the turn fails (1 MiB).
+	MaxReply int
 	// MaxTranscript caps the text sent to a provider per turn: the newest
 	// messages that fit (512 KiB), at most MaxTranscriptMessages (1000).
 	MaxTranscript         int
@@ -76,6 +79,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxInput <= 0 {
 		o.MaxInput = wire.MaxInputBytes
+	}
+	if o.MaxReply <= 0 {
+		o.MaxReply = 1 << 20
 	}
 }
 

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -202,12 +203,18 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	return p, req, err
 }
 
+// errReplyTooLong ends a provider's stream whose reply passed MaxReply.
+var errReplyTooLong = errors.New("reply too long")
+
 // streamTurn runs the provider and relays its reply: each piece to the
 // channel's cursors as a delta, and to the database as a checkpoint at
-// most every checkpointEvery, so that a crash loses little. It returns the
-// reply's text so far and the provider's error.
+// most every checkpointEvery, so that a crash loses little. A reply that
+// would pass MaxReply bytes is cut there and the turn fails, saying so.
+// It returns the reply's text so far and the provider's error.
 func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (string, error) {
 	bg := context.WithoutCancel(ctx)
+	sctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var text strings.Builder
 	ch.mu.Lock()
 	ch.run.streamTurn = q.turnID
@@ -227,8 +234,12 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		h.restartText(ch, q.turnID)
 	}
 	last := time.Now()
-	err := p.Stream(ctx, req, func(d string) {
-		if d == "" {
+	err := p.Stream(sctx, req, func(d string) {
+		if d == "" || sctx.Err() != nil {
+			return
+		}
+		if text.Len()+len(d) > h.opts.MaxReply {
+			stop(errReplyTooLong)
 			return
 		}
 		text.WriteString(d)
@@ -242,6 +253,9 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 			_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
 		}
 	})
+	if errors.Is(context.Cause(sctx), errReplyTooLong) && ctx.Err() == nil {
+		err = fmt.Errorf("the reply passed the limit of %d bytes and was cut there", h.opts.MaxReply)
+	}
 	return text.String(), err
 }
 
