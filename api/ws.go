@@ -17,7 +17,7 @@ import (
 
 // Close codes of docs/protocol.md beyond those coder/websocket names.
 const (
-	StatusBadToken websocket.StatusCode = 4401
+	StatusBadToken websocket.StatusCode = wire.CloseBadToken
 )
 
 // errConnDone ends a connection's reader and writer once either stops for

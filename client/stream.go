@@ -68,19 +68,24 @@ type Stream struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// sendMu orders the sending of inputs: a connection's resend of the
+	// pending ones, in their order, before any sent after them.
+	sendMu sync.Mutex
+
 	mu    sync.Mutex
 	subs  map[string]*Subscription
 	sends map[string]*pendingSend // by input_id: sent, no receipt yet
+	seq   uint64                  // the last pendingSend.seq given
 	conn  *streamConn             // the live connection, nil while down
 	state State
 	err   error // terminal
 }
 
-// pendingSend is an input sent and not yet receipted. Pending inputs live
-// in a map and are re-sent in its order, which is not the order they were
-// sent in: two inputs that both wait across a reconnect may be accepted
-// in the other order.
+// pendingSend is an input sent and not yet receipted. After a
+// reconnection the pending inputs are sent again in the order they were
+// first sent (seq), before any input sent after them.
 type pendingSend struct {
+	seq                    uint64  // the order of its first Send or Post on the stream
 	op                     wire.Op // send or post
 	session, inputID, text string
 	done                   chan struct{}
@@ -137,6 +142,14 @@ func (st *Stream) setState(s State) {
 	}
 }
 
+// Pending returns how many inputs were sent and have no receipt yet: a
+// user interface may show them as waiting.
+func (st *Stream) Pending() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.sends)
+}
+
 // Send submits an input through the stream and waits for its receipt. An
 // input that has no receipt when the connection drops is sent again, with
 // the same input_id, on the next connection; the daemon accepts it once.
@@ -182,12 +195,22 @@ func (st *Stream) submit(ctx context.Context, op wire.Op, session, inputID, text
 		st.mu.Unlock()
 		return wire.Receipt{}, err
 	}
+	st.seq++
+	p.seq = st.seq
 	st.sends[inputID] = p
-	conn := st.conn
 	st.mu.Unlock()
-	if conn != nil {
+	// On a connection that has sent again what was pending, the input goes
+	// now; otherwise its connection's attached sends it, after the older
+	// ones.
+	st.sendMu.Lock()
+	st.mu.Lock()
+	conn := st.conn
+	ready := conn != nil && conn.ready
+	st.mu.Unlock()
+	if ready {
 		conn.sendInput(p)
 	}
+	st.sendMu.Unlock()
 	select {
 	case <-p.done:
 		return p.receipt, p.err
@@ -216,6 +239,13 @@ func (st *Stream) run() {
 		if connected {
 			lostAt = time.Now()
 			b.Reset()
+		}
+		if st.refusedForGood(err) {
+			// The state first, as below.
+			ue := &wire.Error{Code: wire.CodeUnauthorized, Message: "the daemon refused this token: it is wrong, or was revoked"}
+			st.setState(State{Phase: Unavailable, Err: ue})
+			st.finish(ue)
+			return
 		}
 		if st.opts.Budget > 0 && time.Since(lostAt) >= st.opts.Budget {
 			// The state first, so that whoever sees a subscription end
@@ -300,3 +330,31 @@ type unavailableError struct {
 }
 
 func (e *unavailableError) Unwrap() error { return ErrUnavailable }
+
+// refusedError is a connection the daemon refused for its token: a 401
+// before the upgrade, or a close with 4401 (a token revoked while in use).
+type refusedError struct {
+	token string // the token refused
+	err   error
+}
+
+func (e *refusedError) Error() string { return "token refused: " + e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// refusedForGood says whether err ends the stream: the daemon refused a
+// token that will not change. A bot's or a viewer's token (Options.Token)
+// is the same at every attempt. The owner's comes from daemon.json, which
+// a restarting daemon rewrites: a refusal ends the stream only if
+// daemon.json still names the token refused, so that a stream that raced
+// a restart carries on with the new daemon's token.
+func (st *Stream) refusedForGood(err error) bool {
+	var re *refusedError
+	if !errors.As(err, &re) {
+		return false
+	}
+	if st.c.opts.Token != "" {
+		return true
+	}
+	info, rerr := ReadDaemonFile(st.c.opts.Home)
+	return rerr == nil && info.Token == re.token
+}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,7 +66,7 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 	defer cancel()
 	sc := &streamConn{st: st, pending: map[int64]func(wire.Reply){}}
 	sc.heard.Store(time.Now().UnixNano())
-	ws, _, err := websocket.Dial(dctx, strings.Replace(snap.BaseURL, "http://", "ws://", 1)+"/v1/ws", &websocket.DialOptions{
+	ws, resp, err := websocket.Dial(dctx, strings.Replace(snap.BaseURL, "http://", "ws://", 1)+"/v1/ws", &websocket.DialOptions{
 		HTTPHeader:   http.Header{"Authorization": {"Bearer " + snap.Token}},
 		Subprotocols: []string{wire.Subprotocol},
 		OnPingReceived: func(context.Context, []byte) bool {
@@ -74,7 +75,11 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dial %s: %w", snap.BaseURL, err)
+		err = fmt.Errorf("dial %s: %w", snap.BaseURL, err)
+		if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+			return nil, &refusedError{token: snap.Token, err: err}
+		}
+		return nil, err
 	}
 	ws.SetReadLimit(-1) // the daemon is trusted; its frames may be large
 	sc.ws = ws
@@ -83,14 +88,18 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 
 // attached finishes a connection whose hello succeeded: serve (for a bot),
 // the Connected state, and the inputs that still wait for a receipt, sent
-// again (in no particular order: see the note in pendingSend).
+// again in the order they were first sent, before any input sent after
+// them (the connection is ready for those once these are written).
 func (st *Stream) attached(sc *streamConn, snap Snapshot) {
 	if st.opts.OnTurn != nil {
 		sc.command(wire.Command{Op: wire.OpServe}, nil)
 	}
 	st.setState(State{Phase: Connected, Snap: snap})
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
 	st.mu.Lock()
-	resend := slices.Collect(maps.Values(st.sends))
+	resend := slices.SortedFunc(maps.Values(st.sends), func(a, b *pendingSend) int { return cmp.Compare(a.seq, b.seq) })
+	sc.ready = true
 	st.mu.Unlock()
 	for _, p := range resend {
 		sc.sendInput(p)
@@ -112,6 +121,9 @@ func (sc *streamConn) serve(snap Snapshot, lost <-chan error) error {
 		case err := <-lost:
 			st.detach(sc)
 			st.c.invalidate(snap)
+			if websocket.CloseStatus(err) == wire.CloseBadToken {
+				return &refusedError{token: snap.Token, err: err}
+			}
 			return err
 		case <-tick.C:
 			if time.Since(time.Unix(0, sc.heard.Load())) > 2*hb {
@@ -140,6 +152,7 @@ type streamConn struct {
 	ws *websocket.Conn
 
 	writeMu sync.Mutex // orders writes: hello first
+	ready   bool       // pending inputs were sent again (guarded by st.mu)
 
 	mu      sync.Mutex
 	nextID  int64

@@ -101,6 +101,44 @@ func TestStreamSendWhileDown(t *testing.T) {
 	}
 }
 
+// Inputs that wait for their receipts while the daemon is down are
+// accepted, once it is back, in the order they were sent (issue 13: the
+// client re-sent them in map order, and an input typed before another could
+// be stored after it).
+func TestPendingInputsResentInOrder(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+	defer st.Close()
+	fx.d.stop()
+	const n = 20
+	receipts := make([]wire.Receipt, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r, err := st.Send(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), fmt.Sprint("input ", i))
+			if err != nil {
+				t.Error(err)
+			}
+			receipts[i] = r
+		})
+		// The next is sent only once this one is pending: their order is i.
+		deadline := time.Now().Add(10 * time.Second)
+		for st.Pending() < i+1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("input %d never pending", i)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	startDaemon(t, fx.home)
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		if receipts[i].Order <= receipts[i-1].Order {
+			t.Fatalf("input %d got order %d after input %d's %d: accepted out of the order sent", i, receipts[i].Order, i-1, receipts[i-1].Order)
+		}
+	}
+}
+
 // Scenario 6: three clients watch one session through a restart and a
 // turn; their committed event sequences are identical and contiguous.
 func TestViewersAgreeAcrossRestart(t *testing.T) {

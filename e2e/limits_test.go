@@ -74,3 +74,53 @@ func TestTokenlessFloodLeavesTheOwnerServed(t *testing.T) {
 		t.Fatalf("owner stream while 300 tokenless connections are held: %v", err)
 	}
 }
+
+// A stream whose token the daemon refuses — revoked while connected, or
+// wrong from the start — ends with unauthorized instead of reconnecting
+// for ever (issue 13).
+func TestRefusedTokenEndsTheStream(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{})
+	tok, err := fx.c.AddBot(fx.ctx, "b1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := func(name, token string, revoke func()) {
+		t.Helper()
+		bc, err := client.New(client.Options{Home: fx.home, Token: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		connected := make(chan struct{}, 1)
+		st := bc.Stream(client.StreamOptions{OnTurn: func(wire.TurnPush) {}, OnState: func(s client.State) {
+			if s.Phase == client.Connected {
+				select {
+				case connected <- struct{}{}:
+				default:
+				}
+			}
+		}})
+		defer st.Close()
+		if revoke != nil {
+			select {
+			case <-connected:
+			case <-fx.ctx.Done():
+				t.Fatalf("%s: never connected", name)
+			}
+			revoke()
+		}
+		select {
+		case <-st.Done():
+		case <-time.After(15 * time.Second):
+			t.Fatalf("%s: the stream still runs 15 s after its token was refused (%+v)", name, st.State())
+		}
+		if client.Code(st.Err()) != wire.CodeUnauthorized {
+			t.Fatalf("%s: the stream ended with %v, want unauthorized", name, st.Err())
+		}
+	}
+	ended("revoked", tok.Token, func() {
+		if err := fx.c.RemoveBot(fx.ctx, "b1"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ended("wrong", "albot_0123456789", nil)
+}

@@ -40,6 +40,10 @@ const (
 	ByeRestart   = "restart"  // closes with 1012
 )
 
+// CloseBadToken is the websocket close code of a connection whose token is
+// wrong or was revoked.
+const CloseBadToken = 4401
+
 // Defaults and limits of the websocket.
 const (
 	DefaultWindow = 100       // events sent after a reset when sub says no window
