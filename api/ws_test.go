@@ -60,6 +60,7 @@ func TestWSBadInput(t *testing.T) {
 		{"second hello", `{"id":18,"op":"hello"}`, 18, wire.CodeBadRequest},
 		{"bot op", `{"id":19,"op":"post","session":"s"}`, 19, wire.CodeForbidden},
 		{"interrupt missing session", `{"id":20,"op":"interrupt","session":"ghost"}`, 20, wire.CodeNotFound},
+		{"sub with a negative after", `{"id":21,"op":"sub","session":"s","after":-3,"epoch":"` + sess.Epoch + `"}`, 21, wire.CodeBadRequest},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,16 @@ func TestOneDaemonPerHome(t *testing.T) {
 	if !strings.Contains(string(out), "already running") {
 		t.Fatalf("second daemon's message: %s", out)
 	}
+	// A lock that cannot be taken for another reason is not status 3,
+	// which says "held by another daemon" (here daemon.lock is a directory).
+	other := t.TempDir()
+	if err := os.Mkdir(filepath.Join(other, client.LockFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(albedoBin, "daemon", "--home", other).CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "lock") {
+		t.Fatalf("daemon on a home it cannot lock: err %v, output %s", err, out)
+	}
 	d.stop()
 	if _, err := os.Stat(filepath.Join(home, client.DaemonFile)); !os.IsNotExist(err) {
 		t.Fatalf("daemon.json after a graceful stop: %v", err)

@@ -146,6 +146,11 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 	chans := make([]*channel, len(subs))
 	for i, s := range subs {
 		results[i].Session = s.Session
+		if s.After != nil && *s.After < 0 {
+			// Not "ahead": a cursor before the first event is not a cursor.
+			results[i].Error = wire.Errorf(wire.CodeBadRequest, "after is %d; an offset is 0 or more", *s.After)
+			continue
+		}
 		ch, werr := c.hub.channel(ctx, s.Session)
 		if werr != nil {
 			results[i].Error = werr

@@ -98,7 +98,7 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 		}
 	}()
 	if d.unlock, err = lockHome(home); err != nil {
-		return nil, &exitError{code: 3, err: err}
+		return nil, err
 	}
 	// A daemon.json left by a crash names a dead pid; it is ours to replace.
 	_ = os.Remove(filepath.Join(home, client.DaemonFile))

@@ -30,7 +30,8 @@ func lockHome(home string) (func(), error) {
 			if info, err := client.ReadDaemonFile(home); err == nil {
 				msg += fmt.Sprintf(" (pid %d, port %d)", info.PID, info.Port)
 			}
-			return nil, errors.New(msg + "; stop it with `albedo stop` or use another --home")
+			// Exit status 3 says this, and only this (docs/protocol.md).
+			return nil, &exitError{code: 3, err: errors.New(msg + "; stop it with `albedo stop` or use another --home")}
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
