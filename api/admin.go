@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) removeBot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.closeTokens(ids)
+	s.closeTokens(ids, StatusBadToken, "token revoked")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -58,12 +59,14 @@ func (s *Server) unshare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.closeTokens(ids)
+	s.closeTokens(ids, StatusBadToken, "token revoked")
 	return c.NoContent(http.StatusNoContent)
 }
 
-// closeTokens closes, with 4401, every websocket of the revoked tokens.
-func (s *Server) closeTokens(ids []string) {
+// closeTokens closes every websocket of the tokens ids with code: 4401 for
+// a token revoked, another code for one whose scope changed (its client
+// connects again).
+func (s *Server) closeTokens(ids []string, code websocket.StatusCode, reason string) {
 	s.mu.Lock()
 	var doomed []*wsConn
 	for c := range s.conns {
@@ -73,6 +76,6 @@ func (s *Server) closeTokens(ids []string) {
 	}
 	s.mu.Unlock()
 	for _, c := range doomed {
-		go c.ws.Close(StatusBadToken, "token revoked")
+		go c.ws.Close(code, reason)
 	}
 }

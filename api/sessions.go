@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"albedo/api/wire"
@@ -103,9 +104,12 @@ func (s *Server) patchSession(c echo.Context) error {
 }
 
 func (s *Server) deleteSession(c echo.Context) error {
-	if err := s.hub.DeleteSession(c.Request().Context(), c.Param("id")); err != nil {
+	revoked, narrowed, err := s.hub.DeleteSession(c.Request().Context(), c.Param("id"))
+	if err != nil {
 		return err
 	}
+	s.closeTokens(revoked, StatusBadToken, "token revoked: its session was deleted")
+	s.closeTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
 	return c.NoContent(http.StatusNoContent)
 }
 

@@ -95,3 +95,45 @@ func TestRefusalsReadWell(t *testing.T) {
 		t.Fatalf("serve as the owner: %+v", r.Error)
 	}
 }
+
+// Tokens scoped to a session end with it: deleting the session revokes a
+// token of that session alone (its connections close with 4401) and takes
+// the session off a bot's list of several (its connections close to come
+// back with the new scope), so a session made again under the same id is
+// none of theirs (issue 13).
+func TestScopedTokensDieWithTheirSession(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	e.create("t")
+	viewer, onlyS, both := e.viewerToken("s"), e.botToken("only-s", "s"), e.botToken("both", "s", "t")
+	wv, wb := e.dialToken(viewer), e.dialToken(both)
+	wv.hello(wire.Sub{Session: "s"})
+	wb.hello(wire.Sub{Session: "t"})
+
+	if code, _ := e.do("DELETE", "/v1/sessions/s", nil, "", nil); code != 204 {
+		t.Fatalf("delete: %d", code)
+	}
+	if code := wv.closed(); code != StatusBadToken {
+		t.Fatalf("the viewer's websocket closed with %d, want 4401", code)
+	}
+	if code := wb.closed(); code == StatusBadToken {
+		t.Fatalf("the narrowed bot's websocket closed with 4401: its token still works")
+	}
+	if code, _ := e.do("PUT", "/v1/sessions/s", map[string]string{"If-None-Match": "*"}, `{"title":"new"}`, nil); code != 201 {
+		t.Fatalf("make s again: %d", code)
+	}
+	cases := []struct {
+		name, token, path string
+		want              int
+	}{
+		{"viewer of the old s", viewer, "/v1/sessions/s", 401},
+		{"bot of the old s alone", onlyS, "/v1/sessions/s", 401},
+		{"bot of s and t, on the new s", both, "/v1/sessions/s", 403},
+		{"bot of s and t, on t", both, "/v1/sessions/t", 200},
+	}
+	for _, tc := range cases {
+		if code, _ := e.do("GET", tc.path, e.as(tc.token), "", nil); code != tc.want {
+			t.Errorf("%s: GET %s = %d, want %d", tc.name, tc.path, code, tc.want)
+		}
+	}
+}

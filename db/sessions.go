@@ -136,17 +136,19 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	return s, nil
 }
 
-// DeleteSession removes a session with its events and inputs.
-func (t *Tx) DeleteSession(ctx context.Context, id string) error {
+// DeleteSession removes a session with its events and inputs, and ends
+// the tokens scoped to it: it returns the ids of those revoked and the
+// bot tokens narrowed to their other sessions (see dropSessionTokens).
+func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, narrowed []Token, _ error) {
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("delete session: %w", err)
+		return nil, nil, fmt.Errorf("delete session: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("session %q: %w", id, ErrNotFound)
+		return nil, nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
 	t.setHead(id, -1)
-	return nil
+	return t.dropSessionTokens(ctx, id)
 }
 
 // Session reads one session.

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/uptrace/bun"
@@ -69,6 +70,38 @@ func (t *Tx) DeleteTokens(ctx context.Context, kind wire.TokenRole, name, sessio
 		return nil, fmt.Errorf("delete tokens: %w", err)
 	}
 	return ids, nil
+}
+
+// dropSessionTokens ends the tokens scoped to a session that is being
+// deleted, so that a session made again under its id is not theirs: a
+// token of that session alone is deleted (revoked), and a bot token of
+// several sessions loses it from its list (narrowed).
+func (t *Tx) dropSessionTokens(ctx context.Context, session string) (revoked []string, narrowed []Token, _ error) {
+	var ts []Token
+	if err := t.NewSelect().Model(&ts).Where("sessions != ''").Scan(ctx); err != nil {
+		return nil, nil, fmt.Errorf("find tokens of %s: %w", session, err)
+	}
+	for _, tok := range ts {
+		list := tok.SessionList()
+		if !slices.Contains(list, session) {
+			continue
+		}
+		if len(list) == 1 {
+			revoked = append(revoked, tok.ID)
+			continue
+		}
+		tok.Sessions = strings.Join(slices.DeleteFunc(list, func(s string) bool { return s == session }), ",")
+		if _, err := t.NewUpdate().Model(&tok).Column("sessions").WherePK().Exec(ctx); err != nil {
+			return nil, nil, fmt.Errorf("narrow token %s: %w", tok.ID, err)
+		}
+		narrowed = append(narrowed, tok)
+	}
+	if len(revoked) > 0 {
+		if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(revoked)).Exec(ctx); err != nil {
+			return nil, nil, fmt.Errorf("delete tokens of %s: %w", session, err)
+		}
+	}
+	return revoked, narrowed, nil
 }
 
 // Tokens lists every token.

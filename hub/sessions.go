@@ -160,19 +160,39 @@ func (h *Hub) settingsChanged(s db.Session) {
 }
 
 // DeleteSession deletes a session and its log. Its watchers get a reset
-// with reason "deleted" and lose the subscription.
-func (h *Hub) DeleteSession(ctx context.Context, id string) error {
+// with reason "deleted" and lose the subscription. The tokens scoped to it
+// end with it: it returns the ids of the tokens it revoked and of those it
+// narrowed to their other sessions, whose connections the caller closes
+// (the narrowed ones to reconnect with their new scope).
+func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed []string, _ error) {
 	h.cancelTurns(id)
-	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.DeleteSession(ctx, id) })
+	var nts []db.Token
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		revoked, nts, err = tx.DeleteSession(ctx, id)
+		return err
+	})
 	if err != nil {
-		return wireErr(err)
+		return nil, nil, wireErr(err)
 	}
+	h.tokens.drop(revoked)
+	for _, t := range nts {
+		h.tokens.put(t.Hash, principalOf(t))
+		narrowed = append(narrowed, t.ID)
+	}
+	h.dropChannel(id)
+	return revoked, narrowed, nil
+}
+
+// dropChannel forgets a deleted session's channel: its watchers get a
+// reset with reason "deleted" and lose the subscription.
+func (h *Hub) dropChannel(id string) {
 	h.mu.Lock()
 	ch := h.chans[id]
 	delete(h.chans, id)
 	h.mu.Unlock()
 	if ch == nil {
-		return nil
+		return
 	}
 	ch.mu.Lock()
 	ch.deleted = true
@@ -190,7 +210,6 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) error {
 		c.mu.Unlock()
 		c.signal()
 	}
-	return nil
 }
 
 // History returns a page of a session's events: after > 0 pages forward
