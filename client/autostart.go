@@ -50,6 +50,12 @@ func (c *Client) startDaemon(ctx context.Context) (Snapshot, error) {
 			if snap, perr := c.probe(ctx); perr == nil {
 				return snap, nil
 			}
+			if _, held := LockHolder(c.opts.Home); held {
+				// A daemon runs whose daemon.json was removed: it writes
+				// it again within a second; keep probing.
+				exited = nil
+				continue
+			}
 			return Snapshot{}, fmt.Errorf("%w: the daemon exited (%v): %s", ErrUnavailable, err, lastLines(logPath, 5))
 		case <-deadline.C:
 			return Snapshot{}, fmt.Errorf("%w: the daemon did not answer within %s; see %s", ErrUnavailable, c.opts.StartTimeout, logPath)

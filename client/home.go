@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"albedo/api/wire"
@@ -48,6 +50,35 @@ func ReadDaemonFile(home string) (wire.DaemonInfo, error) {
 		return info, fmt.Errorf("parse %s: %w", DaemonFile, err)
 	}
 	return info, nil
+}
+
+// LockHolder returns the pid of the daemon that holds home's lock, and
+// whether one does: the lock file names the pid of the daemon that took
+// it, and the lock itself says whether that daemon still runs (the kernel
+// drops it with the process). It finds a daemon whose daemon.json was
+// removed; a running daemon writes its file again within a second.
+func LockHolder(home string) (int, bool) {
+	path := filepath.Join(home, LockFile)
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer fh.Close()
+	// A shared lock taken and dropped at once: it fails only while the
+	// daemon holds its exclusive one.
+	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		_ = syscall.Flock(int(fh.Fd()), syscall.LOCK_UN)
+		return 0, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || !ProcessAlive(pid) {
+		return 0, false
+	}
+	return pid, true
 }
 
 // ProcessAlive says whether pid names a live process. A zombie — exited,

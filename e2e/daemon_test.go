@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"albedo/client"
 )
@@ -56,5 +58,35 @@ func TestOneDaemonPerHome(t *testing.T) {
 	out, err = exec.Command(albedoBin, "--home", home, "stop").CombinedOutput()
 	if err != nil || client.ProcessAlive(info.PID) {
 		t.Fatalf("stop: %v %s", err, out)
+	}
+}
+
+// A daemon whose daemon.json was removed is still found: status waits for
+// the daemon to write it again (it does within a second) instead of
+// starting a second one, and stop finds it through the lock (issue 13).
+func TestDaemonFileRemovedWhileRunning(t *testing.T) {
+	home := t.TempDir()
+	d := startDaemon(t, home)
+	pid := d.cmd.Process.Pid
+	file := filepath.Join(home, client.DaemonFile)
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if out := cli(t, home, "status"); !strings.Contains(out, fmt.Sprintf("daemon pid %d", pid)) {
+		t.Fatalf("status with daemon.json removed: %s", out)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("daemon.json not written again: %v", err)
+	}
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if out := cli(t, home, "stop"); !strings.Contains(out, fmt.Sprintf("stopped daemon pid %d", pid)) {
+		t.Fatalf("stop with daemon.json removed: %s", out)
+	}
+	select {
+	case <-d.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon still runs after stop")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -29,8 +30,14 @@ func newStopCmd(g *globals) *cobra.Command {
 			}
 			snap, err := c.Shutdown(cmd.Context())
 			if errors.Is(err, client.ErrUnavailable) {
-				printf(g.stdout, "no daemon is running on %s\n", home)
-				return nil
+				// No daemon.json, or none that answers; the lock says
+				// whether a daemon holds the home all the same.
+				pid, held := client.LockHolder(home)
+				if !held {
+					printf(g.stdout, "no daemon is running on %s\n", home)
+					return nil
+				}
+				snap, err = shutdownByLock(cmd.Context(), c, pid)
 			}
 			if err != nil {
 				return err
@@ -47,6 +54,24 @@ func newStopCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// shutdownByLock stops the daemon pid, which holds the home but whose
+// daemon.json is missing: it writes the file again within a second, and
+// is then asked to stop like any other; one that does not is sent SIGTERM,
+// which stops it the same graceful way.
+func shutdownByLock(ctx context.Context, c *client.Client, pid int) (client.Snapshot, error) {
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if snap, err := c.Shutdown(ctx); err == nil {
+			return snap, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return client.Snapshot{}, fmt.Errorf("stop daemon pid %d: %w", pid, err)
+	}
+	return client.Snapshot{PID: pid}, nil
 }
 
 func newStatusCmd(g *globals) *cobra.Command {

@@ -65,6 +65,7 @@ type daemon struct {
 	dbg    *http.Server  // pprof, when asked for
 	served chan error    // hs.Serve's end
 	stop   chan struct{} // POST /v1/daemon/shutdown; capacity 1
+	keep   func()        // stops keepDaemonFile and waits for it
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -130,6 +131,7 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := writeDaemonFile(home, info); err != nil {
 		return nil, err
 	}
+	d.keep = d.keepDaemonFile(info)
 	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
 	return d, nil
 }
@@ -186,10 +188,45 @@ func (d *daemon) servePprof(addr string) {
 	go func() { d.log.Info("pprof listening", "addr", addr, "err", d.dbg.ListenAndServe()) }()
 }
 
+// daemonFileCheck is how often the daemon looks for its daemon.json.
+const daemonFileCheck = time.Second
+
+// keepDaemonFile writes daemon.json again whenever it is gone or names
+// another boot, until the func it returns is called: a daemon whose file
+// was removed is otherwise unreachable, though it holds the home (stop and
+// status find it through the lock meanwhile; client.LockHolder).
+func (d *daemon) keepDaemonFile(info wire.DaemonInfo) func() {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(daemonFileCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			if cur, err := client.ReadDaemonFile(d.home); err == nil && cur.Boot == info.Boot {
+				continue
+			}
+			if err := writeDaemonFile(d.home, info); err != nil {
+				d.log.Error("restore daemon.json", "err", err)
+				continue
+			}
+			d.log.Warn("daemon.json was gone or replaced; written again", "home", d.home)
+		}
+	}()
+	return func() { close(stop); <-done }
+}
+
 // abort undoes a start that failed part-way: whatever started is closed,
 // newest first. Nothing was published, so there is no stop order to keep.
 func (d *daemon) abort() {
 	ctx := context.Background()
+	if d.keep != nil {
+		d.keep()
+	}
 	if d.dbg != nil {
 		d.dbg.Close()
 	}
@@ -226,6 +263,7 @@ func (d *daemon) shutdown() {
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
 	}
+	d.keep()
 	_ = os.Remove(filepath.Join(d.home, client.DaemonFile)) // 5. remove daemon.json
 	d.unlock()
 	log.Info("daemon stopped")
