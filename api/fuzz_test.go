@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -121,4 +122,44 @@ func checkAnswer(t *testing.T, c *http.Client, req *http.Request, input string) 
 			t.Fatalf("%s %s with %q: %d without an error body", req.Method, req.URL.Path, input, resp.StatusCode)
 		}
 	}
+}
+
+// FuzzSplitFrames: splitting a message loses no byte but white space
+// between frames, and every frame is one JSON value or the unreadable rest
+// of its line.
+func FuzzSplitFrames(f *testing.F) {
+	for _, s := range []string{`{"id":1,"op":"ping"}` + "\n" + `{"id":2,"op":"ping"}`, `{"id":1,"op":"ping"}{"id":2,"op":"ping"}`,
+		`{"id":1} {"id":2} garbage`, "\n\n", `{"a":"x y"}  [1, 2]`, `{"id":1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		frames := splitFrames(msg)
+		// The frames stand in msg in order, with only white space (as
+		// bytes.TrimSpace sees it) around and between them.
+		pos := 0
+		for _, fr := range frames {
+			k := bytes.Index(msg[pos:], fr)
+			if len(fr) == 0 || k < 0 || len(bytes.TrimSpace(msg[pos:pos+k])) > 0 {
+				t.Fatalf("splitFrames(%q) = %q: frame %q lost bytes before it", msg, frames, fr)
+			}
+			pos += k + len(fr)
+		}
+		if len(bytes.TrimSpace(msg[pos:])) > 0 {
+			t.Fatalf("splitFrames(%q) = %q: the end lost", msg, frames)
+		}
+		// Line by line: every frame but a line's last is one JSON value.
+		n := 0
+		for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
+			fs := splitFrames(line)
+			for k, fr := range fs {
+				if k < len(fs)-1 && !json.Valid(fr) {
+					t.Fatalf("splitFrames(%q): frame %q is not JSON and not the last of its line", line, fr)
+				}
+			}
+			n += len(fs)
+		}
+		if n != len(frames) {
+			t.Fatalf("splitFrames(%q): %d frames, %d line by line", msg, len(frames), n)
+		}
+	})
 }

@@ -137,3 +137,21 @@ func TestScopedTokensDieWithTheirSession(t *testing.T) {
 		}
 	}
 }
+
+// Two commands written back to back on one line, as a clumsy client does,
+// each get their reply with their own id, not one error with id 0; what
+// cannot be read after them gets an error of its own.
+func TestCommandsBackToBackGetTheirOwnReplies(t *testing.T) {
+	e := newEnv(t, Options{})
+	w := e.dial(true)
+	w.hello()
+	w.send(`{"id":31,"op":"ping"}{"id":32,"op":"ping"} {"id":33,"op":"ping"}` + "\n" + `{"id":34,"op":"ping"} garbage`)
+	for _, id := range []int64{31, 32, 33, 34} {
+		if r := w.reply(id); !r.OK {
+			t.Fatalf("reply %d: %+v", id, r)
+		}
+	}
+	if r := w.reply(0); r.OK || r.Error == nil || r.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("the garbage: %+v", r)
+	}
+}

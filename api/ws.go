@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -208,7 +207,7 @@ func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
 			continue
 		}
-		if err := wc.handleAll(ctx, bytes.Split(msg, []byte{'\n'})); err != nil {
+		if err := wc.handleAll(ctx, splitFrames(msg)); err != nil {
 			return err
 		}
 	}
@@ -217,9 +216,6 @@ func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 // handleAll runs the commands of one message, in order.
 func (wc *wsConn) handleAll(ctx context.Context, frames [][]byte) error {
 	for _, f := range frames {
-		if len(bytes.TrimSpace(f)) == 0 {
-			continue
-		}
 		if err := wc.hc.AwaitRoom(ctx); err != nil {
 			return err
 		}
@@ -247,11 +243,8 @@ func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
 			wc.writeDirect(ctx, errorReply(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages")))
 			continue
 		}
-		frames := bytes.Split(msg, []byte{'\n'})
+		frames := splitFrames(msg)
 		for i, f := range frames {
-			if len(bytes.TrimSpace(f)) == 0 {
-				continue
-			}
 			cmd, werr := decodeCommand(f)
 			if werr != nil {
 				wc.writeDirect(ctx, errorReply(cmd.ID, werr))

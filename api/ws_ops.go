@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -33,6 +34,37 @@ var wsOps = map[wire.Op]wsOp{
 // session (when one is named).
 func (wc *wsConn) authorizeOp(op wire.Op, session string) *wire.Error {
 	return authorize(wc.p, wsOps[op].roles, "use the websocket op "+string(op), session)
+}
+
+// splitFrames splits a client's message into its frames: one per line, as
+// the contract says, and also JSON values written back to back on one
+// line, which a clumsy client sends (each then gets its own reply, with its
+// own id). What cannot be read as JSON stays one frame, the rest of its
+// line, which decodeCommand refuses with whatever id it can find.
+func splitFrames(msg []byte) [][]byte {
+	var out [][]byte
+	for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if json.Valid(line) {
+			out = append(out, line) // the common case: one value
+			continue
+		}
+		for len(line) > 0 {
+			dec := json.NewDecoder(bytes.NewReader(line))
+			var v json.RawMessage
+			if dec.Decode(&v) != nil {
+				out = append(out, line)
+				break
+			}
+			n := dec.InputOffset()
+			out = append(out, line[:n])
+			line = bytes.TrimSpace(line[n:])
+		}
+	}
+	return out
 }
 
 // decodeCommand parses one frame. On failure it still returns whatever id
