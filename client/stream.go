@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -85,8 +87,9 @@ type Stream struct {
 // reconnection the pending inputs are sent again in the order they were
 // first sent (seq), before any input sent after them.
 type pendingSend struct {
-	seq                    uint64  // the order of its first Send or Post on the stream
-	op                     wire.Op // send or post
+	seq                    uint64      // the order it was handed to the stream in
+	sentOn                 *streamConn // the connection it was last sent on (guarded by Stream.mu)
+	op                     wire.Op     // send or post
 	session, inputID, text string
 	done                   chan struct{}
 	once                   sync.Once
@@ -188,39 +191,85 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 }
 
 func (st *Stream) submit(ctx context.Context, op wire.Op, session, inputID, text string) (wire.Receipt, error) {
-	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, done: make(chan struct{})}
-	st.mu.Lock()
-	if st.err != nil {
-		err := st.err
-		st.mu.Unlock()
-		return wire.Receipt{}, err
-	}
-	st.seq++
-	p.seq = st.seq
-	st.sends[inputID] = p
-	st.mu.Unlock()
-	// On a connection that has sent again what was pending, the input goes
-	// now; otherwise its connection's attached sends it, after the older
-	// ones.
-	st.sendMu.Lock()
-	st.mu.Lock()
-	conn := st.conn
-	ready := conn != nil && conn.ready
-	st.mu.Unlock()
-	if ready {
-		conn.sendInput(p)
-	}
-	st.sendMu.Unlock()
+	in := st.queue(op, session, inputID, text)
+	st.flush()
+	return in.Receipt(ctx)
+}
+
+// Input is an input handed to a stream by Queue.
+type Input struct {
+	st *Stream
+	p  *pendingSend
+}
+
+// Queue hands an input to the stream and returns at once, without waiting
+// for the network: the stream sends its inputs (Queue's and Send's) in the
+// order they were handed to it, and sends them again in that order after a
+// reconnection. Call it from the goroutine that decides the order (a user
+// interface's loop); wait for the receipt with Input.Receipt.
+func (st *Stream) Queue(session, inputID, text string) *Input {
+	in := st.queue(wire.OpSend, session, inputID, text)
+	go st.flush()
+	return in
+}
+
+// Receipt waits for the input's receipt. If ctx ends first the stream
+// forgets the input (it is not sent again); it may still have been
+// accepted, which GET …/inputs/{input_id} settles.
+func (in *Input) Receipt(ctx context.Context) (wire.Receipt, error) {
+	p, st := in.p, in.st
 	select {
 	case <-p.done:
 		return p.receipt, p.err
 	case <-ctx.Done():
 		st.mu.Lock()
-		if st.sends[inputID] == p {
-			delete(st.sends, inputID)
+		if st.sends[p.inputID] == p {
+			delete(st.sends, p.inputID)
 		}
 		st.mu.Unlock()
 		return wire.Receipt{}, ctx.Err()
+	}
+}
+
+// queue registers an input, next in the stream's order.
+func (st *Stream) queue(op wire.Op, session, inputID, text string) *Input {
+	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, done: make(chan struct{})}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.err != nil {
+		p.resolve(wire.Receipt{}, st.err)
+		return &Input{st: st, p: p}
+	}
+	st.seq++
+	p.seq = st.seq
+	st.sends[inputID] = p
+	return &Input{st: st, p: p}
+}
+
+// flush sends, on the current connection once it is ready, every input
+// not yet sent on it, in the order they were queued. Whichever goroutine
+// gets sendMu first sends them all, so goroutines racing to flush cannot
+// reorder inputs.
+func (st *Stream) flush() {
+	st.sendMu.Lock()
+	defer st.sendMu.Unlock()
+	st.mu.Lock()
+	conn := st.conn
+	if conn == nil || !conn.ready {
+		st.mu.Unlock()
+		return // attached sends them, in order, once the connection is ready
+	}
+	var todo []*pendingSend
+	for _, p := range st.sends {
+		if p.sentOn != conn {
+			p.sentOn = conn
+			todo = append(todo, p)
+		}
+	}
+	st.mu.Unlock()
+	slices.SortFunc(todo, func(a, b *pendingSend) int { return cmp.Compare(a.seq, b.seq) })
+	for _, p := range todo {
+		conn.sendInput(p)
 	}
 }
 

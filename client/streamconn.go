@@ -2,13 +2,10 @@ package client
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,15 +92,10 @@ func (st *Stream) attached(sc *streamConn, snap Snapshot) {
 		sc.command(wire.Command{Op: wire.OpServe}, nil)
 	}
 	st.setState(State{Phase: Connected, Snap: snap})
-	st.sendMu.Lock()
-	defer st.sendMu.Unlock()
 	st.mu.Lock()
-	resend := slices.SortedFunc(maps.Values(st.sends), func(a, b *pendingSend) int { return cmp.Compare(a.seq, b.seq) })
 	sc.ready = true
 	st.mu.Unlock()
-	for _, p := range resend {
-		sc.sendInput(p)
-	}
+	st.flush()
 }
 
 // serve keeps an attached connection until it is lost or the stream
@@ -152,7 +144,7 @@ type streamConn struct {
 	ws *websocket.Conn
 
 	writeMu sync.Mutex // orders writes: hello first
-	ready   bool       // pending inputs were sent again (guarded by st.mu)
+	ready   bool       // hello succeeded: inputs may be sent on it (guarded by st.mu)
 
 	mu      sync.Mutex
 	nextID  int64

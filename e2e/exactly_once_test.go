@@ -139,6 +139,32 @@ func TestPendingInputsResentInOrder(t *testing.T) {
 	}
 }
 
+// Inputs queued one after the other — as the terminal does as they are
+// typed — are accepted in that order, though their sends and receipts run
+// on other goroutines (the terminal used to send each from a goroutine of
+// its own, which could reorder two typed quickly).
+func TestQueuedInputsKeepTheirOrder(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	st := fx.c.Stream(client.StreamOptions{})
+	defer st.Close()
+	const n = 50
+	ins := make([]*client.Input, n)
+	for i := range n {
+		ins[i] = st.Queue("s", uuid.Must(uuid.NewV7()).String(), fmt.Sprint("typed ", i))
+	}
+	prev := int64(0)
+	for i, in := range ins {
+		r, err := in.Receipt(fx.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Order <= prev {
+			t.Fatalf("input %d got order %d after %d: accepted out of the order queued", i, r.Order, prev)
+		}
+		prev = r.Order
+	}
+}
+
 // Scenario 6: three clients watch one session through a restart and a
 // turn; their committed event sequences are identical and contiguous.
 func TestViewersAgreeAcrossRestart(t *testing.T) {

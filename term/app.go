@@ -264,11 +264,12 @@ func (a *App) run(cmds []Cmd) {
 	for _, cmd := range cmds {
 		switch cmd := cmd.(type) {
 		case cmdSend:
-			st := a.st
+			// Queued here, on the loop, so that inputs go out in the order
+			// they were typed; only the wait for the receipt is off the loop.
+			in := a.st.Queue(cmd.Session, uuid.Must(uuid.NewV7()).String(), cmd.Text)
 			a.goRun(func() {
-				id, err := uuid.NewV7()
-				r, serr := st.Send(a.ctx, cmd.Session, id.String(), cmd.Text)
-				a.post(resSent{Session: cmd.Session, Receipt: r, Err: errors.Join(err, serr)})
+				r, err := in.Receipt(a.ctx)
+				a.post(resSent{Session: cmd.Session, Receipt: r, Err: err})
 			})
 		case cmdInterrupt:
 			a.goRun(func() {
