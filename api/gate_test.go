@@ -51,15 +51,20 @@ func TestKeepAliveOnlyWithAToken(t *testing.T) {
 	cases := []struct {
 		name, path, token string
 		close             bool
+		host              string
 	}{
-		{"healthz", "/healthz", "", true},
-		{"no token", "/v1/sessions", "", true},
-		{"wrong token", "/v1/sessions", "nope", true},
-		{"unknown route", "/nothing", "", true},
-		{"owner", "/v1/sessions", testToken, false},
+		{"a host that is not loopback", "/v1/sessions", testToken, true, "evil.example"},
+		{"healthz", "/healthz", "", true, ""},
+		{"no token", "/v1/sessions", "", true, ""},
+		{"wrong token", "/v1/sessions", "nope", true, ""},
+		{"unknown route", "/nothing", "", true, ""},
+		{"owner", "/v1/sessions", testToken, false, ""},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest("GET", hs.URL+tc.path, nil)
+		if tc.host != "" {
+			req.Host = tc.host
+		}
 		if tc.token != "" {
 			req.Header.Set("Authorization", "Bearer "+tc.token)
 		}

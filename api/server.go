@@ -96,7 +96,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.checkHost, s.keepAliveForTokens, middleware.BodyLimit("2M"))
+	e.Use(s.keepAliveForTokens, s.checkHost, middleware.BodyLimit("2M"))
 	e.GET("/healthz", s.healthz)
 
 	v1 := e.Group("/v1", s.requireToken)

@@ -204,6 +204,9 @@ func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 			return err
 		}
 		if typ != websocket.MessageText {
+			if err := wc.hc.AwaitRoom(ctx); err != nil {
+				return err
+			}
 			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
 			continue
 		}
@@ -274,6 +277,19 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 			return false
 		}
 	}
+	// Revocation closes the connections it finds by their principal, and
+	// this one has been findable only since now: look the token up again,
+	// so that one revoked (or narrowed) while this connection was being set
+	// up is not missed.
+	wc.hcMu.Lock()
+	wc.p = p
+	wc.hcMu.Unlock()
+	cur, ok := wc.s.hub.Current(p)
+	if !ok {
+		wc.ws.Close(StatusBadToken, "token revoked")
+		return false
+	}
+	p = cur
 	// Presence names a bot by its name; others by the client they run.
 	name := cmd.Client
 	if name == "" || p.Role == wire.TokenBot {

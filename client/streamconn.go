@@ -33,6 +33,7 @@ func (st *Stream) connectOnce() (connected bool, err error) {
 
 	helloDone := make(chan error, 1)
 	if err := sc.hello(helloDone); err != nil {
+		st.detach(sc)
 		st.c.invalidate(snap)
 		return false, err
 	}
@@ -42,6 +43,7 @@ func (st *Stream) connectOnce() (connected bool, err error) {
 	select {
 	case err := <-helloDone:
 		if err != nil {
+			st.detach(sc)
 			return false, err
 		}
 	case err := <-lost:

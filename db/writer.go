@@ -102,6 +102,13 @@ func (t *Tx) setHead(session string, h int64) {
 	t.heads[session] = h
 }
 
+// CheckSession returns ErrNotFound if session does not exist as this
+// request sees it (a delete earlier in the batch included).
+func (t *Tx) CheckSession(ctx context.Context, session string) error {
+	_, err := t.head(ctx, session)
+	return err
+}
+
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
 

@@ -238,3 +238,41 @@ func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
 		t.Fatalf("reply %+v: want a failed message cut at %d bytes", msg, limit)
 	}
 }
+
+// A presence push waiting for its interval does not hold up the batch:
+// the events of the connection's other sessions go out at once (it used to
+// count as "did not fit" and end the batch, for up to 250 ms).
+func TestDeferredPresenceDoesNotHoldUpOtherSessions(t *testing.T) {
+	h := newTestHub(t, Options{})
+	ctx := context.Background()
+	mustCreate(t, h, "s1")
+	s2 := mustCreate(t, h, "s2")
+	c := h.Connect(ConnInfo{Name: "me"})
+	defer c.Close()
+	head := int64(0)
+	subscribe(c, wire.Sub{Session: "s1"})
+	subscribe(c, wire.Sub{Session: "s2", After: &head, Epoch: s2.Epoch})
+	drain := func() {
+		for {
+			buf, err := c.Fill(ctx, nil, 64<<10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(buf) == 0 {
+				return
+			}
+		}
+	}
+	drain() // replies, resets, the first presence pushes
+	joiner := h.Connect(ConnInfo{Name: "joiner"})
+	defer joiner.Close()
+	subscribe(joiner, wire.Sub{Session: "s1"}) // presence of s1 changes within 250 ms: deferred
+	appendN(t, h, "s2", 1)
+	buf, err := c.Fill(ctx, nil, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf, []byte(`{"op":"event","session":"s2"`)) {
+		t.Fatalf("the batch after a deferred presence of s1 lacks s2's event: %s", buf)
+	}
+}

@@ -9,15 +9,18 @@ import (
 )
 
 // Fill appends to buf the frames the connection should write next,
-// separated by '\n', and returns it. It takes queued replies first, then
-// serves ready cursors in turn, at most one page of events each per pass so
-// that a busy session cannot starve the quiet ones. It adds no frame once
-// buf holds limit bytes, so a batch is at most limit plus one frame: a
-// frame larger than limit goes alone. An empty result means there is
-// nothing to write until the next Wake. Only the connection's writer
-// goroutine may call Fill.
+// separated by '\n', and returns it. It takes queued replies first (a
+// batch that cannot hold them all holds replies only), then serves ready
+// cursors in turn, at most one page of events each per pass so that a busy
+// session cannot starve the quiet ones. A frame joins the batch only if the
+// batch stays within limit bytes; a frame larger than limit goes alone. An
+// empty result means there is nothing to write until the next Wake. Only
+// the connection's writer goroutine may call Fill.
 func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) {
-	buf = c.takeReplies(buf, limit)
+	buf, all := c.takeReplies(buf, limit)
+	if !all {
+		return buf, nil // the rest of the replies first, in the next batch
+	}
 	for len(buf) < limit {
 		var err error
 		var more bool
@@ -32,10 +35,10 @@ func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) 
 	return buf, nil
 }
 
-// takeReplies moves queued replies to buf until it holds limit bytes; the
-// rest stay queued, first in line for the next Fill. Taking some makes room
-// for a reader waiting in AwaitRoom.
-func (c *Conn) takeReplies(buf []byte, limit int) []byte {
+// takeReplies moves queued replies to buf while they fit under limit, and
+// says whether it took them all; the rest stay queued, first in line for
+// the next Fill. Taking some makes room for a reader waiting in AwaitRoom.
+func (c *Conn) takeReplies(buf []byte, limit int) (_ []byte, all bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
@@ -43,8 +46,9 @@ func (c *Conn) takeReplies(buf []byte, limit int) []byte {
 		buf = appendFrame(buf, c.replies[n])
 		c.replyBytes -= len(c.replies[n])
 	}
+	all = n == len(c.replies)
 	if n == 0 {
-		return buf
+		return buf, all
 	}
 	left := copy(c.replies, c.replies[n:])
 	clear(c.replies[left:])
@@ -53,7 +57,7 @@ func (c *Conn) takeReplies(buf []byte, limit int) []byte {
 	case c.room <- struct{}{}:
 	default:
 	}
-	return buf
+	return buf, all
 }
 
 func appendFrame(buf, frame []byte) []byte {
@@ -174,7 +178,9 @@ func (c *Conn) write(buf []byte, p *pass, limit int) (_ []byte, full bool) {
 	if p.reset != nil && !fits(buf, p.reset, limit) {
 		// Nothing of this pass may go before its reset: all of it waits.
 		s.reset, s.status = p.reset, s.status || p.status != nil
-		s.presence = s.presence || p.presence != nil
+		if p.presence != nil {
+			s.presence, s.presenceAt = true, time.Time{}
+		}
 		c.markReady(s)
 		return buf, true
 	}
@@ -194,7 +200,12 @@ func (c *Conn) write(buf []byte, p *pass, limit int) (_ []byte, full bool) {
 	}
 	s.next += int64(written)
 	buf = c.appendDue(buf, s, p, limit)
-	full = written < len(p.entries) || s.status || s.presence || len(s.text) > 0 || s.textFull
+	// What did not fit makes the batch full; a presence push that waits
+	// for its interval (deferred: the timer brings it back) does not. An
+	// empty page while events are due (the session being deleted) ends
+	// the batch too, rather than reading the same empty page again.
+	full = written < len(p.entries) || s.status || s.presence && !s.deferred || len(s.text) > 0 || s.textFull ||
+		len(p.entries) == 0 && s.next <= p.head
 	if full || s.next <= p.head {
 		c.markReady(s) // more to page through, or a push that did not fit: back of the line
 	}

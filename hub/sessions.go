@@ -177,7 +177,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	}
 	h.tokens.drop(revoked)
 	for _, t := range nts {
-		h.tokens.put(t.Hash, principalOf(t))
+		h.tokens.replace(t.Hash, principalOf(t))
 		narrowed = append(narrowed, t.ID)
 	}
 	h.dropChannel(id)

@@ -51,6 +51,16 @@ func (t *tokenTable) put(hash string, p Principal) {
 	t.mu.Unlock()
 }
 
+// replace updates the principal of a token still in the table; a token
+// dropped meanwhile (revoked by a later commit) stays dropped.
+func (t *tokenTable) replace(hash string, p Principal) {
+	t.mu.Lock()
+	if _, ok := t.byHash[hash]; ok {
+		t.byHash[hash] = p
+	}
+	t.mu.Unlock()
+}
+
 func (t *tokenTable) drop(ids []string) {
 	t.mu.Lock()
 	for h, p := range t.byHash {
@@ -75,6 +85,25 @@ func (h *Hub) loadTokens(ctx context.Context) error {
 
 func principalOf(t db.Token) Principal {
 	return Principal{Role: t.Kind, Name: t.Name, TokenID: t.ID, Sessions: t.SessionList()}
+}
+
+// Current returns p as its token stands now: the owner as it is, a bot or
+// viewer with its current sessions, or false for a token revoked since p
+// was read. A connection calls it once it can be found by revocation
+// (api's hello), so that a revocation that ran while it was being set up
+// is not missed.
+func (h *Hub) Current(p Principal) (Principal, bool) {
+	if p.TokenID == "" {
+		return p, true
+	}
+	h.tokens.mu.RLock()
+	defer h.tokens.mu.RUnlock()
+	for _, q := range h.tokens.byHash {
+		if q.TokenID == p.TokenID {
+			return q, true
+		}
+	}
+	return Principal{}, false
 }
 
 // Authenticate resolves a bot or viewer token. Only hashes are kept, and
@@ -102,14 +131,19 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 	if !validBotName.MatchString(name) {
 		return "", wire.Errorf(wire.CodeBadRequest, "a bot name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
-	for _, s := range sessions {
-		if _, err := h.db.Session(ctx, s); err != nil {
-			return "", wireErr(err)
-		}
-	}
 	tok := newToken("albot_")
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
-	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
+	// The sessions are checked in the token's own transaction: a session
+	// deleted between a check and the token's commit would leave a token
+	// for an id that a new session may take.
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		for _, s := range sessions {
+			if err := tx.CheckSession(ctx, s); err != nil {
+				return err
+			}
+		}
+		return tx.CreateToken(ctx, row)
+	}); err != nil {
 		return "", wireErr(err)
 	}
 	h.tokens.put(row.Hash, principalOf(row))
@@ -118,12 +152,14 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 
 // Share makes a read-only viewer token for one session.
 func (h *Hub) Share(ctx context.Context, session string) (string, error) {
-	if _, err := h.db.Session(ctx, session); err != nil {
-		return "", wireErr(err)
-	}
 	tok := newToken("alview_")
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
-	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		if err := tx.CheckSession(ctx, session); err != nil { // in the token's transaction, as in AddBot
+			return err
+		}
+		return tx.CreateToken(ctx, row)
+	}); err != nil {
 		return "", wireErr(err)
 	}
 	h.tokens.put(row.Hash, principalOf(row))

@@ -253,7 +253,7 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 			_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
 		}
 	})
-	if errors.Is(context.Cause(sctx), errReplyTooLong) && ctx.Err() == nil {
+	if errors.Is(context.Cause(sctx), errReplyTooLong) {
 		err = fmt.Errorf("the reply passed the limit of %d bytes and was cut there", h.opts.MaxReply)
 	}
 	return text.String(), err
