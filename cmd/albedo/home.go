@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"albedo/api/wire"
 	"albedo/client"
@@ -23,7 +24,7 @@ func lockHome(home string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockRetrying(fh); err != nil {
 		fh.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			msg := fmt.Sprintf("another albedo daemon is already running on %s", home)
@@ -38,6 +39,21 @@ func lockHome(home string) (func(), error) {
 	_ = fh.Truncate(0)
 	_, _ = fh.WriteString(fmt.Sprintf("%d\n", os.Getpid()))
 	return func() { fh.Close() }, nil
+}
+
+// lockRetrying takes fh's exclusive lock, trying again for a moment while
+// it is busy: client.LockHolder takes a shared lock for an instant to see
+// whether a daemon holds the home, and a daemon starting in that instant
+// must not take it for another daemon.
+func lockRetrying(fh *os.File) error {
+	var err error
+	for range 10 {
+		if err = syscall.Flock(int(fh.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return err
 }
 
 // writeDaemonFile publishes info atomically (temp file, then rename), 0600.
