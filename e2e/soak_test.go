@@ -39,7 +39,7 @@ func TestSoak(t *testing.T) {
 		dur, minGap, maxGap = *soakFor, 10*time.Second, 40*time.Second
 	}
 	fx := newFixture(t, fixtureOpts{fake: true})
-	ctx, cancel := context.WithTimeout(context.Background(), dur+3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), dur+dur/2+3*time.Minute)
 	defer cancel()
 	sessions := soakSessions(t, ctx, fx)
 
@@ -51,7 +51,8 @@ func TestSoak(t *testing.T) {
 	var writers []*soakWriter
 	var wg sync.WaitGroup
 	for w := range 3 {
-		sw := &soakWriter{name: fmt.Sprint("w", w), st: newClient(t, fx.home).Stream(soakStreamOptions())}
+		c := newClient(t, fx.home)
+		sw := &soakWriter{name: fmt.Sprint("w", w), c: c, st: c.Stream(soakStreamOptions())}
 		t.Cleanup(func() { sw.st.Close() })
 		writers = append(writers, sw)
 		wg.Go(func() { sw.run(ctx, sessions, stop) })
@@ -134,6 +135,7 @@ func soakStreamOptions() client.StreamOptions {
 // receipts came back.
 type soakWriter struct {
 	name string
+	c    *client.Client
 	st   *client.Stream
 
 	mu       sync.Mutex
@@ -154,6 +156,9 @@ func (w *soakWriter) run(ctx context.Context, sessions []string, stop <-chan str
 		case <-time.After(150 * time.Millisecond):
 		}
 		s := sessions[n%len(sessions)]
+		if w.busy(ctx, s) {
+			continue
+		}
 		for k := range 1 + n%3 { // bursts of 1 to 3, queued back to back
 			in := soakInput{s, uuid.Must(uuid.NewV7()).String()}
 			q := w.st.Queue(s, in.id, fmt.Sprintf("%s %d.%d", w.name, n, k))
@@ -172,6 +177,20 @@ func (w *soakWriter) run(ctx context.Context, sessions []string, stop <-chan str
 		}
 	}
 }
+
+// busy says whether s already has more than soakBacklog turns waiting: a
+// session answers one turn at a time, and a load it cannot keep up with
+// would only grow a queue. A daemon that does not answer within a moment
+// (it is down) is not busy: inputs queued then are the point of the run.
+func (w *soakWriter) busy(ctx context.Context, s string) bool {
+	sctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	st, err := w.c.Status(sctx, s)
+	return err == nil && st.Queued > soakBacklog
+}
+
+// soakBacklog is how many turns a writer lets wait in a session.
+const soakBacklog = 10
 
 // check: every receipted input is in its session's log once, and a
 // session's inputs from this writer stand in the order it queued them.
