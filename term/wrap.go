@@ -33,7 +33,10 @@ func wrapLine(s string, width int) []string {
 	for g.Next() {
 		cl := g.Str()
 		w := g.Width()
-		if lineW+w > width && lineW > 0 {
+		broke := false
+		// A loop, not an if: the rest of a word carried to the next line
+		// may itself leave no room for this cluster (a wide one).
+		for lineW+w > width && lineW > 0 {
 			cur := line.String()
 			if lastSpace > 0 && cl != " " {
 				// Break after the last space; carry the rest of the word.
@@ -47,10 +50,10 @@ func wrapLine(s string, width int) []string {
 				line.Reset()
 				lineW = 0
 			}
-			lastSpace = -1
-			if cl == " " {
-				continue // a space at the break is the break
-			}
+			lastSpace, broke = -1, true
+		}
+		if broke && cl == " " {
+			continue // a space at the break is the break
 		}
 		line.WriteString(cl)
 		lineW += w

@@ -21,6 +21,7 @@ func TestWrap(t *testing.T) {
 		{"emoji sequence is one cluster", "👩‍💻👩‍💻👩‍💻", 4, []string{"👩‍💻👩‍💻", "👩‍💻"}},
 		{"mixed", "hi 世界 there", 7, []string{"hi 世界", "there"}},
 		{"width one", "ab", 1, []string{"a", "b"}},
+		{"a wide cluster after a carried word", " abcde世", 6, []string{"", "abcde", "世"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
