@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"albedo/api/wire"
 	"albedo/hub"
@@ -136,10 +137,12 @@ func FuzzSplitFrames(f *testing.F) {
 		frames := splitFrames(msg)
 		// The frames stand in msg in order, with only white space (as
 		// bytes.TrimSpace sees it) around and between them. A frame is a
-		// slice of msg, so where it stands is what its capacity says.
+		// slice of msg: where it stands is where its bytes are (searching
+		// for them could find them inside a multi-byte rune).
 		pos := 0
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(msg)))
 		for _, fr := range frames {
-			at := cap(msg) - cap(fr)
+			at := int(uintptr(unsafe.Pointer(unsafe.SliceData(fr))) - base)
 			if len(fr) == 0 || at < pos || len(bytes.TrimSpace(msg[pos:at])) > 0 {
 				t.Fatalf("splitFrames(%q) = %q: frame %q lost bytes before it", msg, frames, fr)
 			}
