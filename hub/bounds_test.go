@@ -241,3 +241,55 @@ func TestDeferredPresenceDoesNotHoldUpOtherSessions(t *testing.T) {
 		t.Fatalf("the batch after a deferred presence of s1 lacks s2's event: %s", buf)
 	}
 }
+
+// blockProvider streams "x" and then waits for release (or its turn's end).
+type blockProvider struct{ release chan struct{} }
+
+func (blockProvider) Author(provider.Request) string { return "block" }
+func (p blockProvider) Stream(ctx context.Context, _ provider.Request, emit func(string)) error {
+	emit("x")
+	select {
+	case <-p.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// A delete that fails changes nothing: the running turn goes on and the
+// queued one runs after it (the turns used to be stopped before the delete
+// was committed, and a failed delete left the session's inputs unrun).
+func TestFailedDeleteLeavesTurnsRunning(t *testing.T) {
+	release := make(chan struct{})
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("block", blockProvider{release})
+	h := newTestHub(t, Options{Providers: reg})
+	ctx := context.Background()
+	s, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
+	zero := int64(0)
+	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	for i := range 2 {
+		if _, err := h.PutInput(ctx, "s", fmt.Sprintf("0190a8a0-0000-7000-8000-00000000000%d", i+1), "go", "user"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.next(t, func(f wire.Frame) bool { return f.Event != nil && f.Event.State == wire.TurnStarted })
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := h.DeleteSession(cancelled, "s"); err == nil {
+		t.Fatal("a delete with a cancelled context succeeded")
+	}
+	close(release)
+	for range 2 {
+		f := r.next(t, func(f wire.Frame) bool {
+			return f.Event != nil && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted
+		})
+		if f.Event.State != wire.TurnCompleted {
+			t.Fatalf("a turn ended %s (%s) after a failed delete", f.Event.State, f.Event.Reason)
+		}
+	}
+}

@@ -165,7 +165,6 @@ func (h *Hub) settingsChanged(s db.Session) {
 // narrowed to their other sessions, whose connections the caller closes
 // (the narrowed ones to reconnect with their new scope).
 func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed []string, _ error) {
-	h.cancelTurns(id)
 	var nts []db.Token
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
@@ -175,6 +174,10 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	if err != nil {
 		return nil, nil, wireErr(err)
 	}
+	// Its turns stop only now that the delete is committed: a delete that
+	// fails changes nothing. A turn that ends meanwhile fails to commit
+	// into the deleted session, which is logged and harmless.
+	h.cancelTurns(id)
 	h.tokens.drop(revoked)
 	for _, t := range nts {
 		h.tokens.replace(t.Hash, principalOf(t))

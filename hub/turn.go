@@ -364,8 +364,8 @@ func (h *Hub) InterruptAll(ctx context.Context, reason string) {
 	}
 }
 
-// cancelTurns stops a session about to be deleted and waits for its runner's
-// current turn.
+// cancelTurns stops the turns of a session just deleted and waits for its
+// runner's current turn.
 func (h *Hub) cancelTurns(id string) {
 	h.mu.Lock()
 	ch := h.chans[id]
