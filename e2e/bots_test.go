@@ -15,10 +15,11 @@ import (
 	"albedo/client"
 )
 
-// startBot runs the example bot process with token on home.
-func startBot(t *testing.T, home, token string) *exec.Cmd {
+// startBot runs the example bot process with token on home, pausing pace
+// between the pieces of an answer.
+func startBot(t *testing.T, home, token string, pace time.Duration) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(botBin, "--home", home, "--pace", "300ms")
+	cmd := exec.Command(botBin, "--home", home, "--pace", pace.String())
 	cmd.Env = append(cmd.Environ(), "ALBEDO_BOT_TOKEN="+token)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 		viewers = append(viewers, &viewer{sub: st.Subscribe(id, client.Cursor{})})
 	}
 
-	bot := startBot(t, home, token)
+	bot := startBot(t, home, token, 300*time.Millisecond)
 	r, err := c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "count my words please")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after the bot died: %+v %v", st, err)
 	}
-	startBot(t, home, token)
+	startBot(t, home, token, 300*time.Millisecond)
 
 	var wg sync.WaitGroup
 	for _, v := range viewers {

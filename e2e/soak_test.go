@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,14 +107,7 @@ func soakSessions(t *testing.T, ctx context.Context, fx *fixture) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bot := exec.Command(botBin, "--home", fx.home, "--pace", "10ms")
-	bot.Env = append(bot.Environ(), "ALBEDO_BOT_TOKEN="+tok.Token)
-	if err := bot.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { bot.Wait(); close(exited) }()
-	t.Cleanup(func() { bot.Process.Kill(); <-exited })
+	startBot(t, fx.home, tok.Token, 10*time.Millisecond)
 	var ids []string
 	for i, p := range []string{"echo", "echo", "fake", "fake", "bot:soakbot"} {
 		id := fmt.Sprintf("soak-%d", i)
