@@ -59,6 +59,8 @@ type App struct {
 	st   *client.Stream
 	subs map[string]bool // sessions subscribed on st
 	seen bool            // connected at least once (a later connect refreshes the list)
+
+	lastKey time.Time // when the last screen event came, to notice a stalled paste
 }
 
 // Run opens the terminal client and returns when the user quits or ctx
@@ -157,6 +159,9 @@ func (a *App) loop() error {
 				return nil
 			}
 			a.screenEvent(ev)
+			if !a.drainScreen(screenEvents, tick.C) {
+				return nil
+			}
 		case msg := <-a.msgs:
 			a.message(msg)
 			// Take what else is waiting before drawing once.
@@ -187,6 +192,42 @@ func (a *App) loop() error {
 		a.draw()
 	}
 	return nil
+}
+
+// drainScreen applies what else the terminal has sent (keys typed ahead, a
+// paste) before the loop draws once. Inside a bracketed paste it waits for
+// the rest, so a paste of any length lands in one frame; a tick still
+// draws one whose keys stopped coming for a second. It returns false when the screen's
+// events end.
+func (a *App) drainScreen(events <-chan tcell.Event, tick <-chan time.Time) bool {
+	for n := 0; n < 1<<16 && !a.m.Quit; n++ {
+		var ev tcell.Event
+		var ok bool
+		if a.m.pasting {
+			select {
+			case ev, ok = <-events:
+			case <-tick:
+				if time.Since(a.lastKey) > time.Second {
+					return true
+				}
+				continue
+			case <-a.ctx.Done():
+				return true
+			}
+		} else {
+			select {
+			case ev, ok = <-events:
+			default:
+				return true
+			}
+		}
+		if !ok {
+			return false
+		}
+		a.lastKey = time.Now()
+		a.screenEvent(ev)
+	}
+	return true
 }
 
 func (a *App) draw() {

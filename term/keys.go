@@ -26,18 +26,20 @@ type keyEntry struct {
 type binding struct {
 	key  tcell.Key
 	ch   rune              // the rune, when key is tcell.KeyRune
-	alt  altRule           // Ctrl and Shift never matter
+	mods modRule           // Ctrl never matters
 	when func(*Model) bool // nil: in every state
 	run  func(*Model) []Cmd
 }
 
-// altRule says whether a binding wants Alt held.
-type altRule int
+// modRule says which of Alt and Shift a binding wants held.
+type modRule int
 
 const (
-	altEither altRule = iota // with or without Alt
-	altHeld                  // only with Alt
-	altNot                   // only without Alt
+	modAny   modRule = iota // with or without Alt and Shift
+	modAlt                  // Alt held
+	modNoAlt                // Alt not held; Shift does not matter
+	modShift                // Shift held, Alt not
+	modPlain                // neither Alt nor Shift
 )
 
 // keyTable is every key the help and the README list. What it leaves to
@@ -46,24 +48,27 @@ const (
 // leaving the sidebar by writing (Enter, Right or a rune): the keys any
 // text field has, which the help does not spell out.
 var keyTable = []keyEntry{
-	{"Enter", "send; Alt-Enter: new line (a paste keeps its newlines)", []binding{
-		{key: tcell.KeyEnter, alt: altNot, when: sending, run: (*Model).submit},
-		{key: tcell.KeyEnter, alt: altNot, when: pasting, run: (*Model).newLine},
-		{key: tcell.KeyEnter, alt: altHeld, when: inComposer, run: (*Model).newLine},
+	{"Enter", "send", []binding{
+		{key: tcell.KeyEnter, mods: modPlain, when: inComposer, run: (*Model).submit},
+	}},
+	{"Alt-Enter", "new line; so do Ctrl-J and Shift-Enter", []binding{
+		{key: tcell.KeyEnter, mods: modAlt, when: inComposer, run: (*Model).newLine},
+		{key: tcell.KeyEnter, mods: modShift, when: inComposer, run: (*Model).newLine},
+		{key: tcell.KeyCtrlJ, when: inComposer, run: (*Model).newLine},
 	}},
 	{"Up / Down", "recall earlier inputs (empty composer); move in the sidebar", []binding{
-		{key: tcell.KeyUp, alt: altNot, when: inComposer, run: (*Model).recallEarlier},
-		{key: tcell.KeyDown, alt: altNot, when: inComposer, run: (*Model).recallLater},
-		{key: tcell.KeyUp, alt: altNot, when: inSidebar, run: (*Model).prevSession},
-		{key: tcell.KeyDown, alt: altNot, when: inSidebar, run: (*Model).nextSession},
+		{key: tcell.KeyUp, mods: modNoAlt, when: inComposer, run: (*Model).recallEarlier},
+		{key: tcell.KeyDown, mods: modNoAlt, when: inComposer, run: (*Model).recallLater},
+		{key: tcell.KeyUp, mods: modNoAlt, when: inSidebar, run: (*Model).prevSession},
+		{key: tcell.KeyDown, mods: modNoAlt, when: inSidebar, run: (*Model).nextSession},
 	}},
 	{"Tab", "sidebar ⇄ composer", []binding{
 		{key: tcell.KeyTab, run: (*Model).switchPane},
 		{key: tcell.KeyBacktab, run: (*Model).switchPane},
 	}},
 	{"Alt-Up / Down", "previous / next session from anywhere", []binding{
-		{key: tcell.KeyUp, alt: altHeld, run: (*Model).prevSession},
-		{key: tcell.KeyDown, alt: altHeld, run: (*Model).nextSession},
+		{key: tcell.KeyUp, mods: modAlt, run: (*Model).prevSession},
+		{key: tcell.KeyDown, mods: modAlt, run: (*Model).nextSession},
 	}},
 	{"Ctrl-N", "new session, composer ready", []binding{
 		{key: tcell.KeyCtrlN, run: (*Model).newSession},
@@ -94,8 +99,6 @@ var keyTable = []keyEntry{
 
 func inComposer(m *Model) bool { return m.Pane == paneComposer }
 func inSidebar(m *Model) bool  { return m.Pane == paneSidebar }
-func sending(m *Model) bool    { return inComposer(m) && !m.pasting }
-func pasting(m *Model) bool    { return inComposer(m) && m.pasting }
 
 // notWriting: the keys that edit text in the composer mean something else
 // when there is no text to edit.
@@ -116,11 +119,48 @@ func (b *binding) matches(m *Model, ev *tcell.EventKey) bool {
 	if ev.Key() != b.key || b.key == tcell.KeyRune && ev.Rune() != b.ch {
 		return false
 	}
-	alt := ev.Modifiers()&tcell.ModAlt != 0
-	if b.alt == altHeld && !alt || b.alt == altNot && alt {
-		return false
+	alt, shift := ev.Modifiers()&tcell.ModAlt != 0, ev.Modifiers()&tcell.ModShift != 0
+	switch b.mods {
+	case modAlt:
+		if !alt {
+			return false
+		}
+	case modNoAlt:
+		if alt {
+			return false
+		}
+	case modShift:
+		if alt || !shift {
+			return false
+		}
+	case modPlain:
+		if alt || shift {
+			return false
+		}
 	}
 	return b.when == nil || b.when(m)
+}
+
+// canonical rewrites the presses that terminals spell more than one way
+// into the one spelling the key table binds. A terminal without a modern
+// keyboard protocol (tmux, by default) sends Alt-Enter as ESC CR and
+// Alt-Ctrl-J as ESC LF; tcell reads ESC before a control character as
+// Alt + Ctrl + its letter, a rune ('m' for CR), which the composer would
+// otherwise type. Here it is the control key again, with Alt: CR and TAB
+// as Enter and Tab, the others as tcell's Ctrl keys.
+func canonical(ev *tcell.EventKey) *tcell.EventKey {
+	mod := ev.Modifiers()
+	if ev.Key() == tcell.KeyRune && mod&tcell.ModCtrl != 0 && mod&tcell.ModAlt != 0 {
+		switch r := ev.Rune(); {
+		case r == 'm':
+			return tcell.NewEventKey(tcell.KeyEnter, 0, mod&^tcell.ModCtrl)
+		case r == 'i':
+			return tcell.NewEventKey(tcell.KeyTab, 0, mod&^tcell.ModCtrl)
+		case r >= 'a' && r <= 'z':
+			return tcell.NewEventKey(tcell.KeyCtrlA+tcell.Key(r-'a'), 0, mod)
+		}
+	}
+	return ev
 }
 
 // binding returns the table's binding for ev in m's state, or nil.

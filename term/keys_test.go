@@ -165,7 +165,7 @@ func TestKeyBindingsDisjoint(t *testing.T) {
 	used := map[*binding]bool{}
 	for _, st := range keyStates() {
 		for _, p := range presses {
-			for _, mod := range []tcell.ModMask{0, tcell.ModAlt, tcell.ModCtrl, tcell.ModShift, tcell.ModAlt | tcell.ModCtrl} {
+			for _, mod := range []tcell.ModMask{0, tcell.ModAlt, tcell.ModCtrl, tcell.ModShift, tcell.ModAlt | tcell.ModCtrl, tcell.ModAlt | tcell.ModShift} {
 				ev := tcell.NewEventKey(p.key, p.ch, mod)
 				var hits []string
 				for i := range keyTable {

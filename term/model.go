@@ -35,8 +35,9 @@ type Model struct {
 	Notice    string // one line for the status bar: errors, hints
 	NoticeErr bool
 	ShowHelp  bool
-	quitArmed bool // a Ctrl-C on an idle session asks to confirm
-	pasting   bool // inside a bracketed paste
+	quitArmed bool   // a Ctrl-C on an idle session asks to confirm
+	pasting   bool   // inside a bracketed paste
+	pasted    []rune // the paste so far, inserted whole at its end
 	Quit      bool
 
 	Now func() time.Time // injectable clock for relative times

@@ -2,7 +2,10 @@ package term
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -23,6 +26,11 @@ func (m *Model) Resize(w, h int) {
 // Key applies a key press and returns the side effects it asks for. The key
 // table (keys.go) answers first; what it leaves is typing and line editing.
 func (m *Model) Key(ev *tcell.EventKey) []Cmd {
+	if m.pasting {
+		m.pasteKey(ev)
+		return nil
+	}
+	ev = canonical(ev)
 	if m.ShowHelp {
 		m.ShowHelp = false
 		return nil
@@ -63,7 +71,10 @@ func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	switch ev.Key() {
 	case tcell.KeyRune:
-		m.insert(ev.Rune())
+		// A rune with Alt or Ctrl is a key no binding took, not text.
+		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 {
+			m.insert(ev.Rune())
+		}
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
 		if m.Cursor > 0 {
 			m.Composer = append(m.Composer[:m.Cursor-1], m.Composer[m.Cursor:]...)
@@ -87,10 +98,34 @@ func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	return nil
 }
 
-func (m *Model) insert(r rune) {
-	m.Composer = append(m.Composer[:m.Cursor], append([]rune{r}, m.Composer[m.Cursor:]...)...)
-	m.Cursor++
+func (m *Model) insert(r rune) { m.insertText([]rune{r}) }
+
+// insertText puts text at the cursor as one edit. The composer holds at
+// most wire.MaxInputBytes, the most the daemon takes: what would go past
+// it is cut, and the status bar says so.
+func (m *Model) insertText(text []rune) {
+	room := wire.MaxInputBytes - runesBytes(m.Composer)
+	if n := runesBytes(text); n > room {
+		keep := 0
+		for used := 0; keep < len(text); keep++ {
+			if used += utf8.RuneLen(text[keep]); used > room {
+				break
+			}
+		}
+		text = text[:keep]
+		m.notify(true, fmt.Sprintf("a message holds at most %d KiB: the rest was not inserted", wire.MaxInputBytes>>10))
+	}
+	m.Composer = slices.Insert(m.Composer, m.Cursor, text...)
+	m.Cursor += len(text)
 	m.recall = len(m.Sent)
+}
+
+func runesBytes(rs []rune) int {
+	n := 0
+	for _, r := range rs {
+		n += utf8.RuneLen(r)
+	}
+	return n
 }
 
 func (m *Model) setComposer(s string) {
@@ -155,9 +190,45 @@ func (m *Model) maybeLoadOlder() []Cmd {
 	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
 }
 
-// Paste marks the start and end of a bracketed paste: a pasted newline is a
-// new line, not Enter.
-func (m *Model) Paste(start bool) { m.pasting = start }
+// Paste marks the start and end of a bracketed paste. The keys between
+// are text, kept whole: a newline is a new line, not Enter, and a tab is a
+// tab, not a change of pane. The paste goes into the composer as one edit
+// at its end, so a long one costs one insert and one frame.
+func (m *Model) Paste(start bool) {
+	if start {
+		m.pasting, m.pasted = true, m.pasted[:0]
+		return
+	}
+	if !m.pasting {
+		return
+	}
+	m.pasting = false
+	if m.Pane == paneSidebar {
+		m.Pane = paneComposer // a paste is writing, like typing
+	}
+	m.insertText(m.pasted)
+	m.pasted = nil
+}
+
+// pasteKey collects one key of a paste. Terminals send a pasted line end
+// as CR (Enter) or LF (Ctrl-J); other control keys are not text and are
+// dropped. The buffer stops growing at the composer's limit.
+func (m *Model) pasteKey(ev *tcell.EventKey) {
+	var r rune
+	switch ev.Key() {
+	case tcell.KeyRune:
+		r = ev.Rune()
+	case tcell.KeyEnter, tcell.KeyCtrlJ:
+		r = '\n'
+	case tcell.KeyTab:
+		r = '\t'
+	default:
+		return
+	}
+	if len(m.pasted) <= wire.MaxInputBytes {
+		m.pasted = append(m.pasted, r)
+	}
+}
 
 // Mouse scrolls the transcript with the wheel.
 func (m *Model) Mouse(ev *tcell.EventMouse) []Cmd {

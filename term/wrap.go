@@ -8,17 +8,78 @@ import (
 
 // wrap breaks text into lines of at most width display cells, at spaces
 // where it can and inside a word where it must. It counts display width by
-// grapheme cluster, so CJK characters (2 cells) and emoji sequences are
-// measured as the terminal draws them. Newlines in text are kept.
+// grapheme cluster, so CJK characters (2 cells) and emoji are measured as
+// the terminal draws them. Newlines in text are kept; each line is shown
+// as displayable does.
 func wrap(text string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
 	var out []string
-	for _, para := range strings.Split(text, "\n") {
-		out = append(out, wrapLine(para, width)...)
+	for para := range strings.SplitSeq(text, "\n") {
+		out = append(out, wrapLine(displayable(para), width)...)
 	}
 	return out
+}
+
+// displayable is one line of text as albedo draws it, so that every
+// terminal puts each cell where tcell counts it:
+//   - a tab goes to the next stop of 4 cells;
+//   - other control characters show as their Unicode pictures (␛ for
+//     ESC), never reaching the terminal raw;
+//   - a zero-width joiner and the emoji variation selector are dropped.
+//     Terminals disagree about how wide a joined sequence is (a family
+//     emoji is 2 cells in some, 6 or 8 in tmux), and a line drawn wider
+//     than counted garbles everything after it; the people of a family
+//     shown side by side take the cells everyone agrees on.
+func displayable(s string) string {
+	if !needsCleaning(s) {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		cl := g.Str()
+		switch {
+		case cl == "\t":
+			n := tabStop - col%tabStop
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		case len(cl) == 1 && (cl[0] < 0x20 || cl[0] == 0x7f):
+			cl = string(controlPicture(rune(cl[0])))
+		default:
+			cl = strings.NewReplacer(zwj, "", vs16, "").Replace(cl)
+		}
+		// A cluster cleaned of its joiners may be several now.
+		b.WriteString(cl)
+		col += uniseg.StringWidth(cl)
+	}
+	return b.String()
+}
+
+const (
+	tabStop = 4
+	zwj     = "\u200d"
+	vs16    = "\ufe0f"
+)
+
+func needsCleaning(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return strings.Contains(s, zwj) || strings.Contains(s, vs16)
+}
+
+// controlPicture is the visible stand-in for a C0 control or DEL.
+func controlPicture(c rune) rune {
+	if c == 0x7f {
+		return '\u2421'
+	}
+	return '\u2400' + c
 }
 
 func wrapLine(s string, width int) []string {
@@ -68,11 +129,13 @@ func wrapLine(s string, width int) []string {
 // width is the display width of s in terminal cells.
 func width(s string) int { return uniseg.StringWidth(s) }
 
-// truncate cuts s to at most w cells, ending with "…" when it cut.
+// truncate cuts s, shown as displayable, to at most w cells, ending with
+// "…" when it cut. A newline shows as a space.
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	s = displayable(strings.ReplaceAll(s, "\n", " "))
 	if width(s) <= w {
 		return s
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // FuzzWrap: every line fits its width (a single grapheme wider than the
-// width alone on its line, with only zero-width ones beside it), and
-// nothing but spaces at the breaks is lost.
+// width alone on its line, with only zero-width ones beside it), holds no
+// control character, and nothing of the text as displayable shows it but
+// spaces at the breaks is lost.
 func FuzzWrap(f *testing.F) {
 	for _, s := range []string{"hello world", "", "a\nb", "日本語のテキスト", "👩‍👩‍👧 family", strings.Repeat("x", 50), "  lead and trail  "} {
 		f.Add(s, 7)
@@ -25,8 +26,17 @@ func FuzzWrap(f *testing.F) {
 				t.Fatalf("wrap(%q, %d): line %q is %d cells", s, w, l, lw)
 			}
 		}
+		for _, l := range lines {
+			if strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Fatalf("wrap(%q, %d): line %q holds a control character", s, w, l)
+			}
+		}
+		var shown []string
+		for para := range strings.SplitSeq(s, "\n") {
+			shown = append(shown, displayable(para))
+		}
 		squash := func(x string) string { return strings.Join(strings.Fields(x), "") }
-		if got := squash(strings.Join(lines, "\n")); got != squash(s) {
+		if got := squash(strings.Join(lines, "\n")); got != squash(strings.Join(shown, "\n")) {
 			t.Fatalf("wrap(%q, %d) lost text: %q", s, w, lines)
 		}
 	})

@@ -1,0 +1,103 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// The composer in a real terminal, with the key sequences tmux really
+// sends: "line one", Alt-Enter (ESC CR), "line two", Ctrl-J, "line three",
+// Enter is one message of three lines; then a 200-line paste with tabs
+// (tmux's bracketed paste) and Enter is one message holding every
+// character. Both are read back from the daemon.
+func TestComposerInTmux(t *testing.T) {
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	x := startTmux(t, home, 120, 35)
+	x.waitPane("a connected status bar", has(" connected"))
+	x.keys("C-n")
+	x.waitPane("the composer of a new session", has("message · /help"))
+
+	x.keys("-l", "line one")
+	x.keys("M-Enter")
+	x.keys("-l", "line two")
+	x.keys("C-j")
+	x.keys("-l", "line three")
+	x.keys("Enter")
+	x.waitPane("the first reply", has("echo: line one"))
+
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf("%s%03d\tcol\t%s", strings.Repeat("\t", i%3), i, strings.Repeat("x", i%50)))
+	}
+	paste := strings.Join(lines, "\n")
+	buf := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(buf, []byte(paste), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x.run("load-buffer", "-b", "p", buf)
+	x.run("paste-buffer", "-p", "-b", "p", "-t", "albedo")
+	x.waitPane("the end of the paste in the composer", has("199 col "+strings.Repeat("x", 49)))
+	x.keys("Enter")
+	x.waitPane("the composer emptied by sending", has("message · /help"))
+
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	ss, err := c.Sessions(ctx)
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("sessions: %v %v", ss, err)
+	}
+	inputs := waitInputs(t, c, ss[0].ID, 2)
+	if len(inputs) != 2 || inputs[0] != "line one\nline two\nline three" {
+		t.Fatalf("the daemon stored %d inputs, the first %q", len(inputs), inputs)
+	}
+	if inputs[1] != paste {
+		i := 0
+		for i < min(len(paste), len(inputs[1])) && paste[i] == inputs[1][i] {
+			i++
+		}
+		t.Fatalf("the paste was stored as %d bytes, not %d; they differ from byte %d: %q",
+			len(inputs[1]), len(paste), i, inputs[1][i:min(i+40, len(inputs[1]))])
+	}
+	x.keys("C-q")
+}
+
+// waitInputs reads a session's user messages from the daemon until there
+// are n, within a deadline.
+func waitInputs(t *testing.T, c *client.Client, id string, n int) []string {
+	t.Helper()
+	ctx := ctxT(t)
+	for {
+		var inputs []string
+		for after := int64(0); ; {
+			p, err := c.History(ctx, id, after, 0, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range p.Events {
+				if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser {
+					inputs = append(inputs, ev.Text)
+				}
+				after = ev.Offset
+			}
+			if !p.More {
+				break
+			}
+		}
+		if len(inputs) >= n {
+			return inputs
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the daemon has %d inputs, not %d", len(inputs), n)
+		case <-time.After(50 * time.Millisecond): // the History API has no wait
+		}
+	}
+}

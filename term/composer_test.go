@@ -1,0 +1,166 @@
+package term
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+)
+
+// The presses terminals send for a new line, as tcell's parser hands them
+// over: ESC CR (Alt-Enter in tmux and legacy terminals) arrives as Alt +
+// Ctrl + 'm', LF as Ctrl-J, and Shift-Enter as Enter with Shift where the
+// terminal reports it. Each is a new line; none types a letter or sends.
+func TestNewLineKeys(t *testing.T) {
+	for name, ev := range map[string]*tcell.EventKey{
+		"ESC CR":      tcell.NewEventKey(tcell.KeyRune, 'm', tcell.ModAlt|tcell.ModCtrl),
+		"Alt-Enter":   tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModAlt),
+		"Ctrl-J":      tcell.NewEventKey(tcell.KeyCtrlJ, 0, tcell.ModCtrl),
+		"ESC LF":      tcell.NewEventKey(tcell.KeyRune, 'j', tcell.ModAlt|tcell.ModCtrl),
+		"Shift-Enter": tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModShift),
+	} {
+		t.Run(name, func(t *testing.T) {
+			m := demo()
+			m.Sessions[0].Phase = wire.PhaseIdle
+			typeText(m, "line one")
+			if cmds := m.Key(ev); cmds != nil {
+				t.Fatalf("%s asked for %#v", name, cmds)
+			}
+			typeText(m, "line two")
+			cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+			if len(cmds) != 1 || cmds[0] != (cmdSend{Session: "s-aaaaaaaa", Text: "line one\nline two"}) {
+				t.Fatalf("sent %#v", cmds)
+			}
+		})
+	}
+}
+
+// A rune typed with Alt or Ctrl that no binding takes is not text.
+func TestModifiedRunesAreNotTyped(t *testing.T) {
+	m := demo()
+	m.Key(key(tcell.KeyRune, 'x', tcell.ModAlt))
+	m.Key(key(tcell.KeyRune, 'y', tcell.ModAlt|tcell.ModCtrl))
+	typeText(m, "ok")
+	if got := string(m.Composer); got != "ok" {
+		t.Fatalf("composer %q", got)
+	}
+}
+
+// pasteKeys is text as tcell delivers it inside a bracketed paste: line
+// ends as Enter (terminals send CR), tabs as Tab.
+func pasteKeys(text string) []*tcell.EventKey {
+	var out []*tcell.EventKey
+	for _, r := range text {
+		switch r {
+		case '\n':
+			out = append(out, key(tcell.KeyEnter, 0, 0))
+		case '\t':
+			out = append(out, key(tcell.KeyTab, 0, 0))
+		default:
+			out = append(out, key(tcell.KeyRune, r, 0))
+		}
+	}
+	return out
+}
+
+// A paste keeps every character: its newlines do not send and its tabs do
+// not switch panes; it lands at the cursor as one edit, and a paste into
+// the sidebar goes to the composer like typing does.
+func TestPasteKeepsEveryCharacter(t *testing.T) {
+	m := demo()
+	m.Sessions[0].Phase = wire.PhaseIdle
+	typeText(m, "[]")
+	m.Key(key(tcell.KeyLeft, 0, 0))
+	m.Pane = paneSidebar
+	text := "func f() {\n\treturn 1\n}\n\tx\t=\t2"
+	m.Paste(true)
+	for _, ev := range pasteKeys(text) {
+		if cmds := m.Key(ev); cmds != nil {
+			t.Fatalf("a pasted key asked for %#v", cmds)
+		}
+		if len(m.Composer) != 2 {
+			t.Fatalf("the paste reached the composer before its end: %q", string(m.Composer))
+		}
+	}
+	m.Paste(false)
+	if got, want := string(m.Composer), "["+text+"]"; got != want || m.Pane != paneComposer {
+		t.Fatalf("composer %q (pane %d), want %q", got, m.Pane, want)
+	}
+	if m.Cursor != len([]rune("["+text)) {
+		t.Fatalf("cursor %d, want after the paste", m.Cursor)
+	}
+	m.Key(key(tcell.KeyEnd, 0, 0))
+	cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+	if len(cmds) != 1 || cmds[0].(cmdSend).Text != "["+text+"]" {
+		t.Fatalf("sent %#v", cmds)
+	}
+}
+
+// The composer holds what the daemon takes and no more; the rest of a
+// paste is cut with a notice, never sent to be refused.
+func TestPasteIsCutAtTheInputLimit(t *testing.T) {
+	m := demo()
+	m.Paste(true)
+	for range wire.MaxInputBytes + 100 {
+		m.Key(key(tcell.KeyRune, 'x', 0))
+	}
+	m.Paste(false)
+	if len(m.Composer) != wire.MaxInputBytes || !m.NoticeErr || !strings.Contains(m.Notice, "at most") {
+		t.Fatalf("composer %d runes, notice %q", len(m.Composer), m.Notice)
+	}
+}
+
+// A 200-line paste with tabs lands in the running App in one frame: no
+// frame shows part of it.
+func TestPasteLandsInOneFrame(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	scr.SetSize(100, 30)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, strings.Repeat("\t", i%3)+"line "+strings.Repeat("x", i%40))
+	}
+	text := strings.Join(lines, "\n")
+	frames := make(chan int, 1<<12)
+	var a *App
+	a = newApp(ctx, Options{OnDraw: func() { frames <- len(a.m.Composer) }}, scr)
+	a.m.Sessions, a.m.Focus = []*SessionView{{ID: "s", Follow: true}}, 0
+	events := make(chan tcell.Event, 1<<14)
+	go func() {
+		events <- tcell.NewEventPaste(true)
+		for _, ev := range pasteKeys(text) {
+			events <- ev
+		}
+		events <- tcell.NewEventPaste(false)
+	}()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(20 * time.Second)
+	for len(a.m.Composer) < len([]rune(text)) {
+		select {
+		case ev := <-events:
+			a.screenEvent(ev)
+			a.drainScreen(events, tick.C)
+			a.draw()
+		case <-deadline:
+			t.Fatalf("the paste never landed: %d of %d runes", len(a.m.Composer), len([]rune(text)))
+		}
+	}
+	close(frames)
+	for n := range frames {
+		if n != 0 && n != len([]rune(text)) {
+			t.Fatalf("a frame showed %d of the paste's %d runes", n, len([]rune(text)))
+		}
+	}
+	if string(a.m.Composer) != text {
+		t.Fatal("the composer does not hold the paste as pasted")
+	}
+}
