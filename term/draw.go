@@ -60,97 +60,6 @@ func (m *Model) layout() layout {
 func (m *Model) transcriptWidth() int  { return max(m.layout().mainW-1, 1) }
 func (m *Model) transcriptHeight() int { return max(m.layout().transcriptH, 1) }
 
-// line is one screen line of a transcript.
-type line struct {
-	text  string
-	style tcell.Style
-}
-
-func roleStyle(role wire.Role) tcell.Style {
-	switch role {
-	case wire.RoleUser:
-		return stUser
-	case wire.RoleAssistant:
-		return stAssistant
-	case wire.RoleBot:
-		return stBot
-	}
-	return stSystem
-}
-
-// transcriptLines renders a session's transcript for a width: committed
-// messages and notable turn and settings events, then the streaming reply.
-func transcriptLines(s *SessionView, width int) []line {
-	var out []line
-	if s.More {
-		out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
-	}
-	text := func(t string, st tcell.Style) {
-		for _, l := range wrap(t, width) {
-			out = append(out, line{l, st})
-		}
-	}
-	header := func(role wire.Role, author, note string) {
-		h := string(role)
-		if author != "" && author != h {
-			h += " · " + author
-		}
-		if note != "" {
-			h += " " + note
-		}
-		out = append(out, line{truncate(h, width), roleStyle(role)})
-	}
-	for _, ev := range s.Events {
-		switch ev.Type {
-		case wire.EventMessage:
-			note := ""
-			st := stBase
-			switch ev.State {
-			case wire.MessageInterrupted:
-				note, st = "[interrupted]", stDim
-			case wire.MessageFailed:
-				note = "[failed]"
-			}
-			header(ev.Role, ev.Author, note)
-			text(ev.Text, st)
-			out = append(out, line{"", stBase})
-		case wire.EventTurn:
-			switch ev.State {
-			case wire.TurnFailed:
-				text("⚠ turn failed: "+ev.Error, stError)
-				out = append(out, line{"", stBase})
-			case wire.TurnInterrupted:
-				text("⏹ interrupted ("+strings.ReplaceAll(ev.Reason, "_", " ")+")", stDim)
-				out = append(out, line{"", stBase})
-			}
-		case wire.EventSettings:
-			var parts []string
-			if ev.Title != nil {
-				parts = append(parts, fmt.Sprintf("title %q", *ev.Title))
-			}
-			if ev.Model != nil {
-				parts = append(parts, "model "+orNone(*ev.Model))
-			}
-			if ev.Effort != nil {
-				parts = append(parts, "effort "+orNone(*ev.Effort))
-			}
-			text("· "+strings.Join(parts, ", ")+" (by "+ev.By+")", stDim)
-		}
-	}
-	if s.StreamTurn != "" {
-		header(wire.RoleAssistant, s.Model, "…")
-		text(s.StreamText, stBase)
-	}
-	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
 // Draw renders the model on scr. It only reads the model.
 func Draw(scr tcell.Screen, m *Model) {
 	scr.Clear()
@@ -253,17 +162,17 @@ func drawTranscript(scr tcell.Screen, m *Model, l layout) {
 		}
 		return
 	}
-	lines := transcriptLines(s, max(l.mainW-1, 1))
-	h := l.transcriptH
-	top := max(len(lines)-h, 0)
+	w, h := max(l.mainW-1, 1), l.transcriptH
+	n := s.lineCount(w)
+	top := max(n-h, 0)
 	if !s.Follow {
 		top = min(s.Top, top)
 	}
-	for i := 0; i < h && top+i < len(lines); i++ {
-		put(scr, l.mainX+1, i, l.mainW-1, lines[top+i].text, lines[top+i].style)
+	for i, ln := range s.window(w, top, h) {
+		put(scr, l.mainX+1, i, l.mainW-1, ln.text, ln.style)
 	}
-	if !s.Follow && top+h < len(lines) && h > 0 {
-		more := fmt.Sprintf(" ↓ %d more lines (End) ", len(lines)-top-h)
+	if !s.Follow && top+h < n && h > 0 {
+		more := fmt.Sprintf(" ↓ %d more lines (End) ", n-top-h)
 		put(scr, l.mainX+max(l.mainW-width(more), 0), h-1, l.mainW, more, stSelDim)
 	}
 }

@@ -71,6 +71,9 @@ type SessionView struct {
 	// Scrolling: follow the end, or keep Top (a line index) in view.
 	Follow bool
 	Top    int
+
+	rendered  transcript  // Events as drawn (transcript.go)
+	streaming streamLines // StreamText as drawn
 }
 
 // NewModel returns an empty model of the given size.

@@ -121,7 +121,8 @@ func TestWideCharactersWrap(t *testing.T) {
 		}
 	}
 	// The CJK text is split into whole characters across lines.
-	lines := transcriptLines(m.Sessions[0], m.transcriptWidth())
+	w := m.transcriptWidth()
+	lines := m.Sessions[0].window(w, 0, m.Sessions[0].lineCount(w))
 	for _, l := range lines {
 		if width(l.text) > m.transcriptWidth() {
 			t.Fatalf("line %q wider than %d", l.text, m.transcriptWidth())

@@ -169,7 +169,7 @@ func (m *Model) scroll(d int) {
 	if s == nil {
 		return
 	}
-	lines := len(transcriptLines(s, m.transcriptWidth()))
+	lines := s.lineCount(m.transcriptWidth())
 	h := m.transcriptHeight()
 	maxTop := max(lines-h, 0)
 	top := s.Top
@@ -257,6 +257,7 @@ func (m *Model) Item(id string, it client.Item) {
 	switch it.Op {
 	case wire.PushReset:
 		s.Epoch, s.Events, s.More, s.loaded = it.Reset.Epoch, nil, it.Reset.More, false
+		s.rerender()
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
 	case wire.PushEvent:
@@ -399,11 +400,12 @@ func (m *Model) Result(r any) []Cmd {
 			return nil
 		}
 		if len(s.Events) > 0 && len(r.Page.Events) > 0 && r.Page.Events[len(r.Page.Events)-1].Offset == s.Events[0].Offset-1 {
-			before := len(transcriptLines(s, m.transcriptWidth()))
+			before := s.lineCount(m.transcriptWidth())
 			s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
 			s.More = r.Page.More
+			s.rerender()
 			// Keep the same lines in view.
-			s.Top += len(transcriptLines(s, m.transcriptWidth())) - before
+			s.Top += s.lineCount(m.transcriptWidth()) - before
 		}
 	}
 	return nil

@@ -38,9 +38,11 @@ func displayable(s string) string {
 	}
 	var b strings.Builder
 	col := 0
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		cl := g.Str()
+	state := -1
+	for rest := s; rest != ""; {
+		var cl string
+		var w int
+		cl, rest, w, state = nextCluster(rest, state)
 		switch {
 		case cl == "\t":
 			n := tabStop - col%tabStop
@@ -48,13 +50,14 @@ func displayable(s string) string {
 			col += n
 			continue
 		case len(cl) == 1 && (cl[0] < 0x20 || cl[0] == 0x7f):
-			cl = string(controlPicture(rune(cl[0])))
-		default:
+			cl, w = string(controlPicture(rune(cl[0]))), 1
+		case strings.Contains(cl, zwj) || strings.Contains(cl, vs16):
+			// A cluster cleaned of its joiners may be several now.
 			cl = strings.NewReplacer(zwj, "", vs16, "").Replace(cl)
+			w = uniseg.StringWidth(cl)
 		}
-		// A cluster cleaned of its joiners may be several now.
 		b.WriteString(cl)
-		col += uniseg.StringWidth(cl)
+		col += w
 	}
 	return b.String()
 }
@@ -90,10 +93,11 @@ func wrapLine(s string, width int) []string {
 	var line strings.Builder
 	lineW := 0
 	lastSpace, wAtSpace := -1, 0 // byte index in line after the last space, and width there
-	g := uniseg.NewGraphemes(s)
-	for g.Next() {
-		cl := g.Str()
-		w := g.Width()
+	state := -1
+	for rest := s; rest != ""; {
+		var cl string
+		var w int
+		cl, rest, w, state = nextCluster(rest, state)
 		broke := false
 		// A loop, not an if: the rest of a word carried to the next line
 		// may itself leave no room for this cluster (a wide one).
@@ -126,8 +130,26 @@ func wrapLine(s string, width int) []string {
 	return lines
 }
 
+// nextCluster splits the first grapheme cluster off s and says how many
+// cells it takes; state is uniseg's, -1 at the start. Printable ASCII not
+// followed by a combining character is its own one-cell cluster: the
+// common case, and many times faster than asking uniseg.
+func nextCluster(s string, state int) (cluster, rest string, width, newState int) {
+	if c := s[0]; c >= 0x20 && c < 0x7f && (len(s) == 1 || s[1] < 0x80) {
+		return s[:1], s[1:], 1, -1
+	}
+	return uniseg.FirstGraphemeClusterInString(s, state)
+}
+
 // width is the display width of s in terminal cells.
-func width(s string) int { return uniseg.StringWidth(s) }
+func width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s)
+}
 
 // truncate cuts s, shown as displayable, to at most w cells, ending with
 // "…" when it cut. A newline shows as a space.

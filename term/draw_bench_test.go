@@ -1,0 +1,105 @@
+package term
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// longModel is a 120x35 terminal on a session of n messages of a few
+// lines each, following the end, with 30 more sessions in the sidebar.
+func longModel(n int) *Model {
+	m := demo()
+	m.Resize(120, 35)
+	s := m.Sessions[0]
+	s.StreamTurn, s.Phase = "", wire.PhaseIdle
+	s.Events = nil
+	for i := range n {
+		role := wire.RoleUser
+		if i%2 == 1 {
+			role = wire.RoleAssistant
+		}
+		text := fmt.Sprintf("message %d: %s", i, strings.Repeat("some words that wrap ", 3+i%12))
+		s.Events = append(s.Events, msg(int64(i+1), role, string(role), text))
+	}
+	for i := range 30 {
+		m.Sessions = append(m.Sessions, &SessionView{ID: fmt.Sprintf("s-%08d", i), Title: fmt.Sprintf("session %d", i), Follow: true})
+	}
+	return m
+}
+
+// One keystroke in the composer: the update and the frame it draws, on a
+// session of 10 000 messages. Issue 14's goal is 2 ms or less.
+func BenchmarkKeystroke(b *testing.B) {
+	for _, n := range []int{100, 10_000} {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			m := longModel(n)
+			scr := tcell.NewSimulationScreen("UTF-8")
+			if err := scr.Init(); err != nil {
+				b.Fatal(err)
+			}
+			scr.SetSize(m.Width, m.Height)
+			Draw(scr, m)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if i%200 == 199 {
+					m.Key(key(tcell.KeyCtrlU, 0, 0))
+				}
+				m.Key(key(tcell.KeyRune, 'a', 0))
+				Draw(scr, m)
+				scr.Show()
+			}
+		})
+	}
+}
+
+// A new committed message arriving (a delivery) and the frame it draws.
+func BenchmarkEventArrives(b *testing.B) {
+	m := longModel(10_000)
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		b.Fatal(err)
+	}
+	scr.SetSize(m.Width, m.Height)
+	s := m.Sessions[0]
+	Draw(scr, m)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		ev := msg(int64(len(s.Events)+1), wire.RoleAssistant, "m1", "a reply of a few words that arrives now")
+		m.Item(s.ID, itemEvent(ev))
+		Draw(scr, m)
+		scr.Show()
+	}
+}
+
+func itemEvent(ev wire.Event) client.Item {
+	return client.Item{Frame: wire.Frame{Op: wire.PushEvent, Event: &ev}}
+}
+
+// A keystroke with a 200-line draft (a paste being edited) in the composer.
+func BenchmarkKeystrokeLongDraft(b *testing.B) {
+	m := longModel(10_000)
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, fmt.Sprintf("\tline %d of the pasted draft", i))
+	}
+	m.setComposer(strings.Join(lines, "\n"))
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		b.Fatal(err)
+	}
+	scr.SetSize(m.Width, m.Height)
+	Draw(scr, m)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Key(key(tcell.KeyRune, 'a', 0))
+		m.Key(key(tcell.KeyBackspace, 0, 0))
+		Draw(scr, m)
+		scr.Show()
+	}
+}

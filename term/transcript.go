@@ -1,0 +1,211 @@
+package term
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+)
+
+// line is one screen line of a transcript.
+type line struct {
+	text  string
+	style tcell.Style
+}
+
+// transcript is a session's committed events rendered for one width: each
+// event's lines, wrapped once when it arrives, and the running count of
+// lines after each event. A frame finds its first visible line by binary
+// search and draws only what shows, so neither a keystroke nor a new event
+// costs more in a long session than in a short one.
+type transcript struct {
+	width  int
+	blocks [][]line // the lines of s.Events[i], for i < len(blocks)
+	ends   []int    // ends[i]: the lines of blocks[0..i]
+}
+
+// streamLines is the streaming reply rendered for one width. Deltas only
+// add to the text, so the paragraphs before its last newline are wrapped
+// once; only the last one is wrapped again as it grows.
+type streamLines struct {
+	turn   string
+	width  int
+	done   int    // bytes of the text in stable: whole paragraphs
+	stable []line // their lines
+	text   string // the text rendered last, and its lines
+	lines  []line
+}
+
+// view brings s's rendered transcript up to date for width and returns it:
+// events that arrived since are rendered, everything again after a change
+// of width or of s.Events other than an append (s.rerender).
+func (s *SessionView) view(width int) *transcript {
+	t := &s.rendered
+	if t.width != width || len(t.blocks) > len(s.Events) {
+		*t = transcript{width: width}
+	}
+	for i := len(t.blocks); i < len(s.Events); i++ {
+		b := eventLines(s.Events[i], width)
+		t.blocks = append(t.blocks, b)
+		t.ends = append(t.ends, t.count()+len(b))
+	}
+	return t
+}
+
+// rerender drops what was rendered: s.Events was replaced, not appended to.
+func (s *SessionView) rerender() { s.rendered = transcript{} }
+
+func (t *transcript) count() int {
+	if len(t.ends) == 0 {
+		return 0
+	}
+	return t.ends[len(t.ends)-1]
+}
+
+// line returns committed line i (0 ≤ i < count).
+func (t *transcript) line(i int) line {
+	b := sort.SearchInts(t.ends, i+1) // the first block ending after i
+	start := 0
+	if b > 0 {
+		start = t.ends[b-1]
+	}
+	return t.blocks[b][i-start]
+}
+
+// stream returns the streaming reply's lines for width: a header, then the
+// text; none when no reply streams.
+func (s *SessionView) stream(width int) []line {
+	if s.StreamTurn == "" {
+		return nil
+	}
+	c := &s.streaming
+	if c.turn != s.StreamTurn || c.width != width || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
+		*c = streamLines{turn: s.StreamTurn, width: width}
+		c.stable = []line{header(wire.RoleAssistant, s.Model, "…", width)}
+	}
+	if c.text == s.StreamText && c.lines != nil {
+		return c.lines
+	}
+	if nl := strings.LastIndexByte(s.StreamText, '\n'); nl >= c.done {
+		c.stable = appendText(c.stable, s.StreamText[c.done:nl], width, stBase)
+		c.done = nl + 1
+	}
+	c.text = s.StreamText
+	c.lines = appendText(c.stable[:len(c.stable):len(c.stable)], s.StreamText[c.done:], width, stBase)
+	return c.lines
+}
+
+// lineCount is every line of s's transcript at width: the note that older
+// history exists, the committed events, the streaming reply.
+func (s *SessionView) lineCount(width int) int {
+	n := s.view(width).count() + len(s.stream(width))
+	if s.More {
+		n++
+	}
+	return n
+}
+
+// window returns up to h lines of s's transcript at width from line top.
+func (s *SessionView) window(width, top, h int) []line {
+	t := s.view(width)
+	stream := s.stream(width)
+	out := make([]line, 0, h)
+	i := top
+	if s.More {
+		if i == 0 && len(out) < h {
+			out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
+		}
+		i = max(i-1, 0)
+	}
+	for ; len(out) < h && i < t.count(); i++ {
+		out = append(out, t.line(i))
+	}
+	for j := i - t.count(); len(out) < h && j >= 0 && j < len(stream); j++ {
+		out = append(out, stream[j])
+	}
+	return out
+}
+
+func appendText(out []line, text string, width int, st tcell.Style) []line {
+	for _, l := range wrap(text, width) {
+		out = append(out, line{l, st})
+	}
+	return out
+}
+
+func header(role wire.Role, author, note string, width int) line {
+	h := string(role)
+	if author != "" && author != h {
+		h += " · " + author
+	}
+	if note != "" {
+		h += " " + note
+	}
+	return line{truncate(h, width), roleStyle(role)}
+}
+
+func roleStyle(role wire.Role) tcell.Style {
+	switch role {
+	case wire.RoleUser:
+		return stUser
+	case wire.RoleAssistant:
+		return stAssistant
+	case wire.RoleBot:
+		return stBot
+	}
+	return stSystem
+}
+
+// eventLines renders one committed event: a message with its header, the
+// end of a turn that failed or was interrupted, a change of settings;
+// other events take no lines.
+func eventLines(ev wire.Event, width int) []line {
+	var out []line
+	blank := line{"", stBase}
+	switch ev.Type {
+	case wire.EventMessage:
+		note := ""
+		st := stBase
+		switch ev.State {
+		case wire.MessageInterrupted:
+			note, st = "[interrupted]", stDim
+		case wire.MessageFailed:
+			note = "[failed]"
+		}
+		out = append(out, header(ev.Role, ev.Author, note, width))
+		out = appendText(out, ev.Text, width, st)
+		out = append(out, blank)
+	case wire.EventTurn:
+		switch ev.State {
+		case wire.TurnFailed:
+			out = appendText(out, "⚠ turn failed: "+ev.Error, width, stError)
+			out = append(out, blank)
+		case wire.TurnInterrupted:
+			out = appendText(out, "⏹ interrupted ("+strings.ReplaceAll(ev.Reason, "_", " ")+")", width, stDim)
+			out = append(out, blank)
+		}
+	case wire.EventSettings:
+		var parts []string
+		if ev.Title != nil {
+			parts = append(parts, fmt.Sprintf("title %q", *ev.Title))
+		}
+		if ev.Model != nil {
+			parts = append(parts, "model "+orNone(*ev.Model))
+		}
+		if ev.Effort != nil {
+			parts = append(parts, "effort "+orNone(*ev.Effort))
+		}
+		out = appendText(out, "· "+strings.Join(parts, ", ")+" (by "+ev.By+")", width, stDim)
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
