@@ -1,0 +1,72 @@
+package term
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+)
+
+// naive renders the whole transcript from scratch, as drawing did before
+// it kept rendered events: what the kept lines must always equal.
+func naive(s *SessionView, width int) []line {
+	var out []line
+	if s.More {
+		out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
+	}
+	for _, ev := range s.Events {
+		out = append(out, eventLines(ev, width)...)
+	}
+	if s.StreamTurn != "" {
+		out = append(out, header(wire.RoleAssistant, s.Model, "…", width))
+		out = appendText(out, s.StreamText, width, stBase)
+	}
+	return out
+}
+
+// Through appends, a change of width, deltas across newlines, a new turn
+// and a reset, every window of the kept lines equals a fresh rendering.
+func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := &SessionView{ID: "s", More: true, Model: "m"}
+	check := func(step string, width int) {
+		t.Helper()
+		want := naive(s, width)
+		if n := s.lineCount(width); n != len(want) {
+			t.Fatalf("%s: %d lines, want %d", step, n, len(want))
+		}
+		for _, top := range []int{0, 1, len(want) / 2, max(len(want)-7, 0), len(want)} {
+			got := s.window(width, top, 7)
+			end := min(top+7, len(want))
+			if !reflect.DeepEqual(got, want[top:end]) && !(len(got) == 0 && top == end) {
+				t.Fatalf("%s: window(%d, %d) = %v, want %v", step, width, top, got, want[top:end])
+			}
+		}
+	}
+	words := []string{"alpha", "beta", "日本語", "\n", "gamma\tdelta", "👩‍💻", "a-much-longer-word-than-the-width"}
+	text := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[rng.IntN(len(words))] + " ")
+		}
+		return b.String()
+	}
+	for i := range 30 {
+		s.Events = append(s.Events, msg(int64(i+1), wire.RoleUser, "u", text(1+i%9)))
+		check(fmt.Sprintf("after event %d", i+1), 20)
+	}
+	check("wider", 33)
+	s.StreamTurn = "t1"
+	for i := range 40 {
+		s.StreamText += text(rng.IntN(3))
+		check(fmt.Sprintf("after delta %d", i), 33)
+	}
+	s.StreamTurn, s.StreamText = "t2", "new turn"
+	check("a new turn", 33)
+	s.Events, s.More = nil, false
+	s.rerender()
+	check("after a reset", 33)
+}
