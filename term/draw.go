@@ -99,43 +99,61 @@ func drawSidebar(scr tcell.Screen, m *Model, l layout) {
 	for y := range rows {
 		scr.SetContent(w, y, '│', nil, stDim)
 	}
-	put(scr, 0, 0, w, " sessions", stBold)
-	if len(m.Sessions) == 0 {
+	list, sel := m.Sessions, m.Focus
+	if f := m.filter; f != nil {
+		list, sel = m.matches(), f.sel
+		put(scr, 0, 0, w, " go to: "+string(f.query), stBold)
+		scr.ShowCursor(min(8+width(string(f.query)), w-1), 0)
+		if len(list) == 0 {
+			put(scr, 0, 2, w, " no session matches", stDim)
+			return
+		}
+	} else {
+		put(scr, 0, 0, w, " sessions", stBold)
+	}
+	if len(list) == 0 {
 		put(scr, 0, 2, w, " Ctrl-N: new session", stDim)
 		return
 	}
 	visible := rows - 1
 	first := 0
-	if m.Focus >= visible {
-		first = m.Focus - visible + 1
+	if sel >= visible {
+		first = sel - visible + 1
 	}
-	for i := first; i < len(m.Sessions) && i-first < visible; i++ {
-		s := m.Sessions[i]
-		y := 1 + i - first
+	for i := first; i < len(list) && i-first < visible; i++ {
 		st := stBase
-		if i == m.Focus {
+		if i == sel {
 			st = stSelDim
-			if m.Pane == paneSidebar {
+			if m.Pane == paneSidebar || m.filter != nil {
 				st = stSelected
 			}
-			fill(scr, 0, y, w, st)
+			fill(scr, 0, 1+i-first, w, st)
 		}
-		mark := " "
-		switch {
-		case s.running():
-			mark = "●"
-		case s.LastTurn == wire.TurnFailed:
-			mark = "!"
-		}
-		right := relTime(m.Now(), s.LastActivity)
-		if s.Unread > 0 {
-			right = fmt.Sprintf("(%d) %s", s.Unread, right)
-		}
-		nameW := w - 2 - width(right) - 1
-		put(scr, 0, y, 2, mark, st.Foreground(tcell.ColorGreen))
-		put(scr, 2, y, nameW, s.name(), st)
-		put(scr, w-width(right), y, width(right), right, st)
+		drawSidebarRow(scr, m, list[i], 1+i-first, w, st)
 	}
+}
+
+// drawSidebarRow is one session: its mark (● running, ! last turn
+// failed), its name, bold while it has unread messages, and on the right
+// their count and the time of its last activity.
+func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tcell.Style) {
+	mark := " "
+	switch {
+	case s.running():
+		mark = "●"
+	case s.LastTurn == wire.TurnFailed:
+		mark = "!"
+	}
+	right := relTime(m.Now(), s.LastActivity)
+	name := st
+	if s.Unread > 0 {
+		right = fmt.Sprintf("(%d) %s", s.Unread, right)
+		name = st.Bold(true)
+	}
+	nameW := w - 2 - width(right) - 1
+	put(scr, 0, y, 2, mark, st.Foreground(tcell.ColorGreen))
+	put(scr, 2, y, nameW, s.name(), name)
+	put(scr, w-width(right), y, width(right), right, st)
 }
 
 func relTime(now, t time.Time) string {
@@ -205,7 +223,7 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 	if len(m.Composer) == 0 && m.Pane == paneComposer && m.Focused() != nil {
 		put(scr, l.mainX+2, l.composerY, textW, "message · /help", stDim)
 	}
-	if m.Pane == paneComposer && !m.ShowHelp {
+	if m.Pane == paneComposer && !m.ShowHelp && m.filter == nil {
 		scr.ShowCursor(l.mainX+2+min(cx, textW-1), l.composerY+cy-first)
 	}
 }

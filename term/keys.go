@@ -70,6 +70,9 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyUp, mods: modAlt, run: (*Model).prevSession},
 		{key: tcell.KeyDown, mods: modAlt, run: (*Model).nextSession},
 	}},
+	{"Ctrl-G", "go to a session: type part of its title or id, Enter", []binding{
+		{key: tcell.KeyCtrlG, run: (*Model).openFilter},
+	}},
 	{"Ctrl-N", "new session, composer ready", []binding{
 		{key: tcell.KeyCtrlN, run: (*Model).newSession},
 	}},

@@ -35,6 +35,7 @@ type Model struct {
 	Notice    string // one line for the status bar: errors, hints
 	NoticeErr bool
 	ShowHelp  bool
+	filter    *filter // the go-to line, when open (sidebar.go)
 	quitArmed bool   // a Ctrl-C on an idle session asks to confirm
 	pasting   bool   // inside a bracketed paste
 	pasted    []rune // the paste so far, inserted whole at its end
@@ -71,6 +72,9 @@ type SessionView struct {
 	// Scrolling: follow the end, or keep Top (a line index) in view.
 	Follow bool
 	Top    int
+
+	draft       []rune // the composer's text while another session has the focus
+	draftCursor int
 
 	rendered  transcript  // Events as drawn (transcript.go)
 	streaming streamLines // StreamText as drawn

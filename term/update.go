@@ -35,6 +35,9 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 		m.ShowHelp = false
 		return nil
 	}
+	if m.filter != nil {
+		return m.filterKey(ev)
+	}
 	armed := m.quitArmed
 	cmds := m.press(ev)
 	if armed {
@@ -159,8 +162,7 @@ func (m *Model) moveFocus(d int) {
 	if len(m.Sessions) == 0 {
 		return
 	}
-	m.Focus = (m.Focus + d + len(m.Sessions)) % len(m.Sessions)
-	m.Sessions[m.Focus].Unread = 0
+	m.setFocus((m.Focus + d + len(m.Sessions)) % len(m.Sessions))
 }
 
 // scroll moves the focused transcript by d lines (negative: up).
@@ -283,7 +285,7 @@ func (m *Model) Item(id string, it client.Item) {
 
 func (m *Model) event(s *SessionView, ev wire.Event) {
 	s.Events = append(s.Events, ev)
-	s.LastActivity = ev.At
+	m.touch(s, ev.At)
 	switch ev.Type {
 	case wire.EventMessage:
 		if ev.Role == wire.RoleAssistant && ev.TurnID == s.StreamTurn {
@@ -321,19 +323,30 @@ func (m *Model) SubEnded(id string, err error) {
 	m.notify(true, "session "+s.name()+": "+err.Error())
 }
 
-// remove takes s out of the sidebar, keeping the focus on a neighbour.
+// remove takes s out of the sidebar, keeping the focus on a neighbour. A
+// draft typed in s is not carried to the neighbour: it goes to the inputs
+// Up recalls.
 func (m *Model) remove(s *SessionView) {
-	for i, x := range m.Sessions {
-		if x != s {
-			continue
-		}
-		m.Sessions = append(m.Sessions[:i], m.Sessions[i+1:]...)
-		if m.Focus >= len(m.Sessions) {
-			m.Focus = len(m.Sessions) - 1
-		} else if m.Focus > i {
-			m.Focus--
-		}
+	i := slices.Index(m.Sessions, s)
+	if i < 0 {
 		return
+	}
+	draft := s.draft
+	focused := m.Focus
+	if focused == i {
+		draft = m.Composer
+		m.Focus = -1 // nothing to save the composer into
+		m.Composer, m.Cursor = nil, 0
+	}
+	if strings.TrimSpace(string(draft)) != "" {
+		m.Sent = append(m.Sent, string(draft))
+	}
+	m.Sessions = slices.Delete(m.Sessions, i, i+1)
+	switch {
+	case focused == i:
+		m.setFocus(min(i, len(m.Sessions)-1))
+	case focused > i:
+		m.Focus--
 	}
 }
 
@@ -352,8 +365,9 @@ func (m *Model) Result(r any) []Cmd {
 			}
 			m.Sessions = append(m.Sessions, newSessionView(ws))
 		}
+		m.resort()
 		if m.Focus < 0 && len(m.Sessions) > 0 {
-			m.Focus = 0
+			m.setFocus(0)
 		}
 	case resCreated:
 		if r.Err != nil {
@@ -364,13 +378,10 @@ func (m *Model) Result(r any) []Cmd {
 		s := m.session(r.Session.ID)
 		if s == nil {
 			s = newSessionView(r.Session)
-			m.Sessions = append([]*SessionView{s}, m.Sessions...)
+			m.Sessions = append(m.Sessions, s)
+			m.resort()
 		}
-		for i, x := range m.Sessions {
-			if x == s {
-				m.Focus = i
-			}
-		}
+		m.setFocus(slices.Index(m.Sessions, s))
 		m.Pane = paneComposer
 	case resPatched:
 		if r.Err != nil {
