@@ -36,9 +36,9 @@ type Model struct {
 	NoticeErr bool
 	ShowHelp  bool
 	filter    *filter // the go-to line, when open (sidebar.go)
-	quitArmed bool   // a Ctrl-C on an idle session asks to confirm
-	pasting   bool   // inside a bracketed paste
-	pasted    []rune // the paste so far, inserted whole at its end
+	quitArmed bool    // a Ctrl-C on an idle session asks to confirm
+	pasting   bool    // inside a bracketed paste
+	pasted    []rune  // the paste so far, inserted whole at its end
 	Quit      bool
 
 	Now func() time.Time // injectable clock for relative times
