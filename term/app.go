@@ -175,7 +175,7 @@ func (a *App) loop() error {
 				break
 			}
 		case <-tick.C:
-			if a.m.Conn.Phase != client.Reconnecting {
+			if !a.m.Tick() {
 				continue
 			}
 		case <-refresh.C:
@@ -324,6 +324,8 @@ func (a *App) run(cmds []Cmd) {
 				s, err := a.c.NewSession(a.ctx, wireCreate())
 				a.post(resCreated{Session: s, Err: err})
 			})
+		case cmdRedraw:
+			a.scr.Sync()
 		case cmdRetry:
 			if a.st != nil {
 				a.st.Close()

@@ -21,6 +21,7 @@ type (
 	}
 	cmdNewSession struct{}
 	cmdRetry      struct{}
+	cmdRedraw     struct{} // the terminal's whole screen again (Ctrl-L)
 	cmdLoadOlder  struct {
 		Session string
 		Before  int64
@@ -32,6 +33,7 @@ func (cmdInterrupt) isCmd()  {}
 func (cmdPatch) isCmd()      {}
 func (cmdNewSession) isCmd() {}
 func (cmdRetry) isCmd()      {}
+func (cmdRedraw) isCmd()     {}
 func (cmdLoadOlder) isCmd()  {}
 
 // Results of Cmds, posted back into the loop.

@@ -267,12 +267,16 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		left += " │ " + strings.Join(parts, " · ")
 	}
 	put(scr, 0, y, m.Width, left, stStatus)
-	if m.Notice != "" {
+	notice, isErr := m.notice(), m.NoticeErr
+	if m.quitArmed {
+		notice, isErr = "press Ctrl-C again to quit", false
+	}
+	if notice != "" {
 		st := stStatus
-		if m.NoticeErr {
+		if isErr {
 			st = stStatusErr
 		}
-		n := " " + m.Notice + " "
+		n := " " + notice + " "
 		w := min(width(n), max(m.Width-width(left)-1, m.Width/2))
 		put(scr, m.Width-w, y, w, n, st)
 	}

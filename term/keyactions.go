@@ -107,12 +107,11 @@ func (m *Model) quitOnSecond() []Cmd {
 		m.Quit = true
 		return nil
 	}
-	m.quitArmed = true
-	m.notify(false, "press Ctrl-C again to quit")
+	m.quitArmed = true // the status bar asks while it is armed
 	return nil
 }
 
 func (m *Model) retry() []Cmd {
-	m.notify(false, "retrying…")
+	m.notifyConn("retrying…")
 	return []Cmd{cmdRetry{}}
 }

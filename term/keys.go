@@ -93,6 +93,9 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyCtrlQ, run: (*Model).quit},
 		{key: tcell.KeyCtrlC, when: turnIdle, run: (*Model).quitOnSecond},
 	}},
+	{"Ctrl-L", "redraw the screen", []binding{
+		{key: tcell.KeyCtrlL, run: func(*Model) []Cmd { return []Cmd{cmdRedraw{}} }},
+	}},
 	{"r", "retry when the daemon is unavailable", []binding{
 		{key: tcell.KeyRune, ch: 'r', when: retryable, run: (*Model).retry},
 	}},

@@ -32,14 +32,16 @@ type Model struct {
 	Conn      client.State
 	connSince time.Time // when Conn last changed, for the countdown
 
-	Notice    string // one line for the status bar: errors, hints
-	NoticeErr bool
-	ShowHelp  bool
-	filter    *filter // the go-to line, when open (sidebar.go)
-	quitArmed bool    // a Ctrl-C on an idle session asks to confirm
-	pasting   bool    // inside a bracketed paste
-	pasted    []rune  // the paste so far, inserted whole at its end
-	Quit      bool
+	Notice      string // one line for the status bar: errors, hints
+	NoticeErr   bool
+	noticeUntil time.Time // when it goes; zero: when replaced (or, noticeConn, when the connection changes)
+	noticeConn  bool
+	ShowHelp    bool
+	filter      *filter // the go-to line, when open (sidebar.go)
+	quitArmed   bool    // a Ctrl-C on an idle session asks to confirm
+	pasting     bool    // inside a bracketed paste
+	pasted      []rune  // the paste so far, inserted whole at its end
+	Quit        bool
 
 	Now func() time.Time // injectable clock for relative times
 }

@@ -52,6 +52,7 @@ func (m *Model) setFocus(i int) {
 		m.Composer, m.Cursor = nil, 0
 	}
 	m.Focus = i
+	m.quitArmed = false // it was about the session left
 	if s := m.Focused(); s != nil {
 		s.Unread = 0
 		if s.draft != nil || len(m.Composer) == 0 {

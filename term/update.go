@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
@@ -13,9 +14,44 @@ import (
 	"albedo/client"
 )
 
-// notify sets the status bar's notice.
+// How long the status bar keeps a notice: news for a moment, an error
+// long enough to read it twice. Esc clears either sooner.
+const (
+	noticeFor      = 5 * time.Second
+	errorNoticeFor = 20 * time.Second
+)
+
+// notify sets the status bar's notice, for a while (noticeFor).
 func (m *Model) notify(isErr bool, msg string) {
-	m.Notice, m.NoticeErr = msg, isErr
+	d := noticeFor
+	if isErr {
+		d = errorNoticeFor
+	}
+	m.Notice, m.NoticeErr, m.noticeUntil, m.noticeConn = msg, isErr, m.Now().Add(d), false
+}
+
+// notifyConn sets a notice about the connection, which lasts until its
+// state next changes.
+func (m *Model) notifyConn(msg string) {
+	m.Notice, m.NoticeErr, m.noticeUntil, m.noticeConn = msg, false, time.Time{}, true
+}
+
+// Tick is the clock's beat (every 200 ms); it says whether the frame
+// changed: the reconnect countdown runs, or a notice has just expired.
+func (m *Model) Tick() bool {
+	if m.Notice != "" && m.notice() == "" {
+		m.Notice = ""
+		return true
+	}
+	return m.Conn.Phase == client.Reconnecting
+}
+
+// notice is the notice to show now, if any.
+func (m *Model) notice() string {
+	if m.Notice == "" || !m.noticeUntil.IsZero() && m.Now().After(m.noticeUntil) {
+		return ""
+	}
+	return m.Notice
 }
 
 // Resize records the terminal's new size.
@@ -246,6 +282,9 @@ func (m *Model) Mouse(ev *tcell.EventMouse) []Cmd {
 
 // ConnState records the stream's connection state.
 func (m *Model) ConnState(s client.State) {
+	if m.noticeConn && s.Phase != m.Conn.Phase {
+		m.Notice, m.noticeConn = "", false
+	}
 	m.Conn = s
 	m.connSince = m.Now()
 }
@@ -280,6 +319,9 @@ func (m *Model) Item(id string, it client.Item) {
 		}
 		s.Viewers = st.Viewers
 		s.loaded = true
+		if s == m.Focused() && s.running() {
+			m.quitArmed = false // Ctrl-C interrupts now: it no longer quits
+		}
 	}
 }
 

@@ -141,11 +141,12 @@ func nextCluster(s string, state int) (cluster, rest string, width, newState int
 	return uniseg.FirstGraphemeClusterInString(s, state)
 }
 
-// width is the display width of s in terminal cells.
+// width is the display width of s, as displayable shows it, in terminal
+// cells.
 func width(s string) int {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return uniseg.StringWidth(s)
+			return uniseg.StringWidth(displayable(s))
 		}
 	}
 	return len(s)

@@ -1,0 +1,100 @@
+package term
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+func statusBar(t *testing.T, m *Model) string {
+	t.Helper()
+	r := screen(t, m)
+	return r[len(r)-1]
+}
+
+// No notice outstays what it says. The quit question goes once Ctrl-C
+// would interrupt instead; "retrying…" goes when the connection changes;
+// news goes after a few seconds and errors after a while, and a tick says
+// a frame is due when one does.
+func TestNoticesDoNotGoStale(t *testing.T) {
+	m := demo()
+	now := t0
+	m.Now = func() time.Time { return now }
+	s := m.Sessions[0]
+	s.Phase = wire.PhaseIdle
+	m.Key(key(tcell.KeyCtrlC, 0, 0))
+	if !strings.Contains(statusBar(t, m), "press Ctrl-C again to quit") {
+		t.Fatalf("no quit question: %q", statusBar(t, m))
+	}
+	m.Item(s.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseRunning, TurnID: "t9"}))
+	if bar := statusBar(t, m); strings.Contains(bar, "again to quit") {
+		t.Fatalf("the quit question stayed while a turn runs: %q", bar)
+	}
+	if cmds := m.Key(key(tcell.KeyCtrlC, 0, 0)); m.Quit || len(cmds) != 1 {
+		t.Fatalf("Ctrl-C: quit=%v %#v", m.Quit, cmds)
+	}
+
+	m.ConnState(client.State{Phase: client.Unavailable})
+	m.setComposer("")
+	m.Key(key(tcell.KeyRune, 'r', 0))
+	if !strings.Contains(statusBar(t, m), "retrying…") {
+		t.Fatalf("no retrying: %q", statusBar(t, m))
+	}
+	m.ConnState(client.State{Phase: client.Connected})
+	if bar := statusBar(t, m); strings.Contains(bar, "retrying") {
+		t.Fatalf("retrying stayed after connecting: %q", bar)
+	}
+
+	m.Result(resPatched{Session: wire.Session{ID: s.ID, Title: "x"}})
+	if !strings.Contains(statusBar(t, m), "settings saved") || m.Tick() {
+		t.Fatalf("no settings saved: %q", statusBar(t, m))
+	}
+	now = now.Add(noticeFor + time.Millisecond)
+	if !m.Tick() || strings.Contains(statusBar(t, m), "settings saved") {
+		t.Fatalf("settings saved stayed: %q", statusBar(t, m))
+	}
+	m.Result(resSent{Session: s.ID, Err: wire.Errorf(wire.CodeTooLarge, "too big")})
+	now = now.Add(noticeFor + time.Millisecond)
+	if !strings.Contains(statusBar(t, m), "not sent") {
+		t.Fatalf("an error went as fast as news: %q", statusBar(t, m))
+	}
+	now = now.Add(errorNoticeFor)
+	if !m.Tick() || strings.Contains(statusBar(t, m), "not sent") {
+		t.Fatalf("the error stayed: %q", statusBar(t, m))
+	}
+}
+
+// A family emoji (a joined sequence) in a title and a notice leaves the
+// status bar whole: drawn as its people side by side, the notice ends on
+// the last column, and no joiner reaches the screen. Ctrl-L asks for a
+// redraw of the whole terminal.
+func TestJoinedEmojiKeepTheStatusBarWhole(t *testing.T) {
+	m := demo()
+	m.Resize(140, 20)
+	family := "👨‍👩‍👧"
+	m.Sessions[0].Title = family + " trip"
+	m.notify(false, "renamed "+family)
+	r := screen(t, m)
+	bar := r[len(r)-1]
+	if strings.Contains(strings.Join(r, ""), "\u200d") {
+		t.Fatal("a zero-width joiner reached the screen")
+	}
+	if !strings.HasSuffix(bar, "renamed 👨👩👧 ") || width(bar) != m.Width {
+		t.Fatalf("status bar %q is %d cells, want %d ending with the notice", bar, width(bar), m.Width)
+	}
+	if !contains(r, "👨👩👧 trip") {
+		t.Fatalf("sidebar:\n%s", strings.Join(r, "\n"))
+	}
+	if cmds := m.Key(key(tcell.KeyCtrlL, 0, tcell.ModCtrl)); len(cmds) != 1 || cmds[0] != (cmdRedraw{}) {
+		t.Fatalf("Ctrl-L: %#v", cmds)
+	}
+}
+
+func itemStatus(st wire.StatusPush) client.Item {
+	return client.Item{Frame: wire.Frame{Op: wire.PushStatus, Status: &st}}
+}
