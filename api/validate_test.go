@@ -155,3 +155,29 @@ func TestCommandsBackToBackGetTheirOwnReplies(t *testing.T) {
 		t.Fatalf("the garbage: %+v", r)
 	}
 }
+
+// An effort that is not one of wire.Efforts is refused when a session is
+// made and when it is patched, naming the ones there are; each of those,
+// and empty (none set), is taken.
+func TestEffortIsOneOfTheLevels(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	var s wire.Session
+	e.do("GET", "/v1/sessions/s", nil, "", &s)
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/v1/sessions", `{"effort":"bogus"}`},
+		{"PATCH", "/v1/sessions/s", `{"effort":"HIGH"}`},
+	} {
+		var body wire.ErrorBody
+		code, _ := e.do(tc.method, tc.path, map[string]string{"If-Match": s.ETag}, tc.body, &body)
+		if code != 400 || body.Error == nil || body.Error.Code != wire.CodeBadRequest || !strings.Contains(body.Error.Message, "minimal, low, medium, high") {
+			t.Fatalf("%s %s: %d %+v", tc.method, tc.body, code, body.Error)
+		}
+	}
+	for _, level := range append([]string{""}, wire.Efforts...) {
+		code, _ := e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": s.ETag}, `{"effort":"`+level+`"}`, &s)
+		if code != 200 || s.Effort != level {
+			t.Fatalf("effort %q: %d, session %+v", level, code, s)
+		}
+	}
+}

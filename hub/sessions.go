@@ -57,6 +57,9 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 		"model", req.Model, "effort", req.Effort); err != nil {
 		return wire.Session{}, false, err
 	}
+	if err := checkEffort(&req.Effort); err != nil {
+		return wire.Session{}, false, err
+	}
 	if err := h.checkProvider(req.Provider); err != nil {
 		return wire.Session{}, false, err
 	}
@@ -124,6 +127,9 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 		return wire.Session{}, wire.Errorf(wire.CodeEtagMismatch, "If-Match %q is not an etag of this session", etag)
 	}
 	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort); err != nil {
+		return wire.Session{}, err
+	}
+	if err := checkEffort(p.Effort); err != nil {
 		return wire.Session{}, err
 	}
 	var out db.Session

@@ -52,3 +52,13 @@ func checkTexts(pairs ...any) error {
 	}
 	return nil
 }
+
+// checkEffort refuses an effort that is not one of wire.Efforts: a typo
+// would otherwise be stored, and fail every turn of the session at the
+// provider instead of here.
+func checkEffort(e *string) *wire.Error {
+	if e != nil && !wire.ValidEffort(*e) {
+		return wire.Errorf(wire.CodeBadRequest, "effort %q is not one of %s (or empty, for none set)", *e, strings.Join(wire.Efforts, ", "))
+	}
+	return nil
+}

@@ -321,8 +321,13 @@ func (a *App) run(cmds []Cmd) {
 			a.goRun(func() { a.post(a.patch(cmd)) })
 		case cmdNewSession:
 			a.goRun(func() {
-				s, err := a.c.NewSession(a.ctx, wireCreate())
+				s, err := a.c.NewSession(a.ctx, wire.SessionCreate{Provider: cmd.Provider})
 				a.post(resCreated{Session: s, Err: err})
+			})
+		case cmdDelete:
+			a.goRun(func() {
+				err := a.c.DeleteSession(a.ctx, cmd.Session)
+				a.post(resDeleted{Session: cmd.Session, Err: err})
 			})
 		case cmdRedraw:
 			a.scr.Sync()
@@ -353,5 +358,3 @@ func (a *App) patch(cmd cmdPatch) resPatched {
 	}
 	return resPatched{Session: s, Err: err}
 }
-
-func wireCreate() wire.SessionCreate { return wire.SessionCreate{} }

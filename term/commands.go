@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gdamore/tcell/v2"
+
 	"albedo/api/wire"
 )
 
@@ -19,7 +21,8 @@ type (
 		Patch         wire.SessionPatch
 		Retried       bool
 	}
-	cmdNewSession struct{}
+	cmdNewSession struct{ Provider string }
+	cmdDelete     struct{ Session string }
 	cmdRetry      struct{}
 	cmdRedraw     struct{} // the terminal's whole screen again (Ctrl-L)
 	cmdLoadOlder  struct {
@@ -32,6 +35,7 @@ func (cmdSend) isCmd()       {}
 func (cmdInterrupt) isCmd()  {}
 func (cmdPatch) isCmd()      {}
 func (cmdNewSession) isCmd() {}
+func (cmdDelete) isCmd()     {}
 func (cmdRetry) isCmd()      {}
 func (cmdRedraw) isCmd()     {}
 func (cmdLoadOlder) isCmd()  {}
@@ -59,6 +63,10 @@ type (
 		Session string
 		Err     error
 	}
+	resDeleted struct {
+		Session string
+		Err     error
+	}
 	resOlder struct {
 		Session string
 		Page    wire.Page
@@ -77,6 +85,30 @@ type slashCommand struct {
 }
 
 var slashCommands = []slashCommand{
+	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
+		m.notify(false, "creating a session…")
+		return []Cmd{cmdNewSession{Provider: arg}}
+	}},
+	{"/title TEXT", "rename the session", func(m *Model, arg string) []Cmd {
+		if arg == "" {
+			m.notify(true, "usage: /title TEXT")
+			return nil
+		}
+		return m.patchFocused(wire.SessionPatch{Title: &arg})
+	}},
+	{"/delete", "delete the session, after you confirm", func(m *Model, _ string) []Cmd {
+		s := m.Focused()
+		if s == nil {
+			m.notify(true, "no session to delete")
+			return nil
+		}
+		id := s.ID
+		m.ask("delete session "+s.name()+" and all its messages? y/n", func(m *Model) []Cmd {
+			m.notify(false, "deleting…")
+			return []Cmd{cmdDelete{Session: id}}
+		})
+		return nil
+	}},
 	{"/model NAME", "set the model", func(m *Model, arg string) []Cmd {
 		if arg == "" {
 			m.notify(true, "usage: /model NAME")
@@ -84,18 +116,14 @@ var slashCommands = []slashCommand{
 		}
 		return m.patchFocused(wire.SessionPatch{Model: &arg})
 	}},
-	{"/effort LEVEL", "set the effort (none clears)", func(m *Model, arg string) []Cmd {
-		if arg == "" {
-			m.notify(true, "usage: /effort LEVEL (or none)")
+	{"/effort LEVEL", "set the effort: none…max, or default", func(m *Model, arg string) []Cmd {
+		if arg == "default" {
+			arg = ""
+		} else if arg == "" || !wire.ValidEffort(arg) {
+			m.notify(true, "usage: /effort "+strings.Join(wire.Efforts, "|")+"|default")
 			return nil
 		}
-		if arg == "none" {
-			arg = ""
-		}
 		return m.patchFocused(wire.SessionPatch{Effort: &arg})
-	}},
-	{"/title TEXT", "rename the session", func(m *Model, arg string) []Cmd {
-		return m.patchFocused(wire.SessionPatch{Title: &arg})
 	}},
 	{"/help", "list the keys and commands", func(m *Model, _ string) []Cmd {
 		m.ShowHelp = true
@@ -106,6 +134,9 @@ var slashCommands = []slashCommand{
 // slash runs a /command typed in the composer.
 func (m *Model) slash(line string) []Cmd {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if name == "/rename" {
+		name = "/title" // what people try first
+	}
 	arg = strings.TrimSpace(arg)
 	for _, c := range slashCommands {
 		if cmdName, _, _ := strings.Cut(c.usage, " "); cmdName == name {
@@ -124,4 +155,26 @@ func (m *Model) patchFocused(p wire.SessionPatch) []Cmd {
 		return nil
 	}
 	return []Cmd{cmdPatch{Session: s.ID, ETag: s.ETag, Patch: p}}
+}
+
+// question is a yes/no question in the status bar: y runs yes, any other
+// key drops it.
+type question struct {
+	prompt string
+	yes    func(*Model) []Cmd
+}
+
+func (m *Model) ask(prompt string, yes func(*Model) []Cmd) {
+	m.asking = &question{prompt, yes}
+}
+
+// answer is the key pressed while a question is asked.
+func (m *Model) answer(ev *tcell.EventKey) []Cmd {
+	q := m.asking
+	m.asking = nil
+	if ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y') {
+		return q.yes(m)
+	}
+	m.notify(false, "not done")
+	return nil
 }

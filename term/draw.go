@@ -261,14 +261,20 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		if s.Queued > 0 {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
 		}
-		if s.running() {
+		switch {
+		case s.Phase == wire.PhaseWaiting && strings.HasPrefix(s.Provider, "bot:"):
+			parts = append(parts, "waiting for bot "+strings.TrimPrefix(s.Provider, "bot:")+" to connect (Esc interrupts)")
+		case s.running():
 			parts = append(parts, string(s.Phase)+" (Esc interrupts)")
 		}
 		left += " │ " + strings.Join(parts, " · ")
 	}
 	put(scr, 0, y, m.Width, left, stStatus)
 	notice, isErr := m.notice(), m.NoticeErr
-	if m.quitArmed {
+	switch {
+	case m.asking != nil:
+		notice, isErr = m.asking.prompt, true
+	case m.quitArmed:
 		notice, isErr = "press Ctrl-C again to quit", false
 	}
 	if notice != "" {
@@ -278,12 +284,15 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		}
 		n := " " + notice + " "
 		w := min(width(n), max(m.Width-width(left)-1, m.Width/2))
+		if m.asking != nil {
+			w = min(width(n), m.Width) // a question is read whole
+		}
 		put(scr, m.Width-w, y, w, n, st)
 	}
 }
 
-// drawHelp centres the help (keys.go) over the screen; rows that do not fit
-// are cut.
+// drawHelp draws the help (keys.go) in a box over the screen, from row
+// m.helpTop when it is taller than the box can be.
 func drawHelp(scr tcell.Screen, m *Model) {
 	lines := helpLines()
 	w := 0
@@ -293,13 +302,33 @@ func drawHelp(scr tcell.Screen, m *Model) {
 	w = min(w+4, m.Width)
 	h := min(len(lines)+2, m.Height)
 	x0, y0 := (m.Width-w)/2, (m.Height-h)/2
-	for y := range h {
-		fill(scr, x0, y0+y, w, stSelDim)
+	if w < 4 || h < 3 {
+		return
 	}
-	for i, t := range lines {
-		if 1+i >= h-1 {
-			break
-		}
-		put(scr, x0+2, y0+1+i, w-4, t, stSelDim)
+	box(scr, x0, y0, w, h, stBase)
+	title := " albedo: keys and commands (any other key closes) "
+	if len(lines) > h-2 {
+		title = " albedo: keys and commands (↑↓ scroll, any other key closes) "
 	}
+	put(scr, x0+2, y0, w-4, title, stBold)
+	for i := 0; i < h-2 && m.helpTop+i < len(lines); i++ {
+		put(scr, x0+2, y0+1+i, w-4, lines[m.helpTop+i], stBase)
+	}
+}
+
+// box clears a w×h rectangle at (x0, y0) and frames it.
+func box(scr tcell.Screen, x0, y0, w, h int, st tcell.Style) {
+	for y := y0; y < y0+h; y++ {
+		fill(scr, x0, y, w, st)
+		scr.SetContent(x0, y, '│', nil, st)
+		scr.SetContent(x0+w-1, y, '│', nil, st)
+	}
+	for x := x0; x < x0+w; x++ {
+		scr.SetContent(x, y0, '─', nil, st)
+		scr.SetContent(x, y0+h-1, '─', nil, st)
+	}
+	scr.SetContent(x0, y0, '┌', nil, st)
+	scr.SetContent(x0+w-1, y0, '┐', nil, st)
+	scr.SetContent(x0, y0+h-1, '└', nil, st)
+	scr.SetContent(x0+w-1, y0+h-1, '┘', nil, st)
 }

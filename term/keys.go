@@ -183,7 +183,7 @@ func (m *Model) binding(ev *tcell.EventKey) *binding {
 
 // helpKeyWidth is the cells the help gives the keys column; every key in
 // the tables fits in it with two spaces to spare (keys_test.go checks).
-const helpKeyWidth = 15
+const helpKeyWidth = 17
 
 // helpLines is the help overlay's text: the key table, then the slash
 // commands.
@@ -191,7 +191,7 @@ func helpLines() []string {
 	row := func(keys, does string) string {
 		return keys + strings.Repeat(" ", max(helpKeyWidth-width(keys), 2)) + does
 	}
-	out := []string{"albedo — keys (any key closes this help)", ""}
+	var out []string
 	for _, e := range keyTable {
 		out = append(out, row(e.keys, e.does))
 	}
@@ -200,4 +200,24 @@ func helpLines() []string {
 		out = append(out, row(c.usage, c.does))
 	}
 	return out
+}
+
+// helpKey is a key while the help shows: Up, Down, PgUp and PgDn scroll a
+// help taller than the screen, any other key closes it.
+func (m *Model) helpKey(ev *tcell.EventKey) {
+	page := max(m.Height-3, 1)
+	switch ev.Key() {
+	case tcell.KeyUp:
+		m.helpTop--
+	case tcell.KeyDown:
+		m.helpTop++
+	case tcell.KeyPgUp:
+		m.helpTop -= page
+	case tcell.KeyPgDn:
+		m.helpTop += page
+	default:
+		m.ShowHelp, m.helpTop = false, 0
+		return
+	}
+	m.helpTop = min(max(m.helpTop, 0), max(len(helpLines())-page, 0))
 }

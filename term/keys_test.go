@@ -131,19 +131,30 @@ func TestDiffRows(t *testing.T) {
 }
 
 // The help overlay shows every row, keys and words on one line, on an
-// 80x24 terminal.
+// 80x24 terminal: those below its box after scrolling with Down.
 func TestHelpListsEveryEntry(t *testing.T) {
 	m := NewModel(80, 24)
 	m.ShowHelp = true
-	r := screen(t, m)
+	var seen []string
+	for range len(tableRows()) {
+		seen = append(seen, screen(t, m)...)
+		m.Key(key(tcell.KeyDown, 0, 0))
+	}
 	for _, want := range tableRows() {
 		if width(want.keys) > helpKeyWidth-2 {
 			t.Errorf("%q is wider than the help's keys column (%d cells)", want.keys, helpKeyWidth-2)
 		}
 		line := want.keys + strings.Repeat(" ", helpKeyWidth-width(want.keys)) + want.does
-		if !contains(r, line) {
-			t.Errorf("help lacks %q:\n%s", line, strings.Join(r, "\n"))
+		if !contains(seen, line) {
+			t.Errorf("help lacks %q:\n%s", line, strings.Join(seen, "\n"))
 		}
+	}
+	if !m.ShowHelp {
+		t.Fatal("scrolling closed the help")
+	}
+	m.Key(key(tcell.KeyRune, 'x', 0))
+	if m.ShowHelp || len(m.Composer) != 0 {
+		t.Fatalf("a key other than scrolling did not just close the help: composer %q", string(m.Composer))
 	}
 }
 

@@ -37,10 +37,12 @@ type Model struct {
 	noticeUntil time.Time // when it goes; zero: when replaced (or, noticeConn, when the connection changes)
 	noticeConn  bool
 	ShowHelp    bool
-	filter      *filter // the go-to line, when open (sidebar.go)
-	quitArmed   bool    // a Ctrl-C on an idle session asks to confirm
-	pasting     bool    // inside a bracketed paste
-	pasted      []rune  // the paste so far, inserted whole at its end
+	helpTop     int       // the first row of the help shown, when it is taller than the screen
+	filter      *filter   // the go-to line, when open (sidebar.go)
+	asking      *question // a yes/no question in the status bar (commands.go)
+	quitArmed   bool      // a Ctrl-C on an idle session asks to confirm
+	pasting     bool      // inside a bracketed paste
+	pasted      []rune    // the paste so far, inserted whole at its end
 	Quit        bool
 
 	Now func() time.Time // injectable clock for relative times
@@ -48,9 +50,10 @@ type Model struct {
 
 // SessionView is one session as the client sees it.
 type SessionView struct {
-	ID    string
-	Title string
-	Epoch string
+	ID       string
+	Title    string
+	Epoch    string
+	Provider string // "" is echo; "bot:NAME" hands turns to a bot
 
 	Events []wire.Event // committed events since the last reset, in order
 	More   bool         // older history exists before Events
@@ -121,6 +124,6 @@ func (s *SessionView) name() string {
 }
 
 func newSessionView(s wire.Session) *SessionView {
-	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Phase: s.Phase, Model: s.Model,
+	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: s.Provider, Phase: s.Phase, Model: s.Model,
 		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true}
 }

@@ -98,3 +98,14 @@ func TestJoinedEmojiKeepTheStatusBarWhole(t *testing.T) {
 func itemStatus(st wire.StatusPush) client.Item {
 	return client.Item{Frame: wire.Frame{Op: wire.PushStatus, Status: &st}}
 }
+
+// A turn waiting for a bot names the bot it waits for.
+func TestWaitingNamesTheBot(t *testing.T) {
+	m := demo()
+	m.Resize(140, 20)
+	m.Sessions[0].Provider = "bot:helper"
+	m.Item(m.Sessions[0].ID, itemStatus(wire.StatusPush{Phase: wire.PhaseWaiting, TurnID: "t9"}))
+	if bar := statusBar(t, m); !strings.Contains(bar, "waiting for bot helper to connect (Esc interrupts)") {
+		t.Fatalf("status bar %q", bar)
+	}
+}

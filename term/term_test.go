@@ -257,7 +257,8 @@ func TestSlashCommands(t *testing.T) {
 	}{
 		{"/model gpt-x", wire.SessionPatch{Model: str("gpt-x")}},
 		{"/effort low", wire.SessionPatch{Effort: str("low")}},
-		{"/effort none", wire.SessionPatch{Effort: str("")}},
+		{"/effort none", wire.SessionPatch{Effort: str("none")}},
+		{"/effort default", wire.SessionPatch{Effort: str("")}},
 		{"/title A new name", wire.SessionPatch{Title: str("A new name")}},
 	}
 	for _, tc := range cases {
@@ -273,8 +274,12 @@ func TestSlashCommands(t *testing.T) {
 	if cmds := run("/help"); cmds != nil || !m.ShowHelp {
 		t.Fatalf("/help: %#v", cmds)
 	}
-	if r := screen(t, m); !contains(r, "Ctrl-N         new session") || !contains(r, "/effort LEVEL") {
+	if r := screen(t, m); !contains(r, "Ctrl-N           new session") || contains(r, "/effort LEVEL") {
 		t.Fatalf("help overlay:\n%s", strings.Join(r, "\n"))
+	}
+	m.Key(key(tcell.KeyPgDn, 0, 0))
+	if r := screen(t, m); !m.ShowHelp || !contains(r, "/effort LEVEL") {
+		t.Fatalf("help overlay scrolled:\n%s", strings.Join(r, "\n"))
 	}
 	m.Key(key(tcell.KeyRune, 'q', 0))
 	if m.ShowHelp {

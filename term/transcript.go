@@ -25,6 +25,12 @@ type transcript struct {
 	width  int
 	blocks [][]line // the lines of s.Events[i], for i < len(blocks)
 	ends   []int    // ends[i]: the lines of blocks[0..i]
+
+	// To link a reply to its question when others came between (inputs
+	// queued behind a turn): the questions not answered yet, by turn, and
+	// the turn of the last message rendered.
+	asked    map[string]string
+	lastTurn string
 }
 
 // streamLines is the streaming reply rendered for one width. Deltas only
@@ -48,11 +54,34 @@ func (s *SessionView) view(width int) *transcript {
 		*t = transcript{width: width}
 	}
 	for i := len(t.blocks); i < len(s.Events); i++ {
-		b := eventLines(s.Events[i], width)
+		b := eventLines(s.Events[i], width, t.replyTo(s.Events[i]))
 		t.blocks = append(t.blocks, b)
 		t.ends = append(t.ends, t.count()+len(b))
 	}
 	return t
+}
+
+// replyTo returns the question ev answers when ev is a reply that does not
+// follow it, and records what later replies need to know.
+func (t *transcript) replyTo(ev wire.Event) string {
+	if ev.Type != wire.EventMessage || ev.TurnID == "" {
+		return ""
+	}
+	defer func() { t.lastTurn = ev.TurnID }()
+	if ev.Role == wire.RoleUser {
+		if t.asked == nil {
+			t.asked = map[string]string{}
+		}
+		first, _, _ := strings.Cut(ev.Text, "\n")
+		t.asked[ev.TurnID] = first
+		return ""
+	}
+	q, ok := t.asked[ev.TurnID]
+	delete(t.asked, ev.TurnID) // answered: the map holds open questions only
+	if !ok || t.lastTurn == ev.TurnID {
+		return ""
+	}
+	return q
 }
 
 // rerender drops what was rendered: s.Events was replaced, not appended to.
@@ -159,10 +188,10 @@ func roleStyle(role wire.Role) tcell.Style {
 	return stSystem
 }
 
-// eventLines renders one committed event: a message with its header, the
-// end of a turn that failed or was interrupted, a change of settings;
-// other events take no lines.
-func eventLines(ev wire.Event, width int) []line {
+// eventLines renders one committed event: a message with its header (and
+// the question it answers, when re is one), the end of a turn that failed
+// or was interrupted, a change of settings; other events take no lines.
+func eventLines(ev wire.Event, width int, re string) []line {
 	var out []line
 	blank := line{"", stBase}
 	switch ev.Type {
@@ -176,6 +205,9 @@ func eventLines(ev wire.Event, width int) []line {
 			note = "[failed]"
 		}
 		out = append(out, header(ev.Role, ev.Author, note, width))
+		if re != "" {
+			out = append(out, line{truncate("↪ to: "+re, width), stDim})
+		}
 		out = appendText(out, ev.Text, width, st)
 		out = append(out, blank)
 	case wire.EventTurn:

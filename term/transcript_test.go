@@ -17,8 +17,9 @@ func naive(s *SessionView, width int) []line {
 	if s.More {
 		out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
 	}
+	var links transcript
 	for _, ev := range s.Events {
-		out = append(out, eventLines(ev, width)...)
+		out = append(out, eventLines(ev, width, links.replyTo(ev))...)
 	}
 	if s.StreamTurn != "" {
 		out = append(out, header(wire.RoleAssistant, s.Model, "…", width))
@@ -69,4 +70,31 @@ func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
 	s.Events, s.More = nil, false
 	s.rerender()
 	check("after a reset", 33)
+}
+
+// Replies to inputs queued behind a turn name their question; a reply
+// right after its question does not.
+func TestQueuedRepliesNameTheirQuestion(t *testing.T) {
+	m := NewModel(80, 30)
+	s := &SessionView{ID: "s", Follow: true}
+	q := func(off int64, turn, text string) wire.Event {
+		ev := msg(off, wire.RoleUser, "user", text)
+		ev.TurnID = turn
+		return ev
+	}
+	a := func(off int64, turn, text string) wire.Event {
+		ev := msg(off, wire.RoleAssistant, "echo", text)
+		ev.TurnID = turn
+		return ev
+	}
+	s.Events = []wire.Event{q(1, "t1", "first question"), a(2, "t1", "echo: first"),
+		q(3, "t2", "second question\nwith two lines"), q(4, "t3", "third question"),
+		a(5, "t2", "echo: second"), a(6, "t3", "echo: third")}
+	m.Sessions, m.Focus = []*SessionView{s}, 0
+	r := screen(t, m)
+	joined := strings.Join(r, "\n")
+	if strings.Contains(joined, "↪ to: first question") || !strings.Contains(joined, "↪ to: second question") ||
+		!strings.Contains(joined, "↪ to: third question") || strings.Contains(joined, "↪ to: second question\nwith") {
+		t.Fatalf("links:\n%s", joined)
+	}
 }

@@ -68,8 +68,11 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	}
 	ev = canonical(ev)
 	if m.ShowHelp {
-		m.ShowHelp = false
+		m.helpKey(ev)
 		return nil
+	}
+	if m.asking != nil {
+		return m.answer(ev)
 	}
 	if m.filter != nil {
 		return m.filterKey(ev)
@@ -437,6 +440,15 @@ func (m *Model) Result(r any) []Cmd {
 	case resSent:
 		if r.Err != nil {
 			m.notify(true, "not sent: "+r.Err.Error())
+		}
+	case resDeleted:
+		if r.Err != nil && client.Code(r.Err) != wire.CodeNotFound {
+			m.notify(true, "delete: "+r.Err.Error())
+			return nil
+		}
+		if s := m.session(r.Session); s != nil {
+			m.remove(s)
+			m.notify(false, "session "+s.name()+" deleted")
 		}
 	case resInterrupted:
 		if r.Err != nil {

@@ -1,6 +1,9 @@
 package wire
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Phase is what a session's turn runner is doing.
 type Phase string
@@ -51,6 +54,14 @@ type SessionPatch struct {
 	Model  *string `json:"model,omitempty"`
 	Effort *string `json:"effort,omitempty"`
 }
+
+// Efforts are the reasoning efforts a session may have, in rising order:
+// the values OpenAI's reasoning_effort takes. The empty effort is none
+// set: the request carries no reasoning_effort at all.
+var Efforts = []string{"none", "minimal", "low", "medium", "high", "xhigh", "max"}
+
+// ValidEffort says whether e is one of Efforts or empty.
+func ValidEffort(e string) bool { return e == "" || slices.Contains(Efforts, e) }
 
 // Page is a history page: GET /v1/sessions/{id}/events.
 type Page struct {

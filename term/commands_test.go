@@ -1,0 +1,70 @@
+package term
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+func runLine(m *Model, line string) []Cmd {
+	m.setComposer(line)
+	return m.Key(key(tcell.KeyEnter, 0, 0))
+}
+
+// What the terminal refuses before asking the daemon: an effort that is
+// not a level, a title of nothing (it used to clear the title).
+func TestSlashCommandsRefuseBadArguments(t *testing.T) {
+	m := demo()
+	for _, line := range []string{"/effort bogus", "/effort", "/title", "/title   "} {
+		if cmds := runLine(m, line); cmds != nil || !m.NoticeErr || !strings.Contains(m.Notice, "usage") {
+			t.Errorf("%q: %#v, notice %q", line, cmds, m.Notice)
+		}
+	}
+	if !strings.Contains(m.Notice, "/title TEXT") {
+		t.Errorf("notice %q", m.Notice)
+	}
+	runLine(m, "/effort bogus")
+	if !strings.Contains(m.Notice, "minimal|low|medium|high") {
+		t.Errorf("the effort usage does not list the levels: %q", m.Notice)
+	}
+}
+
+// /delete asks first: y deletes, any other key keeps the session. Once the
+// daemon says it is gone, it leaves the sidebar.
+func TestDeleteAsksFirst(t *testing.T) {
+	m := demo()
+	if cmds := runLine(m, "/delete"); cmds != nil {
+		t.Fatalf("deleted without asking: %#v", cmds)
+	}
+	if r := screen(t, m); !contains(r, "delete session planning and all its messages? y/n") {
+		t.Fatalf("no question:\n%s", strings.Join(r, "\n"))
+	}
+	if cmds := m.Key(key(tcell.KeyRune, 'n', 0)); cmds != nil || m.asking != nil || len(m.Composer) != 0 {
+		t.Fatalf("n: %#v, composer %q", cmds, string(m.Composer))
+	}
+	runLine(m, "/delete")
+	cmds := m.Key(key(tcell.KeyRune, 'y', 0))
+	if len(cmds) != 1 || cmds[0] != (cmdDelete{Session: "s-aaaaaaaa"}) {
+		t.Fatalf("y: %#v", cmds)
+	}
+	m.Result(resDeleted{Session: "s-aaaaaaaa"})
+	if len(m.Sessions) != 1 || m.Focused().ID != "s-bbbbbbbb" {
+		t.Fatalf("after the delete: %v", ids(m))
+	}
+}
+
+// /new takes the provider of the session to make; /rename is /title.
+func TestNewWithAProviderAndRename(t *testing.T) {
+	m := demo()
+	if cmds := runLine(m, "/new bot:helper"); len(cmds) != 1 || cmds[0] != (cmdNewSession{Provider: "bot:helper"}) {
+		t.Fatalf("/new bot:helper: %#v", cmds)
+	}
+	if cmds := runLine(m, "/new"); len(cmds) != 1 || cmds[0] != (cmdNewSession{}) {
+		t.Fatalf("/new: %#v", cmds)
+	}
+	cmds := runLine(m, "/rename A plan")
+	if len(cmds) != 1 || *cmds[0].(cmdPatch).Patch.Title != "A plan" {
+		t.Fatalf("/rename: %#v", cmds)
+	}
+}
