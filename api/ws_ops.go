@@ -23,6 +23,7 @@ var wsOps = map[wire.Op]wsOp{
 	wire.OpPing:      {everyone, (*wsConn).ping},
 	wire.OpSub:       {everyone, (*wsConn).sub},
 	wire.OpUnsub:     {everyone, (*wsConn).unsub},
+	wire.OpWatch:     {everyone, (*wsConn).watch},
 	wire.OpSend:      {ownerBot, (*wsConn).send},
 	wire.OpInterrupt: {ownerOnly, (*wsConn).interrupt},
 	wire.OpPost:      {botOnly, (*wsConn).post},
@@ -144,7 +145,7 @@ func (wc *wsConn) sub(ctx context.Context, cmd wire.Command) {
 	if !wc.requireSession(cmd) {
 		return
 	}
-	sb := wire.Sub{Session: cmd.Session, After: cmd.After, Epoch: cmd.Epoch, Window: cmd.Window}
+	sb := wire.Sub{Session: cmd.Session, After: cmd.After, Epoch: cmd.Epoch, Window: cmd.Window, Watch: cmd.Watch}
 	wc.hc.Subscribe(ctx, []wire.Sub{sb}, func(rs []wire.SubReply) any {
 		r := rs[0]
 		if r.Error != nil {
@@ -159,6 +160,19 @@ func (wc *wsConn) unsub(_ context.Context, cmd wire.Command) {
 		return
 	}
 	wc.hc.Unsubscribe(cmd.Session)
+	wc.replyOK(cmd.ID)
+}
+
+// watch moves a subscription between the session's viewers and the
+// background (wire.Sub.Watch); without "watch" it is a viewer again.
+func (wc *wsConn) watch(_ context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	if !wc.hc.Watch(cmd.Session, cmd.Watch == nil || *cmd.Watch) {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeNotFound, "no subscription to session %q on this connection", cmd.Session))
+		return
+	}
 	wc.replyOK(cmd.ID)
 }
 

@@ -335,7 +335,18 @@ func (st *Stream) finish(err error) {
 // the one websocket; a second Subscribe of the same session replaces the
 // first, which ends with ErrStreamClosed.
 func (st *Stream) Subscribe(session string, cur Cursor) *Subscription {
-	s := &Subscription{stream: st, session: session, cur: cur, notify: make(chan struct{}, 1)}
+	return st.subscribe(session, cur, false)
+}
+
+// SubscribeBackground is Subscribe for a session the user is not looking
+// at: its pushes come all the same, but this connection is not counted
+// among its viewers until Watch(true).
+func (st *Stream) SubscribeBackground(session string, cur Cursor) *Subscription {
+	return st.subscribe(session, cur, true)
+}
+
+func (st *Stream) subscribe(session string, cur Cursor, background bool) *Subscription {
+	s := &Subscription{stream: st, session: session, cur: cur, background: background, notify: make(chan struct{}, 1)}
 	st.mu.Lock()
 	if st.err != nil {
 		st.mu.Unlock()
@@ -353,6 +364,18 @@ func (st *Stream) Subscribe(session string, cur Cursor) *Subscription {
 		conn.subscribe(s)
 	}
 	return s
+}
+
+// watch tells the daemon, when connected, that s is watched or not; a
+// later connection says it in its hello.
+func (st *Stream) watch(s *Subscription, on bool) {
+	st.mu.Lock()
+	mine := st.subs[s.session] == s
+	conn := st.conn
+	st.mu.Unlock()
+	if mine && conn != nil {
+		conn.command(wire.Command{Op: wire.OpWatch, Session: s.session, Watch: &on}, nil)
+	}
 }
 
 func (st *Stream) unsubscribe(s *Subscription) {

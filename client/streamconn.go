@@ -221,7 +221,7 @@ func (sc *streamConn) command(cmd wire.Command, onReply func(wire.Reply)) {
 // subscribe sends a sub for s on this connection.
 func (sc *streamConn) subscribe(s *Subscription) {
 	b := s.sub()
-	sc.command(wire.Command{Op: wire.OpSub, Session: b.Session, After: b.After, Epoch: b.Epoch, Window: b.Window},
+	sc.command(wire.Command{Op: wire.OpSub, Session: b.Session, After: b.After, Epoch: b.Epoch, Window: b.Window, Watch: b.Watch},
 		func(r wire.Reply) { s.replied(r.Sub(s.session)) })
 }
 

@@ -29,12 +29,13 @@ type Subscription struct {
 	stream  *Stream
 	session string
 
-	mu     sync.Mutex
-	cur    Cursor // epoch and last offset delivered (or queued)
-	known  bool   // cur.Epoch came from the daemon
-	queue  []Item
-	notify chan struct{}
-	err    error // terminal
+	mu         sync.Mutex
+	background bool   // not one of the session's viewers (Watch)
+	cur        Cursor // epoch and last offset delivered (or queued)
+	known      bool   // cur.Epoch came from the daemon
+	queue      []Item
+	notify     chan struct{}
+	err        error // terminal
 }
 
 // Session is the subscription's session id.
@@ -73,6 +74,21 @@ func (s *Subscription) Next(ctx context.Context) (Item, error) {
 		case <-ctx.Done():
 			return Item{}, ctx.Err()
 		}
+	}
+}
+
+// Watch makes this connection one of the session's viewers (counted in its
+// status, listed in its presence), or, off, a subscriber in the background
+// that gets everything but is not counted: a client that follows many
+// sessions watches the one its user looks at. Subscribe starts watching;
+// SubscribeBackground does not. The choice outlives reconnections.
+func (s *Subscription) Watch(on bool) {
+	s.mu.Lock()
+	changed := s.background == on
+	s.background = !on
+	s.mu.Unlock()
+	if changed {
+		s.stream.watch(s, on)
 	}
 }
 
@@ -127,6 +143,9 @@ func (s *Subscription) sub() wire.Sub {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := wire.Sub{Session: s.session, Window: s.cur.Window}
+	if s.background {
+		b.Watch = new(false)
+	}
 	if s.cur.Epoch != "" {
 		after := s.cur.Offset
 		b.After, b.Epoch = &after, s.cur.Epoch

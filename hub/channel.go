@@ -26,7 +26,8 @@ type channel struct {
 	settings db.Session // newest version seen: model, effort, etag for status
 	ring     ring       // allocated while anyone subscribes
 	subs     map[*sub]struct{}
-	presence []byte // the encoded presence push; nil when subs changed since
+	watching int    // the subs that are viewers (not in the background)
+	presence []byte // the encoded presence push; nil when the viewers changed since
 
 	run runState // the turn runner's view; see turn.go
 }
@@ -153,14 +154,33 @@ func (ch *channel) presenceFrame() []byte {
 	return ch.presence
 }
 
-// viewers lists the connections watching. A connection holds at most one
-// sub per session, so subs are connections. Caller holds mu.
+// viewers lists the connections watching, those in the background left
+// out. A connection holds at most one sub per session, so subs are
+// connections. Caller holds mu.
 func (ch *channel) viewers() []wire.Viewer {
-	out := make([]wire.Viewer, 0, len(ch.subs))
+	out := make([]wire.Viewer, 0, ch.watching)
 	for s := range ch.subs {
-		out = append(out, s.conn.info.viewer())
+		if !s.background {
+			out = append(out, s.conn.info.viewer())
+		}
 	}
 	return out
+}
+
+// setWatching makes s a viewer (on) or a subscriber in the background, and
+// says whether that changed anything. Caller holds mu.
+func (ch *channel) setWatching(s *sub, on bool) bool {
+	if s.background != on {
+		return false
+	}
+	s.background = !on
+	if on {
+		ch.watching++
+	} else {
+		ch.watching--
+	}
+	ch.presence = nil
+	return true
 }
 
 // statusPush snapshots the run state. Caller holds mu.
@@ -170,6 +190,6 @@ func (ch *channel) statusPush() wire.StatusPush {
 		Op: wire.PushStatus, Session: ch.id,
 		Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn,
 		Model: ch.settings.Model, Effort: ch.settings.Effort, ETag: ch.settings.ETag(),
-		Head: ch.head, Viewers: len(ch.subs),
+		Head: ch.head, Viewers: ch.watching,
 	}
 }

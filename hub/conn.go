@@ -51,6 +51,7 @@ type sub struct {
 
 	gen        uint64 // bumped when re-positioned or removed
 	removed    bool
+	background bool // not one of the session's viewers; guarded by ch.mu
 	queued     bool // in conn.ready
 	next       int64
 	reset      []byte    // a reset push to write before any event
@@ -175,8 +176,9 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 			results[i].Error = wire.Errorf(wire.CodeTooMany, "a connection may watch at most %d sessions", c.hub.opts.MaxChannels)
 			continue
 		}
-		results[i] = c.position(ch, existing, s)
-		if existing == nil {
+		var viewersChanged bool
+		results[i], viewersChanged = c.position(ch, existing, s)
+		if existing == nil || viewersChanged {
 			touched = append(touched, ch)
 		}
 	}
@@ -191,22 +193,23 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 	}
 }
 
-// position creates or re-positions the cursor of c on ch. Caller holds c.mu.
-func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
+// position creates or re-positions the cursor of c on ch, and says
+// whether the session's viewers changed. Caller holds c.mu.
+func (c *Conn) position(ch *channel, s *sub, req wire.Sub) (wire.SubReply, bool) {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.deleted {
-		return wire.SubReply{Session: ch.id, Error: wire.Errorf(wire.CodeNotFound, "session %q not found", ch.id)}
+		return wire.SubReply{Session: ch.id, Error: wire.Errorf(wire.CodeNotFound, "session %q not found", ch.id)}, false
 	}
 	if s == nil {
-		s = &sub{conn: c, ch: ch}
+		s = &sub{conn: c, ch: ch, background: true}
 		c.subs[ch.id] = s
 		if len(ch.subs) == 0 {
 			ch.ring = newRing(c.hub.opts.RingSize, c.hub.opts.RingBytes)
 		}
 		ch.subs[s] = struct{}{}
-		ch.presence = nil
 	}
+	viewersChanged := ch.setWatching(s, req.Watch == nil || *req.Watch)
 	s.gen++
 	s.reset, s.text, s.textTurn, s.textFull = nil, nil, "", false
 	s.status, s.presence = true, true
@@ -239,7 +242,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) wire.SubReply {
 		s.textTurn, s.text, s.textFull = turn, []byte(text), true
 	}
 	c.markReady(s)
-	return rep
+	return rep, viewersChanged
 }
 
 // Unsubscribe removes the cursor of session, if any, and says whether there
@@ -257,12 +260,32 @@ func (c *Conn) Unsubscribe(session string) bool {
 	return s != nil
 }
 
+// Watch makes the connection one of session's viewers, or a subscriber in
+// the background (see wire.Sub.Watch), and says whether it subscribes to
+// session at all. The other viewers get the new presence and count.
+func (c *Conn) Watch(session string, on bool) bool {
+	c.mu.Lock()
+	s := c.subs[session]
+	changed := false
+	if s != nil {
+		s.ch.mu.Lock()
+		changed = s.ch.setWatching(s, on)
+		s.ch.mu.Unlock()
+	}
+	c.mu.Unlock()
+	if changed {
+		c.hub.presenceChanged(s.ch)
+	}
+	return s != nil
+}
+
 // dropLocked forgets s. Caller holds c.mu.
 func (c *Conn) dropLocked(s *sub) {
 	s.removed = true
 	s.gen++
 	delete(c.subs, s.ch.id)
 	s.ch.mu.Lock()
+	s.ch.setWatching(s, false)
 	delete(s.ch.subs, s)
 	s.ch.presence = nil
 	if len(s.ch.subs) == 0 {

@@ -76,7 +76,7 @@ func (h *Hub) Status(ctx context.Context, session string) (wire.Status, error) {
 	defer ch.mu.Unlock()
 	st := ch.run.status()
 	st.Head = ch.head
-	st.Viewers = len(ch.subs)
+	st.Viewers = ch.watching
 	return st, nil
 }
 

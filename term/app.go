@@ -56,8 +56,9 @@ type App struct {
 	msgs   chan any       // from every other goroutine into the loop
 	wg     sync.WaitGroup // the goroutines Run started
 
-	st   *client.Stream
-	subs map[string]bool // sessions subscribed on st
+	st      *client.Stream
+	subs    map[string]*client.Subscription // sessions subscribed on st
+	watched string                          // the one of them watched: the focused session
 	seen bool            // connected at least once (a later connect refreshes the list)
 
 	lastKey time.Time // when the last screen event came, to notice a stalled paste
@@ -99,7 +100,7 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	w, h := scr.Size()
 	m := NewModel(w, h)
 	m.Now = opts.Now
-	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]bool{}}
+	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	return a
 }
@@ -129,7 +130,7 @@ func (a *App) openStream() {
 	so := a.opts.Stream
 	so.OnState = func(s client.State) { a.post(stateMsg{s}) }
 	a.st = a.c.Stream(so)
-	a.subs = map[string]bool{}
+	a.subs, a.watched = map[string]*client.Subscription{}, ""
 	a.goRun(func() {
 		list, err := a.c.Sessions(a.ctx)
 		a.post(resSessions{List: list, Err: err})
@@ -245,6 +246,7 @@ func (a *App) screenEvent(ev tcell.Event) {
 		a.scr.Sync()
 	case *tcell.EventKey:
 		a.run(a.m.Key(ev))
+		a.syncWatch()
 	case *tcell.EventMouse:
 		a.run(a.m.Mouse(ev))
 	case *tcell.EventPaste:
@@ -258,6 +260,10 @@ func (a *App) message(msg any) {
 		a.m.Item(msg.session, msg.item)
 	case subEndMsg:
 		a.m.SubEnded(msg.session, msg.err)
+		if a.m.session(msg.session) == nil { // it left the sidebar
+			delete(a.subs, msg.session)
+			a.syncWatch()
+		}
 	case stateMsg:
 		a.m.ConnState(msg.state)
 		if msg.state.Phase == client.Connected {
@@ -276,14 +282,16 @@ func (a *App) message(msg any) {
 }
 
 // subscribeAll puts every session of the sidebar on the stream, so unread
-// counts and running marks stay live for all of them.
+// counts and running marks stay live for all of them. They are subscribed
+// in the background: only the focused one is watched (syncWatch), so a
+// session's viewers are the people looking at it.
 func (a *App) subscribeAll() {
 	for _, s := range a.m.Sessions {
-		if a.subs[s.ID] {
+		if a.subs[s.ID] != nil {
 			continue
 		}
-		a.subs[s.ID] = true
-		sub := a.st.Subscribe(s.ID, client.Cursor{})
+		sub := a.st.SubscribeBackground(s.ID, client.Cursor{})
+		a.subs[s.ID] = sub
 		id := s.ID
 		a.goRun(func() {
 			for {
@@ -297,6 +305,26 @@ func (a *App) subscribeAll() {
 				a.post(itemMsg{id, it})
 			}
 		})
+	}
+	a.syncWatch()
+}
+
+// syncWatch watches the focused session and no other.
+func (a *App) syncWatch() {
+	focused := ""
+	if s := a.m.Focused(); s != nil {
+		focused = s.ID
+	}
+	if focused == a.watched {
+		return
+	}
+	if sub := a.subs[a.watched]; sub != nil {
+		sub.Watch(false)
+	}
+	a.watched = ""
+	if sub := a.subs[focused]; sub != nil {
+		sub.Watch(true)
+		a.watched = focused
 	}
 }
 

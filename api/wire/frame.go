@@ -10,6 +10,7 @@ const (
 	OpHello     Op = "hello"
 	OpSub       Op = "sub"
 	OpUnsub     Op = "unsub"
+	OpWatch     Op = "watch"
 	OpSend      Op = "send"
 	OpInterrupt Op = "interrupt"
 	OpPing      Op = "ping"
@@ -68,6 +69,7 @@ type Command struct {
 	After   *int64 `json:"after,omitempty"`
 	Epoch   string `json:"epoch,omitempty"`
 	Window  *int   `json:"window,omitempty"`
+	Watch   *bool  `json:"watch,omitempty"` // sub, watch
 	InputID string `json:"input_id,omitempty"`
 	Text    string `json:"text,omitempty"`
 
@@ -83,6 +85,10 @@ type Sub struct {
 	After   *int64 `json:"after,omitempty"`
 	Epoch   string `json:"epoch,omitempty"`
 	Window  *int   `json:"window,omitempty"`
+	// Watch false subscribes in the background: everything is sent, but
+	// the connection is not one of the session's viewers (status count,
+	// presence list). Absent is true.
+	Watch *bool `json:"watch,omitempty"`
 }
 
 // Reply answers one command. OK is always present; the other fields depend
