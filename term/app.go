@@ -59,7 +59,7 @@ type App struct {
 	st      *client.Stream
 	subs    map[string]*client.Subscription // sessions subscribed on st
 	watched string                          // the one of them watched: the focused session
-	seen bool            // connected at least once (a later connect refreshes the list)
+	seen    bool                            // connected at least once (a later connect refreshes the list)
 
 	lastKey time.Time // when the last screen event came, to notice a stalled paste
 }
