@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -178,6 +180,15 @@ func TestCLIVersionAndCompletion(t *testing.T) {
 	if out := cli(t, home, "completion", "bash"); !strings.Contains(out, "__albedo_") {
 		t.Fatalf("completion bash printed no script:\n%.200s", out)
 	}
+	// Completing a word never starts a daemon: with none, it offers nothing.
+	empty := t.TempDir()
+	if out, stderr, code := cliRun(t, empty, "", "__complete", "send", ""); code != 0 || strings.TrimSpace(out) != ":4" {
+		t.Fatalf("__complete with no daemon: exit %d, %q, %s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(empty, client.DaemonFile)); !os.IsNotExist(err) {
+		t.Fatalf("__complete started a daemon (%v)", err)
+	}
+
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "plans")))
 	short := client.ShortID(id)
 	tests := []struct {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"albedo/api/wire"
+	"albedo/client"
 )
 
 // runCLI runs albedo in-process with stdin (not a terminal) on a home of
@@ -122,5 +124,23 @@ func TestHumanTime(t *testing.T) {
 	}
 	if got := humanTime("yesterday"); got != "yesterday" {
 		t.Fatalf("an unreadable time: %q", got)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+		code int
+	}{
+		{&client.Error{Status: 404, Code: wire.CodeNotFound, Message: `session "x" not found`}, `session "x" not found`, exitNotFound},
+		{fmt.Errorf("put input: %w", context.Canceled), "interrupted", exitOther},
+		{&client.Error{Status: 500, Code: wire.CodeInternal, Message: "disk full"}, "internal (HTTP 500): disk full", exitOther},
+		{&client.AmbiguousError{Name: "x"}, `"x" names 0 sessions; give more of the id:`, exitUsage},
+	}
+	for _, tt := range tests {
+		if got, code := describe(tt.err), exitCode(tt.err); got != tt.want || code != tt.code {
+			t.Errorf("%v: describe %q, exit %d; want %q, %d", tt.err, got, code, tt.want, tt.code)
+		}
 	}
 }

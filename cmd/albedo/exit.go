@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -52,8 +53,12 @@ func exitCode(err error) int {
 
 // describe is the message printed for err: a daemon's not_found or
 // bad_request says what is wrong in its message; its code and HTTP status
-// add nothing for a person (the exit status keeps them apart).
+// add nothing for a person (the exit status keeps them apart). A context
+// canceled is the user's Ctrl-C.
 func describe(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
 	inner := err
 	for {
 		x, ok := inner.(*exitError)

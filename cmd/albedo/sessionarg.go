@@ -69,6 +69,13 @@ func (g *globals) completionClient() *client.Client {
 	if err != nil {
 		return nil
 	}
+	// With no daemon running, say so at once rather than after the
+	// client's retries.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := c.Discover(ctx); err != nil {
+		return nil
+	}
 	return c
 }
 
