@@ -108,11 +108,13 @@ func (g *globals) send(ctx context.Context, c *client.Client, s wire.Session, te
 		w.printer = &replyPrinter{w: g.stdout}
 	}
 	err = w.follow(wctx, sub)
-	if wctx.Err() != nil && ctx.Err() == nil {
+	// Only an end that the wait's context made is giving up: a turn that
+	// ended as the timeout fired has its own exit status.
+	if stop := wctx.Err(); stop != nil && errors.Is(err, stop) {
+		if ctx.Err() != nil {
+			return w.gaveUp("stopped waiting")
+		}
 		return w.gaveUp(fmt.Sprintf("no reply within %s", timeout))
-	}
-	if errors.Is(err, context.Canceled) {
-		return w.gaveUp("stopped waiting")
 	}
 	return err
 }
