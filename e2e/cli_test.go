@@ -13,7 +13,7 @@ import (
 	"albedo/hub/provider/fakeopenai"
 )
 
-// albedo send prints the reply and exits 0; a failed turn exits 1 with the
+// albedo send prints the reply and exits 0; a failed turn exits 5 with the
 // provider's error; albedo tail --json prints push frames as received.
 func TestCLISendAndTail(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
@@ -25,7 +25,7 @@ func TestCLISendAndTail(t *testing.T) {
 	fx.fake.Push(fakeopenai.Reply{Status: 500, Message: "model crashed"})
 	out, err := exec.Command(albedoBin, "--home", home, "send", id, "again").CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(out), "model crashed") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 5 || !strings.Contains(string(out), "model crashed") {
 		t.Fatalf("failed turn: exit %v, output %q", err, out)
 	}
 

@@ -5,25 +5,44 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"albedo/api/wire"
 	"albedo/client"
 )
 
 func newBotsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "bots", Short: "manage bot tokens (add, ls, rm)"}
+	cmd.AddCommand(newBotsAddCmd(g), newBotsLsCmd(g), newBotsRmCmd(g))
+	return cmd
+}
+
+func newBotsAddCmd(g *globals) *cobra.Command {
 	var sessions string
-	add := &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "add NAME",
 		Short: "make a bot token; it is printed once and stored only as a hash",
-		Args:  cobra.ExactArgs(1),
+		Long: "Make a token for bot NAME, which serves the sessions whose provider is bot:NAME.\n" +
+			"--sessions limits it to some sessions, each named as SESSION is below.\n\n" + sessionArgHelp,
+		Args: cobra.ExactArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
-			var list []string
-			if sessions != "" {
-				list = strings.Split(sessions, ",")
+			var ids []string
+			for name := range strings.SplitSeq(sessions, ",") {
+				if name = strings.TrimSpace(name); name == "" {
+					continue
+				}
+				s, err := c.ResolveSession(ctx, name)
+				if err != nil {
+					return err
+				}
+				ids = append(ids, s.ID)
 			}
-			t, err := c.AddBot(ctx, args[0], list)
+			t, err := c.AddBot(ctx, args[0], ids)
+			if client.Code(err) == wire.CodeConflict {
+				return fmt.Errorf("a bot named %q already exists (albedo bots rm %s, then add it again, makes a new token)", args[0], args[0])
+			}
 			if err != nil {
 				return err
 			}
@@ -32,15 +51,24 @@ func newBotsCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
-	add.Flags().StringVar(&sessions, "sessions", "", "limit the bot to these session ids (comma-separated)")
-	ls := &cobra.Command{
+	cmd.Flags().StringVar(&sessions, "sessions", "", "limit the bot to these sessions (comma-separated)")
+	_ = cmd.RegisterFlagCompletionFunc("sessions", g.completeSessionList)
+	return cmd
+}
+
+func newBotsLsCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "ls",
-		Short: "list bots",
+		Short: "list bots: the sessions each may serve, its connections, when it was made",
 		Args:  cobra.NoArgs,
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
 			bots, err := c.Bots(ctx)
 			if err != nil {
 				return err
+			}
+			if len(bots) == 0 {
+				printf(g.stdout, "no bots yet: albedo bots add NAME\n")
+				return nil
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tSESSIONS\tSERVING\tCREATED")
@@ -49,42 +77,81 @@ func newBotsCmd(g *globals) *cobra.Command {
 				if s == "" {
 					s = "all"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", b.Name, s, b.Serving, b.CreatedAt)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", b.Name, s, b.Serving, humanTime(b.CreatedAt))
 			}
 			return tw.Flush()
 		}),
 	}
-	rm := &cobra.Command{
+}
+
+// humanTime shows an API timestamp (RFC 3339, nanoseconds) to the second,
+// in local time; one it cannot read is shown as it came.
+func humanTime(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func newBotsRmCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "rm NAME",
 		Short: "revoke a bot's token and close its connections",
 		Args:  cobra.ExactArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
-			if err := c.RemoveBot(ctx, args[0]); err != nil {
+			err := c.RemoveBot(ctx, args[0])
+			if client.Code(err) == wire.CodeNotFound {
+				return &exitError{code: exitNotFound, err: fmt.Errorf("no bot named %q (albedo bots ls lists them)", args[0])}
+			}
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(g.stdout, "bot %q removed\n", args[0])
 			return nil
 		}),
+		ValidArgsFunction: g.completeBots,
 	}
-	cmd.AddCommand(add, ls, rm)
-	return cmd
+}
+
+// completeBots completes bots rm's NAME from a running daemon's bots.
+func (g *globals) completeBots(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	c := g.completionClient()
+	if c == nil || len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Second)
+	defer cancel()
+	bots, _ := c.Bots(ctx)
+	var out []cobra.Completion
+	for _, b := range bots {
+		if strings.HasPrefix(b.Name, toComplete) {
+			out = append(out, b.Name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 func newShareCmd(g *globals) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{
-		Use:   "share SESSION",
+		Use:   "share SESSION [--revoke]",
 		Short: "print a read-only viewer token for a session (--revoke: revoke them all)",
+		Long:  "Print a new read-only viewer token for a session, and its websocket URL; --revoke revokes\nevery viewer token of the session.\n\n" + sessionArgHelp,
 		Args:  cobra.ExactArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
+			s, err := c.ResolveSession(ctx, args[0])
+			if err != nil {
+				return err
+			}
 			if revoke {
-				if err := c.Unshare(ctx, args[0]); err != nil {
+				if err := c.Unshare(ctx, s.ID); err != nil {
 					return err
 				}
-				fmt.Fprintf(g.stdout, "viewer tokens of %s revoked\n", args[0])
+				fmt.Fprintf(g.stdout, "viewer tokens of %s revoked\n", s.ID)
 				return nil
 			}
-			t, err := c.Share(ctx, args[0])
+			t, err := c.Share(ctx, s.ID)
 			if err != nil {
 				return err
 			}
@@ -92,6 +159,7 @@ func newShareCmd(g *globals) *cobra.Command {
 			fmt.Fprintln(g.stdout, t.Token)
 			return nil
 		}),
+		ValidArgsFunction: g.completeSessions,
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "revoke every viewer token of the session")
 	return cmd

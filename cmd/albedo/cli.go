@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
 )
 
@@ -91,57 +89,4 @@ func newStatusCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
-}
-
-func newSessionsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "sessions",
-		Short: "list sessions",
-		Args:  cobra.NoArgs,
-		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
-			ss, err := c.Sessions(ctx)
-			if err != nil {
-				return err
-			}
-			if len(ss) == 0 {
-				printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
-				return nil
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
-			for _, s := range ss {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
-					orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
-		}),
-	}
-	var req wire.SessionCreate
-	newCmd := &cobra.Command{
-		Use:   "new",
-		Short: "create a session and print its id on the last line",
-		Args:  cobra.NoArgs,
-		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
-			s, err := c.NewSession(ctx, req)
-			if err != nil {
-				return err
-			}
-			printf(g.stdout, "%s\n", s.ID)
-			return nil
-		}),
-	}
-	newCmd.Flags().StringVar(&req.Title, "title", "", "title")
-	newCmd.Flags().StringVar(&req.Provider, "provider", "", "provider: echo, a profile of config.toml, or bot:NAME")
-	newCmd.Flags().StringVar(&req.Model, "model", "", "model")
-	newCmd.Flags().StringVar(&req.Effort, "effort", "", "reasoning effort")
-	newCmd.Flags().StringVar(&req.Workspace, "workspace", "", "workspace")
-	cmd.AddCommand(newCmd)
-	return cmd
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

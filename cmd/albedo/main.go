@@ -18,29 +18,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "albedo:", err)
+		fmt.Fprintln(os.Stderr, "albedo:", describe(err))
 		os.Exit(exitCode(err))
 	}
 }
 
-// exitError carries a specific exit status (a failed turn, a refused start).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func exitCode(err error) int {
-	if e, ok := err.(*exitError); ok {
-		return e.code
-	}
-	return 1
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	root := newRoot(stdout, stderr)
+	root := newRoot(os.Stdin, stdout, stderr)
 	root.SetArgs(args)
 	return root.ExecuteContext(ctx)
 }

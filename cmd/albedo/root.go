@@ -4,17 +4,23 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"albedo/client"
 )
 
-// globals are the flags every subcommand shares.
+// globals are the flags and standard files every subcommand shares.
 type globals struct {
 	home   string
+	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// inTTY and outTTY say whether stdin and stdout are terminals: a
+	// person to ask (sessions rm) and to stream to (send, tail).
+	inTTY, outTTY bool
 }
 
 func (g *globals) resolveHome() (string, error) {
@@ -33,21 +39,37 @@ func (g *globals) client() (*client.Client, error) {
 	return client.New(client.Options{Home: home, AutoStart: true, Name: "albedo-cli/1"})
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{stdout: stdout, stderr: stderr}
+// isTerminal says whether f is an *os.File open on a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr, inTTY: isTerminal(stdin), outTTY: isTerminal(stdout)}
 	root := &cobra.Command{
 		Use:           "albedo",
 		Short:         "albedo: persistent sessions shared by people, LLMs and bots",
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTerminal(cmd.Context(), g)
 		},
 	}
+	root.SetVersionTemplate("albedo version {{.Version}}\n")
+	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.home, "home", "", "albedo home (default $ALBEDO_HOME, else $XDG_STATE_HOME/albedo, else ~/.local/state/albedo)")
-	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g), newBotsCmd(g), newShareCmd(g))
+	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g),
+		newBotsCmd(g), newShareCmd(g), newExportCmd(g))
+	// The help and completion commands are cobra's; made now rather than
+	// at Execute so that usageRules and the README test see them.
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	usageRules(root)
 	return root
 }
 

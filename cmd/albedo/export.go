@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+func newExportCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export SESSION [--format md|json]",
+		Short: "print a session's whole transcript: Markdown (md) or the API's events (json)",
+		Long: "Print a session's whole history to standard output.\n\n" +
+			"--format md (the default) is a transcript to read: a heading per message with its role,\n" +
+			"author and time, the text as written, and turn failures and setting changes as notes.\n" +
+			"--format json is one JSON object: {\"session\": …, \"events\": [ … ]}, the session and every\n" +
+			"event exactly as the API gives them (GET /v1/sessions/{id}/events, paged to the end).\n\n" +
+			sessionArgHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "md" && format != "json" {
+				return usageErrorf("--format is md or json, not %q", format)
+			}
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			s, err := c.ResolveSession(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			w := bufio.NewWriter(g.stdout)
+			if format == "json" {
+				err = exportJSON(cmd.Context(), c, s, w)
+			} else {
+				err = exportMarkdown(cmd.Context(), c, s, w)
+			}
+			if err != nil {
+				return err
+			}
+			return w.Flush()
+		},
+		ValidArgsFunction: g.completeSessions,
+	}
+	cmd.Flags().StringVar(&format, "format", "md", "md (a readable transcript) or json (the API's events)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]cobra.Completion{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// exportJSON writes {"session": s, "events": [...]}, each event as the
+// daemon sent it, one per line so that a long history diffs and greps well.
+func exportJSON(ctx context.Context, c *client.Client, s wire.Session, w io.Writer) error {
+	head, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "{\"session\": %s,\n\"events\": [", head)
+	sep := "\n"
+	err = c.AllEvents(ctx, s.ID, func(raw json.RawMessage, _ wire.Event) error {
+		_, err := fmt.Fprintf(w, "%s%s", sep, raw)
+		sep = ",\n"
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(w, "\n]}\n")
+	return err
+}
+
+// exportMarkdown writes the transcript for people to read.
+func exportMarkdown(ctx context.Context, c *client.Client, s wire.Session, w io.Writer) error {
+	title := s.Title
+	if title == "" {
+		title = "Session " + client.ShortID(s.ID)
+	}
+	fmt.Fprintf(w, "# %s\n\n", title)
+	fmt.Fprintf(w, "- id: `%s`\n- provider: %s\n", s.ID, orDash(s.Provider))
+	if s.Model != "" {
+		fmt.Fprintf(w, "- model: %s\n", s.Model)
+	}
+	fmt.Fprintf(w, "- created: %s\n", s.CreatedAt.UTC().Format(time.RFC3339))
+	return c.AllEvents(ctx, s.ID, func(_ json.RawMessage, ev wire.Event) error {
+		_, err := io.WriteString(w, markdownEvent(ev))
+		return err
+	})
+}
+
+// markdownEvent is one event of a Markdown transcript; "" for the ones a
+// reader does not need (a turn that started, one that completed).
+func markdownEvent(ev wire.Event) string {
+	at := ev.At.UTC().Format("2006-01-02 15:04:05Z")
+	switch ev.Type {
+	case wire.EventMessage:
+		who := string(ev.Role)
+		if ev.Author != "" && ev.Author != who {
+			who += " (" + ev.Author + ")"
+		}
+		note := ""
+		if ev.State != "" && ev.State != wire.MessageComplete {
+			note = " — " + ev.State
+		}
+		return fmt.Sprintf("\n## %s%s\n\n<sub>#%d · %s</sub>\n\n%s\n", who, note, ev.Offset, at, strings.TrimRight(ev.Text, "\n"))
+	case wire.EventTurn:
+		switch ev.State {
+		case wire.TurnFailed:
+			return fmt.Sprintf("\n> **The turn failed** (%s): %s\n", at, ev.Error)
+		case wire.TurnInterrupted:
+			return fmt.Sprintf("\n> **The turn was interrupted** (%s): %s\n", at, ev.Reason)
+		}
+	case wire.EventSettings:
+		var set []string
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"title", ev.Title}, {"model", ev.Model}, {"effort", ev.Effort}} {
+			if f.v != nil {
+				set = append(set, fmt.Sprintf("%s %q", f.name, *f.v))
+			}
+		}
+		return fmt.Sprintf("\n> *%s set %s* (%s)\n", orDash(ev.By), strings.Join(set, ", "), at)
+	}
+	return ""
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"albedo/api/wire"
+)
+
+// Each kind of event becomes what a reader of the transcript needs, and
+// the events that say nothing new (a turn started or completed) nothing.
+func TestMarkdownEvent(t *testing.T) {
+	at := time.Date(2026, 11, 30, 6, 45, 24, 0, time.UTC)
+	title := "plans"
+	tests := []struct {
+		name string
+		ev   wire.Event
+		want string
+	}{
+		{"a user message", wire.Event{Offset: 1, Type: wire.EventMessage, At: at, Role: wire.RoleUser, Author: "user", Text: "hi\n", State: wire.MessageComplete},
+			"\n## user\n\n<sub>#1 · 2026-11-30 06:45:24Z</sub>\n\nhi\n"},
+		{"an interrupted reply of a bot", wire.Event{Offset: 3, Type: wire.EventMessage, At: at, Role: wire.RoleAssistant, Author: "helper", Text: "so far", State: wire.MessageInterrupted},
+			"\n## assistant (helper) — interrupted\n\n<sub>#3 · 2026-11-30 06:45:24Z</sub>\n\nso far\n"},
+		{"a failed turn", wire.Event{Type: wire.EventTurn, At: at, State: wire.TurnFailed, Error: "model crashed"},
+			"\n> **The turn failed** (2026-11-30 06:45:24Z): model crashed\n"},
+		{"a title set", wire.Event{Type: wire.EventSettings, At: at, Title: &title, By: "user"},
+			"\n> *user set title \"plans\"* (2026-11-30 06:45:24Z)\n"},
+		{"a turn started", wire.Event{Type: wire.EventTurn, At: at, State: wire.TurnStarted}, ""},
+		{"a turn completed", wire.Event{Type: wire.EventTurn, At: at, State: wire.TurnCompleted}, ""},
+	}
+	for _, tt := range tests {
+		if got := markdownEvent(tt.ev); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// README's Commands table and the command tree agree: every command that
+// `albedo --help` lists (at any depth) has a row, save those that only
+// group others (bots, completion), every row names commands
+// that exist, and every --flag a row shows is a flag of its command.
+func TestReadmeCommandsTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := commandRows(t, string(b))
+	root := newRoot(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	root.InitDefaultVersionFlag()
+
+	documented := map[string]bool{}
+	for _, r := range rows {
+		for _, span := range r.spans {
+			for _, path := range spanPaths(span) {
+				documented[path] = true
+				cmd, rest, err := root.Find(strings.Fields(path))
+				if err != nil || len(rest) > 0 || cmd.CommandPath() != strings.TrimSpace("albedo "+path) {
+					t.Errorf("README row %q: no command %q", r.cell, "albedo "+path)
+					continue
+				}
+				for _, f := range spanFlags(span) {
+					if cmd.Flag(f) == nil {
+						t.Errorf("README row %q: %q has no flag --%s", r.cell, cmd.CommandPath(), f)
+					}
+				}
+			}
+		}
+	}
+	walk(root, func(cmd *cobra.Command) {
+		path := strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), "albedo"), " ")
+		if !documented[path] && cmd.Annotations[groupOnly] == "" {
+			t.Errorf("README's Commands table has no row for %q", cmd.CommandPath())
+		}
+	})
+}
+
+// walk calls fn with cmd and every command under it that its help lists.
+func walk(cmd *cobra.Command, fn func(*cobra.Command)) {
+	fn(cmd)
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			walk(sub, fn)
+		}
+	}
+}
+
+type commandRow struct {
+	cell  string   // the first cell, as written
+	spans []string // its code spans, \| unescaped
+}
+
+// commandRows reads the table of README's "## Commands" section.
+func commandRows(t *testing.T, readme string) []commandRow {
+	t.Helper()
+	_, sec, ok := strings.Cut(readme, "\n## Commands\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Commands" section`)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	// A cell ends at a | that is not escaped (\| is a | inside a cell).
+	cellEnd := regexp.MustCompile(`[^\\]\|`)
+	spanRE := regexp.MustCompile("`([^`]+)`")
+	var rows []commandRow
+	for line := range strings.SplitSeq(sec, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue // not a row, or the header
+		}
+		loc := cellEnd.FindStringIndex(line[1:])
+		if loc == nil {
+			t.Fatalf("README row without cells: %q", line)
+		}
+		cell := strings.TrimSpace(line[1 : loc[0]+2])
+		r := commandRow{cell: cell}
+		for _, m := range spanRE.FindAllStringSubmatch(cell, -1) {
+			r.spans = append(r.spans, strings.ReplaceAll(m[1], `\|`, "|"))
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		t.Fatal("README's Commands section has no table rows")
+	}
+	return rows
+}
+
+var commandWord = regexp.MustCompile(`^[a-z][a-z0-9-]*(\|[a-z][a-z0-9-]*)*$`)
+
+// spanPaths are the command paths a code span names, under albedo: its
+// leading lower-case words ("albedo" dropped), with a|b giving one path
+// each. Arguments (upper case) and flags end them.
+func spanPaths(span string) []string {
+	words := strings.Fields(span)
+	if len(words) > 0 && words[0] == "albedo" {
+		words = words[1:]
+	}
+	paths := []string{""}
+	for _, w := range words {
+		if !commandWord.MatchString(w) {
+			break
+		}
+		var next []string
+		for _, p := range paths {
+			for alt := range strings.SplitSeq(w, "|") {
+				next = append(next, strings.TrimSpace(p+" "+alt))
+			}
+		}
+		paths = next
+	}
+	return slices.Compact(paths)
+}
+
+// spanFlags are the long flags a code span shows, without their dashes.
+func spanFlags(span string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`--([a-z][a-z0-9-]*)`).FindAllStringSubmatch(span, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+	"albedo/hub/provider/fakeopenai"
+)
+
+// sendProc is `albedo send` running in the background, its stderr read
+// line by line as it comes.
+type sendProc struct {
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	lines  chan string // stderr, closed at its end
+	done   chan struct{}
+	code   int
+	errs   []string // every stderr line, once done
+}
+
+func startSend(t *testing.T, home string, args ...string) *sendProc {
+	t.Helper()
+	p := &sendProc{lines: make(chan string, 64), done: make(chan struct{})}
+	p.cmd = exec.Command(albedoBin, append([]string{"--home", home, "send"}, args...)...)
+	p.cmd.Stdout = &p.stdout
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.errs = append(p.errs, sc.Text())
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		io.Copy(io.Discard, stderr)
+		err := p.cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			p.code = ee.ExitCode()
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.done })
+	return p
+}
+
+// waitLine reads stderr until a line holds want.
+func (p *sendProc) waitLine(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				<-p.done
+				t.Fatalf("send ended (exit %d) without saying %q: %q", p.code, want, p.errs)
+			}
+			if strings.Contains(l, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("send did not say %q within 30s", want)
+		}
+	}
+}
+
+// wait waits for the process to end and returns its stderr.
+func (p *sendProc) wait(t *testing.T) string {
+	t.Helper()
+	for range p.lines {
+	}
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("send did not end within 30s")
+	}
+	return strings.Join(p.errs, "\n")
+}
+
+// send to a bot:NAME session that no bot serves says, once and at once,
+// that it waits for that bot; Ctrl-C and --timeout end it with exit 7 and
+// a message that the input stays queued, not "context canceled" (issue
+// 14, defect 11).
+func TestCLISendWaitingForBot(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{cli: true})
+	home := fx.home
+	cli(t, home, "bots", "add", "helper") // and no bot connects
+	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "helped", "--provider", "bot:helper")))
+
+	p := startSend(t, home, "helped", "anyone", "there?")
+	p.waitLine(t, "waiting for bot helper to connect")
+	p.cmd.Process.Signal(syscall.SIGINT)
+	stderr := p.wait(t)
+	if p.code != 7 || !strings.Contains(stderr, "bot helper has not connected; the input stays queued") ||
+		strings.Contains(stderr, "context canceled") || strings.Count(stderr, "waiting for bot helper") != 1 {
+		t.Fatalf("after Ctrl-C: exit %d, stderr:\n%s", p.code, stderr)
+	}
+	if st, err := fx.c.Status(fx.ctx, id); err != nil || st.Phase != wire.PhaseWaiting {
+		t.Fatalf("the input did not stay queued: %+v, %v", st, err)
+	}
+
+	p = startSend(t, home, "helped", "again", "--timeout", "300ms")
+	stderr = p.wait(t)
+	if p.code != 7 || !strings.Contains(stderr, "no reply within 300ms: bot helper has not connected") {
+		t.Fatalf("after --timeout: exit %d, stderr:\n%s", p.code, stderr)
+	}
+}
+
+// A turn interrupted while send waits exits 6 and prints what streamed
+// before, once: with stdout not a terminal the deltas are not printed, only
+// the committed text (issue 14, defect 8).
+func TestCLISendInterrupted(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
+	home := fx.home
+	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--provider", "fake")))
+	block := make(chan struct{})
+	defer close(block)
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "so far"}, Block: block})
+
+	// Watch the session: the interrupt goes once the deltas have reached
+	// the daemon, so that they are in what it commits.
+	st := fx.c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe(id, client.Cursor{})
+	p := startSend(t, home, client.ShortID(id), "go")
+	var text string
+	for text != "streamed so far" {
+		it, err := sub.Next(fx.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.Op {
+		case wire.PushPartial:
+			text = it.Text.Text
+		case wire.PushDelta:
+			text += it.Text.Text
+		}
+	}
+	if _, err := fx.c.Interrupt(fx.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	stderr := p.wait(t)
+	if p.code != 6 || p.stdout.String() != "streamed so far\n" || !strings.Contains(stderr, "the turn was interrupted (user)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", p.code, p.stdout.String(), stderr)
+	}
+}
+
+// startTmuxCmd runs shell command cmd in a tmux pane of its own private
+// tmux server (startTmux runs the terminal client).
+func startTmuxCmd(t *testing.T, w, h int, cmd string) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
+	}
+	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	return x
+}
+
+// shown runs an albedo command in a pane and keeps the pane after it ends,
+// with its exit status: "[exit N]".
+func shown(home string, args ...string) string {
+	return fmt.Sprintf("TERM=xterm-256color %s --home %s %s; echo \"[exit $?]\"; exec cat", albedoBin, home, strings.Join(args, " "))
+}
+
+// On a terminal, send and tail show a reply as it streams, before it is
+// committed, and then once; sessions rm asks there and deletes on "y"
+// (issue 14, defect 8 and features).
+func TestCLIStreamsToATerminal(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true})
+	home := fx.home
+	s, err := fx.c.NewSession(fx.ctx, wire.SessionCreate{Provider: "fake", Title: "streamy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	block := make(chan struct{})
+	release := func() { once.Do(func() { close(block) }) }
+	defer release()
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "so far"}, Block: block})
+
+	x := startTmuxCmd(t, 80, 20, shown(home, "send", "streamy", "question"))
+	pane := x.waitPane("the reply streaming", has("streamed so far"))
+	if strings.Contains(pane, "[exit") {
+		t.Fatalf("send ended before the reply was committed:\n%s", pane)
+	}
+	// A tail opened now gets the reply so far, and streams it too.
+	tail := startTmuxCmd(t, 80, 20, shown(home, "tail", client.ShortID(s.ID)))
+	tail.waitPane("tail streaming", has("assistant: streamed so far"))
+
+	release()
+	pane = x.waitPane("send's end", has("[exit 0]"))
+	if n := strings.Count(pane, "streamed so far"); n != 1 {
+		t.Fatalf("send showed the reply %d times:\n%s", n, pane)
+	}
+	// An event after the reply shows that tail has printed the commit.
+	putInput(t, fx, s.ID, "next")
+	pane = tail.waitPane("the next event", has("#5 user: next"))
+	if !strings.Contains(pane, "#1 user: question\nassistant: streamed so far\n") || strings.Count(pane, "streamed so far") != 1 {
+		t.Fatalf("tail:\n%s", pane)
+	}
+	rm := startTmuxCmd(t, 120, 10, shown(home, "sessions", "rm", "streamy"))
+	rm.waitPane("the question", has("[y/N]"))
+	rm.keys("y", "Enter")
+	rm.waitPane("the deletion", has("[exit 0]"))
+	if _, err := fx.c.Session(fx.ctx, s.ID); client.Code(err) != wire.CodeNotFound {
+		t.Fatalf("after y: %v", err)
+	}
+}
+
+// putInput submits text to session as a new input.
+func putInput(t *testing.T, fx *fixture, session, text string) wire.Receipt {
+	t.Helper()
+	r, err := fx.c.PutInput(fx.ctx, session, uuid.Must(uuid.NewV7()).String(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
