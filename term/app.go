@@ -85,6 +85,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}()
 	scr.EnableMouse(tcell.MouseButtonEvents)
 	scr.EnablePaste()
+	scr.EnableFocus()
 	a := newApp(ctx, opts, scr)
 	defer a.stop()
 	return a.loop()
@@ -251,13 +252,15 @@ func (a *App) screenEvent(ev tcell.Event) {
 		a.run(a.m.Mouse(ev))
 	case *tcell.EventPaste:
 		a.m.Paste(ev.Start())
+	case *tcell.EventFocus:
+		a.m.TermFocused = ev.Focused
 	}
 }
 
 func (a *App) message(msg any) {
 	switch msg := msg.(type) {
 	case itemMsg:
-		a.m.Item(msg.session, msg.item)
+		a.run(a.m.Item(msg.session, msg.item))
 	case subEndMsg:
 		a.m.SubEnded(msg.session, msg.err)
 		if a.m.session(msg.session) == nil { // it left the sidebar
@@ -359,6 +362,11 @@ func (a *App) run(cmds []Cmd) {
 			})
 		case cmdRedraw:
 			a.scr.Sync()
+		case cmdNotify:
+			_ = a.scr.Beep()
+			if tty, ok := a.scr.Tty(); ok && tty != nil {
+				_, _ = tty.Write([]byte(notification(cmd.Title, cmd.Body, inTmux())))
+			}
 		case cmdRetry:
 			if a.st != nil {
 				a.st.Close()

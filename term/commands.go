@@ -25,6 +25,7 @@ type (
 	cmdDelete     struct{ Session string }
 	cmdRetry      struct{}
 	cmdRedraw     struct{} // the terminal's whole screen again (Ctrl-L)
+	cmdNotify     struct{ Title, Body string }
 	cmdLoadOlder  struct {
 		Session string
 		Before  int64
@@ -38,6 +39,7 @@ func (cmdNewSession) isCmd() {}
 func (cmdDelete) isCmd()     {}
 func (cmdRetry) isCmd()      {}
 func (cmdRedraw) isCmd()     {}
+func (cmdNotify) isCmd()     {}
 func (cmdLoadOlder) isCmd()  {}
 
 // Results of Cmds, posted back into the loop.
@@ -124,6 +126,16 @@ var slashCommands = []slashCommand{
 			return nil
 		}
 		return m.patchFocused(wire.SessionPatch{Effort: &arg})
+	}},
+	{"/notify on|off", "bell and desktop notice when a turn ends elsewhere", func(m *Model, arg string) []Cmd {
+		switch arg {
+		case "on", "off":
+			m.Quiet = arg == "off"
+			m.notify(false, "notifications "+arg)
+		default:
+			m.notify(true, "usage: /notify on|off")
+		}
+		return nil
 	}},
 	{"/help", "list the keys and commands", func(m *Model, _ string) []Cmd {
 		m.ShowHelp = true

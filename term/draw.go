@@ -58,6 +58,7 @@ func (m *Model) layout() layout {
 }
 
 func (m *Model) transcriptWidth() int  { return max(m.layout().mainW-1, 1) }
+func (m *Model) look() look            { return look{m.transcriptWidth(), m.Times} }
 func (m *Model) transcriptHeight() int { return max(m.layout().transcriptH, 1) }
 
 // Draw renders the model on scr. It only reads the model.
@@ -181,12 +182,13 @@ func drawTranscript(scr tcell.Screen, m *Model, l layout) {
 		return
 	}
 	w, h := max(l.mainW-1, 1), l.transcriptH
-	n := s.lineCount(w)
+	o := look{w, m.Times}
+	n := s.lineCount(o)
 	top := max(n-h, 0)
 	if !s.Follow {
 		top = min(s.Top, top)
 	}
-	for i, ln := range s.window(w, top, h) {
+	for i, ln := range s.window(o, top, h) {
 		put(scr, l.mainX+1, i, l.mainW-1, ln.text, ln.style)
 	}
 	if !s.Follow && top+h < n && h > 0 {

@@ -93,6 +93,9 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyCtrlQ, run: (*Model).quit},
 		{key: tcell.KeyCtrlC, when: turnIdle, run: (*Model).quitOnSecond},
 	}},
+	{"Ctrl-T", "show / hide the time of each message", []binding{
+		{key: tcell.KeyCtrlT, run: func(m *Model) []Cmd { m.Times = !m.Times; return nil }},
+	}},
 	{"Ctrl-L", "redraw the screen", []binding{
 		{key: tcell.KeyCtrlL, run: func(*Model) []Cmd { return []Cmd{cmdRedraw{}} }},
 	}},

@@ -47,7 +47,12 @@ func readmeKeyRows(t *testing.T, readme string) []row {
 		if !strings.HasPrefix(l, "|") {
 			break
 		}
+		// A pipe inside a cell is written \| (GitHub's tables).
+		l = strings.ReplaceAll(l, `\|`, "\x00")
 		cells := strings.Split(strings.Trim(strings.TrimSpace(l), "|"), "|")
+		for i := range cells {
+			cells[i] = strings.ReplaceAll(cells[i], "\x00", "|")
+		}
 		if len(cells) != 2 {
 			t.Fatalf("README key table row %q has %d cells, want 2", l, len(cells))
 		}

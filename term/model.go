@@ -37,6 +37,9 @@ type Model struct {
 	noticeUntil time.Time // when it goes; zero: when replaced (or, noticeConn, when the connection changes)
 	noticeConn  bool
 	ShowHelp    bool
+	Times       bool      // message headers show their time (Ctrl-T)
+	Quiet       bool      // no bell, no desktop notifications (/notify off)
+	TermFocused bool      // the terminal window has the focus (as far as it says)
 	helpTop     int       // the first row of the help shown, when it is taller than the screen
 	filter      *filter   // the go-to line, when open (sidebar.go)
 	asking      *question // a yes/no question in the status bar (commands.go)
@@ -87,7 +90,7 @@ type SessionView struct {
 
 // NewModel returns an empty model of the given size.
 func NewModel(w, h int) *Model {
-	return &Model{Width: w, Height: h, Focus: -1, Now: time.Now}
+	return &Model{Width: w, Height: h, Focus: -1, Now: time.Now, TermFocused: true}
 }
 
 // Focused returns the focused session, or nil.

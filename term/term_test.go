@@ -122,7 +122,7 @@ func TestWideCharactersWrap(t *testing.T) {
 	}
 	// The CJK text is split into whole characters across lines.
 	w := m.transcriptWidth()
-	lines := m.Sessions[0].window(w, 0, m.Sessions[0].lineCount(w))
+	lines := m.Sessions[0].window(look{width: w}, 0, m.Sessions[0].lineCount(look{width: w}))
 	for _, l := range lines {
 		if width(l.text) > m.transcriptWidth() {
 			t.Fatalf("line %q wider than %d", l.text, m.transcriptWidth())

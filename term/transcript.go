@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -22,7 +23,7 @@ type line struct {
 // search and draws only what shows, so neither a keystroke nor a new event
 // costs more in a long session than in a short one.
 type transcript struct {
-	width  int
+	look   look
 	blocks [][]line // the lines of s.Events[i], for i < len(blocks)
 	ends   []int    // ends[i]: the lines of blocks[0..i]
 
@@ -38,23 +39,30 @@ type transcript struct {
 // once; only the last one is wrapped again as it grows.
 type streamLines struct {
 	turn   string
-	width  int
+	look   look
 	done   int    // bytes of the text in stable: whole paragraphs
 	stable []line // their lines
 	text   string // the text rendered last, and its lines
 	lines  []line
 }
 
-// view brings s's rendered transcript up to date for width and returns it:
+// look is what a rendering depends on besides the events: the width and
+// whether headers show times.
+type look struct {
+	width int
+	times bool
+}
+
+// view brings s's rendered transcript up to date for o and returns it:
 // events that arrived since are rendered, everything again after a change
-// of width or of s.Events other than an append (s.rerender).
-func (s *SessionView) view(width int) *transcript {
+// of look or of s.Events other than an append (s.rerender).
+func (s *SessionView) view(o look) *transcript {
 	t := &s.rendered
-	if t.width != width || len(t.blocks) > len(s.Events) {
-		*t = transcript{width: width}
+	if t.look != o || len(t.blocks) > len(s.Events) {
+		*t = transcript{look: o}
 	}
 	for i := len(t.blocks); i < len(s.Events); i++ {
-		b := eventLines(s.Events[i], width, t.replyTo(s.Events[i]))
+		b := eventLines(s.Events[i], o, t.replyTo(s.Events[i]))
 		t.blocks = append(t.blocks, b)
 		t.ends = append(t.ends, t.count()+len(b))
 	}
@@ -106,13 +114,14 @@ func (t *transcript) line(i int) line {
 
 // stream returns the streaming reply's lines for width: a header, then the
 // text; none when no reply streams.
-func (s *SessionView) stream(width int) []line {
+func (s *SessionView) stream(o look) []line {
 	if s.StreamTurn == "" {
 		return nil
 	}
+	width := o.width
 	c := &s.streaming
-	if c.turn != s.StreamTurn || c.width != width || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
-		*c = streamLines{turn: s.StreamTurn, width: width}
+	if c.turn != s.StreamTurn || c.look != o || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
+		*c = streamLines{turn: s.StreamTurn, look: o}
 		c.stable = []line{header(wire.RoleAssistant, s.Model, "…", width)}
 	}
 	if c.text == s.StreamText && c.lines != nil {
@@ -127,20 +136,21 @@ func (s *SessionView) stream(width int) []line {
 	return c.lines
 }
 
-// lineCount is every line of s's transcript at width: the note that older
-// history exists, the committed events, the streaming reply.
-func (s *SessionView) lineCount(width int) int {
-	n := s.view(width).count() + len(s.stream(width))
+// lineCount is every line of s's transcript rendered for o: the note that
+// older history exists, the committed events, the streaming reply.
+func (s *SessionView) lineCount(o look) int {
+	n := s.view(o).count() + len(s.stream(o))
 	if s.More {
 		n++
 	}
 	return n
 }
 
-// window returns up to h lines of s's transcript at width from line top.
-func (s *SessionView) window(width, top, h int) []line {
-	t := s.view(width)
-	stream := s.stream(width)
+// window returns up to h lines of s's transcript rendered for o, from line
+// top.
+func (s *SessionView) window(o look, top, h int) []line {
+	t := s.view(o)
+	stream := s.stream(o)
 	out := make([]line, 0, h)
 	i := top
 	if s.More {
@@ -191,8 +201,9 @@ func roleStyle(role wire.Role) tcell.Style {
 // eventLines renders one committed event: a message with its header (and
 // the question it answers, when re is one), the end of a turn that failed
 // or was interrupted, a change of settings; other events take no lines.
-func eventLines(ev wire.Event, width int, re string) []line {
+func eventLines(ev wire.Event, o look, re string) []line {
 	var out []line
+	width := o.width
 	blank := line{"", stBase}
 	switch ev.Type {
 	case wire.EventMessage:
@@ -204,7 +215,10 @@ func eventLines(ev wire.Event, width int, re string) []line {
 		case wire.MessageFailed:
 			note = "[failed]"
 		}
-		out = append(out, header(ev.Role, ev.Author, note, width))
+		if o.times {
+			note += " " + ev.At.Local().Format(stampLayout(ev.At))
+		}
+		out = append(out, header(ev.Role, ev.Author, strings.TrimSpace(note), width))
 		if re != "" {
 			out = append(out, line{truncate("↪ to: "+re, width), stDim})
 		}
@@ -240,4 +254,14 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// stampLayout is how a message's time shows with times on: the time of
+// day, and the date too when it is not today.
+func stampLayout(t time.Time) string {
+	now := time.Now()
+	if y, m, d := t.Local().Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return "15:04"
+	}
+	return "2006-01-02 15:04"
 }

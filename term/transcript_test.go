@@ -19,7 +19,7 @@ func naive(s *SessionView, width int) []line {
 	}
 	var links transcript
 	for _, ev := range s.Events {
-		out = append(out, eventLines(ev, width, links.replyTo(ev))...)
+		out = append(out, eventLines(ev, look{width: width}, links.replyTo(ev))...)
 	}
 	if s.StreamTurn != "" {
 		out = append(out, header(wire.RoleAssistant, s.Model, "…", width))
@@ -36,11 +36,11 @@ func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
 	check := func(step string, width int) {
 		t.Helper()
 		want := naive(s, width)
-		if n := s.lineCount(width); n != len(want) {
+		if n := s.lineCount(look{width: width}); n != len(want) {
 			t.Fatalf("%s: %d lines, want %d", step, n, len(want))
 		}
 		for _, top := range []int{0, 1, len(want) / 2, max(len(want)-7, 0), len(want)} {
-			got := s.window(width, top, 7)
+			got := s.window(look{width: width}, top, 7)
 			end := min(top+7, len(want))
 			if !reflect.DeepEqual(got, want[top:end]) && !(len(got) == 0 && top == end) {
 				t.Fatalf("%s: window(%d, %d) = %v, want %v", step, width, top, got, want[top:end])

@@ -210,7 +210,7 @@ func (m *Model) scroll(d int) {
 	if s == nil {
 		return
 	}
-	lines := s.lineCount(m.transcriptWidth())
+	lines := s.lineCount(m.look())
 	h := m.transcriptHeight()
 	maxTop := max(lines-h, 0)
 	top := s.Top
@@ -293,10 +293,10 @@ func (m *Model) ConnState(s client.State) {
 }
 
 // Item applies one push of session id's subscription.
-func (m *Model) Item(id string, it client.Item) {
+func (m *Model) Item(id string, it client.Item) []Cmd {
 	s := m.session(id)
 	if s == nil {
-		return
+		return nil
 	}
 	switch it.Op {
 	case wire.PushReset:
@@ -305,7 +305,7 @@ func (m *Model) Item(id string, it client.Item) {
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
 	case wire.PushEvent:
-		m.event(s, *it.Event)
+		return m.event(s, *it.Event)
 	case wire.PushPartial:
 		s.StreamTurn, s.StreamText = it.Text.TurnID, it.Text.Text
 	case wire.PushDelta:
@@ -326,9 +326,10 @@ func (m *Model) Item(id string, it client.Item) {
 			m.quitArmed = false // Ctrl-C interrupts now: it no longer quits
 		}
 	}
+	return nil
 }
 
-func (m *Model) event(s *SessionView, ev wire.Event) {
+func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 	s.Events = append(s.Events, ev)
 	m.touch(s, ev.At)
 	switch ev.Type {
@@ -343,11 +344,13 @@ func (m *Model) event(s *SessionView, ev wire.Event) {
 		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", ""
 		}
+		return m.turnEnded(s, ev)
 	case wire.EventSettings:
 		if ev.Title != nil {
 			s.Title = *ev.Title
 		}
 	}
+	return nil
 }
 
 // SubEnded records that a session's subscription ended (deleted, or the
@@ -465,12 +468,12 @@ func (m *Model) Result(r any) []Cmd {
 			return nil
 		}
 		if len(s.Events) > 0 && len(r.Page.Events) > 0 && r.Page.Events[len(r.Page.Events)-1].Offset == s.Events[0].Offset-1 {
-			before := s.lineCount(m.transcriptWidth())
+			before := s.lineCount(m.look())
 			s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
 			s.More = r.Page.More
 			s.rerender()
 			// Keep the same lines in view.
-			s.Top += s.lineCount(m.transcriptWidth()) - before
+			s.Top += s.lineCount(m.look()) - before
 		}
 	}
 	return nil
