@@ -189,11 +189,24 @@ func drawTranscript(scr tcell.Screen, m *Model, l layout) {
 		top = min(s.Top, top)
 	}
 	for i, ln := range s.window(o, top, h) {
-		put(scr, l.mainX+1, i, l.mainW-1, ln.text, ln.style)
+		drawLine(scr, l.mainX+1, i, l.mainW-1, ln)
 	}
 	if !s.Follow && top+h < n && h > 0 {
 		more := fmt.Sprintf(" ↓ %d more lines (End) ", n-top-h)
 		put(scr, l.mainX+max(l.mainW-width(more), 0), h-1, l.mainW, more, stSelDim)
+	}
+}
+
+// drawLine draws one transcript line at (x, y), clipped to w cells.
+func drawLine(scr tcell.Screen, x, y, w int, ln line) {
+	if ln.spans == nil {
+		put(scr, x, y, w, ln.text, ln.style)
+		return
+	}
+	for _, sp := range ln.spans {
+		put(scr, x, y, w, sp.text, sp.style)
+		sw := width(sp.text)
+		x, w = x+sw, w-sw
 	}
 }
 

@@ -11,10 +11,12 @@ import (
 	"albedo/api/wire"
 )
 
-// line is one screen line of a transcript.
+// line is one screen line of a transcript: text in one style, or, when
+// spans is set, the spans (rendered Markdown), text then being them joined.
 type line struct {
 	text  string
 	style tcell.Style
+	spans []span
 }
 
 // transcript is a session's committed events rendered for one width: each
@@ -40,7 +42,8 @@ type transcript struct {
 type streamLines struct {
 	turn   string
 	look   look
-	done   int    // bytes of the text in stable: whole paragraphs
+	done   int    // bytes of the text in stable: whole Markdown blocks
+	codes  int    // the code blocks among them
 	stable []line // their lines
 	text   string // the text rendered last, and its lines
 	lines  []line
@@ -112,8 +115,11 @@ func (t *transcript) line(i int) line {
 	return t.blocks[b][i-start]
 }
 
-// stream returns the streaming reply's lines for width: a header, then the
-// text; none when no reply streams.
+// stream returns the streaming reply's lines for o: a header, then the
+// text as Markdown; none when no reply streams. The text only grows, so
+// the blocks before its last block boundary (a blank line outside a code
+// fence) are rendered once; only the last block is rendered again as it
+// grows. Code blocks are numbered across the pieces.
 func (s *SessionView) stream(o look) []line {
 	if s.StreamTurn == "" {
 		return nil
@@ -127,13 +133,54 @@ func (s *SessionView) stream(o look) []line {
 	if c.text == s.StreamText && c.lines != nil {
 		return c.lines
 	}
-	if nl := strings.LastIndexByte(s.StreamText, '\n'); nl >= c.done {
-		c.stable = appendText(c.stable, s.StreamText[c.done:nl], width, stBase)
-		c.done = nl + 1
+	if end := blockBoundary(s.StreamText, c.done); end > c.done {
+		c.stable = c.appendMarkdown(c.stable, s.StreamText[c.done:end], width, true)
+		c.done = end
 	}
 	c.text = s.StreamText
-	c.lines = appendText(c.stable[:len(c.stable):len(c.stable)], s.StreamText[c.done:], width, stBase)
+	c.lines = c.appendMarkdown(c.stable[:len(c.stable):len(c.stable)], s.StreamText[c.done:], width, false)
 	return c.lines
+}
+
+// appendMarkdown renders a piece of the stream after out, a blank line
+// between it and the piece before; keep counts its code blocks for the
+// pieces after it.
+func (c *streamLines) appendMarkdown(out []line, piece string, width int, keep bool) []line {
+	if strings.TrimSpace(piece) == "" {
+		return out
+	}
+	r := &mdRenderer{src: []byte(piece), base: stBase, codes: c.codes}
+	lines := r.render(width)
+	if keep {
+		c.codes = r.codes
+	}
+	if len(out) > 1 { // more than the header
+		out = append(out, line{text: "", style: stBase})
+	}
+	return append(out, lines...)
+}
+
+// blockBoundary returns the end of the last blank line in text after from
+// that is outside a code fence, or from when there is none: where text can
+// be cut into pieces that render as the whole does.
+func blockBoundary(text string, from int) int {
+	best, fenced := from, false
+	lineStart := from
+	for lineStart < len(text) {
+		end := strings.IndexByte(text[lineStart:], '\n')
+		if end < 0 {
+			break // the last line is still being written
+		}
+		l := text[lineStart : lineStart+end]
+		if t := strings.TrimLeft(l, " "); len(l)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			fenced = !fenced
+		}
+		if !fenced && strings.TrimSpace(l) == "" && lineStart > from {
+			best = lineStart + end + 1
+		}
+		lineStart += end + 1
+	}
+	return best
 }
 
 // lineCount is every line of s's transcript rendered for o: the note that
@@ -155,7 +202,7 @@ func (s *SessionView) window(o look, top, h int) []line {
 	i := top
 	if s.More {
 		if i == 0 && len(out) < h {
-			out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
+			out = append(out, line{text: "… earlier messages: PgUp or Home to load", style: stDim})
 		}
 		i = max(i-1, 0)
 	}
@@ -170,7 +217,7 @@ func (s *SessionView) window(o look, top, h int) []line {
 
 func appendText(out []line, text string, width int, st tcell.Style) []line {
 	for _, l := range wrap(text, width) {
-		out = append(out, line{l, st})
+		out = append(out, line{text: l, style: st})
 	}
 	return out
 }
@@ -183,7 +230,7 @@ func header(role wire.Role, author, note string, width int) line {
 	if note != "" {
 		h += " " + note
 	}
-	return line{truncate(h, width), roleStyle(role)}
+	return line{text: truncate(h, width), style: roleStyle(role)}
 }
 
 func roleStyle(role wire.Role) tcell.Style {
@@ -204,7 +251,7 @@ func roleStyle(role wire.Role) tcell.Style {
 func eventLines(ev wire.Event, o look, re string) []line {
 	var out []line
 	width := o.width
-	blank := line{"", stBase}
+	blank := line{text: "", style: stBase}
 	switch ev.Type {
 	case wire.EventMessage:
 		note := ""
@@ -220,9 +267,9 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		}
 		out = append(out, header(ev.Role, ev.Author, strings.TrimSpace(note), width))
 		if re != "" {
-			out = append(out, line{truncate("↪ to: "+re, width), stDim})
+			out = append(out, line{text: truncate("↪ to: "+re, width), style: stDim})
 		}
-		out = appendText(out, ev.Text, width, st)
+		out = append(out, messageLines(ev, width, st)...)
 		out = append(out, blank)
 	case wire.EventTurn:
 		switch ev.State {
@@ -254,6 +301,15 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// messageLines is a message's text: Markdown rendered for the replies of
+// models and bots, what a person typed as typed.
+func messageLines(ev wire.Event, width int, st tcell.Style) []line {
+	if ev.Role == wire.RoleUser {
+		return appendText(nil, ev.Text, width, st)
+	}
+	return markdownLines(ev.Text, width, st)
 }
 
 // stampLayout is how a message's time shows with times on: the time of

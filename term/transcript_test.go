@@ -15,7 +15,7 @@ import (
 func naive(s *SessionView, width int) []line {
 	var out []line
 	if s.More {
-		out = append(out, line{"… earlier messages: PgUp or Home to load", stDim})
+		out = append(out, line{text: "… earlier messages: PgUp or Home to load", style: stDim})
 	}
 	var links transcript
 	for _, ev := range s.Events {
@@ -23,7 +23,7 @@ func naive(s *SessionView, width int) []line {
 	}
 	if s.StreamTurn != "" {
 		out = append(out, header(wire.RoleAssistant, s.Model, "…", width))
-		out = appendText(out, s.StreamText, width, stBase)
+		out = append(out, markdownLines(s.StreamText, width, stBase)...)
 	}
 	return out
 }
@@ -47,7 +47,8 @@ func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
 			}
 		}
 	}
-	words := []string{"alpha", "beta", "日本語", "\n", "gamma\tdelta", "👩‍💻", "a-much-longer-word-than-the-width"}
+	words := []string{"alpha", "beta", "日本語", "\n", "gamma\tdelta", "👩‍💻", "a-much-longer-word-than-the-width",
+		"**bold**", "`code`", "\n\n", "\n\n```\nfunc f() {}\n```\n\n", "_it_"}
 	text := func(n int) string {
 		var b strings.Builder
 		for range n {

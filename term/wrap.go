@@ -3,6 +3,7 @@ package term
 import (
 	"strings"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/uniseg"
 )
 
@@ -173,4 +174,78 @@ func truncate(s string, w int) string {
 		used += g.Width()
 	}
 	return b.String() + "…"
+}
+
+// span is a run of text in one style: lines of rendered Markdown are
+// several.
+type span struct {
+	text  string
+	style tcell.Style
+}
+
+// cell is one grapheme cluster of styled text and the cells it takes.
+type cell struct {
+	cl    string
+	w     int
+	style tcell.Style
+}
+
+// wrapSpans breaks one paragraph of styled text (no newlines) into lines
+// of at most width cells, by the same rule as wrapLine: at spaces where it
+// can, inside a word where it must, a space at a break dropped.
+func wrapSpans(spans []span, width int) [][]span {
+	width = max(width, 1)
+	var cells []cell
+	for _, sp := range spans {
+		state := -1
+		for rest := displayable(sp.text); rest != ""; {
+			var c cell
+			c.cl, rest, c.w, state = nextCluster(rest, state)
+			c.style = sp.style
+			cells = append(cells, c)
+		}
+	}
+	var lines [][]span
+	var cur []cell
+	curW, lastSpace, wAtSpace := 0, -1, 0
+	for _, c := range cells {
+		broke := false
+		for curW+c.w > width && curW > 0 {
+			if lastSpace > 0 && c.cl != " " {
+				lines = append(lines, joinCells(cur[:lastSpace]))
+				cur = append([]cell(nil), cur[lastSpace:]...)
+				curW -= wAtSpace
+			} else {
+				lines = append(lines, joinCells(cur))
+				cur, curW = nil, 0
+			}
+			lastSpace, broke = -1, true
+		}
+		if broke && c.cl == " " {
+			continue
+		}
+		cur = append(cur, c)
+		curW += c.w
+		if c.cl == " " {
+			lastSpace, wAtSpace = len(cur), curW
+		}
+	}
+	return append(lines, joinCells(cur))
+}
+
+// joinCells merges cells into spans of one style each, trailing spaces
+// dropped.
+func joinCells(cells []cell) []span {
+	for len(cells) > 0 && cells[len(cells)-1].cl == " " {
+		cells = cells[:len(cells)-1]
+	}
+	var out []span
+	for _, c := range cells {
+		if n := len(out); n > 0 && out[n-1].style == c.style {
+			out[n-1].text += c.cl
+			continue
+		}
+		out = append(out, span{c.cl, c.style})
+	}
+	return out
 }
