@@ -362,6 +362,14 @@ func (a *App) run(cmds []Cmd) {
 			})
 		case cmdRedraw:
 			a.scr.Sync()
+		case cmdMouse:
+			if cmd.On {
+				a.scr.EnableMouse(tcell.MouseButtonEvents)
+			} else {
+				a.scr.DisableMouse()
+			}
+		case cmdCopy:
+			a.scr.SetClipboard([]byte(cmd.Text))
 		case cmdNotify:
 			_ = a.scr.Beep()
 			if tty, ok := a.scr.Tty(); ok && tty != nil {

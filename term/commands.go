@@ -2,6 +2,7 @@ package term
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
@@ -26,6 +27,8 @@ type (
 	cmdRetry      struct{}
 	cmdRedraw     struct{} // the terminal's whole screen again (Ctrl-L)
 	cmdNotify     struct{ Title, Body string }
+	cmdCopy       struct{ Text string } // to the clipboard, through the terminal
+	cmdMouse      struct{ On bool }     // capture the mouse (wheel scrolls) or leave it to the terminal
 	cmdLoadOlder  struct {
 		Session string
 		Before  int64
@@ -40,6 +43,8 @@ func (cmdDelete) isCmd()     {}
 func (cmdRetry) isCmd()      {}
 func (cmdRedraw) isCmd()     {}
 func (cmdNotify) isCmd()     {}
+func (cmdCopy) isCmd()       {}
+func (cmdMouse) isCmd()      {}
 func (cmdLoadOlder) isCmd()  {}
 
 // Results of Cmds, posted back into the loop.
@@ -127,6 +132,15 @@ var slashCommands = []slashCommand{
 		}
 		return m.patchFocused(wire.SessionPatch{Effort: &arg})
 	}},
+	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
+	{"/mouse on|off", "off: the terminal selects text; on: the wheel scrolls", func(m *Model, arg string) []Cmd {
+		if arg != "on" && arg != "off" {
+			m.notify(true, "usage: /mouse on|off")
+			return nil
+		}
+		m.notify(false, "mouse "+arg)
+		return []Cmd{cmdMouse{On: arg == "on"}}
+	}},
 	{"/notify on|off", "bell and desktop notice when a turn ends elsewhere", func(m *Model, arg string) []Cmd {
 		switch arg {
 		case "on", "off":
@@ -188,5 +202,50 @@ func (m *Model) answer(ev *tcell.EventKey) []Cmd {
 		return q.yes(m)
 	}
 	m.notify(false, "not done")
+	return nil
+}
+
+// copyCommand is /copy: the focused session's last reply, or with "code N"
+// the Nth code block of the newest reply that has one (as numbered in its
+// gutter; "code" alone is its last).
+func (m *Model) copyCommand(arg string) []Cmd {
+	s := m.Focused()
+	if s == nil {
+		m.notify(true, "no session")
+		return nil
+	}
+	if arg == "" {
+		reply := s.lastReply()
+		if reply == "" {
+			m.notify(true, "no reply to copy yet")
+			return nil
+		}
+		return m.copyText(reply, "the last reply")
+	}
+	word, num, _ := strings.Cut(arg, " ")
+	if word != "code" {
+		m.notify(true, "usage: /copy [code N]")
+		return nil
+	}
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		ev := s.Events[i]
+		if ev.Type != wire.EventMessage || ev.Role == wire.RoleUser {
+			continue
+		}
+		codes := codeBlocks(ev.Text)
+		if len(codes) == 0 {
+			continue
+		}
+		n := len(codes)
+		if num != "" {
+			var err error
+			if n, err = strconv.Atoi(strings.TrimSpace(num)); err != nil || n < 1 || n > len(codes) {
+				m.notify(true, fmt.Sprintf("the last reply with code has code 1 to %d", len(codes)))
+				return nil
+			}
+		}
+		return m.copyText(codes[n-1], fmt.Sprintf("code %d", n))
+	}
+	m.notify(true, "no reply with a code block yet")
 	return nil
 }

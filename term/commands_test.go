@@ -68,3 +68,18 @@ func TestNewWithAProviderAndRename(t *testing.T) {
 		t.Fatalf("/rename: %#v", cmds)
 	}
 }
+
+// /mouse off leaves the mouse to the terminal, for selecting text; on takes
+// it back for the wheel.
+func TestMouseCommand(t *testing.T) {
+	m := demo()
+	if cmds := runLine(m, "/mouse off"); len(cmds) != 1 || cmds[0] != (cmdMouse{On: false}) {
+		t.Fatalf("/mouse off: %#v", cmds)
+	}
+	if cmds := runLine(m, "/mouse on"); len(cmds) != 1 || cmds[0] != (cmdMouse{On: true}) {
+		t.Fatalf("/mouse on: %#v", cmds)
+	}
+	if cmds := runLine(m, "/mouse"); cmds != nil || !strings.Contains(m.Notice, "usage") {
+		t.Fatalf("/mouse: %#v %q", cmds, m.Notice)
+	}
+}

@@ -188,12 +188,39 @@ func drawTranscript(scr tcell.Screen, m *Model, l layout) {
 	if !s.Follow {
 		top = min(s.Top, top)
 	}
+	pickFrom, pickTo := -1, -1
+	if m.pick != nil && m.pick.event < len(s.Events) {
+		pickFrom, pickTo = s.eventRange(o, m.pick.event)
+	}
 	for i, ln := range s.window(o, top, h) {
-		drawLine(scr, l.mainX+1, i, l.mainW-1, ln)
+		x, w := l.mainX+1, l.mainW-1
+		if gi := top + i; gi >= pickFrom && gi < pickTo {
+			fill(scr, x, i, w, stSelected)
+			put(scr, x, i, w, ln.text, stSelected)
+			continue
+		}
+		drawLine(scr, x, i, w, ln)
+		if m.search != nil && len(m.search.query) > 0 {
+			highlight(scr, x, i, w, ln.text, string(m.search.query), top+i == m.search.at)
+		}
 	}
 	if !s.Follow && top+h < n && h > 0 {
 		more := fmt.Sprintf(" ↓ %d more lines (End) ", n-top-h)
 		put(scr, l.mainX+max(l.mainW-width(more), 0), h-1, l.mainW, more, stSelDim)
+	}
+}
+
+// highlight paints the matches of q in text, drawn at (x, y); those of the
+// current match's line stand out more.
+func highlight(scr tcell.Screen, x, y, w int, text, q string, current bool) {
+	st := stMatch
+	if current {
+		st = st.Bold(true).Underline(true)
+	}
+	for _, i := range findFold(text, q) {
+		if dx := width(text[:i]); dx < w {
+			put(scr, x+dx, y, w-dx, text[i:i+len(q)], st)
+		}
 	}
 }
 
@@ -287,6 +314,10 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 	put(scr, 0, y, m.Width, left, stStatus)
 	notice, isErr := m.notice(), m.NoticeErr
 	switch {
+	case m.search != nil:
+		notice, isErr = m.search.status(), false
+	case m.pick != nil:
+		notice, isErr = "↑↓ choose · Enter/y copy · c copy its code · Esc", false
 	case m.asking != nil:
 		notice, isErr = m.asking.prompt, true
 	case m.quitArmed:

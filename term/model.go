@@ -43,6 +43,8 @@ type Model struct {
 	helpTop     int       // the first row of the help shown, when it is taller than the screen
 	filter      *filter   // the go-to line, when open (sidebar.go)
 	asking      *question // a yes/no question in the status bar (commands.go)
+	search      *search   // the search line, when open (find.go)
+	pick        *pick     // a message selected for copying (find.go)
 	quitArmed   bool      // a Ctrl-C on an idle session asks to confirm
 	pasting     bool      // inside a bracketed paste
 	pasted      []rune    // the paste so far, inserted whole at its end

@@ -77,6 +77,12 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	if m.filter != nil {
 		return m.filterKey(ev)
 	}
+	if m.search != nil {
+		return m.searchKey(ev)
+	}
+	if m.pick != nil {
+		return m.pickKey(ev)
+	}
 	armed := m.quitArmed
 	cmds := m.press(ev)
 	if armed {

@@ -1,0 +1,232 @@
+package term
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+)
+
+// Two ways through the focused transcript: search (Ctrl-F), which finds
+// and highlights text, and pick (Ctrl-Y), which selects a message to copy.
+
+// search is the search line: the query, and the line of the transcript
+// its current match is on (-1: none).
+type search struct {
+	query []rune
+	at    int
+	count int // lines that match
+}
+
+var stMatch = stBase.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
+
+func (m *Model) openSearch() []Cmd {
+	if m.Focused() == nil {
+		return nil
+	}
+	m.search = &search{at: -1}
+	return nil
+}
+
+// searchKey is a key while the search line is open: typing narrows and
+// jumps to the newest match, Up (or Enter) goes to the one before, Down
+// to the one after, Esc closes and stays where it is.
+func (m *Model) searchKey(ev *tcell.EventKey) []Cmd {
+	f := m.search
+	switch ev.Key() {
+	case tcell.KeyEscape, tcell.KeyCtrlF:
+		m.search = nil
+		return nil
+	case tcell.KeyEnter, tcell.KeyUp:
+		m.findMatch(-1)
+	case tcell.KeyDown:
+		m.findMatch(+1)
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if len(f.query) > 0 {
+			f.query, f.at = f.query[:len(f.query)-1], -1
+			m.findMatch(-1)
+		}
+	case tcell.KeyRune:
+		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 {
+			f.query, f.at = append(f.query, ev.Rune()), -1
+			m.findMatch(-1)
+		}
+	case tcell.KeyCtrlQ:
+		m.Quit = true
+	}
+	return nil
+}
+
+// findMatch moves the current match one matching line up (dir -1) or down
+// (+1) from where it is (from the end when there is none yet), counts the
+// matching lines, and scrolls the match into view.
+func (m *Model) findMatch(dir int) {
+	s, f := m.Focused(), m.search
+	if s == nil || f == nil {
+		return
+	}
+	o := m.look()
+	n := s.lineCount(o)
+	q := string(f.query)
+	f.count = 0
+	if q == "" {
+		f.at = -1
+		return
+	}
+	lines := s.window(o, 0, n)
+	for _, l := range lines {
+		if len(findFold(l.text, q)) > 0 {
+			f.count++
+		}
+	}
+	start := f.at
+	if start < 0 {
+		start = n
+		if dir > 0 {
+			start = -1
+		}
+	}
+	for i := start + dir; i >= 0 && i < n; i += dir {
+		if len(findFold(lines[i].text, q)) > 0 {
+			f.at = i
+			m.showLine(s, i)
+			return
+		}
+	}
+}
+
+// showLine scrolls s so that line i is in view, a few lines below the top.
+func (m *Model) showLine(s *SessionView, i int) {
+	h := m.transcriptHeight()
+	n := s.lineCount(m.look())
+	top := min(max(i-h/3, 0), max(n-h, 0))
+	s.Top, s.Follow = top, top >= max(n-h, 0)
+}
+
+// findFold returns the byte offsets in s where q starts, ignoring case.
+func findFold(s, q string) []int {
+	var out []int
+	if q == "" {
+		return nil
+	}
+	for i := 0; i+len(q) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(q)], q) {
+			out = append(out, i)
+			i += len(q) - 1
+		}
+	}
+	return out
+}
+
+// searchStatus is what the status bar says while searching.
+func (f *search) status() string {
+	switch {
+	case len(f.query) == 0:
+		return "search: type to find · ↑/Enter older · ↓ newer · Esc"
+	case f.count == 0:
+		return fmt.Sprintf("search: %s · no match", string(f.query))
+	}
+	return fmt.Sprintf("search: %s · %d lines · ↑/Enter older · ↓ newer · Esc", string(f.query), f.count)
+}
+
+// pick is a message selected in the focused transcript, for copying: an
+// index into its Events.
+type pick struct{ event int }
+
+// openPick selects the focused session's last message.
+func (m *Model) openPick() []Cmd {
+	s := m.Focused()
+	if s == nil {
+		return nil
+	}
+	m.pick = &pick{event: len(s.Events)}
+	if !m.movePick(-1) {
+		m.pick = nil
+		m.notify(true, "no message to copy yet")
+	}
+	return nil
+}
+
+// movePick moves the selection to the previous (dir -1) or next message
+// and scrolls to it; it says whether there was one.
+func (m *Model) movePick(dir int) bool {
+	s := m.Focused()
+	for i := m.pick.event + dir; i >= 0 && i < len(s.Events); i += dir {
+		if s.Events[i].Type == wire.EventMessage {
+			m.pick.event = i
+			from, _ := s.eventRange(m.look(), i)
+			m.showLine(s, from)
+			return true
+		}
+	}
+	return false
+}
+
+// pickKey is a key while a message is selected: Up and Down choose, Enter
+// or y copies it, c copies its first code block, Esc leaves; any other key
+// leaves and does what it does.
+func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
+	s := m.Focused()
+	if s == nil || m.pick.event >= len(s.Events) {
+		m.pick = nil
+		return m.press(ev)
+	}
+	switch {
+	case ev.Key() == tcell.KeyUp:
+		m.movePick(-1)
+	case ev.Key() == tcell.KeyDown:
+		m.movePick(+1)
+	case ev.Key() == tcell.KeyEnter, ev.Key() == tcell.KeyRune && ev.Rune() == 'y':
+		text := s.Events[m.pick.event].Text
+		m.pick = nil
+		return m.copyText(text, "the message")
+	case ev.Key() == tcell.KeyRune && ev.Rune() == 'c':
+		codes := codeBlocks(s.Events[m.pick.event].Text)
+		if len(codes) == 0 {
+			m.notify(true, "that message has no code block")
+			return nil
+		}
+		m.pick = nil
+		return m.copyText(codes[0], "code 1")
+	case ev.Key() == tcell.KeyEscape:
+		m.pick = nil
+	default:
+		m.pick = nil
+		return m.press(ev)
+	}
+	return nil
+}
+
+// copyText asks the App to put text on the clipboard, through the
+// terminal (OSC 52).
+func (m *Model) copyText(text, what string) []Cmd {
+	m.notify(false, fmt.Sprintf("copied %s (%d characters)", what, len([]rune(text))))
+	return []Cmd{cmdCopy{Text: text}}
+}
+
+// eventRange returns the lines of s's transcript that event i takes, as
+// [from, to).
+func (s *SessionView) eventRange(o look, i int) (from, to int) {
+	t := s.view(o)
+	if i > 0 {
+		from = t.ends[i-1]
+	}
+	to = t.ends[i]
+	if s.More {
+		from, to = from+1, to+1
+	}
+	return from, to
+}
+
+// lastReply is the text of the focused session's newest reply (a model's
+// or a bot's message), or "".
+func (s *SessionView) lastReply() string {
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		if ev := s.Events[i]; ev.Type == wire.EventMessage && ev.Role != wire.RoleUser {
+			return ev.Text
+		}
+	}
+	return ""
+}

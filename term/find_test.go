@@ -1,0 +1,131 @@
+package term
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
+)
+
+// longSession is a focused session of 60 messages, "needle" in 3 of them.
+func longSession() *Model {
+	m := NewModel(80, 20)
+	s := &SessionView{ID: "s", Follow: true}
+	for i := range 60 {
+		text := "message number " + string(rune('A'+i%26))
+		if i == 5 || i == 30 || i == 50 {
+			text += " with a Needle in it"
+		}
+		role := wire.RoleUser
+		if i%2 == 1 {
+			role = wire.RoleAssistant
+		}
+		s.Events = append(s.Events, msg(int64(i+1), role, string(role), text))
+	}
+	m.Sessions, m.Focus = []*SessionView{s}, 0
+	return m
+}
+
+// Ctrl-F finds text in the transcript, newest match first, highlights it
+// and scrolls to it; Up goes to older matches, Down back; Esc closes and
+// stays there.
+func TestSearchTheTranscript(t *testing.T) {
+	m := longSession()
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	typeText(m, "needle")
+	if r := screen(t, m); !contains(r, "with a Needle in it") || !contains(r, "search: needle · 3 lines") {
+		t.Fatalf("first match:\n%s", strings.Join(r, "\n"))
+	}
+	s := m.Focused()
+	at := func() string { return s.window(m.look(), m.search.at, 1)[0].text }
+	newest := m.search.at
+	m.Key(key(tcell.KeyUp, 0, 0))
+	m.Key(key(tcell.KeyEnter, 0, 0))
+	if m.search.at >= newest || !strings.Contains(at(), "number F with a Needle") {
+		t.Fatalf("two matches up: line %d %q", m.search.at, at())
+	}
+	if r := screen(t, m); !contains(r, "number F with a Needle") || s.Follow {
+		t.Fatalf("not scrolled to the oldest match:\n%s", strings.Join(r, "\n"))
+	}
+	m.Key(key(tcell.KeyDown, 0, 0)) // the next newer match: message 30
+	if !strings.Contains(at(), "number E with a Needle") {
+		t.Fatalf("down: %q", at())
+	}
+	m.Key(key(tcell.KeyEscape, 0, 0))
+	if m.search != nil || s.Follow {
+		t.Fatal("Esc did not close the search where it was")
+	}
+}
+
+// The match is painted on the screen in the match style.
+func TestSearchHighlights(t *testing.T) {
+	m := longSession()
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	typeText(m, "needle")
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer scr.Fini()
+	scr.SetSize(m.Width, m.Height)
+	Draw(scr, m)
+	scr.Show()
+	if st := styleAt(t, scr, "Needle"); st.Bold(false).Underline(false) != stMatch {
+		t.Fatalf("match style %v", st)
+	}
+}
+
+// Ctrl-Y selects the last message; Up picks an older one; Enter copies it
+// through the terminal (OSC 52, here the simulation's clipboard); c copies
+// a reply's code; /copy copies the last reply and /copy code N its blocks.
+func TestCopy(t *testing.T) {
+	m := longSession()
+	s := m.Focused()
+	code := msg(61, wire.RoleAssistant, "m", "Here:\n\n```sh\necho one\n```\n\nand\n\n```\necho two\n```")
+	s.Events = append(s.Events, code)
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	if m.pick == nil || m.pick.event != 60 {
+		t.Fatalf("pick %+v", m.pick)
+	}
+	m.Key(key(tcell.KeyUp, 0, 0))
+	cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+	if len(cmds) != 1 || cmds[0] != (cmdCopy{Text: s.Events[59].Text}) || m.pick != nil {
+		t.Fatalf("Enter copied %#v", cmds)
+	}
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	if cmds := m.Key(key(tcell.KeyRune, 'c', 0)); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: "echo one"}) {
+		t.Fatalf("c copied %#v", cmds)
+	}
+	for line, want := range map[string]string{"/copy": code.Text, "/copy code": "echo two", "/copy code 1": "echo one"} {
+		if cmds := runLine(m, line); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: want}) {
+			t.Errorf("%s copied %#v", line, cmds)
+		}
+	}
+	if cmds := runLine(m, "/copy code 3"); cmds != nil || !strings.Contains(m.Notice, "code 1 to 2") {
+		t.Errorf("/copy code 3: %#v %q", cmds, m.Notice)
+	}
+	// A key that is not the pick's leaves it and does its own work.
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	typeText(m, "hi")
+	if m.pick != nil || string(m.Composer) != "hi" {
+		t.Fatalf("typing after a pick: %v %q", m.pick, string(m.Composer))
+	}
+}
+
+// The App puts what is copied on the terminal's clipboard.
+func TestCopyReachesTheClipboard(t *testing.T) {
+	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
+	a := newApp(context.Background(), Options{Now: func() time.Time { return t0 }}, scr)
+	defer a.cancel()
+	a.run([]Cmd{cmdCopy{Text: "copied text"}})
+	if got := string(scr.(interface{ GetClipboardData() []byte }).GetClipboardData()); got != "copied text" {
+		t.Fatalf("clipboard %q", got)
+	}
+}
