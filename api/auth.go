@@ -26,7 +26,7 @@ var (
 // viewer's one session, a bot's list) is checked on top, against the
 // session the request names.
 var permissions = map[string][]wire.TokenRole{
-	"GET /v1/sessions":                      ownerBot, // a bot sees its sessions only
+	"GET /v1/sessions":                      everyone, // a bot or a viewer sees its sessions only
 	"POST /v1/sessions":                     ownerOnly,
 	"PUT /v1/sessions/:id":                  ownerOnly,
 	"GET /v1/sessions/:id":                  everyone,

@@ -171,10 +171,12 @@ func TestTokenScope(t *testing.T) {
 			t.Fatalf("other session: %d %+v", code, eb.Error)
 		}
 	}
-	var list wire.SessionList
-	e.do("GET", "/v1/sessions", e.as(bot), "", &list)
-	if len(list.Sessions) != 1 || list.Sessions[0].ID != "mine" {
-		t.Fatalf("a scoped bot lists %+v", list.Sessions)
+	for name, tok := range map[string]string{"a scoped bot": bot, "a viewer": viewer} {
+		var list wire.SessionList
+		e.do("GET", "/v1/sessions", e.as(tok), "", &list)
+		if len(list.Sessions) != 1 || list.Sessions[0].ID != "mine" {
+			t.Fatalf("%s lists %+v", name, list.Sessions)
+		}
 	}
 	// hello with two subs: the one outside the scope is refused alone.
 	w := e.dialToken(viewer)

@@ -9,20 +9,23 @@ import (
 	"time"
 )
 
-// tmux drives a real terminal: the albedo binary with no arguments, in a
-// tmux pane of its own private tmux server.
+// tmux drives a real terminal: the albedo binary (with no arguments, or
+// those given), in a tmux pane of its own private tmux server.
 type tmux struct {
 	t      *testing.T
 	socket string
 }
 
-func startTmux(t *testing.T, home string, w, h int) *tmux {
+func startTmux(t *testing.T, home string, w, h int, args ...string) *tmux {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
 	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
 	cmd := fmt.Sprintf("ALBEDO_HOME=%s TERM=xterm-256color %s", home, albedoBin)
+	for _, a := range args {
+		cmd += " '" + a + "'"
+	}
 	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	return x

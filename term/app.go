@@ -28,6 +28,9 @@ type Options struct {
 	// OnDraw, if set, is called on the UI goroutine after every frame is
 	// shown: tests wait on it instead of sleeping.
 	OnDraw func()
+	// ReadOnly is for a viewer's token (albedo attach): the sidebar holds
+	// the one session it may read, and nothing is sent or changed.
+	ReadOnly bool
 }
 
 // Messages into the loop from other goroutines.
@@ -101,6 +104,7 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	w, h := scr.Size()
 	m := NewModel(w, h)
 	m.Now = opts.Now
+	m.ReadOnly = opts.ReadOnly
 	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	return a

@@ -91,6 +91,10 @@ type slashCommand struct {
 	run   func(m *Model, arg string) []Cmd
 }
 
+// changesSessions names the slash commands that change sessions: a
+// read-only view refuses them.
+var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true}
+
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
 		m.notify(false, "creating a session…")
@@ -166,6 +170,9 @@ func (m *Model) slash(line string) []Cmd {
 	arg = strings.TrimSpace(arg)
 	for _, c := range slashCommands {
 		if cmdName, _, _ := strings.Cut(c.usage, " "); cmdName == name {
+			if changesSessions[cmdName] && m.refuseReadOnly() {
+				return nil
+			}
 			return c.run(m, arg)
 		}
 	}
@@ -248,4 +255,12 @@ func (m *Model) copyCommand(arg string) []Cmd {
 	}
 	m.notify(true, "no reply with a code block yet")
 	return nil
+}
+
+// refuseReadOnly says so, and returns true, in a read-only view.
+func (m *Model) refuseReadOnly() bool {
+	if m.ReadOnly {
+		m.notify(true, "read-only: this view of a shared session cannot send or change anything")
+	}
+	return m.ReadOnly
 }

@@ -83,3 +83,38 @@ func TestMouseCommand(t *testing.T) {
 		t.Fatalf("/mouse: %#v %q", cmds, m.Notice)
 	}
 }
+
+// A read-only view (a viewer's share) sends and changes nothing: Enter
+// keeps the text and says why, Ctrl-N and the commands that change a
+// session are refused, Esc and Ctrl-C do not interrupt; reading works.
+func TestReadOnlyView(t *testing.T) {
+	m := demo() // the focused session is running
+	m.ReadOnly = true
+	typeText(m, "hello")
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); cmds != nil || string(m.Composer) != "hello" || !strings.Contains(m.Notice, "read-only") {
+		t.Fatalf("Enter: %#v composer %q notice %q", cmds, string(m.Composer), m.Notice)
+	}
+	m.setComposer("")
+	for _, line := range []string{"/title x", "/new", "/delete", "/model m", "/effort low"} {
+		if cmds := runLine(m, line); cmds != nil || m.asking != nil || !strings.Contains(m.Notice, "read-only") {
+			t.Errorf("%s: %#v", line, cmds)
+		}
+	}
+	if cmds := m.Key(key(tcell.KeyCtrlN, 0, 0)); cmds != nil {
+		t.Fatalf("Ctrl-N: %#v", cmds)
+	}
+	for _, k := range []tcell.Key{tcell.KeyEscape, tcell.KeyCtrlC} {
+		for _, c := range m.Key(key(k, 0, 0)) {
+			if _, ok := c.(cmdInterrupt); ok {
+				t.Fatalf("%v interrupted", k)
+			}
+		}
+	}
+	m.Sessions[0].Events = append(m.Sessions[0].Events, msg(3, "assistant", "m1", "copy me"))
+	if cmds := runLine(m, "/copy"); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: "copy me"}) {
+		t.Fatalf("/copy: %#v", cmds)
+	}
+	if r := screen(t, m); !strings.HasPrefix(r[len(r)-1], " viewer (read-only) │") {
+		t.Fatalf("status bar %q", r[len(r)-1])
+	}
+}

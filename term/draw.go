@@ -263,7 +263,11 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 		put(scr, l.mainX+2, l.composerY+i, textW, lines[first+i], stBase)
 	}
 	if len(m.Composer) == 0 && m.Pane == paneComposer && m.Focused() != nil {
-		put(scr, l.mainX+2, l.composerY, textW, "message · /help", stDim)
+		hint := "message · /help"
+		if m.ReadOnly {
+			hint = "read-only view · /copy, Ctrl-F, /help"
+		}
+		put(scr, l.mainX+2, l.composerY, textW, hint, stDim)
 	}
 	if m.Pane == paneComposer && !m.ShowHelp && m.filter == nil {
 		scr.ShowCursor(l.mainX+2+min(cx, textW-1), l.composerY+cy-first)
@@ -291,6 +295,9 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 	}
 	fill(scr, 0, y, m.Width, stStatus)
 	left := " " + m.connText()
+	if m.ReadOnly {
+		left = " viewer (read-only) │" + left
+	}
 	if s := m.Focused(); s != nil {
 		var parts []string
 		if s.Model != "" {

@@ -52,6 +52,9 @@ func (m *Model) switchPane() []Cmd {
 }
 
 func (m *Model) newSession() []Cmd {
+	if m.refuseReadOnly() {
+		return nil
+	}
 	m.notify(false, "creating a session…")
 	return []Cmd{cmdNewSession{}}
 }

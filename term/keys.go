@@ -119,9 +119,11 @@ func inSidebar(m *Model) bool  { return m.Pane == paneSidebar }
 // when there is no text to edit.
 func notWriting(m *Model) bool { return inSidebar(m) || len(m.Composer) == 0 }
 
+// turnRunning: a turn runs that Esc and Ctrl-C can interrupt (a viewer
+// cannot: for it they are the idle keys).
 func turnRunning(m *Model) bool {
 	s := m.Focused()
-	return s != nil && s.running()
+	return s != nil && s.running() && !m.ReadOnly
 }
 
 func turnIdle(m *Model) bool { return !turnRunning(m) }

@@ -194,6 +194,10 @@ func (m *Model) submit() []Cmd {
 	if trimmed[0] == '/' {
 		return m.slash(trimmed)
 	}
+	if m.refuseReadOnly() {
+		m.setComposer(text) // kept: nothing typed is lost
+		return nil
+	}
 	s := m.Focused()
 	if s == nil {
 		m.notify(true, "no session: Ctrl-N creates one")

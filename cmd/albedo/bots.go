@@ -156,6 +156,9 @@ func newShareCmd(g *globals) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(g.stderr, "read-only token for %s; websocket %s (subprotocol albedo.v1)\n", t.Session, t.WSURL)
+			if snap, err := c.Discover(ctx); err == nil {
+				fmt.Fprintf(g.stderr, "link (for albedo attach): %s\n", shareURL(snap.Port, t.Session, t.Token))
+			}
 			fmt.Fprintln(g.stdout, t.Token)
 			return nil
 		}),

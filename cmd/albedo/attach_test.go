@@ -1,0 +1,23 @@
+package main
+
+import "testing"
+
+// Share links and tokens parse; anything else is refused with a reason.
+func TestParseShare(t *testing.T) {
+	good := map[string]shareLink{
+		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", port: 7411},
+		shareURL(9, "s 1", "t+/="):                           {token: "t+/=", session: "s 1", port: 9},
+		"  v_plainToken  ":                                    {token: "v_plainToken"},
+	}
+	for in, want := range good {
+		if got, err := parseShare(in); err != nil || got != want {
+			t.Errorf("parseShare(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "ftp://x:1/#session=a&token=b", "http://127.0.0.1:7411/", "http://127.0.0.1:7411/#session=a",
+		"http://127.0.0.1/#session=a&token=b", "http://h:port/#session=a&token=b", "two words", "a/b"} {
+		if got, err := parseShare(bad); err == nil {
+			t.Errorf("parseShare(%q) = %+v, want an error", bad, got)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+)
+
+// A share opens in the terminal with albedo attach: the transcript, live,
+// with a read-only badge; what is typed is not sent (the daemon stores
+// nothing), and the owner's next message arrives.
+func TestAttachAShareInTmux(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "shared"}})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	out := cli(t, fx.home, "share", "s")
+	var link string
+	for _, l := range strings.Split(out, "\n") {
+		if _, after, ok := strings.Cut(l, "link (for albedo attach): "); ok {
+			link = strings.TrimSpace(after)
+		}
+	}
+	if !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "#session=s&token=") {
+		t.Fatalf("share printed no link:\n%s", out)
+	}
+	x := startTmux(t, fx.home, 120, 30, "attach", link)
+	x.waitPane("the shared transcript, read-only", func(s string) bool {
+		return strings.Contains(s, "echo: hello") && strings.Contains(s, "viewer (read-only)") && strings.Contains(s, "1 viewer")
+	})
+	x.keys("-l", "sneaky")
+	x.keys("Enter")
+	x.waitPane("the refusal", has("read-only: this view"))
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	x.waitPane("the owner's next reply", has("echo: second"))
+	if got := waitInputs(t, fx.c, "s", 2); len(got) != 2 || got[0] != "hello" || got[1] != "second" {
+		t.Fatalf("the daemon stored %q", got)
+	}
+	x.keys("C-q")
+}
