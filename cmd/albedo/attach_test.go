@@ -7,7 +7,7 @@ func TestParseShare(t *testing.T) {
 	good := map[string]shareLink{
 		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", port: 7411},
 		shareURL(9, "s 1", "t+/="):                           {token: "t+/=", session: "s 1", port: 9},
-		"  v_plainToken  ":                                    {token: "v_plainToken"},
+		"  v_plainToken  ":                                   {token: "v_plainToken"},
 	}
 	for in, want := range good {
 		if got, err := parseShare(in); err != nil || got != want {
