@@ -18,10 +18,13 @@ func TestViewersAreWhoLooks(t *testing.T) {
 	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
 		t.Fatal(err)
 	}
-	// b is newer, so it is on top of both sidebars and focused at start.
+	// b is newer, so it is on top of both sidebars and focused at start:
+	// both terminals look at it.
 	one := startUI(t, fx.c, 100, 30)
 	two := startUI(t, fx.c, 100, 30)
-	one.waitFor("one viewer", has("connected │ 1 viewer"))
+	one.waitFor("b with two viewers", has("connected │ 2 viewers"))
+	two.waitFor("b with two viewers", has("connected │ 2 viewers"))
+	waitViewers(t, fx, "a", 0)
 	one.scr.InjectKey(tcell.KeyDown, 0, tcell.ModAlt) // one looks at a
 	one.waitFor("a with one viewer", has("connected │ 1 viewer"))
 	two.waitFor("b with one viewer", has("connected │ 1 viewer"))
