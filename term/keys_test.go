@@ -157,6 +157,10 @@ func TestHelpListsEveryEntry(t *testing.T) {
 	if !m.ShowHelp {
 		t.Fatal("scrolling closed the help")
 	}
+	// It is a framed box: the transcript does not show through.
+	if r := screen(t, m); !contains(r, "┌─ albedo: keys and commands") || !contains(r, "└───") {
+		t.Fatalf("the help has no frame:\n%s", strings.Join(r, "\n"))
+	}
 	m.Key(key(tcell.KeyRune, 'x', 0))
 	if m.ShowHelp || len(m.Composer) != 0 {
 		t.Fatalf("a key other than scrolling did not just close the help: composer %q", string(m.Composer))
