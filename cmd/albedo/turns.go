@@ -91,6 +91,8 @@ func newTailCmd(g *globals) *cobra.Command {
 					return err
 				}
 				cur = client.Cursor{Epoch: s.Epoch, Offset: after}
+			} else if _, err := c.Discover(ctx); err != nil { // a daemon that cannot start says why
+				return err
 			}
 			st := c.Stream(client.StreamOptions{})
 			defer st.Close()
