@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -100,5 +101,42 @@ func TestWaitHomeEndsOnAChange(t *testing.T) {
 				t.Fatal("a wait with nothing changed said to go on")
 			}
 		})
+	}
+}
+
+// A stream on its own (discover, not explicit) starts no daemon where
+// daemon.down says none should start; a user's Discover tries regardless.
+// The albedo binary here does not exist, so any start fails with "start
+// daemon": that error says a start was tried.
+func TestDiscoverOnItsOwnStartsNone(t *testing.T) {
+	home := t.TempDir()
+	c, _ := New(Options{Home: home, AutoStart: true, Exe: filepath.Join(home, "no-such-albedo")})
+	ctx := context.Background()
+	tried := func(err error) bool { return err != nil && strings.Contains(err.Error(), "start daemon") }
+
+	writeDownForTest(t, home, Down{Stopped: true})
+	if _, err := c.discover(ctx, false); !errors.Is(err, ErrStopped) {
+		t.Fatalf("on its own after a stop: %v", err)
+	}
+	if _, err := c.Discover(ctx); !tried(err) {
+		t.Fatalf("a user's Discover after a stop: %v", err)
+	}
+
+	cfg := StampConfig(home) // no config.toml: the zero stamp
+	writeDownForTest(t, home, Down{Error: "broken", Config: &cfg})
+	var se *StartError
+	if _, err := c.discover(ctx, false); !errors.As(err, &se) || se.Reason != "broken" {
+		t.Fatalf("on its own after a failed start: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.discover(ctx, false); !tried(err) {
+		t.Fatalf("on its own once config.toml changed: %v", err)
+	}
+
+	os.Remove(filepath.Join(home, DownFile))
+	if _, err := c.discover(ctx, false); !tried(err) {
+		t.Fatalf("on its own after a crash: %v", err)
 	}
 }
