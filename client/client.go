@@ -124,19 +124,40 @@ func (c *Client) invalidate(snap Snapshot) {
 }
 
 // Discover re-reads daemon.json, checks that its daemon answers, and, with
-// AutoStart, starts one when none does.
+// AutoStart, starts one when none does. It acts for a user (a command, a
+// terminal opening, a retry), so it starts one whatever daemon.down says;
+// a failed start is a *StartError. Without AutoStart it reports what
+// daemon.down says, if anything, as its ErrUnavailable.
 func (c *Client) Discover(ctx context.Context) (Snapshot, error) {
+	return c.discover(ctx, true)
+}
+
+// discover is Discover. A stream recovering on its own (explicit false)
+// starts no daemon where daemon.down says none should be started
+// (downErr): after a stop on purpose, or after a failed start while
+// config.toml is unchanged.
+func (c *Client) discover(ctx context.Context, explicit bool) (Snapshot, error) {
 	snap, err := c.probe(ctx)
 	if err == nil {
 		return c.adopt(snap), nil
 	}
 	if !c.opts.AutoStart {
+		if derr := c.downErr(); derr != nil {
+			return Snapshot{}, derr
+		}
 		return Snapshot{}, fmt.Errorf("%w (%v)", ErrUnavailable, err)
 	}
 	c.start.Lock()
 	defer c.start.Unlock()
 	if snap, err := c.probe(ctx); err == nil { // someone else started it meanwhile
 		return c.adopt(snap), nil
+	}
+	if !explicit {
+		// Read after the lock: another stream of this client may have
+		// just failed to start one.
+		if derr := c.downErr(); derr != nil {
+			return Snapshot{}, derr
+		}
 	}
 	snap, err = c.startDaemon(ctx)
 	if err != nil {

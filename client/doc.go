@@ -8,4 +8,11 @@
 // makes them idempotent (a session PUT with If-None-Match: *, an input PUT
 // with its input_id, a DELETE; a DELETE retried after an answer was lost
 // reports not_found for the delete that did land).
+//
+// With AutoStart, a call, Discover or a new Stream starts a daemon when
+// none answers, as a user's command would. A Stream that loses its daemon
+// starts the next one itself only after a crash: $ALBEDO_HOME/daemon.down
+// says when the daemon was stopped on purpose or could not start, and the
+// stream then waits (State Stopped or StartFailed) for a daemon to start
+// or for config.toml to change.
 package client

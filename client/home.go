@@ -20,6 +20,7 @@ const (
 	DBFile     = "albedo.db"
 	LogFile    = "daemon.log"
 	LockFile   = "daemon.lock"
+	DownFile   = "daemon.down"
 	ConfigFile = "config.toml"
 )
 

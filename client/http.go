@@ -144,6 +144,10 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 			if !retry {
 				return h, err
 			}
+		} else if c.opts.AutoStart && isStartError(err) {
+			// This client started a daemon and it could not start: another
+			// try would fail the same way, and log it again.
+			return nil, err
 		}
 		d := b.Next()
 		if time.Now().Add(d).After(deadline) {

@@ -51,6 +51,39 @@ func (st *Stream) wait(d time.Duration, b *Backoff, lastErr error, seen string) 
 	}
 }
 
+// homeMarks are the stamps of the files whose change may end a stream's
+// wait for a daemon that is down on purpose: daemon.json (a daemon
+// started), daemon.down (a stop or a failed start recorded, or cleared),
+// config.toml (edited after a failed start).
+type homeMarks [3]stamp
+
+func (c *Client) homeMarks() homeMarks {
+	h := c.opts.Home
+	return homeMarks{
+		fileStamp(filepath.Join(h, DaemonFile)),
+		fileStamp(filepath.Join(h, DownFile)),
+		fileStamp(filepath.Join(h, ConfigFile)),
+	}
+}
+
+// waitHome waits until those files differ from marks, taken before the
+// attempt that found the daemon down, so that a change made while the
+// attempt ran is not missed. It returns false when the stream is closed.
+// Like wait, it polls (a stat of three files every 50 ms); a daemon
+// starting is seen within that, with no backoff to sit out.
+func (st *Stream) waitHome(marks homeMarks) bool {
+	poll := time.NewTicker(newDaemonPoll)
+	defer poll.Stop()
+	for st.c.homeMarks() == marks {
+		select {
+		case <-st.ctx.Done():
+			return false
+		case <-poll.C:
+		}
+	}
+	return true
+}
+
 // daemonBoot is the boot daemon.json names now, or "" if there is none.
 func (c *Client) daemonBoot() string {
 	if info, err := ReadDaemonFile(c.opts.Home); err == nil {

@@ -16,7 +16,10 @@ import (
 type StreamOptions struct {
 	// Budget is how long the stream keeps trying to reach a daemon, counted
 	// from the moment it lost the last one (or from the start); then it ends
-	// with ErrUnavailable. 0 means forever.
+	// with ErrUnavailable. 0 means forever. A daemon stopped on purpose, or
+	// one that cannot start, is not tried: the stream waits (Stopped,
+	// StartFailed) until a daemon starts or config.toml changes, and that
+	// wait does not count.
 	Budget time.Duration
 	// Backoff shapes reconnect delays (first ≤ 250 ms, cap 5 s).
 	Backoff BackoffOptions
@@ -28,30 +31,6 @@ type StreamOptions struct {
 	// arrives here (Session, TurnID, InputID, Messages). It is called from
 	// the stream's reader and must return quickly; answer with Reply.
 	OnTurn func(wire.TurnPush)
-}
-
-// Phase of a stream's connection.
-type Phase int
-
-// Connection phases.
-const (
-	Connecting Phase = iota
-	Connected
-	Reconnecting
-	Unavailable
-)
-
-func (p Phase) String() string {
-	return [...]string{"connecting", "connected", "reconnecting", "unavailable"}[p]
-}
-
-// State is what a user interface shows about the connection.
-type State struct {
-	Phase   Phase
-	Attempt int           // reconnect attempt, from 1 (Reconnecting)
-	Next    time.Duration // delay before that attempt (Reconnecting)
-	Err     error         // why the last connection ended or failed
-	Snap    Snapshot      // the daemon when Connected
 }
 
 // ErrStreamClosed is returned by a Subscription or Stream used after Close.
@@ -273,21 +252,35 @@ func (st *Stream) flush() {
 	}
 }
 
-// run keeps a connection up until Close or the budget is spent.
+// run keeps a connection up until Close or the budget is spent. Its first
+// attempt may start a daemon whatever daemon.down says (a stream opened is
+// a user's launch, as a command is); later ones recover a crash only.
 func (st *Stream) run() {
 	defer close(st.done)
 	defer st.finish(ErrStreamClosed)
 	b := NewBackoff(st.opts.Backoff)
 	lostAt := time.Now()
 	st.setState(State{Phase: Connecting})
-	for {
-		connected, err := st.connectOnce()
+	for first := true; ; first = false {
+		marks := st.c.homeMarks()
+		connected, err := st.connectOnce(first)
 		if st.ctx.Err() != nil {
 			return
 		}
 		if connected {
 			lostAt = time.Now()
 			b.Reset()
+		}
+		if s, down := st.downState(err); down {
+			// Trying again changes nothing until someone acts: wait for
+			// the home to change, without spending the budget.
+			st.setState(s)
+			if !st.waitHome(marks) {
+				return
+			}
+			lostAt = time.Now()
+			b.Reset()
+			continue
 		}
 		if st.refusedForGood(err) {
 			// The state first, as below.

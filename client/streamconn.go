@@ -18,9 +18,10 @@ import (
 
 // connectOnce finds the daemon, connects, says hello with every
 // subscription, and serves the connection until it is lost. connected says
-// whether the hello succeeded.
-func (st *Stream) connectOnce() (connected bool, err error) {
-	snap, err := st.c.Discover(st.ctx)
+// whether the hello succeeded. explicit: a user asked for this attempt
+// (Client.discover).
+func (st *Stream) connectOnce(explicit bool) (connected bool, err error) {
+	snap, err := st.c.discover(st.ctx, explicit)
 	if err != nil {
 		return false, err
 	}

@@ -236,8 +236,9 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 	t.Logf("%d events across %d sessions, %d restarts", total, sessions, restarts)
 }
 
-// A stream whose daemon does not come back ends with daemon_unavailable
-// within its budget plus one backoff step, not with EOF.
+// A stream whose daemon does not come back (a crash: one stopped on
+// purpose is waited for, TestStopSticksWhileAStreamWaits) ends with
+// daemon_unavailable within its budget plus one backoff step, not with EOF.
 func TestStreamBudgetEndsUnavailable(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	const budget = 3 * time.Second
@@ -259,8 +260,8 @@ func TestStreamBudgetEndsUnavailable(t *testing.T) {
 			break // attached
 		}
 	}
-	lost := time.Now() // before the stop: the stream sees the loss during it
-	fx.d.stop()
+	lost := time.Now() // before the kill: the stream sees the loss during it
+	fx.d.kill()
 	var err error
 	for err == nil {
 		_, err = sub.Next(fx.ctx) // what was queued, then the end

@@ -284,6 +284,12 @@ func (m *Model) connText() string {
 		return fmt.Sprintf("reconnecting in %.1f s (attempt %d)", max(left, 0).Seconds(), m.Conn.Attempt)
 	case client.Unavailable:
 		return "daemon unavailable: press r to retry"
+	case client.Stopped:
+		return "daemon stopped — r to start"
+	case client.StartFailed:
+		// The reason gives way, so that what to do stays on screen.
+		head, tail := "daemon cannot start: ", " — fix it, then r"
+		return head + truncate(m.Conn.Reason, max(m.Width-1-width(head+tail), 12)) + tail
 	}
 	return "connecting…"
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
-
-	"albedo/client"
 )
 
 // keyEntry is one row of the key table: the keys as a person reads them,
@@ -129,7 +127,7 @@ func turnRunning(m *Model) bool {
 func turnIdle(m *Model) bool { return !turnRunning(m) }
 
 // retryable: r is a key to press only when it would not be typed.
-func retryable(m *Model) bool { return m.Conn.Phase == client.Unavailable && notWriting(m) }
+func retryable(m *Model) bool { return m.Conn.Phase.WaitsForUser() && notWriting(m) }
 
 // matches says whether ev, in m's state, is this binding's press.
 func (b *binding) matches(m *Model, ev *tcell.EventKey) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"albedo/api"
@@ -77,12 +79,24 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	}
 	select {
 	case <-ctx.Done():
+		d.stoppedOnPurpose()
 	case <-d.stop:
+		d.stoppedOnPurpose()
 	case err := <-d.served:
+		// No record: clients start the next daemon, as after a crash.
 		log.Error("http server failed", "err", err)
 	}
 	d.shutdown()
 	return nil
+}
+
+// stoppedOnPurpose records the stop in daemon.down before anyone is told
+// (bye), so that a client that sees its connection end already finds it
+// and waits instead of starting the next daemon.
+func (d *daemon) stoppedOnPurpose() {
+	if err := writeDown(d.home, client.Down{Stopped: true}); err != nil {
+		d.log.Error("record the stop", "err", err)
+	}
 }
 
 // startDaemon locks the home, opens the database, repairs what a crash
@@ -93,8 +107,10 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 		return nil, fmt.Errorf("create home %s: %w", home, err)
 	}
 	d := &daemon{home: home, log: log, served: make(chan error, 1), stop: make(chan struct{}, 1)}
+	config := client.StampConfig(home) // before it is read: an edit after is a change
 	defer func() {
 		if err != nil {
+			d.startFailed(ctx, err, config)
 			d.abort()
 		}
 	}()
@@ -132,13 +148,41 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 		return nil, err
 	}
 	d.keep = d.keepDaemonFile(info)
+	// This daemon listens: a stop or a failed start recorded before is over.
+	if err := os.Remove(filepath.Join(home, client.DownFile)); err != nil && !os.IsNotExist(err) {
+		log.Warn("remove daemon.down", "err", err)
+	}
 	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
 	return d, nil
 }
 
+// startFailed records in daemon.down why the start failed, while the home
+// is still locked (no other daemon can have started): clients show the
+// reason and do not start another daemon until config.toml changes or a
+// user asks. A start cut short by SIGTERM or SIGINT is a stop on purpose.
+func (d *daemon) startFailed(ctx context.Context, err error, config client.ConfigStamp) {
+	if d.unlock == nil {
+		return // the home is another daemon's, or could not be locked
+	}
+	dn := client.Down{Error: err.Error(), Config: &config}
+	if ctx.Err() != nil {
+		dn = client.Down{Stopped: true}
+	}
+	if werr := writeDown(d.home, dn); werr != nil {
+		d.log.Error("record the failed start", "err", werr)
+	}
+}
+
 // loadProviders reads config.toml into the providers turns may use.
 func loadProviders(home string) (*provider.Registry, error) {
-	cfg, err := provider.LoadConfig(filepath.Join(home, client.ConfigFile))
+	path := filepath.Join(home, client.ConfigFile)
+	cfg, err := provider.LoadConfig(path)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// "PATH line 3: what" rather than LoadConfig's "read PATH: toml:
+		// line 3: what": clients show it in a status bar.
+		return nil, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
+	}
 	if err != nil {
 		return nil, err
 	}

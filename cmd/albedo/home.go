@@ -62,9 +62,33 @@ func writeDaemonFile(home string, info wire.DaemonInfo) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(home, ".daemon-*.json")
+	if err := writeAtomic(home, client.DaemonFile, b); err != nil {
+		return fmt.Errorf("write %s: %w", client.DaemonFile, err)
+	}
+	return nil
+}
+
+// writeDown records in daemon.down why no daemon runs (client.Down):
+// clients then start none on their own until a command, a retry or an
+// edited config.toml asks for one. The next daemon to listen removes it.
+func writeDown(home string, dn client.Down) error {
+	dn.PID, dn.At = os.Getpid(), time.Now().UTC()
+	b, err := json.MarshalIndent(dn, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write daemon.json: %w", err)
+		return err
+	}
+	if err := writeAtomic(home, client.DownFile, b); err != nil {
+		return fmt.Errorf("write %s: %w", client.DownFile, err)
+	}
+	return nil
+}
+
+// writeAtomic writes home/name (temp file, sync, rename), 0600: a reader
+// sees the old file or the new one, never a part.
+func writeAtomic(home, name string, b []byte) error {
+	tmp, err := os.CreateTemp(home, "."+name+"-*")
+	if err != nil {
+		return err
 	}
 	defer os.Remove(tmp.Name())
 	if err := tmp.Chmod(0o600); err != nil {
@@ -82,7 +106,7 @@ func writeDaemonFile(home string, info wire.DaemonInfo) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(home, client.DaemonFile))
+	return os.Rename(tmp.Name(), filepath.Join(home, name))
 }
 
 func randomHex(n int) string {

@@ -1,0 +1,173 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"albedo/client"
+)
+
+// states records a stream's states for a test to wait on, in order.
+type states struct {
+	t  *testing.T
+	ch chan client.State
+}
+
+func newStates(t *testing.T) *states { return &states{t: t, ch: make(chan client.State, 4096)} }
+
+// on is the stream's OnState: it must not block the stream.
+func (s *states) on(st client.State) {
+	select {
+	case s.ch <- st:
+	default:
+		s.t.Error("more stream states than a test could want")
+	}
+}
+
+// await waits for the next state that ok accepts, failing on any state bad
+// accepts before it (bad may be nil).
+func (s *states) await(what string, ok, bad func(client.State) bool) client.State {
+	s.t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case st := <-s.ch:
+			if ok(st) {
+				return st
+			}
+			if bad != nil && bad(st) {
+				s.t.Fatalf("waiting for %s, the stream was %s (%v, %+v)", what, st.Phase, st.Err, st.Snap)
+			}
+		case <-deadline:
+			s.t.Fatalf("the stream never was %s", what)
+		}
+	}
+}
+
+func phase(p client.Phase) func(client.State) bool {
+	return func(s client.State) bool { return s.Phase == p }
+}
+
+// autoClient is a client that starts daemons, as the CLI and the terminal do.
+func autoClient(t *testing.T, home string) *client.Client {
+	t.Helper()
+	c, err := client.New(client.Options{Home: home, AutoStart: true, Exe: albedoBin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// noDaemon fails unless the home is free: no daemon holds its lock and
+// there is no daemon.json.
+func noDaemon(t *testing.T, home, when string) {
+	t.Helper()
+	if pid, held := client.LockHolder(home); held {
+		t.Fatalf("%s: daemon pid %d holds the home", when, pid)
+	}
+	if _, err := os.Stat(filepath.Join(home, client.DaemonFile)); !os.IsNotExist(err) {
+		t.Fatalf("%s: daemon.json is there (%v)", when, err)
+	}
+}
+
+func livePID(t *testing.T, home string) int {
+	t.Helper()
+	info, err := client.ReadDaemonFile(home)
+	if err != nil || !client.ProcessAlive(info.PID) {
+		t.Fatalf("no live daemon in daemon.json: %+v %v", info, err)
+	}
+	return info.PID
+}
+
+// Issue 14, defect 4: `albedo stop` sticks while a client that starts
+// daemons is attached. Its stream says Stopped and starts none (before the
+// fix it had started the next daemon within ~120 ms); it follows a daemon
+// that a command starts; a new stream (the terminal's r) starts one; and a
+// SIGKILL is still recovered from on its own.
+func TestStopSticksWhileAStreamWaits(t *testing.T) {
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	cli(t, home, "status")
+	ss := newStates(t)
+	st := autoClient(t, home).Stream(client.StreamOptions{OnState: ss.on})
+	defer st.Close()
+	ss.await("connected", phase(client.Connected), nil)
+	// Connected to a daemon: the only way to leave Stopped in this test is
+	// a daemon started by someone, which is a failure until a command runs.
+	connected := phase(client.Connected)
+
+	cli(t, home, "stop")
+	ss.await("stopped", phase(client.Stopped), connected)
+	noDaemon(t, home, "the stream stopped")
+	if d, err := client.ReadDown(home); err != nil || !d.Stopped {
+		t.Fatalf("daemon.down after a stop: %+v %v", d, err)
+	}
+
+	// A command is a user's: it starts a daemon, and the stream follows.
+	cli(t, home, "status")
+	s := ss.await("connected after a command", connected, nil)
+	if pid := livePID(t, home); s.Snap.PID != pid {
+		t.Fatalf("the stream is on pid %d, daemon.json names %d", s.Snap.PID, pid)
+	}
+	if _, err := os.Stat(filepath.Join(home, client.DownFile)); !os.IsNotExist(err) {
+		t.Fatalf("daemon.down once a daemon listens: %v", err)
+	}
+
+	// Stopped again; a new stream, as the terminal's r makes, starts one.
+	cli(t, home, "stop")
+	ss.await("stopped again", phase(client.Stopped), connected)
+	noDaemon(t, home, "stopped again")
+	retry := newStates(t)
+	st2 := autoClient(t, home).Stream(client.StreamOptions{OnState: retry.on})
+	defer st2.Close()
+	s = retry.await("the retry connected", connected, phase(client.Stopped))
+	pid := livePID(t, home)
+	if s.Snap.PID != pid {
+		t.Fatalf("the retry is on pid %d, daemon.json names %d", s.Snap.PID, pid)
+	}
+	ss.await("the first stream back", connected, nil)
+
+	// A crash leaves no record: the streams start the next daemon themselves.
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s = ss.await("connected after a SIGKILL", func(s client.State) bool {
+		return s.Phase == client.Connected && s.Snap.PID != pid
+	}, phase(client.Stopped))
+	if next := livePID(t, home); next != s.Snap.PID {
+		t.Fatalf("after the SIGKILL: stream on %d, daemon.json names %d", s.Snap.PID, next)
+	}
+	// Both streams may have started a daemon; the one that lost has
+	// exited once its stream is connected, so none is left starting.
+	retry.await("the retry back after a SIGKILL", func(st client.State) bool {
+		return st.Phase == client.Connected && st.Snap.PID == s.Snap.PID
+	}, phase(client.Stopped))
+}
+
+// The terminal in a real terminal: after `albedo stop` it says so and
+// starts no daemon; r starts one and it connects.
+func TestTerminalStopSticksInTmux(t *testing.T) {
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	x := startTmux(t, home, 100, 30)
+	x.waitPane("a connected status bar", has(" connected"))
+	first := livePID(t, home)
+
+	cli(t, home, "stop")
+	x.waitPane("the stopped status bar", has("daemon stopped — r to start"))
+	noDaemon(t, home, "the terminal says stopped")
+
+	x.keys("r")
+	x.waitPane("a connected status bar", func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return strings.HasPrefix(lines[len(lines)-1], " connected")
+	})
+	if pid := livePID(t, home); pid == first {
+		t.Fatalf("r did not start a new daemon: pid %d", pid)
+	}
+	x.keys("C-q")
+}
