@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -82,6 +83,24 @@ func (st *Stream) waitHome(marks homeMarks) bool {
 		}
 	}
 	return true
+}
+
+// WaitHomeChange returns once daemon.json, daemon.down or config.toml of
+// the home changes (a daemon started or stopped, the config edited), or
+// with ctx's error. A user interface whose stream has ended (Unavailable)
+// waits here to try again by itself when a daemon comes back.
+func (c *Client) WaitHomeChange(ctx context.Context) error {
+	marks := c.homeMarks()
+	poll := time.NewTicker(newDaemonPoll)
+	defer poll.Stop()
+	for c.homeMarks() == marks {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-poll.C:
+		}
+	}
+	return nil
 }
 
 // daemonBoot is the boot daemon.json names now, or "" if there is none.

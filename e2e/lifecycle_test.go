@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"albedo/api/wire"
 	"albedo/client"
 )
 
@@ -170,4 +171,17 @@ func TestTerminalStopSticksInTmux(t *testing.T) {
 		t.Fatalf("r did not start a new daemon: pid %d", pid)
 	}
 	x.keys("C-q")
+}
+
+// A terminal whose stream has given up ("daemon unavailable") notices a
+// daemon coming back and connects to it by itself, without r.
+func TestTerminalNoticesTheDaemonComingBack(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "back"}})
+	u := startUIWith(t, fx.c, 100, 30, client.StreamOptions{Budget: 500 * time.Millisecond,
+		Backoff: client.BackoffOptions{Cap: 100 * time.Millisecond}})
+	u.waitFor("a connected status bar", has(" connected"))
+	fx.d.kill() // a crash: nothing says the stop was meant, and this client starts no daemon
+	u.waitFor("the stream giving up", has("daemon unavailable"))
+	startDaemon(t, fx.home)
+	u.waitFor("a connected status bar again", has(" connected │"))
 }

@@ -31,6 +31,12 @@ type ui struct {
 
 func startUI(t *testing.T, c *client.Client, w, h int) *ui {
 	t.Helper()
+	return startUIWith(t, c, w, h, client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
+}
+
+// startUIWith is startUI with the stream's options given.
+func startUIWith(t *testing.T, c *client.Client, w, h int, so client.StreamOptions) *ui {
+	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)
@@ -40,8 +46,7 @@ func startUI(t *testing.T, c *client.Client, w, h int) *ui {
 	ctx, cancel := context.WithCancel(context.Background())
 	u.cancel = cancel
 	go func() {
-		u.done <- term.Run(ctx, term.Options{Client: c, Screen: scr,
-			Stream: client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}},
+		u.done <- term.Run(ctx, term.Options{Client: c, Screen: scr, Stream: so,
 			OnDraw: func() {
 				// The screen's cells belong to the UI goroutine: copy them here.
 				r := u.read()

@@ -17,8 +17,8 @@ import (
 // Options configure Run.
 type Options struct {
 	Client *client.Client
-	// Screen to draw on; nil opens the terminal. Tests pass a simulation
-	// screen (already initialised or not).
+	// Screen to draw on, initialised; nil opens the terminal. Tests pass a
+	// simulation screen, of the size they set (Init would reset it).
 	Screen tcell.Screen
 	// Stream tunes the connection (backoff, budget). The default budget is
 	// 30 s, after which the status bar offers a retry.
@@ -43,7 +43,8 @@ type (
 		session string
 		err     error
 	}
-	stateMsg struct{ state client.State }
+	stateMsg       struct{ state client.State }
+	homeChangedMsg struct{} // a daemon started, stopped or was configured
 )
 
 // App runs the terminal client. Its fields belong to the loop goroutine
@@ -64,7 +65,8 @@ type App struct {
 	watched string                          // the one of them watched: the focused session
 	seen    bool                            // connected at least once (a later connect refreshes the list)
 
-	lastKey time.Time // when the last screen event came, to notice a stalled paste
+	lastKey     time.Time // when the last screen event came, to notice a stalled paste
+	waitingHome bool      // a goroutine waits for the home to change (after Unavailable)
 }
 
 // Run opens the terminal client and returns when the user quits or ctx
@@ -75,9 +77,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 		if scr, err = tcell.NewScreen(); err != nil {
 			return fmt.Errorf("open terminal: %w", err)
 		}
-	}
-	if err := scr.Init(); err != nil {
-		return fmt.Errorf("init terminal: %w", err)
+		if err := scr.Init(); err != nil {
+			return fmt.Errorf("init terminal: %w", err)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -273,6 +275,16 @@ func (a *App) message(msg any) {
 		}
 	case stateMsg:
 		a.m.ConnState(msg.state)
+		if msg.state.Phase == client.Unavailable && !a.waitingHome {
+			// The stream has ended; try again by itself when a daemon
+			// starts (or the home otherwise changes), as well as on r.
+			a.waitingHome = true
+			a.goRun(func() {
+				if a.c.WaitHomeChange(a.ctx) == nil {
+					a.post(homeChangedMsg{})
+				}
+			})
+		}
 		if msg.state.Phase == client.Connected {
 			if a.seen { // back after a loss: others may have made sessions
 				a.goRun(func() {
@@ -281,6 +293,11 @@ func (a *App) message(msg any) {
 				})
 			}
 			a.seen = true
+		}
+	case homeChangedMsg:
+		a.waitingHome = false
+		if a.m.Conn.Phase == client.Unavailable {
+			a.run([]Cmd{cmdRetry{}})
 		}
 	default:
 		a.run(a.m.Result(msg))

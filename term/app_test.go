@@ -96,6 +96,9 @@ func TestPatchRetriesStaleETagOnce(t *testing.T) {
 func TestAppRoundTrip(t *testing.T) {
 	c := daemonIn(t)
 	scr := tcell.NewSimulationScreen("UTF-8")
+	if err := scr.Init(); err != nil {
+		t.Fatal(err)
+	}
 	drawn := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
