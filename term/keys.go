@@ -103,7 +103,7 @@ var keyTable = []keyEntry{
 	{"Ctrl-L", "redraw the screen", []binding{
 		{key: tcell.KeyCtrlL, run: func(*Model) []Cmd { return []Cmd{cmdRedraw{}} }},
 	}},
-	{"r", "start the daemon again after a stop, a failure, or giving up", []binding{
+	{"r", "start the daemon again: stopped, failed or gave up", []binding{
 		{key: tcell.KeyRune, ch: 'r', when: retryable, run: (*Model).retry},
 	}},
 }
