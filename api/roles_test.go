@@ -184,6 +184,12 @@ func TestTokenScope(t *testing.T) {
 	if !r.Subs[0].OK || r.Subs[1].OK || r.Subs[1].Error.Code != wire.CodeForbidden {
 		t.Fatalf("hello subs %+v", r.Subs)
 	}
+	if r.Role != wire.TokenViewer {
+		t.Fatalf("hello says the role is %q, want viewer", r.Role)
+	}
+	if r := e.dial(true).hello(); r.Role != wire.TokenOwner {
+		t.Fatalf("the owner's hello says %q", r.Role)
+	}
 	w.send(wire.Command{ID: 7, Op: wire.OpSub, Session: "other"})
 	if rep := w.reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("sub other: %+v", rep)

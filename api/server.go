@@ -98,6 +98,8 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.keepAliveForTokens, s.checkHost, middleware.BodyLimit("2M"))
 	e.GET("/healthz", s.healthz)
+	e.GET("/", s.page)
+	e.GET("/assets/*", s.asset)
 
 	v1 := e.Group("/v1", s.requireToken)
 	v1.GET("/sessions", s.listSessions)

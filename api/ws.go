@@ -301,7 +301,7 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 	wc.hcMu.Unlock()
 	reply := wire.Reply{
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
-		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(),
+		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(), Role: p.Role,
 	}
 	if len(cmd.Subs) == 0 {
 		hc.ReplyJSON(reply)

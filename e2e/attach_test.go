@@ -18,12 +18,7 @@ func TestAttachAShareInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := cli(t, fx.home, "share", "s")
-	var link string
-	for _, l := range strings.Split(out, "\n") {
-		if _, after, ok := strings.Cut(l, "link (for albedo attach): "); ok {
-			link = strings.TrimSpace(after)
-		}
-	}
+	link := strings.TrimSpace(lastLine(out))
 	if !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "#session=s&token=") {
 		t.Fatalf("share printed no link:\n%s", out)
 	}

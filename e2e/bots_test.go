@@ -50,7 +50,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 	}
 	var viewers []*viewer
 	for range 2 {
-		vt := strings.TrimSpace(lastLine(cli(t, home, "share", id)))
+		vt := strings.TrimSpace(lastLine(cli(t, home, "share", "--token", id)))
 		vc, err := client.New(client.Options{Home: home, Token: vt})
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 		}
 	}
 	// A viewer token cannot send.
-	vt := strings.TrimSpace(lastLine(cli(t, home, "share", id)))
+	vt := strings.TrimSpace(lastLine(cli(t, home, "share", "--token", id)))
 	vc, _ := client.New(client.Options{Home: home, Token: vt})
 	if _, err := vc.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "x"); client.Code(err) != wire.CodeForbidden {
 		t.Fatalf("viewer send: %v", err)

@@ -103,6 +103,7 @@ type Reply struct {
 	Boot        string     `json:"boot,omitempty"`
 	Version     string     `json:"version,omitempty"`
 	HeartbeatMS int64      `json:"heartbeat_ms,omitempty"`
+	Role        TokenRole  `json:"role,omitempty"` // of the token: what the client may do
 	Subs        []SubReply `json:"subs,omitempty"`
 
 	// sub (inline), send, interrupt

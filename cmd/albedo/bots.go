@@ -133,12 +133,15 @@ func (g *globals) completeBots(cmd *cobra.Command, args []string, toComplete str
 }
 
 func newShareCmd(g *globals) *cobra.Command {
-	var revoke bool
+	var revoke, tokenOnly bool
 	cmd := &cobra.Command{
-		Use:   "share SESSION [--revoke]",
-		Short: "print a read-only viewer token for a session (--revoke: revoke them all)",
-		Long:  "Print a new read-only viewer token for a session, and its websocket URL; --revoke revokes\nevery viewer token of the session.\n\n" + sessionArgHelp,
-		Args:  cobra.ExactArgs(1),
+		Use:   "share SESSION [--token] [--revoke]",
+		Short: "print a read-only link to a session, for a browser or albedo attach (--revoke: revoke them all)",
+		Long: "Print a link that shows one session, read-only, to whoever opens it: in a browser, or in the\n" +
+			"terminal with albedo attach LINK. It holds a new viewer token in its #fragment (which a\n" +
+			"browser never sends to a server). --token prints the token alone; --revoke revokes every\n" +
+			"viewer token of the session, and pages open with one say so.\n\n" + sessionArgHelp,
+		Args: cobra.ExactArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
 			s, err := c.ResolveSession(ctx, args[0])
 			if err != nil {
@@ -155,15 +158,21 @@ func newShareCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stderr, "read-only token for %s; websocket %s (subprotocol albedo.v1)\n", t.Session, t.WSURL)
-			if snap, err := c.Discover(ctx); err == nil {
-				fmt.Fprintf(g.stderr, "link (for albedo attach): %s\n", shareURL(snap.Port, t.Session, t.Token))
+			if tokenOnly {
+				fmt.Fprintln(g.stdout, t.Token)
+				return nil
 			}
-			fmt.Fprintln(g.stdout, t.Token)
+			snap, err := c.Discover(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stderr, "read-only link to %s (a browser, or albedo attach LINK); websocket %s\n", t.Session, t.WSURL)
+			fmt.Fprintln(g.stdout, shareURL(snap.Port, t.Session, t.Token))
 			return nil
 		}),
 		ValidArgsFunction: g.completeSessions,
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "revoke every viewer token of the session")
+	cmd.Flags().BoolVar(&tokenOnly, "token", false, "print the viewer token alone, not its link")
 	return cmd
 }

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"albedo/api/wire"
+	"albedo/web"
+)
+
+// The browser client (package web): GET / is its page, GET /assets/… its
+// scripts, styles and vendored libraries. They hold no secret and need no
+// token: the page reads its token from the link's fragment, which never
+// reaches a server. Every response carries a Content-Security-Policy that
+// lets the page run only its own scripts and styles and talk only to this
+// daemon, so that nothing a message holds can load or run anything.
+
+// contentTypes are the types of the files the page is made of.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".mjs":  "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".png":  "image/png",
+}
+
+func (s *Server) page(c echo.Context) error { return s.serveFile(c, "index.html") }
+
+func (s *Server) asset(c echo.Context) error {
+	name := c.Param("*")
+	if name == "" || strings.Contains(name, "..") || name == "index.html" {
+		return wire.Errorf(wire.CodeNotFound, "no such asset")
+	}
+	return s.serveFile(c, name)
+}
+
+func (s *Server) serveFile(c echo.Context, name string) error {
+	b, err := fs.ReadFile(web.Static, name)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
+		return wire.Errorf(wire.CodeNotFound, "no such asset %q", name)
+	}
+	if err != nil {
+		return err
+	}
+	ct, ok := contentTypes[path.Ext(name)]
+	if !ok {
+		ct = "text/plain; charset=utf-8" // the licences, VERSIONS
+	}
+	h := c.Response().Header()
+	h.Set("Content-Security-Policy", pageCSP(c.Request().Host))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+	return c.Blob(http.StatusOK, ct, b)
+}
+
+// pageCSP is the page's policy: its own scripts and styles only (no inline
+// script or style, no eval), images only from itself (a message cannot
+// make the browser fetch a tracker), connections only to this daemon's
+// HTTP and websocket, no frames, no forms, no plugins, no <base>.
+func pageCSP(host string) string {
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self' ws://" + host + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}

@@ -1,0 +1,193 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// browser is a headless Debian Chromium driven over the DevTools protocol
+// (chromedp), with a fresh profile; each page is a tab of it.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// startBrowser starts Chromium for one test. The flags are the ones this
+// machine needs: no sandbox (we run as root in CI), no GPU, and nothing
+// that reaches for the network on its own (there is none).
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	exe := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			exe = p
+			break
+		}
+	}
+	if exe == "" {
+		t.Fatal("Chromium is required for this test: apt-get install chromium (.ci/run installs it)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil { // starts the browser
+		cancelBrowser()
+		cancelAlloc()
+		t.Fatalf("start Chromium: %v", err)
+	}
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+	return &browser{t: t, ctx: bctx}
+}
+
+// page is one tab, and what its scripts logged and threw (shown when a
+// test fails).
+type page struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu   sync.Mutex
+	logs []string
+}
+
+// listen records the tab's console messages and uncaught exceptions.
+func (p *page) listen() {
+	err := chromedp.Listen(p.ctx, func(ev any) {
+		var line string
+		switch ev := ev.(type) {
+		case *cdpruntime.EventConsoleAPICalled:
+			var args []string
+			for _, a := range ev.Args {
+				if a.Description != "" {
+					args = append(args, a.Description)
+				} else {
+					args = append(args, string(a.Value))
+				}
+			}
+			line = fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " "))
+		case *cdpruntime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			line = fmt.Sprintf("exception %s:%d: %s", d.URL, d.LineNumber+1, d.Text)
+			if d.Exception != nil {
+				line += " " + d.Exception.Description
+			}
+		default:
+			return
+		}
+		p.mu.Lock()
+		p.logs = append(p.logs, line)
+		p.mu.Unlock()
+	})
+	if err != nil {
+		p.t.Fatalf("listen to the page: %v", err)
+	}
+	p.t.Cleanup(func() {
+		if p.t.Failed() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.t.Logf("the page's console:\n%s", strings.Join(p.logs, "\n"))
+		}
+	})
+}
+
+// open loads url in a new tab.
+func (b *browser) open(url string) *page {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	b.t.Cleanup(cancel)
+	p := &page{t: b.t, ctx: ctx}
+	p.listen()
+	p.do(chromedp.Navigate(url))
+	return p
+}
+
+// do runs steps in the page, within a deadline.
+func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval runs a JavaScript expression in the page and returns its value.
+func eval[T any](p *page, js string) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// wait waits until the expression is true in the page, checking on every
+// animation frame (chromedp.Poll), within a deadline.
+func (p *page) wait(what, js string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		sctx, scancel := context.WithTimeout(p.ctx, 5*time.Second)
+		defer scancel()
+		body, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`document.body.innerText`))
+		p.t.Fatalf("the page never showed %s (%s): %v\n%s", what, js, err, body)
+	}
+}
+
+// text returns the page's visible text.
+func (p *page) text() string { return eval[string](p, `document.body.innerText`) }
+
+// screenshot saves the page as docs/img/NAME.png, for the README.
+func (p *page) screenshot(name string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatalf("screenshot: %v", err)
+	}
+	dir := filepath.Join("..", "docs", "img")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// ownerLink is albedo open's link to session on home.
+func ownerLink(t *testing.T, home, session string) string {
+	t.Helper()
+	return strings.TrimSpace(lastLine(cli(t, home, "open", "--print", session)))
+}
+
+// pressEnter presses Enter in the element sel selects.
+func pressEnter(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.SendKeys(chromedp.CSS(sel), kb.Enter)
+}

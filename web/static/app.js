@@ -1,0 +1,628 @@
+// The page's views over protocol.js: the session list (owner), one
+// session's transcript with its streaming reply, presence and settings, and
+// the composer (owner). A viewer's link shows its one session, read-only.
+
+import { Api, Client } from './protocol.js';
+import { marked } from './vendor/marked.esm.js';
+import DOMPurify from './vendor/purify.es.mjs';
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 100; // events per history page
+const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
+const REFRESH_MS = 5000; // sessions made elsewhere join the list this soon
+
+// The token comes in the link's fragment (never sent to a server); it is
+// kept for this tab only and taken out of the address bar.
+function takeToken() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (p.get('token')) {
+    sessionStorage.setItem('albedo.token', p.get('token'));
+    if (p.get('session')) sessionStorage.setItem('albedo.session', p.get('session'));
+    else sessionStorage.removeItem('albedo.session');
+    history.replaceState(null, '', location.pathname);
+  }
+  return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session') };
+}
+
+// Markdown: marked makes HTML, DOMPurify keeps what is safe. Images become
+// links (the page loads nothing from elsewhere), links open a new tab
+// without telling it where they came from.
+marked.use({
+  gfm: true,
+  renderer: {
+    image({ href, text }) {
+      return `<a href="${encodeURI(href || '')}">[image: ${escapeHTML(text || href || '')}]</a>`;
+    },
+  },
+});
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A') {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer');
+  }
+});
+
+function escapeHTML(s) {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+function renderMarkdown(el, text) {
+  el.innerHTML = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'] });
+  for (const pre of el.querySelectorAll('pre')) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'copy';
+    b.textContent = 'copy';
+    b.setAttribute('aria-label', 'Copy code');
+    b.addEventListener('click', () => {
+      navigator.clipboard.writeText(pre.querySelector('code')?.textContent ?? pre.textContent).then(
+        () => { b.textContent = 'copied'; setTimeout(() => { b.textContent = 'copy'; }, 1500); },
+        () => { b.textContent = 'copy failed'; },
+      );
+    });
+    pre.prepend(b);
+  }
+}
+
+// View is what the page knows of one session.
+class View {
+  constructor(s) {
+    this.id = s.id;
+    this.session = s;
+    this.events = []; // shown, in order
+    this.more = false; // older events exist before events[0]
+    this.stream = null; // {turn, text}
+    this.status = null;
+    this.presence = [];
+    this.unread = 0;
+    this.loaded = false; // the first status after a reset came: later events are news
+    this.activity = Date.parse(s.updated_at) || 0;
+  }
+
+  get name() {
+    return this.session.title || this.id.slice(-8);
+  }
+
+  get running() {
+    return this.status && (this.status.phase === 'running' || this.status.phase === 'waiting');
+  }
+}
+
+const app = {
+  api: null,
+  client: null,
+  role: null,
+  views: new Map(),
+  current: null,
+  wanted: null, // the session the link named
+  loadingOlder: false,
+  renderQueued: false,
+};
+
+function notice(text, error = false) {
+  const n = $('notice');
+  n.textContent = text;
+  n.classList.toggle('error', error);
+}
+
+function banner(text) {
+  $('banner').textContent = text;
+  $('banner').hidden = false;
+}
+
+// --- connection --------------------------------------------------------
+
+let countdown = null;
+
+function showState(s) {
+  const el = $('conn');
+  clearInterval(countdown);
+  el.classList.toggle('down', s.phase !== 'connected');
+  switch (s.phase) {
+    case 'connected':
+      el.textContent = 'connected';
+      break;
+    case 'reconnecting': {
+      const tick = () => {
+        el.textContent = `reconnecting in ${Math.max(0, (s.at - Date.now()) / 1000).toFixed(1)} s (attempt ${s.attempt})`;
+      };
+      tick();
+      countdown = setInterval(tick, 200);
+      break;
+    }
+    case 'revoked':
+      el.textContent = 'disconnected';
+      banner('This link was revoked: ask its owner for a new one.');
+      $('app').hidden = true;
+      break;
+    default:
+      el.textContent = 'connecting…';
+  }
+}
+
+async function onHello(r) {
+  const first = app.role === null;
+  app.role = r.role;
+  if (first) {
+    document.body.classList.toggle('viewer', r.role !== 'owner');
+    $('badge').hidden = r.role === 'owner';
+    if (r.role !== 'owner') for (const el of document.querySelectorAll('.owner-only')) el.remove();
+    $('app').hidden = false;
+  }
+  await refresh();
+}
+
+// refresh reads the session list: new ones are followed (in the
+// background: only the one shown is watched), gone ones leave.
+async function refresh() {
+  let list;
+  try {
+    list = await app.api.sessions();
+  } catch (e) {
+    if (e.status === 401) showState({ phase: 'revoked' });
+    return;
+  }
+  const seen = new Set();
+  for (const s of list) {
+    seen.add(s.id);
+    let v = app.views.get(s.id);
+    if (v) {
+      v.session = { ...v.session, title: s.title, provider: s.provider };
+      continue;
+    }
+    v = new View(s);
+    app.views.set(s.id, v);
+    app.client.subscribe(s.id, handlerFor(v), { watch: false });
+  }
+  for (const id of [...app.views.keys()]) if (!seen.has(id)) forget(id);
+  if (!app.current || !app.views.has(app.current)) {
+    const pick = app.wanted && app.views.has(app.wanted) ? app.wanted : sorted()[0]?.id;
+    if (pick) select(pick);
+  }
+  drawList();
+}
+
+function forget(id) {
+  app.views.delete(id);
+  app.client.unsubscribe(id);
+  if (app.current === id) {
+    app.current = null;
+    notice('this session was deleted');
+    const next = sorted()[0];
+    if (next) select(next.id);
+    else drawSession();
+  }
+  drawList();
+}
+
+function handlerFor(v) {
+  return {
+    reset(f) {
+      v.events = [];
+      v.more = f.more;
+      v.stream = null;
+      v.loaded = false;
+      if (v.id === app.current) drawSession();
+    },
+    event(ev) {
+      v.events.push(ev);
+      v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
+      if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
+      if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
+      if (ev.type === 'settings' && ev.title !== undefined) v.session = { ...v.session, title: ev.title };
+      if (ev.type === 'message' && v.loaded && v.id !== app.current) v.unread++;
+      if (v.id === app.current) appendEvent(v, ev);
+      drawListSoon();
+    },
+    partial(f) {
+      v.stream = { turn: f.turn_id, text: f.text };
+      if (v.id === app.current) drawStreamSoon();
+    },
+    delta(f) {
+      if (!v.stream || v.stream.turn !== f.turn_id) v.stream = { turn: f.turn_id, text: '' };
+      v.stream.text += f.text;
+      if (v.id === app.current) drawStreamSoon();
+    },
+    status(f) {
+      v.status = f;
+      v.loaded = true;
+      if (v.id === app.current) drawMeta();
+      drawListSoon();
+    },
+    presence(f) {
+      v.presence = f.viewers || [];
+      if (v.id === app.current) drawMeta();
+    },
+    end(err) {
+      if (err.code === 'not_found') forget(v.id);
+      else notice(`${v.name}: ${err.message}`, true);
+    },
+  };
+}
+
+// --- the list ----------------------------------------------------------
+
+function sorted() {
+  return [...app.views.values()].sort((a, b) => b.activity - a.activity || (a.id < b.id ? 1 : -1));
+}
+
+let listQueued = false;
+function drawListSoon() {
+  if (listQueued) return;
+  listQueued = true;
+  requestAnimationFrame(() => { listQueued = false; drawList(); });
+}
+
+function ago(ms) {
+  const d = (Date.now() - ms) / 1000;
+  if (d < 60) return 'now';
+  if (d < 3600) return `${Math.floor(d / 60)}m`;
+  if (d < 86400) return `${Math.floor(d / 3600)}h`;
+  return `${Math.floor(d / 86400)}d`;
+}
+
+function drawList() {
+  const ul = $('sessions');
+  const items = sorted().map((v) => {
+    const li = document.createElement('li');
+    li.dataset.session = v.id;
+    li.classList.toggle('current', v.id === app.current);
+    li.classList.toggle('unread', v.unread > 0);
+    const b = document.createElement('button');
+    b.type = 'button';
+    const mark = document.createElement('span');
+    mark.className = 'mark';
+    mark.textContent = v.running ? '●' : v.status && v.status.last_turn === 'failed' ? '!' : '';
+    mark.title = v.running ? 'a turn is running' : '';
+    const name = document.createElement('span');
+    name.className = 'name';
+    name.textContent = v.name;
+    b.append(mark, name);
+    if (v.unread > 0) {
+      const c = document.createElement('span');
+      c.className = 'count';
+      c.textContent = String(v.unread);
+      c.setAttribute('aria-label', `${v.unread} unread`);
+      b.append(c);
+    }
+    const t = document.createElement('time');
+    t.textContent = v.activity ? ago(v.activity) : '';
+    b.append(t);
+    if (v.id === app.current) b.setAttribute('aria-current', 'true');
+    b.addEventListener('click', () => { select(v.id); $('sidebar').classList.remove('open'); $('input')?.focus(); });
+    li.append(b);
+    return li;
+  });
+  ul.replaceChildren(...items);
+}
+
+function select(id) {
+  if (app.current && app.current !== id) app.client.watch(app.current, false);
+  app.current = id;
+  const v = app.views.get(id);
+  v.unread = 0;
+  app.client.watch(id, true);
+  drawSession();
+  drawList();
+}
+
+// --- the transcript ----------------------------------------------------
+
+function drawSession() {
+  const v = app.views.get(app.current);
+  const tr = $('transcript');
+  tr.replaceChildren();
+  if (!v) {
+    $('title').textContent = 'albedo';
+    tr.append(Object.assign(document.createElement('p'), { className: 'older', textContent: 'No session yet.' }));
+    return;
+  }
+  document.title = `${v.name} · albedo`;
+  $('title').textContent = v.name;
+  if (v.more) tr.append(olderMarker());
+  const frag = document.createDocumentFragment();
+  for (const ev of v.events) {
+    const el = eventElement(ev);
+    if (el) frag.append(el);
+  }
+  tr.append(frag);
+  drawStream();
+  drawMeta();
+  tr.scrollTop = tr.scrollHeight;
+}
+
+function olderMarker() {
+  const p = document.createElement('p');
+  p.className = 'older';
+  p.id = 'older';
+  p.textContent = 'older messages: scroll up to load';
+  return p;
+}
+
+function following() {
+  const tr = $('transcript');
+  return tr.scrollHeight - tr.scrollTop - tr.clientHeight < 40;
+}
+
+function appendEvent(v, ev) {
+  const tr = $('transcript');
+  const follow = following();
+  const el = eventElement(ev);
+  if (el) tr.insertBefore(el, $('stream'));
+  if (ev.type === 'message' || ev.type === 'turn') drawStream();
+  if (follow) {
+    trim(v);
+    tr.scrollTop = tr.scrollHeight;
+  }
+}
+
+// trim keeps the DOM bounded while the reader follows the end: the oldest
+// messages leave it (scrolling up pages them in again).
+function trim(v) {
+  const tr = $('transcript');
+  const shown = tr.querySelectorAll('[data-offset]');
+  if (shown.length <= MAX_SHOWN) return;
+  const cut = shown.length - MAX_SHOWN;
+  const first = Number(shown[cut].dataset.offset);
+  for (let i = 0; i < cut; i++) shown[i].remove();
+  v.events = v.events.filter((e) => e.offset >= first);
+  v.more = true;
+  if (!$('older')) tr.prepend(olderMarker());
+}
+
+function header(role, author, note, at) {
+  const h = document.createElement('header');
+  h.textContent = author && author !== role ? `${role} · ${author}` : role;
+  if (note) h.append(Object.assign(document.createElement('span'), { className: 'note', textContent: note }));
+  if (at) {
+    const t = document.createElement('time');
+    t.dateTime = at;
+    t.textContent = new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    h.append(t);
+  }
+  return h;
+}
+
+function eventElement(ev) {
+  switch (ev.type) {
+    case 'message': {
+      const a = document.createElement('article');
+      a.className = 'msg';
+      a.dataset.offset = ev.offset;
+      a.dataset.role = ev.role;
+      a.dataset.state = ev.state || 'complete';
+      const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
+      a.append(header(ev.role, ev.author, note, ev.at));
+      const body = document.createElement('div');
+      body.className = 'body';
+      if (ev.role === 'user') {
+        body.classList.add('plain');
+        body.textContent = ev.text; // what a person typed, as typed
+      } else {
+        renderMarkdown(body, ev.text || '');
+      }
+      a.append(body);
+      return a;
+    }
+    case 'turn':
+      if (ev.state === 'failed' || ev.state === 'interrupted') {
+        const d = document.createElement('div');
+        d.className = `turn ${ev.state}`;
+        d.dataset.turnOffset = ev.offset;
+        d.textContent = ev.state === 'failed' ? `⚠ turn failed: ${ev.error || ''}` : `⏹ interrupted (${(ev.reason || '').replaceAll('_', ' ')})`;
+        return d;
+      }
+      return null;
+    case 'settings': {
+      const parts = [];
+      if (ev.title !== undefined) parts.push(`title “${ev.title}”`);
+      if (ev.model !== undefined) parts.push(`model ${ev.model || 'none'}`);
+      if (ev.effort !== undefined) parts.push(`effort ${ev.effort || 'none'}`);
+      const d = document.createElement('div');
+      d.className = 'settings';
+      d.textContent = `· ${parts.join(', ')} (by ${ev.by})`;
+      return d;
+    }
+  }
+  return null;
+}
+
+// The streaming reply is drawn once a frame at most, whatever the rate of
+// deltas; screen readers hear the committed message, not each delta.
+let streamQueued = false;
+function drawStreamSoon() {
+  if (streamQueued) return;
+  streamQueued = true;
+  requestAnimationFrame(() => { streamQueued = false; drawStream(); });
+}
+
+function drawStream() {
+  const v = app.views.get(app.current);
+  const tr = $('transcript');
+  let el = $('stream');
+  if (!v || !v.stream) {
+    if (el) el.remove();
+    return;
+  }
+  const follow = following();
+  if (!el) {
+    el = document.createElement('article');
+    el.id = 'stream';
+    el.className = 'msg streaming';
+    el.dataset.role = 'assistant';
+    el.setAttribute('aria-busy', 'true');
+    el.append(header('assistant', v.status?.model || '', '', ''), Object.assign(document.createElement('div'), { className: 'body' }));
+    tr.append(el);
+  }
+  el.dataset.turn = v.stream.turn;
+  renderMarkdown(el.querySelector('.body'), v.stream.text);
+  if (follow) tr.scrollTop = tr.scrollHeight;
+}
+
+// Scrolling to the top pages older events in, keeping the view in place.
+async function loadOlder() {
+  const v = app.views.get(app.current);
+  if (!v || !v.more || app.loadingOlder || v.events.length === 0) return;
+  app.loadingOlder = true;
+  const id = v.id;
+  try {
+    const page = await app.api.history(id, v.events[0].offset, PAGE);
+    if (app.current !== id || v.events.length === 0) return;
+    const before = page.events.filter((e) => e.offset < v.events[0].offset);
+    const tr = $('transcript');
+    const height = tr.scrollHeight;
+    const frag = document.createDocumentFragment();
+    for (const ev of before) {
+      const el = eventElement(ev);
+      if (el) frag.append(el);
+    }
+    const marker = $('older');
+    if (marker) marker.after(frag);
+    else tr.prepend(frag);
+    v.events = before.concat(v.events);
+    v.more = page.more;
+    if (!v.more && marker) marker.remove();
+    tr.scrollTop += tr.scrollHeight - height;
+  } catch (e) {
+    notice(`history: ${e.message}`, true);
+  } finally {
+    app.loadingOlder = false;
+  }
+}
+
+// --- meta: settings, presence --------------------------------------------
+
+function drawMeta() {
+  const v = app.views.get(app.current);
+  if (!v) return;
+  const st = v.status || {};
+  const provider = v.session.provider || 'echo';
+  const parts = [`provider ${provider}`];
+  if (st.model) parts.push(`model ${st.model}`);
+  if (st.effort) parts.push(`effort ${st.effort}`);
+  if (st.queued) parts.push(`${st.queued} queued`);
+  if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
+  else if (v.running) parts.push(`${st.phase}${app.role === 'owner' ? ' (Esc interrupts)' : ''}`);
+  $('settings').textContent = parts.join(' · ');
+  const roles = {};
+  for (const p of v.presence) roles[p.role] = (roles[p.role] || 0) + 1;
+  const who = Object.entries(roles).map(([r, n]) => (n > 1 ? `${r} ×${n}` : r));
+  $('presence').textContent = who.length ? `watching: ${who.join(', ')}` : '';
+  $('presence').dataset.viewers = String(v.presence.length);
+}
+
+// --- the owner's actions ------------------------------------------------
+
+async function send() {
+  const input = $('input');
+  const text = input.value;
+  if (!text.trim() || !app.current) return;
+  input.value = '';
+  const pending = $('pending');
+  const n = app.client.pending.size + 1;
+  pending.textContent = `${n} sending…`;
+  try {
+    await app.client.send(app.current, text);
+  } catch (e) {
+    input.value = input.value || text; // nothing typed is lost
+    notice(`not sent: ${e.message}`, true);
+  } finally {
+    pending.textContent = app.client.pending.size ? `${app.client.pending.size} sending…` : '';
+  }
+}
+
+async function act(what, fn) {
+  try {
+    await fn();
+    notice('');
+  } catch (e) {
+    notice(`${what}: ${e.message}`, true);
+  }
+}
+
+function wireOwner() {
+  const input = $('input');
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      send();
+    } else if (e.key === 'Escape') {
+      const v = app.views.get(app.current);
+      if (v && v.running) act('interrupt', () => app.api.interrupt(v.id));
+    }
+  });
+  $('send').addEventListener('click', send);
+  $('new').addEventListener('click', () => act('new session', async () => {
+    const s = await app.api.create({});
+    app.wanted = s.id;
+    await refresh();
+    select(s.id);
+    input.focus();
+  }));
+  $('rename').addEventListener('click', () => {
+    const v = app.views.get(app.current);
+    const title = v && prompt('New title', v.session.title);
+    if (title && title.trim()) act('rename', () => patch(v, { title: title.trim() }));
+  });
+  $('delete').addEventListener('click', () => {
+    const v = app.views.get(app.current);
+    if (v && confirm(`Delete “${v.name}” and all its messages?`)) act('delete', () => app.api.remove(v.id).then(() => forget(v.id)));
+  });
+  const effort = $('effort');
+  for (const level of ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']) {
+    effort.append(new Option(level || '(not set)', level));
+  }
+  $('edit').addEventListener('click', () => {
+    const v = app.views.get(app.current);
+    const ed = $('editor');
+    ed.hidden = !ed.hidden;
+    if (v && !ed.hidden) {
+      $('model').value = v.status?.model || '';
+      effort.value = v.status?.effort || '';
+    }
+  });
+  $('save').addEventListener('click', () => {
+    const v = app.views.get(app.current);
+    if (v) act('settings', () => patch(v, { model: $('model').value.trim(), effort: effort.value }).then(() => { $('editor').hidden = true; }));
+  });
+}
+
+// patch changes settings with the session's ETag, once more with a fresh
+// one if it was stale.
+async function patch(v, body) {
+  try {
+    await app.api.patch(v.id, v.status?.etag || '"0"', body);
+  } catch (e) {
+    if (e.code !== 'etag_mismatch') throw e;
+    const s = await app.api.call('GET', `/v1/sessions/${encodeURIComponent(v.id)}`);
+    await app.api.patch(v.id, s.etag, body);
+  }
+}
+
+// --- start ----------------------------------------------------------------
+
+function start() {
+  const { token, session } = takeToken();
+  if (!token) {
+    banner('Open this page with a link: `albedo open` for your sessions, or one made by `albedo share`.');
+    return;
+  }
+  app.wanted = session;
+  app.api = new Api(token);
+  app.client = new Client({
+    url: `ws://${location.host}/v1/ws`,
+    token,
+    onState: showState,
+    onHello: (r) => { onHello(r); },
+  });
+  window.albedo = app; // for tests and the curious: the page's state
+  $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
+  $('toggle').addEventListener('click', () => {
+    const open = $('sidebar').classList.toggle('open');
+    $('toggle').setAttribute('aria-expanded', String(open));
+  });
+  if ($('input')) wireOwner();
+  setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
+}
+
+start();

@@ -1,0 +1,291 @@
+// albedo's websocket protocol for the browser (docs/protocol.md), with no
+// knowledge of the page: one socket for every session it follows; hello
+// reattaches each subscription from its own epoch and offset after any
+// loss; full-jitter backoff between attempts; each event handed on once,
+// in order, with no gap; inputs carry an input_id and are sent again, in
+// order, until the daemon receipts them.
+
+const SUBPROTOCOL = 'albedo.v1';
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 10000;
+const CLOSE_BAD_TOKEN = 4401;
+
+// uuidv7 is a time-ordered UUID, the form input ids take.
+export function uuidv7() {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  let ms = Date.now();
+  for (let i = 5; i >= 0; i--) {
+    b[i] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  b[6] = (b[6] & 0x0f) | 0x70;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+// Client is one connection to a daemon, kept up until close().
+//
+//   onState({phase, attempt, inMs, error}): phase is 'connecting',
+//     'connected', 'reconnecting' (inMs until the next attempt), or
+//     'revoked' (the token was refused: nothing more will happen).
+//   onHello(reply): each time a hello is answered (role, conn, boot).
+//
+// A subscription's handler gets the session's pushes: reset (drop what is
+// shown), event (each once, in offset order), partial, delta, status,
+// presence; and end(error) when the daemon refuses or ends it.
+export class Client {
+  constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {} }) {
+    this.url = url;
+    this.token = token;
+    this.name = name;
+    this.onState = onState;
+    this.onHello = onHello;
+    this.subs = new Map(); // session → {epoch, offset, watch, handler}
+    this.pending = new Map(); // input_id → {session, text, resolve, reject}, in send order
+    this.replies = new Map(); // command id → callback(reply)
+    this.nextId = 2;
+    this.ws = null;
+    this.ready = false; // hello answered on the current socket
+    this.attempt = 0;
+    this.timer = null;
+    this.closed = false;
+    this.state = { phase: 'connecting' };
+    this.connect();
+  }
+
+  setState(s) {
+    this.state = s;
+    this.onState(s);
+  }
+
+  connect() {
+    this.ready = false;
+    let ws;
+    try {
+      ws = new WebSocket(this.url, [SUBPROTOCOL]);
+    } catch (e) {
+      this.retry(e);
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => this.hello();
+    ws.onmessage = (m) => {
+      if (ws === this.ws) this.receive(String(m.data));
+    };
+    ws.onclose = (e) => {
+      if (ws !== this.ws || this.closed) return;
+      this.ws = null;
+      this.failReplies();
+      if (e.code === CLOSE_BAD_TOKEN) {
+        this.closed = true;
+        this.setState({ phase: 'revoked', error: e.reason || 'the token was refused' });
+        for (const p of this.pending.values()) p.reject(new Error('the token was revoked'));
+        this.pending.clear();
+        return;
+      }
+      this.retry(new Error(e.reason || `closed (${e.code})`));
+    };
+  }
+
+  // retry waits a random time up to the backoff ceiling, then connects.
+  retry(error, atLeastMs = 0) {
+    if (this.closed) return;
+    this.attempt++;
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.attempt, 16));
+    const inMs = Math.max(atLeastMs, Math.floor(Math.random() * ceiling));
+    this.setState({ phase: 'reconnecting', attempt: this.attempt, inMs, at: Date.now() + inMs, error: String(error && error.message || error) });
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.connect(), inMs);
+  }
+
+  hello() {
+    const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
+    this.command({ op: 'hello', token: this.token, client: this.name, subs }, (r) => {
+      if (!r.ok) {
+        this.retry(new Error(r.error ? r.error.message : 'hello refused'));
+        return;
+      }
+      this.ready = true;
+      this.attempt = 0;
+      (r.subs || []).forEach((sr, i) => this.subReplied(subs[i].session, sr));
+      this.onHello(r);
+      this.setState({ phase: 'connected' });
+      for (const [id, p] of this.pending) this.sendInput(id, p);
+    }, true);
+  }
+
+  subBody(session, s) {
+    const b = { session };
+    if (s.epoch) {
+      b.epoch = s.epoch;
+      b.after = s.offset;
+    }
+    if (!s.watch) b.watch = false;
+    return b;
+  }
+
+  // command sends one frame with a fresh id; force sends before hello.
+  command(body, onReply, force = false) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN || (!this.ready && !force)) return false;
+    const id = body.op === 'hello' ? 1 : this.nextId++;
+    if (onReply) this.replies.set(id, onReply);
+    this.ws.send(JSON.stringify({ id, ...body }));
+    return true;
+  }
+
+  failReplies() {
+    // Replies of a lost socket never come. Inputs stay pending and are
+    // sent again; subscriptions are in the next hello.
+    this.replies.clear();
+  }
+
+  receive(data) {
+    for (const line of data.split('\n')) {
+      if (!line) continue;
+      let f;
+      try {
+        f = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (f.id !== undefined && f.op === undefined) {
+        const cb = this.replies.get(f.id);
+        this.replies.delete(f.id);
+        if (cb) cb(f);
+        continue;
+      }
+      this.push(f);
+    }
+  }
+
+  push(f) {
+    if (f.op === 'bye') {
+      // The daemon stops: reconnect no sooner than it says.
+      const ws = this.ws;
+      this.ws = null;
+      if (ws) ws.close();
+      this.failReplies();
+      this.retry(new Error(f.reason || 'daemon stopping'), f.retry_after_ms || 0);
+      return;
+    }
+    const s = this.subs.get(f.session);
+    if (!s) return;
+    switch (f.op) {
+      case 'reset':
+        s.epoch = f.epoch;
+        s.offset = f.before;
+        s.handler.reset(f);
+        return;
+      case 'event': {
+        const off = f.event.offset;
+        if (off <= s.offset) return; // already handed on: never twice
+        if (off !== s.offset + 1) {
+          // Never expected (pushes are contiguous); if it happens, ask
+          // again from what was handed on, rather than leave a gap.
+          this.resubscribe(f.session);
+          return;
+        }
+        s.offset = off;
+        s.handler.event(f.event);
+        return;
+      }
+      default:
+        if (s.handler[f.op]) s.handler[f.op](f);
+    }
+  }
+
+  subReplied(session, r) {
+    const s = this.subs.get(session);
+    if (!s) return;
+    if (!r.ok) {
+      this.subs.delete(session);
+      s.handler.end(r.error || { code: 'unknown', message: 'subscription refused' });
+    }
+  }
+
+  // subscribe follows a session; watch false keeps this client out of the
+  // session's viewers (a list that follows many sessions watches one).
+  subscribe(session, handler, { watch = true } = {}) {
+    const s = { epoch: '', offset: 0, watch, handler };
+    this.subs.set(session, s);
+    this.command({ op: 'sub', ...this.subBody(session, s) }, (r) => this.subReplied(session, r));
+  }
+
+  resubscribe(session) {
+    const s = this.subs.get(session);
+    if (s) this.command({ op: 'sub', ...this.subBody(session, s) }, (r) => this.subReplied(session, r));
+  }
+
+  watch(session, on) {
+    const s = this.subs.get(session);
+    if (!s || s.watch === on) return;
+    s.watch = on;
+    this.command({ op: 'watch', session, watch: on });
+  }
+
+  unsubscribe(session) {
+    if (this.subs.delete(session)) this.command({ op: 'unsub', session });
+  }
+
+  // send submits an input; it resolves with the receipt once the daemon
+  // has committed it, across reconnections (the same input_id each time).
+  send(session, text) {
+    const id = uuidv7();
+    return new Promise((resolve, reject) => {
+      const p = { session, text, resolve, reject };
+      this.pending.set(id, p);
+      if (this.ready) this.sendInput(id, p);
+    });
+  }
+
+  sendInput(id, p) {
+    this.command({ op: 'send', session: p.session, input_id: id, text: p.text }, (r) => {
+      if (!r.ok && r.error && r.error.retryable) return; // the next connection sends it again
+      this.pending.delete(id);
+      if (r.ok) p.resolve(r.receipt);
+      else p.reject(Object.assign(new Error(r.error ? r.error.message : 'refused'), { code: r.error && r.error.code }));
+    });
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close();
+  }
+}
+
+// Api is the daemon's HTTP API with a token.
+export class Api {
+  constructor(token) {
+    this.token = token;
+  }
+
+  async call(method, path, { body, headers = {} } = {}) {
+    const init = { method, headers: { Authorization: `Bearer ${this.token}`, ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers['Content-Type'] = 'application/json';
+    }
+    const r = await fetch(path, init);
+    const text = await r.text();
+    const data = text ? JSON.parse(text) : null;
+    if (!r.ok) {
+      const e = (data && data.error) || { code: String(r.status), message: r.statusText };
+      throw Object.assign(new Error(e.message), { code: e.code, status: r.status });
+    }
+    return { data, etag: r.headers.get('ETag') };
+  }
+
+  sessions() { return this.call('GET', '/v1/sessions').then((r) => r.data.sessions); }
+  session(id) { return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}`).then((r) => r.data); }
+  create(body) { return this.call('POST', '/v1/sessions', { body }).then((r) => r.data); }
+  patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
+  remove(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}`); }
+  interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
+  // before: a page of events older than that offset.
+  history(id, before, limit = 100) {
+    return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}/events?before=${before}&limit=${limit}`).then((r) => r.data);
+  }
+}
