@@ -21,6 +21,7 @@ const (
 	LogFile    = "daemon.log"
 	LockFile   = "daemon.lock"
 	DownFile   = "daemon.down"
+	StableFile = "daemon.stable" // what a daemon keeps from the one before it (cmd/albedo/stable.go)
 	ConfigFile = "config.toml"
 )
 

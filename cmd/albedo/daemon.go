@@ -47,7 +47,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			return runDaemon(cmd.Context(), home, f, log)
 		},
 	}
-	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:0", "listen address (port 0: any free port)")
+	cmd.Flags().StringVar(&f.addr, "addr", defaultAddr, "listen address (by default the port of the daemon before, if free, else any)")
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection that accepts nothing this long")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
@@ -132,13 +132,19 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := d.hub.Start(ctx); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	st := loadStable(home)
+	ln, err := listenStable(f.addr, st)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", f.addr, err)
 	}
 	info := wire.DaemonInfo{
-		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: randomHex(32), Boot: randomHex(8),
+		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: st.Token, Boot: randomHex(8),
 		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second),
+	}
+	st.Port = info.Port
+	if err := saveStable(home, st); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	d.serve(ln, info, f)
 	if f.debugAddr != "" {
@@ -155,6 +161,10 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
 	return d, nil
 }
+
+// defaultAddr is --addr's default: a loopback port, the one of the daemon
+// before when it is free (stable.go).
+const defaultAddr = "127.0.0.1:0"
 
 // startFailed records in daemon.down why the start failed, while the home
 // is still locked (no other daemon can have started): clients show the

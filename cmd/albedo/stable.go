@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"albedo/client"
+)
+
+// stable is what a daemon keeps from the one before it on the same home,
+// in daemon.stable (0600, beside daemon.json, which holds the same token):
+// the owner's token and the port. Clients that read daemon.json find a new
+// daemon wherever it is; a browser page cannot: it holds the token and the
+// address it was opened with. Keeping both lets an open page reconnect
+// after a restart, a crash included, as every other client does. Deleting
+// the file while no daemon runs makes the next one pick a new token (and
+// port): the way to revoke the owner's token.
+type stable struct {
+	Token string `json:"token"`
+	Port  int    `json:"port"`
+}
+
+// loadStable reads home's daemon.stable, or returns a new token (and no
+// port) when there is none or it is unreadable.
+func loadStable(home string) stable {
+	var st stable
+	b, err := os.ReadFile(filepath.Join(home, client.StableFile))
+	if err == nil && json.Unmarshal(b, &st) == nil && validToken(st.Token) && st.Port >= 0 && st.Port < 1<<16 {
+		return st
+	}
+	return stable{Token: randomHex(32)}
+}
+
+func validToken(t string) bool {
+	b, err := hex.DecodeString(t)
+	return err == nil && len(b) == 32
+}
+
+// saveStable writes st atomically, readable by the user only.
+func saveStable(home string, st stable) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(home, client.StableFile+".tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", client.StableFile, err)
+	}
+	return os.Rename(tmp, filepath.Join(home, client.StableFile))
+}
+
+// listenStable listens on the port of the daemon before, when addr is the
+// default (any loopback port) and that port is free; on addr otherwise.
+func listenStable(addr string, st stable) (net.Listener, error) {
+	if addr == defaultAddr && st.Port != 0 {
+		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", st.Port)); err == nil {
+			return ln, nil
+		}
+		// Taken since: any free port will do (open pages then cannot
+		// follow, and say they are reconnecting until reopened).
+	}
+	return net.Listen("tcp", addr)
+}
