@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
 )
@@ -86,4 +88,100 @@ func TestWebOwnerSendsAndStreams(t *testing.T) {
 	p.wait("the committed reply", `!document.querySelector('#stream') && [...document.querySelectorAll('article[data-role=assistant]')].some(a => a.innerText.includes('Hello from the stream'))`)
 	wantMessages(t, fx, "s", p.messages())
 	p.screenshot("web-owner")
+}
+
+// shareLink is albedo share's link to session.
+func shareLink(t *testing.T, home, session string) string {
+	t.Helper()
+	return strings.TrimSpace(lastLine(cli(t, home, "share", session)))
+}
+
+// Test 2: an owner page and a viewer page (albedo share's link) show the
+// same transcript while a turn streams and after; the viewer has a badge
+// and no composer, and a send forced through its socket is refused.
+func TestWebOwnerAndViewerAgree(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "shared", Provider: "fake"}})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	b := startBrowser(t)
+	owner := b.open(ownerLink(t, fx.home, "s"))
+	viewer := b.open(shareLink(t, fx.home, "s"))
+	for _, p := range []*page{owner, viewer} {
+		p.wait("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: first')`)
+	}
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "to both"}, Block: block})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*page{owner, viewer} {
+		p.wait("the streaming reply", `(document.querySelector('#stream')?.innerText || '').includes('streamed to both')`)
+	}
+	if o, v := owner.messages(), viewer.messages(); fmt.Sprint(o) != fmt.Sprint(v) {
+		t.Fatalf("while streaming, the owner sees\n%v\nthe viewer\n%v", o, v)
+	}
+	viewer.wait("the viewer's view", `!document.querySelector('#badge').hidden && !document.querySelector('#input') && !document.querySelector('#composer')`)
+	viewer.wait("presence of both", `document.querySelector('#presence').dataset.viewers === '2'`)
+	viewer.screenshot("web-viewer")
+	close(block)
+	for _, p := range []*page{owner, viewer} {
+		p.wait("the committed reply", `!document.querySelector('#stream') && document.body.innerText.includes('streamed to both')`)
+		wantMessages(t, fx, "s", p.messages())
+	}
+	// A send forced through the viewer's socket is refused by the daemon.
+	viewer.wait("a refused send", `(() => {
+		if (window.forced === undefined) {
+			window.forced = null;
+			albedo.client.command({op: 'send', session: 's', input_id: '0190a8a0-0000-7000-8000-000000000001', text: 'sneaky'}, r => { window.forced = r; });
+		}
+		return window.forced && window.forced.ok === false && window.forced.error.code === 'forbidden';
+	})()`)
+	if got := waitInputs(t, fx.c, "s", 2); len(got) != 2 {
+		t.Fatalf("inputs %q", got)
+	}
+}
+
+// Test 4: a message holding markup that would run script, and a
+// javascript: link, render inert: nothing runs, and the link goes nowhere.
+func TestWebMarkupIsInert(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "xss", Provider: "fake"}})
+	evil := "<img src=x onerror=\"window.pwned=1\"> [click](javascript:window.pwned=2) <script>window.pwned=3</script>" +
+		"<a href=\"javascript:window.pwned=4\">a</a> <svg onload=\"window.pwned=5\"></svg> <iframe src=\"javascript:parent.pwned=6\"></iframe>"
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{evil}})
+	// The user's text carries it too: shown as text, never as markup.
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), evil); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.wait("the reply", `document.querySelectorAll('#transcript article[data-role=assistant]').length === 1`)
+	// Click every link the reply has, then give anything queued a frame.
+	p.wait("clicked links", `(() => { for (const a of document.querySelectorAll('#transcript a')) a.click(); return true })()`)
+	p.wait("a frame later", `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 50)))`)
+	if got := eval[any](p, `window.pwned ?? null`); got != nil {
+		t.Fatalf("a script ran: window.pwned = %v", got)
+	}
+	bad := eval[int](p, `document.querySelectorAll('#transcript script, #transcript iframe, #transcript [onerror], #transcript [onload], #transcript a[href^="javascript"]').length`)
+	if bad != 0 {
+		t.Fatalf("%d dangerous elements or attributes in the transcript", bad)
+	}
+	if user := eval[string](p, `document.querySelector('#transcript article[data-role=user] .body').textContent`); user != evil {
+		t.Fatalf("the user's text is shown as %q", user)
+	}
+}
+
+// Test 6: revoking a share closes the viewer page's socket, and the page
+// says the link was revoked instead of trying again.
+func TestWebRevokedShareSaysSo(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "revoked"}})
+	b := startBrowser(t)
+	viewer := b.open(shareLink(t, fx.home, "s"))
+	viewer.wait("a connected viewer", `document.querySelector('#conn').textContent === 'connected'`)
+	cli(t, fx.home, "share", "--revoke", "s")
+	viewer.wait("the revocation", `!document.querySelector('#banner').hidden && document.querySelector('#banner').textContent.includes('This link was revoked')`)
+	if st := eval[string](viewer, `albedo.client.state.phase`); st != "revoked" {
+		t.Fatalf("the client's state is %q", st)
+	}
+	viewer.screenshot("web-revoked")
 }
