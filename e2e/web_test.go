@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -184,4 +185,127 @@ func TestWebRevokedShareSaysSo(t *testing.T) {
 		t.Fatalf("the client's state is %q", st)
 	}
 	viewer.screenshot("web-revoked")
+}
+
+// Test 3: the daemon is stopped gracefully, then SIGKILLed mid-reply: both
+// pages say they are reconnecting, come back by themselves, and hold every
+// message exactly once, as the daemon has them.
+func TestWebPagesSurviveRestarts(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "restarts", Provider: "fake"}})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before"); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	pages := []*page{b.open(ownerLink(t, fx.home, "s")), b.open(shareLink(t, fx.home, "s"))}
+	waitAll := func(what, js string) {
+		t.Helper()
+		for _, p := range pages {
+			p.wait(what, js)
+		}
+	}
+	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: before')`)
+
+	fx.d.stop()
+	waitAll("reconnecting after a stop", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
+	d := startDaemon(t, fx.home)
+	waitAll("connected again", `document.querySelector('#conn').textContent === 'connected'`)
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after the stop"); err != nil {
+		t.Fatal(err)
+	}
+	waitAll("the reply after the stop", `document.body.innerText.includes('fake: after the stop')`)
+
+	block := make(chan struct{})
+	defer close(block)
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"cut ", "short"}, Block: block})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "mid-reply"); err != nil {
+		t.Fatal(err)
+	}
+	waitAll("the streaming reply", `(document.querySelector('#stream')?.innerText || '').includes('cut short')`)
+	d.kill()
+	waitAll("reconnecting after a kill", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
+	startDaemon(t, fx.home)
+	// The new daemon closes the cut turn as interrupted (with the text it
+	// had checkpointed, if any), and the pages drop the stream for it.
+	waitAll("the turn closed as interrupted", `document.querySelector('#conn').textContent === 'connected' && !document.querySelector('#stream') &&
+		document.querySelector('.turn.interrupted')?.textContent.includes('daemon restart')`)
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "last"); err != nil {
+		t.Fatal(err)
+	}
+	waitAll("the last reply", `document.body.innerText.includes('fake: last')`)
+	for _, p := range pages {
+		wantMessages(t, fx, "s", p.messages())
+	}
+}
+
+// Test 5, measured (the figures go to docs/benchmarks.md; timings are not
+// asserted, since this machine is shared): a session of 5 000 messages
+// opens on its latest, and scrolling up pages older ones in; then 100
+// events a second for 10 s, while the page records every main-thread task
+// over 50 ms (the Long Tasks API).
+func TestWebLongSessionAndSteadyStream(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{})
+	cli(t, fx.home, "bots", "add", "idle")
+	if _, err := fx.c.CreateSession(fx.ctx, "s", wire.SessionCreate{Title: "long", Provider: "bot:idle"}); err != nil {
+		t.Fatal(err)
+	}
+	// Inputs to a bot that never connects wait as messages: 5 000 of them,
+	// and no turn runs.
+	putMany(t, fx, "s", 5000, 16)
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.wait("the latest message", `!!document.querySelector('article[data-offset="5000"]')`)
+	opened := eval[float64](p, `performance.now()`)
+	if n := eval[int](p, `document.querySelectorAll('article[data-offset]').length`); n > 200 {
+		t.Fatalf("the page drew %d messages to open on the latest", n)
+	}
+	first := eval[int](p, `Number(document.querySelector('article[data-offset]').dataset.offset)`)
+	p.wait("an older page", fmt.Sprintf(`(() => { document.querySelector('#transcript').scrollTop = 0;
+		return Number(document.querySelector('article[data-offset]').dataset.offset) < %d })()`, first))
+	older := eval[int](p, `Number(document.querySelector('article[data-offset]').dataset.offset)`)
+
+	eval[bool](p, `(() => { window.longTasks = []; new PerformanceObserver(l => { for (const e of l.getEntries()) longTasks.push(e.duration) }).observe({type: 'longtask'}); return true })()`)
+	p.wait("following the end", `(() => { const tr = document.querySelector('#transcript'); tr.scrollTop = tr.scrollHeight; return true })()`)
+	const rate, secs = 100, 10
+	tick := time.NewTicker(time.Second / rate)
+	defer tick.Stop()
+	start := time.Now()
+	for range rate * secs {
+		<-tick.C
+		if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "a steady message of a few words"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := time.Since(start)
+	p.wait("the last streamed message", fmt.Sprintf(`!!document.querySelector('article[data-offset="%d"]')`, 5000+rate*secs))
+	longTasks := eval[[]float64](p, `longTasks`)
+	maxTask := 0.0
+	for _, d := range longTasks {
+		maxTask = max(maxTask, d)
+	}
+	shown := eval[int](p, `document.querySelectorAll('article[data-offset]').length`)
+	t.Logf("5 000 messages: the latest shown %.0f ms after navigation; scrolling up paged in offsets from %d to %d", opened, first, older)
+	t.Logf("%d events/s for %v: %d main-thread tasks over 50 ms (longest %.0f ms); %d messages in the DOM", rate, sent.Round(time.Millisecond), len(longTasks), maxTask, shown)
+	if shown > 1100 {
+		t.Fatalf("the DOM holds %d messages while following: it is not bounded", shown)
+	}
+}
+
+// putMany puts n inputs into session id with conc writers at once.
+func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
+	t.Helper()
+	errs := make(chan error, conc)
+	for w := range conc {
+		go func() {
+			var err error
+			for i := w; i < n && err == nil; i += conc {
+				_, err = fx.c.PutInput(fx.ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("message %d", i))
+			}
+			errs <- err
+		}()
+	}
+	for range conc {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

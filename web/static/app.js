@@ -206,6 +206,10 @@ function handlerFor(v) {
     },
     event(ev) {
       v.events.push(ev);
+      if (v.id !== app.current && v.events.length > MAX_SHOWN + MAX_SHOWN / 10) {
+        v.events = v.events.slice(-MAX_SHOWN); // bounded for sessions not shown too
+        v.more = true;
+      }
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
@@ -344,12 +348,30 @@ function following() {
   return tr.scrollHeight - tr.scrollTop - tr.clientHeight < 40;
 }
 
+// Events that arrive for the session shown are drawn once a frame, all
+// those of the frame together: one insertion and one layout, however fast
+// they come.
+let appendQueue = [];
 function appendEvent(v, ev) {
+  appendQueue.push(ev);
+  if (appendQueue.length === 1) requestAnimationFrame(() => flushAppends(v));
+}
+
+function flushAppends(v) {
+  const evs = appendQueue;
+  appendQueue = [];
+  if (v.id !== app.current) return; // another session was selected meanwhile: drawn whole
   const tr = $('transcript');
   const follow = following();
-  const el = eventElement(ev);
-  if (el) tr.insertBefore(el, $('stream'));
-  if (ev.type === 'message' || ev.type === 'turn') drawStream();
+  const frag = document.createDocumentFragment();
+  let closes = false;
+  for (const ev of evs) {
+    const el = eventElement(ev);
+    if (el) frag.append(el);
+    closes = closes || ev.type === 'message' || ev.type === 'turn';
+  }
+  tr.insertBefore(frag, $('stream'));
+  if (closes) drawStream();
   if (follow) {
     trim(v);
     tr.scrollTop = tr.scrollHeight;
@@ -360,11 +382,14 @@ function appendEvent(v, ev) {
 // messages leave it (scrolling up pages them in again).
 function trim(v) {
   const tr = $('transcript');
+  if (tr.getElementsByTagName('article').length <= MAX_SHOWN + MAX_SHOWN / 10) return; // cut in batches
   const shown = tr.querySelectorAll('[data-offset]');
-  if (shown.length <= MAX_SHOWN) return;
   const cut = shown.length - MAX_SHOWN;
   const first = Number(shown[cut].dataset.offset);
-  for (let i = 0; i < cut; i++) shown[i].remove();
+  const range = document.createRange();
+  range.setStartBefore(shown[0]);
+  range.setEndBefore(shown[cut]);
+  range.deleteContents();
   v.events = v.events.filter((e) => e.offset >= first);
   v.more = true;
   if (!$('older')) tr.prepend(olderMarker());
