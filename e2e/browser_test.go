@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,7 +164,12 @@ func (p *page) wait(what, js string) {
 // text returns the page's visible text.
 func (p *page) text() string { return eval[string](p, `document.body.innerText`) }
 
-// screenshot saves the page as docs/img/NAME.png, for the README.
+// screenshots, when set, keeps the pages' screenshots in docs/img for the
+// README: go test ./e2e -run TestWeb -screenshots. Without it they are
+// taken all the same, into the test's temporary directory.
+var screenshots = flag.Bool("screenshots", false, "write the browser tests' screenshots to docs/img")
+
+// screenshot saves the page as NAME.png: in docs/img with -screenshots.
 func (p *page) screenshot(name string) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
@@ -172,7 +178,10 @@ func (p *page) screenshot(name string) {
 	if err != nil {
 		p.t.Fatalf("screenshot: %v", err)
 	}
-	dir := filepath.Join("..", "docs", "img")
+	dir := p.t.TempDir()
+	if *screenshots {
+		dir = filepath.Join("..", "docs", "img")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		p.t.Fatal(err)
 	}
