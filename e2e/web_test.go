@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"albedo/api/wire"
@@ -308,4 +309,56 @@ func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// The owner's list is live: a session made elsewhere joins it on top, a
+// message in a session not shown counts as unread and moves it up, one
+// deleted elsewhere leaves; + new makes and opens one; Esc in the
+// composer interrupts the running turn; at 360 px the list folds away
+// behind its button.
+func TestWebSessionListIsLive(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha", Provider: "fake"}})
+	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "a"))
+	order := `[...document.querySelectorAll('#sessions li')].map(li => li.querySelector('.name').textContent).join(',')`
+	p.wait("both sessions, the newer first", order+` === 'beta,alpha' && document.querySelector('#title').textContent === 'alpha'`)
+
+	if _, err := fx.c.CreateSession(fx.ctx, "c", wire.SessionCreate{Title: "gamma"}); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("a session made elsewhere, on top", order+` === 'gamma,beta,alpha'`)
+	if _, err := fx.c.PutInput(fx.ctx, "b", uuid.Must(uuid.NewV7()).String(), "news"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("beta unread, on top", order+`.startsWith('beta') && document.querySelector('#sessions li[data-session=b] .count')?.textContent === '2'`)
+	if err := fx.c.DeleteSession(fx.ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("gamma gone", `!document.querySelector('#sessions li[data-session=c]')`)
+
+	block := make(chan struct{})
+	defer close(block)
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"long ", "answer"}, Block: block})
+	if _, err := fx.c.PutInput(fx.ctx, "a", uuid.Must(uuid.NewV7()).String(), "go on"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("a running turn", `(document.querySelector('#stream')?.innerText || '').includes('long answer')`)
+	eval[bool](p, `document.querySelector('#input').dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`)
+	p.wait("the interrupted turn", `document.querySelector('.turn.interrupted')?.textContent.includes('user')`)
+
+	p.do(chromedp.Click(chromedp.CSS("#new")))
+	p.wait("a new session, open", `document.querySelectorAll('#sessions li').length === 3 && document.querySelector('#sessions li.current .name').textContent === document.querySelector('#title').textContent && document.querySelector('#title').textContent !== 'alpha'`)
+	if ss, err := fx.c.Sessions(fx.ctx); err != nil || len(ss) != 3 {
+		t.Fatalf("sessions after + new: %d %v", len(ss), err)
+	}
+
+	p.do(chromedp.EmulateViewport(360, 740))
+	p.wait("the list folded at 360 px", `getComputedStyle(document.querySelector('#toggle')).display !== 'none' &&
+		document.querySelector('#sidebar').getBoundingClientRect().right <= 0 && document.documentElement.scrollWidth <= 360`)
+	p.do(chromedp.Click(chromedp.CSS("#toggle")))
+	p.wait("the list shown", `document.querySelector('#sidebar').getBoundingClientRect().left >= 0`)
+	p.screenshot("web-narrow")
 }
