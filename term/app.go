@@ -63,7 +63,6 @@ type App struct {
 	st      *client.Stream
 	subs    map[string]*client.Subscription // sessions subscribed on st
 	watched string                          // the one of them watched: the focused session
-	seen    bool                            // connected at least once (a later connect refreshes the list)
 
 	lastKey     time.Time // when the last screen event came, to notice a stalled paste
 	waitingHome bool      // a goroutine waits for the home to change (after Unavailable)
@@ -138,10 +137,9 @@ func (a *App) openStream() {
 	so.OnState = func(s client.State) { a.post(stateMsg{s}) }
 	a.st = a.c.Stream(so)
 	a.subs, a.watched = map[string]*client.Subscription{}, ""
-	a.goRun(func() {
-		list, err := a.c.Sessions(a.ctx)
-		a.post(resSessions{List: list, Err: err})
-	})
+	// The list is read once the stream connects (message), not here: the
+	// stream alone decides whether to start a daemon, and an HTTP call
+	// racing it would start a second one.
 }
 
 // loop is the UI goroutine: it owns the model and the screen.
@@ -286,13 +284,12 @@ func (a *App) message(msg any) {
 			})
 		}
 		if msg.state.Phase == client.Connected {
-			if a.seen { // back after a loss: others may have made sessions
-				a.goRun(func() {
-					list, err := a.c.Sessions(a.ctx)
-					a.post(resSessions{List: list, Err: err})
-				})
-			}
-			a.seen = true
+			// At first, and back after a loss: others may have made
+			// sessions meanwhile.
+			a.goRun(func() {
+				list, err := a.c.Sessions(a.ctx)
+				a.post(resSessions{List: list, Err: err})
+			})
 		}
 	case homeChangedMsg:
 		a.waitingHome = false
