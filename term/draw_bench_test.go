@@ -39,12 +39,7 @@ func BenchmarkKeystroke(b *testing.B) {
 	for _, n := range []int{100, 10_000} {
 		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
 			m := longModel(n)
-			scr := tcell.NewSimulationScreen("UTF-8")
-			if err := scr.Init(); err != nil {
-				b.Fatal(err)
-			}
-			scr.SetSize(m.Width, m.Height)
-			Draw(scr, m)
+			scr := drawn(b, m)
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				if i%200 == 199 {
@@ -89,12 +84,7 @@ func BenchmarkKeystrokeLongDraft(b *testing.B) {
 		lines = append(lines, fmt.Sprintf("\tline %d of the pasted draft", i))
 	}
 	m.setComposer(strings.Join(lines, "\n"))
-	scr := tcell.NewSimulationScreen("UTF-8")
-	if err := scr.Init(); err != nil {
-		b.Fatal(err)
-	}
-	scr.SetSize(m.Width, m.Height)
-	Draw(scr, m)
+	scr := drawn(b, m)
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Key(key(tcell.KeyRune, 'a', 0))

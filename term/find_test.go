@@ -66,14 +66,7 @@ func TestSearchHighlights(t *testing.T) {
 	m := longSession()
 	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
 	typeText(m, "needle")
-	scr := tcell.NewSimulationScreen("UTF-8")
-	if err := scr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer scr.Fini()
-	scr.SetSize(m.Width, m.Height)
-	Draw(scr, m)
-	scr.Show()
+	scr := drawn(t, m)
 	if st := styleAt(t, scr, "Needle"); st.Bold(false).Underline(false) != stMatch {
 		t.Fatalf("match style %v", st)
 	}

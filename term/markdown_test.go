@@ -39,14 +39,7 @@ func TestMarkdownReplies(t *testing.T) {
 	m := NewModel(70, 40)
 	s := &SessionView{ID: "s", Follow: true, Events: []wire.Event{msg(1, wire.RoleAssistant, "m", mdReply)}}
 	m.Sessions, m.Focus = []*SessionView{s}, 0
-	scr := tcell.NewSimulationScreen("UTF-8")
-	if err := scr.Init(); err != nil {
-		t.Fatal(err)
-	}
-	defer scr.Fini()
-	scr.SetSize(m.Width, m.Height)
-	Draw(scr, m)
-	scr.Show()
+	scr := drawn(t, m)
 	r := rows(scr)
 	joined := strings.Join(r, "\n")
 	// The transcript is 46 cells wide beside the sidebar.

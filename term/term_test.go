@@ -16,15 +16,22 @@ var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // screen draws m on a simulation screen of m's size and returns its rows.
 func screen(t *testing.T, m *Model) []string {
 	t.Helper()
+	return rows(drawn(t, m))
+}
+
+// drawn draws m on a simulation screen of m's size, closed when the test
+// ends, for a test that reads its cells' styles.
+func drawn(t testing.TB, m *Model) tcell.SimulationScreen {
+	t.Helper()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)
 	}
-	defer scr.Fini()
+	t.Cleanup(scr.Fini)
 	scr.SetSize(m.Width, m.Height)
 	Draw(scr, m)
 	scr.Show()
-	return rows(scr)
+	return scr
 }
 
 func rows(scr tcell.SimulationScreen) []string {
