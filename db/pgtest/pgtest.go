@@ -1,0 +1,202 @@
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+)
+
+// Server is one running PostgreSQL.
+type Server struct {
+	dir  string // data directory and socket directory live under it
+	bin  string
+	port int
+	asPG bool // run its commands as the postgres user
+	dbs  atomic.Int64
+}
+
+var (
+	sharedMu  sync.Mutex
+	shared    *Server
+	sharedErr error
+)
+
+// Shared returns the package's server, starting it on first use. Call
+// StopShared from TestMain after m.Run.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared == nil && sharedErr == nil {
+		shared, sharedErr = Start()
+	}
+	if sharedErr != nil {
+		t.Fatalf("PostgreSQL for tests: %v", sharedErr)
+	}
+	return shared
+}
+
+// StopShared stops the package's server, if one was started.
+func StopShared() {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared != nil {
+		shared.Stop()
+		shared = nil
+	}
+}
+
+// Start initialises and starts a server in a new temporary directory.
+func Start() (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "albedo-pg-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{dir: dir, bin: bin, asPG: os.Geteuid() == 0}
+	if s.asPG {
+		if err := chownToPostgres(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if out, err := s.run("initdb", "-D", s.data(), "-A", "trust", "-U", "albedo", "-E", "UTF8", "--no-locale", "--no-sync"); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("initdb: %v: %s", err, out)
+	}
+	// A free port is taken between looking and listening now and then:
+	// try a few.
+	for attempt := 0; attempt < 5; attempt++ {
+		if s.port, err = freePort(); err != nil {
+			break
+		}
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+			s.port, s.dir)
+		var out string
+		if out, err = s.run("pg_ctl", "-D", s.data(), "-o", opts, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "start"); err == nil {
+			return s, nil
+		}
+		err = fmt.Errorf("pg_ctl start: %v: %s %s", err, out, tail(filepath.Join(s.dir, "log")))
+	}
+	os.RemoveAll(dir)
+	return nil, err
+}
+
+// URL is the server's connection string for database name.
+func (s *Server) URL(name string) string {
+	return fmt.Sprintf("postgres://albedo@127.0.0.1:%d/%s?sslmode=disable", s.port, name)
+}
+
+// Database creates a new, empty database and returns its URL; it is
+// dropped when the test ends.
+func (s *Server) Database(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), s.dbs.Add(1))
+	admin, err := sql.Open("pgx", s.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		admin, err := sql.Open("pgx", s.URL("postgres"))
+		if err != nil {
+			return
+		}
+		defer admin.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+	})
+	return s.URL(name)
+}
+
+// Stop stops the server at once and removes its files.
+func (s *Server) Stop() {
+	_, _ = s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop")
+	os.RemoveAll(s.dir)
+}
+
+func (s *Server) data() string { return filepath.Join(s.dir, "data") }
+
+// run runs one of the server's programs, as the postgres user when we are
+// root.
+func (s *Server) run(prog string, args ...string) (string, error) {
+	argv := append([]string{filepath.Join(s.bin, prog)}, args...)
+	if s.asPG {
+		argv = append([]string{"runuser", "-u", "postgres", "--"}, argv...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// binDir finds the newest /usr/lib/postgresql/N/bin with initdb in it.
+func binDir() (string, error) {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	return "", errors.New("no PostgreSQL server binaries (initdb): apt-get install postgresql (.ci/run installs it)")
+}
+
+func version(binDir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return n
+}
+
+func chownToPostgres(dir string) error {
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return fmt.Errorf("running as root, the server needs the postgres user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return string(b)
+}
