@@ -362,3 +362,20 @@ func TestWebSessionListIsLive(t *testing.T) {
 	p.wait("the list shown", `document.querySelector('#sidebar').getBoundingClientRect().left >= 0`)
 	p.screenshot("web-narrow")
 }
+
+// New messages are announced to screen readers through a live region; the
+// transcript itself is a log, not live (opening a session would read it
+// all out).
+func TestWebAnnouncesNewMessages(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "a11y"}})
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.wait("connected", `document.querySelector('#conn').textContent === 'connected'`)
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "hello reader"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("the reply announced", `document.querySelector('#announce[aria-live=polite]').textContent.includes('assistant echo: echo: hello reader')`)
+	if live := eval[string](p, `document.querySelector('#transcript').getAttribute('aria-live') || ''`); live != "" {
+		t.Fatalf("the transcript is aria-live=%q", live)
+	}
+}

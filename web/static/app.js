@@ -371,11 +371,20 @@ function flushAppends(v) {
     closes = closes || ev.type === 'message' || ev.type === 'turn';
   }
   tr.insertBefore(frag, $('stream'));
+  announce(evs);
   if (closes) drawStream();
   if (follow) {
     trim(v);
     tr.scrollTop = tr.scrollHeight;
   }
+}
+
+// announce tells screen readers of new messages, through a live region of
+// its own: the transcript is a log that is redrawn whole when another
+// session is opened, which must not be read out.
+function announce(evs) {
+  const said = evs.filter((e) => e.type === 'message').map((e) => `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}`);
+  if (said.length) $('announce').textContent = said.join('\n');
 }
 
 // trim keeps the DOM bounded while the reader follows the end: the oldest
