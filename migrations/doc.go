@@ -1,4 +1,6 @@
 // Package migrations holds the numbered SQL files of the albedo schema,
-// embedded in the binary and discovered by bun/migrate. A file is never
-// edited once it has landed; a change to the schema is a new number.
+// embedded in the binary and discovered by bun/migrate: SQLite's in this
+// directory, PostgreSQL's in postgres/ (a set of its own: BIGINT offsets,
+// no WITHOUT ROWID, no json_extract). A file is never edited once it has
+// landed; a change to the schema is a new number, in both sets.
 package migrations
