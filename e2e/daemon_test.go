@@ -90,3 +90,20 @@ func TestDaemonFileRemovedWhileRunning(t *testing.T) {
 		t.Fatal("the daemon still runs after stop")
 	}
 }
+
+// Every log line names the node (--node, by default host name and pid).
+func TestDaemonLogsNameTheNode(t *testing.T) {
+	d := startDaemon(t, t.TempDir(), "--node", "alpha")
+	d.stop()
+	for _, l := range strings.Split(strings.TrimSpace(d.log.String()), "\n") {
+		if !strings.Contains(l, "node=alpha") {
+			t.Fatalf("a log line without the node: %q", l)
+		}
+	}
+	host, _ := os.Hostname()
+	d2 := startDaemon(t, t.TempDir())
+	d2.stop()
+	if want := fmt.Sprintf("node=%s-%d", host, d2.cmd.Process.Pid); !strings.Contains(d2.log.String(), want) {
+		t.Fatalf("the default node is not %s:\n%s", want, d2.log)
+	}
+}

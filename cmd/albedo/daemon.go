@@ -30,6 +30,7 @@ type daemonFlags struct {
 	writeTimeout time.Duration
 	helloTimeout time.Duration
 	debugAddr    string
+	node         string // this daemon's name among the nodes of a cluster, in every log line
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {
@@ -43,7 +44,10 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+			if f.node == "" {
+				f.node = defaultNode()
+			}
+			log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", f.node)
 			return runDaemon(cmd.Context(), home, f, log)
 		},
 	}
@@ -52,7 +56,18 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection that accepts nothing this long")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
+	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines (default: host name and pid)")
 	return cmd
+}
+
+// defaultNode names a node by its host and process, unique on a machine
+// and readable in a log.
+func defaultNode() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
 // daemon is a running daemon's parts, in the order they start. Only
