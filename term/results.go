@@ -1,0 +1,113 @@
+package term
+
+import (
+	"slices"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// Result applies the result of a Cmd; none asks for another.
+func (m *Model) Result(r any) []Cmd {
+	switch r := r.(type) {
+	case resSessions:
+		m.listed(r)
+	case resCreated:
+		m.created(r)
+	case resPatched:
+		m.patched(r)
+	case resSent:
+		if r.Err != nil {
+			m.notify(true, "not sent: "+r.Err.Error())
+		}
+	case resDeleted:
+		m.deleted(r)
+	case resInterrupted:
+		if r.Err != nil {
+			m.notify(true, "interrupt: "+r.Err.Error())
+		} else {
+			m.notify(false, "")
+		}
+	case resOlder:
+		m.older(r)
+	}
+	return nil
+}
+
+// listed merges the daemon's list of sessions into the sidebar.
+func (m *Model) listed(r resSessions) {
+	if r.Err != nil {
+		m.notify(true, "list sessions: "+r.Err.Error())
+		return
+	}
+	for _, ws := range r.List {
+		if s := m.session(ws.ID); s != nil {
+			s.Title = ws.Title
+			continue
+		}
+		m.Sessions = append(m.Sessions, newSessionView(ws))
+	}
+	m.resort()
+	if m.Focus < 0 && len(m.Sessions) > 0 {
+		m.setFocus(0)
+	}
+}
+
+// created focuses a session made here, composer ready.
+func (m *Model) created(r resCreated) {
+	if r.Err != nil {
+		m.notify(true, "new session: "+r.Err.Error())
+		return
+	}
+	m.notify(false, "")
+	s := m.session(r.Session.ID)
+	if s == nil {
+		s = newSessionView(r.Session)
+		m.Sessions = append(m.Sessions, s)
+		m.resort()
+	}
+	m.setFocus(slices.Index(m.Sessions, s))
+	m.Pane = paneComposer
+}
+
+func (m *Model) patched(r resPatched) {
+	if r.Err != nil {
+		m.notify(true, "not changed: "+r.Err.Error())
+		return
+	}
+	if s := m.session(r.Session.ID); s != nil {
+		s.Title, s.Model, s.Effort, s.ETag = r.Session.Title, r.Session.Model, r.Session.Effort, r.Session.ETag
+	}
+	m.notify(false, "settings saved")
+}
+
+// deleted takes a session deleted here out of the sidebar (one already
+// gone, not_found, too).
+func (m *Model) deleted(r resDeleted) {
+	if r.Err != nil && client.Code(r.Err) != wire.CodeNotFound {
+		m.notify(true, "delete: "+r.Err.Error())
+		return
+	}
+	if s := m.session(r.Session); s != nil {
+		m.remove(s)
+		m.notify(false, "session "+s.name()+" deleted")
+	}
+}
+
+// older puts a page of history before what is loaded, when it joins it,
+// keeping the same lines in view.
+func (m *Model) older(r resOlder) {
+	s := m.session(r.Session)
+	if r.Err != nil {
+		m.notify(true, "history: "+r.Err.Error())
+		return
+	}
+	if s == nil || len(s.Events) == 0 || len(r.Page.Events) == 0 || r.Page.Events[len(r.Page.Events)-1].Offset != s.Events[0].Offset-1 {
+		return
+	}
+	before := s.lineCount(m.look())
+	s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
+	s.More = r.Page.More
+	s.rerender()
+	s.Top += s.lineCount(m.look()) - before
+}
