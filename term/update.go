@@ -407,4 +407,3 @@ func (m *Model) remove(s *SessionView) {
 		m.Focus--
 	}
 }
-
