@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,8 @@ type Writer struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	stats writerStats // written by the writer goroutine, read by Stats
 
 	// owned by the writer goroutine: each session's committed head. Every
 	// write goes through this goroutine, so the cache is authoritative; a
@@ -202,17 +205,39 @@ func (w *Writer) run() {
 				}
 			}
 		}
-	fill:
-		for len(batch) < w.maxBatch {
-			select {
-			case r := <-w.reqs:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
-		}
-		w.commit(batch)
+		w.commit(w.gather(batch))
 	}
+}
+
+// gather adds to batch the requests queued behind its first one. Before
+// it gives up it yields the processor, and again for as long as a yield
+// brought more: a request's sender readies the writer as it queues, and
+// the Go scheduler runs the goroutine readied last before any other
+// runnable one, so without yielding the writer took one request while the
+// senders of the others (their frames read, their goroutines runnable) had
+// not yet run. At 100 writers on one CPU, 98 % of batches held one request
+// (docs/benchmarks.md, issue 16). A yield with nothing else runnable
+// returns at once, so a lone writer pays about a microsecond for it.
+func (w *Writer) gather(batch []*request) []*request {
+	for len(batch) < w.maxBatch {
+		select {
+		case r := <-w.reqs:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		n := len(batch)
+		runtime.Gosched()
+		select {
+		case r := <-w.reqs:
+			batch = append(batch, r)
+		default:
+		}
+		if len(batch) == n {
+			break
+		}
+	}
+	return batch
 }
 
 // commit runs one batch in one transaction. Requests run optimistically,
@@ -221,8 +246,12 @@ func (w *Writer) run() {
 // Request functions must therefore be safe to run twice (they only touch
 // the Tx and their own results).
 func (w *Writer) commit(batch []*request) {
+	w.stats.batch(len(batch))
 	if len(batch) > 1 && w.runBatch(batch, false) {
 		return
+	}
+	if len(batch) > 1 {
+		w.stats.retries.Add(1)
 	}
 	w.runBatch(batch, true)
 }
@@ -236,19 +265,24 @@ var errRetryCarefully = errors.New("db: a request failed; run the batch again wi
 // nobody and returns false.
 func (w *Writer) runBatch(batch []*request, careful bool) bool {
 	ctx := context.Background()
+	st := &w.stats
+	t := time.Now()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
 		return true
 	}
-	b := &batchState{w: w, heads: map[string]int64{}, now: time.Now().UTC()}
+	t = since(&st.begin, t)
+	b := &batchState{w: w, heads: map[string]int64{}, now: t.UTC()}
 	live, err := b.run(ctx, tx, batch, careful)
+	t = since(&st.run, t)
 	if err == nil && live > 0 {
 		err = b.flush(ctx, tx, batch)
 		if err != nil && !careful {
 			err = errRetryCarefully
 		}
 	}
+	t = since(&st.flush, t)
 	switch {
 	case errors.Is(err, errRetryCarefully):
 		_ = tx.Rollback()
@@ -267,7 +301,9 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true
 	}
+	t = since(&st.commit, t)
 	w.committed(b, batch)
+	since(&st.answer, t)
 	return true
 }
 

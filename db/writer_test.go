@@ -3,7 +3,10 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -37,5 +40,48 @@ func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Do after Close still waiting after 10 s")
+	}
+}
+
+// On one processor, writers that queue at once share a commit: the writer
+// yields before it closes a batch, so that senders made runnable by the
+// same network poll get to queue first (Writer.gather). Without the
+// yield, the scheduler ran the writer as soon as the first sender blocked,
+// and batches held one request. The stats count every request once.
+func TestConcurrentWritersShareCommits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	d := openTest(t, Options{})
+	const writers, each = 50, 20
+	for w := range writers {
+		createSession(t, d, fmt.Sprintf("s%d", w))
+	}
+	before := d.Writer().Stats()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for range each {
+				if _, err := appendText(context.Background(), d, fmt.Sprintf("s%d", w), "x"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	after := d.Writer().Stats()
+	reqs, batches := after.Requests-before.Requests, after.Batches-before.Batches
+	if reqs != writers*each {
+		t.Fatalf("stats counted %d requests, want %d", reqs, writers*each)
+	}
+	var sized int64
+	for i := range after.Sizes {
+		sized += after.Sizes[i] - before.Sizes[i]
+	}
+	if sized != batches {
+		t.Fatalf("size histogram holds %d batches, want %d", sized, batches)
+	}
+	t.Logf("%d requests in %d batches", reqs, batches)
+	if mean := float64(reqs) / float64(batches); mean < 5 {
+		t.Fatalf("%d requests in %d batches (%.1f a batch): concurrent writers are not sharing commits", reqs, batches, mean)
 	}
 }
