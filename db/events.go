@@ -48,10 +48,11 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	if len(evs) == 0 {
 		return nil, nil
 	}
-	cur, err := t.head(ctx, session)
+	c, err := t.counters(ctx, session)
 	if err != nil {
 		return nil, err
 	}
+	cur := c.head
 	out := make([]Event, len(evs))
 	for i, ev := range evs {
 		ev.Offset = cur + int64(i) + 1
@@ -59,7 +60,8 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: wire.Encode(ev),
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 	}
-	t.setHead(session, cur+int64(len(evs)))
+	c.head += int64(len(evs))
+	t.setCounters(session, c)
 	t.committed = append(t.committed, Committed{Session: session, Events: out})
 	return out, nil
 }

@@ -59,42 +59,41 @@ func textHash(s string) string {
 // at once, with no turn. A repeat with the same text returns the stored
 // receipt and created=false; a repeat with other text is ErrConflict.
 func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (_ Input, created bool, _ []Event, _ error) {
-	// The statements of this path (every input) are SQL with parameters,
-	// so that the connection's statement cache prepares each once.
-	var in Input
-	err := scanInput(t.sql.QueryRowContext(ctx,
-		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
-	switch {
-	case err == nil:
-		if in.TextHash != textHash(text) {
-			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
-		}
-		return in, false, nil, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
-	}
-	var ord int64
-	err = t.sql.QueryRowContext(ctx, `UPDATE sessions SET inputs = inputs + 1 WHERE id = ? RETURNING inputs`, session).Scan(&ord)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Input{}, false, nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
-	}
+	// One statement for a new input: the receipt's row, inserted unless
+	// the id is taken. Its order and its message's offset come from the
+	// writer's counters, which the batch writes once (flush). A repeat
+	// costs a second statement, the lookup of the stored receipt.
+	c, err := t.counters(ctx, session)
 	if err != nil {
-		return Input{}, false, nil, fmt.Errorf("count input: %w", err)
-	}
-	turn, err := uuid.NewV7()
-	if err != nil {
-		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
+		return Input{}, false, nil, err
 	}
 	// Only a user's input starts a turn; anything else (a bot's post) is
 	// delivered once its message is in the log.
-	delivery, turnID := wire.DeliveryQueued, turn.String()
-	if role != wire.RoleUser {
-		delivery, turnID = wire.DeliveryDone, ""
+	delivery, turnID := wire.DeliveryDone, ""
+	if role == wire.RoleUser {
+		turn, err := uuid.NewV7()
+		if err != nil {
+			return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
+		}
+		delivery, turnID = wire.DeliveryQueued, turn.String()
 	}
-	in = Input{
-		Session: session, InputID: inputID, Ord: ord, TextHash: textHash(text),
+	at := formatTime(t.now)
+	in := Input{
+		Session: session, InputID: inputID, Ord: c.inputs + 1, TextHash: textHash(text),
 		State: wire.ReceiptAccepted, Delivery: delivery, TurnID: turnID,
-		CreatedAt: formatTime(t.now), UpdatedAt: formatTime(t.now),
+		MsgOffset: c.head + 1, CreatedAt: at, UpdatedAt: at,
+	}
+	res, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (session, input_id) DO NOTHING`,
+		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt)
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
+	} else if n == 0 {
+		return t.repeatInput(ctx, session, inputID, in.TextHash)
 	}
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author, Text: text,
@@ -103,13 +102,25 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	if err != nil {
 		return Input{}, false, nil, err
 	}
-	in.MsgOffset = evs[0].Offset
-	if _, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
-		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt); err != nil {
-		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
-	}
+	c = t.heads[session] // Append's new head
+	c.inputs = in.Ord
+	t.setCounters(session, c)
 	return in, true, evs, nil
+}
+
+// repeatInput answers an input whose id is taken: with the stored receipt
+// if its text is the same, else ErrConflict.
+func (t *Tx) repeatInput(ctx context.Context, session, inputID, hash string) (Input, bool, []Event, error) {
+	var in Input
+	err := scanInput(t.sql.QueryRowContext(ctx,
+		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
+	}
+	if in.TextHash != hash {
+		return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+	}
+	return in, false, nil, nil
 }
 
 // SetDelivery moves an input's delivery on (queued → running → done, …).

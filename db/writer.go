@@ -42,11 +42,17 @@ type Writer struct {
 
 	stats writerStats // written by the writer goroutine, read by Stats
 
-	// owned by the writer goroutine: each session's committed head. Every
-	// write goes through this goroutine, so the cache is authoritative; a
-	// session not in it is read from the database on first use.
-	heads map[string]int64
+	// owned by the writer goroutine: each session's committed counters.
+	// Every write goes through this goroutine, so the cache is
+	// authoritative; a session not in it is read from the database on
+	// first use.
+	heads map[string]counters
 }
+
+// counters are what the writer keeps of a session in memory and writes
+// once per batch: its head (the last offset; -1 for a deleted session)
+// and how many inputs it has accepted (the last receipt's order).
+type counters struct{ head, inputs int64 }
 
 type request struct {
 	ctx  context.Context
@@ -63,46 +69,53 @@ type Tx struct {
 	sql       *sql.Tx // the same transaction, for statements with parameters
 	now       time.Time
 	batch     *batchState
-	heads     map[string]int64 // this request's new heads; deleted sessions are -1
-	committed []Committed      // this request's events, inserted at the batch's flush
+	heads     map[string]counters // this request's new counters
+	committed []Committed         // this request's events, inserted at the batch's flush
 }
 
 // batchState is the state of one group commit, owned by the writer goroutine.
 type batchState struct {
 	w     *Writer
-	heads map[string]int64 // heads as of the requests accepted so far
-	now   time.Time        // the batch's timestamp, for every row it writes
+	heads map[string]counters // counters as of the requests accepted so far
+	now   time.Time           // the batch's timestamp, for every row it writes
+}
+
+// counters returns a session's counters as this request sees them, or
+// ErrNotFound.
+func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
+	c, ok := t.heads[session]
+	if !ok {
+		c, ok = t.batch.heads[session]
+	}
+	if !ok {
+		c, ok = t.batch.w.heads[session]
+	}
+	if !ok {
+		err := t.sql.QueryRowContext(ctx, `SELECT head, inputs FROM sessions WHERE id = ?`, session).Scan(&c.head, &c.inputs)
+		if errors.Is(err, sql.ErrNoRows) {
+			c.head = -1
+		} else if err != nil {
+			return counters{}, fmt.Errorf("read head: %w", err)
+		}
+	}
+	if c.head < 0 {
+		return counters{}, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	return c, nil
 }
 
 // head returns a session's current head as this request sees it, or
 // ErrNotFound.
 func (t *Tx) head(ctx context.Context, session string) (int64, error) {
-	h, ok := t.heads[session]
-	if !ok {
-		h, ok = t.batch.heads[session]
-	}
-	if !ok {
-		h, ok = t.batch.w.heads[session]
-	}
-	if !ok {
-		err := t.sql.QueryRowContext(ctx, `SELECT head FROM sessions WHERE id = ?`, session).Scan(&h)
-		if errors.Is(err, sql.ErrNoRows) {
-			h = -1
-		} else if err != nil {
-			return 0, fmt.Errorf("read head: %w", err)
-		}
-	}
-	if h < 0 {
-		return 0, fmt.Errorf("session %q: %w", session, ErrNotFound)
-	}
-	return h, nil
+	c, err := t.counters(ctx, session)
+	return c.head, err
 }
 
-func (t *Tx) setHead(session string, h int64) {
+func (t *Tx) setCounters(session string, c counters) {
 	if t.heads == nil {
-		t.heads = map[string]int64{}
+		t.heads = map[string]counters{}
 	}
-	t.heads[session] = h
+	t.heads[session] = c
 }
 
 // CheckSession returns ErrNotFound if session does not exist as this
@@ -124,7 +137,7 @@ func newWriter(db *bun.DB, opts Options) *Writer {
 		reqs:     make(chan *request, 1024),
 		stop:     make(chan struct{}),
 		done:     make(chan struct{}),
-		heads:    map[string]int64{},
+		heads:    map[string]counters{},
 	}
 	if w.maxBatch <= 0 {
 		w.maxBatch = 512
@@ -273,7 +286,7 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		return true
 	}
 	t = since(&st.begin, t)
-	b := &batchState{w: w, heads: map[string]int64{}, now: t.UTC()}
+	b := &batchState{w: w, heads: map[string]counters{}, now: t.UTC()}
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	if err == nil && live > 0 {
@@ -356,11 +369,11 @@ func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
 // committed records the batch's new heads, hands its events to the commit
 // hook in commit order, and answers every request.
 func (w *Writer) committed(b *batchState, batch []*request) {
-	for id, h := range b.heads {
-		if h < 0 {
+	for id, c := range b.heads {
+		if c.head < 0 {
 			delete(w.heads, id)
 		} else {
-			w.heads[id] = h
+			w.heads[id] = c
 		}
 	}
 	if w.onCommit != nil {
@@ -441,18 +454,23 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 	var ids []any
 	q.WriteString("UPDATE sessions SET head = CASE id")
 	args = args[:0]
-	for id, h := range b.heads {
-		if h < 0 {
+	for id, c := range b.heads {
+		if c.head < 0 {
 			continue
 		}
 		q.WriteString(" WHEN ? THEN ?")
-		args = append(args, id, h)
+		args = append(args, id, c.head)
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	q.WriteString(" ELSE head END")
+	q.WriteString(" ELSE head END, inputs = CASE id")
+	for _, id := range ids {
+		q.WriteString(" WHEN ? THEN ?")
+		args = append(args, id, b.heads[id.(string)].inputs)
+	}
+	q.WriteString(" ELSE inputs END")
 	if len(turns) > 0 {
 		q.WriteString(", last_turn = CASE id")
 		for id, state := range turns {
