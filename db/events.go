@@ -66,7 +66,7 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	return out, nil
 }
 
-const insertEventsSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
+const insertEventSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
 
 // EventsAfter returns events of session with offset > after, oldest
 // first: at most limit of them, and none past the one that brings their

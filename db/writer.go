@@ -406,27 +406,14 @@ func (w *Writer) answerAll(batch []*request, err error) {
 }
 
 // flush writes what the accepted requests of the batch appended: their
-// events in multi-row inserts, and each touched session's head and
-// updated_at in one statement. Doing this once per batch instead of once per
-// request is most of what group commit saves.
+// events in multi-row inserts, and each touched session's counters,
+// last_turn and updated_at in multi-row updates. Doing this once per batch
+// instead of once per request is most of what group commit saves. The
+// statements come in a few sizes only (stmtRows), so that each is
+// prepared once per connection and kept.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
-	const rowsPerInsert = 200 // 5 parameters a row, well under SQLite's limit
 	at := formatTime(b.now)
 	var args []any
-	rows := 0
-	insert := func() error {
-		if rows == 0 {
-			return nil
-		}
-		q := insertEventsSQL + strings.Repeat(",(?,?,?,?,?)", rows-1)
-		// database/sql directly: bun would inline every argument into the
-		// SQL text, and SQLite would parse megabytes of it.
-		if _, err := tx.Tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("insert events: %w", err)
-		}
-		args, rows = args[:0], 0
-		return nil
-	}
 	turns := map[string]string{} // session → state of its newest turn event in this batch
 	for _, r := range reqs {
 		if r.fail != nil || r.tx == nil {
@@ -438,52 +425,81 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 					turns[e.Session] = e.Meta.State
 				}
 				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at)
-				rows++
-				if rows == rowsPerInsert {
-					if err := insert(); err != nil {
-						return err
-					}
-				}
 			}
 		}
 	}
-	if err := insert(); err != nil {
-		return err
+	// database/sql directly: bun would inline every argument into the SQL
+	// text, and SQLite would parse megabytes of it.
+	for rows := len(args) / 5; rows > 0; {
+		n := stmtRows(rows)
+		if _, err := tx.Tx.ExecContext(ctx, insertEventsSQL(n), args[:n*5]...); err != nil {
+			return fmt.Errorf("insert events: %w", err)
+		}
+		args, rows = args[n*5:], rows-n
 	}
-	var q strings.Builder
-	var ids []any
-	q.WriteString("UPDATE sessions SET head = CASE id")
-	args = args[:0]
+	var ids []string
 	for id, c := range b.heads {
-		if c.head < 0 {
-			continue
+		if c.head >= 0 {
+			ids = append(ids, id)
 		}
-		q.WriteString(" WHEN ? THEN ?")
-		args = append(args, id, c.head)
-		ids = append(ids, id)
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	q.WriteString(" ELSE head END, inputs = CASE id")
-	for _, id := range ids {
-		q.WriteString(" WHEN ? THEN ?")
-		args = append(args, id, b.heads[id.(string)].inputs)
-	}
-	q.WriteString(" ELSE inputs END")
-	if len(turns) > 0 {
-		q.WriteString(", last_turn = CASE id")
-		for id, state := range turns {
-			q.WriteString(" WHEN ? THEN ?")
-			args = append(args, id, state)
+	for len(ids) > 0 {
+		n := stmtRows(len(ids))
+		args = args[:0]
+		for _, id := range ids[:n] {
+			args = append(args, id, b.heads[id].head)
 		}
-		q.WriteString(" ELSE last_turn END")
-	}
-	q.WriteString(", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", len(ids)-1) + ")")
-	args = append(args, at)
-	args = append(args, ids...)
-	if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {
-		return fmt.Errorf("update heads: %w", err)
+		for _, id := range ids[:n] {
+			args = append(args, id, b.heads[id].inputs)
+		}
+		for _, id := range ids[:n] {
+			var turn any // NULL: no turn event in this batch, last_turn stays
+			if st, ok := turns[id]; ok {
+				turn = st
+			}
+			args = append(args, id, turn)
+		}
+		args = append(args, at)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		if _, err := tx.Tx.ExecContext(ctx, updateSessionsSQL(n), args...); err != nil {
+			return fmt.Errorf("update heads: %w", err)
+		}
+		ids = ids[n:]
 	}
 	return nil
+}
+
+// maxStmtRows bounds the rows of one statement: 128 events are 640
+// parameters, well under SQLite's (32 766) and PostgreSQL's (65 535) limits.
+const maxStmtRows = 128
+
+// stmtRows is how many of rows the next statement takes: the largest power
+// of two that fits, at most maxStmtRows. A statement per batch size (up to
+// 512) overflowed the connection's statement cache, and preparing a long
+// statement again each batch cost more than a few more executions.
+func stmtRows(rows int) int {
+	n := 1
+	for n*2 <= rows && n*2 <= maxStmtRows {
+		n *= 2
+	}
+	return n
+}
+
+// insertEventsSQL inserts n events.
+func insertEventsSQL(n int) string {
+	return insertEventSQL + strings.Repeat(",(?,?,?,?,?)", n-1)
+}
+
+// updateSessionsSQL writes n sessions' head, inputs and last_turn (kept
+// where its parameter is NULL), and the batch's updated_at. Its
+// parameters: (id, head)×n, (id, inputs)×n, (id, last_turn)×n, updated_at,
+// id×n.
+func updateSessionsSQL(n int) string {
+	when := strings.Repeat(" WHEN ? THEN ?", n)
+	return "UPDATE sessions SET head = CASE id" + when + " ELSE head END" +
+		", inputs = CASE id" + when + " ELSE inputs END" +
+		", last_turn = COALESCE(CASE id" + when + " END, last_turn)" +
+		", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", n-1) + ")"
 }
