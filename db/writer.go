@@ -154,23 +154,47 @@ func newWriter(db *bun.DB, opts Options) *Writer {
 // case nothing fn wrote is kept. fn runs on the writer goroutine, possibly
 // twice (see commit), and must only use the Tx it is given.
 func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error) {
+	return w.Submit(ctx, fn).Wait()
+}
+
+// Pending is a write that Submit queued. Its Wait may be called once, from
+// any goroutine.
+type Pending struct {
+	w   *Writer
+	r   *request
+	err error // the write was never queued
+}
+
+// Submit queues fn as Do does and returns without waiting for its commit:
+// writes submitted one after another from one goroutine run in that order.
+// Only the queueing honours ctx; once queued, the write is answered.
+func (w *Writer) Submit(ctx context.Context, fn func(*Tx) error) *Pending {
 	r := &request{ctx: ctx, fn: fn, res: make(chan error, 1)}
 	select {
 	case w.reqs <- r:
+		return &Pending{w: w, r: r}
 	case <-w.stop:
-		return nil, ErrClosed
+		return &Pending{err: ErrClosed}
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return &Pending{err: ctx.Err()}
+	}
+}
+
+// Wait returns once the write is committed, or failed, as Do does.
+func (p *Pending) Wait() ([]Committed, error) {
+	if p.err != nil {
+		return nil, p.err
 	}
 	// Once queued, wait for the answer even if ctx ends: the write may
 	// commit, and the caller must not believe otherwise. Once the writer
-	// has stopped, nobody will take it: the send above may win over stop
-	// after Close (both are ready, and select picks either), and the
+	// has stopped, nobody will take it: the send in Submit may win over
+	// stop after Close (both are ready, and select picks either), and the
 	// writer answers every request it took before it stops.
+	r := p.r
 	select {
 	case err := <-r.res:
 		return r.committed(err)
-	case <-w.done:
+	case <-p.w.done:
 		select {
 		case err := <-r.res:
 			return r.committed(err)

@@ -12,25 +12,34 @@ import (
 // repeat with the same text returns the stored receipt; other text for the
 // same id is a conflict.
 func (h *Hub) PutInput(ctx context.Context, session, inputID, text, author string) (wire.Receipt, error) {
-	return h.putInput(ctx, session, inputID, text, wire.RoleUser, author)
+	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author)()
 }
 
-func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (wire.Receipt, error) {
+// SubmitInput queues a user's input as PutInput does and returns without
+// waiting for its commit; wait returns the receipt once it is committed.
+// Inputs submitted one after another are accepted (given their order) in
+// that order, so one connection can have many in flight.
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text, author string) (wait func() (wire.Receipt, error)) {
+	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author)
+}
+
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) func() (wire.Receipt, error) {
 	if err := h.checkInput(session, inputID, text); err != nil {
-		return wire.Receipt{}, err
+		return func() (wire.Receipt, error) { return wire.Receipt{}, err }
 	}
 	var in db.Input
-	var created bool
-	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+	p := h.db.Writer().Submit(ctx, func(tx *db.Tx) error {
 		var err error
-		in, created, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
+		in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
 		return err
 	})
-	if err != nil {
-		return wire.Receipt{}, wireErr(err)
+	// A new user input's turn is queued by the commit hook.
+	return func() (wire.Receipt, error) {
+		if _, err := p.Wait(); err != nil {
+			return wire.Receipt{}, wireErr(err)
+		}
+		return in.Receipt(), nil
 	}
-	_ = created // a new user input's turn is queued by the commit hook
-	return in.Receipt(), nil
 }
 
 func (h *Hub) checkInput(session, inputID, text string) error {
