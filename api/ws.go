@@ -40,10 +40,11 @@ type wsConn struct {
 	closeOnce sync.Once
 	closeReq  chan closeReq // capacity 1: bye asks the writer to write bye next, and close
 
-	// owned by the reader: inputs in flight (ws_inputs.go)
-	group    *errgroup.Group // the connection's reader-writer group
-	receipts chan func()     // waits for receipts, in order; made on the first input
-	inflight sync.WaitGroup  // inputs whose receipt is not queued yet
+	// inputs in flight (ws_inputs.go): slots is made and filled by the
+	// reader and emptied by the receipts' callbacks; so is inflight, which
+	// the reader waits on
+	slots    chan struct{}  // one per input not answered yet; made on the first input
+	inflight sync.WaitGroup // inputs whose receipt is not queued yet
 }
 
 type closeReq struct {
@@ -188,10 +189,8 @@ func (wc *wsConn) serve() {
 	hc := wc.hubConn()
 	defer hc.Close()
 	g, gctx := errgroup.WithContext(ctx)
-	wc.group = g
 	g.Go(func() error { return wc.writeLoop(gctx, hc, g) })
 	_ = wc.readLoop(gctx, rest)
-	wc.endInputs()
 	cancel()
 	_ = g.Wait()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"albedo/api/wire"
+	"albedo/hub"
 )
 
 // maxInFlight bounds the inputs (send and post) one connection may have
@@ -11,45 +12,35 @@ import (
 // receipt before it reads on.
 const maxInFlight = 64
 
-// inFlight hands an input the hub has queued for commit to the
-// connection's receipt goroutine, which sends its receipt once it is
-// committed. Inputs are queued in the order they are read, so they are
-// accepted in that order, and their receipts are sent in it. The reader
-// reads the next command meanwhile: a client may have many inputs in
-// flight on one socket, and they share group commits. Any other command
-// waits until the inputs before it are answered (handle). Called by the
-// reader only.
-func (wc *wsConn) inFlight(ctx context.Context, id int64, wait func() (wire.Receipt, error)) {
-	if wc.receipts == nil {
-		// Started on the first input: a connection that never sends one
-		// (a viewer) pays no goroutine for it.
-		wc.receipts = make(chan func(), maxInFlight-1)
-		wc.group.Go(func() error {
-			for answer := range wc.receipts {
-				answer()
-			}
-			return nil
-		})
+// submit is hub.Hub.SubmitInput or SubmitPost.
+type submit func(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error))
+
+// inFlight queues an input for commit and reads on: its receipt is queued
+// by the database writer once the input is committed (hub.SubmitInput), so
+// no goroutine waits for it. Inputs are queued in the order they are read,
+// so they are accepted in that order and their receipts are sent in it; a
+// client may have many in flight on one socket, and they share group
+// commits. Any other command waits until the inputs before it are answered
+// (handle), and so does an input refused before the database. Called by
+// the reader only.
+func (wc *wsConn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
+	if err := h.CheckInput(cmd.Session, cmd.InputID, cmd.Text); err != nil {
+		wc.inflight.Wait()
+		wc.replyReceipt(cmd.ID, wire.Receipt{}, err)
+		return
 	}
-	wc.inflight.Add(1)
-	answer := func() {
-		defer wc.inflight.Done()
-		r, err := wait()
-		wc.replyReceipt(id, r, err)
+	if wc.slots == nil {
+		wc.slots = make(chan struct{}, maxInFlight) // on the first input: viewers never pay for it
 	}
 	select {
-	case wc.receipts <- answer:
+	case wc.slots <- struct{}{}:
 	case <-ctx.Done():
-		// The connection is ending: answer here (the write was queued
-		// and is waited for, so that nothing outlives the connection).
-		answer()
+		return // the connection is ending; nothing was queued
 	}
-}
-
-// endInputs lets the receipt goroutine finish the inputs in flight and
-// end. Called by the reader once it has stopped reading.
-func (wc *wsConn) endInputs() {
-	if wc.receipts != nil {
-		close(wc.receipts)
-	}
+	wc.inflight.Add(1)
+	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name, func(r wire.Receipt, err error) {
+		wc.replyReceipt(cmd.ID, r, err)
+		<-wc.slots
+		wc.inflight.Done()
+	})
 }

@@ -186,11 +186,11 @@ func (wc *wsConn) watch(_ context.Context, cmd wire.Command) {
 // They do not wait for the commit: the reader reads on, and the receipt is
 // sent once committed (ws_inputs.go).
 func (wc *wsConn) send(ctx context.Context, cmd wire.Command) {
-	wc.inFlight(ctx, cmd.ID, wc.s.hub.SubmitInput(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name))
+	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitInput)
 }
 
 func (wc *wsConn) post(ctx context.Context, cmd wire.Command) {
-	wc.inFlight(ctx, cmd.ID, wc.s.hub.SubmitPost(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name))
+	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitPost)
 }
 
 func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {

@@ -39,6 +39,11 @@ type Writer struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	// closing is held shared while a request is queued and exclusively
+	// by Close to set closed: once Close has set it, nothing more is
+	// queued, so the writer's last drain answers every request.
+	closing sync.RWMutex
+	closed  bool
 
 	stats writerStats // written by the writer goroutine, read by Stats
 
@@ -57,9 +62,19 @@ type counters struct{ head, inputs int64 }
 type request struct {
 	ctx  context.Context
 	fn   func(*Tx) error
-	res  chan error
+	res  chan error  // the answer, for Pending.Wait; or
+	then func(error) // the answer, called by the writer (Writer.Then)
 	tx   *Tx
 	fail error
+}
+
+// answer tells r's caller its outcome, r.fail.
+func (r *request) answer() {
+	if r.then != nil {
+		r.then(r.fail)
+		return
+	}
+	r.res <- r.fail
 }
 
 // Tx is the view a write request has of the batch's transaction. It is only
@@ -160,7 +175,6 @@ func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error
 // Pending is a write that Submit queued. Its Wait may be called once, from
 // any goroutine.
 type Pending struct {
-	w   *Writer
 	r   *request
 	err error // the write was never queued
 }
@@ -170,13 +184,40 @@ type Pending struct {
 // Only the queueing honours ctx; once queued, the write is answered.
 func (w *Writer) Submit(ctx context.Context, fn func(*Tx) error) *Pending {
 	r := &request{ctx: ctx, fn: fn, res: make(chan error, 1)}
+	if err := w.queue(r); err != nil {
+		return &Pending{err: err}
+	}
+	return &Pending{r: r}
+}
+
+// Then queues fn as Submit does, and instead of a Pending to wait on it
+// calls then with the outcome: on the writer goroutine, once fn's batch
+// is committed (or has failed) and its events handed to OnCommit; or at
+// once, on the caller's goroutine, when the write could not be queued
+// (ErrClosed, ctx's error). Writes queued one after another are answered
+// in that order. then must be quick and must not wait for a write: it
+// holds up the writer. A caller that would otherwise park a goroutine
+// per write (a connection with many inputs in flight) uses it to answer
+// from the commit itself.
+func (w *Writer) Then(ctx context.Context, fn func(*Tx) error, then func(error)) {
+	r := &request{ctx: ctx, fn: fn, then: then}
+	if err := w.queue(r); err != nil {
+		then(err)
+	}
+}
+
+// queue hands r to the writer, unless Close has begun or ctx ends first.
+func (w *Writer) queue(r *request) error {
+	w.closing.RLock()
+	defer w.closing.RUnlock()
+	if w.closed {
+		return ErrClosed
+	}
 	select {
 	case w.reqs <- r:
-		return &Pending{w: w, r: r}
-	case <-w.stop:
-		return &Pending{err: ErrClosed}
-	case <-ctx.Done():
-		return &Pending{err: ctx.Err()}
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
 	}
 }
 
@@ -186,22 +227,11 @@ func (p *Pending) Wait() ([]Committed, error) {
 		return nil, p.err
 	}
 	// Once queued, wait for the answer even if ctx ends: the write may
-	// commit, and the caller must not believe otherwise. Once the writer
-	// has stopped, nobody will take it: the send in Submit may win over
-	// stop after Close (both are ready, and select picks either), and the
-	// writer answers every request it took before it stops.
+	// commit, and the caller must not believe otherwise. The writer
+	// answers every request queued before Close, and none is queued
+	// after it (queue).
 	r := p.r
-	select {
-	case err := <-r.res:
-		return r.committed(err)
-	case <-p.w.done:
-		select {
-		case err := <-r.res:
-			return r.committed(err)
-		default:
-			return nil, ErrClosed
-		}
-	}
+	return r.committed(<-r.res)
 }
 
 // committed is Do's answer once the writer has answered r.
@@ -214,7 +244,12 @@ func (r *request) committed(err error) ([]Committed, error) {
 
 // Close lets the writer finish the requests already queued, then stops it.
 func (w *Writer) Close(ctx context.Context) error {
-	w.closeOnce.Do(func() { close(w.stop) })
+	w.closeOnce.Do(func() {
+		w.closing.Lock()
+		w.closed = true
+		w.closing.Unlock()
+		close(w.stop)
+	})
 	select {
 	case <-w.done:
 		return nil
@@ -416,7 +451,7 @@ func (w *Writer) committed(b *batchState, batch []*request) {
 
 func (w *Writer) answerEach(batch []*request) {
 	for _, r := range batch {
-		r.res <- r.fail
+		r.answer()
 	}
 }
 
@@ -425,7 +460,7 @@ func (w *Writer) answerAll(batch []*request, err error) {
 		if r.fail == nil {
 			r.fail = err
 		}
-		r.res <- r.fail
+		r.answer()
 	}
 }
 

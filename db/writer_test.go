@@ -9,12 +9,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"albedo/api/wire"
 )
 
 // A write submitted after Close is refused with ErrClosed, never left
-// waiting: Do's send to the request queue and the stop signal are both
-// ready once the writer has stopped, and a queued request nobody will run
-// must not be waited for.
+// waiting: once Close has begun nothing more is queued (Writer.queue), so
+// no request waits for a writer that has stopped.
 func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
 	if err != nil {
@@ -83,5 +84,52 @@ func TestConcurrentWritersShareCommits(t *testing.T) {
 	t.Logf("%d requests in %d batches", reqs, batches)
 	if mean := float64(reqs) / float64(batches); mean < 5 {
 		t.Fatalf("%d requests in %d batches (%.1f a batch): concurrent writers are not sharing commits", reqs, batches, mean)
+	}
+}
+
+// Writes handed to Then from one goroutine are answered in that order,
+// across sessions, on the writer goroutine; after Close, at once with
+// ErrClosed.
+func TestThenAnswersInOrder(t *testing.T) {
+	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "a")
+	createSession(t, d, "b")
+	ctx := context.Background()
+	const n = 300
+	answered := make(chan int, n)
+	var offsets [n]int64
+	for i := range n {
+		session := []string{"a", "b"}[i%2]
+		d.Writer().Then(ctx, func(tx *Tx) error {
+			evs, err := tx.Append(ctx, session, wire.Event{Type: wire.EventMessage, Text: "x"})
+			if err == nil {
+				offsets[i] = evs[0].Offset
+			}
+			return err
+		}, func(err error) {
+			if err != nil {
+				t.Errorf("write %d: %v", i, err)
+			}
+			answered <- i
+		})
+	}
+	for want := range n {
+		if got := <-answered; got != want {
+			t.Fatalf("write %d answered in place %d", got, want)
+		}
+		if offsets[want] != int64(want/2+1) {
+			t.Fatalf("write %d at offset %d, want %d", want, offsets[want], want/2+1)
+		}
+	}
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var after error
+	d.Writer().Then(ctx, func(*Tx) error { return nil }, func(err error) { after = err })
+	if !errors.Is(after, ErrClosed) {
+		t.Fatalf("Then after Close: %v, want ErrClosed at once", after)
 	}
 }

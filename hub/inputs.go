@@ -12,33 +12,56 @@ import (
 // repeat with the same text returns the stored receipt; other text for the
 // same id is a conflict.
 func (h *Hub) PutInput(ctx context.Context, session, inputID, text, author string) (wire.Receipt, error) {
-	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author)()
+	return h.putInput(ctx, session, inputID, text, wire.RoleUser, author)
+}
+
+func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (wire.Receipt, error) {
+	if err := h.checkInput(session, inputID, text); err != nil {
+		return wire.Receipt{}, err
+	}
+	var in db.Input
+	if _, err := h.db.Writer().Do(ctx, putInput(ctx, &in, session, inputID, text, role, author)); err != nil {
+		return wire.Receipt{}, wireErr(err)
+	}
+	// A new user input's turn is queued by the commit hook.
+	return in.Receipt(), nil
+}
+
+// CheckInput refuses an input that SubmitInput would refuse before it
+// reaches the database: a daemon stopping, a field missing or malformed,
+// text too large.
+func (h *Hub) CheckInput(session, inputID, text string) error {
+	return h.checkInput(session, inputID, text)
 }
 
 // SubmitInput queues a user's input as PutInput does and returns without
-// waiting for its commit; wait returns the receipt once it is committed.
-// Inputs submitted one after another are accepted (given their order) in
-// that order, so one connection can have many in flight.
-func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text, author string) (wait func() (wire.Receipt, error)) {
-	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author)
+// waiting for its commit: then gets the receipt once it is committed (or
+// the error), on the database writer's goroutine, so it must be quick and
+// not wait for a write (db.Writer.Then). Inputs submitted one after
+// another are accepted (given their order) and answered in that order, so
+// one connection can have many in flight. The caller checks the input
+// first (CheckInput).
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error)) {
+	h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
 }
 
-func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) func() (wire.Receipt, error) {
-	if err := h.checkInput(session, inputID, text); err != nil {
-		return func() (wire.Receipt, error) { return wire.Receipt{}, err }
-	}
-	var in db.Input
-	p := h.db.Writer().Submit(ctx, func(tx *db.Tx) error {
-		var err error
-		in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
-		return err
-	})
-	// A new user input's turn is queued by the commit hook.
-	return func() (wire.Receipt, error) {
-		if _, err := p.Wait(); err != nil {
-			return wire.Receipt{}, wireErr(err)
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author string, then func(wire.Receipt, error)) {
+	in := new(db.Input)
+	h.db.Writer().Then(ctx, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
+		if err != nil {
+			then(wire.Receipt{}, wireErr(err))
+			return
 		}
-		return in.Receipt(), nil
+		then(in.Receipt(), nil)
+	})
+}
+
+// putInput is the write of an input, storing its receipt in in.
+func putInput(ctx context.Context, in *db.Input, session, inputID, text string, role wire.Role, author string) func(*db.Tx) error {
+	return func(tx *db.Tx) error {
+		var err error
+		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
+		return err
 	}
 }
 
