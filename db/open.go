@@ -133,6 +133,17 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if _, err := rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
 		return fail(fmt.Errorf("disable auto-checkpoint: %w", err))
 	}
+	// Statement journals in memory: a statement that writes many rows
+	// inside a transaction (the batch's multi-row inserts and updates)
+	// keeps the pages it changes, to undo itself alone if it fails. Past
+	// 64 KiB SQLite spills that journal to a temporary file: at 100
+	// writers, a write syscall for every page the batch touched, nearly
+	// as many as the WAL's own (issue 16). The journal is bounded by one
+	// statement (at most maxStmtRows rows) and is dropped at its end. Set
+	// on the writer's one connection, like the pragmas below.
+	if _, err := rw.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
+		return fail(fmt.Errorf("keep statement journals in memory: %w", err))
+	}
 	// When a commit rewinds the WAL after a passive checkpoint that
 	// copied it all, it also shrinks the file to this.
 	if _, err := rw.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", walLimit*4096)); err != nil {
