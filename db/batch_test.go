@@ -127,3 +127,66 @@ func TestInputsInOneBatch(t *testing.T) {
 	}
 	check(d2, "a", 3, 3)
 }
+
+// A bot post's record is its message event: reading its receipt finds it
+// there; a post stored as an input row before that (msg_offset 0, which
+// the migration cannot match to its event) is still found, so its repeat
+// is answered once and not accepted again.
+func TestPostRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	ctx := context.Background()
+	d, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "s")
+	post := func(d *DB, id, text string) (Input, bool, error) {
+		var in Input
+		var created bool
+		_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			var err error
+			in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+			return err
+		})
+		return in, created, err
+	}
+	first, created, err := post(d, "p1", "hello")
+	if err != nil || !created {
+		t.Fatalf("post: %v %v", created, err)
+	}
+	got, err := d.Input(ctx, "s", "p1")
+	if err != nil || got.Receipt() != first.Receipt() {
+		t.Fatalf("receipt read back %+v (%v), want %+v", got.Receipt(), err, first.Receipt())
+	}
+	if _, err := d.rw.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES ('s','old',7,?,'accepted','done','','','',0,'t','t')`, textHash("before")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close(ctx) })
+	if !d.w.legacyPosts {
+		t.Fatal("a post stored as an input was not noticed")
+	}
+	for _, c := range []struct {
+		id, text string
+		created  bool
+		ord      int64
+		err      error
+	}{
+		{"old", "before", false, 7, nil},
+		{"old", "other", false, 0, ErrConflict},
+		{"p1", "hello", false, 1, nil},
+		{"p1", "other", false, 0, ErrConflict},
+		{"p2", "new", true, 2, nil},
+	} {
+		in, created, err := post(d, c.id, c.text)
+		if !errors.Is(err, c.err) || created != c.created || (err == nil && in.Ord != c.ord) {
+			t.Fatalf("post %s %q: order %d created %v err %v; want %d %v %v", c.id, c.text, in.Ord, created, err, c.ord, c.created, c.err)
+		}
+	}
+}

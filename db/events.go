@@ -25,6 +25,9 @@ type Event struct {
 	// Meta is set by Append, for the commit hook; events read back from
 	// storage leave it empty and are decoded when needed.
 	Meta Meta
+	// ord is a bot post's order (its receipt's), set by PutInput: this
+	// event is the post's idempotency record, stored with Meta.InputID.
+	ord int64
 }
 
 // Meta is what the hub needs of an event to drive turns, so that the
@@ -66,7 +69,10 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	return out, nil
 }
 
-const insertEventSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
+const insertEventSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)`
+
+// eventColumns is how many parameters an event's row takes.
+const eventColumns = 7
 
 // EventsAfter returns events of session with offset > after, oldest
 // first: at most limit of them, and none past the one that brings their

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -68,19 +69,19 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 		return Input{}, false, nil, err
 	}
 	// Only a user's input starts a turn; anything else (a bot's post) is
-	// delivered once its message is in the log.
-	delivery, turnID := wire.DeliveryDone, ""
-	if role == wire.RoleUser {
-		turn, err := uuid.NewV7()
-		if err != nil {
-			return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
-		}
-		delivery, turnID = wire.DeliveryQueued, turn.String()
+	// delivered once its message is in the log, and its message event is
+	// its record (putPost).
+	if role != wire.RoleUser {
+		return t.putPost(ctx, c, session, inputID, text, role, author)
+	}
+	turn, err := uuid.NewV7()
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
 	}
 	at := formatTime(t.now)
 	in := Input{
 		Session: session, InputID: inputID, Ord: c.inputs + 1, TextHash: textHash(text),
-		State: wire.ReceiptAccepted, Delivery: delivery, TurnID: turnID,
+		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
 		MsgOffset: c.head + 1, CreatedAt: at, UpdatedAt: at,
 	}
 	res, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
@@ -108,6 +109,74 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	return in, true, evs, nil
 }
 
+// putPost accepts a bot's post once. Its record is its message event,
+// which carries the post's input id and order (Event.ord, written by the
+// batch's flush; migration post_ids): no row of its own, so a post dirties
+// no page of its session beyond its event's. A repeat is found among the
+// posts of this batch, then in events, then (legacyPosts) in inputs.
+func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author string) (Input, bool, []Event, error) {
+	hash := textHash(text)
+	key := postKey{session, inputID}
+	old, ok := t.posts[key]
+	if !ok {
+		old, ok = t.batch.posts[key]
+	}
+	if ok {
+		if old.TextHash != hash {
+			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return old, false, nil, nil
+	}
+	var offset, ord int64
+	var at, payload string
+	err := t.sql.QueryRowContext(ctx, `SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`,
+		inputID, session).Scan(&offset, &ord, &at, &payload)
+	switch {
+	case err == nil:
+		var ev wire.Event
+		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+			return Input{}, false, nil, fmt.Errorf("read post %q: %w", inputID, err)
+		}
+		if ev.Text != text {
+			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return postInput(session, inputID, hash, ord, offset, at), false, nil, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Input{}, false, nil, fmt.Errorf("look up post: %w", err)
+	case t.batch.w.legacyPosts:
+		old, created, evs, err := t.repeatInput(ctx, session, inputID, hash)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return old, created, evs, err
+		}
+	}
+	in := postInput(session, inputID, hash, c.inputs+1, c.head+1, formatTime(t.now))
+	evs, err := t.Append(ctx, session, wire.Event{
+		Type: wire.EventMessage, Role: role, Author: author, Text: text,
+		InputID: inputID, State: wire.MessageComplete,
+	})
+	if err != nil {
+		return Input{}, false, nil, err
+	}
+	evs[0].ord = in.Ord // evs is the batch's copy too (Append): flush stores it
+	c = t.heads[session]
+	c.inputs = in.Ord
+	t.setCounters(session, c)
+	if t.posts == nil {
+		t.posts = map[postKey]Input{}
+	}
+	t.posts[key] = in
+	return in, true, evs, nil
+}
+
+// postInput is a bot post's receipt as an Input.
+func postInput(session, inputID, hash string, ord, offset int64, at string) Input {
+	return Input{
+		Session: session, InputID: inputID, Ord: ord, TextHash: hash,
+		State: wire.ReceiptAccepted, Delivery: wire.DeliveryDone,
+		MsgOffset: offset, CreatedAt: at, UpdatedAt: at,
+	}
+}
+
 // repeatInput answers an input whose id is taken: with the stored receipt
 // if its text is the same, else ErrConflict.
 func (t *Tx) repeatInput(ctx context.Context, session, inputID, hash string) (Input, bool, []Event, error) {
@@ -115,7 +184,7 @@ func (t *Tx) repeatInput(ctx context.Context, session, inputID, hash string) (In
 	err := scanInput(t.sql.QueryRowContext(ctx,
 		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
 	if err != nil {
-		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
+		return Input{}, false, nil, fmt.Errorf("look up input: %w", err) // sql.ErrNoRows: none
 	}
 	if in.TextHash != hash {
 		return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
@@ -138,6 +207,16 @@ func (t *Tx) SetDelivery(ctx context.Context, session, inputID, delivery, errTex
 func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) {
 	var in Input
 	err := d.ro.NewSelect().Model(&in).Where("session = ? AND input_id = ?", session, inputID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		// A bot's post: its message event is its record (putPost).
+		var offset, ord int64
+		var at string
+		err = d.ro.DB.QueryRowContext(ctx, `SELECT "offset", ord, at FROM events WHERE input_id = ? AND session = ?`,
+			inputID, session).Scan(&offset, &ord, &at)
+		if err == nil {
+			return postInput(session, inputID, "", ord, offset, at), nil
+		}
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return Input{}, fmt.Errorf("input %q: %w", inputID, ErrNotFound)
 	}

@@ -157,7 +157,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	csql.SetMaxOpenConns(1)
 
 	d := &DB{path: path, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
-	d.w = newWriter(rw, opts)
+	var legacyPosts bool
+	if err := rw.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE turn_id = '')`).Scan(&legacyPosts); err != nil {
+		csql.Close()
+		return fail(fmt.Errorf("look for posts stored as inputs: %w", err))
+	}
+	d.w = newWriter(rw, opts, legacyPosts)
 	go d.checkpoints()
 	return d, nil
 }

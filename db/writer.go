@@ -34,6 +34,10 @@ type Writer struct {
 	onCommit func([]Committed)
 	maxBatch int
 	single   bool
+	// legacyPosts: some bot posts are still stored in inputs (from before
+	// events recorded them; see migration post_ids), so a post's
+	// idempotency check looks there too.
+	legacyPosts bool
 
 	reqs      chan *request
 	stop      chan struct{}
@@ -85,13 +89,18 @@ type Tx struct {
 	now       time.Time
 	batch     *batchState
 	heads     map[string]counters // this request's new counters
+	posts     map[postKey]Input   // this request's new bot posts
 	committed []Committed         // this request's events, inserted at the batch's flush
 }
+
+// postKey names a bot post: its input id in its session.
+type postKey struct{ session, inputID string }
 
 // batchState is the state of one group commit, owned by the writer goroutine.
 type batchState struct {
 	w     *Writer
 	heads map[string]counters // counters as of the requests accepted so far
+	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
 }
 
@@ -143,16 +152,17 @@ func (t *Tx) CheckSession(ctx context.Context, session string) error {
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
 
-func newWriter(db *bun.DB, opts Options) *Writer {
+func newWriter(db *bun.DB, opts Options, legacyPosts bool) *Writer {
 	w := &Writer{
-		db:       db,
-		onCommit: opts.OnCommit,
-		maxBatch: opts.MaxBatch,
-		single:   opts.NoGroupCommit,
-		reqs:     make(chan *request, 1024),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-		heads:    map[string]counters{},
+		legacyPosts: legacyPosts,
+		db:          db,
+		onCommit:    opts.OnCommit,
+		maxBatch:    opts.MaxBatch,
+		single:      opts.NoGroupCommit,
+		reqs:        make(chan *request, 1024),
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
+		heads:       map[string]counters{},
 	}
 	if w.maxBatch <= 0 {
 		w.maxBatch = 512
@@ -345,7 +355,7 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		return true
 	}
 	t = since(&st.begin, t)
-	b := &batchState{w: w, heads: map[string]counters{}, now: t.UTC()}
+	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: t.UTC()}
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	if err == nil && live > 0 {
@@ -400,6 +410,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 		}
 		if r.fail == nil {
 			maps.Copy(b.heads, r.tx.heads)
+			maps.Copy(b.posts, r.tx.posts)
 			live++
 		}
 	}
@@ -483,18 +494,22 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 				if e.Type == wire.EventTurn {
 					turns[e.Session] = e.Meta.State
 				}
-				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at)
+				var inputID, ord any // NULL unless the event records a post
+				if e.ord > 0 {
+					inputID, ord = e.Meta.InputID, e.ord
+				}
+				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at, inputID, ord)
 			}
 		}
 	}
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
-	for rows := len(args) / 5; rows > 0; {
+	for rows := len(args) / eventColumns; rows > 0; {
 		n := stmtRows(rows)
-		if _, err := tx.Tx.ExecContext(ctx, insertEventsSQL(n), args[:n*5]...); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, insertEventsSQL(n), args[:n*eventColumns]...); err != nil {
 			return fmt.Errorf("insert events: %w", err)
 		}
-		args, rows = args[n*5:], rows-n
+		args, rows = args[n*eventColumns:], rows-n
 	}
 	var ids []string
 	for id, c := range b.heads {
@@ -530,7 +545,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 	return nil
 }
 
-// maxStmtRows bounds the rows of one statement: 128 events are 640
+// maxStmtRows bounds the rows of one statement: 128 events are 896
 // parameters, well under SQLite's (32 766) and PostgreSQL's (65 535) limits.
 const maxStmtRows = 128
 
@@ -548,7 +563,7 @@ func stmtRows(rows int) int {
 
 // insertEventsSQL inserts n events.
 func insertEventsSQL(n int) string {
-	return insertEventSQL + strings.Repeat(",(?,?,?,?,?)", n-1)
+	return insertEventSQL + strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
 }
 
 // updateSessionsSQL writes n sessions' head, inputs and last_turn (kept
