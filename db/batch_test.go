@@ -189,4 +189,32 @@ func TestPostRecords(t *testing.T) {
 			t.Fatalf("post %s %q: order %d created %v err %v; want %d %v %v", c.id, c.text, in.Ord, created, err, c.ord, c.created, c.err)
 		}
 	}
+	// In a batch of several, the first run does not look posts up: the
+	// repeat of p2 fails the flush, and the batch runs again carefully.
+	retries := d.w.Stats().Retries
+	ins := make([]Input, 3)
+	made := make([]bool, 3)
+	putAt := func(i int, id, text string) func(*Tx) error {
+		return func(tx *Tx) error {
+			var err error
+			ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+			return err
+		}
+	}
+	errs := oneBatch(t, d, putAt(0, "p3", "three"), putAt(1, "p2", "new"), putAt(2, "p4", "four"))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("batch request %d: %v", i, err)
+		}
+	}
+	if d.w.Stats().Retries != retries+1 {
+		t.Fatalf("retries %d, want %d", d.w.Stats().Retries, retries+1)
+	}
+	if !made[0] || made[1] || !made[2] || ins[0].Ord != 3 || ins[1].Ord != 2 || ins[2].Ord != 4 {
+		t.Fatalf("batch with a repeat: created %v orders %d %d %d; want [true false true] 3 2 4", made, ins[0].Ord, ins[1].Ord, ins[2].Ord)
+	}
+	evs, err := d.EventsAfter(ctx, "s", 0, 100, 0)
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("%d events (%v), want 4", len(evs), err)
+	}
 }

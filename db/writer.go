@@ -88,6 +88,7 @@ type Tx struct {
 	sql       *sql.Tx // the same transaction, for statements with parameters
 	now       time.Time
 	batch     *batchState
+	careful   bool                // the batch runs with savepoints (commit)
 	heads     map[string]counters // this request's new counters
 	posts     map[postKey]Input   // this request's new bot posts
 	committed []Committed         // this request's events, inserted at the batch's flush
@@ -400,7 +401,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b}
+		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b, careful: careful}
 		if !careful {
 			if err := r.fn(r.tx); err != nil {
 				return live, errRetryCarefully
