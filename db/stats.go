@@ -11,7 +11,7 @@ import (
 // sizes), and where the writer goroutine spent its time. It is for
 // measuring (the daemon serves it beside pprof with --debug-addr).
 type WriterStats struct {
-	Batches  int64 `json:"batches"`  // transactions committed or rolled back
+	Batches  int64 `json:"batches"`  // group commits (a retry counts once)
 	Requests int64 `json:"requests"` // requests they carried
 	Retries  int64 `json:"retries"`  // batches run again with savepoints
 	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests.
