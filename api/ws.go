@@ -39,6 +39,12 @@ type wsConn struct {
 
 	closeOnce sync.Once
 	closeReq  chan closeReq // capacity 1: bye asks the writer to write bye next, and close
+
+	// inputs in flight (ws_inputs.go): slots is made and filled by the
+	// reader and emptied by the receipts' callbacks; so is inflight, which
+	// the reader waits on
+	slots    chan struct{}  // one per input not answered yet; made on the first input
+	inflight sync.WaitGroup // inputs whose receipt is not queued yet
 }
 
 type closeReq struct {

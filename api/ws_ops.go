@@ -109,6 +109,11 @@ func (wc *wsConn) replyOK(id int64) {
 // handle runs one command after hello. Every command gets exactly one reply.
 func (wc *wsConn) handle(ctx context.Context, f []byte) {
 	cmd, werr := decodeCommand(f)
+	if werr != nil || (cmd.Op != wire.OpSend && cmd.Op != wire.OpPost) {
+		// Every other command runs after the inputs before it are
+		// answered, as if they had been run one at a time.
+		wc.inflight.Wait()
+	}
 	if werr != nil {
 		wc.replyErr(cmd.ID, werr)
 		return
@@ -178,14 +183,14 @@ func (wc *wsConn) watch(_ context.Context, cmd wire.Command) {
 
 // send is an input that starts a turn; post (bots) a message that does
 // not. Both are idempotent by input_id and answer a receipt.
+// They do not wait for the commit: the reader reads on, and the receipt is
+// sent once committed (ws_inputs.go).
 func (wc *wsConn) send(ctx context.Context, cmd wire.Command) {
-	r, err := wc.s.hub.PutInput(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
-	wc.replyReceipt(cmd.ID, r, err)
+	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitInput)
 }
 
 func (wc *wsConn) post(ctx context.Context, cmd wire.Command) {
-	r, err := wc.s.hub.Post(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name)
-	wc.replyReceipt(cmd.ID, r, err)
+	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitPost)
 }
 
 func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {

@@ -25,6 +25,9 @@ type Event struct {
 	// Meta is set by Append, for the commit hook; events read back from
 	// storage leave it empty and are decoded when needed.
 	Meta Meta
+	// ord is a bot post's order (its receipt's), set by PutInput: this
+	// event is the post's idempotency record, stored with Meta.InputID.
+	ord int64
 }
 
 // Meta is what the hub needs of an event to drive turns, so that the
@@ -48,10 +51,11 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	if len(evs) == 0 {
 		return nil, nil
 	}
-	cur, err := t.head(ctx, session)
+	c, err := t.counters(ctx, session)
 	if err != nil {
 		return nil, err
 	}
+	cur := c.head
 	out := make([]Event, len(evs))
 	for i, ev := range evs {
 		ev.Offset = cur + int64(i) + 1
@@ -59,12 +63,16 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: wire.Encode(ev),
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 	}
-	t.setHead(session, cur+int64(len(evs)))
+	c.head += int64(len(evs))
+	t.setCounters(session, c)
 	t.committed = append(t.committed, Committed{Session: session, Events: out})
 	return out, nil
 }
 
-const insertEventsSQL = `INSERT INTO events (session, "offset", type, payload, at) VALUES (?,?,?,?,?)`
+const insertEventSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)`
+
+// eventColumns is how many parameters an event's row takes.
+const eventColumns = 7
 
 // EventsAfter returns events of session with offset > after, oldest
 // first: at most limit of them, and none past the one that brings their

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -59,42 +60,41 @@ func textHash(s string) string {
 // at once, with no turn. A repeat with the same text returns the stored
 // receipt and created=false; a repeat with other text is ErrConflict.
 func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (_ Input, created bool, _ []Event, _ error) {
-	// The statements of this path (every input) are SQL with parameters,
-	// so that the connection's statement cache prepares each once.
-	var in Input
-	err := scanInput(t.sql.QueryRowContext(ctx,
-		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
-	switch {
-	case err == nil:
-		if in.TextHash != textHash(text) {
-			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
-		}
-		return in, false, nil, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return Input{}, false, nil, fmt.Errorf("look up input: %w", err)
-	}
-	var ord int64
-	err = t.sql.QueryRowContext(ctx, `UPDATE sessions SET inputs = inputs + 1 WHERE id = ? RETURNING inputs`, session).Scan(&ord)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Input{}, false, nil, fmt.Errorf("session %q: %w", session, ErrNotFound)
-	}
+	// One statement for a new input: the receipt's row, inserted unless
+	// the id is taken. Its order and its message's offset come from the
+	// writer's counters, which the batch writes once (flush). A repeat
+	// costs a second statement, the lookup of the stored receipt.
+	c, err := t.counters(ctx, session)
 	if err != nil {
-		return Input{}, false, nil, fmt.Errorf("count input: %w", err)
+		return Input{}, false, nil, err
+	}
+	// Only a user's input starts a turn; anything else (a bot's post) is
+	// delivered once its message is in the log, and its message event is
+	// its record (putPost).
+	if role != wire.RoleUser {
+		return t.putPost(ctx, c, session, inputID, text, role, author)
 	}
 	turn, err := uuid.NewV7()
 	if err != nil {
 		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
 	}
-	// Only a user's input starts a turn; anything else (a bot's post) is
-	// delivered once its message is in the log.
-	delivery, turnID := wire.DeliveryQueued, turn.String()
-	if role != wire.RoleUser {
-		delivery, turnID = wire.DeliveryDone, ""
+	at := formatTime(t.now)
+	in := Input{
+		Session: session, InputID: inputID, Ord: c.inputs + 1, TextHash: textHash(text),
+		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
+		MsgOffset: c.head + 1, CreatedAt: at, UpdatedAt: at,
 	}
-	in = Input{
-		Session: session, InputID: inputID, Ord: ord, TextHash: textHash(text),
-		State: wire.ReceiptAccepted, Delivery: delivery, TurnID: turnID,
-		CreatedAt: formatTime(t.now), UpdatedAt: formatTime(t.now),
+	res, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (session, input_id) DO NOTHING`,
+		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt)
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
+	} else if n == 0 {
+		return t.repeatInput(ctx, session, inputID, in.TextHash)
 	}
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author, Text: text,
@@ -103,13 +103,102 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	if err != nil {
 		return Input{}, false, nil, err
 	}
-	in.MsgOffset = evs[0].Offset
-	if _, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
-		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
-		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt); err != nil {
-		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
-	}
+	c = t.heads[session] // Append's new head
+	c.inputs = in.Ord
+	t.setCounters(session, c)
 	return in, true, evs, nil
+}
+
+// putPost accepts a bot's post once. Its record is its message event,
+// which carries the post's input id and order (Event.ord, written by the
+// batch's flush; migration post_ids): no row of its own, so a post dirties
+// no page of its session beyond its event's. A repeat is found among the
+// posts of this batch, then (legacyPosts) in inputs, then in events. The
+// last look-up is skipped when the batch runs optimistically: a repeat of
+// a post committed before then fails the flush on the index's uniqueness,
+// and the batch runs again with savepoints (Writer.commit), this time
+// looking. Repeats are rare (a client sends one again after losing its
+// receipt), and the look-up was a tenth of the daemon's CPU per post.
+func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author string) (Input, bool, []Event, error) {
+	hash := textHash(text)
+	key := postKey{session, inputID}
+	old, ok := t.posts[key]
+	if !ok {
+		old, ok = t.batch.posts[key]
+	}
+	if ok {
+		if old.TextHash != hash {
+			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return old, false, nil, nil
+	}
+	if t.batch.w.legacyPosts {
+		old, created, evs, err := t.repeatInput(ctx, session, inputID, hash)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return old, created, evs, err
+		}
+	}
+	var offset, ord int64
+	var at, payload string
+	err := sql.ErrNoRows
+	if t.careful {
+		err = t.sql.QueryRowContext(ctx, `SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`,
+			inputID, session).Scan(&offset, &ord, &at, &payload)
+	}
+	switch {
+	case err == nil:
+		var ev wire.Event
+		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+			return Input{}, false, nil, fmt.Errorf("read post %q: %w", inputID, err)
+		}
+		if ev.Text != text {
+			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return postInput(session, inputID, hash, ord, offset, at), false, nil, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return Input{}, false, nil, fmt.Errorf("look up post: %w", err)
+	}
+	in := postInput(session, inputID, hash, c.inputs+1, c.head+1, formatTime(t.now))
+	evs, err := t.Append(ctx, session, wire.Event{
+		Type: wire.EventMessage, Role: role, Author: author, Text: text,
+		InputID: inputID, State: wire.MessageComplete,
+	})
+	if err != nil {
+		return Input{}, false, nil, err
+	}
+	evs[0].ord = in.Ord // evs is the batch's copy too (Append): flush stores it
+	c = t.heads[session]
+	c.inputs = in.Ord
+	t.setCounters(session, c)
+	if t.posts == nil {
+		t.posts = map[postKey]Input{}
+	}
+	t.posts[key] = in
+	return in, true, evs, nil
+}
+
+// postInput is a bot post's receipt as an Input.
+func postInput(session, inputID, hash string, ord, offset int64, at string) Input {
+	return Input{
+		Session: session, InputID: inputID, Ord: ord, TextHash: hash,
+		State: wire.ReceiptAccepted, Delivery: wire.DeliveryDone,
+		MsgOffset: offset, CreatedAt: at, UpdatedAt: at,
+	}
+}
+
+// repeatInput answers an input whose id is taken: with the stored receipt
+// if its text is the same, else ErrConflict.
+func (t *Tx) repeatInput(ctx context.Context, session, inputID, hash string) (Input, bool, []Event, error) {
+	var in Input
+	err := scanInput(t.sql.QueryRowContext(ctx,
+		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
+	if err != nil {
+		return Input{}, false, nil, fmt.Errorf("look up input: %w", err) // sql.ErrNoRows: none
+	}
+	if in.TextHash != hash {
+		return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+	}
+	return in, false, nil, nil
 }
 
 // SetDelivery moves an input's delivery on (queued → running → done, …).
@@ -127,6 +216,16 @@ func (t *Tx) SetDelivery(ctx context.Context, session, inputID, delivery, errTex
 func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) {
 	var in Input
 	err := d.ro.NewSelect().Model(&in).Where("session = ? AND input_id = ?", session, inputID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		// A bot's post: its message event is its record (putPost).
+		var offset, ord int64
+		var at string
+		err = d.ro.DB.QueryRowContext(ctx, `SELECT "offset", ord, at FROM events WHERE input_id = ? AND session = ?`,
+			inputID, session).Scan(&offset, &ord, &at)
+		if err == nil {
+			return postInput(session, inputID, "", ord, offset, at), nil
+		}
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return Input{}, fmt.Errorf("input %q: %w", inputID, ErrNotFound)
 	}

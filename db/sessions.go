@@ -89,7 +89,7 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 	if _, err := t.NewInsert().Model(&s).Exec(ctx); err != nil {
 		return Session{}, false, fmt.Errorf("insert session: %w", err)
 	}
-	t.setHead(s.ID, 0)
+	t.setCounters(s.ID, counters{})
 	return s, true, nil
 }
 
@@ -147,7 +147,7 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
-	t.setHead(id, -1)
+	t.setCounters(id, counters{head: -1})
 	return t.dropSessionTokens(ctx, id)
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -33,24 +34,51 @@ type Writer struct {
 	onCommit func([]Committed)
 	maxBatch int
 	single   bool
+	// legacyPosts: some bot posts are still stored in inputs (from before
+	// events recorded them; see migration post_ids), so a post's
+	// idempotency check looks there too.
+	legacyPosts bool
 
 	reqs      chan *request
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+	// closing is held shared while a request is queued and exclusively
+	// by Close to set closed: once Close has set it, nothing more is
+	// queued, so the writer's last drain answers every request.
+	closing sync.RWMutex
+	closed  bool
 
-	// owned by the writer goroutine: each session's committed head. Every
-	// write goes through this goroutine, so the cache is authoritative; a
-	// session not in it is read from the database on first use.
-	heads map[string]int64
+	stats writerStats // written by the writer goroutine, read by Stats
+
+	// owned by the writer goroutine: each session's committed counters.
+	// Every write goes through this goroutine, so the cache is
+	// authoritative; a session not in it is read from the database on
+	// first use.
+	heads map[string]counters
 }
+
+// counters are what the writer keeps of a session in memory and writes
+// once per batch: its head (the last offset; -1 for a deleted session)
+// and how many inputs it has accepted (the last receipt's order).
+type counters struct{ head, inputs int64 }
 
 type request struct {
 	ctx  context.Context
 	fn   func(*Tx) error
-	res  chan error
+	res  chan error  // the answer, for Pending.Wait; or
+	then func(error) // the answer, called by the writer (Writer.Then)
 	tx   *Tx
 	fail error
+}
+
+// answer tells r's caller its outcome, r.fail.
+func (r *request) answer() {
+	if r.then != nil {
+		r.then(r.fail)
+		return
+	}
+	r.res <- r.fail
 }
 
 // Tx is the view a write request has of the batch's transaction. It is only
@@ -60,46 +88,59 @@ type Tx struct {
 	sql       *sql.Tx // the same transaction, for statements with parameters
 	now       time.Time
 	batch     *batchState
-	heads     map[string]int64 // this request's new heads; deleted sessions are -1
-	committed []Committed      // this request's events, inserted at the batch's flush
+	careful   bool                // the batch runs with savepoints (commit)
+	heads     map[string]counters // this request's new counters
+	posts     map[postKey]Input   // this request's new bot posts
+	committed []Committed         // this request's events, inserted at the batch's flush
 }
+
+// postKey names a bot post: its input id in its session.
+type postKey struct{ session, inputID string }
 
 // batchState is the state of one group commit, owned by the writer goroutine.
 type batchState struct {
 	w     *Writer
-	heads map[string]int64 // heads as of the requests accepted so far
-	now   time.Time        // the batch's timestamp, for every row it writes
+	heads map[string]counters // counters as of the requests accepted so far
+	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
+	now   time.Time           // the batch's timestamp, for every row it writes
+}
+
+// counters returns a session's counters as this request sees them, or
+// ErrNotFound.
+func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
+	c, ok := t.heads[session]
+	if !ok {
+		c, ok = t.batch.heads[session]
+	}
+	if !ok {
+		c, ok = t.batch.w.heads[session]
+	}
+	if !ok {
+		err := t.sql.QueryRowContext(ctx, `SELECT head, inputs FROM sessions WHERE id = ?`, session).Scan(&c.head, &c.inputs)
+		if errors.Is(err, sql.ErrNoRows) {
+			c.head = -1
+		} else if err != nil {
+			return counters{}, fmt.Errorf("read head: %w", err)
+		}
+	}
+	if c.head < 0 {
+		return counters{}, fmt.Errorf("session %q: %w", session, ErrNotFound)
+	}
+	return c, nil
 }
 
 // head returns a session's current head as this request sees it, or
 // ErrNotFound.
 func (t *Tx) head(ctx context.Context, session string) (int64, error) {
-	h, ok := t.heads[session]
-	if !ok {
-		h, ok = t.batch.heads[session]
-	}
-	if !ok {
-		h, ok = t.batch.w.heads[session]
-	}
-	if !ok {
-		err := t.sql.QueryRowContext(ctx, `SELECT head FROM sessions WHERE id = ?`, session).Scan(&h)
-		if errors.Is(err, sql.ErrNoRows) {
-			h = -1
-		} else if err != nil {
-			return 0, fmt.Errorf("read head: %w", err)
-		}
-	}
-	if h < 0 {
-		return 0, fmt.Errorf("session %q: %w", session, ErrNotFound)
-	}
-	return h, nil
+	c, err := t.counters(ctx, session)
+	return c.head, err
 }
 
-func (t *Tx) setHead(session string, h int64) {
+func (t *Tx) setCounters(session string, c counters) {
 	if t.heads == nil {
-		t.heads = map[string]int64{}
+		t.heads = map[string]counters{}
 	}
-	t.heads[session] = h
+	t.heads[session] = c
 }
 
 // CheckSession returns ErrNotFound if session does not exist as this
@@ -112,16 +153,17 @@ func (t *Tx) CheckSession(ctx context.Context, session string) error {
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
 
-func newWriter(db *bun.DB, opts Options) *Writer {
+func newWriter(db *bun.DB, opts Options, legacyPosts bool) *Writer {
 	w := &Writer{
-		db:       db,
-		onCommit: opts.OnCommit,
-		maxBatch: opts.MaxBatch,
-		single:   opts.NoGroupCommit,
-		reqs:     make(chan *request, 1024),
-		stop:     make(chan struct{}),
-		done:     make(chan struct{}),
-		heads:    map[string]int64{},
+		legacyPosts: legacyPosts,
+		db:          db,
+		onCommit:    opts.OnCommit,
+		maxBatch:    opts.MaxBatch,
+		single:      opts.NoGroupCommit,
+		reqs:        make(chan *request, 1024),
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
+		heads:       map[string]counters{},
 	}
 	if w.maxBatch <= 0 {
 		w.maxBatch = 512
@@ -138,30 +180,69 @@ func newWriter(db *bun.DB, opts Options) *Writer {
 // case nothing fn wrote is kept. fn runs on the writer goroutine, possibly
 // twice (see commit), and must only use the Tx it is given.
 func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error) {
+	return w.Submit(ctx, fn).Wait()
+}
+
+// Pending is a write that Submit queued. Its Wait may be called once, from
+// any goroutine.
+type Pending struct {
+	r   *request
+	err error // the write was never queued
+}
+
+// Submit queues fn as Do does and returns without waiting for its commit:
+// writes submitted one after another from one goroutine run in that order.
+// Only the queueing honours ctx; once queued, the write is answered.
+func (w *Writer) Submit(ctx context.Context, fn func(*Tx) error) *Pending {
 	r := &request{ctx: ctx, fn: fn, res: make(chan error, 1)}
+	if err := w.queue(r); err != nil {
+		return &Pending{err: err}
+	}
+	return &Pending{r: r}
+}
+
+// Then queues fn as Submit does, and instead of a Pending to wait on it
+// calls then with the outcome: on the writer goroutine, once fn's batch
+// is committed (or has failed) and its events handed to OnCommit; or at
+// once, on the caller's goroutine, when the write could not be queued
+// (ErrClosed, ctx's error). Writes queued one after another are answered
+// in that order. then must be quick and must not wait for a write: it
+// holds up the writer. A caller that would otherwise park a goroutine
+// per write (a connection with many inputs in flight) uses it to answer
+// from the commit itself.
+func (w *Writer) Then(ctx context.Context, fn func(*Tx) error, then func(error)) {
+	r := &request{ctx: ctx, fn: fn, then: then}
+	if err := w.queue(r); err != nil {
+		then(err)
+	}
+}
+
+// queue hands r to the writer, unless Close has begun or ctx ends first.
+func (w *Writer) queue(r *request) error {
+	w.closing.RLock()
+	defer w.closing.RUnlock()
+	if w.closed {
+		return ErrClosed
+	}
 	select {
 	case w.reqs <- r:
-	case <-w.stop:
-		return nil, ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// Wait returns once the write is committed, or failed, as Do does.
+func (p *Pending) Wait() ([]Committed, error) {
+	if p.err != nil {
+		return nil, p.err
 	}
 	// Once queued, wait for the answer even if ctx ends: the write may
-	// commit, and the caller must not believe otherwise. Once the writer
-	// has stopped, nobody will take it: the send above may win over stop
-	// after Close (both are ready, and select picks either), and the
-	// writer answers every request it took before it stops.
-	select {
-	case err := <-r.res:
-		return r.committed(err)
-	case <-w.done:
-		select {
-		case err := <-r.res:
-			return r.committed(err)
-		default:
-			return nil, ErrClosed
-		}
-	}
+	// commit, and the caller must not believe otherwise. The writer
+	// answers every request queued before Close, and none is queued
+	// after it (queue).
+	r := p.r
+	return r.committed(<-r.res)
 }
 
 // committed is Do's answer once the writer has answered r.
@@ -174,7 +255,12 @@ func (r *request) committed(err error) ([]Committed, error) {
 
 // Close lets the writer finish the requests already queued, then stops it.
 func (w *Writer) Close(ctx context.Context) error {
-	w.closeOnce.Do(func() { close(w.stop) })
+	w.closeOnce.Do(func() {
+		w.closing.Lock()
+		w.closed = true
+		w.closing.Unlock()
+		close(w.stop)
+	})
 	select {
 	case <-w.done:
 		return nil
@@ -202,17 +288,39 @@ func (w *Writer) run() {
 				}
 			}
 		}
-	fill:
-		for len(batch) < w.maxBatch {
-			select {
-			case r := <-w.reqs:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
-		}
-		w.commit(batch)
+		w.commit(w.gather(batch))
 	}
+}
+
+// gather adds to batch the requests queued behind its first one. Before
+// it gives up it yields the processor, and again for as long as a yield
+// brought more: a request's sender readies the writer as it queues, and
+// the Go scheduler runs the goroutine readied last before any other
+// runnable one, so without yielding the writer took one request while the
+// senders of the others (their frames read, their goroutines runnable) had
+// not yet run. At 100 writers on one CPU, 98 % of batches held one request
+// (docs/benchmarks.md, issue 16). A yield with nothing else runnable
+// returns at once, so a lone writer pays about a microsecond for it.
+func (w *Writer) gather(batch []*request) []*request {
+	for len(batch) < w.maxBatch {
+		select {
+		case r := <-w.reqs:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		n := len(batch)
+		runtime.Gosched()
+		select {
+		case r := <-w.reqs:
+			batch = append(batch, r)
+		default:
+		}
+		if len(batch) == n {
+			break
+		}
+	}
+	return batch
 }
 
 // commit runs one batch in one transaction. Requests run optimistically,
@@ -221,8 +329,12 @@ func (w *Writer) run() {
 // Request functions must therefore be safe to run twice (they only touch
 // the Tx and their own results).
 func (w *Writer) commit(batch []*request) {
+	w.stats.batch(len(batch))
 	if len(batch) > 1 && w.runBatch(batch, false) {
 		return
+	}
+	if len(batch) > 1 {
+		w.stats.retries.Add(1)
 	}
 	w.runBatch(batch, true)
 }
@@ -236,19 +348,24 @@ var errRetryCarefully = errors.New("db: a request failed; run the batch again wi
 // nobody and returns false.
 func (w *Writer) runBatch(batch []*request, careful bool) bool {
 	ctx := context.Background()
+	st := &w.stats
+	t := time.Now()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
 		return true
 	}
-	b := &batchState{w: w, heads: map[string]int64{}, now: time.Now().UTC()}
+	t = since(&st.begin, t)
+	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: t.UTC()}
 	live, err := b.run(ctx, tx, batch, careful)
+	t = since(&st.run, t)
 	if err == nil && live > 0 {
 		err = b.flush(ctx, tx, batch)
 		if err != nil && !careful {
 			err = errRetryCarefully
 		}
 	}
+	t = since(&st.flush, t)
 	switch {
 	case errors.Is(err, errRetryCarefully):
 		_ = tx.Rollback()
@@ -267,7 +384,9 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true
 	}
+	t = since(&st.commit, t)
 	w.committed(b, batch)
+	since(&st.answer, t)
 	return true
 }
 
@@ -282,7 +401,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b}
+		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b, careful: careful}
 		if !careful {
 			if err := r.fn(r.tx); err != nil {
 				return live, errRetryCarefully
@@ -292,6 +411,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 		}
 		if r.fail == nil {
 			maps.Copy(b.heads, r.tx.heads)
+			maps.Copy(b.posts, r.tx.posts)
 			live++
 		}
 	}
@@ -320,11 +440,11 @@ func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
 // committed records the batch's new heads, hands its events to the commit
 // hook in commit order, and answers every request.
 func (w *Writer) committed(b *batchState, batch []*request) {
-	for id, h := range b.heads {
-		if h < 0 {
+	for id, c := range b.heads {
+		if c.head < 0 {
 			delete(w.heads, id)
 		} else {
-			w.heads[id] = h
+			w.heads[id] = c
 		}
 	}
 	if w.onCommit != nil {
@@ -343,7 +463,7 @@ func (w *Writer) committed(b *batchState, batch []*request) {
 
 func (w *Writer) answerEach(batch []*request) {
 	for _, r := range batch {
-		r.res <- r.fail
+		r.answer()
 	}
 }
 
@@ -352,32 +472,19 @@ func (w *Writer) answerAll(batch []*request, err error) {
 		if r.fail == nil {
 			r.fail = err
 		}
-		r.res <- r.fail
+		r.answer()
 	}
 }
 
 // flush writes what the accepted requests of the batch appended: their
-// events in multi-row inserts, and each touched session's head and
-// updated_at in one statement. Doing this once per batch instead of once per
-// request is most of what group commit saves.
+// events in multi-row inserts, and each touched session's counters,
+// last_turn and updated_at in multi-row updates. Doing this once per batch
+// instead of once per request is most of what group commit saves. The
+// statements come in a few sizes only (stmtRows), so that each is
+// prepared once per connection and kept.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
-	const rowsPerInsert = 200 // 5 parameters a row, well under SQLite's limit
 	at := formatTime(b.now)
 	var args []any
-	rows := 0
-	insert := func() error {
-		if rows == 0 {
-			return nil
-		}
-		q := insertEventsSQL + strings.Repeat(",(?,?,?,?,?)", rows-1)
-		// database/sql directly: bun would inline every argument into the
-		// SQL text, and SQLite would parse megabytes of it.
-		if _, err := tx.Tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("insert events: %w", err)
-		}
-		args, rows = args[:0], 0
-		return nil
-	}
 	turns := map[string]string{} // session → state of its newest turn event in this batch
 	for _, r := range reqs {
 		if r.fail != nil || r.tx == nil {
@@ -388,48 +495,86 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 				if e.Type == wire.EventTurn {
 					turns[e.Session] = e.Meta.State
 				}
-				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at)
-				rows++
-				if rows == rowsPerInsert {
-					if err := insert(); err != nil {
-						return err
-					}
+				var inputID, ord any // NULL unless the event records a post
+				if e.ord > 0 {
+					inputID, ord = e.Meta.InputID, e.ord
 				}
+				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at, inputID, ord)
 			}
 		}
 	}
-	if err := insert(); err != nil {
-		return err
-	}
-	var q strings.Builder
-	var ids []any
-	q.WriteString("UPDATE sessions SET head = CASE id")
-	args = args[:0]
-	for id, h := range b.heads {
-		if h < 0 {
-			continue
+	// database/sql directly: bun would inline every argument into the SQL
+	// text, and SQLite would parse megabytes of it.
+	for rows := len(args) / eventColumns; rows > 0; {
+		n := stmtRows(rows)
+		if _, err := tx.Tx.ExecContext(ctx, insertEventsSQL(n), args[:n*eventColumns]...); err != nil {
+			return fmt.Errorf("insert events: %w", err)
 		}
-		q.WriteString(" WHEN ? THEN ?")
-		args = append(args, id, h)
-		ids = append(ids, id)
+		args, rows = args[n*eventColumns:], rows-n
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	q.WriteString(" ELSE head END")
-	if len(turns) > 0 {
-		q.WriteString(", last_turn = CASE id")
-		for id, state := range turns {
-			q.WriteString(" WHEN ? THEN ?")
-			args = append(args, id, state)
+	var ids []string
+	for id, c := range b.heads {
+		if c.head >= 0 {
+			ids = append(ids, id)
 		}
-		q.WriteString(" ELSE last_turn END")
 	}
-	q.WriteString(", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", len(ids)-1) + ")")
-	args = append(args, at)
-	args = append(args, ids...)
-	if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {
-		return fmt.Errorf("update heads: %w", err)
+	for len(ids) > 0 {
+		n := stmtRows(len(ids))
+		args = args[:0]
+		for _, id := range ids[:n] {
+			args = append(args, id, b.heads[id].head)
+		}
+		for _, id := range ids[:n] {
+			args = append(args, id, b.heads[id].inputs)
+		}
+		for _, id := range ids[:n] {
+			var turn any // NULL: no turn event in this batch, last_turn stays
+			if st, ok := turns[id]; ok {
+				turn = st
+			}
+			args = append(args, id, turn)
+		}
+		args = append(args, at)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		if _, err := tx.Tx.ExecContext(ctx, updateSessionsSQL(n), args...); err != nil {
+			return fmt.Errorf("update heads: %w", err)
+		}
+		ids = ids[n:]
 	}
 	return nil
+}
+
+// maxStmtRows bounds the rows of one statement: 128 events are 896
+// parameters, well under SQLite's (32 766) and PostgreSQL's (65 535) limits.
+const maxStmtRows = 128
+
+// stmtRows is how many of rows the next statement takes: the largest power
+// of two that fits, at most maxStmtRows. A statement per batch size (up to
+// 512) overflowed the connection's statement cache, and preparing a long
+// statement again each batch cost more than a few more executions.
+func stmtRows(rows int) int {
+	n := 1
+	for n*2 <= rows && n*2 <= maxStmtRows {
+		n *= 2
+	}
+	return n
+}
+
+// insertEventsSQL inserts n events.
+func insertEventsSQL(n int) string {
+	return insertEventSQL + strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
+}
+
+// updateSessionsSQL writes n sessions' head, inputs and last_turn (kept
+// where its parameter is NULL), and the batch's updated_at. Its
+// parameters: (id, head)×n, (id, inputs)×n, (id, last_turn)×n, updated_at,
+// id×n.
+func updateSessionsSQL(n int) string {
+	when := strings.Repeat(" WHEN ? THEN ?", n)
+	return "UPDATE sessions SET head = CASE id" + when + " ELSE head END" +
+		", inputs = CASE id" + when + " ELSE inputs END" +
+		", last_turn = COALESCE(CASE id" + when + " END, last_turn)" +
+		", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", n-1) + ")"
 }

@@ -3,15 +3,19 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"albedo/api/wire"
 )
 
 // A write submitted after Close is refused with ErrClosed, never left
-// waiting: Do's send to the request queue and the stop signal are both
-// ready once the writer has stopped, and a queued request nobody will run
-// must not be waited for.
+// waiting: once Close has begun nothing more is queued (Writer.queue), so
+// no request waits for a writer that has stopped.
 func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
 	if err != nil {
@@ -37,5 +41,95 @@ func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Do after Close still waiting after 10 s")
+	}
+}
+
+// On one processor, writers that queue at once share a commit: the writer
+// yields before it closes a batch, so that senders made runnable by the
+// same network poll get to queue first (Writer.gather). Without the
+// yield, the scheduler ran the writer as soon as the first sender blocked,
+// and batches held one request. The stats count every request once.
+func TestConcurrentWritersShareCommits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	d := openTest(t, Options{})
+	const writers, each = 50, 20
+	for w := range writers {
+		createSession(t, d, fmt.Sprintf("s%d", w))
+	}
+	before := d.Writer().Stats()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for range each {
+				if _, err := appendText(context.Background(), d, fmt.Sprintf("s%d", w), "x"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	after := d.Writer().Stats()
+	reqs, batches := after.Requests-before.Requests, after.Batches-before.Batches
+	if reqs != writers*each {
+		t.Fatalf("stats counted %d requests, want %d", reqs, writers*each)
+	}
+	var sized int64
+	for i := range after.Sizes {
+		sized += after.Sizes[i] - before.Sizes[i]
+	}
+	if sized != batches {
+		t.Fatalf("size histogram holds %d batches, want %d", sized, batches)
+	}
+	t.Logf("%d requests in %d batches", reqs, batches)
+	if mean := float64(reqs) / float64(batches); mean < 5 {
+		t.Fatalf("%d requests in %d batches (%.1f a batch): concurrent writers are not sharing commits", reqs, batches, mean)
+	}
+}
+
+// Writes handed to Then from one goroutine are answered in that order,
+// across sessions, on the writer goroutine; after Close, at once with
+// ErrClosed.
+func TestThenAnswersInOrder(t *testing.T) {
+	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "a")
+	createSession(t, d, "b")
+	ctx := context.Background()
+	const n = 300
+	answered := make(chan int, n)
+	var offsets [n]int64
+	for i := range n {
+		session := []string{"a", "b"}[i%2]
+		d.Writer().Then(ctx, func(tx *Tx) error {
+			evs, err := tx.Append(ctx, session, wire.Event{Type: wire.EventMessage, Text: "x"})
+			if err == nil {
+				offsets[i] = evs[0].Offset
+			}
+			return err
+		}, func(err error) {
+			if err != nil {
+				t.Errorf("write %d: %v", i, err)
+			}
+			answered <- i
+		})
+	}
+	for want := range n {
+		if got := <-answered; got != want {
+			t.Fatalf("write %d answered in place %d", got, want)
+		}
+		if offsets[want] != int64(want/2+1) {
+			t.Fatalf("write %d at offset %d, want %d", want, offsets[want], want/2+1)
+		}
+	}
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var after error
+	d.Writer().Then(ctx, func(*Tx) error { return nil }, func(err error) { after = err })
+	if !errors.Is(after, ErrClosed) {
+		t.Fatalf("Then after Close: %v, want ErrClosed at once", after)
 	}
 }

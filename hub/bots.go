@@ -225,3 +225,9 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string) (wire.Receipt, error) {
 	return h.putInput(ctx, session, inputID, text, wire.RoleBot, bot)
 }
+
+// SubmitPost queues a bot's post as Post does and returns without waiting
+// for its commit (see SubmitInput).
+func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text, bot string, then func(wire.Receipt, error)) {
+	h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
+}

@@ -317,3 +317,6 @@ func randomID(n int) string {
 
 // MaxChannels is the limit of sessions per connection.
 func (h *Hub) MaxChannels() int { return h.opts.MaxChannels }
+
+// WriterStats returns the database writer's counters (db.Writer.Stats).
+func (h *Hub) WriterStats() db.WriterStats { return h.db.Writer().Stats() }

@@ -20,17 +20,49 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role 
 		return wire.Receipt{}, err
 	}
 	var in db.Input
-	var created bool
-	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
-		var err error
-		in, created, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
-		return err
-	})
-	if err != nil {
+	if _, err := h.db.Writer().Do(ctx, putInput(ctx, &in, session, inputID, text, role, author)); err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
-	_ = created // a new user input's turn is queued by the commit hook
+	// A new user input's turn is queued by the commit hook.
 	return in.Receipt(), nil
+}
+
+// CheckInput refuses an input that SubmitInput would refuse before it
+// reaches the database: a daemon stopping, a field missing or malformed,
+// text too large.
+func (h *Hub) CheckInput(session, inputID, text string) error {
+	return h.checkInput(session, inputID, text)
+}
+
+// SubmitInput queues a user's input as PutInput does and returns without
+// waiting for its commit: then gets the receipt once it is committed (or
+// the error), on the database writer's goroutine, so it must be quick and
+// not wait for a write (db.Writer.Then). Inputs submitted one after
+// another are accepted (given their order) and answered in that order, so
+// one connection can have many in flight. The caller checks the input
+// first (CheckInput).
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error)) {
+	h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
+}
+
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author string, then func(wire.Receipt, error)) {
+	in := new(db.Input)
+	h.db.Writer().Then(ctx, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
+		if err != nil {
+			then(wire.Receipt{}, wireErr(err))
+			return
+		}
+		then(in.Receipt(), nil)
+	})
+}
+
+// putInput is the write of an input, storing its receipt in in.
+func putInput(ctx context.Context, in *db.Input, session, inputID, text string, role wire.Role, author string) func(*db.Tx) error {
+	return func(tx *db.Tx) error {
+		var err error
+		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
+		return err
+	}
 }
 
 func (h *Hub) checkInput(session, inputID, text string) error {

@@ -37,7 +37,7 @@ type config struct {
 	target, scenario, home, url, albedoBin string
 	pid                                    int
 	viewers, sessions, writers, conns, per int
-	rate                                   int
+	rate, window                           int
 	duration, down                         time.Duration
 	kill, shared                           bool
 }
@@ -56,6 +56,7 @@ func main() {
 	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged)")
 	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection")
 	flag.IntVar(&c.writers, "writers", 10, "persist: concurrent writers")
+	flag.IntVar(&c.window, "window", 0, "fanout, persist: publishes each publisher keeps in flight on its one connection (default: fanout 16, persist 1)")
 	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach: connections (clients)")
 	flag.IntVar(&c.per, "per", 3, "idle, reattach: channels per connection")
 	flag.BoolVar(&c.kill, "kill", false, "reattach: SIGKILL the daemon instead of stopping it")
@@ -105,6 +106,9 @@ func runScenario(ctx context.Context, c config) (result, error) {
 	switch c.scenario {
 	case "fanout":
 		r.Params = fmt.Sprintf("viewers=%d rate=%d duration=%s", c.viewers, c.rate, c.duration)
+		if c.window > 0 {
+			r.Params = fmt.Sprintf("viewers=%d rate=%d window=%d duration=%s", c.viewers, c.rate, c.window, c.duration)
+		}
 		err = fanout(ctx, c, t, r.Values)
 	case "idle":
 		r.Params = fmt.Sprintf("conns=%d per=%d shared=%v", c.conns, c.per, c.shared)
@@ -114,6 +118,9 @@ func runScenario(ctx context.Context, c config) (result, error) {
 		err = multiplex(ctx, c, t, r.Values)
 	case "persist":
 		r.Params = fmt.Sprintf("writers=%d duration=%s", c.writers, c.duration)
+		if c.window > 1 {
+			r.Params = fmt.Sprintf("writers=%d window=%d duration=%s", c.writers, c.window, c.duration)
+		}
 		err = persist(ctx, c, t, r.Values)
 	case "reattach":
 		r.Params = fmt.Sprintf("clients=%d per=%d kill=%v", c.conns, c.per, c.kill)

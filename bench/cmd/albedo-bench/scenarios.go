@@ -34,9 +34,6 @@ func (l *latencies) summary(parts []*[]time.Duration, out map[string]float64) {
 	out["latency max ms"] = ms(all[len(all)-1])
 }
 
-// inFlight is how many publishes a flooding publisher keeps in flight.
-const inFlight = 16
-
 // fanout: one channel, one publisher, N viewers. With -rate 0 the
 // publisher sends as fast as the server takes messages (16 in flight);
 // otherwise at that rate. Measures deliveries/s, latency, server CPU per
@@ -152,7 +149,8 @@ func openPublishers(ctx context.Context, t target, n int) ([]publishFunc, func()
 
 // publishStamped publishes time-stamped messages to ch for c.duration, at
 // c.rate a second or, with rate 0, as fast as the server takes them
-// (inFlight at a time), and returns how many the server took.
+// (c.window at a time, 16 unless -window says), and returns how many the
+// server took.
 func publishStamped(ctx context.Context, c config, pub publishFunc, ch string) int64 {
 	var sent atomic.Int64
 	stop := time.Now().Add(c.duration)
@@ -176,7 +174,11 @@ func publishStamped(ctx context.Context, c config, pub publishFunc, ch string) i
 		wg.Wait()
 		return sent.Load()
 	}
-	for range inFlight {
+	window := c.window
+	if window <= 0 {
+		window = 16
+	}
+	for range window {
 		wg.Go(func() {
 			for time.Now().Before(stop) && ctx.Err() == nil {
 				if pub(ctx, ch, stamp()) != nil {
@@ -324,7 +326,8 @@ func multiplex(ctx context.Context, c config, t target, out map[string]float64) 
 }
 
 // persist (albedo): W writers, each on its own connection, post one message
-// after another (each waits for its receipt: committed). Measures inputs/s.
+// after another (each waits for its receipt: committed), or keep -window
+// posts in flight each. Measures inputs/s.
 func persist(ctx context.Context, c config, t target, out map[string]float64) error {
 	if _, ok := t.(*albedoTarget); !ok {
 		return fmt.Errorf("persist runs against albedo only")
@@ -345,15 +348,19 @@ func persist(ctx context.Context, c config, t target, out map[string]float64) er
 	var wg sync.WaitGroup
 	cpu0 := procCPU(t.pid())
 	stop := time.Now().Add(c.duration)
+	// Each writer keeps c.window posts in flight on its connection (one
+	// unless -window says): the window's publishes share the socket.
 	for w, pub := range pubs {
-		wg.Go(func() {
-			for time.Now().Before(stop) {
-				if pub(ctx, chans[w], "persist") != nil {
-					return
+		for range max(c.window, 1) {
+			wg.Go(func() {
+				for time.Now().Before(stop) {
+					if pub(ctx, chans[w], "persist") != nil {
+						return
+					}
+					done.Add(1)
 				}
-				done.Add(1)
-			}
-		})
+			})
+		}
 	}
 	wg.Wait()
 	out["inputs/s"] = float64(done.Load()) / c.duration.Seconds()

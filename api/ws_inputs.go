@@ -1,0 +1,46 @@
+package api
+
+import (
+	"context"
+
+	"albedo/api/wire"
+	"albedo/hub"
+)
+
+// maxInFlight bounds the inputs (send and post) one connection may have
+// waiting for their commit. Past it, the reader waits for the oldest
+// receipt before it reads on.
+const maxInFlight = 64
+
+// submit is hub.Hub.SubmitInput or SubmitPost.
+type submit func(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error))
+
+// inFlight queues an input for commit and reads on: its receipt is queued
+// by the database writer once the input is committed (hub.SubmitInput), so
+// no goroutine waits for it. Inputs are queued in the order they are read,
+// so they are accepted in that order and their receipts are sent in it; a
+// client may have many in flight on one socket, and they share group
+// commits. Any other command waits until the inputs before it are answered
+// (handle), and so does an input refused before the database. Called by
+// the reader only.
+func (wc *wsConn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
+	if err := h.CheckInput(cmd.Session, cmd.InputID, cmd.Text); err != nil {
+		wc.inflight.Wait()
+		wc.replyReceipt(cmd.ID, wire.Receipt{}, err)
+		return
+	}
+	if wc.slots == nil {
+		wc.slots = make(chan struct{}, maxInFlight) // on the first input: viewers never pay for it
+	}
+	select {
+	case wc.slots <- struct{}{}:
+	case <-ctx.Done():
+		return // the connection is ending; nothing was queued
+	}
+	wc.inflight.Add(1)
+	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name, func(r wire.Receipt, err error) {
+		wc.replyReceipt(cmd.ID, r, err)
+		<-wc.slots
+		wc.inflight.Done()
+	})
+}

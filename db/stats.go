@@ -1,0 +1,63 @@
+package db
+
+import (
+	"math/bits"
+	"sync/atomic"
+	"time"
+)
+
+// WriterStats is what the writer has done since it started: how many
+// group commits, how many requests they carried (a histogram of batch
+// sizes), and where the writer goroutine spent its time. It is for
+// measuring (the daemon serves it beside pprof with --debug-addr).
+type WriterStats struct {
+	Batches  int64 `json:"batches"`  // group commits (a retry counts once)
+	Requests int64 `json:"requests"` // requests they carried
+	Retries  int64 `json:"retries"`  // batches run again with savepoints
+	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests.
+	Sizes [11]int64 `json:"sizes"`
+	// Time of the writer goroutine in each phase, in nanoseconds: BEGIN,
+	// the requests' own statements, the batch's inserts and head update,
+	// COMMIT, and the commit hook with the answers.
+	BeginNS  int64 `json:"begin_ns"`
+	RunNS    int64 `json:"run_ns"`
+	FlushNS  int64 `json:"flush_ns"`
+	CommitNS int64 `json:"commit_ns"`
+	AnswerNS int64 `json:"answer_ns"`
+}
+
+// writerStats is WriterStats as the writer goroutine counts it; Stats may
+// read it from any goroutine.
+type writerStats struct {
+	batches, requests, retries        atomic.Int64
+	sizes                             [11]atomic.Int64
+	begin, run, flush, commit, answer atomic.Int64
+}
+
+func (s *writerStats) batch(n int) {
+	s.batches.Add(1)
+	s.requests.Add(int64(n))
+	i := min(bits.Len(uint(n))-1, len(s.sizes)-1)
+	s.sizes[max(i, 0)].Add(1)
+}
+
+// since adds the time from t to now to c and returns now.
+func since(c *atomic.Int64, t time.Time) time.Time {
+	now := time.Now()
+	c.Add(int64(now.Sub(t)))
+	return now
+}
+
+// Stats returns the writer's counters so far.
+func (w *Writer) Stats() WriterStats {
+	s := &w.stats
+	out := WriterStats{
+		Batches: s.batches.Load(), Requests: s.requests.Load(), Retries: s.retries.Load(),
+		BeginNS: s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
+		CommitNS: s.commit.Load(), AnswerNS: s.answer.Load(),
+	}
+	for i := range s.sizes {
+		out.Sizes[i] = s.sizes[i].Load()
+	}
+	return out
+}
