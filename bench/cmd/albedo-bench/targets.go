@@ -154,9 +154,22 @@ type rawConn struct {
 	replies map[int64]chan wire.Reply
 }
 
+// dialAlbedo opens a raw connection. A dial the daemon turns away is tried
+// again a few times: under a flood of new connections (a thousand clients
+// reattaching at once) the daemon closes the oldest of those that have not
+// sent their request yet (docs/protocol.md, "Connections without a
+// token"), and a real client would try again too.
 func dialAlbedo(ctx context.Context, snap client.Snapshot, token string, onPush func(line []byte)) (*rawConn, error) {
-	ws, _, err := websocket.Dial(ctx, strings.Replace(snap.BaseURL, "http", "ws", 1)+"/v1/ws", &websocket.DialOptions{
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}, Subprotocols: []string{wire.Subprotocol}})
+	var ws *websocket.Conn
+	var err error
+	for attempt := range 6 {
+		ws, _, err = websocket.Dial(ctx, strings.Replace(snap.BaseURL, "http", "ws", 1)+"/v1/ws", &websocket.DialOptions{
+			HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}, Subprotocols: []string{wire.Subprotocol}})
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(20<<attempt) * time.Millisecond)
+	}
 	if err != nil {
 		return nil, err
 	}
