@@ -46,11 +46,11 @@ func main() {
 	var c config
 	asJSON := flag.Bool("json", false, "print JSON instead of a table")
 	reportFile := flag.String("report", "", "summarise a file of -json results as markdown, and exit")
-	flag.StringVar(&c.target, "target", "albedo", "albedo, ws or centrifuge")
+	flag.StringVar(&c.target, "target", "albedo", "albedo, ws, centrifuge or jetstream")
 	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle or reattach")
 	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
 	flag.StringVar(&c.albedoBin, "albedo", "albedo", "albedo: the binary (reattach restarts the daemon)")
-	flag.StringVar(&c.url, "url", "", "peers: the websocket URL")
+	flag.StringVar(&c.url, "url", "", "peers: the websocket URL (jetstream: its nats:// URL)")
 	flag.IntVar(&c.pid, "pid", 0, "peers: the server's pid, for CPU and RSS")
 	flag.IntVar(&c.viewers, "viewers", 100, "fanout: viewers")
 	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged)")

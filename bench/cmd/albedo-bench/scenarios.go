@@ -329,8 +329,10 @@ func multiplex(ctx context.Context, c config, t target, out map[string]float64) 
 // after another (each waits for its receipt: committed), or keep -window
 // posts in flight each. Measures inputs/s.
 func persist(ctx context.Context, c config, t target, out map[string]float64) error {
-	if _, ok := t.(*albedoTarget); !ok {
-		return fmt.Errorf("persist runs against albedo only")
+	switch t.(type) {
+	case *albedoTarget, *jsTarget:
+	default:
+		return fmt.Errorf("persist runs against a durable target: albedo or jetstream")
 	}
 	chans := make([]string, c.writers)
 	for w := range chans {

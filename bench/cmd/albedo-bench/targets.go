@@ -43,6 +43,8 @@ func newTarget(ctx context.Context, c config) (target, error) {
 		return &wsTarget{url: c.url, serverPID: c.pid}, nil
 	case "centrifuge":
 		return &cfTarget{url: c.url, serverPID: c.pid}, nil
+	case "jetstream":
+		return &jsTarget{url: c.url, serverPID: c.pid}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", c.target)
 }
