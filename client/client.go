@@ -62,6 +62,17 @@ type Client struct {
 	start sync.Mutex // one auto-start at a time
 }
 
+// Passive returns a client of the same home, token and options that never
+// starts a daemon: for the calls a user interface makes on its stream's
+// behalf (listing sessions once connected), which must leave the decision
+// to start one to the stream. A call racing the stream to a daemon that
+// just died would otherwise start one too.
+func (c *Client) Passive() (*Client, error) {
+	o := c.opts
+	o.AutoStart = false
+	return New(o)
+}
+
 // New makes a client. It does not connect; the first call does.
 func New(opts Options) (*Client, error) {
 	if opts.Home == "" {

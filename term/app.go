@@ -43,7 +43,10 @@ type (
 		session string
 		err     error
 	}
-	stateMsg       struct{ state client.State }
+	stateMsg struct {
+		state client.State
+		gen   int // the stream's: a closed stream's last words are not news
+	}
 	homeChangedMsg struct{} // a daemon started, stopped or was configured
 )
 
@@ -60,12 +63,14 @@ type App struct {
 	msgs   chan any       // from every other goroutine into the loop
 	wg     sync.WaitGroup // the goroutines Run started
 
+	lister  *client.Client // c, passive: lists sessions without ever starting a daemon
 	st      *client.Stream
 	subs    map[string]*client.Subscription // sessions subscribed on st
 	watched string                          // the one of them watched: the focused session
 
 	lastKey     time.Time // when the last screen event came, to notice a stalled paste
 	waitingHome bool      // a goroutine waits for the home to change (after Unavailable)
+	gen         int       // counts the streams opened; stateMsg carries its stream's
 }
 
 // Run opens the terminal client and returns when the user quits or ctx
@@ -108,6 +113,12 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	m.ReadOnly = opts.ReadOnly
 	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
+	a.lister = opts.Client
+	if opts.Client != nil {
+		if p, err := opts.Client.Passive(); err == nil {
+			a.lister = p
+		}
+	}
 	return a
 }
 
@@ -134,7 +145,9 @@ func (a *App) goRun(fn func()) {
 
 func (a *App) openStream() {
 	so := a.opts.Stream
-	so.OnState = func(s client.State) { a.post(stateMsg{s}) }
+	a.gen++
+	gen := a.gen
+	so.OnState = func(s client.State) { a.post(stateMsg{s, gen}) }
 	a.st = a.c.Stream(so)
 	a.subs, a.watched = map[string]*client.Subscription{}, ""
 	// The list is read once the stream connects (message), not here: the
@@ -187,7 +200,7 @@ func (a *App) loop() error {
 		case <-refresh.C:
 			if a.m.Conn.Phase == client.Connected {
 				a.goRun(func() {
-					list, err := a.c.Sessions(a.ctx)
+					list, err := a.lister.Sessions(a.ctx)
 					if err == nil { // a failed refresh is not news: the status bar has the connection
 						a.post(resSessions{List: list})
 					}
@@ -272,6 +285,12 @@ func (a *App) message(msg any) {
 			a.syncWatch()
 		}
 	case stateMsg:
+		if msg.gen != a.gen {
+			// A stream replaced by r says it has ended; the new one
+			// speaks for the connection now. Taking this as news would
+			// show a stale state, and wait to retry what already was.
+			return
+		}
 		a.m.ConnState(msg.state)
 		if msg.state.Phase == client.Unavailable && !a.waitingHome {
 			// The stream has ended; try again by itself when a daemon
@@ -287,7 +306,10 @@ func (a *App) message(msg any) {
 			// At first, and back after a loss: others may have made
 			// sessions meanwhile.
 			a.goRun(func() {
-				list, err := a.c.Sessions(a.ctx)
+				list, err := a.lister.Sessions(a.ctx)
+				if errors.Is(err, client.ErrUnavailable) {
+					return // gone again already: the status bar says so
+				}
 				a.post(resSessions{List: list, Err: err})
 			})
 		}
