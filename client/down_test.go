@@ -140,3 +140,24 @@ func TestDiscoverOnItsOwnStartsNone(t *testing.T) {
 		t.Fatalf("on its own after a crash: %v", err)
 	}
 }
+
+// A passive copy of an auto-starting client never starts a daemon: its
+// calls fail as unavailable where the client itself would try a start.
+func TestPassiveStartsNone(t *testing.T) {
+	home := t.TempDir()
+	c, _ := New(Options{Home: home, AutoStart: true, Exe: filepath.Join(home, "no-such-albedo"), CallRetry: time.Millisecond})
+	ctx := context.Background()
+	if _, err := c.Sessions(ctx); err == nil || !strings.Contains(err.Error(), "start daemon") {
+		t.Fatalf("the auto-starting client did not try a start: %v", err)
+	}
+	p, err := c.Passive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Sessions(ctx); !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), "start daemon") {
+		t.Fatalf("the passive client: %v", err)
+	}
+	if !c.opts.AutoStart {
+		t.Fatal("Passive changed the client it copied")
+	}
+}
