@@ -31,11 +31,7 @@ func newExportCmd(g *globals) *cobra.Command {
 			if format != "md" && format != "json" {
 				return usageErrorf("--format is md or json, not %q", format)
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			s, err := c.ResolveSession(cmd.Context(), args[0])
+			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -49,11 +49,7 @@ func newSendCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			s, err := c.ResolveSession(cmd.Context(), args[0])
+			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,17 @@ import (
 // with this.
 const sessionArgHelp = "SESSION is a session's id, the short id the terminal shows (its last 8 characters), a unique prefix or suffix of the id, or its exact title."
 
+// named returns a client for the home (which starts a daemon when none
+// runs) and the session that name names (ResolveSession's rules).
+func (g *globals) named(ctx context.Context, name string) (*client.Client, wire.Session, error) {
+	c, err := g.client()
+	if err != nil {
+		return nil, wire.Session{}, err
+	}
+	s, err := c.ResolveSession(ctx, name)
+	return c, s, err
+}
+
 // completeSessions completes a command's first argument with sessions
 // (later arguments are free text: no completion).
 func (g *globals) completeSessions(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {

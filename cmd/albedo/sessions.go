@@ -76,12 +76,8 @@ func newSessionsRmCmd(g *globals) *cobra.Command {
 			if !yes && !g.inTTY {
 				return usageErrorf("standard input is not a terminal to ask on: give --yes to delete without asking")
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			s, err := c.ResolveSession(ctx, args[0])
+			c, s, err := g.named(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -112,11 +108,7 @@ func newSessionsRenameCmd(g *globals) *cobra.Command {
 			if strings.TrimSpace(title) == "" {
 				return usageErrorf("the title is empty")
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			s, err := c.ResolveSession(cmd.Context(), args[0])
+			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -22,12 +22,8 @@ func newTailCmd(g *globals) *cobra.Command {
 			"are printed. --json prints every push frame as received, one per line.\n\n" + sessionArgHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			s, err := c.ResolveSession(ctx, args[0])
+			c, s, err := g.named(ctx, args[0])
 			if err != nil {
 				return err
 			}
