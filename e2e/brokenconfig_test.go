@@ -91,13 +91,7 @@ func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 // fix it retried in a loop, 47 errors in daemon.log within seconds, and
 // said "daemon unavailable" with no reason).
 func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
-	home := t.TempDir()
-	stopOnCleanup(t, home)
-	cli(t, home, "status")
-	ss := newStates(t)
-	st := autoClient(t, home).Stream(client.StreamOptions{OnState: ss.on})
-	defer st.Close()
-	ss.await("connected", phase(client.Connected), nil)
+	home, ss := connectedStream(t)
 
 	writeConfig(t, home, brokenTOML)
 	if err := syscall.Kill(livePID(t, home), syscall.SIGKILL); err != nil {

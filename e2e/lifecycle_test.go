@@ -20,6 +20,21 @@ type states struct {
 
 func newStates(t *testing.T) *states { return &states{t: t, ch: make(chan client.State, 4096)} }
 
+// connectedStream starts a daemon on a new home with the CLI and follows
+// it with an auto-starting client's stream (closed with the test); it
+// returns the home and the stream's states, once connected.
+func connectedStream(t *testing.T) (string, *states) {
+	t.Helper()
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	cli(t, home, "status")
+	ss := newStates(t)
+	st := autoClient(t, home).Stream(client.StreamOptions{OnState: ss.on})
+	t.Cleanup(func() { st.Close() })
+	ss.await("connected", phase(client.Connected), nil)
+	return home, ss
+}
+
 // on is the stream's OnState: it must not block the stream.
 func (s *states) on(st client.State) {
 	select {
@@ -90,13 +105,7 @@ func livePID(t *testing.T, home string) int {
 // that a command starts; a new stream (the terminal's r) starts one; and a
 // SIGKILL is still recovered from on its own.
 func TestStopSticksWhileAStreamWaits(t *testing.T) {
-	home := t.TempDir()
-	stopOnCleanup(t, home)
-	cli(t, home, "status")
-	ss := newStates(t)
-	st := autoClient(t, home).Stream(client.StreamOptions{OnState: ss.on})
-	defer st.Close()
-	ss.await("connected", phase(client.Connected), nil)
+	home, ss := connectedStream(t)
 	// Connected to a daemon: the only way to leave Stopped in this test is
 	// a daemon started by someone, which is a failure until a command runs.
 	connected := phase(client.Connected)
