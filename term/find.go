@@ -43,20 +43,34 @@ func (m *Model) searchKey(ev *tcell.EventKey) []Cmd {
 		m.findMatch(-1)
 	case tcell.KeyDown:
 		m.findMatch(+1)
-	case tcell.KeyBackspace, tcell.KeyBackspace2:
-		if len(f.query) > 0 {
-			f.query, f.at = f.query[:len(f.query)-1], -1
+	case tcell.KeyCtrlQ:
+		m.Quit = true
+	default:
+		if edited(&f.query, ev) {
+			f.at = -1
 			m.findMatch(-1)
+		}
+	}
+	return nil
+}
+
+// edited applies ev to a one-line query (the search and go-to lines): a
+// rune typed without Alt or Ctrl is added, Backspace takes the last one
+// off. It says whether the query changed.
+func edited(q *[]rune, ev *tcell.EventKey) bool {
+	switch ev.Key() {
+	case tcell.KeyBackspace, tcell.KeyBackspace2:
+		if len(*q) > 0 {
+			*q = (*q)[:len(*q)-1]
+			return true
 		}
 	case tcell.KeyRune:
 		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 {
-			f.query, f.at = append(f.query, ev.Rune()), -1
-			m.findMatch(-1)
+			*q = append(*q, ev.Rune())
+			return true
 		}
-	case tcell.KeyCtrlQ:
-		m.Quit = true
 	}
-	return nil
+	return false
 }
 
 // findMatch moves the current match one matching line up (dir -1) or down

@@ -108,16 +108,12 @@ func (m *Model) filterKey(ev *tcell.EventKey) []Cmd {
 		f.sel = max(f.sel-1, 0)
 	case tcell.KeyDown:
 		f.sel = min(f.sel+1, max(len(m.matches())-1, 0))
-	case tcell.KeyBackspace, tcell.KeyBackspace2:
-		if len(f.query) > 0 {
-			f.query, f.sel = f.query[:len(f.query)-1], 0
-		}
-	case tcell.KeyRune:
-		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 {
-			f.query, f.sel = append(f.query, ev.Rune()), 0
-		}
 	case tcell.KeyCtrlQ:
 		m.Quit = true
+	default:
+		if edited(&f.query, ev) {
+			f.sel = 0
+		}
 	}
 	return nil
 }
