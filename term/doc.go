@@ -7,8 +7,13 @@
 // performs I/O; it returns Cmds that the App runs on other goroutines, whose
 // results come back as messages into the same loop.
 //
-// Files: model.go (the state), update.go (keys and messages), keys.go (the
-// key table: dispatch and help) and keyactions.go (what its keys run),
-// commands.go (slash commands and Cmds), draw.go and wrap.go (rendering),
-// app.go (the loop and the Cmd runner).
+// Files: model.go (the state), update.go (keys, pastes and pushes),
+// results.go (the results of Cmds), keys.go (the key table: dispatch and
+// help) and keyactions.go (what its keys run), commands.go (slash commands,
+// Cmds, the y/n question), sidebar.go (order, focus and drafts, the go-to
+// line), find.go (search and the message pick for copying), notify.go
+// (bell and desktop notices), draw.go, transcript.go (each event rendered
+// once per look), markdown.go (replies' Markdown, through goldmark) and
+// wrap.go (width, wrapping, what reaches the terminal), app.go (the loop
+// and the Cmd runner).
 package term
