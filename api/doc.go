@@ -1,5 +1,7 @@
 // Package api is the daemon's edge: the echo routes of the HTTP API, bearer
-// token auth, and the websocket endpoint /v1/ws with its frame codec.
+// token auth, and the websocket endpoint /v1/ws with its frame codec; and
+// the browser client's page and assets at / and /assets/ (page.go, the
+// files of package web), under a strict Content-Security-Policy.
 //
 // Every error leaves here in the contract's shape ({"error":{...}} over
 // HTTP, an error reply over the websocket) with a code from api/wire. Only

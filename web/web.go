@@ -1,14 +1,3 @@
-// Package web is the browser client the daemon serves at /: a page, its
-// scripts and styles, and the libraries it uses (marked for Markdown,
-// DOMPurify to sanitise what marked makes), vendored as ES modules with
-// their licences by vendor.sh. The files are embedded, so `go build` needs
-// no Node; api serves them (api/page.go) under a strict
-// Content-Security-Policy.
-//
-// The page's scripts are two modules: static/protocol.js, albedo's
-// websocket protocol (hello with each subscription's epoch and offset,
-// reattach with full-jitter backoff, inputs re-sent until receipted), which
-// knows nothing of the page; and static/app.js, the views over it.
 package web
 
 import (
