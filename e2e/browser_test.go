@@ -161,6 +161,15 @@ func (p *page) wait(what, js string) {
 	}
 }
 
+// waitOpen waits until the page is connected and shows the session
+// titled title. "connected" alone is not enough: the page lists its
+// sessions after the socket's hello, so a daemon stopped in between
+// leaves a page with no session open until it comes back.
+func (p *page) waitOpen(title string) {
+	p.t.Helper()
+	p.wait("session "+title+" open", fmt.Sprintf(`document.querySelector('#conn').textContent === 'connected' && document.querySelector('#title').textContent === %q`, title))
+}
+
 // text returns the page's visible text.
 func (p *page) text() string { return eval[string](p, `document.body.innerText`) }
 

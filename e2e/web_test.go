@@ -75,7 +75,7 @@ func TestWebOwnerSendsAndStreams(t *testing.T) {
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Hello ", "from the ", "stream"}, Block: block})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
-	p.wait("a connected owner page", `document.querySelector('#conn').textContent === 'connected' && !!document.querySelector('#input')`)
+	p.waitOpen("web")
 	if loc := p.text(); strings.Contains(loc, "token=") {
 		t.Fatal("the token is on the page")
 	}
@@ -370,7 +370,7 @@ func TestWebAnnouncesNewMessages(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "a11y"}})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
-	p.wait("connected", `document.querySelector('#conn').textContent === 'connected'`)
+	p.waitOpen("a11y")
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "hello reader"); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestWebInputWhileDownArrivesOnce(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "offline"}})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
-	p.wait("connected", `document.querySelector('#conn').textContent === 'connected'`)
+	p.waitOpen("offline")
 	fx.d.stop()
 	p.wait("reconnecting", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
 	eval[bool](p, `(() => { const i = document.querySelector('#input'); i.focus(); i.value = 'typed while down'; return true })()`)
