@@ -117,6 +117,33 @@ func TestBotPost(t *testing.T) {
 	}
 }
 
+// An input_id names one input of a session, sent or posted: a bot's post
+// reusing a send's id with other text is conflict, and so is a send
+// reusing a post's.
+func TestPostAndSendShareInputIDs(t *testing.T) {
+	e := newEnv(t, Options{})
+	s := e.create("s")
+	const sent, posted = "0190a8a0-0000-7000-8000-0000000000a1", "0190a8a0-0000-7000-8000-0000000000a2"
+	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/"+sent, nil, `{"text":"from a person"}`, nil); code != 202 {
+		t.Fatalf("send: %d", code)
+	}
+	b := e.dialToken(e.botToken("poster")).watch(s)
+	b.send(wire.Command{ID: 1, Op: wire.OpPost, Session: "s", InputID: sent, Text: "from a bot"})
+	frames := b.until(isReplyTo(1))
+	if rep := frames[len(frames)-1].Reply; rep.OK || rep.Error.Code != wire.CodeConflict {
+		t.Fatalf("a post reusing a send's id: %+v %+v", rep.Error, rep.Receipt)
+	}
+	b.send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: posted, Text: "from a bot"})
+	frames = b.until(isReplyTo(2))
+	if rep := frames[len(frames)-1].Reply; !rep.OK {
+		t.Fatalf("post: %+v", rep.Error)
+	}
+	var er wire.ErrorBody
+	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/"+posted, nil, `{"text":"from a person"}`, &er); code != 409 || er.Error.Code != wire.CodeConflict {
+		t.Fatalf("a send reusing a post's id: %d %+v", code, er)
+	}
+}
+
 // Interrupting a bot-served turn commits what the bot streamed; the bot's
 // next reply to it is refused.
 func TestInterruptBotTurn(t *testing.T) {

@@ -218,3 +218,67 @@ func TestPostRecords(t *testing.T) {
 		t.Fatalf("%d events (%v), want 4", len(evs), err)
 	}
 }
+
+// An input_id names one input of a session, whichever op sent it: a send
+// and a bot's post reusing one id are a repeat (same text: the first one's
+// receipt, nothing new stored) or a conflict, never two inputs — whether
+// the first is committed or earlier in the same batch.
+func TestSendAndPostShareInputIDs(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, filepath.Join(t.TempDir(), "albedo.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close(ctx) })
+	createSession(t, d, "s")
+	type answer struct {
+		in      Input
+		created bool
+	}
+	put := func(got *answer, role wire.Role, id, text string) func(*Tx) error {
+		return func(tx *Tx) error {
+			var err error
+			got.in, got.created, _, err = tx.PutInput(ctx, "s", id, text, role, string(role))
+			return err
+		}
+	}
+	var a, b, c answer
+	// Committed first, then reused alone and in a batch of several.
+	for _, first := range []wire.Role{wire.RoleUser, wire.RoleBot} {
+		other := map[wire.Role]wire.Role{wire.RoleUser: wire.RoleBot, wire.RoleBot: wire.RoleUser}[first]
+		id := "first-" + string(first)
+		if errs := oneBatch(t, d, put(&a, first, id, "hello")); errs[0] != nil || !a.created {
+			t.Fatalf("%s: %v created %v", first, errs[0], a.created)
+		}
+		if errs := oneBatch(t, d, put(&b, other, id, "other")); !errors.Is(errs[0], ErrConflict) {
+			t.Fatalf("%s after a committed %s with other text: %v, want ErrConflict", other, first, errs[0])
+		}
+		if errs := oneBatch(t, d, put(&b, other, id, "hello")); errs[0] != nil || b.created || b.in.Ord != a.in.Ord || b.in.MsgOffset != a.in.MsgOffset {
+			t.Fatalf("%s repeating a committed %s: %v created %v order %d offset %d; want the first's %d %d",
+				other, first, errs[0], b.created, b.in.Ord, b.in.MsgOffset, a.in.Ord, a.in.MsgOffset)
+		}
+		errs := oneBatch(t, d, put(&c, wire.RoleBot, "pad-"+string(first), "pad"), put(&b, other, id, "other"))
+		if errs[0] != nil || !errors.Is(errs[1], ErrConflict) {
+			t.Fatalf("in a batch, %s after a committed %s: %v, want nil and ErrConflict", other, first, errs)
+		}
+		// Both in one batch.
+		id = "batch-" + string(first)
+		errs = oneBatch(t, d, put(&a, first, id, "hi"), put(&b, other, id, "else"), put(&c, other, id, "hi"))
+		if errs[0] != nil || !errors.Is(errs[1], ErrConflict) || errs[2] != nil || c.created || c.in.Ord != a.in.Ord {
+			t.Fatalf("%s then %s in one batch: %v, created %v, orders %d %d", first, other, errs, c.created, a.in.Ord, c.in.Ord)
+		}
+	}
+	evs, err := d.EventsAfter(ctx, "s", 0, 100, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs int
+	for _, e := range evs {
+		if e.Type == wire.EventMessage {
+			inputs++
+		}
+	}
+	if inputs != 6 { // first-user, first-bot, pad-user, pad-bot, batch-user, batch-bot
+		t.Fatalf("%d messages stored, want 6", inputs)
+	}
+}

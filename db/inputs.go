@@ -74,6 +74,11 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	if role != wire.RoleUser {
 		return t.putPost(ctx, c, session, inputID, text, role, author)
 	}
+	// The id may name a post: one earlier in this batch, or (careful) a
+	// committed one. A committed send is the insert's conflict below.
+	if old, found, err := t.findPost(ctx, session, inputID, text); found || err != nil {
+		return old, false, nil, err
+	}
 	turn, err := uuid.NewV7()
 	if err != nil {
 		return Input{}, false, nil, fmt.Errorf("turn id: %w", err)
@@ -103,6 +108,9 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	if err != nil {
 		return Input{}, false, nil, err
 	}
+	// Its message carries the input's id and order, as a post's does, so
+	// that the index on them refuses a post reusing the id (flush).
+	evs[0].ord = in.Ord
 	c = t.heads[session] // Append's new head
 	c.inputs = in.Ord
 	t.setCounters(session, c)
@@ -112,53 +120,29 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 // putPost accepts a bot's post once. Its record is its message event,
 // which carries the post's input id and order (Event.ord, written by the
 // batch's flush; migration post_ids): no row of its own, so a post dirties
-// no page of its session beyond its event's. A repeat is found among the
-// posts of this batch, then (legacyPosts) in inputs, then in events. The
-// last look-up is skipped when the batch runs optimistically: a repeat of
-// a post committed before then fails the flush on the index's uniqueness,
-// and the batch runs again with savepoints (Writer.commit), this time
-// looking. Repeats are rare (a client sends one again after losing its
-// receipt), and the look-up was a tenth of the daemon's CPU per post.
+// no page of its session beyond its event's.
+//
+// An input id names one input of a session, sent or posted. A repeat is
+// found among the posts of this batch, then among the receipts in inputs
+// (a send's, committed or earlier in this batch, or a post stored there
+// before post_ids), then among committed events. The last two look-ups
+// are skipped when the batch runs optimistically (legacy posts aside):
+// a reused id then fails the flush on the index's uniqueness (every
+// input's message carries its id), and the batch runs again with
+// savepoints (Writer.commit), this time looking. Repeats are rare (a
+// client sends one again after losing its receipt), and the look-ups
+// were a tenth of the daemon's CPU per post.
 func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author string) (Input, bool, []Event, error) {
-	hash := textHash(text)
-	key := postKey{session, inputID}
-	old, ok := t.posts[key]
-	if !ok {
-		old, ok = t.batch.posts[key]
+	if old, found, err := t.findPost(ctx, session, inputID, text); found || err != nil {
+		return old, false, nil, err
 	}
-	if ok {
-		if old.TextHash != hash {
-			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
-		}
-		return old, false, nil, nil
-	}
-	if t.batch.w.legacyPosts {
-		old, created, evs, err := t.repeatInput(ctx, session, inputID, hash)
+	if t.careful || t.batch.w.legacyPosts {
+		old, created, evs, err := t.repeatInput(ctx, session, inputID, textHash(text))
 		if !errors.Is(err, sql.ErrNoRows) {
 			return old, created, evs, err
 		}
 	}
-	var offset, ord int64
-	var at, payload string
-	err := sql.ErrNoRows
-	if t.careful {
-		err = t.sql.QueryRowContext(ctx, `SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`,
-			inputID, session).Scan(&offset, &ord, &at, &payload)
-	}
-	switch {
-	case err == nil:
-		var ev wire.Event
-		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
-			return Input{}, false, nil, fmt.Errorf("read post %q: %w", inputID, err)
-		}
-		if ev.Text != text {
-			return Input{}, false, nil, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
-		}
-		return postInput(session, inputID, hash, ord, offset, at), false, nil, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return Input{}, false, nil, fmt.Errorf("look up post: %w", err)
-	}
-	in := postInput(session, inputID, hash, c.inputs+1, c.head+1, formatTime(t.now))
+	in := postInput(session, inputID, textHash(text), c.inputs+1, c.head+1, formatTime(t.now))
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author, Text: text,
 		InputID: inputID, State: wire.MessageComplete,
@@ -173,8 +157,51 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 	if t.posts == nil {
 		t.posts = map[postKey]Input{}
 	}
-	t.posts[key] = in
+	t.posts[postKey{session, inputID}] = in
 	return in, true, evs, nil
+}
+
+// findPost looks for a post that took inputID in session: among this
+// batch's posts, then, when the batch runs carefully, among committed
+// events. found says one did: its receipt, or ErrConflict when its text
+// is not text. A send's message found among the events is not a post
+// (its receipt is in inputs): found is false.
+func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Input, found bool, _ error) {
+	hash := textHash(text)
+	k := postKey{session, inputID}
+	old, ok := t.posts[k]
+	if !ok {
+		old, ok = t.batch.posts[k]
+	}
+	if ok {
+		if old.TextHash != hash {
+			return Input{}, true, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+		}
+		return old, true, nil
+	}
+	if !t.careful {
+		return Input{}, false, nil
+	}
+	var offset, ord int64
+	var at, payload string
+	err := t.sql.QueryRowContext(ctx, `SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`,
+		inputID, session).Scan(&offset, &ord, &at, &payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Input{}, false, nil
+	} else if err != nil {
+		return Input{}, false, fmt.Errorf("look up post: %w", err)
+	}
+	var ev wire.Event
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		return Input{}, false, fmt.Errorf("read post %q: %w", inputID, err)
+	}
+	if ev.Role == wire.RoleUser {
+		return Input{}, false, nil
+	}
+	if ev.Text != text {
+		return Input{}, true, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
+	}
+	return postInput(session, inputID, hash, ord, offset, at), true, nil
 }
 
 // postInput is a bot post's receipt as an Input.

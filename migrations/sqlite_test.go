@@ -1,0 +1,100 @@
+package migrations
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+)
+
+// upTo returns SQLite's migrations up to and including the one whose name
+// starts with last.
+func upTo(t *testing.T, last string) *migrate.Migrations {
+	t.Helper()
+	all, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	some := migrate.NewMigrations()
+	for _, m := range all.Sorted() {
+		some.Add(m)
+		if strings.HasPrefix(m.Name, last) {
+			return some
+		}
+	}
+	t.Fatalf("no migration %s", last)
+	return nil
+}
+
+// input_ids gives the message of every send stored before it the send's
+// input_id and order, so the index refuses a post reusing the id; a send
+// whose id a post already took keeps NULL (the two stay as accepted), and
+// rolling back leaves the posts' ids alone.
+func TestInputIDsBackfill(t *testing.T) {
+	ctx := context.Background()
+	sqldb, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	bdb := bun.NewDB(sqldb, sqlitedialect.New())
+	defer bdb.Close()
+	migrateWith := func(ms *migrate.Migrations) *migrate.Migrator {
+		m := migrate.NewMigrator(bdb, ms, migrate.WithMarkAppliedOnSuccess(true))
+		if err := m.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	migrateWith(upTo(t, "20261130000006"))
+	for _, q := range []string{
+		`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`,
+		`INSERT INTO inputs (session, input_id, ord, text_hash, state, delivery, turn_id, msg_offset, created_at, updated_at)
+			VALUES ('s', 'a', 1, 'h', 'accepted', 'done', 't1', 1, 't', 't'), ('s', 'b', 2, 'h', 'accepted', 'done', 't2', 2, 't', 't')`,
+		`INSERT INTO events (session, "offset", type, payload, at) VALUES ('s', 1, 'message', '{}', 't'), ('s', 2, 'message', '{}', 't')`,
+		// A post that reused send b's id, as the daemon accepted before.
+		`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 3, 'message', '{}', 't', 'b', 3)`,
+	} {
+		if _, err := bdb.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	ids := func() string {
+		var got []string
+		rows, err := bdb.QueryContext(ctx, `SELECT coalesce(input_id, '-') || ':' || coalesce(ord, '-') FROM events ORDER BY "offset"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, s)
+		}
+		return strings.Join(got, " ")
+	}
+	m := migrateWith(upTo(t, "20261130000007"))
+	if got, want := ids(), "a:1 -:- b:3"; got != want {
+		t.Fatalf("after input_ids: %s, want %s", got, want)
+	}
+	if _, err := bdb.ExecContext(ctx, `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 4, 'message', '{}', 't', 'a', 4)`); err == nil {
+		t.Fatal("a post reusing a send's id was stored")
+	}
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids(), "-:- -:- b:3"; got != want {
+		t.Fatalf("after rolling input_ids back: %s, want %s", got, want)
+	}
+}
