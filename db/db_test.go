@@ -9,26 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"albedo/api/wire"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func openTest(t testing.TB, opts Options) *DB {
-	t.Helper()
-	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), opts)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Close(context.Background()); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return d
-}
 
 func createSession(t testing.TB, d *DB, id string) Session {
 	t.Helper()
@@ -85,247 +67,261 @@ func TestMigrateEmptyAndAgain(t *testing.T) {
 
 // Offsets stay dense and unique when 50 goroutines append to 10 sessions.
 func TestDenseOffsetsUnderConcurrency(t *testing.T) {
-	var mu sync.Mutex
-	seen := map[string][]int64{} // offsets in the order OnCommit saw them
-	d := openTest(t, Options{OnCommit: func(cs []Committed) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range cs {
-			for _, e := range c.Events {
-				seen[c.Session] = append(seen[c.Session], e.Offset)
-			}
-		}
-	}})
-	const sessions, writers, each = 10, 50, 40
-	for i := range sessions {
-		createSession(t, d, fmt.Sprintf("s%d", i))
-	}
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for w := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range each {
-				if _, err := appendText(ctx, d, fmt.Sprintf("s%d", (w+i)%sessions), "x"); err != nil {
-					errs <- err
-					return
+	eachBackend(t, func(t *testing.T, tgt string) {
+		var mu sync.Mutex
+		seen := map[string][]int64{} // offsets in the order OnCommit saw them
+		d := openOn(t, tgt, Options{OnCommit: func(cs []Committed) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range cs {
+				for _, e := range c.Events {
+					seen[c.Session] = append(seen[c.Session], e.Offset)
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("append: %v", err)
-	}
-	total := 0
-	for i := range sessions {
-		id := fmt.Sprintf("s%d", i)
-		evs, err := d.EventsAfter(ctx, id, 0, 10000, 0)
-		if err != nil {
-			t.Fatal(err)
+		}})
+		const sessions, writers, each = 10, 50, 40
+		for i := range sessions {
+			createSession(t, d, fmt.Sprintf("s%d", i))
 		}
-		for j, e := range evs {
-			if e.Offset != int64(j+1) {
-				t.Fatalf("%s: event %d has offset %d", id, j, e.Offset)
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		errs := make(chan error, writers)
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if _, err := appendText(ctx, d, fmt.Sprintf("s%d", (w+i)%sessions), "x"); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("append: %v", err)
+		}
+		total := 0
+		for i := range sessions {
+			id := fmt.Sprintf("s%d", i)
+			evs, err := d.EventsAfter(ctx, id, 0, 10000, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		mu.Lock()
-		hooked := seen[id]
-		mu.Unlock()
-		if len(hooked) != len(evs) {
-			t.Fatalf("%s: OnCommit saw %d events, db has %d", id, len(hooked), len(evs))
-		}
-		for j, off := range hooked {
-			if off != int64(j+1) {
-				t.Fatalf("%s: OnCommit saw offset %d at position %d", id, off, j)
+			for j, e := range evs {
+				if e.Offset != int64(j+1) {
+					t.Fatalf("%s: event %d has offset %d", id, j, e.Offset)
+				}
 			}
+			mu.Lock()
+			hooked := seen[id]
+			mu.Unlock()
+			if len(hooked) != len(evs) {
+				t.Fatalf("%s: OnCommit saw %d events, db has %d", id, len(hooked), len(evs))
+			}
+			for j, off := range hooked {
+				if off != int64(j+1) {
+					t.Fatalf("%s: OnCommit saw offset %d at position %d", id, off, j)
+				}
+			}
+			s, err := d.Session(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Head != int64(len(evs)) {
+				t.Fatalf("%s: head %d, events %d", id, s.Head, len(evs))
+			}
+			total += len(evs)
 		}
-		s, err := d.Session(ctx, id)
-		if err != nil {
-			t.Fatal(err)
+		if total != writers*each {
+			t.Fatalf("stored %d events, want %d", total, writers*each)
 		}
-		if s.Head != int64(len(evs)) {
-			t.Fatalf("%s: head %d, events %d", id, s.Head, len(evs))
-		}
-		total += len(evs)
-	}
-	if total != writers*each {
-		t.Fatalf("stored %d events, want %d", total, writers*each)
-	}
+	})
 }
 
 // A failing request in a batch costs only itself.
 func TestFailedRequestIsIsolated(t *testing.T) {
-	d := openTest(t, Options{})
-	createSession(t, d, "s")
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make([]error, 20)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = d.Writer().Do(ctx, func(tx *Tx) error {
-				if _, err := tx.Append(ctx, "s", wire.Event{Type: wire.EventMessage, Text: "x"}); err != nil {
-					return err
-				}
-				if i%2 == 1 {
-					return errors.New("refused") // after appending: must be rolled back
-				}
-				return nil
-			})
-		}()
-	}
-	wg.Wait()
-	ok := 0
-	for i, err := range errs {
-		if i%2 == 1 && err == nil {
-			t.Fatalf("request %d: want its error", i)
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		createSession(t, d, "s")
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		errs := make([]error, 20)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = d.Writer().Do(ctx, func(tx *Tx) error {
+					if _, err := tx.Append(ctx, "s", wire.Event{Type: wire.EventMessage, Text: "x"}); err != nil {
+						return err
+					}
+					if i%2 == 1 {
+						return errors.New("refused") // after appending: must be rolled back
+					}
+					return nil
+				})
+			}()
 		}
-		if i%2 == 0 {
-			if err != nil {
-				t.Fatalf("request %d: %v", i, err)
+		wg.Wait()
+		ok := 0
+		for i, err := range errs {
+			if i%2 == 1 && err == nil {
+				t.Fatalf("request %d: want its error", i)
 			}
-			ok++
+			if i%2 == 0 {
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				ok++
+			}
 		}
-	}
-	evs, err := d.EventsAfter(ctx, "s", 0, 100, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) != ok {
-		t.Fatalf("stored %d events, want %d", len(evs), ok)
-	}
-	for j, e := range evs {
-		if e.Offset != int64(j+1) {
-			t.Fatalf("offset %d at %d: not dense", e.Offset, j)
+		evs, err := d.EventsAfter(ctx, "s", 0, 100, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if len(evs) != ok {
+			t.Fatalf("stored %d events, want %d", len(evs), ok)
+		}
+		for j, e := range evs {
+			if e.Offset != int64(j+1) {
+				t.Fatalf("offset %d at %d: not dense", e.Offset, j)
+			}
+		}
+	})
 }
 
 func TestAppendMissingSession(t *testing.T) {
-	d := openTest(t, Options{})
-	_, err := appendText(context.Background(), d, "nope", "x")
-	if !errors.Is(err, ErrNotFound) {
-		t.Fatalf("err = %v, want ErrNotFound", err)
-	}
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		_, err := appendText(context.Background(), d, "nope", "x")
+		if !errors.Is(err, ErrNotFound) {
+			t.Fatalf("err = %v, want ErrNotFound", err)
+		}
+	})
 }
 
 func TestCreateIdempotentAndConflict(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := context.Background()
-	create := func(title string) (Session, bool, error) {
-		var s Session
-		var created bool
-		_, err := d.Writer().Do(ctx, func(tx *Tx) error {
-			var err error
-			c := wire.SessionCreate{Title: title}
-			s, created, err = tx.CreateSession(ctx, Session{ID: "x", Epoch: "e", Title: title, CreateHash: CreateHash(c)})
-			return err
-		})
-		return s, created, err
-	}
-	if _, created, err := create("a"); err != nil || !created {
-		t.Fatalf("first: created=%v err=%v", created, err)
-	}
-	if _, created, err := create("a"); err != nil || created {
-		t.Fatalf("repeat: created=%v err=%v", created, err)
-	}
-	if _, _, err := create("b"); !errors.Is(err, ErrConflict) {
-		t.Fatalf("different body: err=%v, want ErrConflict", err)
-	}
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		create := func(title string) (Session, bool, error) {
+			var s Session
+			var created bool
+			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+				var err error
+				c := wire.SessionCreate{Title: title}
+				s, created, err = tx.CreateSession(ctx, Session{ID: "x", Epoch: "e", Title: title, CreateHash: CreateHash(c)})
+				return err
+			})
+			return s, created, err
+		}
+		if _, created, err := create("a"); err != nil || !created {
+			t.Fatalf("first: created=%v err=%v", created, err)
+		}
+		if _, created, err := create("a"); err != nil || created {
+			t.Fatalf("repeat: created=%v err=%v", created, err)
+		}
+		if _, _, err := create("b"); !errors.Is(err, ErrConflict) {
+			t.Fatalf("different body: err=%v, want ErrConflict", err)
+		}
+	})
 }
 
 func TestPatchVersionsAndEvents(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := context.Background()
-	createSession(t, d, "s")
-	patch := func(v int64, p wire.SessionPatch) (Session, error) {
-		var s Session
-		_, err := d.Writer().Do(ctx, func(tx *Tx) error {
-			var err error
-			s, err = tx.PatchSession(ctx, "s", p, v, "owner")
-			return err
-		})
-		return s, err
-	}
-	model, effort, empty := "m1", "high", ""
-	s, err := patch(1, wire.SessionPatch{Model: &model, Effort: &effort})
-	if err != nil || s.Version != 2 || s.Model != "m1" || s.Effort != "high" {
-		t.Fatalf("patch: %+v %v", s, err)
-	}
-	if _, err := patch(1, wire.SessionPatch{Effort: &empty}); !errors.Is(err, ErrStale) {
-		t.Fatalf("stale patch: err=%v", err)
-	}
-	s, err = patch(2, wire.SessionPatch{Effort: &empty})
-	if err != nil || s.Effort != "" || s.Model != "m1" {
-		t.Fatalf("clear effort: %+v %v", s, err)
-	}
-	evs, err := d.EventsAfter(ctx, "s", 0, 10, 0)
-	if err != nil || len(evs) != 2 {
-		t.Fatalf("events: %d %v", len(evs), err)
-	}
-	ev, _ := evs[1].Decode()
-	if ev.Type != wire.EventSettings || ev.Effort == nil || *ev.Effort != "" || ev.Model != nil {
-		t.Fatalf("settings event %s", evs[1].JSON)
-	}
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		createSession(t, d, "s")
+		patch := func(v int64, p wire.SessionPatch) (Session, error) {
+			var s Session
+			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+				var err error
+				s, err = tx.PatchSession(ctx, "s", p, v, "owner")
+				return err
+			})
+			return s, err
+		}
+		model, effort, empty := "m1", "high", ""
+		s, err := patch(1, wire.SessionPatch{Model: &model, Effort: &effort})
+		if err != nil || s.Version != 2 || s.Model != "m1" || s.Effort != "high" {
+			t.Fatalf("patch: %+v %v", s, err)
+		}
+		if _, err := patch(1, wire.SessionPatch{Effort: &empty}); !errors.Is(err, ErrStale) {
+			t.Fatalf("stale patch: err=%v", err)
+		}
+		s, err = patch(2, wire.SessionPatch{Effort: &empty})
+		if err != nil || s.Effort != "" || s.Model != "m1" {
+			t.Fatalf("clear effort: %+v %v", s, err)
+		}
+		evs, err := d.EventsAfter(ctx, "s", 0, 10, 0)
+		if err != nil || len(evs) != 2 {
+			t.Fatalf("events: %d %v", len(evs), err)
+		}
+		ev, _ := evs[1].Decode()
+		if ev.Type != wire.EventSettings || ev.Effort == nil || *ev.Effort != "" || ev.Model != nil {
+			t.Fatalf("settings event %s", evs[1].JSON)
+		}
+	})
 }
 
 func TestPutInputIdempotent(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := context.Background()
-	createSession(t, d, "s")
-	put := func(id, text string) (Input, bool, error) {
-		var in Input
-		var created bool
-		_, err := d.Writer().Do(ctx, func(tx *Tx) error {
-			var err error
-			in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleUser, "me")
-			return err
-		})
-		return in, created, err
-	}
-	a, created, err := put("i1", "hello")
-	if err != nil || !created || a.Ord != 1 {
-		t.Fatalf("first: %+v %v %v", a, created, err)
-	}
-	b, created, err := put("i1", "hello")
-	if err != nil || created || b.TurnID != a.TurnID || b.Ord != 1 {
-		t.Fatalf("repeat: %+v %v %v", b, created, err)
-	}
-	if _, _, err := put("i1", "other"); !errors.Is(err, ErrConflict) {
-		t.Fatalf("other text: %v", err)
-	}
-	c, _, err := put("i2", "again")
-	if err != nil || c.Ord != 2 {
-		t.Fatalf("second input: %+v %v", c, err)
-	}
-	evs, _ := d.EventsAfter(ctx, "s", 0, 10, 0)
-	if len(evs) != 2 {
-		t.Fatalf("%d message events, want 2", len(evs))
-	}
-	got, err := d.Input(ctx, "s", "i1")
-	if err != nil || got.Receipt() != a.Receipt() {
-		t.Fatalf("read receipt: %+v %v", got, err)
-	}
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		createSession(t, d, "s")
+		put := func(id, text string) (Input, bool, error) {
+			var in Input
+			var created bool
+			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+				var err error
+				in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleUser, "me")
+				return err
+			})
+			return in, created, err
+		}
+		a, created, err := put("i1", "hello")
+		if err != nil || !created || a.Ord != 1 {
+			t.Fatalf("first: %+v %v %v", a, created, err)
+		}
+		b, created, err := put("i1", "hello")
+		if err != nil || created || b.TurnID != a.TurnID || b.Ord != 1 {
+			t.Fatalf("repeat: %+v %v %v", b, created, err)
+		}
+		if _, _, err := put("i1", "other"); !errors.Is(err, ErrConflict) {
+			t.Fatalf("other text: %v", err)
+		}
+		c, _, err := put("i2", "again")
+		if err != nil || c.Ord != 2 {
+			t.Fatalf("second input: %+v %v", c, err)
+		}
+		evs, _ := d.EventsAfter(ctx, "s", 0, 10, 0)
+		if len(evs) != 2 {
+			t.Fatalf("%d message events, want 2", len(evs))
+		}
+		got, err := d.Input(ctx, "s", "i1")
+		if err != nil || got.Receipt() != a.Receipt() {
+			t.Fatalf("read receipt: %+v %v", got, err)
+		}
+	})
 }
 
 func TestEventsBefore(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := context.Background()
-	createSession(t, d, "s")
-	for i := range 10 {
-		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		createSession(t, d, "s")
+		for i := range 10 {
+			if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	evs, err := d.EventsBefore(ctx, "s", 8, 3, 0)
-	if err != nil || len(evs) != 3 || evs[0].Offset != 5 || evs[2].Offset != 7 {
-		t.Fatalf("before 8 limit 3: %v %v", evs, err)
-	}
+		evs, err := d.EventsBefore(ctx, "s", 8, 3, 0)
+		if err != nil || len(evs) != 3 || evs[0].Offset != 5 || evs[2].Offset != 7 {
+			t.Fatalf("before 8 limit 3: %v %v", evs, err)
+		}
+	})
 }
 
 // TestPendingInputsUseTheIndex: a starting daemon reads only the inputs
@@ -355,35 +351,37 @@ func TestPendingInputsUseTheIndex(t *testing.T) {
 // events is read a few at a time, never a whole count of them, and a page
 // always holds at least one event, whatever its size.
 func TestPagesAreBoundedByBytes(t *testing.T) {
-	d := openTest(t, Options{})
-	ctx := context.Background()
-	createSession(t, d, "s")
-	big := strings.Repeat("x", 10_000)
-	for range 20 {
-		if _, err := appendText(ctx, d, "s", big); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cases := []struct {
-		name     string
-		page     func() ([]Event, error)
-		want     int
-		firstOff int64
-	}{
-		{"after, 25 KB", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 25_000) }, 3, 1},
-		{"after, 1 byte", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 4, 100, 1) }, 1, 5},
-		{"after, no bound", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 0) }, 20, 1},
-		{"before, 25 KB", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 21, 100, 25_000) }, 3, 18},
-		{"before, 1 byte", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 10, 100, 1) }, 1, 9},
-	}
-	for _, tc := range cases {
-		evs, err := tc.page()
-		if err != nil || len(evs) != tc.want || evs[0].Offset != tc.firstOff {
-			var offs []int64
-			for _, e := range evs {
-				offs = append(offs, e.Offset)
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		createSession(t, d, "s")
+		big := strings.Repeat("x", 10_000)
+		for range 20 {
+			if _, err := appendText(ctx, d, "s", big); err != nil {
+				t.Fatal(err)
 			}
-			t.Errorf("%s: offsets %v, %v; want %d events from %d", tc.name, offs, err, tc.want, tc.firstOff)
 		}
-	}
+		cases := []struct {
+			name     string
+			page     func() ([]Event, error)
+			want     int
+			firstOff int64
+		}{
+			{"after, 25 KB", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 25_000) }, 3, 1},
+			{"after, 1 byte", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 4, 100, 1) }, 1, 5},
+			{"after, no bound", func() ([]Event, error) { return d.EventsAfter(ctx, "s", 0, 100, 0) }, 20, 1},
+			{"before, 25 KB", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 21, 100, 25_000) }, 3, 18},
+			{"before, 1 byte", func() ([]Event, error) { return d.EventsBefore(ctx, "s", 10, 100, 1) }, 1, 9},
+		}
+		for _, tc := range cases {
+			evs, err := tc.page()
+			if err != nil || len(evs) != tc.want || evs[0].Offset != tc.firstOff {
+				var offs []int64
+				for _, e := range evs {
+					offs = append(offs, e.Offset)
+				}
+				t.Errorf("%s: offsets %v, %v; want %d events from %d", tc.name, offs, err, tc.want, tc.firstOff)
+			}
+		}
+	})
 }

@@ -81,8 +81,8 @@ const eventColumns = 7
 // at a time, so a page of large events costs its bound, not its count.
 func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
 	// Catch-up pages: SQL with parameters, prepared once per connection.
-	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", type, payload FROM events
-		WHERE session = ? AND "offset" > ? ORDER BY "offset" LIMIT ?`, session, after, limit)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", type, payload FROM events
+		WHERE session = ? AND "offset" > ? ORDER BY "offset" LIMIT ?`), session, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)
 	}
@@ -97,8 +97,8 @@ func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit
 // of them, oldest first: at most limit, bounded by maxBytes as EventsAfter
 // is (counted from the newest).
 func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit, maxBytes int) ([]Event, error) {
-	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", type, payload FROM events
-		WHERE session = ? AND "offset" < ? ORDER BY "offset" DESC LIMIT ?`, session, before, limit)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", type, payload FROM events
+		WHERE session = ? AND "offset" < ? ORDER BY "offset" DESC LIMIT ?`), session, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events before %d: %w", before, err)
 	}

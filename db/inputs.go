@@ -89,8 +89,8 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
 		MsgOffset: c.head + 1, CreatedAt: at, UpdatedAt: at,
 	}
-	res, err := t.sql.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-		ON CONFLICT (session, input_id) DO NOTHING`,
+	res, err := t.sql.ExecContext(ctx, t.bind(`INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (session, input_id) DO NOTHING`),
 		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
 		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt)
 	if err != nil {
@@ -184,7 +184,7 @@ func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Inp
 	}
 	var offset, ord int64
 	var at, payload string
-	err := t.sql.QueryRowContext(ctx, `SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`,
+	err := t.sql.QueryRowContext(ctx, t.bind(`SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`),
 		inputID, session).Scan(&offset, &ord, &at, &payload)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Input{}, false, nil
@@ -218,7 +218,7 @@ func postInput(session, inputID, hash string, ord, offset int64, at string) Inpu
 func (t *Tx) repeatInput(ctx context.Context, session, inputID, hash string) (Input, bool, []Event, error) {
 	var in Input
 	err := scanInput(t.sql.QueryRowContext(ctx,
-		`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`, session, inputID), &in)
+		t.bind(`SELECT `+inputColumns+` FROM inputs WHERE session = ? AND input_id = ?`), session, inputID), &in)
 	if err != nil {
 		return Input{}, false, nil, fmt.Errorf("look up input: %w", err) // sql.ErrNoRows: none
 	}
@@ -247,7 +247,7 @@ func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) 
 		// A bot's post: its message event is its record (putPost).
 		var offset, ord int64
 		var at string
-		err = d.ro.DB.QueryRowContext(ctx, `SELECT "offset", ord, at FROM events WHERE input_id = ? AND session = ?`,
+		err = d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT "offset", ord, at FROM events WHERE input_id = ? AND session = ?`),
 			inputID, session).Scan(&offset, &ord, &at)
 		if err == nil {
 			return postInput(session, inputID, "", ord, offset, at), nil

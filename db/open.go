@@ -19,14 +19,17 @@ import (
 	"albedo/migrations"
 )
 
-// DB is an open albedo database: a one-connection pool for the writer and a
-// pool of readers. Its methods may be called from any goroutine.
+// DB is an open albedo database. On SQLite: a one-connection pool for the
+// writer, a pool of readers and a connection for checkpoints. On
+// PostgreSQL: one pool for all of them (open_postgres.go). Its methods may
+// be called from any goroutine.
 type DB struct {
 	// static after Open
 	path     string
-	rw       *bun.DB // exactly one connection, used only by the writer goroutine and migrations
-	ro       *bun.DB // readers
-	ckpt     *sql.DB // one connection for checkpoints
+	dialect  *dialect
+	rw       *bun.DB // SQLite: exactly one connection, used only by the writer goroutine and migrations
+	ro       *bun.DB // readers (PostgreSQL: rw itself)
+	ckpt     *sql.DB // SQLite: one connection for checkpoints; nil on PostgreSQL
 	walLimit int     // pages
 
 	ckptStop, ckptDone chan struct{}
@@ -83,9 +86,19 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Open opens (creating if needed) the database at path, migrates it to the
-// newest schema and starts the writer goroutine. Close stops it.
-func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+// Open opens the database target names, migrates it to the newest schema
+// and starts the writer goroutine; Close stops it. A postgres:// or
+// postgresql:// URL is a PostgreSQL database shared by any number of
+// daemons (open_postgres.go); anything else is the path of a SQLite file,
+// created if needed, which one daemon owns.
+func Open(ctx context.Context, target string, opts Options) (*DB, error) {
+	if isPostgres(target) {
+		return openPostgres(ctx, target, opts)
+	}
+	return openSQLite(ctx, target, opts)
+}
+
+func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	// Conversations are private: create the file 0600 before SQLite does.
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
@@ -156,15 +169,25 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	csql.SetMaxOpenConns(1)
 
-	d := &DB{path: path, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
-	var legacyPosts bool
-	if err := rw.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE turn_id = '')`).Scan(&legacyPosts); err != nil {
+	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	legacyPosts, err := hasLegacyPosts(ctx, rw)
+	if err != nil {
 		csql.Close()
-		return fail(fmt.Errorf("look for posts stored as inputs: %w", err))
+		return fail(err)
 	}
-	d.w = newWriter(rw, opts, legacyPosts)
+	d.w = newWriter(rw, d.dialect, opts, legacyPosts)
 	go d.checkpoints()
 	return d, nil
+}
+
+// hasLegacyPosts says whether bot posts are still stored as inputs (see
+// Writer.legacyPosts).
+func hasLegacyPosts(ctx context.Context, db *bun.DB) (bool, error) {
+	var legacy bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE turn_id = '')`).Scan(&legacy); err != nil {
+		return false, fmt.Errorf("look for posts stored as inputs: %w", err)
+	}
+	return legacy, nil
 }
 
 // checkpointEvery is how often the checkpointer runs.
@@ -224,16 +247,16 @@ func Migrate(ctx context.Context, path string) ([]string, error) {
 	wsql.SetMaxOpenConns(1)
 	rw := bun.NewDB(wsql, sqlitedialect.New())
 	defer rw.Close()
-	return migrateApply(ctx, rw)
+	return migrateApply(ctx, rw, migrations.New)
 }
 
 func migrateUp(ctx context.Context, rw *bun.DB) error {
-	_, err := migrateApply(ctx, rw)
+	_, err := migrateApply(ctx, rw, migrations.New)
 	return err
 }
 
-func migrateApply(ctx context.Context, rw *bun.DB) ([]string, error) {
-	ms, err := migrations.New()
+func migrateApply(ctx context.Context, rw *bun.DB, set func() (*migrate.Migrations, error)) ([]string, error) {
+	ms, err := set()
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +282,14 @@ func (d *DB) Writer() *Writer { return d.w }
 // checkpoint connection and both pools. It is safe to call twice.
 func (d *DB) Close(ctx context.Context) error {
 	err := d.w.Close(ctx)
+	if d.ckpt == nil { // PostgreSQL: one pool
+		d.closeOnce.Do(func() {
+			if e := d.rw.Close(); e != nil && err == nil {
+				err = e
+			}
+		})
+		return err
+	}
 	d.closeOnce.Do(func() {
 		close(d.ckptStop)
 		<-d.ckptDone

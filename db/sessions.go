@@ -97,6 +97,9 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 // the version and appends a settings event naming what changed. A patch
 // that changes nothing returns the session as it is.
 func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, ifVersion int64, by string) (Session, error) {
+	if err := t.Lock(ctx, id); err != nil {
+		return Session{}, err
+	}
 	var s Session
 	if err := t.NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -140,6 +143,9 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 // the tokens scoped to it: it returns the ids of those revoked and the
 // bot tokens narrowed to their other sessions (see dropSessionTokens).
 func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, narrowed []Token, _ error) {
+	if err := t.Lock(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("delete session: %w", err)
@@ -156,8 +162,8 @@ func (d *DB) Session(ctx context.Context, id string) (Session, error) {
 	// SQL with a parameter, prepared once per connection: every channel
 	// a daemon loads after a restart reads its session here.
 	var s Session
-	err := d.ro.DB.QueryRowContext(ctx, `SELECT id, epoch, title, workspace, provider, model, effort,
-		version, head, inputs, create_hash, created_at, updated_at, last_turn FROM sessions WHERE id = ?`, id).Scan(
+	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT id, epoch, title, workspace, provider, model, effort,
+		version, head, inputs, create_hash, created_at, updated_at, last_turn FROM sessions WHERE id = ?`), id).Scan(
 		&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
 		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn)
 	if err != nil {

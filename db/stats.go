@@ -14,6 +14,9 @@ type WriterStats struct {
 	Batches  int64 `json:"batches"`  // group commits (a retry counts once)
 	Requests int64 `json:"requests"` // requests they carried
 	Retries  int64 `json:"retries"`  // batches run again with savepoints
+	// LockRetries counts batches run again because another daemon held
+	// the row of a session they write (PostgreSQL; lock.go).
+	LockRetries int64 `json:"lock_retries"`
 	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests.
 	Sizes [11]int64 `json:"sizes"`
 	// Time of the writer goroutine in each phase, in nanoseconds: BEGIN,
@@ -30,6 +33,7 @@ type WriterStats struct {
 // read it from any goroutine.
 type writerStats struct {
 	batches, requests, retries        atomic.Int64
+	lockRetries                       atomic.Int64
 	sizes                             [11]atomic.Int64
 	begin, run, flush, commit, answer atomic.Int64
 }
@@ -53,7 +57,8 @@ func (w *Writer) Stats() WriterStats {
 	s := &w.stats
 	out := WriterStats{
 		Batches: s.batches.Load(), Requests: s.requests.Load(), Retries: s.retries.Load(),
-		BeginNS: s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
+		LockRetries: s.lockRetries.Load(),
+		BeginNS:     s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
 		CommitNS: s.commit.Load(), AnswerNS: s.answer.Load(),
 	}
 	for i := range s.sizes {

@@ -55,8 +55,8 @@ const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs
 func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
-	rows, err := d.ro.DB.QueryContext(ctx, `SELECT "offset", payload FROM events
-		WHERE session = ? AND type = ? AND "offset" <= ? ORDER BY "offset" DESC LIMIT ?`,
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", payload FROM events
+		WHERE session = ? AND type = ? AND "offset" <= ? ORDER BY "offset" DESC LIMIT ?`),
 		session, wire.EventMessage, upto, maxCount)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)

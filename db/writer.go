@@ -31,6 +31,7 @@ type Committed struct {
 type Writer struct {
 	// static after construction
 	db       *bun.DB
+	dialect  *dialect
 	onCommit func([]Committed)
 	maxBatch int
 	single   bool
@@ -52,10 +53,13 @@ type Writer struct {
 	stats writerStats // written by the writer goroutine, read by Stats
 
 	// owned by the writer goroutine: each session's committed counters.
-	// Every write goes through this goroutine, so the cache is
+	// On SQLite every write goes through this goroutine, so the cache is
 	// authoritative; a session not in it is read from the database on
-	// first use.
-	heads map[string]counters
+	// first use. On PostgreSQL other daemons write too (shared): the
+	// cache stays empty and each batch reads the counters of the sessions
+	// it writes from their rows, locked to its commit (lock.go).
+	heads  map[string]counters
+	shared bool
 }
 
 // counters are what the writer keeps of a session in memory and writes
@@ -91,6 +95,7 @@ type Tx struct {
 	careful   bool                // the batch runs with savepoints (commit)
 	heads     map[string]counters // this request's new counters
 	posts     map[postKey]Input   // this request's new bot posts
+	locked    map[string]counters // shared: session rows this request locked (lock.go)
 	committed []Committed         // this request's events, inserted at the batch's flush
 }
 
@@ -103,6 +108,12 @@ type batchState struct {
 	heads map[string]counters // counters as of the requests accepted so far
 	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
+
+	// shared (PostgreSQL) only: the sessions whose rows this transaction
+	// has locked, with their counters as committed, and those a failed
+	// run found it needed (lock.go).
+	locked map[string]counters
+	needs  map[string]bool
 }
 
 // counters returns a session's counters as this request sees them, or
@@ -112,11 +123,18 @@ func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
 	if !ok {
 		c, ok = t.batch.heads[session]
 	}
+	if !ok && t.batch.w.shared {
+		var err error
+		if c, err = t.lock(ctx, session); err != nil {
+			return counters{}, err
+		}
+		ok = true
+	}
 	if !ok {
 		c, ok = t.batch.w.heads[session]
 	}
 	if !ok {
-		err := t.sql.QueryRowContext(ctx, `SELECT head, inputs FROM sessions WHERE id = ?`, session).Scan(&c.head, &c.inputs)
+		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT head, inputs FROM sessions WHERE id = ?`), session).Scan(&c.head, &c.inputs)
 		if errors.Is(err, sql.ErrNoRows) {
 			c.head = -1
 		} else if err != nil {
@@ -150,13 +168,18 @@ func (t *Tx) CheckSession(ctx context.Context, session string) error {
 	return err
 }
 
+// bind returns q, written with ? placeholders, as the backend takes it.
+func (t *Tx) bind(q string) string { return t.batch.w.dialect.bind(q) }
+
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
 
-func newWriter(db *bun.DB, opts Options, legacyPosts bool) *Writer {
+func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
 	w := &Writer{
 		legacyPosts: legacyPosts,
 		db:          db,
+		dialect:     d,
+		shared:      d.pg,
 		onCommit:    opts.OnCommit,
 		maxBatch:    opts.MaxBatch,
 		single:      opts.NoGroupCommit,
@@ -330,33 +353,50 @@ func (w *Writer) gather(batch []*request) []*request {
 // the Tx and their own results).
 func (w *Writer) commit(batch []*request) {
 	w.stats.batch(len(batch))
-	if len(batch) > 1 && w.runBatch(batch, false) {
-		return
-	}
-	if len(batch) > 1 {
+	var needs map[string]bool // shared: the sessions to lock up front (lock.go)
+	careful := len(batch) == 1
+	for {
+		done, more := w.runBatch(batch, careful, needs)
+		if done {
+			return
+		}
+		if more != nil {
+			needs = more // a session's row was locked elsewhere: again, locking them all first
+			w.stats.lockRetries.Add(1)
+			continue
+		}
+		careful = true
 		w.stats.retries.Add(1)
 	}
-	w.runBatch(batch, true)
 }
 
 // errRetryCarefully ends an optimistic run of a batch at its first failed
 // request: the batch is rolled back and run again with savepoints.
 var errRetryCarefully = errors.New("db: a request failed; run the batch again with savepoints")
 
-// runBatch executes batch in one transaction and answers every request, except
-// when careful is false and a request fails: then it rolls back, answers
-// nobody and returns false.
-func (w *Writer) runBatch(batch []*request, careful bool) bool {
+// runBatch executes batch in one transaction and answers every request,
+// except when it must run again: when careful is false and a request
+// fails (done false), or, on PostgreSQL, when a session's row was locked
+// by another daemon (done false, and the sessions to lock first next
+// time; lock.go). needs are sessions to lock before anything else.
+func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool) (done bool, more map[string]bool) {
 	ctx := context.Background()
 	st := &w.stats
 	t := time.Now()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
-		return true
+		return true, nil
 	}
 	t = since(&st.begin, t)
 	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: t.UTC()}
+	if w.shared {
+		if err := b.lockAll(ctx, tx.Tx, needs); err != nil {
+			_ = tx.Rollback()
+			w.answerAll(batch, err)
+			return true, nil
+		}
+	}
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	if err == nil && live > 0 {
@@ -367,27 +407,30 @@ func (w *Writer) runBatch(batch []*request, careful bool) bool {
 	}
 	t = since(&st.flush, t)
 	switch {
+	case errors.Is(err, errLockBusy):
+		_ = tx.Rollback()
+		return false, b.needs
 	case errors.Is(err, errRetryCarefully):
 		_ = tx.Rollback()
-		return false
+		return false, nil
 	case err != nil:
 		_ = tx.Rollback()
 		w.answerAll(batch, err)
-		return true
+		return true, nil
 	case live == 0:
 		_ = tx.Rollback()
 		w.answerEach(batch)
-		return true
+		return true, nil
 	}
 	if err := tx.Commit(); err != nil {
 		clear(w.heads) // unknown state: read heads afresh
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
-		return true
+		return true, nil
 	}
 	t = since(&st.commit, t)
 	w.committed(b, batch)
 	since(&st.answer, t)
-	return true
+	return true, nil
 }
 
 // run executes each request of the batch that is still wanted and says
@@ -403,15 +446,21 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 		}
 		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b, careful: careful}
 		if !careful {
-			if err := r.fn(r.tx); err != nil {
+			if err := r.fn(r.tx); errors.Is(err, errLockBusy) {
+				return live, err
+			} else if err != nil {
 				return live, errRetryCarefully
 			}
 		} else if err := inSavepoint(ctx, tx, r); err != nil {
 			return live, err
+		} else if errors.Is(r.fail, errLockBusy) {
+			r.fail = nil
+			return live, errLockBusy
 		}
 		if r.fail == nil {
 			maps.Copy(b.heads, r.tx.heads)
 			maps.Copy(b.posts, r.tx.posts)
+			maps.Copy(b.locked, r.tx.locked)
 			live++
 		}
 	}
@@ -441,6 +490,9 @@ func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
 // hook in commit order, and answers every request.
 func (w *Writer) committed(b *batchState, batch []*request) {
 	for id, c := range b.heads {
+		if w.shared {
+			break
+		}
 		if c.head < 0 {
 			delete(w.heads, id)
 		} else {
@@ -507,7 +559,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 	// text, and SQLite would parse megabytes of it.
 	for rows := len(args) / eventColumns; rows > 0; {
 		n := stmtRows(rows)
-		if _, err := tx.Tx.ExecContext(ctx, insertEventsSQL(n), args[:n*eventColumns]...); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(insertEventsSQL(n)), args[:n*eventColumns]...); err != nil {
 			return fmt.Errorf("insert events: %w", err)
 		}
 		args, rows = args[n*eventColumns:], rows-n
@@ -538,7 +590,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 		for _, id := range ids[:n] {
 			args = append(args, id)
 		}
-		if _, err := tx.Tx.ExecContext(ctx, updateSessionsSQL(n), args...); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(updateSessionsSQL(n)), args...); err != nil {
 			return fmt.Errorf("update heads: %w", err)
 		}
 		ids = ids[n:]

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -17,31 +16,33 @@ import (
 // waiting: once Close has begun nothing more is queued (Writer.queue), so
 // no request waits for a writer that has stopped.
 func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
-	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		for range 200 {
-			if _, err := d.Writer().Do(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrClosed) {
-				done <- err
-				return
-			}
-		}
-		done <- nil
-	}()
-	select {
-	case err := <-done:
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d, err := Open(context.Background(), tgt, Options{})
 		if err != nil {
-			t.Fatalf("Do after Close: %v, want ErrClosed", err)
+			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Do after Close still waiting after 10 s")
-	}
+		if err := d.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			for range 200 {
+				if _, err := d.Writer().Do(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrClosed) {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Do after Close: %v, want ErrClosed", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Do after Close still waiting after 10 s")
+		}
+	})
 }
 
 // On one processor, writers that queue at once share a commit: the writer
@@ -50,86 +51,90 @@ func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 // yield, the scheduler ran the writer as soon as the first sender blocked,
 // and batches held one request. The stats count every request once.
 func TestConcurrentWritersShareCommits(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	d := openTest(t, Options{})
-	const writers, each = 50, 20
-	for w := range writers {
-		createSession(t, d, fmt.Sprintf("s%d", w))
-	}
-	before := d.Writer().Stats()
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for range each {
-				if _, err := appendText(context.Background(), d, fmt.Sprintf("s%d", w), "x"); err != nil {
-					t.Error(err)
-					return
+	eachBackend(t, func(t *testing.T, tgt string) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		d := openOn(t, tgt, Options{})
+		const writers, each = 50, 20
+		for w := range writers {
+			createSession(t, d, fmt.Sprintf("s%d", w))
+		}
+		before := d.Writer().Stats()
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				for range each {
+					if _, err := appendText(context.Background(), d, fmt.Sprintf("s%d", w), "x"); err != nil {
+						t.Error(err)
+						return
+					}
 				}
-			}
-		})
-	}
-	wg.Wait()
-	after := d.Writer().Stats()
-	reqs, batches := after.Requests-before.Requests, after.Batches-before.Batches
-	if reqs != writers*each {
-		t.Fatalf("stats counted %d requests, want %d", reqs, writers*each)
-	}
-	var sized int64
-	for i := range after.Sizes {
-		sized += after.Sizes[i] - before.Sizes[i]
-	}
-	if sized != batches {
-		t.Fatalf("size histogram holds %d batches, want %d", sized, batches)
-	}
-	t.Logf("%d requests in %d batches", reqs, batches)
-	if mean := float64(reqs) / float64(batches); mean < 5 {
-		t.Fatalf("%d requests in %d batches (%.1f a batch): concurrent writers are not sharing commits", reqs, batches, mean)
-	}
+			})
+		}
+		wg.Wait()
+		after := d.Writer().Stats()
+		reqs, batches := after.Requests-before.Requests, after.Batches-before.Batches
+		if reqs != writers*each {
+			t.Fatalf("stats counted %d requests, want %d", reqs, writers*each)
+		}
+		var sized int64
+		for i := range after.Sizes {
+			sized += after.Sizes[i] - before.Sizes[i]
+		}
+		if sized != batches {
+			t.Fatalf("size histogram holds %d batches, want %d", sized, batches)
+		}
+		t.Logf("%d requests in %d batches", reqs, batches)
+		if mean := float64(reqs) / float64(batches); mean < 5 {
+			t.Fatalf("%d requests in %d batches (%.1f a batch): concurrent writers are not sharing commits", reqs, batches, mean)
+		}
+	})
 }
 
 // Writes handed to Then from one goroutine are answered in that order,
 // across sessions, on the writer goroutine; after Close, at once with
 // ErrClosed.
 func TestThenAnswersInOrder(t *testing.T) {
-	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	createSession(t, d, "a")
-	createSession(t, d, "b")
-	ctx := context.Background()
-	const n = 300
-	answered := make(chan int, n)
-	var offsets [n]int64
-	for i := range n {
-		session := []string{"a", "b"}[i%2]
-		d.Writer().Then(ctx, func(tx *Tx) error {
-			evs, err := tx.Append(ctx, session, wire.Event{Type: wire.EventMessage, Text: "x"})
-			if err == nil {
-				offsets[i] = evs[0].Offset
-			}
-			return err
-		}, func(err error) {
-			if err != nil {
-				t.Errorf("write %d: %v", i, err)
-			}
-			answered <- i
-		})
-	}
-	for want := range n {
-		if got := <-answered; got != want {
-			t.Fatalf("write %d answered in place %d", got, want)
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d, err := Open(context.Background(), tgt, Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if offsets[want] != int64(want/2+1) {
-			t.Fatalf("write %d at offset %d, want %d", want, offsets[want], want/2+1)
+		createSession(t, d, "a")
+		createSession(t, d, "b")
+		ctx := context.Background()
+		const n = 300
+		answered := make(chan int, n)
+		var offsets [n]int64
+		for i := range n {
+			session := []string{"a", "b"}[i%2]
+			d.Writer().Then(ctx, func(tx *Tx) error {
+				evs, err := tx.Append(ctx, session, wire.Event{Type: wire.EventMessage, Text: "x"})
+				if err == nil {
+					offsets[i] = evs[0].Offset
+				}
+				return err
+			}, func(err error) {
+				if err != nil {
+					t.Errorf("write %d: %v", i, err)
+				}
+				answered <- i
+			})
 		}
-	}
-	if err := d.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var after error
-	d.Writer().Then(ctx, func(*Tx) error { return nil }, func(err error) { after = err })
-	if !errors.Is(after, ErrClosed) {
-		t.Fatalf("Then after Close: %v, want ErrClosed at once", after)
-	}
+		for want := range n {
+			if got := <-answered; got != want {
+				t.Fatalf("write %d answered in place %d", got, want)
+			}
+			if offsets[want] != int64(want/2+1) {
+				t.Fatalf("write %d at offset %d, want %d", want, offsets[want], want/2+1)
+			}
+		}
+		if err := d.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var after error
+		d.Writer().Then(ctx, func(*Tx) error { return nil }, func(err error) { after = err })
+		if !errors.Is(after, ErrClosed) {
+			t.Fatalf("Then after Close: %v, want ErrClosed at once", after)
+		}
+	})
 }

@@ -1,0 +1,53 @@
+package db
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"albedo/db/pgtest"
+)
+
+// withPostgres stops the package's PostgreSQL after the tests, before
+// goleak looks for goroutines left behind.
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int {
+	code := w.m.Run()
+	pgtest.StopShared()
+	return code
+}
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(withPostgres{m}) }
+
+// eachBackend runs fn as a subtest on each backend, with a fresh target:
+// a SQLite file, and a database of its own on the package's private
+// PostgreSQL (db/pgtest). Tests of what only SQLite has (its WAL, its
+// query plans) call openTest instead.
+func eachBackend(t *testing.T, fn func(t *testing.T, target string)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, filepath.Join(t.TempDir(), "albedo.db")) })
+	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.Shared(t).Database(t)) })
+}
+
+// openTest opens a new SQLite database for t.
+func openTest(t testing.TB, opts Options) *DB {
+	t.Helper()
+	return openOn(t, filepath.Join(t.TempDir(), "albedo.db"), opts)
+}
+
+// openOn opens target for t and closes it when t ends.
+func openOn(t testing.TB, target string, opts Options) *DB {
+	t.Helper()
+	d, err := Open(context.Background(), target, opts)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := d.Close(context.Background()); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return d
+}

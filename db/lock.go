@@ -1,0 +1,101 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Dense offsets across daemons (PostgreSQL). A batch writes a session
+// only while its transaction holds the session's row lock, and takes the
+// session's counters from that row, so that writers on every daemon are
+// serialised per session and offsets stay dense. The locks are taken
+// without ever waiting while holding one, so daemons cannot deadlock:
+//
+//   - A batch first locks, in one statement and in id order, the sessions
+//     its previous run found it needed (none on a first run). Waiting here
+//     is safe: every daemon takes these locks in the same order.
+//   - Any other session a request touches is locked with NOWAIT. If
+//     another daemon holds it, the batch rolls back (errLockBusy) and
+//     runs again, this time locking every session it has seen up front.
+//
+// Each run adds at least one session to the set, so a batch runs at most
+// once more than it has sessions. Locking in arrival order instead
+// deadlocked under three writers (../shared/design/CLUSTER.md).
+
+// errLockBusy ends a run of a batch that found a session's row locked by
+// another daemon.
+var errLockBusy = errors.New("db: a session row is locked by another daemon; run the batch again, locking it first")
+
+// lockAll locks the rows of sessions in id order and records their
+// counters; a session that does not exist is recorded as deleted.
+func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[string]bool) error {
+	b.locked = map[string]counters{}
+	b.needs = map[string]bool{}
+	if len(sessions) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(sessions))
+	for id := range sessions {
+		ids = append(ids, id)
+		b.needs[id] = true
+		b.locked[id] = counters{head: -1}
+	}
+	slices.Sort(ids)
+	rows, err := tx.QueryContext(ctx, `SELECT id, head, inputs FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+	if err != nil {
+		return fmt.Errorf("lock sessions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var c counters
+		if err := rows.Scan(&id, &c.head, &c.inputs); err != nil {
+			return fmt.Errorf("lock sessions: %w", err)
+		}
+		b.locked[id] = c
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("lock sessions: %w", err)
+	}
+	return nil
+}
+
+// lock returns a session's committed counters, locking its row for the
+// rest of the transaction unless another daemon holds it (errLockBusy).
+// A session that does not exist has head -1. A lock taken by a request
+// that then fails is forgotten with the request's other results: its
+// savepoint's rollback released it.
+func (t *Tx) lock(ctx context.Context, session string) (counters, error) {
+	b := t.batch
+	if c, ok := t.locked[session]; ok {
+		return c, nil
+	}
+	if c, ok := b.locked[session]; ok {
+		return c, nil
+	}
+	b.needs[session] = true
+	c := counters{head: -1}
+	err := t.sql.QueryRowContext(ctx, `SELECT head, inputs FROM sessions WHERE id = $1 FOR UPDATE NOWAIT`, session).Scan(&c.head, &c.inputs)
+	switch {
+	case pgCode(err) == pgLockNotAvailable:
+		return counters{}, errLockBusy
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return counters{}, fmt.Errorf("lock session: %w", err)
+	}
+	if t.locked == nil {
+		t.locked = map[string]counters{}
+	}
+	t.locked[session] = c
+	return c, nil
+}
+
+// Lock locks a session's row for the rest of the batch, as writing its
+// events does, for a request that changes the row some other way
+// (settings, delete); on SQLite, where the writer is alone, it only
+// checks the session exists. It returns ErrNotFound for a missing one.
+func (t *Tx) Lock(ctx context.Context, session string) error {
+	return t.CheckSession(ctx, session)
+}

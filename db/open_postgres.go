@@ -1,0 +1,71 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"albedo/migrations"
+)
+
+// pgPoolSize is the PostgreSQL connections one daemon opens: the writer
+// holds one for a batch, lease work (runs.go) one at a time, and the
+// rest serve reads (history pages, catch-up after a restart).
+const pgPoolSize = 16
+
+// pgMigrationLock is the advisory lock key that serialises the migrations
+// of nodes starting at once ("albedo" in ASCII).
+const pgMigrationLock = 0x616c6265646f
+
+// openPostgres opens a PostgreSQL database shared with other daemons.
+// What SQLite needs and PostgreSQL does not (pragmas, checkpoints, a
+// one-connection writer) is left out; the writer takes each batch's heads
+// from the session rows it locks instead of its memory (Writer.shared).
+func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
+	sqldb, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", RedactURL(url), err)
+	}
+	sqldb.SetMaxOpenConns(pgPoolSize)
+	sqldb.SetMaxIdleConns(pgPoolSize)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	bdb := bun.NewDB(sqldb, pgdialect.New())
+	if err := bdb.PingContext(ctx); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("connect to %s: %w", RedactURL(url), err)
+	}
+	if err := migratePostgres(ctx, bdb); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	legacy, err := hasLegacyPosts(ctx, bdb)
+	if err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	d := &DB{path: RedactURL(url), dialect: &dialect{pg: true}, rw: bdb, ro: bdb}
+	d.w = newWriter(bdb, d.dialect, opts, legacy)
+	return d, nil
+}
+
+// migratePostgres applies PostgreSQL's migration set, holding an advisory
+// lock meanwhile so that nodes started together migrate one at a time
+// (bun's own migration lock fails instead of waiting).
+func migratePostgres(ctx context.Context, bdb *bun.DB) error {
+	conn, err := bdb.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, pgMigrationLock); err != nil {
+		return fmt.Errorf("migrate: wait for other nodes: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, pgMigrationLock)
+	_, err = migrateApply(ctx, bdb, migrations.NewPostgres)
+	return err
+}
