@@ -50,9 +50,9 @@ func numberPlaceholders(q string) string {
 	return b.String()
 }
 
-// isPostgres says whether an Open target names a PostgreSQL database
+// IsPostgres says whether an Open target names a PostgreSQL database
 // rather than a SQLite file.
-func isPostgres(target string) bool {
+func IsPostgres(target string) bool {
 	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
 }
 
@@ -67,8 +67,9 @@ func pgCode(err error) string {
 
 // SQLSTATEs this package acts on.
 const (
-	pgLockNotAvailable = "55P03" // FOR UPDATE NOWAIT found the row locked
-	pgUniqueViolation  = "23505"
+	pgLockNotAvailable    = "55P03" // FOR UPDATE NOWAIT found the row locked
+	pgUniqueViolation     = "23505"
+	pgForeignKeyViolation = "23503"
 )
 
 // RedactURL returns a database URL without its password, for logs and

@@ -92,7 +92,7 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 // daemons (open_postgres.go); anything else is the path of a SQLite file,
 // created if needed, which one daemon owns.
 func Open(ctx context.Context, target string, opts Options) (*DB, error) {
-	if isPostgres(target) {
+	if IsPostgres(target) {
 		return openPostgres(ctx, target, opts)
 	}
 	return openSQLite(ctx, target, opts)

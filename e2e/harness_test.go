@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"albedo/api/wire"
 	"albedo/client"
+	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
 )
 
@@ -39,6 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.StopShared()
 	// Every test stops what it starts: no albedo process may outlive it.
 	if left := leftovers(); len(left) > 0 {
 		fmt.Fprintf(os.Stderr, "albedo processes left behind: %v\n", left)
@@ -94,8 +97,30 @@ type daemon struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 	err  error         // its exit status, once done
-	log  *strings.Builder
+	log  *logLines
 }
+
+// logLines is a daemon's log as read so far; tests read it while the
+// reader goroutine appends.
+type logLines struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logLines) WriteString(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// logText is what the daemon has logged so far.
+func (d *daemon) logText() string { return d.log.String() }
 
 // startDaemon runs `albedo daemon` on home and returns once its log says it
 // listens (daemon.json is written right after; a client's calls keep
@@ -118,7 +143,7 @@ func startDaemonUnder(t *testing.T, home string, wrapper []string, args ...strin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d := &daemon{t: t, home: home, cmd: cmd, done: make(chan struct{}), log: &strings.Builder{}}
+	d := &daemon{t: t, home: home, cmd: cmd, done: make(chan struct{}), log: &logLines{}}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)

@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"albedo/api/wire"
 	"albedo/db"
@@ -43,6 +45,12 @@ type Options struct {
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
 
+	// Node names this daemon in the turn leases of a shared (PostgreSQL)
+	// database; Lease is how long a claim lasts unrenewed (DefaultLease).
+	// SQLite ignores both: its one daemon runs every turn.
+	Node  string
+	Lease time.Duration
+
 	// DB tunes the database Open opens. Its OnCommit, if set, runs after
 	// the hub's own commit hook, on the writer goroutine (tests and
 	// benchmarks count commits with it).
@@ -50,6 +58,13 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	if o.Lease <= 0 {
+		o.Lease = DefaultLease
+	}
+	if o.Node == "" {
+		host, _ := os.Hostname()
+		o.Node = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
 	if o.RingSize <= 0 {
 		o.RingSize = 256
 	}
@@ -191,6 +206,10 @@ func (h *Hub) onCommit(cs []db.Committed) {
 			s.conn.markReady(s)
 			s.conn.mu.Unlock()
 			s.conn.signal()
+		}
+		if len(inputs) > 0 && h.db.Shared() {
+			h.wake(ch) // the lease's holder reads them from the database
+			continue
 		}
 		for _, q := range inputs {
 			h.enqueue(ch, q)

@@ -17,13 +17,20 @@ func (h *Hub) Start(ctx context.Context) error {
 	if err := h.loadTokens(ctx); err != nil {
 		return err
 	}
+	if h.db.Shared() {
+		// Other nodes may be running some of these: each is repaired
+		// and resumed by whichever node claims its lease (leases.go).
+		h.runners.Add(1)
+		go h.watchOrphans()
+		return nil
+	}
 	ins, err := h.db.PendingInputs(ctx)
 	if err != nil {
 		return err
 	}
 	for _, in := range ins {
 		if in.Delivery == wire.DeliveryRunning {
-			if err := h.repair(ctx, in); err != nil {
+			if err := h.repair(ctx, in, db.Lease{}); err != nil {
 				return err
 			}
 		}
@@ -37,7 +44,9 @@ func (h *Hub) Start(ctx context.Context) error {
 	return nil
 }
 
-func (h *Hub) repair(ctx context.Context, in db.Input) error {
+// repair commits a turn left running as interrupted (daemon_restart),
+// with the text checkpointed so far, under lease l (zero on SQLite).
+func (h *Hub) repair(ctx context.Context, in db.Input, l db.Lease) error {
 	turn := wire.Event{Type: wire.EventTurn, TurnID: in.TurnID, InputID: in.InputID,
 		State: wire.TurnInterrupted, Reason: wire.ReasonDaemonRestart}
 	evs := []wire.Event{turn}
@@ -52,6 +61,9 @@ func (h *Hub) repair(ctx context.Context, in db.Input) error {
 			InputID: in.InputID, TurnID: in.TurnID, State: wire.MessageInterrupted}, turn}
 	}
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		if err := tx.CheckRun(ctx, in.Session, l); err != nil {
+			return err
+		}
 		if _, err := tx.Append(ctx, in.Session, evs...); err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ import (
 type runState struct {
 	queue    []queued   // accepted inputs not yet started, in acceptance order
 	running  bool       // a runner goroutine owns this session
+	again    bool       // shared database: an input came while the runner ran (leases.go)
 	phase    wire.Phase // "" (idle), running, waiting
 	turnID   string
 	inputID  string
@@ -37,7 +38,8 @@ type runState struct {
 type queued struct {
 	inputID string
 	turnID  string
-	offset  int64 // of the input's user message
+	offset  int64    // of the input's user message
+	lease   db.Lease // the node's claim on the session's turns (zero on SQLite)
 }
 
 // interruption is the cancel cause of an interrupted turn.
@@ -117,26 +119,34 @@ func (h *Hub) runSession(ch *channel) {
 		}
 		q := ch.run.queue[0]
 		ch.run.queue = ch.run.queue[1:]
-		ctx, cancel := context.WithCancelCause(h.ctx)
-		done := make(chan struct{})
-		ch.run.phase, ch.run.turnID, ch.run.inputID = wire.PhaseRunning, q.turnID, q.inputID
-		ch.run.cancel, ch.run.done = cancel, done
 		ch.mu.Unlock()
-		h.statusChanged(ch)
-
-		outcome := h.runTurn(ctx, ch, q)
-
-		ch.mu.Lock()
-		cancel(nil)
-		close(done)
-		ch.run.phase, ch.run.turnID, ch.run.inputID = "", "", ""
-		ch.run.cancel, ch.run.done = nil, nil
-		if outcome != "" {
-			ch.run.lastTurn = outcome
-		}
-		ch.mu.Unlock()
-		h.statusChanged(ch)
+		h.runOne(ch, q)
 	}
+}
+
+// runOne runs q's turn as the session's running one: interruptible, and
+// its state in the session's status.
+func (h *Hub) runOne(ch *channel, q queued) {
+	ctx, cancel := context.WithCancelCause(h.ctx)
+	done := make(chan struct{})
+	ch.mu.Lock()
+	ch.run.phase, ch.run.turnID, ch.run.inputID = wire.PhaseRunning, q.turnID, q.inputID
+	ch.run.cancel, ch.run.done = cancel, done
+	ch.mu.Unlock()
+	h.statusChanged(ch)
+
+	outcome := h.runTurn(ctx, ch, q)
+
+	ch.mu.Lock()
+	cancel(nil)
+	close(done)
+	ch.run.phase, ch.run.turnID, ch.run.inputID = "", "", ""
+	ch.run.cancel, ch.run.done = nil, nil
+	if outcome != "" {
+		ch.run.lastTurn = outcome
+	}
+	ch.mu.Unlock()
+	h.statusChanged(ch)
 }
 
 // checkpointEvery bounds how much streamed text a crash can lose.
@@ -167,6 +177,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 // delivery running.
 func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		if err := tx.CheckRun(ctx, ch.id, q.lease); err != nil {
+			return err
+		}
 		if _, err := tx.Append(ctx, ch.id, wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}); err != nil {
 			return err
 		}
@@ -250,7 +263,15 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		if time.Since(last) >= checkpointEvery {
 			last = time.Now()
 			partial := text.String()
-			_, _ = h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.SetPartial(bg, ch.id, q.inputID, partial) })
+			_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
+				if err := tx.CheckRun(bg, ch.id, q.lease); err != nil {
+					return err
+				}
+				return tx.SetPartial(bg, ch.id, q.inputID, partial)
+			})
+			if errors.Is(err, db.ErrLeaseLost) {
+				stop(errLeaseLost)
+			}
 		}
 	})
 	if errors.Is(context.Cause(sctx), errReplyTooLong) {
@@ -304,12 +325,23 @@ func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutco
 	if o.msg.Text != "" || o.msg.State == wire.MessageComplete {
 		evs = []wire.Event{o.msg, o.turn}
 	}
+	if errors.Is(context.Cause(ctx), errLeaseLost) {
+		h.log.Warn("dropped a turn: another node took the session over", "session", ch.id, "turn", q.turnID)
+		return ""
+	}
 	_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
+		if err := tx.CheckRun(bg, ch.id, q.lease); err != nil {
+			return err
+		}
 		if _, err := tx.Append(bg, ch.id, evs...); err != nil {
 			return err
 		}
 		return tx.SetDelivery(bg, ch.id, q.inputID, o.delivery, o.errText)
 	})
+	if errors.Is(err, db.ErrLeaseLost) {
+		h.log.Warn("dropped a turn: another node took the session over", "session", ch.id, "turn", q.turnID)
+		return ""
+	}
 	if err != nil {
 		h.log.Warn("commit turn", "session", ch.id, "turn", q.turnID, "err", err)
 		return ""

@@ -20,6 +20,7 @@ import (
 	"albedo/api"
 	"albedo/api/wire"
 	"albedo/client"
+	"albedo/db"
 	"albedo/hub"
 	"albedo/hub/provider"
 )
@@ -31,7 +32,9 @@ type daemonFlags struct {
 	writeTimeout time.Duration
 	helloTimeout time.Duration
 	debugAddr    string
-	node         string // this daemon's name among the nodes of a cluster, in every log line
+	node         string // this daemon's name among the nodes of a cluster, in every log line and lease
+	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
+	lease        time.Duration
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {
@@ -57,7 +60,9 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection that accepts nothing this long")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
-	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines (default: host name and pid)")
+	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
+	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
+	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
 }
 
@@ -136,12 +141,25 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	// A daemon.json left by a crash names a dead pid; it is ours to replace.
 	_ = os.Remove(filepath.Join(home, client.DaemonFile))
 
-	reg, err := loadProviders(home)
+	reg, cfg, err := loadProviders(home)
 	if err != nil {
 		return nil, err
 	}
-	if d.hub, err = hub.Open(ctx, filepath.Join(home, client.DBFile), hub.Options{Providers: reg}, log); err != nil {
+	target := filepath.Join(home, client.DBFile)
+	switch {
+	case f.db != "":
+		target = f.db
+	case cfg.DatabaseURL != "":
+		target = cfg.DatabaseURL
+	}
+	if !db.IsPostgres(target) && target != filepath.Join(home, client.DBFile) {
+		return nil, fmt.Errorf("--db and database_url take a postgres:// URL; the SQLite file is always %s", filepath.Join(home, client.DBFile))
+	}
+	if d.hub, err = hub.Open(ctx, target, hub.Options{Providers: reg, Node: f.node, Lease: f.lease}, log); err != nil {
 		return nil, err
+	}
+	if db.IsPostgres(target) {
+		log.Info("store", "db", db.RedactURL(target))
 	}
 	// Repair turns a crash left running and queue the inputs still waiting,
 	// before anyone can connect.
@@ -200,23 +218,23 @@ func (d *daemon) startFailed(ctx context.Context, err error, config client.Confi
 }
 
 // loadProviders reads config.toml into the providers turns may use.
-func loadProviders(home string) (*provider.Registry, error) {
+func loadProviders(home string) (*provider.Registry, provider.Config, error) {
 	path := filepath.Join(home, client.ConfigFile)
 	cfg, err := provider.LoadConfig(path)
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		// "PATH line 3: what" rather than LoadConfig's "read PATH: toml:
 		// line 3: what": clients show it in a status bar.
-		return nil, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
+		return nil, cfg, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
 	}
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	reg, err := provider.NewRegistry(cfg, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", client.ConfigFile, err)
+		return nil, cfg, fmt.Errorf("%s: %w", client.ConfigFile, err)
 	}
-	return reg, nil
+	return reg, cfg, nil
 }
 
 // serve starts the API on ln.

@@ -17,10 +17,14 @@ const (
 	BotPrefix = "bot:"
 )
 
-// Config is $ALBEDO_HOME/config.toml.
+// Config is $ALBEDO_HOME/config.toml. Besides the providers it names the
+// database (the daemon reads it; --db overrides it).
 type Config struct {
 	DefaultProvider string             `toml:"default_provider"`
 	Providers       map[string]Profile `toml:"providers"`
+	// DatabaseURL is a postgres:// URL shared with the other nodes of a
+	// cluster; empty is the home's SQLite file.
+	DatabaseURL string `toml:"database_url"`
 }
 
 // Profile is one [providers.NAME] table.

@@ -27,6 +27,9 @@ type Reply struct {
 	Block chan struct{}
 	// Silent sends nothing after the headers until the client gives up.
 	Silent bool
+	// Pace is waited before each chunk after the first: a slow model, so
+	// that a long reply is checkpointed while it streams.
+	Pace time.Duration
 }
 
 // Request is one recorded request body.
@@ -156,7 +159,14 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		fl.Flush()
 	}
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
-	for _, c := range chunks {
+	for i, c := range chunks {
+		if i > 0 && rep.Pace > 0 {
+			select {
+			case <-time.After(rep.Pace):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		send(map[string]any{"content": c}, nil)
 	}
 	if rep.Block != nil {

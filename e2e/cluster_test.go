@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/client"
+	"albedo/db/pgtest"
+	"albedo/hub/provider/fakeopenai"
+)
+
+// A cluster is albedo daemons on one PostgreSQL database (issue 17), each
+// with a home of its own, as nodes on separate machines would be; the
+// package's private PostgreSQL (db/pgtest) gives each test a database.
+type cluster struct {
+	t     *testing.T
+	url   string
+	sql   *sql.DB // the test's own look at the store
+	fake  *fakeopenai.Server
+	lease time.Duration
+	nodes []*node
+}
+
+// node is one daemon of a cluster and the owner's client of it.
+type node struct {
+	name string
+	home string
+	d    *daemon
+	c    *client.Client
+}
+
+// startCluster starts n nodes with provider "fake" and the given lease.
+func startCluster(t *testing.T, n int, lease time.Duration) *cluster {
+	t.Helper()
+	cl := &cluster{t: t, url: pgtest.Shared(t).Database(t), lease: lease}
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cl.fake = f
+	if cl.sql, err = sql.Open("pgx", cl.url); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.sql.Close() })
+	cfg := fmt.Sprintf("[providers.fake]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"fake-model\"\n", f.URL)
+	for i := range n {
+		nd := &node{name: fmt.Sprintf("node-%d", i), home: t.TempDir()}
+		if err := os.WriteFile(filepath.Join(nd.home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		nd.d = startDaemon(t, nd.home, "--db", cl.url, "--node", nd.name, "--lease", lease.String())
+		nd.c = newClient(t, nd.home)
+		cl.nodes = append(cl.nodes, nd)
+	}
+	return cl
+}
+
+// owner names the node holding the session's lease, waiting for one.
+func (cl *cluster) owner(ctx context.Context, session string) *node {
+	cl.t.Helper()
+	for {
+		var name string
+		err := cl.sql.QueryRowContext(ctx, `SELECT owner FROM runs WHERE session = $1`, session).Scan(&name)
+		for _, nd := range cl.nodes {
+			if err == nil && nd.name == name {
+				return nd
+			}
+		}
+		select {
+		case <-ctx.Done():
+			cl.t.Fatalf("no node holds session %s's lease (%v)", session, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// rawEvents returns GET /v1/sessions/{id}/events from a node, every page,
+// as the bytes it answered.
+func rawEvents(t *testing.T, nd *node, session string) []byte {
+	t.Helper()
+	info, err := client.ReadDaemonFile(nd.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []byte
+	for after := int64(0); ; {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/v1/sessions/%s/events?after=%d&limit=1000", info.Port, session, after), nil)
+		req.Header.Set("Authorization", "Bearer "+info.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET events from %s: %d %v %s", nd.name, resp.StatusCode, err, b)
+		}
+		all = append(all, b...)
+		var p wire.Page
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		if !p.More || len(p.Events) == 0 {
+			return all
+		}
+		after = p.Events[len(p.Events)-1].Offset
+	}
+}
+
+// events reads a session's whole log through a node's client.
+func events(t *testing.T, ctx context.Context, c *client.Client, session string) []wire.Event {
+	t.Helper()
+	var out []wire.Event
+	for after := int64(0); ; {
+		p, err := c.History(ctx, session, after, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.Events...)
+		if !p.More || len(p.Events) == 0 {
+			return out
+		}
+		after = p.Events[len(p.Events)-1].Offset
+	}
+}
+
+// turnsOf checks a session's log: offsets 1..head with no gap, every turn
+// started once and closed once, a turn's close before the next turn's
+// start, turns in the order of their inputs. It returns the inputs' texts
+// in order and the turns' closing states.
+func turnsOf(t *testing.T, evs []wire.Event) (inputs []string, closed map[string]wire.Event) {
+	t.Helper()
+	closed = map[string]wire.Event{}
+	started := map[string]bool{}
+	turnOf := map[string]string{} // input's turn → its text
+	var order []string            // turns in input order
+	open := ""
+	for i, ev := range evs {
+		if ev.Offset != int64(i+1) {
+			t.Fatalf("event %d has offset %d: a gap or a duplicate", i+1, ev.Offset)
+		}
+		switch {
+		case ev.Type == wire.EventMessage && ev.Role == wire.RoleUser:
+			inputs = append(inputs, ev.Text)
+			turnOf[ev.TurnID] = ev.Text
+			order = append(order, ev.TurnID)
+		case ev.Type == wire.EventTurn && ev.State == wire.TurnStarted:
+			if started[ev.TurnID] || open != "" {
+				t.Fatalf("offset %d: turn %s started again or while %s was open", ev.Offset, ev.TurnID, open)
+			}
+			if want := order[len(started)]; ev.TurnID != want {
+				t.Fatalf("offset %d: turn %s started before %s, whose input came first", ev.Offset, ev.TurnID, want)
+			}
+			started[ev.TurnID], open = true, ev.TurnID
+		case ev.Type == wire.EventTurn:
+			if _, again := closed[ev.TurnID]; again || ev.TurnID != open {
+				t.Fatalf("offset %d: turn %s closed again, or while %q was the open one", ev.Offset, ev.TurnID, open)
+			}
+			closed[ev.TurnID], open = ev, ""
+		}
+	}
+	return inputs, closed
+}
+
+// Inputs sent to 20 sessions through three nodes at once: every node
+// answers GET …/events with the same bytes, offsets dense, each input's
+// turn started and closed exactly once, in input order, across nodes
+// (issue 17, acceptance 2 and 3).
+func TestClusterInputsThroughThreeNodes(t *testing.T) {
+	cl := startCluster(t, 3, 2*time.Second)
+	ctx := ctxT(t)
+	const sessions, each = 20, 50 // inputs per session per node
+	var ids []string
+	for i := range sessions {
+		s, err := cl.nodes[i%3].c.CreateSession(ctx, fmt.Sprintf("c%02d", i), wire.SessionCreate{Provider: "fake"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 3*sessions)
+	for n, nd := range cl.nodes {
+		for _, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if _, err := nd.c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("%s from %s #%d", id, nd.name, i)); err != nil {
+						errs <- fmt.Errorf("node %d: %w", n, err)
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		waitTurnsClosed(t, ctx, cl.nodes[0].c, id, 3*each)
+		evs := events(t, ctx, cl.nodes[0].c, id)
+		inputs, closed := turnsOf(t, evs)
+		if len(inputs) != 3*each || len(closed) != 3*each {
+			t.Fatalf("%s: %d inputs, %d closed turns; want %d", id, len(inputs), len(closed), 3*each)
+		}
+		for turn, ev := range closed {
+			if ev.State != wire.TurnCompleted {
+				t.Fatalf("%s: turn %s %s (%s)", id, turn, ev.State, ev.Error)
+			}
+		}
+		// Each node's inputs in the order it sent them.
+		for _, nd := range cl.nodes {
+			next := 0
+			for _, in := range inputs {
+				if strings.Contains(in, " from "+nd.name+" ") {
+					if want := fmt.Sprintf("%s from %s #%d", id, nd.name, next); in != want {
+						t.Fatalf("%s: %q where %q was next", id, in, want)
+					}
+					next++
+				}
+			}
+		}
+		want := rawEvents(t, cl.nodes[0], id)
+		for _, nd := range cl.nodes[1:] {
+			if got := rawEvents(t, nd, id); string(got) != string(want) {
+				t.Fatalf("%s: %s answers other bytes than %s", id, nd.name, cl.nodes[0].name)
+			}
+		}
+	}
+	var deadlocks int64
+	if err := cl.sql.QueryRowContext(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil || deadlocks != 0 {
+		t.Fatalf("%d deadlocks (%v)", deadlocks, err)
+	}
+}
+
+// waitTurnsClosed waits until n turns of the session have closed.
+func waitTurnsClosed(t *testing.T, ctx context.Context, c *client.Client, session string, n int) []wire.Event {
+	t.Helper()
+	for {
+		evs := events(t, ctx, c, session)
+		closed := 0
+		for _, ev := range evs {
+			if ev.Type == wire.EventTurn && ev.State != wire.TurnStarted {
+				closed++
+			}
+		}
+		if closed >= n {
+			return evs
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: %d of %d turns closed", session, closed, n)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// takeover sets up a session whose first turn streams slowly on one node
+// and blocks, with two more inputs queued behind it; it returns the node
+// running it and the turn's id once its text is checkpointed.
+func (cl *cluster) takeover(ctx context.Context, block chan struct{}) (s wire.Session, owner *node, partial string) {
+	t := cl.t
+	t.Helper()
+	s, err := cl.nodes[0].c.CreateSession(ctx, "t", wire.SessionCreate{Provider: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.fake.Push(fakeopenai.Reply{Chunks: []string{"half ", "an ", "answer"}, Pace: 600 * time.Millisecond, Block: block})
+	for i, text := range []string{"first", "second", "third"} {
+		if _, err := cl.nodes[i].c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner = cl.owner(ctx, s.ID)
+	for partial == "" {
+		err := cl.sql.QueryRowContext(ctx, `SELECT partial FROM inputs WHERE session = $1 AND delivery = 'running'`, s.ID).Scan(&partial)
+		if err != nil && err != sql.ErrNoRows {
+			t.Fatal(err)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first turn's text was never checkpointed")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return s, owner, partial
+}
+
+// checkTakeover checks the session's log after a takeover: the first
+// turn interrupted (daemon_restart) with the checkpointed text, the
+// queued ones completed in order.
+func checkTakeover(t *testing.T, evs []wire.Event, partial string) {
+	t.Helper()
+	inputs, closed := turnsOf(t, evs)
+	if strings.Join(inputs, ",") != "first,second,third" {
+		t.Fatalf("inputs %v", inputs)
+	}
+	var states []string
+	var interrupted string
+	for _, ev := range evs {
+		if ev.Type == wire.EventTurn && ev.State != wire.TurnStarted {
+			states = append(states, ev.State+"/"+ev.Reason)
+		}
+		if ev.Type == wire.EventMessage && ev.State == wire.MessageInterrupted {
+			interrupted = ev.Text
+		}
+	}
+	if strings.Join(states, ",") != "interrupted/daemon_restart,completed/,completed/" || len(closed) != 3 {
+		t.Fatalf("turns closed as %v", states)
+	}
+	if interrupted != partial {
+		t.Fatalf("the interrupted reply is %q, the checkpoint was %q", interrupted, partial)
+	}
+}
+
+// The node running a turn is SIGKILLed: another commits the turn as
+// interrupted (daemon_restart) with the checkpointed text within the
+// lease and 2 s, then runs the queued inputs in order (acceptance 4).
+func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
+	cl := startCluster(t, 3, 2*time.Second)
+	ctx := ctxT(t)
+	block := make(chan struct{})
+	defer close(block)
+	s, owner, partial := cl.takeover(ctx, block)
+	killed := time.Now()
+	owner.d.kill()
+	var other *node
+	for _, nd := range cl.nodes {
+		if nd != owner {
+			other = nd
+		}
+	}
+	evs := waitTurnsClosed(t, ctx, other.c, s.ID, 1)
+	if took := time.Since(killed); took > cl.lease+2*time.Second {
+		t.Fatalf("the turn was taken over %v after the kill; the lease is %v", took, cl.lease)
+	}
+	_ = evs
+	checkTakeover(t, waitTurnsClosed(t, ctx, other.c, s.ID, 3), partial)
+}
+
+// The node running a turn is stopped (SIGSTOP) past its lease, then let
+// go on: another node has taken the turn over meanwhile, and nothing the
+// first writes for it afterwards is committed — it finds its lease lost
+// and drops the turn (acceptance 5).
+func TestClusterFencesAStoppedNode(t *testing.T) {
+	cl := startCluster(t, 3, 2*time.Second)
+	ctx := ctxT(t)
+	block := make(chan struct{})
+	s, owner, partial := cl.takeover(ctx, block)
+	if err := owner.d.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	var other *node
+	for _, nd := range cl.nodes {
+		if nd != owner {
+			other = nd
+		}
+	}
+	evs := waitTurnsClosed(t, ctx, other.c, s.ID, 3)
+	if err := owner.d.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	close(block) // the stopped node's provider now finishes its reply
+	waitLog(t, ctx, owner.d, "dropped a turn")
+	after := events(t, ctx, other.c, s.ID)
+	if len(after) != len(evs) {
+		t.Fatalf("the stopped node wrote %d events after the takeover", len(after)-len(evs))
+	}
+	checkTakeover(t, after, partial)
+}
+
+// waitLog waits until a daemon's log has a line containing want.
+func waitLog(t *testing.T, ctx context.Context, d *daemon, want string) {
+	t.Helper()
+	for !strings.Contains(d.logText(), want) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the daemon never logged %q:\n%s", want, d.logText())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
