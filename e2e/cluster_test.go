@@ -43,10 +43,17 @@ type node struct {
 	c    *client.Client
 }
 
-// startCluster starts n nodes with provider "fake" and the given lease.
+// startCluster starts n nodes with provider "fake" and the given lease,
+// on a database of the package's PostgreSQL.
 func startCluster(t *testing.T, n int, lease time.Duration) *cluster {
 	t.Helper()
-	cl := &cluster{t: t, url: pgtest.Shared(t).Database(t), lease: lease}
+	return startClusterOn(t, pgtest.Shared(t).Database(t), n, lease)
+}
+
+// startClusterOn starts n nodes on the database at url.
+func startClusterOn(t *testing.T, url string, n int, lease time.Duration) *cluster {
+	t.Helper()
+	cl := &cluster{t: t, url: url, lease: lease}
 	f, err := fakeopenai.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -397,4 +404,91 @@ func waitLog(t *testing.T, ctx context.Context, d *daemon, want string) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// PostgreSQL restarted while three nodes take inputs: the nodes reconnect
+// by themselves, every input a client holds a receipt for is in its
+// session's log exactly once, and every turn closes (acceptance 6). A
+// client that got an error sends the same input again, as the contract
+// says, until it has a receipt.
+func TestClusterSurvivesAStoreRestart(t *testing.T) {
+	srv, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	cl := startClusterOn(t, srv.Database(t), 3, 2*time.Second)
+	ctx := ctxT(t)
+	const sessions, each = 4, 40
+	var ids []string
+	for i := range sessions {
+		s, err := cl.nodes[0].c.CreateSession(ctx, fmt.Sprintf("r%d", i), wire.SessionCreate{Provider: "fake"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	var mu sync.Mutex
+	receipted := map[string]int{} // input text → receipts held
+	failures := 0
+	var wg sync.WaitGroup
+	halfway := make(chan struct{}, 3*sessions)
+	for _, nd := range cl.nodes {
+		for _, id := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					if i == each/4 {
+						halfway <- struct{}{}
+					}
+					inputID, text := uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("%s via %s #%d", id, nd.name, i)
+					for {
+						_, err := nd.c.PutInput(ctx, id, inputID, text)
+						if err == nil {
+							break
+						}
+						mu.Lock()
+						failures++
+						mu.Unlock()
+						if ctx.Err() != nil {
+							t.Errorf("%s: no receipt before the deadline: %v", text, err)
+							return
+						}
+						time.Sleep(50 * time.Millisecond) // a client's back-off, not a synchronisation
+					}
+					mu.Lock()
+					receipted[text]++
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	for range 3 * sessions {
+		<-halfway
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	seen := map[string]int{}
+	for _, id := range ids {
+		evs := waitTurnsClosed(t, ctx, cl.nodes[1].c, id, 3*each)
+		inputs, _ := turnsOf(t, evs)
+		for _, in := range inputs {
+			seen[in]++
+		}
+	}
+	for text, n := range receipted {
+		if seen[text] != 1 {
+			t.Fatalf("%q: receipted %d times, in the logs %d times", text, n, seen[text])
+		}
+	}
+	if len(seen) != len(receipted) {
+		t.Fatalf("%d inputs in the logs, %d receipted", len(seen), len(receipted))
+	}
+	t.Logf("%d inputs, %d refused while the store restarted and sent again", len(receipted), failures)
 }
