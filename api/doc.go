@@ -8,11 +8,15 @@
 // this package knows about HTTP statuses and websocket close codes; the hub
 // below it knows sessions and cursors.
 //
-// Each websocket connection has two goroutines, started as the HTTP
-// handler returns (it hands the hijacked connection on, so that net/http
-// lets go of the request): the reader, which decodes commands and calls
-// the hub, and the writer, which waits for the hub's wake-up, pulls frames
-// with hub.Conn.Fill and writes them batched, several frames per message.
-// When either stops, both do, and the reader returns last (ws.go, serve).
-// A heartbeat ping that waits for its pong is a third, for that while.
+// Each websocket connection has a reader goroutine, started once hello is
+// served (on a goroutine of its own, which the HTTP handler starts as it
+// returns, so that net/http lets go of the request): it decodes commands
+// and calls the hub. Its writer runs only while there is something to
+// write: the hub's wake-up (hub.Conn.OnWake) starts it, it pulls frames
+// with hub.Conn.Fill, writes them batched, several frames per message, and
+// ends when Fill has nothing more (ws_write.go). When the reader or a
+// writer fails, the connection ends, and the reader returns last (ws.go,
+// read). A heartbeat ping that waits for its pong runs on its timer's
+// goroutine for that while. An idle connection holds no buffer: its
+// socket is a leanConn (ws_lean.go).
 package api

@@ -83,6 +83,7 @@ type Server struct {
 	wg       sync.WaitGroup // one per websocket connection
 
 	afterAccept func() // tests: runs between Accept and registration
+	writerIdle  func() // tests: runs when a connection's writer goroutine ends with nothing to write
 }
 
 // New builds the server's routes over h.

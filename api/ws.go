@@ -8,7 +8,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
-	"golang.org/x/sync/errgroup"
 
 	"albedo/api/wire"
 	"albedo/hub"
@@ -28,13 +27,19 @@ var errConnDone = errors.New("connection done")
 // on a goroutine of their own (the HTTP handler returns at once).
 type wsConn struct {
 	// static after construction
-	s  *Server
-	ws *websocket.Conn
+	s    *Server
+	ws   *websocket.Conn
+	lean *leanConn // ws's socket, if it is a lean one (ws_lean.go)
 
 	preHello bool // counted in Server.preHello until hello (gate.go)
 
+	// set by serve before it reads; its end stops the reader and the writer
+	ctx    context.Context
+	cancel func()
+
 	hcMu sync.Mutex
 	hc   *hub.Conn     // set by the reader at hello; read by bye
+	w    *wsWriter     // set with hc
 	p    hub.Principal // from the header, or from hello; read by revocation
 
 	closeOnce sync.Once
@@ -76,7 +81,8 @@ func (s *Server) websocket(c echo.Context) error {
 			}
 		}
 	}()
-	ws, err := websocket.Accept(c.Response(), c.Request(), &websocket.AcceptOptions{
+	lh := &leanHijacker{ResponseWriter: c.Response(), s: s}
+	ws, err := websocket.Accept(lh, c.Request(), &websocket.AcceptOptions{
 		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
 	})
@@ -88,7 +94,7 @@ func (s *Server) websocket(c echo.Context) error {
 		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
 		return nil
 	}
-	wc := &wsConn{s: s, ws: ws, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
+	wc := &wsConn{s: s, ws: ws, lean: lh.conn, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
 	if s.afterAccept != nil {
 		s.afterAccept()
 	}
@@ -105,11 +111,7 @@ func (s *Server) websocket(c echo.Context) error {
 	// an idle connection's memory. So it is served on a goroutine of its
 	// own, which owns the s.wg count from here.
 	served = true
-	go func() {
-		defer s.wg.Done()
-		defer s.unregister(wc)
-		wc.serve()
-	}()
+	go wc.serve()
 	return nil
 }
 
@@ -156,6 +158,7 @@ func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
 		}
 		bye := wire.Encode(wire.ByePush{Op: wire.PushBye, Reason: reason, RetryAfterMS: retryAfter.Milliseconds()})
 		wc.closeReq <- closeReq{code, "daemon " + reason, bye}
+		wc.writer().kick()
 	})
 }
 
@@ -171,28 +174,49 @@ func (wc *wsConn) hubConn() *hub.Conn {
 	return wc.hc
 }
 
-// serve waits for hello, then reads commands on this goroutine while the
-// writer runs in a group beside it, as derp's run does: a writer that stops
-// ends the group's context and so the reader; a reader that stops cancels
-// it for the writer; serve returns after both. Reading here rather than
-// on a goroutine of the group saves an idle connection a third stack.
+func (wc *wsConn) writer() *wsWriter {
+	wc.hcMu.Lock()
+	defer wc.hcMu.Unlock()
+	return wc.w
+}
+
+// serve waits for hello, then hands the connection to a reader goroutine
+// of its own (read) and returns. It owns the connection's count in s.wg
+// until then. A hello goes deep (its sessions are loaded from the
+// database), and a goroutine keeps the stack it grew to while it lives:
+// the reader, which an idle connection keeps for its whole life, starts
+// small instead (issue 16: 8 KiB of stack per idle connection).
 func (wc *wsConn) serve() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	rest, ok := wc.awaitHello(ctx)
+	wc.ctx, wc.cancel = context.WithCancel(context.Background())
+	rest, ok := wc.awaitHello(wc.ctx)
 	if wc.preHello {
 		wc.s.leavePreHello()
 	}
 	if !ok {
+		wc.cancel()
+		wc.s.unregister(wc)
+		wc.s.wg.Done()
 		return
 	}
-	hc := wc.hubConn()
+	go wc.read(rest)
+}
+
+// read reads commands until the connection ends; the writer (ws_write.go)
+// runs beside it only while there is something to write. A writer that
+// fails ends the connection's context and so the reader; a reader that
+// stops ends it for the writer; read returns after both, as derp's run
+// does, and then lets the server's count of the connection go.
+func (wc *wsConn) read(rest [][]byte) {
+	defer wc.s.wg.Done()
+	defer wc.s.unregister(wc)
+	defer wc.cancel()
+	// The end of ctx cuts a write in progress too.
+	defer context.AfterFunc(wc.ctx, func() { wc.ws.CloseNow() })()
+	hc, w := wc.hubConn(), wc.writer()
 	defer hc.Close()
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return wc.writeLoop(gctx, hc, g) })
-	_ = wc.readLoop(gctx, rest)
-	cancel()
-	_ = g.Wait()
+	_ = wc.readLoop(wc.ctx, rest)
+	wc.cancel()
+	w.close()
 }
 
 // readLoop runs the commands that followed hello in its message, then
@@ -302,8 +326,10 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 		name = p.Name
 	}
 	hc := wc.s.hub.Connect(hub.ConnInfo{Name: name, Role: p.Role})
+	w := newWriter(wc.ctx, wc.cancel, wc, hc)
+	hc.OnWake(w.kick)
 	wc.hcMu.Lock()
-	wc.hc, wc.p = hc, p
+	wc.hc, wc.w, wc.p = hc, w, p
 	wc.hcMu.Unlock()
 	reply := wire.Reply{
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,

@@ -2,16 +2,22 @@ package api
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/sync/errgroup"
 
 	"albedo/hub"
 )
 
-// wsWriter is the state of a connection's writer goroutine.
+// wsWriter writes what the hub has for one connection, and its heartbeat
+// pings. It keeps no goroutine while there is nothing to write: the hub
+// calls kick (hub.Conn.OnWake) when there is, and kick starts a goroutine
+// that writes until Fill has nothing more, then ends. An idle connection
+// so costs its reader's goroutine and nothing else that runs (issue 16:
+// a writer parked per connection was a fifth of an idle connection's
+// memory, its stack).
 //
 // The write timeout is one timer per connection, armed around each write,
 // rather than a context per write: coder/websocket watches a write's
@@ -19,70 +25,129 @@ import (
 // steady rate, many viewers) making and watching those contexts was a
 // tenth of the daemon's CPU. Writes get a context that never ends; the
 // timer cuts the connection, which ends the write.
+//
+// kick and beat may be called from any goroutine; run is the only one that
+// calls Fill, and at most one runs at a time.
 type wsWriter struct {
+	// static after construction
 	wc       *wsConn
 	hc       *hub.Conn
-	deadline *time.Timer // armed around each write
-	slow     atomic.Bool // the deadline fired: the peer accepts nothing
-	pinging  atomic.Bool // a heartbeat ping waits for its pong
+	ctx      context.Context // the connection's: its end stops everything
+	stop     func()          // ends the connection's context (and so its reader)
+	deadline *time.Timer     // armed around each write
+	heart    *time.Timer     // the next heartbeat ping
+
+	slow    atomic.Bool // the deadline fired: the peer accepts nothing
+	pinging atomic.Bool // a heartbeat ping waits for its pong
+
+	mu      sync.Mutex
+	running bool           // a goroutine is in run
+	again   bool           // kicked while running: look again before ending
+	done    bool           // the connection is over: start nothing more
+	wg      sync.WaitGroup // run and the pings in flight
 }
 
-// writeLoop pulls batches of frames from the hub and writes each as one
-// message, and sends the heartbeat pings, until the connection ends or a
-// bye is written. A write that cannot finish within the write timeout
-// means the peer accepts nothing: the connection is closed as "slow". An
-// idle connection holds no batch buffer (they come from a pool) and no
-// goroutine besides its reader and this one.
-func (wc *wsConn) writeLoop(ctx context.Context, hc *hub.Conn, g *errgroup.Group) error {
-	w := &wsWriter{wc: wc, hc: hc}
+// newWriter makes the writer of wc's hub connection hc, with no goroutine
+// yet, and arms its heartbeat. ctx is the connection's and stop ends it.
+func newWriter(ctx context.Context, stop func(), wc *wsConn, hc *hub.Conn) *wsWriter {
+	w := &wsWriter{wc: wc, hc: hc, ctx: ctx, stop: stop}
 	w.deadline = time.AfterFunc(time.Hour, func() {
 		w.slow.Store(true)
 		wc.ws.CloseNow()
 	})
 	w.deadline.Stop()
-	defer w.deadline.Stop()
-	// The end of ctx (the reader has gone) cuts a write in progress too.
-	stop := context.AfterFunc(ctx, func() { wc.ws.CloseNow() })
-	defer stop()
-	beat := time.NewTicker(wc.s.opts.Heartbeat)
-	defer beat.Stop()
+	w.heart = time.AfterFunc(wc.s.opts.Heartbeat, w.beat)
+	return w
+}
+
+// kick makes sure a goroutine will look for something to write: it starts
+// one, or tells the one running to look again before it ends.
+func (w *wsWriter) kick() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.done:
+	case w.running:
+		w.again = true
+	default:
+		w.running = true
+		w.wg.Add(1)
+		go w.run()
+	}
+}
+
+// run writes batches until there is nothing left to write, the connection
+// ends, or a bye has been written. A write that cannot finish within the
+// write timeout means the peer accepts nothing: the connection is closed
+// as "slow". A write that fails, or a bye, ends the connection's context,
+// and so its reader.
+func (w *wsWriter) run() {
+	defer w.wg.Done()
 	for {
 		select {
-		case r := <-wc.closeReq:
-			wc.sayBye(ctx, r)
-			return errConnDone
+		case r := <-w.wc.closeReq:
+			w.wc.sayBye(w.ctx, r)
+			w.stopAll()
+			return
 		default:
 		}
-		wrote, err := w.flush(ctx)
+		if w.ctx.Err() != nil {
+			w.stopAll()
+			return
+		}
+		wrote, err := w.flush()
 		if err != nil {
-			return err
+			w.stop()
+			w.stopAll()
+			return
 		}
 		if wrote {
 			continue
 		}
-		select {
-		case <-hc.Wake():
-		case r := <-wc.closeReq:
-			wc.sayBye(ctx, r)
-			return errConnDone
-		case <-beat.C:
-			w.heartbeat(ctx, g)
-		case <-ctx.Done():
-			return ctx.Err()
+		w.mu.Lock()
+		if !w.again {
+			w.running = false
+			w.mu.Unlock()
+			if f := w.wc.s.writerIdle; f != nil {
+				f()
+			}
+			return
 		}
+		w.again = false
+		w.mu.Unlock()
 	}
+}
+
+// stopAll marks the writer done (nothing starts after it) and ends the
+// connection's context.
+func (w *wsWriter) stopAll() {
+	w.mu.Lock()
+	w.done, w.running = true, false
+	w.mu.Unlock()
+	w.stop()
+}
+
+// close stops the writer and waits for its goroutines: the one in run (cut
+// by the connection's end) and any ping. The caller has ended ctx.
+func (w *wsWriter) close() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+	w.heart.Stop()
+	w.wg.Wait()
+	w.deadline.Stop()
 }
 
 // flush writes one batch of what the hub has for the connection, if
 // anything, and says whether it wrote.
-func (w *wsWriter) flush(ctx context.Context) (bool, error) {
+func (w *wsWriter) flush() (bool, error) {
 	s := w.wc.s
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
-	buf, err := w.hc.Fill(ctx, (*bp)[:0], s.opts.MaxBatch)
+	buf, err := w.hc.Fill(w.ctx, (*bp)[:0], s.opts.MaxBatch)
 	*bp = buf[:0]
 	if err != nil {
-		if ctx.Err() == nil {
+		if w.ctx.Err() == nil {
 			s.log.Error("fill", "conn", w.hc.Info().ID, "err", err)
 			w.wc.ws.Close(websocket.StatusInternalError, "internal error")
 		}
@@ -92,7 +157,7 @@ func (w *wsWriter) flush(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	w.deadline.Reset(s.opts.WriteTimeout)
-	err = w.wc.ws.Write(context.Background(), websocket.MessageText, buf)
+	err = w.wc.write(buf)
 	w.deadline.Stop()
 	if err != nil {
 		if w.slow.Load() {
@@ -104,23 +169,30 @@ func (w *wsWriter) flush(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// heartbeat sends a ping unless one is still waiting for its pong. A ping
-// waits for its pong, so it runs beside the writer, in the connection's
-// group; a peer that does not answer within the next interval is gone.
-func (w *wsWriter) heartbeat(ctx context.Context, g *errgroup.Group) {
-	if !w.pinging.CompareAndSwap(false, true) {
+// beat runs on the heartbeat timer's goroutine: it arms the next beat and
+// sends a ping, unless one is still waiting for its pong. A peer that does
+// not answer within the interval is gone.
+func (w *wsWriter) beat() {
+	interval := w.wc.s.opts.Heartbeat
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
 		return
 	}
-	ws, interval := w.wc.ws, w.wc.s.opts.Heartbeat
-	g.Go(func() error {
-		defer w.pinging.Store(false)
-		pctx, cancel := context.WithTimeout(ctx, interval)
-		defer cancel()
-		if ws.Ping(pctx) != nil && ctx.Err() == nil {
-			ws.CloseNow()
-		}
-		return nil
-	})
+	w.heart.Reset(interval)
+	if !w.pinging.CompareAndSwap(false, true) {
+		w.mu.Unlock()
+		return
+	}
+	w.wg.Add(1)
+	w.mu.Unlock()
+	defer w.wg.Done()
+	defer w.pinging.Store(false)
+	pctx, cancel := context.WithTimeout(w.ctx, interval)
+	defer cancel()
+	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil {
+		w.wc.ws.CloseNow()
+	}
 }
 
 // sayBye writes bye as the connection's last frame and closes it. What a

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"albedo/api/wire"
@@ -20,14 +21,17 @@ type ConnInfo struct {
 func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.Name, Role: i.Role} }
 
 // Conn is the hub's side of one client connection: its subscriptions
-// (cursors) and the replies waiting to be written. The transport (api) runs
-// one writer goroutine that waits on Wake and calls Fill; every other method
-// may be called from any goroutine.
+// (cursors) and the replies waiting to be written. The transport (api)
+// writes with one goroutine at a time calling Fill: either a writer that
+// waits on Wake, or one it starts from the func given to OnWake. Every
+// other method may be called from any goroutine.
 type Conn struct {
 	// static after construction
 	hub  *Hub
 	info ConnInfo
 	wake chan struct{} // capacity 1: "there is something to write"
+
+	onWake atomic.Pointer[func()] // replaces wake once set (OnWake)
 
 	scratch []entry // owned by the goroutine calling Fill
 
@@ -69,10 +73,24 @@ type sub struct {
 // Info returns the connection's presence identity.
 func (c *Conn) Info() ConnInfo { return c.info }
 
-// Wake is signalled whenever Fill may have something new to write.
+// Wake is signalled whenever Fill may have something new to write, until
+// OnWake replaces it.
 func (c *Conn) Wake() <-chan struct{} { return c.wake }
 
+// OnWake makes f what is called whenever Fill may have something new to
+// write, instead of signalling Wake: a transport can then start its
+// writer when there is something to write rather than keep one parked per
+// connection. f runs on the goroutine that has something for the
+// connection (a commit, a reply), with no lock of the hub held; it must not
+// block. Wakes before OnWake went to the Wake channel: call Fill once
+// after it.
+func (c *Conn) OnWake(f func()) { c.onWake.Store(&f) }
+
 func (c *Conn) signal() {
+	if f := c.onWake.Load(); f != nil {
+		(*f)()
+		return
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:

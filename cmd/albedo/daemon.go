@@ -272,6 +272,9 @@ func (d *daemon) servePprof(addr string) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	// An execution trace shows what a CPU profile cannot: goroutines
+	// waiting for a P, the scheduler's and GC's pauses (latency tails).
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("/debug/albedo/writer", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(d.hub.WriterStats())
