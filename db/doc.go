@@ -1,12 +1,27 @@
-// Package db is albedo's storage: SQLite in WAL mode through bun, the
-// schema's migrations, the queries, and the group-commit writer.
+// Package db is albedo's storage: SQLite in WAL mode or PostgreSQL, both
+// through bun, the schema's migrations (one set per backend), the queries,
+// the group-commit writer, and turn leases.
 //
-// Every write goes through one writer goroutine (see Writer). It gathers
-// whatever requests are waiting and runs them, one after the other, in one
-// transaction, assigning each session's next dense offsets; it commits
-// once, hands the committed events to the commit hook in commit order, and
-// only then answers each caller. The requests run without savepoints; if
-// one fails, the batch is rolled back and run again with a savepoint per
-// request, so that the failing one costs only itself (Writer.commit).
-// Reads use a separate pool of connections and never wait for the writer.
+// Open picks the backend from its target: a file path is SQLite, which one
+// daemon owns (open.go: pragmas, checkpoints, a one-connection writer); a
+// postgres:// URL is PostgreSQL, which several daemons share
+// (open_postgres.go). Statements written by hand use SQLite's ?
+// placeholders and are rewritten for PostgreSQL once (dialect.go).
+//
+// Every write of a daemon goes through one writer goroutine (see Writer).
+// It gathers whatever requests are waiting and runs them, one after the
+// other, in one transaction, assigning each session's next dense offsets;
+// it commits once, hands the committed events to the commit hook in commit
+// order, and only then answers each caller. The requests run without
+// savepoints; if one fails, the batch is rolled back and run again with a
+// savepoint per request, so that the failing one costs only itself
+// (Writer.commit). On SQLite the writer is alone and keeps each session's
+// head in memory; on PostgreSQL a batch takes the heads from the session
+// rows it locks, without ever waiting while it holds one (lock.go), so
+// that offsets stay dense across daemons and none deadlocks. Reads use
+// other connections and never wait for the writer.
+//
+// On PostgreSQL a session's turns run on one daemon at a time, the holder
+// of its lease in runs, and every turn write checks the lease's fence
+// (runs.go).
 package db

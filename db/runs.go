@@ -128,10 +128,10 @@ func (d *DB) Orphans(ctx context.Context, limit int) ([]string, error) {
 }
 
 // PendingInputsOf lists a session's inputs whose turn has not ended, in
-// order: what the holder of its lease runs next.
-func (d *DB) PendingInputsOf(ctx context.Context, session string) ([]Input, error) {
+// order, at most limit of them: what the holder of its lease runs next.
+func (d *DB) PendingInputsOf(ctx context.Context, session string, limit int) ([]Input, error) {
 	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT `+inputColumns+` FROM inputs
-		WHERE session = ? AND `+pendingWhere+` ORDER BY ord`), session)
+		WHERE session = ? AND `+pendingWhere+` ORDER BY ord LIMIT ?`), session, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending inputs of %s: %w", session, err)
 	}

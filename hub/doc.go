@@ -1,5 +1,8 @@
 // Package hub is albedo at run time: session channels, the cursors that
 // stream them to connections, presence, and (in turn.go) the turn runner.
+// On a database other daemons share (PostgreSQL), a session's turns run
+// only on the daemon holding its lease, which reads the queue from the
+// database (leases.go).
 //
 // The hub is a passive registry guarded by mutexes, not a goroutine. Writes
 // go through db's group-commit writer; its commit hook (Hub.onCommit) is the

@@ -103,7 +103,7 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
 			return
 		}
-		ins, err := h.db.PendingInputsOf(h.ctx, ch.id)
+		ins, err := h.db.PendingInputsOf(h.ctx, ch.id, queueLook)
 		if err != nil {
 			if h.ctx.Err() == nil {
 				h.log.Warn("read a session's inputs", "session", ch.id, "err", err)
@@ -185,6 +185,10 @@ func (h *Hub) watchOrphans() {
 		}
 	}
 }
+
+// queueLook bounds the inputs the holder reads before each turn: the next
+// one, and the queue's length in the status up to this.
+const queueLook = 1000
 
 // orphansAtOnce bounds the sessions one look claims.
 const orphansAtOnce = 64
