@@ -355,11 +355,12 @@ func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
 			other = nd
 		}
 	}
-	evs := waitTurnsClosed(t, ctx, other.c, s.ID, 1)
-	if took := time.Since(killed); took > cl.lease+2*time.Second {
+	waitTurnsClosed(t, ctx, other.c, s.ID, 1)
+	took := time.Since(killed)
+	if took > cl.lease+2*time.Second {
 		t.Fatalf("the turn was taken over %v after the kill; the lease is %v", took, cl.lease)
 	}
-	_ = evs
+	t.Logf("taken over %v after the kill (lease %v)", took.Round(time.Millisecond), cl.lease)
 	checkTakeover(t, waitTurnsClosed(t, ctx, other.c, s.ID, 3), partial)
 }
 
