@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/coder/websocket"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -93,6 +94,12 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}, fresh: freshConns{max: opts.MaxFresh}}
+	// Tokens another node of a cluster revoked or narrowed end their
+	// connections here too.
+	h.OnTokensChanged(func(revoked, narrowed []string) {
+		s.closeTokens(revoked, StatusBadToken, "token revoked")
+		s.closeTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
+	})
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

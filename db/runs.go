@@ -166,3 +166,16 @@ func (t *Tx) CheckRun(ctx context.Context, session string, l Lease) error {
 	}
 	return nil
 }
+
+// RunOwner names the node whose lease on a session's turns is live, or "".
+func (d *DB) RunOwner(ctx context.Context, session string) (string, error) {
+	var owner string
+	err := d.ro.DB.QueryRowContext(ctx, `SELECT owner FROM runs WHERE session = $1 AND owner <> '' AND lease_until > now()`, session).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("who runs %s: %w", session, err)
+	}
+	return owner, nil
+}

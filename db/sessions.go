@@ -183,3 +183,34 @@ func (d *DB) Sessions(ctx context.Context) ([]Session, error) {
 	}
 	return ss, nil
 }
+
+// Heads reads the heads of the sessions ids that exist: a node of a
+// cluster re-reads those it serves, so that an event whose notice was lost
+// is only late (hub's reconcile).
+func (d *DB) Heads(ctx context.Context, ids []string) (map[string]int64, error) {
+	var rows []struct {
+		ID   string `bun:"id"`
+		Head int64  `bun:"head"`
+	}
+	if err := d.ro.NewSelect().Table("sessions").Column("id", "head").Where("id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("read heads: %w", err)
+	}
+	out := make(map[string]int64, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Head
+	}
+	return out, nil
+}
+
+// Head reads one session's head.
+func (d *DB) Head(ctx context.Context, id string) (int64, error) {
+	hs, err := d.Heads(ctx, []string{id})
+	if err != nil {
+		return 0, err
+	}
+	h, ok := hs[id]
+	if !ok {
+		return 0, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	return h, nil
+}

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -111,4 +113,18 @@ func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	return ts, nil
+}
+
+// TokenByHash reads the token whose hash is hash, or ErrNotFound: a node
+// of a cluster that has not heard of a token made on another looks here.
+func (d *DB) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	var t Token
+	err := d.ro.NewSelect().Model(&t).Where("hash = ?", hash).Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, ErrNotFound
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("look up token: %w", err)
+	}
+	return t, nil
 }

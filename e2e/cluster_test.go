@@ -50,8 +50,9 @@ func startCluster(t *testing.T, n int, lease time.Duration) *cluster {
 	return startClusterOn(t, pgtest.Shared(t).Database(t), n, lease)
 }
 
-// startClusterOn starts n nodes on the database at url.
-func startClusterOn(t *testing.T, url string, n int, lease time.Duration) *cluster {
+// startClusterOn starts n nodes on the database at url; extra are more
+// flags for every node (--nats).
+func startClusterOn(t *testing.T, url string, n int, lease time.Duration, extra ...string) *cluster {
 	t.Helper()
 	cl := &cluster{t: t, url: url, lease: lease}
 	f, err := fakeopenai.Start()
@@ -70,7 +71,7 @@ func startClusterOn(t *testing.T, url string, n int, lease time.Duration) *clust
 		if err := os.WriteFile(filepath.Join(nd.home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		nd.d = startDaemon(t, nd.home, "--db", cl.url, "--node", nd.name, "--lease", lease.String())
+		nd.d = startDaemon(t, nd.home, append([]string{"--db", cl.url, "--node", nd.name, "--lease", lease.String()}, extra...)...)
 		nd.c = newClient(t, nd.home)
 		cl.nodes = append(cl.nodes, nd)
 	}
@@ -492,4 +493,47 @@ func TestClusterSurvivesAStoreRestart(t *testing.T) {
 		t.Fatalf("%d inputs in the logs, %d receipted", len(seen), len(receipted))
 	}
 	t.Logf("%d inputs, %d refused while the store restarted and sent again", len(receipted), failures)
+}
+
+// A node that has not heard of another's commits (here there is no NATS
+// at all) still never tells a client that arrives with a later cursor
+// "reset: ahead": it reads the head from the store first.
+func TestClusterNodeBehindIsNotAhead(t *testing.T) {
+	cl := startCluster(t, 2, 2*time.Second)
+	ctx := ctxT(t)
+	a, b := cl.nodes[0], cl.nodes[1]
+	s, err := a.c.CreateSession(ctx, "behind", wire.SessionCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B loads the session now, at head 0, and keeps its channel.
+	stB := b.c.Stream(client.StreamOptions{})
+	defer stB.Close()
+	subB := stB.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
+	if _, err := subB.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "only on A's side"); err != nil {
+		t.Fatal(err)
+	}
+	head := waitTurnsClosed(t, ctx, a.c, s.ID, 1)
+	after := head[len(head)-1].Offset
+	stB2 := b.c.Stream(client.StreamOptions{})
+	defer stB2.Close()
+	sub := stB2.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch, Offset: after})
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushReset {
+			t.Fatalf("node B answered a cursor at %d with reset %q", after, it.Reset.Reason)
+		}
+		if it.Op == wire.PushStatus {
+			if it.Status.Head != after {
+				t.Fatalf("node B says head %d; the log's is %d", it.Status.Head, after)
+			}
+			return
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"albedo/api/wire"
 	"albedo/db"
@@ -30,6 +31,19 @@ type channel struct {
 	presence []byte // the encoded presence push; nil when the viewers changed since
 
 	run runState // the turn runner's view; see turn.go
+
+	// What other nodes of a cluster said (bus.go): their viewers, and the
+	// run state of the node running the session's turns.
+	remoteViewers map[string]remoteViewers // by node
+	remoteRun     *statusNotice
+	remoteRunAt   time.Time
+	endedTurn     string // the newest turn seen closing: its late text is ignored
+}
+
+// remoteViewers is another node's viewers of a session, as of at.
+type remoteViewers struct {
+	viewers []wire.Viewer
+	at      time.Time
 }
 
 func newChannel(id string) *channel {
@@ -123,6 +137,7 @@ func (ch *channel) apply(evs []db.Event, ended []string) []*sub {
 			ch.run.streamTurn = ""
 			ch.run.streamText.Reset()
 		}
+		ch.endedTurn = t
 	}
 	for _, e := range evs {
 		if e.Offset > ch.head {
@@ -164,6 +179,21 @@ func (ch *channel) viewers() []wire.Viewer {
 			out = append(out, s.conn.info.viewer())
 		}
 	}
+	for _, rv := range ch.remoteViewers {
+		out = append(out, rv.viewers...)
+	}
+	return out
+}
+
+// localViewers lists this node's viewers only: what it tells the others.
+// Caller holds mu.
+func (ch *channel) localViewers() []wire.Viewer {
+	out := make([]wire.Viewer, 0, ch.watching)
+	for s := range ch.subs {
+		if !s.background {
+			out = append(out, s.conn.info.viewer())
+		}
+	}
 	return out
 }
 
@@ -185,11 +215,29 @@ func (ch *channel) setWatching(s *sub, on bool) bool {
 
 // statusPush snapshots the run state. Caller holds mu.
 func (ch *channel) statusPush() wire.StatusPush {
-	st := ch.run.status()
+	st := ch.status()
+	viewers := ch.watching
+	for _, rv := range ch.remoteViewers {
+		viewers += len(rv.viewers)
+	}
 	return wire.StatusPush{
 		Op: wire.PushStatus, Session: ch.id,
 		Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn,
 		Model: ch.settings.Model, Effort: ch.settings.Effort, ETag: ch.settings.ETag(),
-		Head: ch.head, Viewers: ch.watching,
+		Head: ch.head, Viewers: viewers,
 	}
+}
+
+// status is the session's run state: this node's, or, while another node
+// runs the session's turns and has said so lately, that node's. Caller
+// holds mu.
+func (ch *channel) status() wire.Status {
+	st := ch.run.status()
+	if r := ch.remoteRun; r != nil && !ch.run.running && time.Since(ch.remoteRunAt) < remoteTTL {
+		st.Phase, st.TurnID, st.Queued = r.Phase, r.TurnID, r.Queued
+		if r.LastTurn != nil {
+			st.LastTurn = r.LastTurn
+		}
+	}
+	return st
 }

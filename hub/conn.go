@@ -175,6 +175,16 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 			results[i].Error = werr
 			continue
 		}
+		if s.After != nil {
+			ch.mu.Lock()
+			ahead := *s.After > ch.head
+			ch.mu.Unlock()
+			if ahead {
+				// Another node may have committed it: only the store says
+				// whether the client is ahead of the log.
+				c.hub.catchUp(ctx, ch)
+			}
+		}
 		chans[i] = ch
 	}
 
@@ -207,7 +217,7 @@ func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.Su
 	c.mu.Unlock()
 	c.signal()
 	for _, ch := range touched {
-		c.hub.presenceChanged(ch)
+		c.hub.viewersChanged(ch)
 	}
 }
 
@@ -273,7 +283,7 @@ func (c *Conn) Unsubscribe(session string) bool {
 	}
 	c.mu.Unlock()
 	if s != nil {
-		c.hub.presenceChanged(s.ch)
+		c.hub.viewersChanged(s.ch)
 	}
 	return s != nil
 }
@@ -292,7 +302,7 @@ func (c *Conn) Watch(session string, on bool) bool {
 	}
 	c.mu.Unlock()
 	if changed {
-		c.hub.presenceChanged(s.ch)
+		c.hub.viewersChanged(s.ch)
 	}
 	return s != nil
 }
@@ -351,6 +361,6 @@ func (c *Conn) Close() {
 	}
 	c.hub.removeConn(c)
 	for _, ch := range chans {
-		c.hub.presenceChanged(ch)
+		c.hub.viewersChanged(ch)
 	}
 }

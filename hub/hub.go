@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
@@ -45,6 +47,11 @@ type Options struct {
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
 
+	// NATS, when set, connects this node to the other nodes of a cluster
+	// (bus.go): its commits, streaming replies, viewers and run state go
+	// to them, theirs come here.
+	NATS *nats.Conn
+
 	// Node names this daemon in the turn leases of a shared (PostgreSQL)
 	// database; Lease is how long a claim lasts unrenewed (DefaultLease).
 	// SQLite ignores both: its one daemon runs every turn.
@@ -61,6 +68,7 @@ func (o *Options) defaults() {
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
 	}
+
 	if o.Node == "" {
 		host, _ := os.Hostname()
 		o.Node = fmt.Sprintf("%s-%d", host, os.Getpid())
@@ -119,6 +127,10 @@ type Hub struct {
 	tokens tokenTable // bot and viewer tokens
 	bots   botTable   // connections serving bot turns
 
+	bus       *bus                                             // nil on a daemon alone
+	tokenHook atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
+	reconcile chan struct{}                                    // asks the heartbeat for a look at the store now
+
 	mu    sync.Mutex
 	chans map[string]*channel
 	conns map[*Conn]struct{}
@@ -138,7 +150,10 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1)}
+	if opts.NATS != nil {
+		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
+	}
 	dopts := opts.DB
 	dopts.OnCommit = h.onCommit
 	if then := opts.DB.OnCommit; then != nil {
@@ -187,6 +202,9 @@ func (h *Hub) onCommit(cs []db.Committed) {
 				inputs = append(inputs, queued{inputID: m.InputID, turnID: m.TurnID, offset: e.Offset})
 			}
 		}
+		if h.bus != nil {
+			h.bus.events(c.Session, c.Events)
+		}
 		h.mu.Lock()
 		ch := h.chans[c.Session]
 		h.mu.Unlock()
@@ -196,17 +214,7 @@ func (h *Hub) onCommit(cs []db.Committed) {
 		if ch == nil {
 			continue
 		}
-		for _, s := range ch.apply(c.Events, ended) {
-			s.conn.mu.Lock()
-			for _, t := range ended {
-				if s.textTurn == t {
-					s.text, s.textFull = nil, false
-				}
-			}
-			s.conn.markReady(s)
-			s.conn.mu.Unlock()
-			s.conn.signal()
-		}
+		h.deliver(ch, c.Events, ended)
 		if len(inputs) > 0 && h.db.Shared() {
 			h.wake(ch) // the lease's holder reads them from the database
 			continue
@@ -214,6 +222,23 @@ func (h *Hub) onCommit(cs []db.Committed) {
 		for _, q := range inputs {
 			h.enqueue(ch, q)
 		}
+	}
+}
+
+// deliver puts committed events (in offset order, following the channel's
+// head) into the channel and wakes its cursors; ended lists the turns they
+// close, whose streaming text is over.
+func (h *Hub) deliver(ch *channel, evs []db.Event, ended []string) {
+	for _, s := range ch.apply(evs, ended) {
+		s.conn.mu.Lock()
+		for _, t := range ended {
+			if s.textTurn == t {
+				s.text, s.textFull = nil, false
+			}
+		}
+		s.conn.markReady(s)
+		s.conn.mu.Unlock()
+		s.conn.signal()
 	}
 }
 

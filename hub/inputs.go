@@ -104,11 +104,12 @@ func (h *Hub) Status(ctx context.Context, session string) (wire.Status, error) {
 	if werr != nil {
 		return wire.Status{}, werr
 	}
+	h.catchUp(ctx, ch)
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	st := ch.run.status()
-	st.Head = ch.head
-	st.Viewers = ch.watching
+	push := ch.statusPush()
+	st := ch.status()
+	st.Head, st.Viewers = push.Head, push.Viewers
 	return st, nil
 }
 

@@ -73,7 +73,7 @@ func (h *Hub) runLeased(ch *channel) {
 		if !ch.run.again || !ok || h.stopping.Load() || ch.deleted {
 			ch.run.running = false
 			ch.mu.Unlock()
-			h.statusChanged(ch)
+			h.runChanged(ch)
 			return
 		}
 		ch.mu.Unlock()

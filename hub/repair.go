@@ -18,6 +18,13 @@ func (h *Hub) Start(ctx context.Context) error {
 		return err
 	}
 	if h.db.Shared() {
+		if h.bus != nil {
+			if err := h.startBus(); err != nil {
+				return err
+			}
+			h.runners.Add(1)
+			go h.heartbeat()
+		}
 		// Other nodes may be running some of these: each is repaired
 		// and resumed by whichever node claims its lease (leases.go).
 		h.runners.Add(1)

@@ -190,6 +190,10 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 		narrowed = append(narrowed, t.ID)
 	}
 	h.dropChannel(id)
+	if h.bus != nil {
+		h.bus.publish(subjDeleted, deletedNotice{Node: h.opts.Node, Session: id})
+	}
+	h.tokensChanged(revoked, narrowed)
 	return revoked, narrowed, nil
 }
 

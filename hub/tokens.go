@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -113,10 +114,23 @@ func (h *Hub) Authenticate(token string) (Principal, bool) {
 	if token == "" {
 		return Principal{}, false
 	}
+	hash := hashToken(token)
 	h.tokens.mu.RLock()
-	p, ok := h.tokens.byHash[hashToken(token)]
+	p, ok := h.tokens.byHash[hash]
 	h.tokens.mu.RUnlock()
-	return p, ok
+	if ok || !h.db.Shared() {
+		return p, ok
+	}
+	// Made on another node of the cluster since this one read its tokens.
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	t, err := h.db.TokenByHash(ctx, hash)
+	if err != nil {
+		return Principal{}, false
+	}
+	p = principalOf(t)
+	h.tokens.put(hash, p)
+	return p, true
 }
 
 func newToken(prefix string) string {
@@ -188,6 +202,7 @@ func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session str
 		return nil, wireErr(err)
 	}
 	h.tokens.drop(ids)
+	h.tokensChanged(ids, nil)
 	return ids, nil
 }
 

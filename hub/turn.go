@@ -77,7 +77,7 @@ func (h *Hub) phase(id string) wire.Phase {
 	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	return ch.run.status().Phase
+	return ch.status().Phase
 }
 
 // enqueue queues the turn that answers an accepted input and starts the
@@ -95,7 +95,7 @@ func (h *Hub) enqueue(ch *channel, q queued) {
 	if start {
 		go h.runSession(ch)
 	}
-	h.statusChanged(ch)
+	h.runChanged(ch)
 }
 
 // runSession runs a session's queued turns one at a time until the queue is
@@ -114,7 +114,7 @@ func (h *Hub) runSession(ch *channel) {
 		if len(ch.run.queue) == 0 || h.stopping.Load() || ch.deleted {
 			ch.run.running = false
 			ch.mu.Unlock()
-			h.statusChanged(ch)
+			h.runChanged(ch)
 			return
 		}
 		q := ch.run.queue[0]
@@ -133,7 +133,7 @@ func (h *Hub) runOne(ch *channel, q queued) {
 	ch.run.phase, ch.run.turnID, ch.run.inputID = wire.PhaseRunning, q.turnID, q.inputID
 	ch.run.cancel, ch.run.done = cancel, done
 	ch.mu.Unlock()
-	h.statusChanged(ch)
+	h.runChanged(ch)
 
 	outcome := h.runTurn(ctx, ch, q)
 
@@ -146,7 +146,7 @@ func (h *Hub) runOne(ch *channel, q queued) {
 		ch.run.lastTurn = outcome
 	}
 	ch.mu.Unlock()
-	h.statusChanged(ch)
+	h.runChanged(ch)
 }
 
 // checkpointEvery bounds how much streamed text a crash can lose.
@@ -237,7 +237,7 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		ch.mu.Lock()
 		ch.run.phase = map[bool]wire.Phase{true: wire.PhaseWaiting, false: wire.PhaseRunning}[w]
 		ch.mu.Unlock()
-		h.statusChanged(ch)
+		h.runChanged(ch)
 	}
 	req.Restart = func() {
 		text.Reset()
@@ -245,6 +245,7 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		ch.run.streamText.Reset()
 		ch.mu.Unlock()
 		h.restartText(ch, q.turnID)
+		h.relayText(ch.id, q.turnID, 0, "", true)
 	}
 	last := time.Now()
 	err := p.Stream(sctx, req, func(d string) {
@@ -255,14 +256,18 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 			stop(errReplyTooLong)
 			return
 		}
+		pos := text.Len()
 		text.WriteString(d)
 		ch.mu.Lock()
 		ch.run.streamText.WriteString(d)
 		ch.mu.Unlock()
 		h.publishText(ch, q.turnID, d)
+		h.relayText(ch.id, q.turnID, pos, d, false)
 		if time.Since(last) >= checkpointEvery {
 			last = time.Now()
 			partial := text.String()
+			// The whole text, for nodes that joined late or lost a delta.
+			h.relayText(ch.id, q.turnID, 0, partial, true)
 			_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
 				if err := tx.CheckRun(bg, ch.id, q.lease); err != nil {
 					return err
@@ -350,8 +355,21 @@ func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutco
 }
 
 // Interrupt stops the session's running turn, if any, waits until what it
-// streamed is committed, and says which turn it was.
+// streamed is committed, and says which turn it was. In a cluster the
+// node running the session's turns does it, asked over NATS.
 func (h *Hub) Interrupt(ctx context.Context, session, reason string) (string, bool, error) {
+	turn, running, err := h.interruptHere(ctx, session, reason)
+	if err != nil || running {
+		return turn, running, err
+	}
+	if turn, running, asked, err := h.interruptRemote(ctx, session, reason); asked {
+		return turn, running, err
+	}
+	return "", false, nil
+}
+
+// interruptHere interrupts the session's turn if this node runs it.
+func (h *Hub) interruptHere(ctx context.Context, session, reason string) (string, bool, error) {
 	ch, werr := h.channel(ctx, session)
 	if werr != nil {
 		return "", false, werr

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 
 	"albedo/api"
@@ -34,6 +35,7 @@ type daemonFlags struct {
 	debugAddr    string
 	node         string // this daemon's name among the nodes of a cluster, in every log line and lease
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
+	nats         string // a nats:// URL joining the other nodes; empty: none
 	lease        time.Duration
 }
 
@@ -62,6 +64,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
 	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
+	cmd.Flags().StringVar(&f.nats, "nats", "", "a nats:// URL: the other nodes of the cluster hear this one's events, viewers and turns there (needs --db)")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
 }
@@ -89,6 +92,7 @@ type daemon struct {
 	served chan error    // hs.Serve's end
 	stop   chan struct{} // POST /v1/daemon/shutdown; capacity 1
 	keep   func()        // stops keepDaemonFile and waits for it
+	nc     *nats.Conn    // the cluster's NATS, with --nats
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -155,7 +159,17 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if !db.IsPostgres(target) && target != filepath.Join(home, client.DBFile) {
 		return nil, fmt.Errorf("--db and database_url take a postgres:// URL; the SQLite file is always %s", filepath.Join(home, client.DBFile))
 	}
-	if d.hub, err = hub.Open(ctx, target, hub.Options{Providers: reg, Node: f.node, Lease: f.lease}, log); err != nil {
+	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
+	if f.nats != "" {
+		if !db.IsPostgres(target) {
+			return nil, fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
+		}
+		if d.nc, err = connectNATS(f.nats, f.node, log); err != nil {
+			return nil, err
+		}
+		hopts.NATS = d.nc
+	}
+	if d.hub, err = hub.Open(ctx, target, hopts, log); err != nil {
 		return nil, err
 	}
 	if db.IsPostgres(target) {
@@ -334,6 +348,9 @@ func (d *daemon) abort() {
 	if d.hub != nil {
 		_ = d.hub.Close(ctx)
 	}
+	if d.nc != nil {
+		d.nc.Close()
+	}
 	if d.unlock != nil {
 		d.unlock()
 	}
@@ -357,6 +374,9 @@ func (d *daemon) shutdown() {
 	d.srv.Close()
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
+	}
+	if d.nc != nil {
+		d.nc.Close() // after the hub: its last commits' notices go out
 	}
 	d.keep()
 	_ = os.Remove(filepath.Join(d.home, client.DaemonFile)) // 5. remove daemon.json

@@ -1,0 +1,646 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"albedo/api/wire"
+	"albedo/client"
+	"albedo/db/pgtest"
+	"albedo/hub/provider/fakeopenai"
+)
+
+// startNATS runs a NATS server in the test process on port (-1: any) and
+// returns it; it is shut down when the test ends.
+func startNATS(t *testing.T, port int) *natsserver.Server {
+	t.Helper()
+	s, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS did not start")
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+// startNATSCluster starts n nodes on one database and one NATS.
+func startNATSCluster(t *testing.T, n int) (*cluster, *natsserver.Server) {
+	t.Helper()
+	ns := startNATS(t, -1)
+	cl := startClusterOn(t, pgtest.Shared(t).Database(t), n, 2*time.Second, "--nats", ns.ClientURL())
+	return cl, ns
+}
+
+// watcher follows sessions through one node's stream and keeps, per
+// session, the raw events it was given, failing on a gap, a duplicate or
+// a reset.
+type watcher struct {
+	t    *testing.T
+	node string
+	mu   sync.Mutex
+	got  map[string][]string // session → event JSON, in order
+	errs []string
+}
+
+func watch(t *testing.T, ctx context.Context, nd *node, epochs map[string]string) *watcher {
+	w := &watcher{t: t, node: nd.name, got: map[string][]string{}}
+	st := nd.c.Stream(client.StreamOptions{})
+	t.Cleanup(func() { st.Close() })
+	for id, epoch := range epochs {
+		sub := st.Subscribe(id, client.Cursor{Epoch: epoch})
+		go func() {
+			for {
+				it, err := sub.Next(ctx)
+				if err != nil {
+					return
+				}
+				switch it.Op {
+				case wire.PushReset:
+					w.fail("%s: a reset (%s) on %s", id, it.Reset.Reason, nd.name)
+				case wire.PushEvent:
+					var f struct {
+						Event json.RawMessage `json:"event"`
+					}
+					_ = json.Unmarshal(it.Raw, &f)
+					w.mu.Lock()
+					if want := int64(len(w.got[id]) + 1); it.Event.Offset != want {
+						w.errs = append(w.errs, fmt.Sprintf("%s on %s: offset %d where %d was next", id, nd.name, it.Event.Offset, want))
+					}
+					w.got[id] = append(w.got[id], string(f.Event))
+					w.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return w
+}
+
+func (w *watcher) fail(format string, args ...any) {
+	w.mu.Lock()
+	w.errs = append(w.errs, fmt.Sprintf(format, args...))
+	w.mu.Unlock()
+}
+
+// has says whether the watcher has n events of session, after checking
+// it saw nothing wrong.
+func (w *watcher) has(session string, n int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.errs) > 0 {
+		w.t.Fatalf("viewer on %s: %s", w.node, strings.Join(w.errs, "; "))
+	}
+	return len(w.got[session]) >= n
+}
+
+// pageEvents returns a session's events as GET …/events answers them, one
+// raw JSON each.
+func pageEvents(t *testing.T, nd *node, session string) []string {
+	t.Helper()
+	info, err := client.ReadDaemonFile(nd.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for after := int64(0); ; {
+		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/v1/sessions/%s/events?after=%d&limit=1000", info.Port, session, after), nil)
+		req.Header.Set("Authorization", "Bearer "+info.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Events []json.RawMessage `json:"events"`
+			More   bool              `json:"more"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Events {
+			out = append(out, string(e))
+		}
+		if !p.More || len(p.Events) == 0 {
+			return out
+		}
+		after += int64(len(p.Events))
+	}
+}
+
+// sendThroughAll sends each node's share of inputs to every session at
+// once and returns when all have receipts.
+func sendThroughAll(t *testing.T, ctx context.Context, cl *cluster, ids []string, each int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(cl.nodes)*len(ids))
+	for _, nd := range cl.nodes {
+		for _, id := range ids {
+			wg.Go(func() {
+				for i := range each {
+					if _, err := nd.c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("%s via %s #%d", id, nd.name, i)); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+// everyViewerSeesTheLog waits until every watcher has every session's
+// whole log, then checks it is GET …/events' byte for byte.
+func everyViewerSeesTheLog(t *testing.T, ctx context.Context, cl *cluster, ws []*watcher, ids []string, turns int, within time.Duration) {
+	t.Helper()
+	for _, id := range ids {
+		waitTurnsClosed(t, ctx, cl.nodes[0].c, id, turns)
+	}
+	deadline := time.Now().Add(within)
+	for _, id := range ids {
+		want := pageEvents(t, cl.nodes[0], id)
+		for _, w := range ws {
+			for !w.has(id, len(want)) {
+				if time.Now().After(deadline) {
+					w.mu.Lock()
+					n := len(w.got[id])
+					w.mu.Unlock()
+					t.Fatalf("%s: the viewer on %s has %d of %d events %v after the last commit", id, w.node, n, len(want), within)
+				}
+				time.Sleep(20 * time.Millisecond) // polling a condition under a deadline
+			}
+			w.mu.Lock()
+			got := w.got[id]
+			w.mu.Unlock()
+			if len(got) != len(want) {
+				t.Fatalf("%s: the viewer on %s has %d events, the log %d", id, w.node, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s: event %d on %s differs from GET …/events:\n%s\n%s", id, i+1, w.node, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// clusterSessions creates n sessions through the nodes in turn and
+// returns their ids and epochs.
+func clusterSessions(t *testing.T, ctx context.Context, cl *cluster, prefix string, n int) ([]string, map[string]string) {
+	t.Helper()
+	var ids []string
+	epochs := map[string]string{}
+	for i := range n {
+		s, err := cl.nodes[i%len(cl.nodes)].c.CreateSession(ctx, fmt.Sprintf("%s%02d", prefix, i), wire.SessionCreate{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+		epochs[s.ID] = s.Epoch
+	}
+	return ids, epochs
+}
+
+// Viewers on all three nodes watch the same 20 sessions while inputs come
+// through every node: each sees every event once, in order, byte for
+// byte what GET …/events answers (issue 18, acceptance 1).
+func TestClusterViewersOnEveryNodeSeeEveryEvent(t *testing.T) {
+	cl, _ := startNATSCluster(t, 3)
+	ctx := ctxT(t)
+	ids, epochs := clusterSessions(t, ctx, cl, "v", 20)
+	var ws []*watcher
+	for _, nd := range cl.nodes {
+		for range 2 {
+			ws = append(ws, watch(t, ctx, nd, epochs))
+		}
+	}
+	sendThroughAll(t, ctx, cl, ids, 5)
+	// Notices carry the events: no heartbeat is needed to see them.
+	everyViewerSeesTheLog(t, ctx, cl, ws, ids, 15, 2*time.Second)
+}
+
+// NATS stops for 5 s while inputs come through every node, then starts
+// again: nothing is lost or duplicated, and viewers are caught up within
+// the reconcile interval (issue 18, acceptance 2).
+func TestClusterRidesOutANATSOutage(t *testing.T) {
+	cl, ns := startNATSCluster(t, 3)
+	ctx := ctxT(t)
+	ids, epochs := clusterSessions(t, ctx, cl, "n", 6)
+	var ws []*watcher
+	for _, nd := range cl.nodes {
+		ws = append(ws, watch(t, ctx, nd, epochs))
+	}
+	port := ns.Addr().(*net.TCPAddr).Port
+	// Inputs at a steady pace through every node, before, during and
+	// after the outage.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	sent := map[string]int{}
+	for _, nd := range cl.nodes {
+		for _, id := range ids {
+			wg.Go(func() {
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond): // the pace of the load
+					}
+					if _, err := nd.c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("%s via %s #%d", id, nd.name, i)); err != nil {
+						t.Errorf("input: %v", err)
+						return
+					}
+					mu.Lock()
+					sent[id]++
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	time.Sleep(time.Second) // load before the outage
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	time.Sleep(5 * time.Second) // the outage itself
+	startNATS(t, port)
+	time.Sleep(time.Second) // load after it
+	close(stop)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	// The heartbeat re-reads heads every 2 s, NATS or not.
+	for _, id := range ids {
+		everyViewerSeesTheLog(t, ctx, cl, ws, []string{id}, sent[id], 4*time.Second)
+	}
+}
+
+// cutter is a TCP proxy playing a load balancer that cuts every
+// connection every interval; each new connection goes to a random node.
+type cutter struct {
+	ln    net.Listener
+	ports []int
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startCutter(t *testing.T, ports []int, every time.Duration) *cutter {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cutter{ln: ln, ports: ports}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close(); c.cut() })
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ports[rand.IntN(len(ports))]))
+			if err != nil {
+				in.Close()
+				continue
+			}
+			c.mu.Lock()
+			c.conns = append(c.conns, in, out)
+			c.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	go func() {
+		tk := time.NewTicker(every)
+		defer tk.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tk.C:
+				c.cut()
+			}
+		}
+	}()
+	return c
+}
+
+func (c *cutter) cut() {
+	c.mu.Lock()
+	conns := c.conns
+	c.conns = nil
+	c.mu.Unlock()
+	for _, x := range conns {
+		x.Close()
+	}
+}
+
+func (c *cutter) port() int { return c.ln.Addr().(*net.TCPAddr).Port }
+
+// A client whose connection is cut every 200 ms and sent to a random node
+// reattaches each time with recovered: true, never "reset: ahead", and
+// sees the log with no gap or duplicate (issue 18, acceptance 3). It
+// speaks the protocol itself, with a viewer token made on one node (which
+// the others learn from the store).
+func TestClusterReattachesAcrossNodes(t *testing.T) {
+	cl, _ := startNATSCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterCutFor+time.Minute)
+	defer cancel()
+	ids, epochs := clusterSessions(t, ctx, cl, "x", 1)
+	id := ids[0]
+	share, err := cl.nodes[0].c.Share(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []int
+	for _, nd := range cl.nodes {
+		info, err := client.ReadDaemonFile(nd.home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, info.Port)
+	}
+	proxy := startCutter(t, ports, 200*time.Millisecond)
+	// Inputs keep coming through node 0 meanwhile.
+	stop := make(chan struct{})
+	writing := make(chan struct{})
+	go func() {
+		defer close(writing)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := cl.nodes[i%3].c.PutInput(ctx, id, uuid.Must(uuid.NewV7()).String(), "tick "+strconv.Itoa(i)); err != nil {
+				t.Errorf("input: %v", err)
+				return
+			}
+			time.Sleep(20 * time.Millisecond) // a steady rate of inputs
+		}
+	}()
+	var after int64
+	var attaches, recovered int
+	until := time.Now().Add(clusterCutFor)
+	for time.Now().Before(until) {
+		a, r := attachOnce(t, ctx, proxy.port(), share.Token, id, epochs[id], &after)
+		attaches++
+		if r {
+			recovered++
+		}
+		_ = a
+	}
+	close(stop)
+	<-writing
+	if recovered != attaches {
+		t.Fatalf("%d of %d attachments recovered", recovered, attaches)
+	}
+	// Catch up to the end, then compare.
+	want := pageEvents(t, cl.nodes[1], id)
+	for after < int64(len(want)) {
+		if ctx.Err() != nil {
+			t.Fatalf("caught up to %d of %d events", after, len(want))
+		}
+		attachOnce(t, ctx, proxy.port(), share.Token, id, epochs[id], &after)
+	}
+	t.Logf("%d attachments, all recovered; %d events", attaches, after)
+}
+
+// clusterCutFor is how long TestClusterReattachesAcrossNodes cuts.
+const clusterCutFor = 60 * time.Second
+
+// attachOnce connects through the proxy, says hello with the cursor,
+// checks the reply and the events until the connection is cut, and says
+// whether it recovered.
+func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epoch string, after *int64) (int, bool) {
+	t.Helper()
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(dctx, fmt.Sprintf("ws://127.0.0.1:%d/v1/ws", port), &websocket.DialOptions{
+		HTTPHeader:   http.Header{"Origin": {fmt.Sprintf("http://127.0.0.1:%d", port)}},
+		Subprotocols: []string{"albedo.v1"},
+	})
+	if err != nil {
+		return 0, true // cut before it opened: not an attachment
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(wire.MaxFrameBytes)
+	a := *after
+	hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Token: token, Client: "cutter", Subs: []wire.Sub{{Session: session, Epoch: epoch, After: &a}}})
+	if c.Write(ctx, websocket.MessageText, hello) != nil {
+		return 0, true
+	}
+	gotReply := false
+	recovered := true
+	for {
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			if !gotReply {
+				return 0, true // cut before the reply: not an attachment
+			}
+			return 1, recovered
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			var f wire.Frame
+			if err := json.Unmarshal([]byte(line), &f); err != nil {
+				t.Fatalf("frame %q: %v", line, err)
+			}
+			switch {
+			case f.Reply != nil && f.Reply.ID == 1:
+				if !f.Reply.OK || len(f.Reply.Subs) != 1 {
+					t.Fatalf("hello: %+v", f.Reply)
+				}
+				gotReply = true
+				recovered = f.Reply.Subs[0].Recovered
+				if !recovered {
+					t.Fatalf("attached at %d on a node whose head is %d: not recovered", a, f.Reply.Subs[0].Head)
+				}
+			case f.Op == wire.PushReset:
+				t.Fatalf("a reset (%s) at %d", f.Reset.Reason, *after)
+			case f.Op == wire.PushEvent:
+				if f.Event.Offset != *after+1 {
+					t.Fatalf("offset %d after %d: a gap or a duplicate", f.Event.Offset, *after)
+				}
+				*after = f.Event.Offset
+			}
+		}
+	}
+}
+
+// Viewers on each node are in every node's presence, and a SIGKILLed
+// node's viewers leave it within the TTL (issue 18, acceptance 4).
+func TestClusterPresenceSpansNodes(t *testing.T) {
+	cl, _ := startNATSCluster(t, 3)
+	ctx := ctxT(t)
+	ids, epochs := clusterSessions(t, ctx, cl, "p", 1)
+	id := ids[0]
+	for _, nd := range cl.nodes {
+		st := nd.c.Stream(client.StreamOptions{})
+		t.Cleanup(func() { st.Close() })
+		st.Subscribe(id, client.Cursor{Epoch: epochs[id]})
+	}
+	viewers := func(nd *node) int {
+		st, err := nd.c.Status(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Viewers
+	}
+	waitFor := func(what string, within time.Duration, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, within)
+			}
+			time.Sleep(50 * time.Millisecond) // polling under a deadline
+		}
+	}
+	for _, nd := range cl.nodes {
+		waitFor("3 viewers on "+nd.name, 5*time.Second, func() bool { return viewers(nd) == 3 })
+	}
+	killed := time.Now()
+	cl.nodes[2].d.kill()
+	for _, nd := range cl.nodes[:2] {
+		// What a node said lasts 6 s (3 heartbeats) unrepeated; it is
+		// looked at every heartbeat.
+		waitFor("2 viewers on "+nd.name, 10*time.Second, func() bool { return viewers(nd) == 2 })
+	}
+	t.Logf("the killed node's viewer left after %v", time.Since(killed).Round(time.Millisecond))
+}
+
+// An interrupt sent to node B for a turn running on node A is answered
+// once the interrupted message is committed; a viewer token revoked on A
+// closes its sockets on B with 4401; bot and viewer tokens made on A work
+// on B; and on a node not running the turn, the partial text plus the
+// deltas equal the committed message (issue 18, acceptance 5 and 6).
+func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
+	cl, _ := startNATSCluster(t, 2)
+	ctx := ctxT(t)
+	a, b := cl.nodes[0], cl.nodes[1]
+	s, err := a.c.CreateSession(ctx, "turns", wire.SessionCreate{Provider: "fake"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A viewer on B follows a turn that streams on A.
+	st := b.c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
+	chunks := []string{"one ", "two ", "three ", "four"}
+	cl.fake.Push(fakeopenai.Reply{Chunks: chunks, Pace: 150 * time.Millisecond})
+	if _, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "count"); err != nil {
+		t.Fatal(err)
+	}
+	var text, turn string
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.Op {
+		case wire.PushPartial:
+			turn, text = it.Text.TurnID, it.Text.Text
+		case wire.PushDelta:
+			if it.Text.TurnID == turn || turn == "" {
+				turn, text = it.Text.TurnID, text+it.Text.Text
+			}
+		}
+		if it.Op == wire.PushEvent && it.Event.Type == wire.EventMessage && it.Event.Role == wire.RoleAssistant {
+			if it.Event.Text != text || text != strings.Join(chunks, "") {
+				t.Fatalf("on the other node the streamed text was %q, the committed message %q", text, it.Event.Text)
+			}
+			break
+		}
+	}
+
+	// An interrupt through B of a turn running on A.
+	block := make(chan struct{})
+	defer close(block)
+	cl.fake.Push(fakeopenai.Reply{Chunks: []string{"long "}, Block: block})
+	if _, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "go on"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushDelta || it.Op == wire.PushPartial {
+			break
+		}
+	}
+	r, err := b.c.Interrupt(ctx, s.ID)
+	if err != nil || !r.Interrupted {
+		t.Fatalf("interrupt through the other node: %+v %v", r, err)
+	}
+	evs := events(t, ctx, b.c, s.ID)
+	last := evs[len(evs)-1]
+	if last.Type != wire.EventTurn || last.State != wire.TurnInterrupted || last.TurnID != r.TurnID {
+		t.Fatalf("the interrupt was answered before its turn was committed: the log ends with %+v", last)
+	}
+
+	// Tokens made on A work on B; one revoked on A closes its socket on B.
+	bot, err := a.c.AddBot(ctx, "crossing", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	share, err := a.c.Share(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoB, err := client.ReadDaemonFile(b.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := func(token string) *websocket.Conn {
+		c, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/v1/ws", infoB.Port), &websocket.DialOptions{
+			HTTPHeader:   http.Header{"Origin": {fmt.Sprintf("http://127.0.0.1:%d", infoB.Port)}},
+			Subprotocols: []string{"albedo.v1"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Token: token, Client: "t", Subs: []wire.Sub{{Session: s.ID}}})
+		if err := c.Write(ctx, websocket.MessageText, hello); err != nil {
+			t.Fatal(err)
+		}
+		_, data, err := c.Read(ctx)
+		if err != nil || !strings.Contains(string(data), `"ok":true`) {
+			t.Fatalf("hello on the other node with a token made on the first: %s %v", data, err)
+		}
+		return c
+	}
+	conn(bot.Token).CloseNow()
+	viewer := conn(share.Token)
+	if err := a.c.Unshare(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, _, err := viewer.Read(ctx)
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != wire.CloseBadToken {
+				t.Fatalf("the revoked viewer's socket on the other node ended with %v (%d), not 4401", err, code)
+			}
+			break
+		}
+	}
+}

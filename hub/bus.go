@@ -1,0 +1,133 @@
+package hub
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// The nodes of a cluster tell each other what happened over NATS core
+// subjects (../shared/design/CLUSTER.md, "How a node learns of events").
+// NATS is at most once: nothing depends on a notice arriving, only on how
+// soon a node learns. Every fact a notice carries is also in the store,
+// where a node finds it anyway: heads by the reconcile loop
+// (reconcile.go) and on a cursor that asks for more than a node has seen,
+// tokens on first use, presence and run status again at the next
+// heartbeat. A node ignores its own notices.
+const (
+	subjEvents   = "albedo.ev"       // evNotice: a commit's events
+	subjText     = "albedo.text"     // textNotice: a running turn's reply, from its node
+	subjStatus   = "albedo.status"   // statusNotice: a session's run state, from the node running it
+	subjPresence = "albedo.presence" // presenceNotice: a node's viewers of a session
+	subjTokens   = "albedo.tokens"   // tokensNotice: tokens revoked or narrowed
+	subjDeleted  = "albedo.deleted"  // deletedNotice: a session deleted
+	subjRequest  = "albedo.req"      // request: to the node running a session's turns
+)
+
+// maxNoticeEvents is the most bytes of events a notice carries; a commit
+// larger than this is announced by its offsets only, and nodes read the
+// events from the store.
+const maxNoticeEvents = 64 << 10
+
+type evNotice struct {
+	Node    string            `json:"node"`
+	Session string            `json:"session"`
+	First   int64             `json:"first"`
+	Last    int64             `json:"last"`
+	Events  []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
+}
+
+type textNotice struct {
+	Node    string `json:"node"`
+	Session string `json:"session"`
+	Turn    string `json:"turn"`
+	Pos     int    `json:"pos"`            // bytes of the reply before Text
+	Text    string `json:"text"`           // a delta, or the whole reply so far (Full)
+	Full    bool   `json:"full,omitempty"` // Text replaces what came before
+}
+
+type statusNotice struct {
+	Node     string     `json:"node"`
+	Session  string     `json:"session"`
+	Phase    wire.Phase `json:"phase"`
+	TurnID   string     `json:"turn_id,omitempty"`
+	Queued   int        `json:"queued"`
+	LastTurn *string    `json:"last_turn,omitempty"`
+}
+
+type presenceNotice struct {
+	Node    string        `json:"node"`
+	Session string        `json:"session"`
+	Viewers []wire.Viewer `json:"viewers"`
+}
+
+type tokensNotice struct {
+	Node     string   `json:"node"`
+	Revoked  []string `json:"revoked,omitempty"`
+	Narrowed []string `json:"narrowed,omitempty"`
+}
+
+type deletedNotice struct {
+	Node    string `json:"node"`
+	Session string `json:"session"`
+}
+
+type request struct {
+	To      string `json:"to"` // the node that answers; others stay silent
+	Op      string `json:"op"` // "interrupt"
+	Session string `json:"session"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+type response struct {
+	Turn    string      `json:"turn,omitempty"`
+	Running bool        `json:"running"`
+	Error   *wire.Error `json:"error,omitempty"`
+}
+
+// bus is a hub's NATS side: nil on a daemon alone.
+type bus struct {
+	nc   *nats.Conn
+	node string
+
+	mu      sync.Mutex
+	pending map[*channel]bool // presence changes waiting for their coalesced notice
+}
+
+// publish sends v on subject. A notice that cannot go (NATS down) is
+// dropped: the store has what it says.
+func (b *bus) publish(subject string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	_ = b.nc.Publish(subject, data)
+}
+
+// events announces what one commit added to a session.
+func (b *bus) events(session string, evs []db.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	n := evNotice{Node: b.node, Session: session, First: evs[0].Offset, Last: evs[len(evs)-1].Offset}
+	size := 0
+	for _, e := range evs {
+		size += len(e.JSON)
+	}
+	if size <= maxNoticeEvents {
+		n.Events = make([]json.RawMessage, len(evs))
+		for i, e := range evs {
+			n.Events[i] = e.JSON
+		}
+	}
+	b.publish(subjEvents, n)
+}
+
+// presenceCoalesce is how long a node gathers changes to a session's
+// viewers before it tells the others: a thousand joins are a few notices.
+const presenceCoalesce = 100 * time.Millisecond
