@@ -598,6 +598,25 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 		t.Fatalf("the interrupt was answered before its turn was committed: the log ends with %+v", last)
 	}
 
+	// Settings changed through A reach B's status pushes.
+	cur, err := a.c.Session(ctx, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := "other-model"
+	if _, err := a.c.PatchSession(ctx, s.ID, cur.ETag, wire.SessionPatch{Model: &model}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushStatus && it.Status.Model == model {
+			break
+		}
+	}
+
 	// Tokens made on A work on B; one revoked on A closes its socket on B.
 	bot, err := a.c.AddBot(ctx, "crossing", nil)
 	if err != nil {

@@ -91,6 +91,7 @@ func (h *Hub) onEvents(n evNotice) {
 	}
 	var evs []db.Event
 	var ended []string
+	settings := false
 	if int64(len(n.Events)) == n.Last-n.First+1 {
 		for i, raw := range n.Events {
 			var t struct {
@@ -104,10 +105,21 @@ func (h *Hub) onEvents(n evNotice) {
 			if m := metaOf(e); m.ends() {
 				ended = append(ended, m.TurnID)
 			}
+			settings = settings || t.Type == wire.EventSettings
 			evs = append(evs, e)
 		}
 	}
 	h.advance(ch, n.Last, evs, ended)
+	if settings || len(evs) == 0 {
+		// The session's model, effort and version for status pushes.
+		go func() {
+			ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+			defer cancel()
+			if s, err := h.db.Session(ctx, n.Session); err == nil {
+				h.settingsChanged(s)
+			}
+		}()
+	}
 }
 
 // advance moves a channel to head with the events evs (those it already

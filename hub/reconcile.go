@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// heartbeat runs on a node of a cluster until the hub closes. Every
+// heartbeat runs on a node of a cluster (with NATS or without) until the
+// hub closes. Every
 // heartbeatEvery (and at once after NATS comes back) it:
 //   - re-reads the heads of the sessions this node serves, so that an
 //     event whose notice was lost reaches its viewers at most a heartbeat

@@ -22,9 +22,11 @@ func (h *Hub) Start(ctx context.Context) error {
 			if err := h.startBus(); err != nil {
 				return err
 			}
-			h.runners.Add(1)
-			go h.heartbeat()
 		}
+		// With NATS or without, other nodes' commits reach this node's
+		// viewers: at once by notice, within a heartbeat from the store.
+		h.runners.Add(1)
+		go h.heartbeat()
 		// Other nodes may be running some of these: each is repaired
 		// and resumed by whichever node claims its lease (leases.go).
 		h.runners.Add(1)
