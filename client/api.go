@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -107,8 +108,13 @@ func (c *Client) Status(ctx context.Context, id string) (wire.Status, error) {
 }
 
 // Shutdown asks the current daemon to stop gracefully. It does not start
-// one, and returns ErrUnavailable when none runs.
+// one, and returns ErrUnavailable when none runs. A client of a URL
+// returns ErrNoHome: it stops no server (behind a load balancer, it would
+// not even know which node).
 func (c *Client) Shutdown(ctx context.Context) (Snapshot, error) {
+	if c.remote() {
+		return Snapshot{}, fmt.Errorf("shutdown: %w", ErrNoHome)
+	}
 	snap, err := c.probe(ctx)
 	if err != nil {
 		return Snapshot{}, ErrUnavailable

@@ -15,10 +15,17 @@ import (
 // auto-start is off). Its code in stream errors is daemon_unavailable.
 var ErrUnavailable = errors.New("daemon_unavailable: no albedo daemon answers")
 
-// Options configure a Client.
+// Options configure a Client: of a home (Home, the default) or of a
+// server's URL (URL: cluster mode, see remote.go).
 type Options struct {
-	// Home is $ALBEDO_HOME; empty means DefaultHome().
+	// Home is $ALBEDO_HOME; empty means DefaultHome(), unless URL is set
+	// or $ALBEDO_URL is.
 	Home string
+	// URL, if set, is the server's base URL (http:// or https://; its
+	// websocket is ws:// or wss:// on the same host): cluster mode, with
+	// no home, no daemon.json, no auto-start and no boot check. Empty
+	// with Home empty means $ALBEDO_URL, if set.
+	URL string
 	// AutoStart starts a daemon (Exe daemon --home Home) when none answers.
 	AutoStart bool
 	// Exe is the albedo binary used for auto-start; empty means this
@@ -37,6 +44,7 @@ type Options struct {
 	Backoff BackoffOptions
 	// Token, if set, is used instead of daemon.json's owner token: a bot's
 	// or a viewer's token. daemon.json still says where the daemon is.
+	// With a URL it is required; empty means $ALBEDO_TOKEN.
 	Token string
 }
 
@@ -47,10 +55,13 @@ type Snapshot struct {
 	Token   string
 	Boot    string
 	BaseURL string
+	// Version is the daemon's version as /healthz said it (after
+	// Discover; "" before).
+	Version string
 }
 
-// Client talks to the daemon of one home. All methods may be called from
-// any goroutine.
+// Client talks to the daemon of one home, or to the server at one URL
+// (cluster mode). All methods may be called from any goroutine.
 type Client struct {
 	// static after construction
 	opts Options
@@ -75,12 +86,8 @@ func (c *Client) Passive() (*Client, error) {
 
 // New makes a client. It does not connect; the first call does.
 func New(opts Options) (*Client, error) {
-	if opts.Home == "" {
-		h, err := DefaultHome()
-		if err != nil {
-			return nil, err
-		}
-		opts.Home = h
+	if opts.URL == "" && opts.Home == "" {
+		opts.URL = os.Getenv(EnvURL)
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 15 * time.Second
@@ -90,6 +97,16 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.Name == "" {
 		opts.Name = "albedo-client/" + "1"
+	}
+	if opts.URL != "" {
+		return newRemote(opts)
+	}
+	if opts.Home == "" {
+		h, err := DefaultHome()
+		if err != nil {
+			return nil, err
+		}
+		opts.Home = h
 	}
 	hc := opts.HTTP
 	if hc == nil {
@@ -102,10 +119,11 @@ func New(opts Options) (*Client, error) {
 	return &Client{opts: opts, http: hc}, nil
 }
 
-// Home is the client's $ALBEDO_HOME.
+// Home is the client's $ALBEDO_HOME ("" in cluster mode).
 func (c *Client) Home() string { return c.opts.Home }
 
-// Snapshot returns the daemon the client last found (zero before any call).
+// Snapshot returns the daemon the client last found (zero before any call;
+// in cluster mode, the URL and token from the start).
 func (c *Client) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -127,6 +145,9 @@ func (c *Client) current(ctx context.Context) (Snapshot, error) {
 
 // invalidate forgets snap so that the next call re-reads daemon.json.
 func (c *Client) invalidate(snap Snapshot) {
+	if c.remote() {
+		return // the URL is all there is
+	}
 	c.mu.Lock()
 	if c.snap.Boot == snap.Boot {
 		c.valid = false
@@ -138,16 +159,25 @@ func (c *Client) invalidate(snap Snapshot) {
 // AutoStart, starts one when none does. It acts for a user (a command, a
 // terminal opening, a retry), so it starts one whatever daemon.down says;
 // a failed start is a *StartError. Without AutoStart it reports what
-// daemon.down says, if anything, as its ErrUnavailable.
+// daemon.down says, if anything, as its ErrUnavailable. In cluster mode it
+// asks the URL's /healthz whether a server answers there, and nothing
+// more: an error matching ErrUnavailable when none does.
 func (c *Client) Discover(ctx context.Context) (Snapshot, error) {
+	if c.remote() {
+		return c.probeRemote(ctx)
+	}
 	return c.discover(ctx, true)
 }
 
 // discover is Discover. A stream recovering on its own (explicit false)
 // starts no daemon where daemon.down says none should be started
 // (downErr): after a stop on purpose, or after a failed start while
-// config.toml is unchanged.
+// config.toml is unchanged. In cluster mode it is the URL, unprobed: the
+// request or the dial that follows finds out.
 func (c *Client) discover(ctx context.Context, explicit bool) (Snapshot, error) {
+	if c.remote() {
+		return c.Snapshot(), nil
+	}
 	snap, err := c.probe(ctx)
 	if err == nil {
 		return c.adopt(snap), nil
@@ -187,6 +217,9 @@ func (c *Client) adopt(s Snapshot) Snapshot {
 // probe reads daemon.json and asks its daemon's /healthz whether it is that
 // daemon (same boot id).
 func (c *Client) probe(ctx context.Context) (Snapshot, error) {
+	if c.remote() {
+		return Snapshot{}, ErrNoHome
+	}
 	info, err := ReadDaemonFile(c.opts.Home)
 	if err != nil {
 		return Snapshot{}, err
@@ -202,7 +235,8 @@ func (c *Client) probe(ctx context.Context) (Snapshot, error) {
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	var h struct {
-		Boot string `json:"boot"`
+		Boot    string `json:"boot"`
+		Version string `json:"version"`
 	}
 	if err := c.rawJSON(hctx, s, http.MethodGet, "/healthz", nil, nil, &h); err != nil {
 		return Snapshot{}, err
@@ -210,6 +244,7 @@ func (c *Client) probe(ctx context.Context) (Snapshot, error) {
 	if h.Boot != s.Boot {
 		return Snapshot{}, fmt.Errorf("port %d answers for another daemon", s.Port)
 	}
+	s.Version = h.Version
 	return s, nil
 }
 

@@ -1,6 +1,6 @@
 // Package client is the Go SDK of albedo: daemon discovery (and optional
-// auto-start), the HTTP API, and the multiplexed websocket stream that
-// survives daemon restarts.
+// auto-start) or a server's URL, the HTTP API, and the multiplexed
+// websocket stream that survives daemon restarts.
 //
 // A Client is built from $ALBEDO_HOME/daemon.json and re-reads it whenever a
 // call cannot reach the daemon, because the port and token change at every
@@ -15,4 +15,16 @@
 // says when the daemon was stopped on purpose or could not start, and the
 // stream then waits (State Stopped or StartFailed) for a daemon to start
 // or for config.toml to change.
+//
+// Cluster mode: a Client made with Options.URL (or, when neither a URL nor
+// a home is given, $ALBEDO_URL) talks to the server at that URL, http://
+// or https:// (its websocket ws:// or wss://), with Options.Token (or
+// $ALBEDO_TOKEN): a daemon elsewhere, or the nodes of a cluster behind a
+// load balancer. It has no home: no daemon.json, no auto-start, no boot
+// check, no daemon.down. Calls retry as above against the same URL; a
+// Stream reconnects to it with its jittered backoff (perhaps reaching
+// another node) and reattaches every subscription from its offsets. A
+// refused token ends a call or a stream at once. Discover asks /healthz
+// whether anything answers; WaitHomeChange waits until something does;
+// Shutdown refuses (ErrNoHome).
 package client

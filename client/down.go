@@ -74,6 +74,9 @@ func (e *StartError) Unwrap() error { return ErrUnavailable }
 // the same way). nil means a daemon may be started: nothing is recorded
 // (a crash, or a first start), or the config was edited.
 func (c *Client) downErr() error {
+	if c.remote() {
+		return nil // no home: nothing recorded, and nothing to start
+	}
 	d, err := ReadDown(c.opts.Home)
 	switch {
 	case err != nil:

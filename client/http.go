@@ -130,8 +130,10 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 				return h, nil
 			case errors.As(err, &e):
 				// A 401 after a restart is an old token; daemon_stopping is
-				// a daemon on its way out. Both mean: find the next one.
-				retry = e.Status == http.StatusUnauthorized || e.Code == wire.CodeDaemonStopping
+				// a daemon on its way out. Both mean: find the next one. A
+				// client of a URL has the one token, which a next node
+				// would refuse as well.
+				retry = e.Status == http.StatusUnauthorized && !c.remote() || e.Code == wire.CodeDaemonStopping
 				if retry {
 					c.invalidate(snap)
 				}

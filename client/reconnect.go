@@ -20,7 +20,19 @@ const newDaemonPoll = 50 * time.Millisecond
 // seen is the boot daemon.json named when the wait began ("" for none).
 // It returns false when the stream is closed. The poll is a stat; the file
 // is read only when it has changed.
+//
+// In cluster mode there is no daemon.json: it sleeps d.
 func (st *Stream) wait(d time.Duration, b *Backoff, lastErr error, seen string) bool {
+	if st.c.remote() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-st.ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		}
+	}
 	path := filepath.Join(st.c.opts.Home, DaemonFile)
 	var version stamp // the first poll reads the file, whatever its stamp
 	t := time.NewTimer(d)
@@ -59,6 +71,9 @@ func (st *Stream) wait(d time.Duration, b *Backoff, lastErr error, seen string) 
 type homeMarks [3]stamp
 
 func (c *Client) homeMarks() homeMarks {
+	if c.remote() {
+		return homeMarks{} // no home; nothing waits on it (no downErr)
+	}
 	h := c.opts.Home
 	return homeMarks{
 		fileStamp(filepath.Join(h, DaemonFile)),
@@ -88,8 +103,12 @@ func (st *Stream) waitHome(marks homeMarks) bool {
 // WaitHomeChange returns once daemon.json, daemon.down or config.toml of
 // the home changes (a daemon started or stopped, the config edited), or
 // with ctx's error. A user interface whose stream has ended (Unavailable)
-// waits here to try again by itself when a daemon comes back.
+// waits here to try again by itself when a daemon comes back. In cluster
+// mode there is no home: it returns once the server answers /healthz.
 func (c *Client) WaitHomeChange(ctx context.Context) error {
+	if c.remote() {
+		return c.waitRemote(ctx)
+	}
 	marks := c.homeMarks()
 	poll := time.NewTicker(newDaemonPoll)
 	defer poll.Stop()
@@ -105,6 +124,9 @@ func (c *Client) WaitHomeChange(ctx context.Context) error {
 
 // daemonBoot is the boot daemon.json names now, or "" if there is none.
 func (c *Client) daemonBoot() string {
+	if c.remote() {
+		return ""
+	}
 	if info, err := ReadDaemonFile(c.opts.Home); err == nil {
 		return info.Boot
 	}

@@ -38,8 +38,9 @@ var ErrStreamClosed = errors.New("stream closed")
 
 // Stream is one websocket to the daemon carrying any number of session
 // subscriptions, kept alive across daemon restarts: on any loss it
-// reconnects with jittered backoff, re-reads daemon.json, and reattaches
-// every subscription from its own cursor in one hello. Its methods may be
+// reconnects with jittered backoff, re-reads daemon.json (in cluster mode:
+// dials the same URL, which may reach another node), and reattaches every
+// subscription from its own cursor in one hello. Its methods may be
 // called from any goroutine.
 type Stream struct {
 	// static after construction
@@ -417,7 +418,7 @@ func (st *Stream) refusedForGood(err error) bool {
 	if !errors.As(err, &re) {
 		return false
 	}
-	if st.c.opts.Token != "" {
+	if st.c.opts.Token != "" { // always, in cluster mode
 		return true
 	}
 	info, rerr := ReadDaemonFile(st.c.opts.Home)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,7 +65,12 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 	defer cancel()
 	sc := &streamConn{st: st, pending: map[int64]func(wire.Reply){}}
 	sc.heard.Store(time.Now().UnixNano())
-	ws, resp, err := websocket.Dial(dctx, strings.Replace(snap.BaseURL, "http://", "ws://", 1)+"/v1/ws", &websocket.DialOptions{
+	// The client's own HTTP client (its proxy and TLS settings), without
+	// a timeout: the dial has its context.
+	hc := *st.c.http
+	hc.Timeout = 0
+	ws, resp, err := websocket.Dial(dctx, WSURL(snap.BaseURL), &websocket.DialOptions{
+		HTTPClient:   &hc,
 		HTTPHeader:   http.Header{"Authorization": {"Bearer " + snap.Token}},
 		Subprotocols: []string{wire.Subprotocol},
 		OnPingReceived: func(context.Context, []byte) bool {

@@ -18,11 +18,18 @@ type tmux struct {
 
 func startTmux(t *testing.T, home string, w, h int, args ...string) *tmux {
 	t.Helper()
+	return startTmuxEnv(t, "ALBEDO_HOME="+home, w, h, args...)
+}
+
+// startTmuxEnv is startTmux with the environment given as the shell's
+// assignments (e.g. "ALBEDO_HOME=… ALBEDO_URL=…").
+func startTmuxEnv(t *testing.T, env string, w, h int, args ...string) *tmux {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
 	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	cmd := fmt.Sprintf("ALBEDO_HOME=%s TERM=xterm-256color %s", home, albedoBin)
+	cmd := fmt.Sprintf("%s TERM=xterm-256color %s", env, albedoBin)
 	for _, a := range args {
 		cmd += " '" + a + "'"
 	}

@@ -10,7 +10,11 @@
 //
 // It finds the daemon through $ALBEDO_HOME/daemon.json (--home), follows it
 // across restarts, and, when its own connection drops mid-turn, gets the
-// turn again once it is back.
+// turn again once it is back. Given a server's URL instead (--url, or
+// $ALBEDO_URL when --home is not given), it connects there and reads no
+// home; its token may then come from $ALBEDO_TOKEN too:
+//
+//	ALBEDO_URL=https://albedo.example ALBEDO_TOKEN=… albedo-examplebot
 package main
 
 import (
@@ -41,16 +45,26 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("albedo-examplebot", flag.ContinueOnError)
 	home := fs.String("home", "", "albedo home (default $ALBEDO_HOME, else the standard place)")
-	token := fs.String("token", os.Getenv("ALBEDO_BOT_TOKEN"), "the bot's token (default $ALBEDO_BOT_TOKEN)")
+	url := fs.String("url", "", "a server's URL instead of a home (default $ALBEDO_URL unless --home is given)")
+	token := fs.String("token", os.Getenv("ALBEDO_BOT_TOKEN"), "the bot's token (default $ALBEDO_BOT_TOKEN; with a URL, else $ALBEDO_TOKEN)")
 	pace := fs.Duration("pace", 50*time.Millisecond, "pause between streamed pieces of an answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *url != "" && *home != "" {
+		return errors.New("--url and --home exclude each other")
+	}
+	if *url == "" && *home == "" {
+		*url = os.Getenv(client.EnvURL)
+	}
+	if *token == "" && *url != "" {
+		*token = os.Getenv(client.EnvToken)
+	}
 	if *token == "" {
-		return errors.New("no token: set ALBEDO_BOT_TOKEN or --token (albedo bots add NAME prints one)")
+		return errors.New("no token: set ALBEDO_BOT_TOKEN (or ALBEDO_TOKEN with ALBEDO_URL) or --token (albedo bots add NAME prints one)")
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
-	c, err := client.New(client.Options{Home: *home, Token: *token, Name: "albedo-examplebot/1"})
+	c, err := client.New(client.Options{Home: *home, URL: *url, Token: *token, Name: "albedo-examplebot/1"})
 	if err != nil {
 		return err
 	}

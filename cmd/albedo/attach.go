@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,36 +20,38 @@ func newAttachCmd(g *globals) *cobra.Command {
 		Long: "Open the session a viewer token reads in the full-screen terminal, read-only: its transcript\n" +
 			"live, nothing sent or changed. The argument is the link albedo share prints\n" +
 			"(http://127.0.0.1:PORT/#session=ID&token=TOKEN) or the token alone. The link must be\n" +
-			"one of this machine's daemon (the one of --home).",
+			"one of this machine's daemon (the one of --home), or, with --url or $ALBEDO_URL, one of\n" +
+			"that server; the link's token is used, not --token or $ALBEDO_TOKEN.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			link, err := parseShare(args[0])
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			home, err := g.resolveHome()
+			g.token = link.token
+			c, err := g.newClient("albedo-term/1", true)
 			if err != nil {
 				return err
 			}
-			c, err := client.New(client.Options{Home: home, AutoStart: true, Token: link.token, Name: "albedo-term/1"})
-			if err != nil {
-				return err
-			}
-			return attach(cmd.Context(), c, link, home)
+			return attach(cmd.Context(), c, link)
 		},
 	}
 }
 
-// attach checks the link against the daemon it finds and opens the
-// terminal read-only.
-func attach(ctx context.Context, c *client.Client, link shareLink, home string) error {
+// attach checks the link against the daemon (or server) it finds and
+// opens the terminal read-only.
+func attach(ctx context.Context, c *client.Client, link shareLink) error {
 	snap, err := c.Discover(ctx)
 	if err != nil {
 		return err
 	}
-	if link.port != 0 && link.port != snap.Port {
-		return fmt.Errorf("this link is for the daemon on port %d; the daemon of %s listens on %d: "+
-			"albedo attach opens links of this machine's daemon", link.port, home, snap.Port)
+	switch {
+	case link.base == "":
+	case c.URL() != "" && link.base != c.URL():
+		return fmt.Errorf("this link is for %s, not for the server of this command (%s)", link.base, c.URL())
+	case c.URL() == "" && link.port != snap.Port:
+		return fmt.Errorf("this link is for %s; the daemon of %s listens on port %d: "+
+			"albedo attach opens links of this machine's daemon (or, with --url, of that server)", link.base, c.Home(), snap.Port)
 	}
 	ss, err := c.Sessions(ctx)
 	if err != nil {
@@ -65,11 +66,13 @@ func attach(ctx context.Context, c *client.Client, link shareLink, home string) 
 // shareLink is what a share link or token says.
 type shareLink struct {
 	token, session string
-	port           int // 0: a bare token, any daemon of this home
+	base           string // the server's URL (client.ServerURL); "" for a bare token: any daemon
+	port           int    // the port the link names; 0 if none (or a bare token)
 }
 
-// parseShare reads a link http://HOST:PORT/#session=ID&token=TOKEN (the
-// token in the fragment, so it never reaches a server log) or a bare token.
+// parseShare reads a link http(s)://HOST[:PORT][/PATH]/#session=ID&token=TOKEN
+// (the token in the fragment, so it never reaches a server log) or a bare
+// token.
 func parseShare(arg string) (shareLink, error) {
 	arg = strings.TrimSpace(arg)
 	if !strings.Contains(arg, "://") {
@@ -79,7 +82,7 @@ func parseShare(arg string) (shareLink, error) {
 		return shareLink{token: arg}, nil
 	}
 	u, err := url.Parse(arg)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return shareLink{}, fmt.Errorf("%q is not an http link", arg)
 	}
 	q, err := url.ParseQuery(u.EscapedFragment())
@@ -87,18 +90,21 @@ func parseShare(arg string) (shareLink, error) {
 		return shareLink{}, fmt.Errorf("the link has no #session=…&token=… part")
 	}
 	l := shareLink{token: q.Get("token"), session: q.Get("session")}
-	_, port, err := net.SplitHostPort(u.Host)
-	if err != nil {
-		return shareLink{}, fmt.Errorf("the link names no port: %q", u.Host)
+	u.Fragment, u.RawFragment = "", ""
+	if l.base, err = client.ServerURL(u.String()); err != nil {
+		return shareLink{}, err
 	}
-	if l.port, err = strconv.Atoi(port); err != nil {
-		return shareLink{}, fmt.Errorf("the link's port %q is not a number", port)
+	if p := u.Port(); p != "" {
+		if l.port, err = strconv.Atoi(p); err != nil {
+			return shareLink{}, fmt.Errorf("the link's port %q is not a number", p)
+		}
 	}
 	return l, nil
 }
 
-// shareURL is the link of a viewer token: the daemon's page with the
-// session and the token in the fragment.
-func shareURL(port int, session, token string) string {
-	return fmt.Sprintf("http://127.0.0.1:%d/#session=%s&token=%s", port, url.QueryEscape(session), url.QueryEscape(token))
+// shareURL is the link of a viewer token: the daemon's page (base is the
+// URL the client uses: http://127.0.0.1:PORT for the daemon of a home, the
+// server's for --url) with the session and the token in the fragment.
+func shareURL(base, session, token string) string {
+	return fmt.Sprintf("%s/#session=%s&token=%s", base, url.QueryEscape(session), url.QueryEscape(token))
 }

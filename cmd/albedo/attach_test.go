@@ -5,9 +5,11 @@ import "testing"
 // Share links and tokens parse; anything else is refused with a reason.
 func TestParseShare(t *testing.T) {
 	good := map[string]shareLink{
-		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", port: 7411},
-		shareURL(9, "s 1", "t+/="):                           {token: "t+/=", session: "s 1", port: 9},
-		"  v_plainToken  ":                                   {token: "v_plainToken"},
+		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", base: "http://127.0.0.1:7411", port: 7411},
+		shareURL("http://127.0.0.1:9", "s 1", "t+/="):        {token: "t+/=", session: "s 1", base: "http://127.0.0.1:9", port: 9},
+		"https://albedo.example/team/#session=a&token=b":     {token: "b", session: "a", base: "https://albedo.example/team"},
+		shareURL("https://albedo.example:8443", "a", "b"):    {token: "b", session: "a", base: "https://albedo.example:8443", port: 8443},
+		"  v_plainToken  ": {token: "v_plainToken"},
 	}
 	for in, want := range good {
 		if got, err := parseShare(in); err != nil || got != want {
@@ -15,7 +17,7 @@ func TestParseShare(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "ftp://x:1/#session=a&token=b", "http://127.0.0.1:7411/", "http://127.0.0.1:7411/#session=a",
-		"http://127.0.0.1/#session=a&token=b", "http://h:port/#session=a&token=b", "two words", "a/b"} {
+		"http://h:port/#session=a&token=b", "http:///#session=a&token=b", "http://u:p@h/#session=a&token=b", "two words", "a/b"} {
 		if got, err := parseShare(bad); err == nil {
 			t.Errorf("parseShare(%q) = %+v, want an error", bad, got)
 		}

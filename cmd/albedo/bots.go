@@ -46,7 +46,7 @@ func newBotsAddCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stderr, "bot %q: keep this token, it is not shown again; websocket %s\n", t.Name, t.WSURL)
+			fmt.Fprintf(g.stderr, "bot %q: keep this token, it is not shown again; websocket %s\n", t.Name, client.WSURL(c.Snapshot().BaseURL))
 			fmt.Fprintln(g.stdout, t.Token)
 			return nil
 		}),
@@ -162,12 +162,11 @@ func newShareCmd(g *globals) *cobra.Command {
 				fmt.Fprintln(g.stdout, t.Token)
 				return nil
 			}
-			snap, err := c.Discover(ctx)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stderr, "read-only link to %s (a browser, or albedo attach LINK); websocket %s\n", t.Session, t.WSURL)
-			fmt.Fprintln(g.stdout, shareURL(snap.Port, t.Session, t.Token))
+			// The page is served where this command reached the daemon:
+			// 127.0.0.1 and its port, or the origin of --url.
+			base := c.Snapshot().BaseURL
+			fmt.Fprintf(g.stderr, "read-only link to %s (a browser, or albedo attach LINK); websocket %s\n", t.Session, client.WSURL(base))
+			fmt.Fprintln(g.stdout, shareURL(base, t.Session, t.Token))
 			return nil
 		}),
 		ValidArgsFunction: g.completeSessions,

@@ -18,6 +18,9 @@ func newStopCmd(g *globals) *cobra.Command {
 		Short: "stop the daemon gracefully (running turns are interrupted and kept)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := g.needHome("albedo stop stops the daemon of a home"); err != nil {
+				return err
+			}
 			home, err := g.resolveHome()
 			if err != nil {
 				return err
@@ -75,7 +78,7 @@ func shutdownByLock(ctx context.Context, c *client.Client, pid int) (client.Snap
 func newStatusCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "show the daemon (starting one if none runs)",
+		Short: "show the daemon (starting one if none runs), or the server of --url",
 		Args:  cobra.NoArgs,
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
 			ss, err := c.Sessions(ctx)
@@ -83,6 +86,11 @@ func newStatusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			snap := c.Snapshot()
+			if c.URL() != "" {
+				// No pid and no home: what answered at the URL.
+				printf(g.stdout, "server %s (version %s)\n%d sessions\n", snap.BaseURL, snap.Version, len(ss))
+				return nil
+			}
 			info, _ := client.ReadDaemonFile(c.Home())
 			printf(g.stdout, "daemon pid %d on %s (version %s, started %s)\nhome %s\n%d sessions\n",
 				snap.PID, snap.BaseURL, info.Version, info.StartedAt.Local().Format(time.RFC3339), c.Home(), len(ss))

@@ -46,6 +46,11 @@ func newDaemonCmd(g *globals) *cobra.Command {
 		Short: "run the daemon in the foreground",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A daemon runs on a home whatever $ALBEDO_URL says (that is
+			// for its clients); the client flags are a mistake here.
+			if g.url != "" || g.token != "" {
+				return usageErrorf("albedo daemon runs the daemon of a home: --url and --token are for its clients")
+			}
 			home, err := g.resolveHome()
 			if err != nil {
 				return err

@@ -21,7 +21,8 @@ func newOpenCmd(g *globals) *cobra.Command {
 		Long: "Open the page the daemon serves (all sessions, as their owner) in the default browser,\n" +
 			"on SESSION if one is named. With --print, or when no browser can be started, print the link\n" +
 			"instead: it holds the owner's token (in its #fragment, which a browser never sends), so\n" +
-			"treat it like the token.\n\n" + sessionArgHelp,
+			"treat it like the token. With --url or $ALBEDO_URL the page is that server's and the token\n" +
+			"is the command's (--token or $ALBEDO_TOKEN).\n\n" + sessionArgHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
 			snap, err := c.Discover(ctx)
@@ -36,12 +37,12 @@ func newOpenCmd(g *globals) *cobra.Command {
 				}
 				frag.Set("session", s.ID)
 			}
-			link := fmt.Sprintf("http://127.0.0.1:%d/#%s", snap.Port, frag.Encode())
+			link := snap.BaseURL + "/#" + frag.Encode()
 			if printOnly || openBrowser(link) != nil {
 				fmt.Fprintln(g.stdout, link)
 				return nil
 			}
-			fmt.Fprintf(g.stderr, "opened the browser client on 127.0.0.1:%d\n", snap.Port)
+			fmt.Fprintf(g.stderr, "opened the browser client on %s\n", snap.BaseURL)
 			return nil
 		}),
 		ValidArgsFunction: g.completeSessions,

@@ -15,6 +15,8 @@ import (
 // globals are the flags and standard files every subcommand shares.
 type globals struct {
 	home   string
+	url    string // --url: a server instead of a home (target.go)
+	token  string // --token
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
@@ -30,13 +32,14 @@ func (g *globals) resolveHome() (string, error) {
 	return client.DefaultHome()
 }
 
-// client returns a client for the home that starts a daemon when none runs.
-func (g *globals) client() (*client.Client, error) {
-	home, err := g.resolveHome()
+// client returns a client for the home that starts a daemon when none
+// runs, or for the server's URL, which it checks answers (reach).
+func (g *globals) client(ctx context.Context) (*client.Client, error) {
+	c, err := g.newClient("albedo-cli/1", true)
 	if err != nil {
 		return nil, err
 	}
-	return client.New(client.Options{Home: home, AutoStart: true, Name: "albedo-cli/1"})
+	return c, reach(ctx, c)
 }
 
 // isTerminal says whether f is an *os.File open on a terminal.
@@ -63,6 +66,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.home, "home", "", "albedo home (default $ALBEDO_HOME, else $XDG_STATE_HOME/albedo, else ~/.local/state/albedo)")
+	root.PersistentFlags().StringVar(&g.url, "url", "", "a server's URL, http(s)://HOST[:PORT], instead of a home: no daemon.json, none started (default $ALBEDO_URL unless --home is given)")
+	root.PersistentFlags().StringVar(&g.token, "token", "", "the token to use (default: with a URL $ALBEDO_TOKEN, with a home daemon.json's owner token)")
 	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g),
 		newBotsCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g))
 	// The help and completion commands are cobra's; made now rather than
@@ -76,10 +81,11 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 func printf(w io.Writer, format string, args ...any) { fmt.Fprintf(w, format, args...) }
 
 // withClient makes a command's RunE that runs fn with a client for the
-// home (which starts a daemon when none runs) and the command's context.
+// home (which starts a daemon when none runs) or the URL, and the
+// command's context.
 func (g *globals) withClient(fn func(ctx context.Context, c *client.Client, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		c, err := g.client()
+		c, err := g.client(cmd.Context())
 		if err != nil {
 			return err
 		}

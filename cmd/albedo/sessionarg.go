@@ -18,9 +18,10 @@ import (
 const sessionArgHelp = "SESSION is a session's id, the short id the terminal shows (its last 8 characters), a unique prefix or suffix of the id, or its exact title."
 
 // named returns a client for the home (which starts a daemon when none
-// runs) and the session that name names (ResolveSession's rules).
+// runs) or the URL, and the session that name names (ResolveSession's
+// rules).
 func (g *globals) named(ctx context.Context, name string) (*client.Client, wire.Session, error) {
-	c, err := g.client()
+	c, err := g.client(ctx)
 	if err != nil {
 		return nil, wire.Session{}, err
 	}
@@ -70,13 +71,14 @@ func (g *globals) sessionCompletions(ctx context.Context, toComplete string) []c
 
 // completionClient is a client for completing words: it starts no daemon
 // and gives up on one that does not answer within a second, because a
-// shell waits for it at every Tab. Nil when there is no home.
+// shell waits for it at every Tab. Nil when there is no home (or URL).
 func (g *globals) completionClient() *client.Client {
-	home, err := g.resolveHome()
+	o, err := g.options("albedo-cli/1", false)
 	if err != nil {
 		return nil
 	}
-	c, err := client.New(client.Options{Home: home, CallRetry: time.Second})
+	o.CallRetry = time.Second
+	c, err := client.New(o)
 	if err != nil {
 		return nil
 	}

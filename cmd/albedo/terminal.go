@@ -3,23 +3,19 @@ package main
 import (
 	"context"
 
-	"albedo/client"
 	"albedo/term"
 )
 
 // runTerminal opens the full-screen terminal client, starting a daemon when
-// none answers.
+// none answers (or on a server's URL, where none is started).
 func runTerminal(ctx context.Context, g *globals) error {
-	home, err := g.resolveHome()
-	if err != nil {
-		return err
-	}
-	c, err := client.New(client.Options{Home: home, AutoStart: true, Name: "albedo-term/1"})
+	c, err := g.newClient("albedo-term/1", true)
 	if err != nil {
 		return err
 	}
 	// Start (or find) the daemon before taking over the screen, so that a
-	// failure to start is an ordinary error message.
+	// failure to start, or a URL where nothing answers, is an ordinary
+	// error message.
 	if _, err := c.Discover(ctx); err != nil {
 		return err
 	}
