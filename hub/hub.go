@@ -116,8 +116,9 @@ type Hub struct {
 	runners  sync.WaitGroup
 	stopping atomic.Bool // no new inputs, no new turns
 
-	tokens tokenTable // bot and viewer tokens
+	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns
+	stats  hubStats   // for Stats
 
 	mu    sync.Mutex
 	chans map[string]*channel
@@ -138,7 +139,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, stats: newHubStats()}
 	dopts := opts.DB
 	dopts.OnCommit = h.onCommit
 	if then := opts.DB.OnCommit; then != nil {

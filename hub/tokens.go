@@ -31,8 +31,15 @@ func (p Principal) CanSee(session string) bool {
 
 var validBotName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-// tokenTable is the in-memory index of bot and viewer tokens, by hash.
+// tokenTable is the in-memory index of stored tokens (owner tokens made
+// by a command, bot and viewer tokens), by hash.
 type tokenTable struct {
+	// ops is read-locked by whoever changes stored tokens, from before the
+	// store write to after the table's update, and locked by ReloadTokens,
+	// so that a reload neither misses a token just made nor brings back
+	// one just revoked.
+	ops sync.RWMutex
+
 	mu     sync.RWMutex
 	byHash map[string]Principal
 }
@@ -132,6 +139,8 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 		return "", wire.Errorf(wire.CodeBadRequest, "a bot name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	tok := newToken("albot_")
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
 	// The sessions are checked in the token's own transaction: a session
 	// deleted between a check and the token's commit would leave a token
@@ -153,6 +162,8 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 // Share makes a read-only viewer token for one session.
 func (h *Hub) Share(ctx context.Context, session string) (string, error) {
 	tok := newToken("alview_")
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		if err := tx.CheckSession(ctx, session); err != nil { // in the token's transaction, as in AddBot
@@ -178,6 +189,8 @@ func (h *Hub) Unshare(ctx context.Context, session string) ([]string, error) {
 }
 
 func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	var ids []string
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
