@@ -64,7 +64,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.home, "home", "", "albedo home (default $ALBEDO_HOME, else $XDG_STATE_HOME/albedo, else ~/.local/state/albedo)")
 	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g),
-		newBotsCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g))
+		newBotsCmd(g), newTokensCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g))
 	// The help and completion commands are cobra's; made now rather than
 	// at Execute so that usageRules and the README test see them.
 	root.InitDefaultHelpCmd()
