@@ -32,7 +32,7 @@ type edgeFlags struct {
 
 func (f *edgeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.listen, "listen", defaultAddr, "listen address; port 0 takes the port of the daemon before if free, else any; beyond loopback it needs --tls-cert and --tls-key, or --insecure-no-tls")
+	fl.StringVar(&f.listen, "listen", defaultAddr, "listen address (the default takes the port of the daemon before when free, else any); beyond loopback it needs --tls-cert and --tls-key, or --insecure-no-tls")
 	// --addr, the flag's old name, keeps working but is no longer shown.
 	fl.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		if name == "addr" {
