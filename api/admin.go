@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -25,7 +26,7 @@ func (s *Server) addBot(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"name": req.Name, "token": tok, "sessions": req.Sessions,
-		"ws_url": "ws://" + c.Request().Host + "/v1/ws"})
+		"ws_url": wsURL(c.Request())})
 }
 
 func (s *Server) listBots(c echo.Context) error {
@@ -51,7 +52,7 @@ func (s *Server) share(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"session": c.Param("id"), "token": tok,
-		"ws_url": "ws://" + c.Request().Host + "/v1/ws"})
+		"ws_url": wsURL(c.Request())})
 }
 
 func (s *Server) unshare(c echo.Context) error {
@@ -78,4 +79,17 @@ func (s *Server) closeTokens(ids []string, code websocket.StatusCode, reason str
 	for _, c := range doomed {
 		go c.ws.Close(code, reason)
 	}
+}
+
+// ReloadTokens makes the daemon's tokens what the store holds
+// (hub.ReloadTokens): tokens made by `albedo tokens add` are accepted, and
+// the websockets of tokens removed from the store are closed with 4401.
+// It returns how many tokens were revoked. The daemon calls it on SIGHUP.
+func (s *Server) ReloadTokens(ctx context.Context) (int, error) {
+	ids, err := s.hub.ReloadTokens(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s.closeTokens(ids, StatusBadToken, "token revoked")
+	return len(ids), nil
 }

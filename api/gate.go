@@ -84,29 +84,63 @@ func (s *Server) keepAliveForTokens(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// checkHost is the root middleware that refuses a Host header that is not
-// a loopback name or address, unless Options.AnyHost.
+// checkHost is the root middleware that refuses a Host header the daemon
+// does not answer to (allowedHost): on loopback, a name a web page
+// controls cannot reach the daemon by resolving to 127.0.0.1 (DNS
+// rebinding); beyond loopback, only the names the operator gave.
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !s.opts.AnyHost && !loopbackHost(c.Request().Host) {
-			return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", c.Request().Host)
+		if !s.allowedHost(c.Request().Host) {
+			if !s.opts.Public {
+				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", c.Request().Host)
+			}
+			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", c.Request().Host)
 		}
 		return next(c)
 	}
 }
 
-// loopbackHost says whether a Host header (with or without a port) names
-// this machine's loopback: localhost, 127.0.0.0/8 or ::1.
-func loopbackHost(host string) bool {
+// allowedHost says whether a Host header (with or without a port) is one
+// the daemon answers to: a loopback name or address always; beyond
+// loopback (Options.Public) also any IP address, which no DNS name can
+// stand for, and the names of Options.Hosts.
+func (s *Server) allowedHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+	if loopbackHost(host) {
+		return true
+	}
+	if !s.opts.Public {
+		return false
+	}
+	if net.ParseIP(host) != nil {
+		return true
+	}
+	return slices.ContainsFunc(s.opts.Hosts, func(pat string) bool { return hostMatches(pat, host) })
+}
+
+// loopbackHost says whether a host name (no port) names this machine's
+// loopback: localhost, 127.0.0.0/8 or ::1.
+func loopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// hostMatches says whether host is the name pat, ignoring case and a
+// final dot; "*.example.com" matches one label in place of the star, as
+// in a certificate.
+func hostMatches(pat, host string) bool {
+	pat = strings.TrimSuffix(pat, ".")
+	if rest, ok := strings.CutPrefix(pat, "*."); ok {
+		label, parent, found := strings.Cut(host, ".")
+		return found && label != "" && strings.EqualFold(parent, rest)
+	}
+	return strings.EqualFold(pat, host)
 }
 
 // enterPreHello counts a websocket that will carry its token in hello,

@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,15 +148,42 @@ func TestHostMustBeLoopback(t *testing.T) {
 			t.Errorf("Host %q: %d, want served: %v", tc.host, resp.StatusCode, tc.ok)
 		}
 	}
-	any := newEnv(t, Options{AnyHost: true})
-	req, _ := http.NewRequest("GET", any.url+"/v1/sessions", nil)
-	req.Host = "albedo.example.com"
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := hc.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("AnyHost: %v %v", resp, err)
+}
+
+// Beyond loopback the Host check stays strict: an IP address (which no
+// DNS name can stand for), a loopback name, or one of the names the
+// operator gave (its certificate's, --host; a wildcard covers one label).
+func TestPublicHostsAreTheOperatorsNames(t *testing.T) {
+	e := newEnv(t, Options{Public: true, Hosts: []string{"albedo.example.com", "*.team.example"}})
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	cases := []struct {
+		host string
+		ok   bool
+	}{
+		{"albedo.example.com", true}, {"ALBEDO.example.com.:443", true}, {"10.0.0.1:8443", true}, {"[2001:db8::1]:8443", true},
+		{"localhost", true}, {"a.team.example", true},
+		{"evil.example", false}, {"albedo.example.com.evil.example", false}, {"team.example", false},
+		{"a.b.team.example", false},
 	}
-	resp.Body.Close()
+	for _, tc := range cases {
+		req, _ := http.NewRequest("GET", e.url+"/v1/sessions", nil)
+		req.Host = tc.host
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Error wire.Error }
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if ok := resp.StatusCode == 200; ok != tc.ok {
+			t.Errorf("Host %q: %d, want served: %v", tc.host, resp.StatusCode, tc.ok)
+		}
+		if !tc.ok && (resp.StatusCode != http.StatusForbidden || !strings.Contains(body.Error.Message, "--host")) {
+			t.Errorf("Host %q: %d %q, want 403 naming --host", tc.host, resp.StatusCode, body.Error.Message)
+		}
+	}
 }
 
 // A websocket from a page of another origin is refused before the

@@ -53,7 +53,7 @@ func (s *Server) serveFile(c echo.Context, name string) error {
 		ct = "text/plain; charset=utf-8" // the licences, VERSIONS
 	}
 	h := c.Response().Header()
-	h.Set("Content-Security-Policy", pageCSP(c.Request().Host))
+	h.Set("Content-Security-Policy", pageCSP(wsURL(c.Request())))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-cache")
@@ -63,8 +63,18 @@ func (s *Server) serveFile(c echo.Context, name string) error {
 // pageCSP is the page's policy: its own scripts and styles only (no inline
 // script or style, no eval), images only from itself (a message cannot
 // make the browser fetch a tracker), connections only to this daemon's
-// HTTP and websocket, no frames, no forms, no plugins, no <base>.
-func pageCSP(host string) string {
+// HTTP and websocket (ws, the websocket's URL), no frames, no forms, no
+// plugins, no <base>.
+func pageCSP(ws string) string {
 	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-		"connect-src 'self' ws://" + host + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+		"connect-src 'self' " + ws + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+}
+
+// wsURL is the websocket's URL as the client of r reaches it: wss:// when
+// r came over TLS.
+func wsURL(r *http.Request) string {
+	if r.TLS != nil {
+		return "wss://" + r.Host + "/v1/ws"
+	}
+	return "ws://" + r.Host + "/v1/ws"
 }

@@ -30,10 +30,18 @@ type Options struct {
 	IdleTimeout  time.Duration // an authenticated keep-alive connection idle this long is closed (60 s)
 	MaxFresh     int           // connections that have not sent a request yet (256; gate.go)
 	MaxPreHello  int           // websockets waiting for a token in hello (256; gate.go)
-	// AnyHost accepts requests whatever their Host header. Off, only
-	// loopback names and addresses are served: a daemon on loopback is not
-	// reachable through a name a web page controls (DNS rebinding).
-	AnyHost bool
+	// Public says the daemon listens beyond loopback. Off, only requests
+	// whose Host is a loopback name or address are served: a daemon on
+	// loopback is not reachable through a name a web page controls (DNS
+	// rebinding). On, a Host may also be any IP address or one of Hosts.
+	Public bool
+	// Hosts are the names a Public daemon answers to: its certificate's
+	// DNS names and the operator's --host; "*.example.com" matches one
+	// label. Every other name is refused with 403, as on loopback.
+	Hosts []string
+	// ReadyChecks are asked by GET /readyz after the store's own (ready.go):
+	// a cluster's NATS connection, say.
+	ReadyChecks []ReadyCheck
 	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
 	OnShutdown func()
 }
@@ -81,10 +89,12 @@ type Server struct {
 	conns    map[*wsConn]struct{}
 	closing  bool
 	preHello int            // websockets waiting for the token of their hello
+	unready  string         // why the last /readyz was not ready ("": it was)
 	wg       sync.WaitGroup // one per websocket connection
 
-	afterAccept func() // tests: runs between Accept and registration
-	writerIdle  func() // tests: runs when a connection's writer goroutine ends with nothing to write
+	storePing   func(context.Context) error // tests: replaces hub.Ping in /readyz
+	afterAccept func()                      // tests: runs between Accept and registration
+	writerIdle  func()                      // tests: runs when a connection's writer goroutine ends with nothing to write
 }
 
 // New builds the server's routes over h.
@@ -106,6 +116,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(s.keepAliveForTokens, s.checkHost, middleware.BodyLimit("2M"))
 	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
 	e.GET("/", s.page)
 	e.GET("/assets/*", s.asset)
 

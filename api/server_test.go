@@ -24,10 +24,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 const testToken = "test-token"
 
 type env struct {
-	t   *testing.T
-	url string
-	hub *hub.Hub
-	srv *Server
+	t    *testing.T
+	url  string
+	hub  *hub.Hub
+	srv  *Server
+	path string // the SQLite file
 }
 
 // newEnv runs the real stack (SQLite file, hub, echo) on 127.0.0.1:0.
@@ -39,7 +40,8 @@ func newEnv(t *testing.T, opts Options) *env {
 // newEnvWith is newEnv with hub options (providers, limits).
 func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 	t.Helper()
-	h, err := hub.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), hopts, nil)
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	h, err := hub.Open(context.Background(), path, hopts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 		hs.Close()
 		h.Close(context.Background())
 	})
-	return &env{t: t, url: hs.URL, hub: h, srv: srv}
+	return &env{t: t, url: hs.URL, hub: h, srv: srv, path: path}
 }
 
 // do makes an HTTP request with the test token and decodes the reply.

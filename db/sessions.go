@@ -214,3 +214,13 @@ func (d *DB) Head(ctx context.Context, id string) (int64, error) {
 	}
 	return h, nil
 }
+
+// Ping asks the store a question that reads a table, for readiness
+// checks: an error says the store does not answer (or not in time).
+func (d *DB) Ping(ctx context.Context) error {
+	var ok bool
+	if err := d.ro.NewRaw("SELECT EXISTS (SELECT 1 FROM sessions)").Scan(ctx, &ok); err != nil {
+		return fmt.Errorf("ping store: %w", err)
+	}
+	return nil
+}

@@ -27,6 +27,9 @@ type WriterStats struct {
 	FlushNS  int64 `json:"flush_ns"`
 	CommitNS int64 `json:"commit_ns"`
 	AnswerNS int64 `json:"answer_ns"`
+	// Latency is the duration of each committed group commit, from BEGIN
+	// to COMMIT returned: what a write waits for once its batch starts.
+	Latency HistogramSnapshot `json:"latency"`
 }
 
 // writerStats is WriterStats as the writer goroutine counts it; Stats may
@@ -36,6 +39,7 @@ type writerStats struct {
 	lockRetries                       atomic.Int64
 	sizes                             [11]atomic.Int64
 	begin, run, flush, commit, answer atomic.Int64
+	latency                           *Histogram // set by newWriter
 }
 
 func (s *writerStats) batch(n int) {
@@ -64,5 +68,61 @@ func (w *Writer) Stats() WriterStats {
 	for i := range s.sizes {
 		out.Sizes[i] = s.sizes[i].Load()
 	}
+	if s.latency != nil {
+		out.Latency = s.latency.Snapshot()
+	}
 	return out
 }
+
+// Histogram counts durations in fixed buckets, for the daemon's metrics
+// (api exports them to Prometheus; db and hub stay free of it). Observe
+// and Snapshot may be called from any goroutine.
+type Histogram struct {
+	bounds []float64       // upper bounds in seconds, ascending; static
+	counts []atomic.Uint64 // per bucket, the last for above every bound
+	sumNS  atomic.Int64
+}
+
+// NewHistogram returns a histogram with these upper bounds, in seconds.
+func NewHistogram(bounds ...float64) *Histogram {
+	return &Histogram{bounds: bounds, counts: make([]atomic.Uint64, len(bounds)+1)}
+}
+
+// Observe counts one duration.
+func (h *Histogram) Observe(d time.Duration) {
+	s := d.Seconds()
+	i := 0
+	for i < len(h.bounds) && s > h.bounds[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sumNS.Add(int64(d))
+}
+
+// HistogramSnapshot is a histogram's counts at one moment: Cumulative[i]
+// counts the observations ≤ Bounds[i] (Prometheus' buckets).
+type HistogramSnapshot struct {
+	Bounds     []float64 `json:"bounds"`
+	Cumulative []uint64  `json:"cumulative"`
+	Count      uint64    `json:"count"`
+	SumSeconds float64   `json:"sum_seconds"`
+}
+
+// Snapshot reads the histogram. Concurrent observations may or may not be
+// in it, and its sum may be a moment ahead of its counts.
+func (h *Histogram) Snapshot() HistogramSnapshot {
+	out := HistogramSnapshot{Bounds: h.bounds, Cumulative: make([]uint64, len(h.bounds))}
+	for i := range h.counts {
+		out.Count += h.counts[i].Load()
+		if i < len(h.bounds) {
+			out.Cumulative[i] = out.Count
+		}
+	}
+	out.SumSeconds = time.Duration(h.sumNS.Load()).Seconds()
+	return out
+}
+
+// commitBounds are the buckets of a group commit's duration, in seconds:
+// a SQLite commit takes tens of microseconds to milliseconds, one on
+// PostgreSQL over a network a few milliseconds.
+var commitBounds = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}

@@ -13,12 +13,13 @@ import (
 	"albedo/api/wire"
 )
 
-// Token is a stored bot or viewer token: never the token itself, its hash.
+// Token is a stored owner, bot or viewer token: never the token itself,
+// its hash.
 type Token struct {
 	bun.BaseModel `bun:"table:tokens"`
 
 	ID        string         `bun:"id,pk"`
-	Kind      wire.TokenRole `bun:"kind"` // bot or viewer
+	Kind      wire.TokenRole `bun:"kind"` // owner, bot or viewer
 	Name      string         `bun:"name"`
 	Hash      string         `bun:"hash"`
 	Sessions  string         `bun:"sessions"`
@@ -33,16 +34,17 @@ func (t Token) SessionList() []string {
 	return strings.Split(t.Sessions, ",")
 }
 
-// CreateToken stores a token. A bot name already taken is ErrConflict.
+// CreateToken stores a token. A bot or owner name already taken (by a
+// token of the same kind) is ErrConflict.
 func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
 	tok.CreatedAt = formatTime(t.now)
-	if tok.Kind == wire.TokenBot {
-		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", wire.TokenBot, tok.Name).Count(ctx)
+	if tok.Kind == wire.TokenBot || tok.Kind == wire.TokenOwner {
+		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", tok.Kind, tok.Name).Count(ctx)
 		if err != nil {
-			return fmt.Errorf("look up bot: %w", err)
+			return fmt.Errorf("look up %s: %w", tok.Kind, err)
 		}
 		if n > 0 {
-			return fmt.Errorf("a bot named %q exists: %w", tok.Name, ErrConflict)
+			return fmt.Errorf("%s token %q exists: %w", tok.Kind, tok.Name, ErrConflict)
 		}
 	}
 	if _, err := t.NewInsert().Model(&tok).Exec(ctx); err != nil {
@@ -51,7 +53,7 @@ func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
 	return nil
 }
 
-// DeleteTokens removes the tokens matching kind and name (a bot), or kind
+// DeleteTokens removes the tokens matching kind and name (a bot, an owner), or kind
 // and session (a session's viewer tokens), and returns their ids.
 func (t *Tx) DeleteTokens(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {
 	q := t.NewSelect().Model((*Token)(nil)).Column("id").Where("kind = ?", kind)

@@ -188,6 +188,7 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
 		done:        make(chan struct{}),
 		heads:       map[string]counters{},
 	}
+	w.stats.latency = NewHistogram(commitBounds...)
 	if w.maxBatch <= 0 {
 		w.maxBatch = 512
 	}
@@ -383,6 +384,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	ctx := context.Background()
 	st := &w.stats
 	t := time.Now()
+	began := t
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
 		w.answerAll(batch, fmt.Errorf("begin: %w", err))
@@ -428,6 +430,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		return true, nil
 	}
 	t = since(&st.commit, t)
+	st.latency.Observe(t.Sub(began))
 	w.committed(b, batch)
 	since(&st.answer, t)
 	return true, nil

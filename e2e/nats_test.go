@@ -663,3 +663,62 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// A node's /readyz says whether it hears the other nodes (NATS), and its
+// /metrics how late their notices arrive.
+func TestClusterReadinessFollowsNATS(t *testing.T) {
+	ns := startNATS(t, -1)
+	cl := startClusterOn(t, pgtest.Shared(t).Database(t), 2, 2*time.Second, "--nats", ns.ClientURL(), "--metrics-addr", "127.0.0.1:0")
+	ctx := ctxT(t)
+	var metricsAddr string
+	for _, line := range strings.Split(cl.nodes[0].d.logText(), "\n") {
+		if strings.Contains(line, "metrics listening") {
+			_, rest, _ := strings.Cut(line, "addr=")
+			metricsAddr, _, _ = strings.Cut(rest, " ")
+		}
+	}
+	if metricsAddr == "" {
+		t.Fatalf("no metrics address in the log:\n%s", cl.nodes[0].d.logText())
+	}
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + metricsAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	waitReady := func(want int, has string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			code, body := get("/readyz")
+			if code == want && strings.Contains(body, has) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("/readyz: %d %s; want %d with %q", code, body, want, has)
+			}
+			time.Sleep(50 * time.Millisecond) // polling under a deadline
+		}
+	}
+	waitReady(200, `"nats":"ok"`)
+	s, err := cl.nodes[1].c.CreateSession(ctx, "lag", wire.SessionCreate{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.nodes[1].c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "hello"); err != nil {
+		t.Fatal(err)
+	}
+	waitTurnsClosed(t, ctx, cl.nodes[1].c, s.ID, 1)
+	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_lag_seconds ") {
+		t.Fatalf("/metrics has no NATS lag:\n%s", body)
+	}
+	port := ns.Addr().(*net.TCPAddr).Port
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	waitReady(503, "nats")
+	startNATS(t, port)
+	waitReady(200, `"nats":"ok"`)
+}

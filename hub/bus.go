@@ -39,6 +39,7 @@ type evNotice struct {
 	Session string            `json:"session"`
 	First   int64             `json:"first"`
 	Last    int64             `json:"last"`
+	At      int64             `json:"at"`               // when it was committed, Unix nanoseconds
 	Events  []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
 }
 
@@ -114,7 +115,7 @@ func (b *bus) events(session string, evs []db.Event) {
 	if len(evs) == 0 {
 		return
 	}
-	n := evNotice{Node: b.node, Session: session, First: evs[0].Offset, Last: evs[len(evs)-1].Offset}
+	n := evNotice{Node: b.node, Session: session, First: evs[0].Offset, Last: evs[len(evs)-1].Offset, At: time.Now().UnixNano()}
 	size := 0
 	for _, e := range evs {
 		size += len(e.JSON)

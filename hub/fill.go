@@ -199,6 +199,7 @@ func (c *Conn) write(buf []byte, p *pass, limit int) (_ []byte, full bool) {
 		written++
 	}
 	s.next += int64(written)
+	c.hub.stats.deliveries.Add(int64(written))
 	buf = c.appendDue(buf, s, p, limit)
 	// What did not fit makes the batch full; a presence push that waits
 	// for its interval (deferred: the timer brings it back) does not. An

@@ -51,6 +51,9 @@ type Options struct {
 	// (bus.go): its commits, streaming replies, viewers and run state go
 	// to them, theirs come here.
 	NATS *nats.Conn
+	// OnNoticeLag, if set, is told how long after its commit another
+	// node's commit notice arrived (the metric albedo_nats_lag_seconds).
+	OnNoticeLag func(time.Duration)
 
 	// Node names this daemon in the turn leases of a shared (PostgreSQL)
 	// database; Lease is how long a claim lasts unrenewed (DefaultLease).
@@ -124,8 +127,9 @@ type Hub struct {
 	runners  sync.WaitGroup
 	stopping atomic.Bool // no new inputs, no new turns
 
-	tokens tokenTable // bot and viewer tokens
+	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns
+	stats  hubStats   // for Stats
 
 	bus       *bus                                             // nil on a daemon alone
 	tokenHook atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
@@ -150,7 +154,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1)}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), stats: newHubStats()}
 	if opts.NATS != nil {
 		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
 	}

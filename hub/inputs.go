@@ -116,3 +116,6 @@ func (h *Hub) Status(ctx context.Context, session string) (wire.Status, error) {
 // Stopping makes every later input fail with daemon_stopping (retryable)
 // and starts no new turn.
 func (h *Hub) Stopping() { h.stopping.Store(true) }
+
+// IsStopping says whether Stopping was called.
+func (h *Hub) IsStopping() bool { return h.stopping.Load() }

@@ -85,8 +85,14 @@ func (h *Hub) mine(node string) bool { return node == h.opts.Node }
 // events it does not have yet into the ring, or, when the notice carries
 // none, the new head, which its cursors then page to from the store.
 func (h *Hub) onEvents(n evNotice) {
+	if h.mine(n.Node) {
+		return
+	}
+	if f := h.opts.OnNoticeLag; f != nil && n.At > 0 {
+		f(max(time.Since(time.Unix(0, n.At)), 0))
+	}
 	ch := h.served(n.Session)
-	if ch == nil || h.mine(n.Node) || n.Last < n.First {
+	if ch == nil || n.Last < n.First {
 		return
 	}
 	var evs []db.Event
@@ -247,7 +253,9 @@ func (h *Hub) onTokens(n tokensNotice) {
 	if h.mine(n.Node) {
 		return
 	}
+	h.tokens.ops.Lock()
 	h.tokens.drop(n.Revoked)
+	h.tokens.ops.Unlock()
 	if len(n.Narrowed) > 0 {
 		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
 		defer cancel()

@@ -171,6 +171,8 @@ func (h *Hub) settingsChanged(s db.Session) {
 // narrowed to their other sessions, whose connections the caller closes
 // (the narrowed ones to reconnect with their new scope).
 func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed []string, _ error) {
+	h.tokens.ops.RLock() // the session's tokens change (tokenTable.ops)
+	defer h.tokens.ops.RUnlock()
 	var nts []db.Token
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error

@@ -32,8 +32,15 @@ func (p Principal) CanSee(session string) bool {
 
 var validBotName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
-// tokenTable is the in-memory index of bot and viewer tokens, by hash.
+// tokenTable is the in-memory index of stored tokens (owner tokens made
+// by a command, bot and viewer tokens), by hash.
 type tokenTable struct {
+	// ops is read-locked by whoever changes stored tokens, from before the
+	// store write to after the table's update, and locked by ReloadTokens,
+	// so that a reload neither misses a token just made nor brings back
+	// one just revoked.
+	ops sync.RWMutex
+
 	mu     sync.RWMutex
 	byHash map[string]Principal
 }
@@ -122,6 +129,10 @@ func (h *Hub) Authenticate(token string) (Principal, bool) {
 		return p, ok
 	}
 	// Made on another node of the cluster since this one read its tokens.
+	// Under ops, as a revocation is: one that lands meanwhile is either
+	// already out of the store or drops what this puts.
+	h.tokens.ops.Lock()
+	defer h.tokens.ops.Unlock()
 	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
 	defer cancel()
 	t, err := h.db.TokenByHash(ctx, hash)
@@ -146,6 +157,8 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 		return "", wire.Errorf(wire.CodeBadRequest, "a bot name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	tok := newToken("albot_")
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenBot, Name: name, Hash: hashToken(tok), Sessions: strings.Join(sessions, ",")}
 	// The sessions are checked in the token's own transaction: a session
 	// deleted between a check and the token's commit would leave a token
@@ -167,6 +180,8 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 // Share makes a read-only viewer token for one session.
 func (h *Hub) Share(ctx context.Context, session string) (string, error) {
 	tok := newToken("alview_")
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		if err := tx.CheckSession(ctx, session); err != nil { // in the token's transaction, as in AddBot
@@ -192,6 +207,8 @@ func (h *Hub) Unshare(ctx context.Context, session string) ([]string, error) {
 }
 
 func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
 	var ids []string
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error

@@ -135,7 +135,11 @@ func (h *Hub) runOne(ch *channel, q queued) {
 	ch.mu.Unlock()
 	h.runChanged(ch)
 
+	began := time.Now()
 	outcome := h.runTurn(ctx, ch, q)
+	if outcome != "" {
+		h.stats.turnEnded(outcome, time.Since(began))
+	}
 
 	ch.mu.Lock()
 	cancel(nil)

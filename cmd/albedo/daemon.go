@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +11,14 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"albedo/api"
@@ -28,7 +31,7 @@ import (
 
 // daemonFlags are the knobs of `albedo daemon`; tests use the short ones.
 type daemonFlags struct {
-	addr         string
+	edgeFlags
 	heartbeat    time.Duration
 	writeTimeout time.Duration
 	helloTimeout time.Duration
@@ -51,6 +54,9 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			if g.url != "" || g.token != "" {
 				return usageErrorf("albedo daemon runs the daemon of a home: --url and --token are for its clients")
 			}
+			if err := f.check(); err != nil {
+				return err
+			}
 			home, err := g.resolveHome()
 			if err != nil {
 				return err
@@ -58,11 +64,11 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			if f.node == "" {
 				f.node = defaultNode()
 			}
-			log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("node", f.node)
+			log := newLogger(g.stderr, f.logFormat).With("node", f.node)
 			return runDaemon(cmd.Context(), home, f, log)
 		},
 	}
-	cmd.Flags().StringVar(&f.addr, "addr", defaultAddr, "listen address (by default the port of the daemon before, if free, else any)")
+	f.register(cmd)
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection that accepts nothing this long")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
@@ -87,37 +93,62 @@ func defaultNode() string {
 // daemon is a running daemon's parts, in the order they start. Only
 // runDaemon's goroutine touches it.
 type daemon struct {
-	home   string
-	log    *slog.Logger
-	unlock func()        // releases daemon.lock
-	hub    *hub.Hub      // and the database under it
-	srv    *api.Server   // the API and the websockets
-	hs     *http.Server  // serves srv
-	dbg    *http.Server  // pprof, when asked for
-	served chan error    // hs.Serve's end
-	stop   chan struct{} // POST /v1/daemon/shutdown; capacity 1
-	keep   func()        // stops keepDaemonFile and waits for it
-	nc     *nats.Conn    // the cluster's NATS, with --nats
+	home    string
+	log     *slog.Logger
+	unlock  func()        // releases daemon.lock
+	hub     *hub.Hub      // and the database under it
+	srv     *api.Server   // the API and the websockets
+	hs      *http.Server  // serves srv
+	dbg     *http.Server  // pprof, when asked for
+	metrics *http.Server  // /metrics and /readyz on --metrics-addr, when asked for
+	served  chan error    // hs.Serve's end
+	stop    chan struct{} // POST /v1/daemon/shutdown; capacity 1
+	keep    func()        // stops keepDaemonFile and waits for it
+	nc      *nats.Conn    // the cluster's NATS, with --nats
+	natsLag prometheus.Gauge
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
 // a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
+	// SIGHUP re-reads the stored tokens (albedo tokens sends it). Caught
+	// before the home is locked: a command that finds this daemon through
+	// its lock must not kill it with SIGHUP's default action.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	d, err := startDaemon(ctx, home, f, log)
 	if err != nil {
 		return err
 	}
-	select {
-	case <-ctx.Done():
-		d.stoppedOnPurpose()
-	case <-d.stop:
-		d.stoppedOnPurpose()
-	case err := <-d.served:
-		// No record: clients start the next daemon, as after a crash.
-		log.Error("http server failed", "err", err)
+	for stopped := false; !stopped; {
+		select {
+		case <-hup:
+			d.reloadTokens(ctx)
+			continue
+		case <-ctx.Done():
+			d.stoppedOnPurpose()
+		case <-d.stop:
+			d.stoppedOnPurpose()
+		case err := <-d.served:
+			// No record: clients start the next daemon, as after a crash.
+			log.Error("http server failed", "err", err)
+		}
+		stopped = true
 	}
 	d.shutdown()
 	return nil
+}
+
+// reloadTokens re-reads the stored tokens on SIGHUP: new ones are accepted,
+// removed ones have their websockets closed with 4401.
+func (d *daemon) reloadTokens(ctx context.Context) {
+	n, err := d.srv.ReloadTokens(ctx)
+	if err != nil {
+		d.log.Error("re-read tokens", "err", err)
+		return
+	}
+	d.log.Info("tokens re-read", "revoked", n)
 }
 
 // stoppedOnPurpose records the stop in daemon.down before anyone is told
@@ -154,15 +185,9 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	target := filepath.Join(home, client.DBFile)
-	switch {
-	case f.db != "":
-		target = f.db
-	case cfg.DatabaseURL != "":
-		target = cfg.DatabaseURL
-	}
-	if !db.IsPostgres(target) && target != filepath.Join(home, client.DBFile) {
-		return nil, fmt.Errorf("--db and database_url take a postgres:// URL; the SQLite file is always %s", filepath.Join(home, client.DBFile))
+	target, err := storeTarget(home, f.db, cfg)
+	if err != nil {
+		return nil, err
 	}
 	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
 	if f.nats != "" {
@@ -173,6 +198,8 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 			return nil, err
 		}
 		hopts.NATS = d.nc
+		d.natsLag = api.NewNATSLag()
+		hopts.OnNoticeLag = func(lag time.Duration) { d.natsLag.Set(lag.Seconds()) }
 	}
 	if d.hub, err = hub.Open(ctx, target, hopts, log); err != nil {
 		return nil, err
@@ -185,10 +212,18 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := d.hub.Start(ctx); err != nil {
 		return nil, err
 	}
+	var tlsCfg *tls.Config
+	if f.tlsCert != "" {
+		var names []string
+		if tlsCfg, names, err = f.tlsConfig(); err != nil {
+			return nil, err
+		}
+		f.hosts = append(f.hosts, names...)
+	}
 	st := loadStable(home)
-	ln, err := listenStable(f.addr, st)
+	ln, err := listenStable(f.listen, st)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", f.addr, err)
+		return nil, fmt.Errorf("listen on %s: %w", f.listen, err)
 	}
 	info := wire.DaemonInfo{
 		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: st.Token, Boot: randomHex(8),
@@ -199,7 +234,14 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 		ln.Close()
 		return nil, err
 	}
-	d.serve(ln, info, f)
+	d.serve(ln, tlsCfg, info, f)
+	if f.metricsAddr != "" {
+		mln, err := net.Listen("tcp", f.metricsAddr)
+		if err != nil {
+			return nil, fmt.Errorf("listen on --metrics-addr %s: %w", f.metricsAddr, err)
+		}
+		d.serveMetrics(mln)
+	}
 	if f.debugAddr != "" {
 		d.servePprof(f.debugAddr)
 	}
@@ -211,11 +253,27 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := os.Remove(filepath.Join(home, client.DownFile)); err != nil && !os.IsNotExist(err) {
 		log.Warn("remove daemon.down", "err", err)
 	}
-	log.Info("daemon listening", "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
+	log.Info("daemon listening", "addr", ln.Addr().String(), "tls", tlsCfg != nil, "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
 	return d, nil
 }
 
-// defaultAddr is --addr's default: a loopback port, the one of the daemon
+// storeTarget is the store of a daemon on home: --db, else config.toml's
+// database_url, else the home's SQLite file.
+func storeTarget(home, flagDB string, cfg provider.Config) (string, error) {
+	target := filepath.Join(home, client.DBFile)
+	switch {
+	case flagDB != "":
+		target = flagDB
+	case cfg.DatabaseURL != "":
+		target = cfg.DatabaseURL
+	}
+	if !db.IsPostgres(target) && target != filepath.Join(home, client.DBFile) {
+		return "", fmt.Errorf("--db and database_url take a postgres:// URL; the SQLite file is always %s", filepath.Join(home, client.DBFile))
+	}
+	return target, nil
+}
+
+// defaultAddr is --listen's default: a loopback port, the one of the daemon
 // before when it is free (stable.go).
 const defaultAddr = "127.0.0.1:0"
 
@@ -256,12 +314,13 @@ func loadProviders(home string) (*provider.Registry, provider.Config, error) {
 	return reg, cfg, nil
 }
 
-// serve starts the API on ln.
-func (d *daemon) serve(ln net.Listener, info wire.DaemonInfo, f daemonFlags) {
+// serve starts the API on ln, over TLS when tlsCfg is set.
+func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo, f daemonFlags) {
 	unauth := unauthenticatedBound()
 	d.srv = api.New(d.hub, api.Options{
 		Token: info.Token, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
-		MaxFresh: unauth, MaxPreHello: unauth, AnyHost: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(),
+		MaxFresh: unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
+		ReadyChecks: d.natsReady(),
 		OnShutdown: func() {
 			select {
 			case d.stop <- struct{}{}:
@@ -270,6 +329,9 @@ func (d *daemon) serve(ln net.Listener, info wire.DaemonInfo, f daemonFlags) {
 		},
 	}, d.log)
 	d.hs = d.srv.HTTPServer()
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+	}
 	go func() { d.served <- d.hs.Serve(ln) }()
 }
 
@@ -344,6 +406,9 @@ func (d *daemon) abort() {
 	if d.dbg != nil {
 		d.dbg.Close()
 	}
+	if d.metrics != nil {
+		d.metrics.Close()
+	}
 	if d.hs != nil {
 		d.hs.Close()
 	}
@@ -375,6 +440,9 @@ func (d *daemon) shutdown() {
 	}
 	if d.dbg != nil {
 		d.dbg.Close()
+	}
+	if d.metrics != nil {
+		d.metrics.Close()
 	}
 	d.srv.Close()
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"albedo/api"
 )
 
 // connectNATS joins the cluster's NATS at url. The daemon starts even when
@@ -28,4 +31,19 @@ func connectNATS(url, node string, log *slog.Logger) (*nats.Conn, error) {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}
 	return nc, nil
+}
+
+// natsReady is /readyz's look at NATS, with --nats: a node that cannot
+// hear the others still serves everything, late, so it says so rather
+// than hiding it from a load balancer that may prefer another node.
+func (d *daemon) natsReady() []api.ReadyCheck {
+	if d.nc == nil {
+		return nil
+	}
+	return []api.ReadyCheck{{Name: "nats", Check: func(context.Context) error {
+		if st := d.nc.Status(); st != nats.CONNECTED {
+			return fmt.Errorf("NATS is %s", st)
+		}
+		return nil
+	}}}
 }

@@ -644,7 +644,7 @@ function start() {
   app.wanted = session;
   app.api = new Api(token);
   app.client = new Client({
-    url: `ws://${location.host}/v1/ws`,
+    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`,
     token,
     onState: showState,
     onHello: (r) => { onHello(r); },

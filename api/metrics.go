@@ -1,0 +1,108 @@
+package api
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// The daemon's Prometheus metrics. They are read when scraped, from the
+// counters the server, the hub and the database writer keep anyway
+// (hub.Stats, db.WriterStats), so that nothing on a hot path knows of
+// Prometheus. They name no session, token or person.
+//
+// Who may read them: the daemon serves /metrics only on --metrics-addr, a
+// listener of its own without a token (like --debug-addr), never on the
+// API's address. A scraper given an owner token could do everything an
+// owner can, and there is no read-only role; a separate port is what
+// Prometheus expects and what a firewall can keep inside.
+
+var (
+	descConns = prometheus.NewDesc("albedo_connections",
+		"Websocket connections open, by the role of their token (\"\" until a hello names it).", []string{"role"}, nil)
+	descSubs = prometheus.NewDesc("albedo_channels",
+		"Session channels (subscriptions) of all connections.", nil, nil)
+	descSessions = prometheus.NewDesc("albedo_sessions_loaded",
+		"Sessions held in memory: watched by a connection, or with turns.", nil, nil)
+	descDeliveries = prometheus.NewDesc("albedo_deliveries_total",
+		"Event frames handed to connections' writers.", nil, nil)
+	descBatch = prometheus.NewDesc("albedo_writer_batch_size",
+		"Requests (inputs, posts, turn writes …) carried by one group commit.", nil, nil)
+	descCommit = prometheus.NewDesc("albedo_writer_commit_seconds",
+		"Duration of one group commit, from BEGIN to COMMIT returned.", nil, nil)
+	descRetries = prometheus.NewDesc("albedo_writer_retries_total",
+		"Group commits run again: one request failed (savepoints), or another node held a session's row.", []string{"why"}, nil)
+	descTurns = prometheus.NewDesc("albedo_turn_seconds",
+		"Duration of the turns this daemon ran, from start to committed end, by final state.", []string{"state"}, nil)
+)
+
+// NewNATSLag is the gauge the NATS fan-out between nodes fills (issue 18;
+// not built here): how far, in seconds, this node's view of a session
+// trails the commit on another node, as of the newest notice. Whoever
+// wires --nats makes it with NewNATSLag, registers it on the daemon's
+// registry (cmd/albedo, metrics.go) and sets it; a daemon without NATS
+// does not export it.
+func NewNATSLag() prometheus.Gauge {
+	return prometheus.NewGauge(prometheus.GaugeOpts{Name: "albedo_nats_lag_seconds",
+		Help: "How far this node's view of sessions trails commits on other nodes, as of the newest NATS notice."})
+}
+
+// Collector returns the collector of the server's metrics, to register on
+// the daemon's registry. Collect may be called from any goroutine.
+func (s *Server) Collector() prometheus.Collector { return collector{s} }
+
+type collector struct{ s *Server }
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descBatch, descCommit, descRetries, descTurns} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	byRole := map[wire.TokenRole]int{wire.TokenOwner: 0, wire.TokenBot: 0, wire.TokenViewer: 0}
+	c.s.mu.Lock()
+	conns := make([]*wsConn, 0, len(c.s.conns))
+	for wc := range c.s.conns {
+		conns = append(conns, wc)
+	}
+	c.s.mu.Unlock()
+	for _, wc := range conns {
+		byRole[wc.principal().Role]++
+	}
+	for role, n := range byRole {
+		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(n), string(role))
+	}
+
+	st := c.s.hub.Stats()
+	ch <- prometheus.MustNewConstMetric(descSubs, prometheus.GaugeValue, float64(st.Subs))
+	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(st.Sessions))
+	ch <- prometheus.MustNewConstMetric(descDeliveries, prometheus.CounterValue, float64(st.Deliveries))
+	for state, h := range st.Turns {
+		ch <- constHistogram(descTurns, h, state)
+	}
+
+	ws := c.s.hub.WriterStats()
+	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(ws.Retries), "request_failed")
+	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(ws.LockRetries), "row_locked")
+	ch <- constHistogram(descCommit, ws.Latency)
+	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests: the bucket
+	// "≤ 2^(i+1)-1"; the last one is open-ended (+Inf).
+	buckets := map[float64]uint64{}
+	var cum uint64
+	for i := 0; i < len(ws.Sizes)-1; i++ {
+		cum += uint64(ws.Sizes[i])
+		buckets[float64(int(1)<<(i+1)-1)] = cum
+	}
+	ch <- prometheus.MustNewConstHistogram(descBatch, uint64(ws.Batches), float64(ws.Requests), buckets)
+}
+
+// constHistogram exports a db.HistogramSnapshot.
+func constHistogram(d *prometheus.Desc, h db.HistogramSnapshot, labels ...string) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.Bounds))
+	for i, b := range h.Bounds {
+		buckets[b] = h.Cumulative[i]
+	}
+	return prometheus.MustNewConstHistogram(d, h.Count, h.SumSeconds, buckets, labels...)
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// serveMetrics serves Prometheus' /metrics and /readyz on --metrics-addr,
+// without a token (api/metrics.go says why it is a listener of its own).
+// The registry holds Go's and the process's collectors and the API's, and
+// with --nats how late other nodes' notices arrive (api.NewNATSLag).
+func (d *daemon) serveMetrics(ln net.Listener) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), d.srv.Collector())
+	if d.natsLag != nil {
+		reg.MustRegister(d.natsLag)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{d}, MaxRequestsInFlight: 4}))
+	mux.Handle("GET /readyz", d.srv.ReadyHandler())
+	d.metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second}
+	d.log.Info("metrics listening", "addr", ln.Addr().String())
+	go func() {
+		if err := d.metrics.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			d.log.Error("metrics listener failed", "err", err)
+		}
+	}()
+}
+
+// slogPrinter is promhttp's error log, on the daemon's logger.
+type slogPrinter struct{ d *daemon }
+
+func (p slogPrinter) Println(v ...any) { p.d.log.Error("serve /metrics", "err", v) }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
+
+	"albedo/api/wire"
+	"albedo/client"
+	"albedo/hub"
+	"albedo/hub/provider"
+)
+
+// `albedo tokens` writes the store itself rather than asking a daemon: a
+// team server's first owner token cannot come through its API, and a
+// daemon need not run. A daemon running on the home is then told with
+// SIGHUP, and re-reads its tokens (closing the websockets of removed ones
+// with 4401).
+
+func newTokensCmd(g *globals) *cobra.Command {
+	var dbURL string
+	cmd := &cobra.Command{
+		Use:   "tokens",
+		Short: "manage owner tokens of a team server (add, list, remove)",
+	}
+	cmd.PersistentFlags().StringVar(&dbURL, "db", "", "the store: a postgres:// URL (default: database_url in config.toml, else the home's SQLite file), as albedo daemon --db")
+	cmd.AddCommand(newTokensAddCmd(g, &dbURL), newTokensListCmd(g, &dbURL), newTokensRemoveCmd(g, &dbURL))
+	return cmd
+}
+
+func newTokensAddCmd(g *globals, dbURL *string) *cobra.Command {
+	var role string
+	cmd := &cobra.Command{
+		Use:   "add --role owner NAME",
+		Short: "make an owner token; it is printed once and stored only as a hash",
+		Long: "Make a token named NAME that acts as the owner (everything the daemon.json token may do),\n" +
+			"for a team server's people and tools. It is printed once on standard output; only its\n" +
+			"SHA-256 is stored. NAME is 1-64 of a-z 0-9 . _ -, starting with a letter or digit, and\n" +
+			"unique among owner tokens. A daemon running on the home is told at once (SIGHUP); other\n" +
+			"nodes of a cluster accept the token after a SIGHUP or a restart.\n\n" +
+			"--role is required, and only owner is made here: bot tokens come from albedo bots add,\n" +
+			"viewer tokens from albedo share.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch role {
+			case string(wire.TokenOwner):
+			case "":
+				return usageErrorf("--role is required: albedo tokens add --role owner %s", args[0])
+			case string(wire.TokenBot):
+				return usageErrorf("--role bot: bot tokens are made with albedo bots add %s", args[0])
+			case string(wire.TokenViewer):
+				return usageErrorf("--role viewer: viewer tokens are made with albedo share SESSION")
+			default:
+				return usageErrorf("--role %q: only owner tokens are made here", role)
+			}
+			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
+				tok, err := h.AddOwner(ctx, args[0])
+				if werr := (*wire.Error)(nil); errors.As(err, &werr) {
+					switch werr.Code {
+					case wire.CodeConflict:
+						return fmt.Errorf("an owner token named %q exists (albedo tokens remove %s, then add it again, makes a new one)", args[0], args[0])
+					case wire.CodeBadRequest:
+						return usageErrorf("%s: %s", args[0], werr.Message)
+					}
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stderr, "owner token %q: keep it, it is not shown again\n", args[0])
+				fmt.Fprintln(g.stdout, tok)
+				g.tellDaemon(home)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&role, "role", "", "the token's role: owner")
+	return cmd
+}
+
+func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "list stored tokens (owners, bots, viewers): role, name, sessions, when made; never the tokens",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, _ string) error {
+				ts, err := h.Tokens(ctx)
+				if err != nil {
+					return err
+				}
+				if len(ts) == 0 {
+					printf(g.stdout, "no tokens yet: albedo tokens add --role owner NAME\n")
+					return nil
+				}
+				tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ROLE\tNAME\tSESSIONS\tCREATED")
+				for _, t := range ts {
+					s := strings.Join(t.Sessions, ",")
+					if s == "" {
+						s = "all"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Role, t.Name, s, humanTime(t.CreatedAt))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}
+
+func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "revoke an owner token; a daemon running on the home closes its websockets with 4401",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
+				_, err := h.RemoveOwner(ctx, args[0])
+				if werr := (*wire.Error)(nil); errors.As(err, &werr) && werr.Code == wire.CodeNotFound {
+					return &exitError{code: exitNotFound, err: fmt.Errorf("no owner token named %q (albedo tokens list lists them)", args[0])}
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.stdout, "owner token %q removed\n", args[0])
+				g.tellDaemon(home)
+				return nil
+			})
+		},
+	}
+}
+
+// withStore opens the store of the home (as the daemon would: --db, else
+// database_url, else the home's SQLite file) and runs fn on it.
+func (g *globals) withStore(ctx context.Context, dbURL string, fn func(ctx context.Context, h *hub.Hub, home string) error) error {
+	home, err := g.resolveHome()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(home, client.ConfigFile)
+	cfg, err := provider.LoadConfig(path)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
+	}
+	if err != nil {
+		return err
+	}
+	target, err := storeTarget(home, dbURL, cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create home %s: %w", home, err)
+	}
+	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := hub.Open(ctx, target, hub.Options{Node: "albedo-tokens"}, log)
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, h, home)
+	if cerr := h.Close(context.WithoutCancel(ctx)); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// tellDaemon sends SIGHUP to the daemon running on home, if any, so that it
+// re-reads its tokens, and says what it did.
+func (g *globals) tellDaemon(home string) {
+	pid, held := client.LockHolder(home)
+	if !held {
+		fmt.Fprintf(g.stderr, "no daemon runs on %s; the next to start reads the tokens\n", home)
+		return
+	}
+	if err := syscall.Kill(pid, syscall.SIGHUP); err != nil {
+		fmt.Fprintf(g.stderr, "could not tell the daemon (pid %d) to re-read its tokens: %v; send it SIGHUP\n", pid, err)
+		return
+	}
+	fmt.Fprintf(g.stderr, "told the daemon (pid %d) to re-read its tokens; other nodes: send them SIGHUP\n", pid)
+}

@@ -1,0 +1,298 @@
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// selfSigned writes a certificate for albedo.test and 127.0.0.1, and its
+// key, into dir, and returns their paths and a pool that trusts it.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "albedo.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		DNSNames: []string{"albedo.test"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(leaf)
+	return certFile, keyFile, pool
+}
+
+// The edge's flags refuse what would be unsafe or meaningless, as usage
+// errors (exit 2) that say what to do, before the daemon takes its home.
+func TestEdgeFlagsRefused(t *testing.T) {
+	home := t.TempDir()
+	cert, key, _ := selfSigned(t, t.TempDir())
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--listen", "0.0.0.0:0"}, "beyond loopback: serve TLS with --tls-cert and --tls-key, or say --insecure-no-tls"},
+		{[]string{"--addr", "[::]:0"}, "beyond loopback"},
+		{[]string{"--listen", "0.0.0.0:0", "--tls-cert", cert}, "--tls-cert and --tls-key go together"},
+		{[]string{"--listen", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key, "--insecure-no-tls"}, "contradict"},
+		{[]string{"--listen", "nowhere"}, `--listen "nowhere": want HOST:PORT`},
+		{[]string{"--log-format", "xml"}, `--log-format "xml": text or json`},
+		{[]string{"--host", "evil example"}, `--host "evil example"`},
+		{[]string{"--metrics-addr", "9090"}, `--metrics-addr "9090": want HOST:PORT`},
+	}
+	for _, tc := range cases {
+		_, stderr, code := cliRun(t, home, "", append([]string{"daemon"}, tc.args...)...)
+		wantExit(t, strings.Join(tc.args, " "), stderr, code, 2, tc.want)
+	}
+	if _, err := os.Stat(filepath.Join(home, client.DownFile)); !os.IsNotExist(err) {
+		t.Fatalf("a refused flag left daemon.down: %v", err)
+	}
+	// A key that is not the certificate's fails the start, saying so.
+	_, otherKey, _ := selfSigned(t, t.TempDir())
+	_, stderr, code := cliRun(t, home, "", "daemon", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", otherKey)
+	wantExit(t, "a key of another certificate", stderr, code, 1, "private key does not match public key")
+}
+
+// A team server's edge, on real processes: an owner token made by the
+// command before the daemon starts and one made while it runs, served over
+// TLS beyond loopback, the Host check strict, /readyz and /metrics on the
+// metrics listener, JSON logs; removing a token closes its websocket with
+// 4401.
+func TestTeamServerEdge(t *testing.T) {
+	home := t.TempDir()
+	cert, key, pool := selfSigned(t, t.TempDir())
+	addOwner := func(name string) string {
+		t.Helper()
+		out, stderr, code := cliRun(t, home, "", "tokens", "add", "--role", "owner", name)
+		if code != 0 || !strings.Contains(stderr, "not shown again") {
+			t.Fatalf("tokens add %s: exit %d, %s", name, code, stderr)
+		}
+		return strings.TrimSpace(out)
+	}
+	alice := addOwner("alice")
+	if !strings.HasPrefix(alice, "alown_") {
+		t.Fatalf("tokens add printed %q", alice)
+	}
+	d := startDaemon(t, home, "--listen", "0.0.0.0:0", "--tls-cert", cert, "--tls-key", key,
+		"--metrics-addr", "127.0.0.1:0", "--log-format", "json", "--host", "albedo.example")
+	info, err := client.ReadDaemonFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(info.Port)
+	var metricsAddr string
+	for line := range strings.SplitSeq(strings.TrimSpace(d.logText()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("--log-format json wrote a line that is not JSON: %q", line)
+		}
+		if rec["msg"] == "metrics listening" {
+			metricsAddr, _ = rec["addr"].(string)
+		}
+	}
+	if metricsAddr == "" {
+		t.Fatalf("no metrics address in the log:\n%s", d.logText())
+	}
+
+	tlsCfg := &tls.Config{RootCAs: pool}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}, Timeout: 10 * time.Second}
+	t.Cleanup(hc.CloseIdleConnections)
+	get := func(url, host, token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", url, nil)
+		if host != "" {
+			req.Host = host
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	base := "https://127.0.0.1:" + port
+	if code, body := get(base+"/readyz", "", ""); code != 200 || !strings.Contains(body, `"store":"ok"`) {
+		t.Fatalf("/readyz over TLS: %d %s", code, body)
+	}
+	if code, _ := get(base+"/v1/sessions", "albedo.example:"+port, alice); code != 200 {
+		t.Fatalf("alice, Host albedo.example (--host): %d", code)
+	}
+	if code, _ := get(base+"/v1/sessions", "albedo.test", alice); code != 200 {
+		t.Fatalf("alice, Host albedo.test (the certificate's): %d", code)
+	}
+	if code, body := get(base+"/v1/sessions", "rebound.evil.example", alice); code != 403 || !strings.Contains(body, "forbidden") {
+		t.Fatalf("Host of another name: %d %s", code, body)
+	}
+	if code, _ := get(base+"/metrics", "", alice); code != 404 {
+		t.Fatalf("/metrics on the API's address: %d, want 404 (it is on --metrics-addr)", code)
+	}
+	// Plain HTTP on the TLS port is refused by the TLS server.
+	if code, body := get("http://127.0.0.1:"+port+"/healthz", "", ""); code != 400 || !strings.Contains(body, "HTTPS") {
+		t.Fatalf("plain HTTP to the TLS port: %d %s", code, body)
+	}
+
+	// A second owner token, made while the daemon runs: accepted once the
+	// daemon has re-read its tokens (the command sends SIGHUP).
+	bob := addOwner("bob")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := get(base+"/v1/sessions", "", bob)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob's token still %d after 10 s; log:\n%s", code, d.logText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if out := cli(t, home, "tokens", "list"); !strings.Contains(out, "owner  alice") || !strings.Contains(out, "owner  bob") || strings.Contains(out, "alown_") {
+		t.Fatalf("tokens list:\n%s", out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "wss://127.0.0.1:"+port+"/v1/ws", &websocket.DialOptions{
+		Subprotocols: []string{wire.Subprotocol}, HTTPClient: &http.Client{Transport: &http.Transport{TLSClientConfig: tlsCfg}},
+		HTTPHeader: http.Header{"Authorization": {"Bearer " + bob}}})
+	if err != nil {
+		t.Fatalf("wss as bob: %v", err)
+	}
+	defer ws.CloseNow()
+	hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Client: "edge-test"})
+	if err := ws.Write(ctx, websocket.MessageText, hello); err != nil {
+		t.Fatal(err)
+	}
+	var r wire.Reply
+	for r.ID != 1 {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("hello: %v", err)
+		}
+		_ = json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &r)
+	}
+	if !r.OK || r.Role != wire.TokenOwner {
+		t.Fatalf("bob's hello: %+v", r)
+	}
+
+	mhc := &http.Client{Timeout: 10 * time.Second}
+	resp, err := mhc.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`albedo_connections{role="owner"} 1`, "albedo_writer_commit_seconds_bucket", "albedo_writer_batch_size_count", "albedo_deliveries_total", "albedo_turn_seconds_count", "go_goroutines"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, b)
+		}
+	}
+	resp, err = mhc.Get("http://" + metricsAddr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("/readyz on the metrics listener: %d", resp.StatusCode)
+	}
+
+	// Removing bob closes his websocket with 4401; alice is untouched.
+	if out := cli(t, home, "tokens", "remove", "bob"); !strings.Contains(out, `owner token "bob" removed`) {
+		t.Fatalf("tokens remove: %s", out)
+	}
+	for {
+		_, _, err := ws.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if websocket.CloseStatus(err) != 4401 {
+			t.Fatalf("bob's socket ended with %v, want close 4401", err)
+		}
+		break
+	}
+	if code, _ := get(base+"/v1/sessions", "", bob); code != 401 {
+		t.Fatalf("bob after remove: %d", code)
+	}
+	if code, _ := get(base+"/v1/sessions", "", alice); code != 200 {
+		t.Fatalf("alice after bob's remove: %d", code)
+	}
+	_, stderr, code := cliRun(t, home, "", "tokens", "remove", "bob")
+	wantExit(t, "remove a removed token", stderr, code, 4, `no owner token named "bob"`)
+	d.stop()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("timed out")
+	}
+}
+
+// The tokens command refuses bad input as usage errors and names the
+// commands for other roles.
+func TestTokensCommandRefusals(t *testing.T) {
+	home := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tokens", "add", "alice"}, "--role is required"},
+		{[]string{"tokens", "add", "--role", "bot", "b"}, "albedo bots add"},
+		{[]string{"tokens", "add", "--role", "viewer", "v"}, "albedo share"},
+		{[]string{"tokens", "add", "--role", "root", "r"}, "only owner tokens"},
+		{[]string{"tokens", "add", "--role", "owner", "Not A Name"}, "1-64 of a-z 0-9 . _ -"},
+		{[]string{"tokens", "add", "--role", "owner", strings.Repeat("a", 65)}, "1-64 of a-z 0-9 . _ -"},
+		{[]string{"tokens", "add", "--role", "owner", "--db", "/tmp/x.db", "a"}, "--db and database_url take a postgres:// URL"},
+	}
+	for _, tc := range cases {
+		_, stderr, code := cliRun(t, home, "", tc.args...)
+		want := 2
+		if strings.Contains(tc.want, "postgres") {
+			want = 1
+		}
+		wantExit(t, strings.Join(tc.args, " "), stderr, code, want, tc.want)
+	}
+	if out := cli(t, home, "tokens", "list"); !strings.Contains(out, "no tokens yet") {
+		t.Fatalf("tokens list after refusals: %s", out)
+	}
+}

@@ -1,0 +1,95 @@
+package hub
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// Owner tokens made by a command (`albedo tokens add --role owner NAME`):
+// a team server has no daemon.json token to hand out. They are stored like
+// bot tokens — the SHA-256 only, looked up by it — in the tokens table
+// with kind owner, one per name, and act exactly like the daemon.json
+// token. The command writes the store itself (no daemon needs to run, and
+// a server's first token cannot come through its API); a running daemon
+// learns of the change on SIGHUP (ReloadTokens).
+
+// MaxTokenNameLen bounds the name of an owner (and a bot) token.
+const MaxTokenNameLen = 64
+
+// AddOwner makes an owner token named name and returns it; only its hash
+// is stored. A taken name is a conflict.
+func (h *Hub) AddOwner(ctx context.Context, name string) (string, error) {
+	if !validBotName.MatchString(name) {
+		return "", wire.Errorf(wire.CodeBadRequest, "a token name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	tok := newToken("alown_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenOwner, Name: name, Hash: hashToken(tok)}
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
+		return "", wireErr(err)
+	}
+	h.tokens.put(row.Hash, principalOf(row))
+	return tok, nil
+}
+
+// RemoveOwner revokes the owner token named name and returns its id, whose
+// live connections the caller closes; no such token is not_found.
+func (h *Hub) RemoveOwner(ctx context.Context, name string) ([]string, error) {
+	return h.revoke(ctx, wire.TokenOwner, name, "")
+}
+
+// TokenInfo describes a stored token, never the token itself.
+type TokenInfo struct {
+	Role      wire.TokenRole `json:"role"`
+	Name      string         `json:"name"`
+	Sessions  []string       `json:"sessions"` // nil: all
+	CreatedAt string         `json:"created_at"`
+}
+
+// Tokens lists every stored token: owners, bots, viewers.
+func (h *Hub) Tokens(ctx context.Context) ([]TokenInfo, error) {
+	ts, err := h.db.Tokens(ctx)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	out := make([]TokenInfo, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, TokenInfo{Role: t.Kind, Name: t.Name, Sessions: t.SessionList(), CreatedAt: t.CreatedAt})
+	}
+	return out, nil
+}
+
+// ReloadTokens makes the token table what the store holds: tokens made by
+// another process (the tokens command, another node) are accepted from now
+// on, and the ids of those gone from the store are returned, for the
+// caller to close their connections with 4401. The daemon calls it on
+// SIGHUP; a cluster's notices may call it too.
+func (h *Hub) ReloadTokens(ctx context.Context) (revoked []string, _ error) {
+	h.tokens.ops.Lock()
+	defer h.tokens.ops.Unlock()
+	ts, err := h.db.Tokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fresh := make(map[string]Principal, len(ts))
+	live := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		fresh[t.Hash] = principalOf(t)
+		live[t.ID] = true
+	}
+	h.tokens.mu.Lock()
+	for _, p := range h.tokens.byHash {
+		if !live[p.TokenID] {
+			revoked = append(revoked, p.TokenID)
+		}
+	}
+	h.tokens.byHash = fresh
+	h.tokens.mu.Unlock()
+	h.tokensChanged(revoked, nil) // the other nodes of a cluster close theirs too
+	return revoked, nil
+}
