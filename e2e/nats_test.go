@@ -294,21 +294,32 @@ func TestClusterRidesOutANATSOutage(t *testing.T) {
 	}
 }
 
-// cutter is a TCP proxy playing a load balancer that cuts every
-// connection every interval; each new connection goes to a random node.
+// cutter is a TCP proxy playing a load balancer: each new connection goes
+// to a random node that answers, and, with an interval, every connection
+// is cut that often.
 type cutter struct {
 	ln    net.Listener
 	ports []int
 	mu    sync.Mutex
 	conns []net.Conn
+	last  int // the node port the newest connection went to
+	// inOrder sends each connection to the first node that answers,
+	// in the order of ports, instead of a random one.
+	inOrder bool
 }
 
 func startCutter(t *testing.T, ports []int, every time.Duration) *cutter {
+	return startBalancer(t, ports, every, false)
+}
+
+// startBalancer is startCutter, with each connection going to the first
+// node that answers when inOrder.
+func startBalancer(t *testing.T, ports []int, every time.Duration, inOrder bool) *cutter {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cutter{ln: ln, ports: ports}
+	c := &cutter{ln: ln, ports: ports, inOrder: inOrder}
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done); ln.Close(); c.cut() })
 	go func() {
@@ -317,8 +328,23 @@ func startCutter(t *testing.T, ports []int, every time.Duration) *cutter {
 			if err != nil {
 				return
 			}
-			out, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ports[rand.IntN(len(ports))]))
-			if err != nil {
+			var out net.Conn
+			order := rand.Perm(len(ports))
+			if c.inOrder {
+				order = order[:0]
+				for i := range ports {
+					order = append(order, i)
+				}
+			}
+			for _, i := range order {
+				if out, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ports[i])); err == nil {
+					c.mu.Lock()
+					c.last = ports[i]
+					c.mu.Unlock()
+					break
+				}
+			}
+			if out == nil {
 				in.Close()
 				continue
 			}
@@ -329,6 +355,9 @@ func startCutter(t *testing.T, ports []int, every time.Duration) *cutter {
 			go func() { io.Copy(in, out); in.Close() }()
 		}
 	}()
+	if every <= 0 {
+		return c
+	}
 	go func() {
 		tk := time.NewTicker(every)
 		defer tk.Stop()
@@ -721,4 +750,69 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 	waitReady(503, "nats")
 	startNATS(t, port)
 	waitReady(200, `"nats":"ok"`)
+}
+
+// The terminal, pointed at a load balancer with ALBEDO_URL and an owner
+// token made by command, follows its session while the node behind it is
+// killed: it reconnects through the balancer to another node, and every
+// reply shows once (issue 18, acceptance 7).
+func TestClusterTerminalSurvivesItsNode(t *testing.T) {
+	cl, _ := startNATSCluster(t, 2)
+	ctx := ctxT(t)
+	out := cli(t, cl.nodes[0].home, "tokens", "add", "--role", "owner", "tmux", "--db", cl.url)
+	var token string
+	for _, w := range strings.Fields(out) {
+		if strings.HasPrefix(w, "alown_") {
+			token = w
+		}
+	}
+	if token == "" {
+		t.Fatalf("no token in %q", out)
+	}
+	var ports []int
+	byPort := map[int]*node{}
+	for _, nd := range cl.nodes {
+		info, err := client.ReadDaemonFile(nd.home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, info.Port)
+		byPort[info.Port] = nd
+	}
+	// Every connection to node 0 while it answers, then to node 1.
+	lb := startBalancer(t, ports, 0, true)
+	empty := t.TempDir()
+	x := startTmuxEnv(t, fmt.Sprintf("ALBEDO_HOME=%s ALBEDO_URL=http://127.0.0.1:%d ALBEDO_TOKEN=%s", empty, lb.port(), token), 100, 30)
+	x.waitPane("a connected status bar", has(" connected"))
+	x.keys("C-n")
+	x.waitPane("the composer of a new session", has("message · /help"))
+	x.keys("first prompt", "Enter")
+	x.waitPane("the first reply", has("echo: first prompt"))
+
+	lb.mu.Lock()
+	behind := byPort[lb.last]
+	lb.mu.Unlock()
+	if behind != cl.nodes[0] {
+		t.Fatalf("the terminal went to %s, not to the first node", behind.name)
+	}
+	behind.d.kill()
+	other := cl.nodes[1]
+	x.waitPane("a connected status bar again", has(" connected"))
+	ss, err := other.c.Sessions(ctx)
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("sessions: %v %v", ss, err)
+	}
+	if _, err := other.c.PutInput(ctx, ss[0].ID, uuid.Must(uuid.NewV7()).String(), "from outside"); err != nil {
+		t.Fatal(err)
+	}
+	x.waitPane("the reply to an input from outside", has("echo: from outside"))
+	x.keys("second prompt", "Enter")
+	pane := x.waitPane("the second reply", has("echo: second prompt"))
+	for _, reply := range []string{"echo: first prompt", "echo: from outside", "echo: second prompt"} {
+		if n := strings.Count(pane, reply); n != 1 {
+			t.Fatalf("%q shown %d times:\n%s", reply, n, pane)
+		}
+	}
+	x.keys("C-q")
+	assertEmptyDir(t, empty)
 }

@@ -185,5 +185,8 @@ func (g *globals) tellDaemon(home string) {
 		fmt.Fprintf(g.stderr, "could not tell the daemon (pid %d) to re-read its tokens: %v; send it SIGHUP\n", pid, err)
 		return
 	}
-	fmt.Fprintf(g.stderr, "told the daemon (pid %d) to re-read its tokens; other nodes: send them SIGHUP\n", pid)
+	// Other nodes of a cluster find a new token in the store on its first
+	// use; a removed one they hear of from this daemon over NATS (--nats),
+	// else at their own SIGHUP.
+	fmt.Fprintf(g.stderr, "told the daemon (pid %d) to re-read its tokens (other nodes without --nats: send them SIGHUP to drop a removed one)\n", pid)
 }
