@@ -101,11 +101,20 @@ func (cl *cluster) owner(ctx context.Context, session string) *node {
 // as the bytes it answered.
 func rawEvents(t *testing.T, nd *node, session string) []byte {
 	t.Helper()
+	var all []byte
+	eachPage(t, nd, session, func(page []byte, _ []json.RawMessage) { all = append(all, page...) })
+	return all
+}
+
+// eachPage reads GET /v1/sessions/{id}/events from a node with the node's
+// owner token, page by page, and hands fn each page as answered and its
+// events.
+func eachPage(t *testing.T, nd *node, session string, fn func(page []byte, events []json.RawMessage)) {
+	t.Helper()
 	info, err := client.ReadDaemonFile(nd.home)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []byte
 	for after := int64(0); ; {
 		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/v1/sessions/%s/events?after=%d&limit=1000", info.Port, session, after), nil)
 		req.Header.Set("Authorization", "Bearer "+info.Token)
@@ -118,15 +127,18 @@ func rawEvents(t *testing.T, nd *node, session string) []byte {
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("GET events from %s: %d %v %s", nd.name, resp.StatusCode, err, b)
 		}
-		all = append(all, b...)
-		var p wire.Page
+		var p struct {
+			Events []json.RawMessage `json:"events"`
+			More   bool              `json:"more"`
+		}
 		if err := json.Unmarshal(b, &p); err != nil {
 			t.Fatal(err)
 		}
+		fn(b, p.Events)
 		if !p.More || len(p.Events) == 0 {
-			return all
+			return
 		}
-		after = p.Events[len(p.Events)-1].Offset
+		after += int64(len(p.Events))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,35 +114,13 @@ func (w *watcher) has(session string, n int) bool {
 // raw JSON each.
 func pageEvents(t *testing.T, nd *node, session string) []string {
 	t.Helper()
-	info, err := client.ReadDaemonFile(nd.home)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for after := int64(0); ; {
-		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/v1/sessions/%s/events?after=%d&limit=1000", info.Port, session, after), nil)
-		req.Header.Set("Authorization", "Bearer "+info.Token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p struct {
-			Events []json.RawMessage `json:"events"`
-			More   bool              `json:"more"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&p)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range p.Events {
+	eachPage(t, nd, session, func(_ []byte, events []json.RawMessage) {
+		for _, e := range events {
 			out = append(out, string(e))
 		}
-		if !p.More || len(p.Events) == 0 {
-			return out
-		}
-		after += int64(len(p.Events))
-	}
+	})
+	return out
 }
 
 // sendThroughAll sends each node's share of inputs to every session at
@@ -815,4 +794,78 @@ func TestClusterTerminalSurvivesItsNode(t *testing.T) {
 	}
 	x.keys("C-q")
 	assertEmptyDir(t, empty)
+}
+
+// A bot connected to one node serves the turns another node runs: the
+// example bot, pointed at node B with --url, answers a session whose turn
+// runs on node A; killed mid-turn and started again on node A, it
+// completes the turn, which starts over (issue 18: the example bot works
+// against a cluster).
+func TestClusterBotServesAnotherNodesTurns(t *testing.T) {
+	cl, _ := startNATSCluster(t, 2)
+	ctx := ctxT(t)
+	a, b := cl.nodes[0], cl.nodes[1]
+	bot, err := a.c.AddBot(ctx, "example", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.c.CreateSession(ctx, "bot", wire.SessionCreate{Provider: "bot:example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := a.c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
+	runBot := func(nd *node) *exec.Cmd {
+		url, _ := daemonURL(t, nd.home)
+		cmd := exec.Command(botBin, "--url", url, "--pace", "200ms")
+		cmd.Env = append(cmd.Environ(), "ALBEDO_BOT_TOKEN="+bot.Token, "ALBEDO_HOME="+t.TempDir())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		t.Cleanup(func() { cmd.Process.Kill(); <-done })
+		return cmd
+	}
+	onB := runBot(b)
+	r, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "count my words please")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Once its answer streams (from B, through A), the bot dies.
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushDelta && it.Text.TurnID == r.TurnID {
+			break
+		}
+	}
+	onB.Process.Kill()
+	runBot(a)
+	var text string
+	var reply *wire.Event
+	for reply == nil {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case it.Op == wire.PushPartial && it.Text.TurnID == r.TurnID:
+			text = it.Text.Text
+		case it.Op == wire.PushDelta && it.Text.TurnID == r.TurnID:
+			text += it.Text.Text
+		case it.Op == wire.PushEvent && it.Event.TurnID == r.TurnID && it.Event.Type == wire.EventMessage:
+			reply = it.Event
+		}
+	}
+	if reply.Author != "example" || reply.State != wire.MessageComplete || !strings.Contains(reply.Text, "Your message has 4 words") || reply.Text != text {
+		t.Fatalf("reply %+v; streamed %q", reply, text)
+	}
+	evs := events(t, ctx, b.c, s.ID)
+	if last := evs[len(evs)-1]; last.Type != wire.EventTurn || last.State != wire.TurnCompleted {
+		t.Fatalf("the turn ended %+v", last)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"albedo/api/wire"
 	"albedo/hub/provider"
@@ -76,6 +77,7 @@ func (h *Hub) Serve(c *Conn, name string) {
 		delete(b.arrived, name)
 	}
 	b.mu.Unlock()
+	h.publishBots()
 }
 
 // pick returns a serving connection of the bot (the one with the fewest
@@ -128,6 +130,7 @@ func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
 	for _, t := range turns {
 		t.finish(errLost)
 	}
+	h.publishBots()
 }
 
 // Reply takes a serving bot's answer to a turn: text streams out as deltas,
@@ -182,6 +185,25 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 	}
 	for {
 		c, arrived := b.h.bots.pick(b.name)
+		if c == nil && b.h.bus != nil {
+			// Served on another node of the cluster (remotebots.go).
+			if node := b.h.remoteServer(b.name); node != "" {
+				setWaiting(false)
+				err := b.streamRemote(ctx, node, req, msgs, emit)
+				if !errors.Is(err, errLost) {
+					return err
+				}
+				if req.Restart != nil {
+					req.Restart()
+				}
+				select { // not at once: the node may announce it no more
+				case <-time.After(heartbeatEvery / 4):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				continue
+			}
+		}
 		if c == nil {
 			setWaiting(true)
 			select {

@@ -79,10 +79,11 @@ type deletedNotice struct {
 }
 
 type request struct {
-	To      string `json:"to"` // the node that answers; others stay silent
-	Op      string `json:"op"` // "interrupt"
-	Session string `json:"session"`
-	Reason  string `json:"reason,omitempty"`
+	To      string          `json:"to"` // the node that answers; others stay silent
+	Op      string          `json:"op"` // "interrupt", "bot-turn", "bot-cancel"
+	Session string          `json:"session"`
+	Reason  string          `json:"reason,omitempty"`
+	Body    json.RawMessage `json:"body,omitempty"` // bot-turn, bot-cancel: a botTurnRequest
 }
 
 type response struct {

@@ -129,6 +129,7 @@ type Hub struct {
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns
+	remote remoteBots // other nodes' bots, and turns handed across (remotebots.go)
 	stats  hubStats   // for Stats
 
 	bus       *bus                                             // nil on a daemon alone

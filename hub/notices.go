@@ -36,6 +36,8 @@ func (h *Hub) startBus() error {
 		{subjTokens, decoded(h.onTokens)},
 		{subjDeleted, decoded(h.onDeleted)},
 		{subjRequest, h.onRequest},
+		{subjBots, decoded(h.onBots)},
+		{subjBotReply, decoded(h.onBotReply)},
 	}
 	for _, s := range subs {
 		if _, err := h.bus.nc.Subscribe(s.subject, s.handle); err != nil {
@@ -50,9 +52,9 @@ func (h *Hub) startBus() error {
 	return h.bus.nc.Flush()
 }
 
-// decoded adapts a handler of one notice type to NATS, dropping the
-// node's own notices and any it cannot read.
-func decoded[T interface{ from() string }](handle func(T)) func(*nats.Msg) {
+// decoded adapts a handler of one notice type to NATS, dropping any it
+// cannot read. (Each handler drops its own node's notices.)
+func decoded[T any](handle func(T)) func(*nats.Msg) {
 	return func(m *nats.Msg) {
 		var n T
 		if json.Unmarshal(m.Data, &n) != nil {
@@ -61,13 +63,6 @@ func decoded[T interface{ from() string }](handle func(T)) func(*nats.Msg) {
 		handle(n)
 	}
 }
-
-func (n evNotice) from() string       { return n.Node }
-func (n textNotice) from() string     { return n.Node }
-func (n statusNotice) from() string   { return n.Node }
-func (n presenceNotice) from() string { return n.Node }
-func (n tokensNotice) from() string   { return n.Node }
-func (n deletedNotice) from() string  { return n.Node }
 
 // served returns the channel of a session this node serves (someone
 // watches it here, or it runs its turns), or nil: a node keeps no state
@@ -282,7 +277,15 @@ func (h *Hub) onDeleted(n deletedNotice) {
 // turn it runs, answered once the interrupted turn is committed.
 func (h *Hub) onRequest(m *nats.Msg) {
 	var r request
-	if json.Unmarshal(m.Data, &r) != nil || r.To != h.opts.Node || r.Op != "interrupt" {
+	if json.Unmarshal(m.Data, &r) != nil || r.To != h.opts.Node {
+		return
+	}
+	switch r.Op {
+	case "bot-turn", "bot-cancel":
+		h.handleBotRequest(m, r)
+		return
+	case "interrupt":
+	default:
 		return
 	}
 	go func() {

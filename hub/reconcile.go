@@ -104,9 +104,10 @@ func (h *Hub) catchUp(ctx context.Context, ch *channel) {
 	h.advance(ch, head, nil, nil)
 }
 
-// repeat tells the other nodes again this node's viewers and the run
-// state of the sessions it runs.
+// repeat tells the other nodes again this node's viewers, the run state
+// of the sessions it runs, and the bots it serves.
 func (h *Hub) repeat() {
+	h.publishBots()
 	for _, ch := range h.servedChannels() {
 		ch.mu.Lock()
 		var viewers bool
