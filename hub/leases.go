@@ -133,7 +133,18 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			ch.run.queue = append(ch.run.queue, queued{inputID: q.InputID, turnID: q.TurnID, offset: q.MsgOffset, lease: l})
 		}
 		ch.mu.Unlock()
-		h.runOne(ch, queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l})
+		if h.runOne(ch, queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l}) == "" {
+			// Nothing of the turn was committed: the lease may be gone
+			// (the fence refused it), and the same input must not be
+			// tried again and again until the renewal says so.
+			if ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease); err == nil && !ok {
+				h.log.Warn("lost the lease of a session's turns; dropping them", "session", ch.id, "fence", l.Fence)
+				return
+			} else if err != nil {
+				_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
+				return
+			}
+		}
 	}
 }
 

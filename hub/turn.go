@@ -125,8 +125,9 @@ func (h *Hub) runSession(ch *channel) {
 }
 
 // runOne runs q's turn as the session's running one: interruptible, and
-// its state in the session's status.
-func (h *Hub) runOne(ch *channel, q queued) {
+// its state in the session's status. It returns the turn's final state,
+// "" if nothing was committed.
+func (h *Hub) runOne(ch *channel, q queued) string {
 	ctx, cancel := context.WithCancelCause(h.ctx)
 	done := make(chan struct{})
 	ch.mu.Lock()
@@ -151,6 +152,7 @@ func (h *Hub) runOne(ch *channel, q queued) {
 	}
 	ch.mu.Unlock()
 	h.runChanged(ch)
+	return outcome
 }
 
 // checkpointEvery bounds how much streamed text a crash can lose.
