@@ -132,7 +132,7 @@ func runScenario(ctx context.Context, c config) (result, error) {
 		if c.window > 0 {
 			r.Params = fmt.Sprintf("viewers=%d rate=%d window=%d duration=%s", c.viewers, c.rate, c.window, c.duration)
 		}
-		if n := max(len(c.homes), len(strings.Split(c.url, ","))); n > 1 {
+		if n := c.nodes(); n > 1 {
 			r.Params += fmt.Sprintf(" nodes=%d", n)
 		}
 		err = fanout(ctx, c, t, r.Values)
@@ -156,6 +156,10 @@ func runScenario(ctx context.Context, c config) (result, error) {
 	}
 	return r, err
 }
+
+// nodes is how many nodes the viewers are spread over: -homes, or the
+// -url list.
+func (c config) nodes() int { return max(len(c.homes), len(strings.Split(c.url, ","))) }
 
 // stamp and unstamp put a send time into a message text.
 func stamp() string { return fmt.Sprintf("t=%d", time.Now().UnixNano()) }

@@ -82,6 +82,9 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 	}
 	out["server rss MiB"] = procsRSS(t.pids()) / (1 << 20)
 	vs.summary(out)
+	if n := c.nodes(); n > 1 {
+		vs.byNode(n, out)
+	}
 	return nil
 }
 
@@ -130,6 +133,36 @@ func (vs *viewers) summary(out map[string]float64) {
 		defer mu.Unlock()
 	}
 	vs.lat.summary(vs.parts, out)
+}
+
+// byNode writes the latency percentiles of the viewers on the first node
+// (the publisher's) and of those on the others, viewer i having been
+// opened on node i mod n.
+func (vs *viewers) byNode(n int, out map[string]float64) {
+	for _, mu := range vs.mus {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var first, others []*[]time.Duration
+	for i, p := range vs.parts {
+		if i%n == 0 {
+			first = append(first, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	for _, g := range []struct {
+		name  string
+		parts []*[]time.Duration
+	}{{"first node", first}, {"other nodes", others}} {
+		m := map[string]float64{}
+		vs.lat.summary(g.parts, m)
+		for k, v := range m {
+			if k != "latency max ms" {
+				out[k+", "+g.name] = v
+			}
+		}
+	}
 }
 
 // publishFunc sends one message and returns once the server has taken it.
