@@ -15,12 +15,12 @@ import (
 // viewer reads through an ordered consumer per channel, from new messages
 // on, so it sees what was stored and nothing before.
 type jsTarget struct {
-	url       string
-	serverPID int
+	url        string
+	serverPIDs []int
 }
 
-func (j *jsTarget) pid() int { return j.serverPID }
-func (j *jsTarget) close()   {}
+func (j *jsTarget) pids() []int { return j.serverPIDs }
+func (j *jsTarget) close()      {}
 
 // channel names a subject: one token, so the name's dots and spaces go.
 func (j *jsTarget) channel(_ context.Context, name string) (string, error) {

@@ -5,6 +5,13 @@
 //	albedo-bench -target ws -url ws://127.0.0.1:P/ -pid N -scenario fanout
 //	albedo-bench -target centrifuge -url ws://127.0.0.1:P/connection/websocket -pid N -scenario fanout
 //
+// A cluster: -homes H0,H1,H2 (albedo nodes) or a -url and -pid list
+// (centrifuge nodes on one broker): fanout's viewers go round-robin over
+// the nodes, the publisher to the first; server CPU and RSS are summed
+// over the nodes. -broker-pid and -store-pid add the CPU per delivery of
+// what carries the nodes' messages (NATS, Redis) and of PostgreSQL (its
+// postmaster: the backends are counted with it).
+//
 // Scenarios: fanout (one channel, one publisher, N viewers), multiplex (one
 // connection, S sessions, one flooding), persist (W writers committing
 // posts), idle (N connections × K channels doing nothing), reattach
@@ -35,7 +42,9 @@ type result struct {
 
 type config struct {
 	target, scenario, home, url, albedoBin string
-	pid                                    int
+	homes                                  []string
+	pids                                   []int
+	brokerPID, storePID                    int
 	viewers, sessions, writers, conns, per int
 	rate, window                           int
 	duration, down                         time.Duration
@@ -50,8 +59,11 @@ func main() {
 	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle or reattach")
 	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
 	flag.StringVar(&c.albedoBin, "albedo", "albedo", "albedo: the binary (reattach restarts the daemon)")
-	flag.StringVar(&c.url, "url", "", "peers: the websocket URL (jetstream: its nats:// URL)")
-	flag.IntVar(&c.pid, "pid", 0, "peers: the server's pid, for CPU and RSS")
+	homes := flag.String("homes", "", "albedo: the homes of a cluster's nodes, comma-separated (instead of -home): fanout's viewers round-robin, the rest on the first")
+	flag.StringVar(&c.url, "url", "", "peers: the websocket URL (jetstream: its nats:// URL); centrifuge: a comma-separated list of its nodes")
+	pids := flag.String("pid", "", "peers: the server's pid, for CPU and RSS (a comma-separated list with several -url)")
+	flag.IntVar(&c.brokerPID, "broker-pid", 0, "fanout: the pid of a cluster's broker (NATS, Redis), for its CPU per delivery")
+	flag.IntVar(&c.storePID, "store-pid", 0, "fanout: the pid of PostgreSQL's postmaster, for its (and its backends') CPU per delivery")
 	flag.IntVar(&c.viewers, "viewers", 100, "fanout: viewers")
 	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged)")
 	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection")
@@ -64,6 +76,17 @@ func main() {
 	flag.DurationVar(&c.down, "down", time.Second, "reattach, centrifuge: how long the outage lasts")
 	flag.DurationVar(&c.duration, "duration", 5*time.Second, "how long to load")
 	flag.Parse()
+	if *homes != "" {
+		c.homes = strings.Split(*homes, ",")
+		c.home = c.homes[0]
+	} else if c.home != "" {
+		c.homes = []string{c.home}
+	}
+	var err error
+	if c.pids, err = parsePIDs(*pids); err != nil {
+		fmt.Fprintln(os.Stderr, "albedo-bench:", err)
+		os.Exit(2)
+	}
 	if *reportFile != "" {
 		if err := reportMain(*reportFile); err != nil {
 			fmt.Fprintln(os.Stderr, "albedo-bench:", err)
@@ -109,6 +132,9 @@ func runScenario(ctx context.Context, c config) (result, error) {
 		if c.window > 0 {
 			r.Params = fmt.Sprintf("viewers=%d rate=%d window=%d duration=%s", c.viewers, c.rate, c.window, c.duration)
 		}
+		if n := c.nodes(); n > 1 {
+			r.Params += fmt.Sprintf(" nodes=%d", n)
+		}
 		err = fanout(ctx, c, t, r.Values)
 	case "idle":
 		r.Params = fmt.Sprintf("conns=%d per=%d shared=%v", c.conns, c.per, c.shared)
@@ -130,6 +156,10 @@ func runScenario(ctx context.Context, c config) (result, error) {
 	}
 	return r, err
 }
+
+// nodes is how many nodes the viewers are spread over: -homes, or the
+// -url list.
+func (c config) nodes() int { return max(len(c.homes), len(strings.Split(c.url, ","))) }
 
 // stamp and unstamp put a send time into a message text.
 func stamp() string { return fmt.Sprintf("t=%d", time.Now().UnixNano()) }

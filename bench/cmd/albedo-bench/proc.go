@@ -35,3 +35,65 @@ func procRSS(pid int) float64 {
 	}
 	return 0
 }
+
+// procsCPU is procCPU summed over pids (a cluster's nodes).
+func procsCPU(pids []int) float64 {
+	var t float64
+	for _, p := range pids {
+		t += procCPU(p)
+	}
+	return t
+}
+
+// procsRSS is procRSS summed over pids.
+func procsRSS(pids []int) float64 {
+	var t float64
+	for _, p := range pids {
+		t += procRSS(p)
+	}
+	return t
+}
+
+// treeCPU is the CPU time of pid and of its descendants, living (from
+// /proc/PID/task/*/children) or exited and reaped by it (cutime, cstime):
+// a PostgreSQL server's postmaster and its backends.
+func treeCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	var t float64
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		v, _ := strconv.ParseFloat(f[i], 64)
+		t += v
+	}
+	t = t * 1e6 / 100
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, task := range tasks {
+		cb, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, task.Name()))
+		for _, c := range strings.Fields(string(cb)) {
+			if cp, err := strconv.Atoi(c); err == nil {
+				t += treeCPU(cp)
+			}
+		}
+	}
+	return t
+}
+
+// parsePIDs reads "N[,N…]"; empty is none.
+func parsePIDs(s string) ([]int, error) {
+	var pids []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("pid %q: %w", f, err)
+		}
+		pids = append(pids, p)
+	}
+	return pids, nil
+}

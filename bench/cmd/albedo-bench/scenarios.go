@@ -55,12 +55,14 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 	}
 	defer closePub()
 
-	cpu0, load0, start := procCPU(t.pid()), procCPU(os.Getpid()), time.Now()
+	cpu0, load0, start := procsCPU(t.pids()), procCPU(os.Getpid()), time.Now()
+	broker0, store0 := treeCPU(c.brokerPID), treeCPU(c.storePID)
 	sent := publishStamped(ctx, c, pub, ch)
 	want := sent * int64(c.viewers)
 	settle(delivered.Load, want)
 	elapsed := time.Since(start)
-	cpu := procCPU(t.pid()) - cpu0
+	cpu := procsCPU(t.pids()) - cpu0
+	broker, store := treeCPU(c.brokerPID)-broker0, treeCPU(c.storePID)-store0
 	// The load generator's own CPU: near 100 % it, not the server, is
 	// what the deliveries/s measure.
 	out["load generator cpu %"] = (procCPU(os.Getpid()) - load0) / float64(elapsed.Microseconds()) * 100
@@ -71,9 +73,18 @@ func fanout(ctx context.Context, c config, t target, out map[string]float64) err
 	out["deliveries/s"] = float64(n) / elapsed.Seconds()
 	if n > 0 {
 		out["server cpu µs/delivery"] = cpu / float64(n)
+		if c.brokerPID > 0 {
+			out["broker cpu µs/delivery"] = broker / float64(n)
+		}
+		if c.storePID > 0 {
+			out["store cpu µs/delivery"] = store / float64(n)
+		}
 	}
-	out["server rss MiB"] = procRSS(t.pid()) / (1 << 20)
+	out["server rss MiB"] = procsRSS(t.pids()) / (1 << 20)
 	vs.summary(out)
+	if n := c.nodes(); n > 1 {
+		vs.byNode(n, out)
+	}
 	return nil
 }
 
@@ -122,6 +133,36 @@ func (vs *viewers) summary(out map[string]float64) {
 		defer mu.Unlock()
 	}
 	vs.lat.summary(vs.parts, out)
+}
+
+// byNode writes the latency percentiles of the viewers on the first node
+// (the publisher's) and of those on the others, viewer i having been
+// opened on node i mod n.
+func (vs *viewers) byNode(n int, out map[string]float64) {
+	for _, mu := range vs.mus {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var first, others []*[]time.Duration
+	for i, p := range vs.parts {
+		if i%n == 0 {
+			first = append(first, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	for _, g := range []struct {
+		name  string
+		parts []*[]time.Duration
+	}{{"first node", first}, {"other nodes", others}} {
+		m := map[string]float64{}
+		vs.lat.summary(g.parts, m)
+		for k, v := range m {
+			if k != "latency max ms" {
+				out[k+", "+g.name] = v
+			}
+		}
+	}
 }
 
 // publishFunc sends one message and returns once the server has taken it.
@@ -218,7 +259,7 @@ func idle(ctx context.Context, c config, t target, out map[string]float64) error
 		}
 	}
 	runtime.GC()
-	rss0 := procRSS(t.pid())
+	rss0 := procsRSS(t.pids())
 	var closers []func()
 	defer func() {
 		for _, f := range closers {
@@ -237,12 +278,12 @@ func idle(ctx context.Context, c config, t target, out map[string]float64) error
 		closers = append(closers, f)
 	}
 	time.Sleep(2 * time.Second) // let the server settle: this is a measurement, not a sync
-	rss1 := procRSS(t.pid())
-	cpu0 := procCPU(t.pid())
+	rss1 := procsRSS(t.pids())
+	cpu0 := procsCPU(t.pids())
 	time.Sleep(5 * time.Second)
 	out["rss per connection KiB"] = (rss1 - rss0) / float64(c.conns) / 1024
 	out["server rss MiB"] = rss1 / (1 << 20)
-	out["idle cpu %"] = (procCPU(t.pid()) - cpu0) / 5e6 * 100
+	out["idle cpu %"] = (procsCPU(t.pids()) - cpu0) / 5e6 * 100
 	return nil
 }
 
@@ -348,7 +389,7 @@ func persist(ctx context.Context, c config, t target, out map[string]float64) er
 	}
 	var done atomic.Int64
 	var wg sync.WaitGroup
-	cpu0 := procCPU(t.pid())
+	cpu0 := procsCPU(t.pids())
 	stop := time.Now().Add(c.duration)
 	// Each writer keeps c.window posts in flight on its connection (one
 	// unless -window says): the window's publishes share the socket.
@@ -367,7 +408,7 @@ func persist(ctx context.Context, c config, t target, out map[string]float64) er
 	wg.Wait()
 	out["inputs/s"] = float64(done.Load()) / c.duration.Seconds()
 	if n := done.Load(); n > 0 {
-		out["server cpu µs/input"] = (procCPU(t.pid()) - cpu0) / float64(n)
+		out["server cpu µs/input"] = (procsCPU(t.pids()) - cpu0) / float64(n)
 	}
 	return nil
 }

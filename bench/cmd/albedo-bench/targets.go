@@ -23,7 +23,8 @@ import (
 
 // target is what a scenario drives: albedo, or a peer with its own protocol.
 type target interface {
-	pid() int
+	// pids are the server's processes (a cluster's nodes), for CPU and RSS.
+	pids() []int
 	// channel makes (albedo: creates the session) or names a channel.
 	channel(ctx context.Context, name string) (string, error)
 	// viewer opens one connection subscribed to channels; onText gets the
@@ -40,43 +41,65 @@ func newTarget(ctx context.Context, c config) (target, error) {
 	case "albedo":
 		return newAlbedo(ctx, c)
 	case "ws":
-		return &wsTarget{url: c.url, serverPID: c.pid}, nil
+		return &wsTarget{url: c.url, serverPIDs: c.pids}, nil
 	case "centrifuge":
-		return &cfTarget{url: c.url, serverPID: c.pid}, nil
+		return &cfTarget{urls: strings.Split(c.url, ","), serverPIDs: c.pids}, nil
 	case "jetstream":
-		return &jsTarget{url: c.url, serverPID: c.pid}, nil
+		return &jsTarget{url: c.url, serverPIDs: c.pids}, nil
 	}
 	return nil, fmt.Errorf("unknown target %q", c.target)
 }
 
-// albedoTarget: viewers use the owner token; the publisher is a bot posting
-// (a message committed to the log, no turn).
+// albedoTarget: viewers use the owner token of their node; the publisher
+// is a bot posting (a message committed to the log, no turn). With
+// several nodes (-homes) viewers go round-robin over them; everything
+// else runs on the first.
 type albedoTarget struct {
 	home, bin string
 	c         *client.Client
 	snap      client.Snapshot
+	nodes     []client.Snapshot // every node, the first being snap (but for restart)
+	next      atomic.Int64      // the next viewer's node
 	botToken  string
 	epochs    sync.Map // session → epoch, for followers' cursors
 }
 
 func newAlbedo(ctx context.Context, cfg config) (*albedoTarget, error) {
-	c, err := client.New(client.Options{Home: cfg.home})
+	homes := cfg.homes
+	if len(homes) == 0 {
+		homes = []string{cfg.home}
+	}
+	var c0 *client.Client
+	var nodes []client.Snapshot
+	for _, h := range homes {
+		c, err := client.New(client.Options{Home: h})
+		if err != nil {
+			return nil, err
+		}
+		snap, err := c.Discover(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h, err)
+		}
+		if c0 == nil {
+			c0 = c
+		}
+		nodes = append(nodes, snap)
+	}
+	bot, err := c0.AddBot(ctx, "bench-"+uuid.NewString()[:8], nil)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := c.Discover(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bot, err := c.AddBot(ctx, "bench-"+uuid.NewString()[:8], nil)
-	if err != nil {
-		return nil, err
-	}
-	return &albedoTarget{home: cfg.home, bin: cfg.albedoBin, c: c, snap: snap, botToken: bot.Token}, nil
+	return &albedoTarget{home: homes[0], bin: cfg.albedoBin, c: c0, snap: nodes[0], nodes: nodes, botToken: bot.Token}, nil
 }
 
-func (a *albedoTarget) pid() int { return a.snap.PID }
-func (a *albedoTarget) close()   {}
+func (a *albedoTarget) pids() []int {
+	pids := []int{a.snap.PID}
+	for _, n := range a.nodes[1:] {
+		pids = append(pids, n.PID)
+	}
+	return pids
+}
+func (a *albedoTarget) close() {}
 
 func (a *albedoTarget) channel(ctx context.Context, name string) (string, error) {
 	s, err := a.c.CreateSession(ctx, name, wire.SessionCreate{Title: "bench"})
@@ -236,7 +259,11 @@ type eventText struct {
 }
 
 func (a *albedoTarget) viewer(ctx context.Context, channels []string, onText func(string, string)) (func(), error) {
-	rc, err := dialAlbedo(ctx, a.snap, a.snap.Token, func(line []byte) {
+	node := a.snap
+	if n := int64(len(a.nodes)); n > 1 {
+		node = a.nodes[(a.next.Add(1)-1)%n]
+	}
+	rc, err := dialAlbedo(ctx, node, node.Token, func(line []byte) {
 		if !bytes.HasPrefix(line, []byte(`{"op":"event"`)) {
 			return
 		}
@@ -276,11 +303,11 @@ func (a *albedoTarget) publisher(ctx context.Context) (func(context.Context, str
 
 // wsTarget is the bare broadcast server: one implicit channel.
 type wsTarget struct {
-	url       string
-	serverPID int
+	url        string
+	serverPIDs []int
 }
 
-func (w *wsTarget) pid() int                                        { return w.serverPID }
+func (w *wsTarget) pids() []int                                     { return w.serverPIDs }
 func (w *wsTarget) close()                                          {}
 func (w *wsTarget) channel(context.Context, string) (string, error) { return "all", nil }
 
@@ -337,20 +364,27 @@ func (w *wsTarget) publisher(ctx context.Context) (func(context.Context, string,
 	return pub, func() { c.CloseNow() }, nil
 }
 
-// cfTarget speaks centrifuge's own protocol through centrifuge-go.
+// cfTarget speaks centrifuge's own protocol through centrifuge-go. With
+// several nodes (one broker) viewers go round-robin over them; publishers
+// and everything else use the first.
 type cfTarget struct {
-	url       string
-	serverPID int
+	urls       []string
+	next       atomic.Int64 // the next viewer's node
+	serverPIDs []int
 }
 
-func (f *cfTarget) pid() int                                               { return f.serverPID }
+func (f *cfTarget) pids() []int                                            { return f.serverPIDs }
 func (f *cfTarget) close()                                                 {}
 func (f *cfTarget) channel(_ context.Context, name string) (string, error) { return name, nil }
 
 func (f *cfTarget) connect(ctx context.Context) (*centrifuge.Client, error) {
+	return f.connectTo(ctx, f.urls[0])
+}
+
+func (f *cfTarget) connectTo(ctx context.Context, url string) (*centrifuge.Client, error) {
 	// The cap of albedo's contract (5 s) instead of centrifuge-go's 20 s;
 	// the first delay stays centrifuge-go's own (200 ms).
-	c := centrifuge.NewJsonClient(f.url, centrifuge.Config{MaxReconnectDelay: 5 * time.Second})
+	c := centrifuge.NewJsonClient(url, centrifuge.Config{MaxReconnectDelay: 5 * time.Second})
 	up := make(chan struct{})
 	var once sync.Once
 	c.OnConnected(func(centrifuge.ConnectedEvent) { once.Do(func() { close(up) }) })
@@ -370,7 +404,8 @@ func (f *cfTarget) connect(ctx context.Context) (*centrifuge.Client, error) {
 }
 
 func (f *cfTarget) viewer(ctx context.Context, channels []string, onText func(string, string)) (func(), error) {
-	c, err := f.connect(ctx)
+	url := f.urls[(f.next.Add(1)-1)%int64(len(f.urls))]
+	c, err := f.connectTo(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +494,7 @@ func (f *cfTarget) restart(ctx context.Context, kill bool, down time.Duration) e
 	if kill {
 		return fmt.Errorf("centrifuge: no kill variant (its history dies with the process)")
 	}
-	u := strings.Replace(strings.Replace(f.url, "ws://", "http://", 1), "/connection/websocket", "/bench/outage", 1)
+	u := strings.Replace(strings.Replace(f.urls[0], "ws://", "http://", 1), "/connection/websocket", "/bench/outage", 1)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, fmt.Sprintf("%s?for=%s", u, down), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -6,6 +6,10 @@
 // ordered consumers of the stream, so they see only what was stored, as
 // albedo's viewers see only what was committed.
 //
+// With -plain it is a plain NATS server (core subjects, no JetStream, no
+// store): what an albedo cluster's nodes carry their notices over
+// (bench/fanout-cluster).
+//
 // Durability, as measured here: JetStream writes each message to its
 // files before the ack but does not fsync it (it syncs every 2 minutes by
 // default; SyncAlways would fsync each): a message acknowledged survives
@@ -31,7 +35,12 @@ import (
 
 func main() {
 	port := flag.Int("port", -1, "listen port (-1: any free one)")
+	plain := flag.Bool("plain", false, "a plain NATS server: no JetStream, no stream")
 	flag.Parse()
+	if *plain {
+		servePlain(*port)
+		return
+	}
 	dir, err := os.MkdirTemp("", "bench-jetstream-")
 	if err != nil {
 		log.Fatal(err)
@@ -61,6 +70,23 @@ func main() {
 		log.Fatal(err)
 	}
 	nc.Close()
+	fmt.Printf("listening on %d\n", ns.Addr().(*net.TCPAddr).Port)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
+	ns.Shutdown()
+}
+
+// servePlain runs a NATS server with core subjects only until SIGTERM.
+func servePlain(port int) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true, MaxPayload: 1 << 20})
+	if err != nil {
+		log.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		log.Fatal("nats: not ready within 10 s")
+	}
 	fmt.Printf("listening on %d\n", ns.Addr().(*net.TCPAddr).Port)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
