@@ -41,6 +41,18 @@ type evNotice struct {
 	Last    int64             `json:"last"`
 	At      int64             `json:"at"`               // when it was committed, Unix nanoseconds
 	Events  []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
+	// Kinds are the events' types and what drives turns, beside them, so
+	// that a node reads none of them twice (hub.metaOf).
+	Kinds []eventKind `json:"kinds,omitempty"`
+}
+
+// eventKind is what a node needs of an event besides its JSON.
+type eventKind struct {
+	Type    wire.EventType `json:"t"`
+	Role    wire.Role      `json:"r,omitempty"`
+	InputID string         `json:"i,omitempty"`
+	TurnID  string         `json:"u,omitempty"`
+	State   string         `json:"s,omitempty"`
 }
 
 type textNotice struct {
@@ -101,15 +113,23 @@ type bus struct {
 	pending map[*channel]bool // presence changes waiting for their coalesced notice
 }
 
-// publish sends v on subject. A notice that cannot go (NATS down) is
-// dropped: the store has what it says.
+// publish sends v on subject, its node named in a header so that the
+// node itself skips it unread (every node hears its own notices). A
+// notice that cannot go (NATS down) is dropped: the store has what it
+// says.
 func (b *bus) publish(subject string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	_ = b.nc.Publish(subject, data)
+	m := nats.NewMsg(subject)
+	m.Header.Set(nodeHeader, b.node)
+	m.Data = data
+	_ = b.nc.PublishMsg(m)
 }
+
+// nodeHeader names the node that published a notice.
+const nodeHeader = "Albedo-Node"
 
 // events announces what one commit added to a session.
 func (b *bus) events(session string, evs []db.Event) {
@@ -123,8 +143,11 @@ func (b *bus) events(session string, evs []db.Event) {
 	}
 	if size <= maxNoticeEvents {
 		n.Events = make([]json.RawMessage, len(evs))
+		n.Kinds = make([]eventKind, len(evs))
 		for i, e := range evs {
 			n.Events[i] = e.JSON
+			m := metaOf(e)
+			n.Kinds[i] = eventKind{Type: m.Type, Role: m.Role, InputID: m.InputID, TurnID: m.TurnID, State: m.State}
 		}
 	}
 	b.publish(subjEvents, n)

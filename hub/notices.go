@@ -29,15 +29,15 @@ func (h *Hub) startBus() error {
 		subject string
 		handle  func(*nats.Msg)
 	}{
-		{subjEvents, decoded(h.onEvents)},
-		{subjText, decoded(h.onText)},
-		{subjStatus, decoded(h.onStatus)},
-		{subjPresence, decoded(h.onPresence)},
-		{subjTokens, decoded(h.onTokens)},
-		{subjDeleted, decoded(h.onDeleted)},
+		{subjEvents, decoded(h, h.onEvents)},
+		{subjText, decoded(h, h.onText)},
+		{subjStatus, decoded(h, h.onStatus)},
+		{subjPresence, decoded(h, h.onPresence)},
+		{subjTokens, decoded(h, h.onTokens)},
+		{subjDeleted, decoded(h, h.onDeleted)},
 		{subjRequest, h.onRequest},
-		{subjBots, decoded(h.onBots)},
-		{subjBotReply, decoded(h.onBotReply)},
+		{subjBots, decoded(h, h.onBots)},
+		{subjBotReply, decoded(h, h.onBotReply)},
 	}
 	for _, s := range subs {
 		if _, err := h.bus.nc.Subscribe(s.subject, s.handle); err != nil {
@@ -52,10 +52,13 @@ func (h *Hub) startBus() error {
 	return h.bus.nc.Flush()
 }
 
-// decoded adapts a handler of one notice type to NATS, dropping any it
-// cannot read. (Each handler drops its own node's notices.)
-func decoded[T any](handle func(T)) func(*nats.Msg) {
+// decoded adapts a handler of one notice type to NATS, skipping the
+// node's own notices unread and dropping any it cannot read.
+func decoded[T any](h *Hub, handle func(T)) func(*nats.Msg) {
 	return func(m *nats.Msg) {
+		if m.Header.Get(nodeHeader) == h.opts.Node {
+			return
+		}
 		var n T
 		if json.Unmarshal(m.Data, &n) != nil {
 			return
