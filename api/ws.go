@@ -320,6 +320,13 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 		return false
 	}
 	p = cur
+	// Authenticated: it no longer waits for hello, before its reply can
+	// tell the client so (a client that connects again on that reply
+	// must find the room it left; TestPreHelloWebsocketsAreBounded).
+	if wc.preHello {
+		wc.preHello = false
+		wc.s.leavePreHello()
+	}
 	// Presence names a bot by its name; others by the client they run.
 	name := cmd.Client
 	if name == "" || p.Role == wire.TokenBot {
