@@ -111,6 +111,9 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	m := NewModel(w, h)
 	m.Now = opts.Now
 	m.ReadOnly = opts.ReadOnly
+	if opts.Client != nil {
+		m.Server = opts.Client.URL()
+	}
 	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.lister = opts.Client

@@ -283,6 +283,9 @@ func (m *Model) connText() string {
 		left := m.Conn.Next - m.Now().Sub(m.connSince)
 		return fmt.Sprintf("reconnecting in %.1f s (attempt %d)", max(left, 0).Seconds(), m.Conn.Attempt)
 	case client.Unavailable:
+		if m.Server != "" {
+			return "server unavailable (" + m.Server + "): press r to retry"
+		}
 		return "daemon unavailable: press r to retry"
 	case client.Stopped:
 		return "daemon stopped — r to start"

@@ -39,6 +39,7 @@ type Model struct {
 	ShowHelp    bool
 	Times       bool      // message headers show their time (Ctrl-T)
 	ReadOnly    bool      // a viewer's shared session: nothing is sent or changed
+	Server      string    // the URL of the server the client was pointed at ("" for a home's daemon)
 	Quiet       bool      // no bell, no desktop notifications (/notify off)
 	TermFocused bool      // the terminal window has the focus (as far as it says)
 	helpTop     int       // the first row of the help shown, when it is taller than the screen

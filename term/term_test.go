@@ -332,6 +332,12 @@ func TestStatusBarStates(t *testing.T) {
 	if cmds := m.Key(key(tcell.KeyRune, 'r', 0)); len(cmds) != 1 || cmds[0] != (cmdRetry{}) {
 		t.Fatalf("r: %#v", cmds)
 	}
+	// Pointed at a server (ALBEDO_URL), it is the server that is away.
+	m.Server = "https://albedo.example"
+	r := screen(t, m)
+	if want := " server unavailable (https://albedo.example): press r"; !strings.HasPrefix(r[len(r)-1], want) {
+		t.Fatalf("status %q, want it to start with %q", r[len(r)-1], want)
+	}
 }
 
 // Any size, however small, draws without panicking; the status bar stays
