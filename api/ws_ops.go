@@ -198,7 +198,9 @@ func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {
 		wc.replyErr(id, asWire(wc.s.log, err))
 		return
 	}
-	wc.hc.ReplyJSON(wire.Reply{ID: id, OK: true, Receipt: &r})
+	// Encode(wire.Reply{ID: id, OK: true, Receipt: &r}), by hand: every
+	// send and post gets one.
+	wc.hc.Reply(wire.AppendReceiptReply(make([]byte, 0, wire.ReceiptReplySize(&r)), id, &r))
 }
 
 func (wc *wsConn) interrupt(ctx context.Context, cmd wire.Command) {
