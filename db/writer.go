@@ -108,6 +108,7 @@ type batchState struct {
 	heads map[string]counters // counters as of the requests accepted so far
 	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
+	at    string              // formatTime(now), for the rows that store it as text
 
 	// shared (PostgreSQL) only: the sessions whose rows this transaction
 	// has locked, with their counters as committed, and those a failed
@@ -173,6 +174,9 @@ func (t *Tx) bind(q string) string { return t.batch.w.dialect.bind(q) }
 
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
+
+// nowText is formatTime(t.Now()), formatted once per batch.
+func (t *Tx) nowText() string { return t.batch.at }
 
 func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
 	w := &Writer{
@@ -391,7 +395,8 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		return true, nil
 	}
 	t = since(&st.begin, t)
-	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: t.UTC()}
+	now := t.UTC()
+	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: now, at: formatTime(now)}
 	if w.shared {
 		if err := b.lockAll(ctx, tx.Tx, needs); err != nil {
 			_ = tx.Rollback()
@@ -538,7 +543,7 @@ func (w *Writer) answerAll(batch []*request, err error) {
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
-	at := formatTime(b.now)
+	at := b.at
 	var args []any
 	turns := map[string]string{} // session → state of its newest turn event in this batch
 	for _, r := range reqs {
