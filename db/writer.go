@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/uptrace/bun"
 
@@ -545,7 +546,9 @@ func (w *Writer) answerAll(batch []*request, err error) {
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
 	at := b.at
 	var args []any
-	turns := map[string]string{} // session → state of its newest turn event in this batch
+	var atArg any = at                // boxed once, not once per row
+	types := map[wire.EventType]any{} // the same for the few event types
+	turns := map[string]string{}      // session → state of its newest turn event in this batch
 	for _, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
@@ -559,7 +562,15 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 				if e.ord > 0 {
 					inputID, ord = e.Meta.InputID, e.ord
 				}
-				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at, inputID, ord)
+				typ, ok := types[e.Type]
+				if !ok {
+					typ = string(e.Type)
+					types[e.Type] = typ
+				}
+				// The payload as a string without a copy: an event's JSON
+				// is never written once Append has made it, and the
+				// drivers copy what they bind.
+				args = append(args, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
 			}
 		}
 	}
