@@ -162,12 +162,16 @@ func quickString(f []byte, i int) (raw []byte, escaped bool, next int, ok bool) 
 	}
 	i++
 	start := i
+	ascii := true
 	for ; i < len(f); i++ {
 		c := f[i]
+		if plainASCII[c] {
+			continue
+		}
 		switch {
 		case c == '"':
 			raw = f[start:i]
-			if !utf8.Valid(raw) {
+			if !ascii && !utf8.Valid(raw) {
 				return nil, false, 0, false
 			}
 			return raw, escaped, i + 1, true
@@ -184,10 +188,21 @@ func quickString(f []byte, i int) (raw []byte, escaped bool, next int, ok bool) 
 			i++
 		case c < ' ':
 			return nil, false, 0, false
+		default: // ≥ 0x80: checked as UTF-8 at the end
+			ascii = false
 		}
 	}
 	return nil, false, 0, false
 }
+
+// plainASCII holds the bytes a JSON string holds as themselves: ASCII
+// from the space up, but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // unescape returns a string quickString read, resolving the simple escapes
 // it allows.
