@@ -82,7 +82,7 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	bufs  sync.Pool  // *[]byte batch buffers, held only while writing
+	bufs  sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
 	fresh freshConns // connections that have not sent a request yet
 
 	mu       sync.Mutex

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"time"
 
@@ -229,19 +230,51 @@ func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
 		return err
 	}
 	for {
-		typ, msg, err := wc.ws.Read(ctx)
+		typ, r, err := wc.ws.Reader(ctx)
 		if err != nil {
 			return err
 		}
-		if typ != websocket.MessageText {
-			if err := wc.hc.AwaitRoom(ctx); err != nil {
-				return err
+		// The message is read into a pooled buffer, as ws.Read would read
+		// it into a new one: its commands are decoded into strings of
+		// their own, so nothing keeps it once they have run.
+		bp := wc.s.bufs.Get().(*[]byte)
+		msg, err := readMessage(r, (*bp)[:0])
+		if err == nil {
+			if typ != websocket.MessageText {
+				if err = wc.hc.AwaitRoom(ctx); err == nil {
+					wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
+				}
+			} else {
+				err = wc.handleAll(ctx, splitFrames(msg))
 			}
-			wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
-			continue
 		}
-		if err := wc.handleAll(ctx, splitFrames(msg)); err != nil {
+		if cap(msg) <= maxPooledMessage {
+			*bp = msg[:0]
+			wc.s.bufs.Put(bp)
+		}
+		if err != nil {
 			return err
+		}
+	}
+}
+
+// maxPooledMessage bounds the buffers readLoop gives back to the pool: a
+// rare large message does not stay in memory.
+const maxPooledMessage = 64 << 10
+
+// readMessage is io.ReadAll into b: what is left of r, appended to b.
+func readMessage(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
 		}
 	}
 }

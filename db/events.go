@@ -60,7 +60,9 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	for i, ev := range evs {
 		ev.Offset = cur + int64(i) + 1
 		ev.At = t.now
-		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: wire.Encode(ev),
+		// wire.Encode(ev), by hand: every input stores an event.
+		js := wire.AppendEvent(make([]byte, 0, wire.EventSize(&ev)), &ev)
+		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: js,
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 	}
 	c.head += int64(len(evs))

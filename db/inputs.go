@@ -142,7 +142,7 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 			return old, created, evs, err
 		}
 	}
-	in := postInput(session, inputID, textHash(text), c.inputs+1, c.head+1, formatTime(t.now))
+	in := postInput(session, inputID, textHash(text), c.inputs+1, c.head+1, t.nowText())
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author, Text: text,
 		InputID: inputID, State: wire.MessageComplete,
@@ -167,14 +167,13 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 // is not text. A send's message found among the events is not a post
 // (its receipt is in inputs): found is false.
 func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Input, found bool, _ error) {
-	hash := textHash(text)
 	k := postKey{session, inputID}
 	old, ok := t.posts[k]
 	if !ok {
 		old, ok = t.batch.posts[k]
 	}
 	if ok {
-		if old.TextHash != hash {
+		if old.TextHash != textHash(text) {
 			return Input{}, true, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
 		}
 		return old, true, nil
@@ -201,7 +200,7 @@ func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Inp
 	if ev.Text != text {
 		return Input{}, true, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
 	}
-	return postInput(session, inputID, hash, ord, offset, at), true, nil
+	return postInput(session, inputID, textHash(text), ord, offset, at), true, nil
 }
 
 // postInput is a bot post's receipt as an Input.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/uptrace/bun"
 
@@ -108,6 +109,7 @@ type batchState struct {
 	heads map[string]counters // counters as of the requests accepted so far
 	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
+	at    string              // formatTime(now), for the rows that store it as text
 
 	// shared (PostgreSQL) only: the sessions whose rows this transaction
 	// has locked, with their counters as committed, and those a failed
@@ -173,6 +175,9 @@ func (t *Tx) bind(q string) string { return t.batch.w.dialect.bind(q) }
 
 // Now is the commit batch's timestamp, used for every row it writes.
 func (t *Tx) Now() time.Time { return t.now }
+
+// nowText is formatTime(t.Now()), formatted once per batch.
+func (t *Tx) nowText() string { return t.batch.at }
 
 func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
 	w := &Writer{
@@ -391,7 +396,8 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		return true, nil
 	}
 	t = since(&st.begin, t)
-	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: t.UTC()}
+	now := t.UTC()
+	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: now, at: formatTime(now)}
 	if w.shared {
 		if err := b.lockAll(ctx, tx.Tx, needs); err != nil {
 			_ = tx.Rollback()
@@ -538,9 +544,11 @@ func (w *Writer) answerAll(batch []*request, err error) {
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
-	at := formatTime(b.now)
+	at := b.at
 	var args []any
-	turns := map[string]string{} // session → state of its newest turn event in this batch
+	var atArg any = at                // boxed once, not once per row
+	types := map[wire.EventType]any{} // the same for the few event types
+	turns := map[string]string{}      // session → state of its newest turn event in this batch
 	for _, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
@@ -554,7 +562,15 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 				if e.ord > 0 {
 					inputID, ord = e.Meta.InputID, e.ord
 				}
-				args = append(args, e.Session, e.Offset, e.Type, string(e.JSON), at, inputID, ord)
+				typ, ok := types[e.Type]
+				if !ok {
+					typ = string(e.Type)
+					types[e.Type] = typ
+				}
+				// The payload as a string without a copy: an event's JSON
+				// is never written once Append has made it, and the
+				// drivers copy what they bind.
+				args = append(args, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
 			}
 		}
 	}

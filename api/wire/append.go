@@ -1,0 +1,193 @@
+package wire
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The hot frames of the write path, encoded by hand: an event of the log
+// (every input stores one) and the reply that carries a receipt (every
+// send and post gets one). Each produces exactly the bytes json.Marshal
+// (Encode) produces for the same value, HTML escaping included; the fuzz
+// targets in append_test.go hold them to it. A change to Event, Reply or
+// Receipt must be made here too, or those tests fail.
+
+// AppendEvent appends the JSON of ev to dst, the bytes Encode(ev) returns.
+// An At that Encode refuses (a year outside 0–9999, a zone offset of a day
+// or more) panics as Encode does.
+func AppendEvent(dst []byte, ev *Event) []byte {
+	n0 := len(dst)
+	dst = append(dst, `{"offset":`...)
+	dst = strconv.AppendInt(dst, ev.Offset, 10)
+	dst = append(dst, `,"type":`...)
+	dst = appendString(dst, string(ev.Type))
+	dst = append(dst, `,"at":`...)
+	var ok bool
+	if dst, ok = appendTime(dst, ev.At); !ok {
+		return append(dst[:n0], Encode(ev)...) // panics, with encoding/json's error
+	}
+	dst = appendOmitEmpty(dst, `,"role":`, string(ev.Role))
+	dst = appendOmitEmpty(dst, `,"author":`, ev.Author)
+	dst = appendOmitEmpty(dst, `,"text":`, ev.Text)
+	dst = appendOmitEmpty(dst, `,"input_id":`, ev.InputID)
+	dst = appendOmitEmpty(dst, `,"turn_id":`, ev.TurnID)
+	dst = appendOmitEmpty(dst, `,"state":`, ev.State)
+	dst = appendOmitEmpty(dst, `,"reason":`, ev.Reason)
+	dst = appendOmitEmpty(dst, `,"error":`, ev.Error)
+	dst = appendOmitNil(dst, `,"title":`, ev.Title)
+	dst = appendOmitNil(dst, `,"model":`, ev.Model)
+	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
+	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
+	return append(dst, '}')
+}
+
+// EventSize is a capacity that AppendEvent fills without growing for
+// events whose strings need no escapes: at most a few bytes too many, as
+// the stored event keeps it.
+func EventSize(ev *Event) int {
+	// {"offset":-9223372036854775808,"type":"","at":"2006-01-02T15:04:05.999999999-07:00"}
+	n := 10 + 20 + 10 + len(ev.Type) + 6 + 37 + 1
+	field := func(key int, s string) {
+		if s != "" {
+			n += key + 2 + len(s)
+		}
+	}
+	ptr := func(key int, s *string) {
+		if s != nil {
+			n += key + 2 + len(*s)
+		}
+	}
+	field(len(`,"role":`), string(ev.Role))
+	field(len(`,"author":`), ev.Author)
+	field(len(`,"text":`), ev.Text)
+	field(len(`,"input_id":`), ev.InputID)
+	field(len(`,"turn_id":`), ev.TurnID)
+	field(len(`,"state":`), ev.State)
+	field(len(`,"reason":`), ev.Reason)
+	field(len(`,"error":`), ev.Error)
+	ptr(len(`,"title":`), ev.Title)
+	ptr(len(`,"model":`), ev.Model)
+	ptr(len(`,"effort":`), ev.Effort)
+	field(len(`,"by":`), ev.By)
+	return n
+}
+
+// AppendReceiptReply appends the JSON of the reply that carries receipt r
+// to command id, the bytes Encode(Reply{ID: id, OK: true, Receipt: &r})
+// returns.
+func AppendReceiptReply(dst []byte, id int64, r *Receipt) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	dst = append(dst, `,"ok":true,"receipt":{"input_id":`...)
+	dst = appendString(dst, r.InputID)
+	dst = append(dst, `,"session":`...)
+	dst = appendString(dst, r.Session)
+	dst = append(dst, `,"state":`...)
+	dst = appendString(dst, r.State)
+	dst = append(dst, `,"order":`...)
+	dst = strconv.AppendInt(dst, r.Order, 10)
+	dst = append(dst, `,"delivery":`...)
+	dst = appendString(dst, r.Delivery)
+	dst = append(dst, `,"turn_id":`...)
+	dst = appendString(dst, r.TurnID)
+	dst = append(dst, `,"error":`...)
+	dst = appendString(dst, r.Error)
+	return append(dst, "}}"...)
+}
+
+// ReceiptReplySize is a capacity that AppendReceiptReply fills without
+// growing when r's strings need no escapes.
+func ReceiptReplySize(r *Receipt) int {
+	return 160 + len(r.InputID) + len(r.Session) + len(r.State) + len(r.Delivery) + len(r.TurnID) + len(r.Error)
+}
+
+func appendOmitEmpty(dst []byte, key, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	return appendString(append(dst, key...), s)
+}
+
+func appendOmitNil(dst []byte, key string, s *string) []byte {
+	if s == nil {
+		return dst
+	}
+	return appendString(append(dst, key...), *s)
+}
+
+// appendTime appends t as time.Time.MarshalJSON does (RFC 3339 with
+// nanoseconds, quoted). It says false where MarshalJSON fails.
+func appendTime(dst []byte, t time.Time) ([]byte, bool) {
+	dst = append(dst, '"')
+	n0 := len(dst)
+	dst = t.AppendFormat(dst, time.RFC3339Nano)
+	// MarshalJSON's checks (time.Time.appendStrictRFC3339).
+	if dst[n0+len("9999")] != '-' {
+		return dst, false // a year outside 0–9999
+	}
+	if dst[len(dst)-1] != 'Z' {
+		c := dst[len(dst)-len("Z07:00")]
+		h := dst[len(dst)-len("07:00"):]
+		if ('0' <= c && c <= '9') || 10*(h[0]-'0')+(h[1]-'0') >= 24 {
+			return dst, false // a zone offset of 24 hours or more
+		}
+	}
+	return append(dst, '"'), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string the way encoding/json does with
+// its default HTML escaping: <, > and & as \u003c…, U+2028 and U+2029
+// escaped, invalid UTF-8 as \ufffd.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= ' ' && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
