@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,13 +63,21 @@ func StopShared() {
 }
 
 // Start initialises and starts a server in a new temporary directory.
+// Servers left by test processes that died without stopping them (a
+// panic, a test binary's timeout: pg_ctl's server is not their child) are
+// stopped first.
 func Start() (*Server, error) {
 	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}
+	stopOrphans(bin)
 	dir, err := os.MkdirTemp("", "albedo-pg-")
 	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	s := &Server{dir: dir, bin: bin, asPG: os.Geteuid() == 0}
@@ -98,6 +107,31 @@ func Start() (*Server, error) {
 	}
 	os.RemoveAll(dir)
 	return nil, err
+}
+
+// ownerFile names, in a server's directory, the pid of the test process
+// that started it.
+const ownerFile = "owner.pid"
+
+// stopOrphans stops and removes the servers under the temporary directory
+// whose test process is gone.
+func stopOrphans(bin string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "albedo-pg-*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue // another version's, or being made: not ours to judge
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			continue // alive (or not ours to signal)
+		}
+		s := &Server{dir: dir, bin: bin, asPG: os.Geteuid() == 0}
+		s.Stop()
+	}
 }
 
 // URL is the server's connection string for database name.
