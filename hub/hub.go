@@ -67,14 +67,23 @@ type Options struct {
 	DB db.Options
 }
 
+// DefaultNode names a node by its host and process, unique on a machine
+// and readable in a log: Options.Node when none is given.
+func DefaultNode() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
 func (o *Options) defaults() {
 	if o.Lease <= 0 {
 		o.Lease = DefaultLease
 	}
 
 	if o.Node == "" {
-		host, _ := os.Hostname()
-		o.Node = fmt.Sprintf("%s-%d", host, os.Getpid())
+		o.Node = DefaultNode()
 	}
 	if o.RingSize <= 0 {
 		o.RingSize = 256

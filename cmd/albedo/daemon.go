@@ -62,7 +62,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if f.node == "" {
-				f.node = defaultNode()
+				f.node = hub.DefaultNode()
 			}
 			log := newLogger(g.stderr, f.logFormat).With("node", f.node)
 			return runDaemon(cmd.Context(), home, f, log)
@@ -78,16 +78,6 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&f.nats, "nats", "", "a nats:// URL: the other nodes of the cluster hear this one's events, viewers and turns there (needs --db)")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
-}
-
-// defaultNode names a node by its host and process, unique on a machine
-// and readable in a log.
-func defaultNode() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
 // daemon is a running daemon's parts, in the order they start. Only
