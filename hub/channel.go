@@ -173,12 +173,7 @@ func (ch *channel) presenceFrame() []byte {
 // out. A connection holds at most one sub per session, so subs are
 // connections. Caller holds mu.
 func (ch *channel) viewers() []wire.Viewer {
-	out := make([]wire.Viewer, 0, ch.watching)
-	for s := range ch.subs {
-		if !s.background {
-			out = append(out, s.conn.info.viewer())
-		}
-	}
+	out := ch.localViewers()
 	for _, rv := range ch.remoteViewers {
 		out = append(out, rv.viewers...)
 	}

@@ -305,6 +305,26 @@ func (h *Hub) onRequest(m *nats.Msg) {
 	}()
 }
 
+// ask sends r to its node and waits, at most timeout, for the answer: its
+// error, if any, is the answering node's own (a *wire.Error).
+func (h *Hub) ask(ctx context.Context, r request, timeout time.Duration) (response, error) {
+	data, _ := json.Marshal(r)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	msg, err := h.bus.nc.RequestWithContext(rctx, subjRequest, data)
+	if err != nil {
+		return response{}, fmt.Errorf("ask node %s to %s: %w", r.To, r.Op, err)
+	}
+	var resp response
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return response{}, fmt.Errorf("node %s's answer to %s: %w", r.To, r.Op, err)
+	}
+	if resp.Error != nil {
+		return resp, resp.Error
+	}
+	return resp, nil
+}
+
 // requestTimeout bounds a request to another node.
 const requestTimeout = 30 * time.Second
 
@@ -318,21 +338,8 @@ func (h *Hub) interruptRemote(ctx context.Context, session, reason string) (turn
 	if err != nil || owner == "" || owner == h.opts.Node {
 		return "", false, false, err
 	}
-	data, _ := json.Marshal(request{To: owner, Op: "interrupt", Session: session, Reason: reason})
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	msg, err := h.bus.nc.RequestWithContext(rctx, subjRequest, data)
-	if err != nil {
-		return "", false, true, fmt.Errorf("ask node %s to interrupt: %w", owner, err)
-	}
-	var resp response
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return "", false, true, fmt.Errorf("node %s's answer: %w", owner, err)
-	}
-	if resp.Error != nil {
-		return resp.Turn, resp.Running, true, resp.Error
-	}
-	return resp.Turn, resp.Running, true, nil
+	resp, err := h.ask(ctx, request{To: owner, Op: "interrupt", Session: session, Reason: reason}, requestTimeout)
+	return resp.Turn, resp.Running, true, err
 }
 
 // publishStatus tells the other nodes the run state of a session whose

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -42,15 +44,11 @@ func (h *Hub) reconcileNow() {
 	}
 }
 
-// servedChannels returns the channels someone watches here.
-func (h *Hub) servedChannels() []*channel {
+// allChannels returns a copy of the channels this node has loaded.
+func (h *Hub) allChannels() []*channel {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make([]*channel, 0, len(h.chans))
-	for _, ch := range h.chans {
-		out = append(out, ch)
-	}
-	return out
+	return slices.Collect(maps.Values(h.chans))
 }
 
 // reconcileBatch bounds the sessions of one heads query.
@@ -59,7 +57,7 @@ const reconcileBatch = 500
 // reconcileHeads moves every served channel to its head in the store.
 func (h *Hub) reconcileHeads() {
 	var watched []*channel
-	for _, ch := range h.servedChannels() {
+	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
 		if len(ch.subs) > 0 && !ch.deleted {
 			watched = append(watched, ch)
@@ -108,13 +106,9 @@ func (h *Hub) catchUp(ctx context.Context, ch *channel) {
 // of the sessions it runs, and the bots it serves.
 func (h *Hub) repeat() {
 	h.publishBots()
-	for _, ch := range h.servedChannels() {
+	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
-		var viewers bool
-		if ch.watching > 0 {
-			viewers = true
-		}
-		running := ch.run.running
+		viewers, running := ch.watching > 0, ch.run.running
 		ch.mu.Unlock()
 		if viewers {
 			h.publishPresence(ch)
@@ -127,7 +121,7 @@ func (h *Hub) repeat() {
 
 // forgetSilent drops what other nodes said and did not repeat in time.
 func (h *Hub) forgetSilent() {
-	for _, ch := range h.servedChannels() {
+	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
 		changed := false
 		for node, rv := range ch.remoteViewers {

@@ -202,7 +202,7 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 		h.remote.mu.Unlock()
 	}()
 	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs})
-	if err := h.ask(ctx, node, "bot-turn", req.Session, body); err != nil {
+	if _, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout); err != nil {
 		h.log.Info("a bot's node did not take a turn", "node", node, "bot", b.name, "err", err)
 		return errLost
 	}
@@ -219,7 +219,7 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 		case <-ctx.Done():
 			cancel, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
 			actx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_ = h.ask(actx, node, "bot-cancel", req.Session, cancel)
+			_, _ = h.ask(actx, request{To: node, Op: "bot-cancel", Session: req.Session, Body: cancel}, botRequestTimeout)
 			stop()
 			return ctx.Err()
 		}
@@ -238,24 +238,9 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 	}
 }
 
-// ask sends a request to node and waits for its answer.
-func (h *Hub) ask(ctx context.Context, node, op, session string, body []byte) error {
-	data, _ := json.Marshal(request{To: node, Op: op, Session: session, Body: body})
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	msg, err := h.bus.nc.RequestWithContext(rctx, subjRequest, data)
-	if err != nil {
-		return err
-	}
-	var resp response
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return err
-	}
-	if resp.Error != nil {
-		return resp.Error
-	}
-	return nil
-}
+// botRequestTimeout bounds handing a turn to a bot's node, or cancelling
+// it there: the node answers at once, before the bot replies.
+const botRequestTimeout = 10 * time.Second
 
 // serveRemoteTurn hands a turn another node runs to a bot connected here
 // and relays its replies there.

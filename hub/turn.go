@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -400,10 +398,7 @@ func (h *Hub) interruptHere(ctx context.Context, session, reason string) (string
 // for the next start. Used by the daemon's stop, after Stopping.
 func (h *Hub) InterruptAll(ctx context.Context, reason string) {
 	h.stopping.Store(true)
-	h.mu.Lock()
-	chans := slices.Collect(maps.Values(h.chans))
-	h.mu.Unlock()
-	for _, ch := range chans {
+	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
 		cancel := ch.run.cancel
 		ch.mu.Unlock()
