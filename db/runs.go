@@ -33,7 +33,8 @@ type Lease struct {
 // Shared says whether other daemons write this database (PostgreSQL).
 func (d *DB) Shared() bool { return d.dialect.pg }
 
-// pendingWhere is the inputs_pending index's condition.
+// pendingWhere is the inputs_pending index's condition, word for word
+// (migration 4), so that the queries that use it read the index.
 const pendingWhere = `delivery IN ('` + wire.DeliveryQueued + `', '` + wire.DeliveryRunning + `')`
 
 // Claim takes the lease of a session's turns for node, for length, unless

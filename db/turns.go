@@ -45,8 +45,7 @@ func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
 // pendingInputsSQL repeats the partial index's condition word for word
 // (migration 4), so that SQLite reads the index and not every input;
 // TestPendingInputsUseTheIndex checks the plan.
-const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs
-	WHERE delivery IN ('` + wire.DeliveryQueued + `', '` + wire.DeliveryRunning + `') ORDER BY session, ord`
+const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pendingWhere + ` ORDER BY session, ord`
 
 // Transcript returns a session's messages up to and including offset upto
 // (a turn's user message; later ones belong to later turns), oldest first:
