@@ -408,20 +408,17 @@ func TestClusterReattachesAcrossNodes(t *testing.T) {
 		}
 	}()
 	var after int64
-	var attaches, recovered int
+	attaches := 0
 	until := time.Now().Add(clusterCutFor)
 	for time.Now().Before(until) {
-		a, r := attachOnce(t, ctx, proxy.port(), share.Token, id, epochs[id], &after)
-		attaches++
-		if r {
-			recovered++
+		if attachOnce(t, ctx, proxy.port(), share.Token, id, epochs[id], &after) {
+			attaches++
 		}
-		_ = a
 	}
 	close(stop)
 	<-writing
-	if recovered != attaches {
-		t.Fatalf("%d of %d attachments recovered", recovered, attaches)
+	if attaches == 0 {
+		t.Fatal("no connection lived long enough for its hello's reply")
 	}
 	// Catch up to the end, then compare.
 	want := pageEvents(t, cl.nodes[1], id)
@@ -438,9 +435,10 @@ func TestClusterReattachesAcrossNodes(t *testing.T) {
 const clusterCutFor = 60 * time.Second
 
 // attachOnce connects through the proxy, says hello with the cursor,
-// checks the reply and the events until the connection is cut, and says
-// whether it recovered.
-func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epoch string, after *int64) (int, bool) {
+// checks the reply (recovered, or the test fails) and the events until
+// the connection is cut, and says whether it got as far as the reply: a
+// connection cut before is no attachment.
+func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epoch string, after *int64) (attached bool) {
 	t.Helper()
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -449,24 +447,19 @@ func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epo
 		Subprotocols: []string{"albedo.v1"},
 	})
 	if err != nil {
-		return 0, true // cut before it opened: not an attachment
+		return false // cut before it opened
 	}
 	defer c.CloseNow()
 	c.SetReadLimit(wire.MaxFrameBytes)
 	a := *after
 	hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Token: token, Client: "cutter", Subs: []wire.Sub{{Session: session, Epoch: epoch, After: &a}}})
 	if c.Write(ctx, websocket.MessageText, hello) != nil {
-		return 0, true
+		return false
 	}
-	gotReply := false
-	recovered := true
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
-			if !gotReply {
-				return 0, true // cut before the reply: not an attachment
-			}
-			return 1, recovered
+			return attached
 		}
 		for _, line := range strings.Split(string(data), "\n") {
 			var f wire.Frame
@@ -478,9 +471,8 @@ func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epo
 				if !f.Reply.OK || len(f.Reply.Subs) != 1 {
 					t.Fatalf("hello: %+v", f.Reply)
 				}
-				gotReply = true
-				recovered = f.Reply.Subs[0].Recovered
-				if !recovered {
+				attached = true
+				if !f.Reply.Subs[0].Recovered {
 					t.Fatalf("attached at %d on a node whose head is %d: not recovered", a, f.Reply.Subs[0].Head)
 				}
 			case f.Op == wire.PushReset:
