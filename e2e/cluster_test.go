@@ -101,20 +101,11 @@ func (cl *cluster) owner(ctx context.Context, session string) *node {
 // as the bytes it answered.
 func rawEvents(t *testing.T, nd *node, session string) []byte {
 	t.Helper()
-	var all []byte
-	eachPage(t, nd, session, func(page []byte, _ []json.RawMessage) { all = append(all, page...) })
-	return all
-}
-
-// eachPage reads GET /v1/sessions/{id}/events from a node with the node's
-// owner token, page by page, and hands fn each page as answered and its
-// events.
-func eachPage(t *testing.T, nd *node, session string, fn func(page []byte, events []json.RawMessage)) {
-	t.Helper()
 	info, err := client.ReadDaemonFile(nd.home)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var all []byte
 	for after := int64(0); ; {
 		req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/v1/sessions/%s/events?after=%d&limit=1000", info.Port, session, after), nil)
 		req.Header.Set("Authorization", "Bearer "+info.Token)
@@ -127,6 +118,7 @@ func eachPage(t *testing.T, nd *node, session string, fn func(page []byte, event
 		if err != nil || resp.StatusCode != 200 {
 			t.Fatalf("GET events from %s: %d %v %s", nd.name, resp.StatusCode, err, b)
 		}
+		all = append(all, b...)
 		var p struct {
 			Events []json.RawMessage `json:"events"`
 			More   bool              `json:"more"`
@@ -134,29 +126,24 @@ func eachPage(t *testing.T, nd *node, session string, fn func(page []byte, event
 		if err := json.Unmarshal(b, &p); err != nil {
 			t.Fatal(err)
 		}
-		fn(b, p.Events)
 		if !p.More || len(p.Events) == 0 {
-			return
+			return all
 		}
 		after += int64(len(p.Events))
 	}
 }
 
-// events reads a session's whole log through a node's client.
+// events reads a session's whole log through a client (client.AllEvents).
 func events(t *testing.T, ctx context.Context, c *client.Client, session string) []wire.Event {
 	t.Helper()
 	var out []wire.Event
-	for after := int64(0); ; {
-		p, err := c.History(ctx, session, after, 0, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p.Events...)
-		if !p.More || len(p.Events) == 0 {
-			return out
-		}
-		after = p.Events[len(p.Events)-1].Offset
+	if err := c.AllEvents(ctx, session, func(_ json.RawMessage, ev wire.Event) error {
+		out = append(out, ev)
+		return nil
+	}); err != nil {
+		t.Fatalf("history of %s: %v", session, err)
 	}
+	return out
 }
 
 // turnsOf checks a session's log: offsets 1..head with no gap, every turn

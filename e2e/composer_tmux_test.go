@@ -76,19 +76,9 @@ func waitInputs(t *testing.T, c *client.Client, id string, n int) []string {
 	ctx := ctxT(t)
 	for {
 		var inputs []string
-		for after := int64(0); ; {
-			p, err := c.History(ctx, id, after, 0, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, ev := range p.Events {
-				if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser {
-					inputs = append(inputs, ev.Text)
-				}
-				after = ev.Offset
-			}
-			if !p.More {
-				break
+		for _, ev := range events(t, ctx, c, id) {
+			if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser {
+				inputs = append(inputs, ev.Text)
 			}
 		}
 		if len(inputs) >= n {

@@ -110,16 +110,17 @@ func (w *watcher) has(session string, n int) bool {
 	return len(w.got[session]) >= n
 }
 
-// pageEvents returns a session's events as GET …/events answers them, one
-// raw JSON each.
+// pageEvents returns a session's events as GET …/events answers them to
+// a node's owner, one raw JSON each.
 func pageEvents(t *testing.T, nd *node, session string) []string {
 	t.Helper()
 	var out []string
-	eachPage(t, nd, session, func(_ []byte, events []json.RawMessage) {
-		for _, e := range events {
-			out = append(out, string(e))
-		}
-	})
+	if err := nd.c.AllEvents(ctxT(t), session, func(raw json.RawMessage, _ wire.Event) error {
+		out = append(out, string(raw))
+		return nil
+	}); err != nil {
+		t.Fatalf("history of %s on %s: %v", session, nd.name, err)
+	}
 	return out
 }
 

@@ -293,18 +293,7 @@ func (v *soakViewer) at(s string) int64 {
 // final, every turn started is closed.
 func soakLog(t *testing.T, ctx context.Context, c *client.Client, s string, final bool) []wire.Event {
 	t.Helper()
-	var evs []wire.Event
-	for after := int64(0); ; {
-		p, err := c.History(ctx, s, after, 0, 1000)
-		if err != nil {
-			t.Fatalf("history of %s: %v", s, err)
-		}
-		evs = append(evs, p.Events...)
-		if !p.More || len(p.Events) == 0 {
-			break
-		}
-		after = p.Events[len(p.Events)-1].Offset
-	}
+	evs := events(t, ctx, c, s)
 	inputs, started, closed := map[string]int{}, map[string]int{}, map[string]int{}
 	for i, e := range evs {
 		if e.Offset != int64(i+1) {

@@ -30,29 +30,13 @@ type domMessage struct {
 func wantMessages(t *testing.T, fx *fixture, id string, got []domMessage) {
 	t.Helper()
 	var want []domMessage
-	for _, ev := range allEvents(t, fx, id) {
+	for _, ev := range events(t, fx.ctx, fx.c, id) {
 		if ev.Type == wire.EventMessage {
 			want = append(want, domMessage{ev.Offset, string(ev.Role), strings.TrimSpace(ev.Text)})
 		}
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the page shows\n%v\nthe daemon has\n%v", got, want)
-	}
-}
-
-func allEvents(t *testing.T, fx *fixture, id string) []wire.Event {
-	t.Helper()
-	var out []wire.Event
-	for after := int64(0); ; {
-		p, err := fx.c.History(fx.ctx, id, after, 0, 500)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p.Events...)
-		if !p.More || len(p.Events) == 0 {
-			return out
-		}
-		after = p.Events[len(p.Events)-1].Offset
 	}
 }
 
