@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -15,19 +16,37 @@ import (
 	"albedo/client"
 )
 
-// startBot runs the example bot process with token on home, pausing pace
-// between the pieces of an answer.
-func startBot(t *testing.T, home, token string, pace time.Duration) *exec.Cmd {
+// botProc is an example bot process a test started: it is killed, and
+// waited for, when the test ends, or by kill.
+type botProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// runBot starts the example bot with args, in env (nil: this process's).
+func runBot(t *testing.T, env []string, args ...string) *botProc {
 	t.Helper()
-	cmd := exec.Command(botBin, "--home", home, "--pace", pace.String())
-	cmd.Env = append(cmd.Environ(), "ALBEDO_BOT_TOKEN="+token)
-	if err := cmd.Start(); err != nil {
+	b := &botProc{cmd: exec.Command(botBin, args...), done: make(chan struct{})}
+	b.cmd.Env = env
+	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-done })
-	return cmd
+	go func() { b.cmd.Wait(); close(b.done) }()
+	t.Cleanup(b.kill)
+	return b
+}
+
+// kill ends the bot and waits for it; safe to call twice.
+func (b *botProc) kill() {
+	b.cmd.Process.Kill()
+	<-b.done
+}
+
+// startBot runs the example bot process with token on home, pausing pace
+// between the pieces of an answer.
+func startBot(t *testing.T, home, token string, pace time.Duration) *botProc {
+	t.Helper()
+	return runBot(t, append(os.Environ(), "ALBEDO_BOT_TOKEN="+token), "--home", home, "--pace", pace.String())
 }
 
 // A session with provider bot:example is answered by the example bot
@@ -76,7 +95,7 @@ func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
 			break
 		}
 	}
-	bot.Process.Kill()
+	bot.kill()
 	st, err := waitPhase(ctx, c, id, wire.PhaseWaiting)
 	if err != nil {
 		t.Fatalf("after the bot died: %+v %v", st, err)

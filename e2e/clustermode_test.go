@@ -166,14 +166,7 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 	// The example bot, from the same empty home, with its token as
 	// ALBEDO_TOKEN.
 	botToken := strings.TrimSpace(lastLine(mustRemote(t, env, "bots", "add", "example")))
-	bot := exec.Command(botBin, "--pace", "1ms")
-	bot.Env = urlEnv(other, url, botToken)
-	if err := bot.Start(); err != nil {
-		t.Fatal(err)
-	}
-	botDone := make(chan struct{})
-	go func() { bot.Wait(); close(botDone) }()
-	t.Cleanup(func() { bot.Process.Kill(); <-botDone })
+	bot := runBot(t, urlEnv(other, url, botToken), "--pace", "1ms")
 	sid := strings.TrimSpace(lastLine(mustRemote(t, env, "sessions", "new", "--provider", "bot:example")))
 	if out := mustRemote(t, env, "send", sid, "count", "these", "words"); !strings.Contains(out, "This conversation has 1 message") {
 		t.Fatalf("the bot's answer: %q", out)
@@ -181,8 +174,7 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 	if out := mustRemote(t, env, "bots", "ls"); !strings.Contains(out, "example") {
 		t.Fatalf("bots ls printed %q", out)
 	}
-	bot.Process.Kill()
-	<-botDone
+	bot.kill()
 
 	// The daemon dies: a command fails at once, naming the URL, and
 	// starts nothing.

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os/exec"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -810,19 +810,11 @@ func TestClusterBotServesAnotherNodesTurns(t *testing.T) {
 	st := a.c.Stream(client.StreamOptions{})
 	defer st.Close()
 	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
-	runBot := func(nd *node) *exec.Cmd {
+	botOn := func(nd *node) *botProc {
 		url, _ := daemonURL(t, nd.home)
-		cmd := exec.Command(botBin, "--url", url, "--pace", "200ms")
-		cmd.Env = append(cmd.Environ(), "ALBEDO_BOT_TOKEN="+bot.Token, "ALBEDO_HOME="+t.TempDir())
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		t.Cleanup(func() { cmd.Process.Kill(); <-done })
-		return cmd
+		return runBot(t, append(os.Environ(), "ALBEDO_BOT_TOKEN="+bot.Token, "ALBEDO_HOME="+t.TempDir()), "--url", url, "--pace", "200ms")
 	}
-	onB := runBot(b)
+	onB := botOn(b)
 	r, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "count my words please")
 	if err != nil {
 		t.Fatal(err)
@@ -837,8 +829,8 @@ func TestClusterBotServesAnotherNodesTurns(t *testing.T) {
 			break
 		}
 	}
-	onB.Process.Kill()
-	runBot(a)
+	onB.kill()
+	botOn(a)
 	var text string
 	var reply *wire.Event
 	for reply == nil {
