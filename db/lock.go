@@ -91,11 +91,3 @@ func (t *Tx) lock(ctx context.Context, session string) (counters, error) {
 	t.locked[session] = c
 	return c, nil
 }
-
-// Lock locks a session's row for the rest of the batch, as writing its
-// events does, for a request that changes the row some other way
-// (settings, delete); on SQLite, where the writer is alone, it only
-// checks the session exists. It returns ErrNotFound for a missing one.
-func (t *Tx) Lock(ctx context.Context, session string) error {
-	return t.CheckSession(ctx, session)
-}

@@ -97,7 +97,7 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 // the version and appends a settings event naming what changed. A patch
 // that changes nothing returns the session as it is.
 func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, ifVersion int64, by string) (Session, error) {
-	if err := t.Lock(ctx, id); err != nil {
+	if err := t.CheckSession(ctx, id); err != nil { // and lock its row
 		return Session{}, err
 	}
 	var s Session
@@ -143,7 +143,7 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 // the tokens scoped to it: it returns the ids of those revoked and the
 // bot tokens narrowed to their other sessions (see dropSessionTokens).
 func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, narrowed []Token, _ error) {
-	if err := t.Lock(ctx, id); err != nil {
+	if err := t.CheckSession(ctx, id); err != nil { // and lock its row
 		return nil, nil, err
 	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)

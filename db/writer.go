@@ -164,7 +164,10 @@ func (t *Tx) setCounters(session string, c counters) {
 }
 
 // CheckSession returns ErrNotFound if session does not exist as this
-// request sees it (a delete earlier in the batch included).
+// request sees it (a delete earlier in the batch included). On PostgreSQL
+// it also locks the session's row for the rest of the batch, as writing
+// its events does (lock.go): a request that changes the row some other
+// way (settings, delete) calls it first.
 func (t *Tx) CheckSession(ctx context.Context, session string) error {
 	_, err := t.head(ctx, session)
 	return err
