@@ -83,9 +83,14 @@ func (h *Hub) runLeased(ch *channel) {
 // runOwned runs the session's pending inputs under lease l until none is
 // left and the lease is released, the lease is lost, or the daemon stops.
 func (h *Hub) runOwned(ch *channel, l db.Lease) {
+	// giveUp lets another node take the session's turns at once (Orphans).
+	giveUp := func() { _, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true) }
+	dropped := func() {
+		h.log.Warn("lost the lease of a session's turns; dropping them", "session", ch.id, "fence", l.Fence)
+	}
 	if err := ch.load(h.ctx, h.db); err != nil {
 		h.log.Warn("load session for turns", "session", ch.id, "err", err)
-		_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
+		giveUp()
 		return
 	}
 	lost := make(chan struct{})
@@ -95,12 +100,12 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 	for {
 		select {
 		case <-lost:
-			h.log.Warn("lost the lease of a session's turns; dropping them", "session", ch.id, "fence", l.Fence)
+			dropped()
 			return
 		default:
 		}
 		if h.stopping.Load() || ch.isDeleted() {
-			_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
+			giveUp()
 			return
 		}
 		ins, err := h.db.PendingInputsOf(h.ctx, ch.id, queueLook)
@@ -108,7 +113,7 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			if h.ctx.Err() == nil {
 				h.log.Warn("read a session's inputs", "session", ch.id, "err", err)
 			}
-			_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
+			giveUp()
 			return
 		}
 		if len(ins) == 0 {
@@ -118,10 +123,9 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			}
 			continue // an input came while it looked
 		}
-		in := ins[0]
-		if in.Delivery == wire.DeliveryRunning {
+		if ins[0].Delivery == wire.DeliveryRunning {
 			// Left running by a holder that died or lost the lease.
-			if err := h.repair(h.ctx, in, l); err != nil {
+			if err := h.repair(h.ctx, ins[0], l); err != nil {
 				h.log.Warn("repair a turn", "session", ch.id, "err", err)
 				return
 			}
@@ -129,23 +133,28 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 		}
 		ch.mu.Lock()
 		ch.run.queue = ch.run.queue[:0]
-		for _, q := range ins[1:] {
-			ch.run.queue = append(ch.run.queue, queued{inputID: q.InputID, turnID: q.TurnID, offset: q.MsgOffset, lease: l})
+		for _, in := range ins[1:] {
+			ch.run.queue = append(ch.run.queue, queuedOf(in, l))
 		}
 		ch.mu.Unlock()
-		if h.runOne(ch, queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l}) == "" {
+		if h.runOne(ch, queuedOf(ins[0], l)) == "" {
 			// Nothing of the turn was committed: the lease may be gone
 			// (the fence refused it), and the same input must not be
 			// tried again and again until the renewal says so.
-			if ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease); err == nil && !ok {
-				h.log.Warn("lost the lease of a session's turns; dropping them", "session", ch.id, "fence", l.Fence)
+			if ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease); err != nil {
+				giveUp()
 				return
-			} else if err != nil {
-				_, _ = h.db.Release(context.WithoutCancel(h.ctx), ch.id, l, true)
+			} else if !ok {
+				dropped()
 				return
 			}
 		}
 	}
+}
+
+// queuedOf is a stored input as the turn runner queues it, under lease l.
+func queuedOf(in db.Input, l db.Lease) queued {
+	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l}
 }
 
 // renew renews l every Lease/3 until the returned stop is called. When a

@@ -48,7 +48,7 @@ func (h *Hub) Start(ctx context.Context) error {
 		if in.Delivery != wire.DeliveryQueued {
 			continue
 		}
-		h.enqueue(h.ensureChannel(in.Session), queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset})
+		h.enqueue(h.ensureChannel(in.Session), queuedOf(in, db.Lease{}))
 	}
 	return nil
 }
