@@ -357,12 +357,13 @@ func (h *Hub) publishText(ch *channel, turnID, delta string) {
 	})
 }
 
-// restartText tells every cursor of ch that the streaming reply of turnID
-// starts over: an empty partial replaces what they showed.
-func (h *Hub) restartText(ch *channel, turnID string) {
+// replaceText gives every cursor of ch the whole reply of turnID so far,
+// replacing what they had (a partial push; an empty one when the reply
+// starts over).
+func (h *Hub) replaceText(ch *channel, turnID, text string) {
 	h.markAll(ch, func(s *sub) {
 		if s.lastEnded != turnID {
-			s.textTurn, s.text, s.textFull = turnID, nil, true
+			s.textTurn, s.text, s.textFull = turnID, []byte(text), true
 		}
 	})
 }

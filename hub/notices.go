@@ -197,16 +197,6 @@ func (h *Hub) onText(n textNotice) {
 	}
 }
 
-// replaceText gives every cursor of ch the whole reply of turnID so far,
-// replacing what they had (a partial push).
-func (h *Hub) replaceText(ch *channel, turnID, text string) {
-	h.markAll(ch, func(s *sub) {
-		if s.lastEnded != turnID {
-			s.textTurn, s.text, s.textFull = turnID, []byte(text), true
-		}
-	})
-}
-
 // onStatus keeps the run state the node running a session's turns says.
 func (h *Hub) onStatus(n statusNotice) {
 	ch := h.served(n.Session)

@@ -248,7 +248,7 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		ch.mu.Lock()
 		ch.run.streamText.Reset()
 		ch.mu.Unlock()
-		h.restartText(ch, q.turnID)
+		h.replaceText(ch, q.turnID, "") // starts over: an empty partial
 		h.relayText(ch.id, q.turnID, 0, "", true)
 	}
 	last := time.Now()
