@@ -501,14 +501,13 @@ func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
 // committed records the batch's new heads, hands its events to the commit
 // hook in commit order, and answers every request.
 func (w *Writer) committed(b *batchState, batch []*request) {
-	for id, c := range b.heads {
-		if w.shared {
-			break
-		}
-		if c.head < 0 {
-			delete(w.heads, id)
-		} else {
-			w.heads[id] = c
+	if !w.shared { // other daemons write too: no heads in memory (lock.go)
+		for id, c := range b.heads {
+			if c.head < 0 {
+				delete(w.heads, id)
+			} else {
+				w.heads[id] = c
+			}
 		}
 	}
 	if w.onCommit != nil {
