@@ -20,12 +20,15 @@
 //
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,
-// channel.loadMu, channel.mu. Hub.mu and tokenTable.mu are never held with
+// channel.loadMu, channel.mu; and tokenTable.ops before tokenTable.mu.
+// Hub.mu, tokenTable.mu, remoteBots.mu and bus.mu are never held with
 // another lock.
 //
-// Two locks are held across I/O, on purpose: channel.loadMu while a
-// session row is read (one load per channel), and botTurn.mu while a bot's
+// Three locks are held across I/O, on purpose: channel.loadMu while a
+// session row is read (one load per channel); botTurn.mu while a bot's
 // text is emitted, which may wait for a checkpoint commit (so that no text
-// is emitted after the turn has ended; bots.go). No lock is held while a
-// client is written to.
+// is emitted after the turn has ended; bots.go); and tokenTable.ops while
+// stored tokens are written, re-read, or looked up for another node's
+// token, so that a revocation is never undone by a read that raced it. No
+// lock is held while a client is written to.
 package hub
