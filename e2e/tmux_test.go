@@ -22,14 +22,15 @@ func startTmux(t *testing.T, home string, w, h int, args ...string) *tmux {
 }
 
 // startTmuxEnv is startTmux with the environment given as the shell's
-// assignments (e.g. "ALBEDO_HOME=… ALBEDO_URL=…").
+// assignments (e.g. "ALBEDO_HOME=… ALBEDO_URL=…"). TERM is xterm-256color
+// unless env sets it.
 func startTmuxEnv(t *testing.T, env string, w, h int, args ...string) *tmux {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
 	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	cmd := fmt.Sprintf("%s TERM=xterm-256color %s", env, albedoBin)
+	cmd := fmt.Sprintf("TERM=xterm-256color %s %s", env, albedoBin)
 	for _, a := range args {
 		cmd += " '" + a + "'"
 	}
@@ -43,6 +44,16 @@ func (x *tmux) run(args ...string) string {
 	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
 	if err != nil {
 		x.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// runQuiet is run for a command that may fail meanwhile (show-buffer
+// before there is a buffer): its output, or "" when it failed.
+func (x *tmux) runQuiet(args ...string) string {
+	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).Output()
+	if err != nil {
+		return ""
 	}
 	return string(out)
 }

@@ -412,7 +412,7 @@ func (a *App) run(cmds []Cmd) {
 				a.scr.DisableMouse()
 			}
 		case cmdCopy:
-			a.scr.SetClipboard([]byte(cmd.Text))
+			a.copyToClipboard(cmd.Text)
 		case cmdNotify:
 			_ = a.scr.Beep()
 			if tty, ok := a.scr.Tty(); ok && tty != nil {

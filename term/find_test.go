@@ -122,3 +122,11 @@ func TestCopyReachesTheClipboard(t *testing.T) {
 		t.Fatalf("clipboard %q", got)
 	}
 }
+
+// The clipboard's sequence is OSC 52 for the clipboard "c", the text in
+// base64, ended by BEL.
+func TestOSC52(t *testing.T) {
+	if got, want := osc52("héllo\n"), "\x1b]52;c;aMOpbGxvCg==\x07"; got != want {
+		t.Fatalf("osc52 = %q, want %q", got, want)
+	}
+}
