@@ -89,7 +89,9 @@ func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 // to start a daemon once, reports why it cannot (StartFailed, the reason
 // in one line), and tries again only when config.toml changes (before the
 // fix it retried in a loop, 47 errors in daemon.log within seconds, and
-// said "daemon unavailable" with no reason).
+// said "daemon unavailable" with no reason). The issue asks for the
+// reason within a second; the test allows twice that for a loaded machine
+// under -race (it takes 0.1–0.3 s here), where the old loop took 27–30 s.
 func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
 	home, ss := connectedStream(t)
 
@@ -97,10 +99,16 @@ func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
 	if err := syscall.Kill(livePID(t, home), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	killed := time.Now()
 	connected := phase(client.Connected)
 	s := ss.await("start failed", phase(client.StartFailed), connected)
 	if !strings.HasPrefix(s.Reason, brokenWhy) || strings.Contains(s.Reason, home) {
 		t.Fatalf("the reason: %q", s.Reason)
+	}
+	took := time.Since(killed)
+	t.Logf("the reason %v after the kill", took)
+	if took > 2*time.Second {
+		t.Fatalf("the reason came %v after the kill, not within a second", took)
 	}
 	// The start it made changed daemon.down, so it looks once more: it
 	// finds the same config and starts none.

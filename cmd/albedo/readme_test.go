@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // README's Commands table and the command tree agree: every command that
@@ -130,4 +133,62 @@ func spanFlags(span string) []string {
 		out = append(out, m[1])
 	}
 	return out
+}
+
+// Every flag a user can see (not hidden, not help) is named in README.md
+// somewhere as --flag: the Commands table or the section it points to.
+// --workspace went undocumented while the table test only checked the
+// other way round.
+func TestReadmeNamesEveryFlag(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	root := newRoot(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	root.InitDefaultVersionFlag()
+	walk(root, func(cmd *cobra.Command) {
+		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || f.Name == "help" {
+				return
+			}
+			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(readme) {
+				t.Errorf("README.md never names %s's flag --%s", cmd.CommandPath(), f.Name)
+			}
+		})
+	})
+}
+
+// The exit statuses README's table lists are exactly the ones the code
+// has, and `send --help` lists each one send can end with.
+func TestReadmeExitStatuses(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "\n| status | means |\n")
+	if !ok {
+		t.Fatal("README.md has no exit status table")
+	}
+	var listed []int
+	for line := range strings.SplitSeq(table, "\n") {
+		m := regexp.MustCompile(`^\| (\d+) \|`).FindStringSubmatch(line)
+		if m == nil {
+			if strings.HasPrefix(line, "| ---") {
+				continue
+			}
+			break
+		}
+		n, _ := strconv.Atoi(m[1])
+		listed = append(listed, n)
+	}
+	all := []int{0, exitOther, exitUsage, exitHomeLocked, exitNotFound, exitTurnFailed, exitInterrupted, exitGaveUp}
+	if !slices.Equal(listed, all) {
+		t.Errorf("README's exit statuses %v, the code's %v", listed, all)
+	}
+	for _, n := range []int{0, exitOther, exitUsage, exitNotFound, exitTurnFailed, exitInterrupted, exitGaveUp} {
+		if !strings.Contains(sendHelp, fmt.Sprintf("\n  %d  ", n)) {
+			t.Errorf("send --help does not list exit status %d", n)
+		}
+	}
 }
