@@ -18,7 +18,17 @@ type search struct {
 	query []rune
 	at    int
 	count int // lines that match
+	// pages is how many pages of older history this search has asked
+	// for since the user last pressed a key; loading > 0 while one is on
+	// its way. A search past the oldest loaded line reads history a page
+	// at a time, at most searchPages pages a key, so that a query that
+	// matches nothing does not pull a whole long session into memory.
+	pages   int
+	loading bool
 }
+
+// searchPages is how many older pages one key of the search may load.
+const searchPages = 10
 
 var stMatch = stBase.Background(tcell.ColorYellow).Foreground(tcell.ColorBlack)
 
@@ -35,12 +45,13 @@ func (m *Model) openSearch() []Cmd {
 // to the one after, Esc closes and stays where it is.
 func (m *Model) searchKey(ev *tcell.EventKey) []Cmd {
 	f := m.search
+	f.pages = 0
 	switch ev.Key() {
 	case tcell.KeyEscape, tcell.KeyCtrlF:
 		m.search = nil
 		return nil
 	case tcell.KeyEnter, tcell.KeyUp:
-		m.findMatch(-1)
+		return m.findMatch(-1)
 	case tcell.KeyDown:
 		m.findMatch(+1)
 	case tcell.KeyCtrlQ:
@@ -48,7 +59,7 @@ func (m *Model) searchKey(ev *tcell.EventKey) []Cmd {
 	default:
 		if edited(&f.query, ev) {
 			f.at = -1
-			m.findMatch(-1)
+			return m.findMatch(-1)
 		}
 	}
 	return nil
@@ -75,11 +86,13 @@ func edited(q *[]rune, ev *tcell.EventKey) bool {
 
 // findMatch moves the current match one matching line up (dir -1) or down
 // (+1) from where it is (from the end when there is none yet), counts the
-// matching lines, and scrolls the match into view.
-func (m *Model) findMatch(dir int) {
+// matching lines, and scrolls the match into view. Up past the oldest
+// loaded line asks for a page of older history, if there is one
+// (searchOlder goes on once it is loaded).
+func (m *Model) findMatch(dir int) []Cmd {
 	s, f := m.Focused(), m.search
 	if s == nil || f == nil {
-		return
+		return nil
 	}
 	o := m.look()
 	n := s.lineCount(o)
@@ -87,7 +100,7 @@ func (m *Model) findMatch(dir int) {
 	f.count = 0
 	if q == "" {
 		f.at = -1
-		return
+		return nil
 	}
 	lines := s.window(o, 0, n)
 	for _, l := range lines {
@@ -106,9 +119,30 @@ func (m *Model) findMatch(dir int) {
 		if len(findFold(lines[i].text, q)) > 0 {
 			f.at = i
 			m.showLine(s, i)
-			return
+			return nil
 		}
 	}
+	if dir > 0 || !s.More || len(s.Events) == 0 || f.loading || f.pages >= searchPages {
+		return nil
+	}
+	f.loading, f.pages = true, f.pages+1
+	if f.at < 0 {
+		f.at = 0 // on, from the top of what is loaded now
+	}
+	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
+}
+
+// searchOlder goes on with a search that asked for older history, once a
+// page of it (added lines) is in front of the transcript: the match it
+// was at moved down by those lines.
+func (m *Model) searchOlder(s *SessionView, added int) []Cmd {
+	f := m.search
+	if f == nil || !f.loading || s != m.Focused() {
+		return nil
+	}
+	f.loading = false
+	f.at += added
+	return m.findMatch(-1)
 }
 
 // showLine scrolls s so that line i is in view, a few lines below the top.
@@ -139,6 +173,8 @@ func (f *search) status() string {
 	switch {
 	case len(f.query) == 0:
 		return "search: type to find · ↑/Enter older · ↓ newer · Esc"
+	case f.loading:
+		return fmt.Sprintf("search: %s · reading older history…", string(f.query))
 	case f.count == 0:
 		return fmt.Sprintf("search: %s · no match", string(f.query))
 	}

@@ -2,6 +2,7 @@ package term
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +59,88 @@ func TestSearchTheTranscript(t *testing.T) {
 	m.Key(key(tcell.KeyEscape, 0, 0))
 	if m.search != nil || s.Follow {
 		t.Fatal("Esc did not close the search where it was")
+	}
+}
+
+// A search that finds nothing more in what is loaded reads older history
+// a page at a time and goes on there: the match in the older page is found
+// and shown, and the search stops asking after searchPages pages a key.
+func TestSearchReadsOlderHistory(t *testing.T) {
+	m := NewModel(80, 20)
+	s := &SessionView{ID: "s", Follow: true, More: true}
+	page := func(from, to int64, needle int64) wire.Page {
+		var p wire.Page
+		for off := from; off <= to; off++ {
+			text := fmt.Sprintf("message %d", off)
+			if off == needle {
+				text += " with a Needle in it"
+			}
+			p.Events = append(p.Events, msg(off, wire.RoleUser, "user", text))
+		}
+		p.More = from > 1
+		return p
+	}
+	s.Events = page(301, 400, 0).Events
+	m.Sessions, m.Focus = []*SessionView{s}, 0
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	var cmds []Cmd
+	for _, r := range "needle" {
+		cmds = append(cmds, m.Key(key(tcell.KeyRune, r, 0))...)
+	}
+	load, ok := only[cmdLoadOlder](cmds)
+	if !ok || load.Before != 301 {
+		t.Fatalf("no match loaded: the search asked for %#v", cmds)
+	}
+	if r := screen(t, m); !contains(r, "reading older history") {
+		t.Fatalf("the status bar while it reads:\n%s", strings.Join(r, "\n"))
+	}
+	// Pages 201–300 (nothing), then 101–200 (a Needle at 150).
+	cmds = m.Result(resOlder{Session: "s", Page: page(201, 300, 0)})
+	if load, ok = only[cmdLoadOlder](cmds); !ok || load.Before != 201 {
+		t.Fatalf("after an empty page the search asked for %#v", cmds)
+	}
+	if cmds = m.Result(resOlder{Session: "s", Page: page(101, 200, 150)}); len(cmds) != 0 {
+		t.Fatalf("a match found, yet %#v", cmds)
+	}
+	if at := s.window(m.look(), m.search.at, 1)[0].text; !strings.Contains(at, "message 150 with a Needle") {
+		t.Fatalf("the match is %q", at)
+	}
+	if r := screen(t, m); !contains(r, "message 150 with a Needle") || !contains(r, "search: needle · 1 lines") {
+		t.Fatalf("the match not shown:\n%s", strings.Join(r, "\n"))
+	}
+
+	// A query that matches nothing reads searchPages pages, then waits
+	// for the next key.
+	m.Key(key(tcell.KeyEscape, 0, 0))
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	cmds = nil
+	for _, r := range "z" {
+		cmds = append(cmds, m.Key(key(tcell.KeyRune, r, 0))...)
+	}
+	first := s.Events[0].Offset
+	for i := range searchPages + 1 {
+		load, ok := only[cmdLoadOlder](cmds)
+		if i == searchPages {
+			if ok {
+				t.Fatalf("page %d asked for, past the limit", i+1)
+			}
+			break
+		}
+		if !ok || load.Before != first {
+			t.Fatalf("page %d: %#v", i+1, cmds)
+		}
+		// A made-up history long enough to go on: ten events a page.
+		first -= 10
+		p := page(first, first+9, 0)
+		p.More = true
+		s.More = true
+		cmds = m.Result(resOlder{Session: "s", Page: p})
+	}
+	if r := screen(t, m); !contains(r, "search: z · no match") {
+		t.Fatalf("after the limit:\n%s", strings.Join(r, "\n"))
+	}
+	if cmds := m.Key(key(tcell.KeyUp, 0, 0)); len(cmds) != 1 {
+		t.Fatalf("the next key reads on: %#v", cmds)
 	}
 }
 
@@ -129,4 +212,14 @@ func TestOSC52(t *testing.T) {
 	if got, want := osc52("héllo\n"), "\x1b]52;c;aMOpbGxvCg==\x07"; got != want {
 		t.Fatalf("osc52 = %q, want %q", got, want)
 	}
+}
+
+// only is the one command of cmds, if it is one of type T.
+func only[T Cmd](cmds []Cmd) (T, bool) {
+	var c T
+	if len(cmds) != 1 {
+		return c, false
+	}
+	c, ok := cmds[0].(T)
+	return c, ok
 }

@@ -71,7 +71,7 @@ var keyTable = []keyEntry{
 	{"Ctrl-G", "go to a session: type part of its title or id, Enter", []binding{
 		{key: tcell.KeyCtrlG, run: (*Model).openFilter},
 	}},
-	{"Ctrl-F", "search the transcript: ↑/Enter older, ↓ newer, Esc", []binding{
+	{"Ctrl-F", "search (older history too): ↑/Enter older, ↓ newer, Esc", []binding{
 		{key: tcell.KeyCtrlF, run: (*Model).openSearch},
 	}},
 	{"Ctrl-Y", "select a message: ↑↓, Enter copies it, c its code", []binding{

@@ -29,7 +29,7 @@ func (m *Model) Result(r any) []Cmd {
 			m.notify(false, "")
 		}
 	case resOlder:
-		m.older(r)
+		return m.older(r)
 	}
 	return nil
 }
@@ -95,19 +95,24 @@ func (m *Model) deleted(r resDeleted) {
 }
 
 // older puts a page of history before what is loaded, when it joins it,
-// keeping the same lines in view.
-func (m *Model) older(r resOlder) {
+// keeping the same lines in view, and goes on with a search that asked
+// for it.
+func (m *Model) older(r resOlder) []Cmd {
 	s := m.session(r.Session)
 	if r.Err != nil {
 		m.notify(true, "history: "+r.Err.Error())
-		return
 	}
-	if s == nil || len(s.Events) == 0 || len(r.Page.Events) == 0 || r.Page.Events[len(r.Page.Events)-1].Offset != s.Events[0].Offset-1 {
-		return
+	if r.Err != nil || s == nil || len(s.Events) == 0 || len(r.Page.Events) == 0 || r.Page.Events[len(r.Page.Events)-1].Offset != s.Events[0].Offset-1 {
+		if f := m.search; f != nil && s == m.Focused() {
+			f.loading = false
+		}
+		return nil
 	}
 	before := s.lineCount(m.look())
 	s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
 	s.More = r.Page.More
 	s.rerender()
-	s.Top += s.lineCount(m.look()) - before
+	added := s.lineCount(m.look()) - before
+	s.Top += added
+	return m.searchOlder(s, added)
 }
