@@ -271,7 +271,7 @@ func (a *App) screenEvent(ev tcell.Event) {
 	case *tcell.EventMouse:
 		a.run(a.m.Mouse(ev))
 	case *tcell.EventPaste:
-		a.m.Paste(ev.Start())
+		a.run(a.m.Paste(ev.Start()))
 	case *tcell.EventFocus:
 		a.m.TermFocused = ev.Focused
 	}

@@ -66,8 +66,8 @@ func (m *Model) searchKey(ev *tcell.EventKey) []Cmd {
 }
 
 // edited applies ev to a one-line query (the search and go-to lines): a
-// rune typed without Alt or Ctrl is added, Backspace takes the last one
-// off. It says whether the query changed.
+// rune typed without Alt or Ctrl is added (up to maxQuery), Backspace
+// takes the last one off. It says whether the query changed.
 func edited(q *[]rune, ev *tcell.EventKey) bool {
 	switch ev.Key() {
 	case tcell.KeyBackspace, tcell.KeyBackspace2:
@@ -76,7 +76,7 @@ func edited(q *[]rune, ev *tcell.EventKey) bool {
 			return true
 		}
 	case tcell.KeyRune:
-		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 {
+		if ev.Modifiers()&(tcell.ModAlt|tcell.ModCtrl) == 0 && len(*q) < maxQuery {
 			*q = append(*q, ev.Rune())
 			return true
 		}

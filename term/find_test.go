@@ -144,6 +144,41 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 	}
 }
 
+// A paste while the search or go-to line is open goes into its query, as
+// one line, and the composer keeps its draft.
+func TestPasteGoesToTheOpenQuery(t *testing.T) {
+	m := longSession()
+	m.setComposer("draft")
+	paste := func(text string) []Cmd {
+		m.Paste(true)
+		for _, ev := range pasteKeys(text) {
+			m.Key(ev)
+		}
+		return m.Paste(false)
+	}
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	paste("a\tNeedle")
+	if got := string(m.search.query); got != "a Needle" || string(m.Composer) != "draft" {
+		t.Fatalf("search query %q, composer %q", got, string(m.Composer))
+	}
+	if r := screen(t, m); !contains(r, "search: a Needle · 3 lines") {
+		t.Fatalf("the pasted query did not search:\n%s", strings.Join(r, "\n"))
+	}
+	m.Key(key(tcell.KeyEscape, 0, 0))
+
+	m.Sessions = append(m.Sessions, &SessionView{ID: "0199a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", Title: "the other one"})
+	m.Key(key(tcell.KeyCtrlG, 0, tcell.ModCtrl))
+	paste("other\n")
+	if got := string(m.filter.query); got != "other " || string(m.Composer) != "draft" {
+		t.Fatalf("go-to query %q, composer %q", got, string(m.Composer))
+	}
+	long := strings.Repeat("x", 2*maxQuery)
+	paste(long)
+	if n := len(m.filter.query); n != maxQuery {
+		t.Fatalf("a long paste made a query of %d runes", n)
+	}
+}
+
 // The match is painted on the screen in the match style.
 func TestSearchHighlights(t *testing.T) {
 	m := longSession()

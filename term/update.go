@@ -244,21 +244,50 @@ func (m *Model) maybeLoadOlder() []Cmd {
 // Paste marks the start and end of a bracketed paste. The keys between
 // are text, kept whole: a newline is a new line, not Enter, and a tab is a
 // tab, not a change of pane. The paste goes into the composer as one edit
-// at its end, so a long one costs one insert and one frame.
-func (m *Model) Paste(start bool) {
+// at its end, so a long one costs one insert and one frame; while the
+// search or go-to line is open, it goes there instead (pasteQuery).
+func (m *Model) Paste(start bool) []Cmd {
 	if start {
 		m.pasting, m.pasted = true, m.pasted[:0]
-		return
+		return nil
 	}
 	if !m.pasting {
-		return
+		return nil
 	}
 	m.pasting = false
+	defer func() { m.pasted = nil }()
+	switch {
+	case m.filter != nil:
+		pasteQuery(&m.filter.query, m.pasted)
+		m.filter.sel = 0
+		return nil
+	case m.search != nil:
+		pasteQuery(&m.search.query, m.pasted)
+		m.search.at, m.search.pages = -1, 0
+		return m.findMatch(-1)
+	}
 	if m.Pane == paneSidebar {
 		m.Pane = paneComposer // a paste is writing, like typing
 	}
 	m.insertText(m.pasted)
-	m.pasted = nil
+	return nil
+}
+
+// maxQuery is the most runes a one-line query (search, go-to) holds.
+const maxQuery = 200
+
+// pasteQuery adds pasted text to a one-line query: its line ends and tabs
+// become spaces, and it stops at maxQuery runes.
+func pasteQuery(q *[]rune, pasted []rune) {
+	for _, r := range pasted {
+		if len(*q) >= maxQuery {
+			return
+		}
+		if r == '\n' || r == '\t' {
+			r = ' '
+		}
+		*q = append(*q, r)
+	}
 }
 
 // pasteKey collects one key of a paste. Terminals send a pasted line end
