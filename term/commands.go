@@ -100,7 +100,7 @@ var slashCommands = []slashCommand{
 		m.notify(false, "creating a session…")
 		return []Cmd{cmdNewSession{Provider: arg}}
 	}},
-	{"/title TEXT", "rename the session", func(m *Model, arg string) []Cmd {
+	{"/title TEXT", "rename the session (/rename TEXT too)", func(m *Model, arg string) []Cmd {
 		if arg == "" {
 			m.notify(true, "usage: /title TEXT")
 			return nil
