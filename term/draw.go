@@ -315,7 +315,11 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		if s.Effort != "" {
 			parts = append(parts, "effort "+s.Effort)
 		}
-		parts = append(parts, fmt.Sprintf("%d viewer%s", s.Viewers, map[bool]string{true: "", false: "s"}[s.Viewers == 1]))
+		// Who watches is known only while connected: a count from before
+		// the connection went is stale, and the daemon may be gone.
+		if m.Conn.Phase == client.Connected {
+			parts = append(parts, fmt.Sprintf("%d viewer%s", s.Viewers, map[bool]string{true: "", false: "s"}[s.Viewers == 1]))
+		}
 		if s.Queued > 0 {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
 		}

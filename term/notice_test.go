@@ -109,3 +109,21 @@ func TestWaitingNamesTheBot(t *testing.T) {
 		t.Fatalf("status bar %q", bar)
 	}
 }
+
+// The status bar counts viewers only while connected: while the daemon is
+// away (or cannot start) the last count is stale, and it is not shown.
+func TestViewerCountOnlyWhileConnected(t *testing.T) {
+	m := demo()
+	m.Resize(100, 30)
+	m.Focused().Viewers = 2
+	m.ConnState(client.State{Phase: client.Connected})
+	if r := screen(t, m); !contains(r, "2 viewers") {
+		t.Fatalf("connected, no count:\n%s", strings.Join(r, "\n"))
+	}
+	for _, p := range []client.Phase{client.Reconnecting, client.StartFailed, client.Unavailable} {
+		m.ConnState(client.State{Phase: p, Reason: "config.toml line 3"})
+		if r := screen(t, m); contains(r, "viewer") {
+			t.Fatalf("%v: a count shown:\n%s", p, strings.Join(r, "\n"))
+		}
+	}
+}
