@@ -37,4 +37,13 @@ func TestAttachAShareInTmux(t *testing.T) {
 		t.Fatalf("the daemon stored %q", got)
 	}
 	x.keys("C-q")
+
+	// The token alone (share --token) opens the same view, on the
+	// home's daemon.
+	token := strings.TrimSpace(lastLine(cli(t, fx.home, "share", "s", "--token")))
+	y := startTmux(t, fx.home, 120, 30, "attach", token)
+	y.waitPane("the transcript, by the token alone", func(s string) bool {
+		return strings.Contains(s, "echo: second") && strings.Contains(s, "viewer (read-only)")
+	})
+	y.keys("C-q")
 }

@@ -203,6 +203,7 @@ func TestCLIVersionAndCompletion(t *testing.T) {
 		{[]string{"sessions", "rm", ""}, []string{short + "\tplans", "plans\t" + short}},
 		{[]string{"sessions", "rename", "p"}, []string{"plans\t" + short}},
 		{[]string{"share", "x"}, nil},
+		{[]string{"open", "pl"}, []string{"plans\t" + short}},
 		{[]string{"bots", "add", "b", "--sessions", "a," + short[:3]}, []string{"a," + short + "\tplans"}},
 	}
 	for _, tt := range tests {
