@@ -375,6 +375,11 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
 		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(), Role: p.Role,
 	}
+	// Only an owner may list sessions, so only an owner hears of them.
+	if cmd.Sessions && p.Role == wire.TokenOwner {
+		hc.ListenSessions()
+		reply.Sessions = true
+	}
 	if len(cmd.Subs) == 0 {
 		hc.ReplyJSON(reply)
 		return true

@@ -31,6 +31,11 @@ type StreamOptions struct {
 	// arrives here (Session, TurnID, InputID, Messages). It is called from
 	// the stream's reader and must return quickly; answer with Reply.
 	OnTurn func(wire.TurnPush)
+	// OnSessions, if set, asks the daemon (in every hello) to say when a
+	// session is made or deleted, on any node, and is called each time it
+	// does, from the stream's reader: list the sessions again. Only owner
+	// tokens are told; the hello of others goes on without it.
+	OnSessions func()
 }
 
 // ErrStreamClosed is returned by a Subscription or Stream used after Close.

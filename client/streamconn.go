@@ -191,7 +191,7 @@ func (sc *streamConn) hello(done chan<- error) error {
 		}
 		done <- nil
 	})
-	return sc.write(wire.Encode(wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Subs: bodies}))
+	return sc.write(wire.Encode(wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Subs: bodies, Sessions: sc.st.opts.OnSessions != nil}))
 }
 
 func (sc *streamConn) register(fn func(wire.Reply)) int64 {
@@ -274,7 +274,8 @@ func (sc *streamConn) readLoop() error {
 }
 
 // dispatch decodes one frame and hands it on: a reply to the command
-// waiting for it, a turn to OnTurn, a push to its subscription.
+// waiting for it, a turn to OnTurn, sessions to OnSessions, a push to its
+// subscription.
 func (sc *streamConn) dispatch(raw []byte) error {
 	f, err := wire.DecodeFrame(raw)
 	if err != nil {
@@ -292,6 +293,10 @@ func (sc *streamConn) dispatch(raw []byte) error {
 	case f.Turn != nil:
 		if sc.st.opts.OnTurn != nil {
 			sc.st.opts.OnTurn(*f.Turn)
+		}
+	case f.Op == wire.PushSessions:
+		if sc.st.opts.OnSessions != nil {
+			sc.st.opts.OnSessions()
 		}
 	case f.Session != "":
 		sc.deliver(Item{Frame: f, Raw: raw})

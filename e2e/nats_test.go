@@ -543,8 +543,15 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A viewer on B follows a turn that streams on A.
-	st := b.c.Stream(client.StreamOptions{})
+	// A viewer on B follows a turn that streams on A. It also lists
+	// sessions: it hears of those made and deleted on A (at the end).
+	told := make(chan struct{}, 1)
+	st := b.c.Stream(client.StreamOptions{OnSessions: func() {
+		select {
+		case told <- struct{}{}:
+		default:
+		}
+	}})
 	defer st.Close()
 	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
 	chunks := []string{"one ", "two ", "three ", "four"}
@@ -662,6 +669,25 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 				t.Fatalf("the revoked viewer's socket on the other node ended with %v (%d), not 4401", err, code)
 			}
 			break
+		}
+	}
+
+	// B's stream is told of a session made on A, and of its deletion.
+	for _, change := range []func() error{
+		func() error { _, err := a.c.CreateSession(ctx, "made-on-a", wire.SessionCreate{}); return err },
+		func() error { return a.c.DeleteSession(ctx, "made-on-a") },
+	} {
+		select {
+		case <-told: // earlier changes
+		default:
+		}
+		if err := change(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-told:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the other node's listener was not told of a session made or deleted")
 		}
 	}
 }

@@ -26,6 +26,7 @@ const (
 	subjPresence = "albedo.presence" // presenceNotice: a node's viewers of a session
 	subjTokens   = "albedo.tokens"   // tokensNotice: tokens revoked or narrowed
 	subjDeleted  = "albedo.deleted"  // deletedNotice: a session deleted
+	subjCreated  = "albedo.created"  // createdNotice: a session made
 	subjRequest  = "albedo.req"      // request: to the node running a session's turns
 )
 
@@ -86,6 +87,11 @@ type tokensNotice struct {
 }
 
 type deletedNotice struct {
+	Node    string `json:"node"`
+	Session string `json:"session"`
+}
+
+type createdNotice struct {
 	Node    string `json:"node"`
 	Session string `json:"session"`
 }

@@ -37,15 +37,17 @@ type Conn struct {
 
 	room chan struct{} // capacity 1: Fill took replies (see AwaitRoom)
 
-	mu         sync.Mutex
-	closed     bool
-	replies    [][]byte            // encoded frames, written before any push
-	replyBytes int                 // the sum of replies' lengths
-	subs       map[string]*sub     // by session id
-	ready      []*sub              // subs with something to write, FIFO for fairness
-	timer      *time.Timer         // wakes deferred subs (wakeLater)
-	serving    string              // the bot whose turns this connection answers
-	turns      map[string]*botTurn // turns handed to it, by turn id
+	mu          sync.Mutex
+	closed      bool
+	replies     [][]byte            // encoded frames, written before any push
+	replyBytes  int                 // the sum of replies' lengths
+	subs        map[string]*sub     // by session id
+	ready       []*sub              // subs with something to write, FIFO for fairness
+	timer       *time.Timer         // wakes deferred subs (wakeLater)
+	serving     string              // the bot whose turns this connection answers
+	turns       map[string]*botTurn // turns handed to it, by turn id
+	listens     bool                // hears of sessions made and deleted (listeners.go)
+	sessionsDue bool                // a sessions push is due
 }
 
 // sub is one cursor. Its fields are guarded by conn.mu.

@@ -16,7 +16,9 @@
 // events or, when the cursor is behind the ring, from the database in pages.
 // A slow reader therefore costs a cursor, and a late one catches up by
 // paging. Only the in-progress text of a streaming reply is held per
-// subscriber, merged, and dropped when the turn commits.
+// subscriber, merged, and dropped when the turn commits. A connection that
+// lists sessions is told that the list changed by a flag, not a queue
+// (listeners.go).
 //
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,

@@ -35,6 +35,7 @@ func (h *Hub) startBus() error {
 		{subjPresence, decoded(h, h.onPresence)},
 		{subjTokens, decoded(h, h.onTokens)},
 		{subjDeleted, decoded(h, h.onDeleted)},
+		{subjCreated, decoded(h, h.onCreated)},
 		{subjRequest, h.onRequest},
 		{subjBots, decoded(h, h.onBots)},
 		{subjBotReply, decoded(h, h.onBotReply)},
@@ -264,6 +265,15 @@ func (h *Hub) onDeleted(n deletedNotice) {
 	}
 	h.cancelTurns(n.Session)
 	h.dropChannel(n.Session)
+	h.sessionsChanged()
+}
+
+// onCreated tells this node's listeners of a session another node made.
+func (h *Hub) onCreated(n createdNotice) {
+	if h.mine(n.Node) {
+		return
+	}
+	h.sessionsChanged()
 }
 
 // onRequest answers a request addressed to this node: an interrupt of a

@@ -76,6 +76,12 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	if err != nil {
 		return wire.Session{}, false, wireErr(err)
 	}
+	if created {
+		h.sessionsChanged()
+		if h.bus != nil {
+			h.bus.publish(subjCreated, createdNotice{Node: h.opts.Node, Session: id})
+		}
+	}
 	return out.Wire(h.phase(id)), created, nil
 }
 
@@ -192,6 +198,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 		narrowed = append(narrowed, t.ID)
 	}
 	h.dropChannel(id)
+	h.sessionsChanged()
 	if h.bus != nil {
 		h.bus.publish(subjDeleted, deletedNotice{Node: h.opts.Node, Session: id})
 	}

@@ -68,9 +68,10 @@ type App struct {
 	subs    map[string]*client.Subscription // sessions subscribed on st
 	watched string                          // the one of them watched: the focused session
 
-	lastKey     time.Time // when the last screen event came, to notice a stalled paste
-	waitingHome bool      // a goroutine waits for the home to change (after Unavailable)
-	gen         int       // counts the streams opened; stateMsg carries its stream's
+	relist      chan struct{} // capacity 1: the daemon said the list of sessions changed
+	lastKey     time.Time     // when the last screen event came, to notice a stalled paste
+	waitingHome bool          // a goroutine waits for the home to change (after Unavailable)
+	gen         int           // counts the streams opened; stateMsg carries its stream's
 }
 
 // Run opens the terminal client and returns when the user quits or ctx
@@ -114,7 +115,7 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	if opts.Client != nil {
 		m.Server = opts.Client.URL()
 	}
-	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
+	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), relist: make(chan struct{}, 1), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.lister = opts.Client
 	if opts.Client != nil {
@@ -151,6 +152,15 @@ func (a *App) openStream() {
 	a.gen++
 	gen := a.gen
 	so.OnState = func(s client.State) { a.post(stateMsg{s, gen}) }
+	if !a.m.ReadOnly {
+		// Called from the stream's reader: it must not wait for the loop.
+		so.OnSessions = func() {
+			select {
+			case a.relist <- struct{}{}:
+			default:
+			}
+		}
+	}
 	a.st = a.c.Stream(so)
 	a.subs, a.watched = map[string]*client.Subscription{}, ""
 	// The list is read once the stream connects (message), not here: the
@@ -167,9 +177,11 @@ func (a *App) loop() error {
 	a.openStream()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	// Sessions made elsewhere (the CLI, another terminal) join the sidebar
-	// within a few seconds.
-	refresh := time.NewTicker(5 * time.Second)
+	// Sessions made or deleted elsewhere (the CLI, another terminal, a
+	// page) join or leave the sidebar when the daemon says so (relist).
+	// The list is also read now and then, for a daemon that cannot say:
+	// a node of a cluster without NATS hears of no other node's sessions.
+	refresh := time.NewTicker(refreshEvery)
 	defer refresh.Stop()
 	a.draw()
 	for !a.m.Quit {
@@ -200,20 +212,32 @@ func (a *App) loop() error {
 			if !a.m.Tick() {
 				continue
 			}
+		case <-a.relist:
+			a.listSessions()
+			continue
 		case <-refresh.C:
-			if a.m.Conn.Phase == client.Connected {
-				a.goRun(func() {
-					list, err := a.lister.Sessions(a.ctx)
-					if err == nil { // a failed refresh is not news: the status bar has the connection
-						a.post(resSessions{List: list})
-					}
-				})
-			}
+			a.listSessions()
 			continue
 		}
 		a.draw()
 	}
 	return nil
+}
+
+// refreshEvery is how often the sidebar's list is read without being told.
+const refreshEvery = 30 * time.Second
+
+// listSessions reads the list of sessions for the sidebar, when connected;
+// a failed read is not news (the status bar has the connection).
+func (a *App) listSessions() {
+	if a.m.Conn.Phase != client.Connected {
+		return
+	}
+	a.goRun(func() {
+		if list, err := a.lister.Sessions(a.ctx); err == nil {
+			a.post(resSessions{List: list})
+		}
+	})
 }
 
 // drainScreen applies what else the terminal has sent (keys typed ahead, a

@@ -132,7 +132,9 @@ func TestAppRoundTrip(t *testing.T) {
 	}
 	scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	wait("echo: ping")
-	// A session made elsewhere joins the sidebar; one deleted leaves it.
+	// A session made elsewhere joins the sidebar, told by the daemon (the
+	// list is read unasked only every 30 s, past this wait); one deleted
+	// leaves it.
 	if _, err := c.CreateSession(context.Background(), "made-elsewhere", wire.SessionCreate{Title: "from the CLI"}); err != nil {
 		t.Fatal(err)
 	}

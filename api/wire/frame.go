@@ -29,6 +29,7 @@ const (
 	PushPresence Op = "presence"
 	PushBye      Op = "bye"
 	PushTurn     Op = "turn"
+	PushSessions Op = "sessions" // the list of sessions changed: list again (hello's sessions)
 )
 
 // Reasons of a reset push and of bye.
@@ -63,6 +64,9 @@ type Command struct {
 	Token  string `json:"token,omitempty"`
 	Client string `json:"client,omitempty"`
 	Subs   []Sub  `json:"subs,omitempty"`
+	// Sessions asks for a sessions push whenever a session is made or
+	// deleted (owner tokens; others are not told).
+	Sessions bool `json:"sessions,omitempty"`
 
 	// sub, unsub, send, interrupt, post
 	Session string `json:"session,omitempty"`
@@ -105,6 +109,7 @@ type Reply struct {
 	HeartbeatMS int64      `json:"heartbeat_ms,omitempty"`
 	Role        TokenRole  `json:"role,omitempty"` // of the token: what the client may do
 	Subs        []SubReply `json:"subs,omitempty"`
+	Sessions    bool       `json:"sessions,omitempty"` // sessions pushes will come
 
 	// sub (inline), send, interrupt
 	*SubReply
