@@ -151,9 +151,15 @@ func eval[T any](p *page, js string) T {
 // animation frame (chromedp.Poll), within a deadline.
 func (p *page) wait(what, js string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	p.waitWithin(what, js, 30*time.Second)
+}
+
+// waitWithin is wait with the deadline d, for what must happen that soon.
+func (p *page) waitWithin(what, js string, d time.Duration, opts ...chromedp.PollOption) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, d+5*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, append([]chromedp.PollOption{chromedp.WithPollingTimeout(d)}, opts...)...)); err != nil {
 		sctx, scancel := context.WithTimeout(p.ctx, 5*time.Second)
 		defer scancel()
 		body, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`document.body.innerText`))

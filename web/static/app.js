@@ -76,6 +76,7 @@ class View {
     this.presence = [];
     this.unread = 0;
     this.loaded = false; // the first status after a reset came: later events are news
+    this.deleting = false; // deleted from this page: its end is no news
     this.activity = Date.parse(s.updated_at) || 0;
   }
 
@@ -182,12 +183,17 @@ async function refresh() {
   drawList();
 }
 
+// forget drops a deleted session from the page, at once: its reset
+// (reason deleted) ends its subscription, or the list no longer has it.
+// If it was open, the page says so and opens the next one.
 function forget(id) {
+  const v = app.views.get(id);
+  if (!v) return;
   app.views.delete(id);
   app.client.unsubscribe(id);
   if (app.current === id) {
     app.current = null;
-    notice('this session was deleted');
+    notice(v.deleting ? `deleted “${v.name}”` : `“${v.name}” was deleted elsewhere`);
     const next = sorted()[0];
     if (next) select(next.id);
     else drawSession();
@@ -318,6 +324,7 @@ function drawSession() {
   tr.replaceChildren();
   if (!v) {
     $('title').textContent = 'albedo';
+    document.title = 'albedo';
     tr.append(Object.assign(document.createElement('p'), { className: 'older', textContent: 'No session yet.' }));
     return;
   }
@@ -600,7 +607,9 @@ function wireOwner() {
   });
   $('delete').addEventListener('click', () => {
     const v = app.views.get(app.current);
-    if (v && confirm(`Delete “${v.name}” and all its messages?`)) act('delete', () => app.api.remove(v.id).then(() => forget(v.id)));
+    if (!v || !confirm(`Delete “${v.name}” and all its messages?`)) return;
+    v.deleting = true; // its reset may come before the reply: not "elsewhere"
+    act('delete', () => app.api.remove(v.id).then(() => forget(v.id), (e) => { v.deleting = false; throw e; }));
   });
   const effort = $('effort');
   for (const level of ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']) {

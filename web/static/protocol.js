@@ -34,7 +34,8 @@ export function uuidv7() {
 //
 // A subscription's handler gets the session's pushes: reset (drop what is
 // shown), event (each once, in offset order), partial, delta, status,
-// presence; and end(error) when the daemon refuses or ends it.
+// presence; and end(error) when the daemon refuses or ends it (code
+// not_found when the session was deleted, here or elsewhere).
 export class Client {
   constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {} }) {
     this.url = url;
@@ -174,6 +175,14 @@ export class Client {
     if (!s) return;
     switch (f.op) {
       case 'reset':
+        if (f.reason === 'deleted') {
+          // The session is gone and the daemon has dropped this
+          // subscription (docs/protocol.md, DELETE): it ends here, as a
+          // refused one does.
+          this.subs.delete(f.session);
+          s.handler.end({ code: 'not_found', message: 'the session was deleted' });
+          return;
+        }
         s.epoch = f.epoch;
         s.offset = f.before;
         s.handler.reset(f);
