@@ -169,6 +169,7 @@ async function refresh() {
     let v = app.views.get(s.id);
     if (v) {
       v.session = { ...v.session, title: s.title, provider: s.provider };
+      if (v.id === app.current) drawTitle(v);
       continue;
     }
     v = new View(s);
@@ -219,7 +220,10 @@ function handlerFor(v) {
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
-      if (ev.type === 'settings' && ev.title !== undefined) v.session = { ...v.session, title: ev.title };
+      if (ev.type === 'settings' && ev.title !== undefined) {
+        v.session = { ...v.session, title: ev.title };
+        if (v.id === app.current) drawTitle(v);
+      }
       if (ev.type === 'message' && v.loaded && v.id !== app.current) v.unread++;
       if (v.id === app.current) appendEvent(v, ev);
       drawListSoon();
@@ -328,8 +332,7 @@ function drawSession() {
     tr.append(Object.assign(document.createElement('p'), { className: 'older', textContent: 'No session yet.' }));
     return;
   }
-  document.title = `${v.name} · albedo`;
-  $('title').textContent = v.name;
+  drawTitle(v);
   if (v.more) tr.append(olderMarker());
   const frag = document.createDocumentFragment();
   for (const ev of v.events) {
@@ -340,6 +343,13 @@ function drawSession() {
   drawStream();
   drawMeta();
   tr.scrollTop = tr.scrollHeight;
+}
+
+// drawTitle names the open session in the header and the tab's title,
+// when it opens and whenever it is renamed (here or elsewhere).
+function drawTitle(v) {
+  document.title = `${v.name} · albedo`;
+  $('title').textContent = v.name;
 }
 
 function olderMarker() {
@@ -572,10 +582,12 @@ async function send() {
   }
 }
 
+// act runs an owner's action; an error is the notice, and what the
+// action says itself (forget's "deleted …") stays.
 async function act(what, fn) {
+  notice('');
   try {
     await fn();
-    notice('');
   } catch (e) {
     notice(`${what}: ${e.message}`, true);
   }
