@@ -67,8 +67,9 @@ func startBrowser(t *testing.T) *browser {
 // page is one tab, and what its scripts logged and threw (shown when a
 // test fails).
 type page struct {
-	t   *testing.T
-	ctx context.Context
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc // closes the tab
 
 	mu   sync.Mutex
 	logs []string
@@ -119,11 +120,14 @@ func (b *browser) open(url string) *page {
 	b.t.Helper()
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	b.t.Cleanup(cancel)
-	p := &page{t: b.t, ctx: ctx}
+	p := &page{t: b.t, ctx: ctx, cancel: cancel}
 	p.listen()
 	p.do(chromedp.Navigate(url))
 	return p
 }
+
+// close closes the tab.
+func (p *page) close() { p.cancel() }
 
 // do runs steps in the page, within a deadline.
 func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
