@@ -326,6 +326,7 @@ function drawSession() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
   tr.replaceChildren();
+  appendQueue = []; // drawn here from the view's events, or not shown
   if (!v) {
     $('title').textContent = 'albedo';
     document.title = 'albedo';
@@ -367,17 +368,26 @@ function following() {
 
 // Events that arrive for the session shown are drawn once a frame, all
 // those of the frame together: one insertion and one layout, however fast
-// they come.
-let appendQueue = [];
+// they come. Each waits with its session's id, and the frame draws only
+// those of the session shown then; drawSession, which draws a session
+// whole from its view's events, empties the queue. So a session opened
+// within the frame loses none of its events, shows none twice, and shows
+// none of another's.
+let appendQueue = []; // {session, ev}, in arrival order
+let appendScheduled = false;
 function appendEvent(v, ev) {
-  appendQueue.push(ev);
-  if (appendQueue.length === 1) requestAnimationFrame(() => flushAppends(v));
+  appendQueue.push({ session: v.id, ev });
+  if (appendScheduled) return;
+  appendScheduled = true;
+  requestAnimationFrame(flushAppends);
 }
 
-function flushAppends(v) {
-  const evs = appendQueue;
+function flushAppends() {
+  appendScheduled = false;
+  const v = app.views.get(app.current);
+  const evs = appendQueue.filter((q) => q.session === app.current).map((q) => q.ev);
   appendQueue = [];
-  if (v.id !== app.current) return; // another session was selected meanwhile: drawn whole
+  if (!v || evs.length === 0) return;
   const tr = $('transcript');
   const follow = following();
   const frag = document.createDocumentFragment();
