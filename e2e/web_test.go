@@ -39,6 +39,12 @@ func wantMessages(t *testing.T, fx *fixture, id string, got []domMessage) {
 	}
 }
 
+// shownCommitted is a condition: a committed message (not the reply
+// streaming) holds text.
+func shownCommitted(text string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll('#transcript article[data-offset]')].some(a => a.innerText.includes(%q))`, text)
+}
+
 func (p *page) messages() []domMessage {
 	p.t.Helper()
 	s := eval[string](p, `JSON.stringify(`+domMessages+`)`)
@@ -94,7 +100,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 	owner := b.open(ownerLink(t, fx.home, "s"))
 	viewer := b.open(shareLink(t, fx.home, "s"))
 	for _, p := range []*page{owner, viewer} {
-		p.wait("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: first')`)
+		p.wait("the first reply", `document.querySelector('#conn').textContent === 'connected' && `+shownCommitted("fake: first"))
 	}
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "to both"}, Block: block})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second"); err != nil {
@@ -111,7 +117,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 	viewer.screenshot("web-viewer")
 	close(block)
 	for _, p := range []*page{owner, viewer} {
-		p.wait("the committed reply", `!document.querySelector('#stream') && document.body.innerText.includes('streamed to both')`)
+		p.wait("the committed reply", `!document.querySelector('#stream') && `+shownCommitted("streamed to both"))
 		wantMessages(t, fx, "s", p.messages())
 	}
 	// A send forced through the viewer's socket is refused by the daemon.
@@ -187,7 +193,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 			p.wait(what, js)
 		}
 	}
-	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: before')`)
+	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && `+shownCommitted("fake: before"))
 
 	fx.d.stop()
 	waitAll("reconnecting after a stop", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
@@ -196,7 +202,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after the stop"); err != nil {
 		t.Fatal(err)
 	}
-	waitAll("the reply after the stop", `document.body.innerText.includes('fake: after the stop')`)
+	waitAll("the reply after the stop", shownCommitted("fake: after the stop"))
 
 	block := make(chan struct{})
 	defer close(block)
@@ -215,7 +221,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "last"); err != nil {
 		t.Fatal(err)
 	}
-	waitAll("the last reply", `document.body.innerText.includes('fake: last')`)
+	waitAll("the last reply", shownCommitted("fake: last"))
 	for _, p := range pages {
 		wantMessages(t, fx, "s", p.messages())
 	}
@@ -323,7 +329,7 @@ func TestWebInputWhileDownArrivesOnce(t *testing.T) {
 	p.do(pressEnter("#input"))
 	p.wait("the input waiting", `document.querySelector('#pending').textContent === '1 sending…'`)
 	startDaemon(t, fx.home)
-	p.wait("its reply", `document.body.innerText.includes('echo: typed while down') && document.querySelector('#pending').textContent === ''`)
+	p.wait("its reply", shownCommitted("echo: typed while down")+` && document.querySelector('#pending').textContent === ''`)
 	if got := waitInputs(t, fx.c, "s", 1); len(got) != 1 || got[0] != "typed while down" {
 		t.Fatalf("the daemon stored %q", got)
 	}

@@ -254,18 +254,34 @@ function handlerFor(v) {
   };
 }
 
+// paced returns a function that has fn run on an animation frame, once
+// for any number of calls before it runs, and at most every ms.
+function paced(fn, ms) {
+  let queued = false;
+  let ran = -Infinity;
+  const run = () => {
+    queued = false;
+    ran = performance.now();
+    fn();
+  };
+  return () => {
+    if (queued) return;
+    queued = true;
+    const wait = ran + ms - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(run), wait);
+    else requestAnimationFrame(run);
+  };
+}
+
 // --- the list ----------------------------------------------------------
 
 function sorted() {
   return [...app.views.values()].sort((a, b) => b.activity - a.activity || (a.id < b.id ? 1 : -1));
 }
 
-let listQueued = false;
-function drawListSoon() {
-  if (listQueued) return;
-  listQueued = true;
-  requestAnimationFrame(() => { listQueued = false; drawList(); });
-}
+// The list is drawn whole (a few hundred elements at most), on a frame,
+// at most 4 times a second however busy the sessions are.
+const drawListSoon = paced(drawList, 250);
 
 function ago(ms) {
   const d = (Date.now() - ms) / 1000;
@@ -366,24 +382,23 @@ function following() {
   return tr.scrollHeight - tr.scrollTop - tr.clientHeight < 40;
 }
 
-// Events that arrive for the session shown are drawn once a frame, all
-// those of the frame together: one insertion and one layout, however fast
-// they come. Each waits with its session's id, and the frame draws only
-// those of the session shown then; drawSession, which draws a session
-// whole from its view's events, empties the queue. So a session opened
-// within the frame loses none of its events, shows none twice, and shows
-// none of another's.
+// Events that arrive for the session shown are drawn together, on a
+// frame, at most 10 times a second: each drawing lays out and paints the
+// whole transcript (some 5 ms for a thousand messages), so a burst of
+// events costs a few drawings a second, not one a frame, while a lone
+// event is drawn on the next frame. Each waits with its session's id, and
+// the drawing takes only those of the session shown then; drawSession,
+// which draws a session whole from its view's events, empties the queue.
+// So a session opened meanwhile loses none of its events, shows none
+// twice, and shows none of another's.
 let appendQueue = []; // {session, ev}, in arrival order
-let appendScheduled = false;
+const flushSoon = paced(flushAppends, 100);
 function appendEvent(v, ev) {
   appendQueue.push({ session: v.id, ev });
-  if (appendScheduled) return;
-  appendScheduled = true;
-  requestAnimationFrame(flushAppends);
+  flushSoon();
 }
 
 function flushAppends() {
-  appendScheduled = false;
   const v = app.views.get(app.current);
   const evs = appendQueue.filter((q) => q.session === app.current).map((q) => q.ev);
   appendQueue = [];
@@ -489,13 +504,10 @@ function eventElement(ev) {
 }
 
 // The streaming reply is drawn once a frame at most, whatever the rate of
-// deltas; screen readers hear the committed message, not each delta.
-let streamQueued = false;
-function drawStreamSoon() {
-  if (streamQueued) return;
-  streamQueued = true;
-  requestAnimationFrame(() => { streamQueued = false; drawStream(); });
-}
+// deltas; screen readers hear the committed message, not each delta. The
+// events waiting to be drawn go first, so that a reply never shows before
+// the message it answers.
+const drawStreamSoon = paced(() => { flushAppends(); drawStream(); }, 0);
 
 function drawStream() {
   const v = app.views.get(app.current);
