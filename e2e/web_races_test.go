@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
@@ -102,4 +105,97 @@ func TestWebSwitchWithinAFrame(t *testing.T) {
 	}
 	clickIn("a", "alpha")
 	pg.wait("alpha's message", shownTimes("to alpha")+` === 1`)
+}
+
+// holdRequests pauses the page's requests whose URL matches pattern
+// (the Fetch domain's wildcards) and returns their ids as they come; the
+// test lets each go on with continueRequest.
+func (p *page) holdRequests(pattern string) <-chan fetch.RequestID {
+	p.t.Helper()
+	held := make(chan fetch.RequestID, 16)
+	if err := chromedp.Listen(p.ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			held <- e.RequestID
+		}
+	}); err != nil {
+		p.t.Fatal(err)
+	}
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: pattern}}})
+		return err
+	}))
+	return held
+}
+
+// continueRequest lets a held request go on, and holds no more.
+func (p *page) continueRequest(id fetch.RequestID) {
+	p.t.Helper()
+	p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, fetch.Disable, cdp.Empty{})
+		return err
+	}))
+}
+
+// viewIsWhole is a condition on session id's view: its events are
+// contiguous, from first, and the transcript shows exactly its messages.
+func viewIsWhole(id string) string {
+	return fmt.Sprintf(`(() => { const v = albedo.views.get(%q); const offs = v.events.map(e => e.offset);
+		const dom = [...document.querySelectorAll('#transcript article[data-offset]')].map(a => Number(a.dataset.offset));
+		const msgs = v.events.filter(e => e.type === 'message').map(e => e.offset);
+		return offs.every((o, i) => i === 0 || o === offs[i-1] + 1) && dom.join() === msgs.join() })()`, id)
+}
+
+// A page of history asked for before a reset, and answered after it, is
+// older than the view the reset made: spliced in front of it, it would
+// leave a gap. The test holds the history request, makes the log grow and
+// the page's subscription reset (it resubscribes with an epoch the
+// daemon does not know, as after a session was made again), then lets
+// the request go on: the page must drop that page and show its view whole.
+func TestWebHistoryPageAfterAResetIsDropped(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{})
+	cli(t, fx.home, "bots", "add", "idle")
+	if _, err := fx.c.CreateSession(fx.ctx, "s", wire.SessionCreate{Title: "paged", Provider: "bot:idle"}); err != nil {
+		t.Fatal(err)
+	}
+	head := func() int64 {
+		t.Helper()
+		s, err := fx.c.Session(fx.ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Head
+	}
+	putMany(t, fx, "s", 300, 8)
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("paged")
+	p.wait("the latest event", fmt.Sprintf(`albedo.views.get('s').events.at(-1)?.offset === %d`, head()))
+
+	held := p.holdRequests("*/events?before=*")
+	eval[bool](p, `(() => { document.querySelector('#transcript').scrollTop = 0; return true })()`)
+	var req fetch.RequestID
+	select {
+	case req = <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("scrolling to the top asked for no history")
+	}
+	putMany(t, fx, "s", 150, 8)
+	last := head()
+	p.wait("the new events", fmt.Sprintf(`albedo.views.get('s').events.at(-1)?.offset === %d`, last))
+	eval[bool](p, `(() => { albedo.client.subs.get('s').epoch = 'not-this-log'; albedo.client.resubscribe('s'); return true })()`)
+	p.wait("the reset's view", fmt.Sprintf(`albedo.views.get('s').events[0]?.offset === %d && albedo.views.get('s').events.at(-1)?.offset === %d`, last-99, last))
+
+	p.continueRequest(req)
+	p.wait("the history request answered", `!albedo.loadingOlder`)
+	p.wait("the view whole", viewIsWhole("s"))
+	if first := eval[int64](p, `albedo.views.get('s').events[0].offset`); first != last-99 {
+		t.Fatalf("the view begins at %d, not %d: the stale page was kept", first, last-99)
+	}
+	// Scrolling up now pages in what is older than the new view.
+	p.wait("an older page", fmt.Sprintf(`(() => { document.querySelector('#transcript').scrollTop = 0;
+		return albedo.views.get('s').events[0].offset < %d })()`, last-99))
+	p.wait("the view whole", viewIsWhole("s"))
 }

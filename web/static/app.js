@@ -71,6 +71,7 @@ class View {
     this.session = s;
     this.events = []; // shown, in order
     this.more = false; // older events exist before events[0]
+    this.gen = 0; // grows when events[0] changes but by paging in: a reset, a trim
     this.stream = null; // {turn, text}
     this.status = null;
     this.presence = [];
@@ -205,6 +206,7 @@ function forget(id) {
 function handlerFor(v) {
   return {
     reset(f) {
+      v.gen++;
       v.events = [];
       v.more = f.more;
       v.stream = null;
@@ -216,6 +218,7 @@ function handlerFor(v) {
       if (v.id !== app.current && v.events.length > MAX_SHOWN + MAX_SHOWN / 10) {
         v.events = v.events.slice(-MAX_SHOWN); // bounded for sessions not shown too
         v.more = true;
+        v.gen++;
       }
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
@@ -443,6 +446,7 @@ function trim(v) {
   range.deleteContents();
   v.events = v.events.filter((e) => e.offset >= first);
   v.more = true;
+  v.gen++;
   if (!$('older')) tr.prepend(olderMarker());
 }
 
@@ -533,14 +537,18 @@ function drawStream() {
 }
 
 // Scrolling to the top pages older events in, keeping the view in place.
+// A page answered after the view's first event changed otherwise (a
+// reset, a trim: the view's generation moved on) is older than the view
+// and would leave a gap: it is dropped, and the next scroll asks again.
 async function loadOlder() {
   const v = app.views.get(app.current);
   if (!v || !v.more || app.loadingOlder || v.events.length === 0) return;
   app.loadingOlder = true;
   const id = v.id;
+  const gen = v.gen;
   try {
     const page = await app.api.history(id, v.events[0].offset, PAGE);
-    if (app.current !== id || v.events.length === 0) return;
+    if (app.current !== id || v.gen !== gen || v.events.length === 0) return;
     const before = page.events.filter((e) => e.offset < v.events[0].offset);
     const tr = $('transcript');
     const height = tr.scrollHeight;
