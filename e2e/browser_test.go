@@ -118,12 +118,26 @@ func (p *page) listen() {
 // open loads url in a new tab.
 func (b *browser) open(url string) *page {
 	b.t.Helper()
+	p := b.tab()
+	p.navigate(url)
+	return p
+}
+
+// tab opens a blank tab, for a test that listens to it before it loads a
+// page (recordSockets).
+func (b *browser) tab() *page {
+	b.t.Helper()
 	ctx, cancel := chromedp.NewContext(b.ctx)
 	b.t.Cleanup(cancel)
 	p := &page{t: b.t, ctx: ctx, cancel: cancel}
 	p.listen()
-	p.do(chromedp.Navigate(url))
 	return p
+}
+
+// navigate loads url in the tab.
+func (p *page) navigate(url string) {
+	p.t.Helper()
+	p.do(chromedp.Navigate(url))
 }
 
 // close closes the tab.

@@ -315,23 +315,3 @@ func TestWebAnnouncesNewMessages(t *testing.T) {
 		t.Fatalf("the transcript is aria-live=%q", live)
 	}
 }
-
-// An input typed while the daemon is down waits, says so, and is sent
-// when the page is back: committed once, answered once.
-func TestWebInputWhileDownArrivesOnce(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "offline"}})
-	b := startBrowser(t)
-	p := b.open(ownerLink(t, fx.home, "s"))
-	p.waitOpen("offline")
-	fx.d.stop()
-	p.wait("reconnecting", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
-	eval[bool](p, `(() => { const i = document.querySelector('#input'); i.focus(); i.value = 'typed while down'; return true })()`)
-	p.do(pressEnter("#input"))
-	p.wait("the input waiting", `document.querySelector('#pending').textContent === '1 sending…'`)
-	startDaemon(t, fx.home)
-	p.wait("its reply", shownCommitted("echo: typed while down")+` && document.querySelector('#pending').textContent === ''`)
-	if got := waitInputs(t, fx.c, "s", 1); len(got) != 1 || got[0] != "typed while down" {
-		t.Fatalf("the daemon stored %q", got)
-	}
-	wantMessages(t, fx, "s", p.messages())
-}
