@@ -3,6 +3,7 @@
 // the composer (owner). A viewer's link shows its one session, read-only.
 
 import { Api, Client } from './protocol.js';
+import { drawer } from './drawer.js';
 import { marked } from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
 
@@ -98,7 +99,7 @@ const app = {
   current: null,
   wanted: null, // the session the link named
   loadingOlder: false,
-  renderQueued: false,
+  drawer: null, // {close}: the list, folded away on narrow screens
 };
 
 function notice(text, error = false) {
@@ -322,7 +323,7 @@ function drawList() {
     t.textContent = v.activity ? ago(v.activity) : '';
     b.append(t);
     if (v.id === app.current) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => { select(v.id); $('sidebar').classList.remove('open'); $('input')?.focus(); });
+    b.addEventListener('click', () => { select(v.id); app.drawer.close(); $('input')?.focus(); });
     li.append(b);
     return li;
   });
@@ -702,10 +703,7 @@ function start() {
   });
   window.albedo = app; // for tests and the curious: the page's state
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
-  $('toggle').addEventListener('click', () => {
-    const open = $('sidebar').classList.toggle('open');
-    $('toggle').setAttribute('aria-expanded', String(open));
-  });
+  app.drawer = drawer($('sidebar'), $('toggle'));
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
 }
