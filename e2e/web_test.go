@@ -249,7 +249,8 @@ func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
 
 // The owner's list is live: a session made elsewhere joins it on top, a
 // message in a session not shown counts as unread and moves it up, one
-// deleted elsewhere leaves; + new makes and opens one; Esc in the
+// deleted elsewhere leaves; + new makes and opens one (the daemon's
+// default provider: TestWebNewSessionWithAProvider chooses); Esc in the
 // composer interrupts the running turn; at 360 px the list folds away
 // behind its button.
 func TestWebSessionListIsLive(t *testing.T) {
@@ -285,7 +286,7 @@ func TestWebSessionListIsLive(t *testing.T) {
 	eval[bool](p, `document.querySelector('#input').dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`)
 	p.wait("the interrupted turn", `document.querySelector('.turn.interrupted')?.textContent.includes('user')`)
 
-	p.do(chromedp.Click(chromedp.CSS("#new")))
+	p.do(chromedp.Click(chromedp.CSS("#new")), chromedp.Click(chromedp.CSS("#create")))
 	p.wait("a new session, open", `document.querySelectorAll('#sessions li').length === 3 && document.querySelector('#sessions li.current .name').textContent === document.querySelector('#title').textContent && document.querySelector('#title').textContent !== 'alpha'`)
 	if ss, err := fx.c.Sessions(fx.ctx); err != nil || len(ss) != 3 {
 		t.Fatalf("sessions after + new: %d %v", len(ss), err)

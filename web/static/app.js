@@ -4,6 +4,7 @@
 
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
+import { wireNewSession } from './newsession.js';
 import { marked } from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
 
@@ -636,13 +637,17 @@ function wireOwner() {
     }
   });
   $('send').addEventListener('click', send);
-  $('new').addEventListener('click', () => act('new session', async () => {
-    const s = await app.api.create({});
-    app.wanted = s.id;
-    await refresh();
-    select(s.id);
-    input.focus();
-  }));
+  wireNewSession(app.api, {
+    seen: () => [...app.views.values()].map((v) => v.session.provider),
+    create: async (body) => {
+      const s = await app.api.create(body);
+      app.wanted = s.id;
+      await refresh();
+      select(s.id);
+      input.focus();
+    },
+    act,
+  });
   $('rename').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const title = v && prompt('New title', v.session.title);
