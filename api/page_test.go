@@ -17,6 +17,7 @@ func TestPageIsServedUnderItsPolicy(t *testing.T) {
 		"/assets/app.js":                "text/javascript",
 		"/assets/protocol.js":           "text/javascript",
 		"/assets/drawer.js":             "text/javascript",
+		"/assets/markdown.js":           "text/javascript",
 		"/assets/newsession.js":         "text/javascript",
 		"/assets/style.css":             "text/css",
 		"/assets/vendor/purify.es.mjs":  "text/javascript",

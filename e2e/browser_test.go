@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -113,6 +114,25 @@ func (p *page) listen() {
 			p.t.Logf("the page's console:\n%s", strings.Join(p.logs, "\n"))
 		}
 	})
+}
+
+// exceptions returns the uncaught exceptions the tab's scripts threw.
+func (p *page) exceptions() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.logs {
+		if strings.HasPrefix(l, "exception ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // open loads url in a new tab.

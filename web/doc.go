@@ -10,6 +10,7 @@
 // reattach with full-jitter backoff, inputs re-sent until receipted), which
 // knows nothing of the page; static/app.js, the views over it; and the
 // pieces of the page app.js uses, each in a file of its own
-// (static/drawer.js: the session list as a drawer on narrow screens;
+// (static/markdown.js: replies' Markdown, sanitised, with copy buttons;
+// static/drawer.js: the session list as a drawer on narrow screens;
 // static/newsession.js: "+ new" and its choice of provider).
 package web

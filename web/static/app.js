@@ -5,8 +5,7 @@
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
 import { wireNewSession } from './newsession.js';
-import { marked } from './vendor/marked.esm.js';
-import DOMPurify from './vendor/purify.es.mjs';
+import { renderMarkdown } from './markdown.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 100; // events per history page
@@ -24,46 +23,6 @@ function takeToken() {
     history.replaceState(null, '', location.pathname);
   }
   return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session') };
-}
-
-// Markdown: marked makes HTML, DOMPurify keeps what is safe. Images become
-// links (the page loads nothing from elsewhere), links open a new tab
-// without telling it where they came from.
-marked.use({
-  gfm: true,
-  renderer: {
-    image({ href, text }) {
-      return `<a href="${encodeURI(href || '')}">[image: ${escapeHTML(text || href || '')}]</a>`;
-    },
-  },
-});
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName === 'A') {
-    node.setAttribute('target', '_blank');
-    node.setAttribute('rel', 'noopener noreferrer');
-  }
-});
-
-function escapeHTML(s) {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}
-
-function renderMarkdown(el, text) {
-  el.innerHTML = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'] });
-  for (const pre of el.querySelectorAll('pre')) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'copy';
-    b.textContent = 'copy';
-    b.setAttribute('aria-label', 'Copy code');
-    b.addEventListener('click', () => {
-      navigator.clipboard.writeText(pre.querySelector('code')?.textContent ?? pre.textContent).then(
-        () => { b.textContent = 'copied'; setTimeout(() => { b.textContent = 'copy'; }, 1500); },
-        () => { b.textContent = 'copy failed'; },
-      );
-    });
-    pre.prepend(b);
-  }
 }
 
 // View is what the page knows of one session.
