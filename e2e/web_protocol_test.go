@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/api/wire"
+	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 )
 
@@ -178,5 +179,46 @@ func TestWebLateJoinerSeesThePartialReply(t *testing.T) {
 	for _, p := range []*page{first, late} {
 		p.wait("the committed reply", `!document.querySelector('#stream') && `+shownCommitted("the text so far"))
 		wantMessages(t, fx, "s", p.messages())
+	}
+}
+
+// A hello the daemon refuses leaves its socket open (only a bad token
+// closes it), so the client closes it before trying again on a new one:
+// protocol.js run in the page against a WebSocket stand-in whose hello is
+// always refused.
+func TestWebProtocolClosesTheSocketOfARefusedHello(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{})
+	info, err := client.ReadDaemonFile(fx.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startBrowser(t).open(fmt.Sprintf("http://127.0.0.1:%d/", info.Port))
+	eval[bool](p, `(() => {
+		window.result = null;
+		const sockets = [];
+		class Refusing {
+			static OPEN = 1;
+			constructor() { this.readyState = 0; this.closed = false; sockets.push(this);
+				setTimeout(() => { this.readyState = 1; this.onopen(); }) }
+			send(data) { const c = JSON.parse(data);
+				setTimeout(() => this.onmessage({data: JSON.stringify({id: c.id, ok: false, error: {code: 'internal', message: 'refused', retryable: true}})})) }
+			close() { this.closed = true; this.readyState = 3; setTimeout(() => this.onclose({code: 1000, reason: ''})) }
+		}
+		import('/assets/protocol.js').then(({Client}) => {
+			const real = window.WebSocket;
+			window.WebSocket = Refusing;
+			const c = new Client({url: 'ws://127.0.0.1:1/v1/ws', token: 'x'});
+			const check = () => {
+				if (sockets.length < 2) return setTimeout(check, 10);
+				c.close();
+				window.WebSocket = real;
+				window.result = {first: sockets[0].closed, opened: sockets.length};
+			};
+			check();
+		});
+		return true })()`)
+	p.wait("a second attempt", `window.result !== null`)
+	if !eval[bool](p, `result.first`) {
+		t.Fatalf("the socket of the refused hello was left open (%d opened)", eval[int](p, `result.opened`))
 	}
 }

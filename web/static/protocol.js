@@ -105,6 +105,9 @@ export class Client {
     const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
     this.command({ op: 'hello', token: this.token, client: this.name, subs }, (r) => {
       if (!r.ok) {
+        // The daemon keeps a socket whose hello it refused open (only a
+        // bad token closes it): close it before trying on a new one.
+        this.drop();
         this.retry(new Error(r.error ? r.error.message : 'hello refused'));
         return;
       }
@@ -142,6 +145,15 @@ export class Client {
     this.replies.clear();
   }
 
+  // drop closes the current socket on purpose: its close is no news.
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    if (ws) ws.close();
+    this.failReplies();
+  }
+
   receive(data) {
     for (const line of data.split('\n')) {
       if (!line) continue;
@@ -164,10 +176,7 @@ export class Client {
   push(f) {
     if (f.op === 'bye') {
       // The daemon stops: reconnect no sooner than it says.
-      const ws = this.ws;
-      this.ws = null;
-      if (ws) ws.close();
-      this.failReplies();
+      this.drop();
       this.retry(new Error(f.reason || 'daemon stopping'), f.retry_after_ms || 0);
       return;
     }
