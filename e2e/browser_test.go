@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -67,8 +68,9 @@ func startBrowser(t *testing.T) *browser {
 // page is one tab, and what its scripts logged and threw (shown when a
 // test fails).
 type page struct {
-	t   *testing.T
-	ctx context.Context
+	t      *testing.T
+	ctx    context.Context
+	cancel context.CancelFunc // closes the tab
 
 	mu   sync.Mutex
 	logs []string
@@ -114,16 +116,52 @@ func (p *page) listen() {
 	})
 }
 
+// exceptions returns the uncaught exceptions the tab's scripts threw.
+func (p *page) exceptions() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, l := range p.logs {
+		if strings.HasPrefix(l, "exception ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 // open loads url in a new tab.
 func (b *browser) open(url string) *page {
 	b.t.Helper()
-	ctx, cancel := chromedp.NewContext(b.ctx)
-	b.t.Cleanup(cancel)
-	p := &page{t: b.t, ctx: ctx}
-	p.listen()
-	p.do(chromedp.Navigate(url))
+	p := b.tab()
+	p.navigate(url)
 	return p
 }
+
+// tab opens a blank tab, for a test that listens to it before it loads a
+// page (recordSockets).
+func (b *browser) tab() *page {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	b.t.Cleanup(cancel)
+	p := &page{t: b.t, ctx: ctx, cancel: cancel}
+	p.listen()
+	return p
+}
+
+// navigate loads url in the tab.
+func (p *page) navigate(url string) {
+	p.t.Helper()
+	p.do(chromedp.Navigate(url))
+}
+
+// close closes the tab.
+func (p *page) close() { p.cancel() }
 
 // do runs steps in the page, within a deadline.
 func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
@@ -151,9 +189,15 @@ func eval[T any](p *page, js string) T {
 // animation frame (chromedp.Poll), within a deadline.
 func (p *page) wait(what, js string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	p.waitWithin(what, js, 30*time.Second)
+}
+
+// waitWithin is wait with the deadline d, for what must happen that soon.
+func (p *page) waitWithin(what, js string, d time.Duration, opts ...chromedp.PollOption) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, d+5*time.Second)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, append([]chromedp.PollOption{chromedp.WithPollingTimeout(d)}, opts...)...)); err != nil {
 		sctx, scancel := context.WithTimeout(p.ctx, 5*time.Second)
 		defer scancel()
 		body, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`document.body.innerText`))

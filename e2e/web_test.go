@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
@@ -38,6 +37,12 @@ func wantMessages(t *testing.T, fx *fixture, id string, got []domMessage) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the page shows\n%v\nthe daemon has\n%v", got, want)
 	}
+}
+
+// shownCommitted is a condition: a committed message (not the reply
+// streaming) holds text.
+func shownCommitted(text string) string {
+	return fmt.Sprintf(`[...document.querySelectorAll('#transcript article[data-offset]')].some(a => a.innerText.includes(%q))`, text)
 }
 
 func (p *page) messages() []domMessage {
@@ -95,7 +100,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 	owner := b.open(ownerLink(t, fx.home, "s"))
 	viewer := b.open(shareLink(t, fx.home, "s"))
 	for _, p := range []*page{owner, viewer} {
-		p.wait("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: first')`)
+		p.wait("the first reply", `document.querySelector('#conn').textContent === 'connected' && `+shownCommitted("fake: first"))
 	}
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "to both"}, Block: block})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second"); err != nil {
@@ -112,7 +117,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 	viewer.screenshot("web-viewer")
 	close(block)
 	for _, p := range []*page{owner, viewer} {
-		p.wait("the committed reply", `!document.querySelector('#stream') && document.body.innerText.includes('streamed to both')`)
+		p.wait("the committed reply", `!document.querySelector('#stream') && `+shownCommitted("streamed to both"))
 		wantMessages(t, fx, "s", p.messages())
 	}
 	// A send forced through the viewer's socket is refused by the daemon.
@@ -188,7 +193,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 			p.wait(what, js)
 		}
 	}
-	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && document.body.innerText.includes('fake: before')`)
+	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && `+shownCommitted("fake: before"))
 
 	fx.d.stop()
 	waitAll("reconnecting after a stop", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
@@ -197,7 +202,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after the stop"); err != nil {
 		t.Fatal(err)
 	}
-	waitAll("the reply after the stop", `document.body.innerText.includes('fake: after the stop')`)
+	waitAll("the reply after the stop", shownCommitted("fake: after the stop"))
 
 	block := make(chan struct{})
 	defer close(block)
@@ -216,62 +221,9 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "last"); err != nil {
 		t.Fatal(err)
 	}
-	waitAll("the last reply", `document.body.innerText.includes('fake: last')`)
+	waitAll("the last reply", shownCommitted("fake: last"))
 	for _, p := range pages {
 		wantMessages(t, fx, "s", p.messages())
-	}
-}
-
-// Test 5, measured (the figures go to docs/benchmarks.md; timings are not
-// asserted, since this machine is shared): a session of 5 000 messages
-// opens on its latest, and scrolling up pages older ones in; then 100
-// events a second for 10 s, while the page records every main-thread task
-// over 50 ms (the Long Tasks API).
-func TestWebLongSessionAndSteadyStream(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{})
-	cli(t, fx.home, "bots", "add", "idle")
-	if _, err := fx.c.CreateSession(fx.ctx, "s", wire.SessionCreate{Title: "long", Provider: "bot:idle"}); err != nil {
-		t.Fatal(err)
-	}
-	// Inputs to a bot that never connects wait as messages: 5 000 of them,
-	// and no turn runs.
-	putMany(t, fx, "s", 5000, 16)
-	b := startBrowser(t)
-	p := b.open(ownerLink(t, fx.home, "s"))
-	p.wait("the latest message", `!!document.querySelector('article[data-offset="5000"]')`)
-	opened := eval[float64](p, `performance.now()`)
-	if n := eval[int](p, `document.querySelectorAll('article[data-offset]').length`); n > 200 {
-		t.Fatalf("the page drew %d messages to open on the latest", n)
-	}
-	first := eval[int](p, `Number(document.querySelector('article[data-offset]').dataset.offset)`)
-	p.wait("an older page", fmt.Sprintf(`(() => { document.querySelector('#transcript').scrollTop = 0;
-		return Number(document.querySelector('article[data-offset]').dataset.offset) < %d })()`, first))
-	older := eval[int](p, `Number(document.querySelector('article[data-offset]').dataset.offset)`)
-
-	eval[bool](p, `(() => { window.longTasks = []; new PerformanceObserver(l => { for (const e of l.getEntries()) longTasks.push(e.duration) }).observe({type: 'longtask'}); return true })()`)
-	p.wait("following the end", `(() => { const tr = document.querySelector('#transcript'); tr.scrollTop = tr.scrollHeight; return true })()`)
-	const rate, secs = 100, 10
-	tick := time.NewTicker(time.Second / rate)
-	defer tick.Stop()
-	start := time.Now()
-	for range rate * secs {
-		<-tick.C
-		if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "a steady message of a few words"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sent := time.Since(start)
-	p.wait("the last streamed message", fmt.Sprintf(`!!document.querySelector('article[data-offset="%d"]')`, 5000+rate*secs))
-	longTasks := eval[[]float64](p, `longTasks`)
-	maxTask := 0.0
-	for _, d := range longTasks {
-		maxTask = max(maxTask, d)
-	}
-	shown := eval[int](p, `document.querySelectorAll('article[data-offset]').length`)
-	t.Logf("5 000 messages: the latest shown %.0f ms after navigation; scrolling up paged in offsets from %d to %d", opened, first, older)
-	t.Logf("%d events/s for %v: %d main-thread tasks over 50 ms (longest %.0f ms); %d messages in the DOM", rate, sent.Round(time.Millisecond), len(longTasks), maxTask, shown)
-	if shown > 1100 {
-		t.Fatalf("the DOM holds %d messages while following: it is not bounded", shown)
 	}
 }
 
@@ -297,7 +249,8 @@ func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
 
 // The owner's list is live: a session made elsewhere joins it on top, a
 // message in a session not shown counts as unread and moves it up, one
-// deleted elsewhere leaves; + new makes and opens one; Esc in the
+// deleted elsewhere leaves; + new makes and opens one (the daemon's
+// default provider: TestWebNewSessionWithAProvider chooses); Esc in the
 // composer interrupts the running turn; at 360 px the list folds away
 // behind its button.
 func TestWebSessionListIsLive(t *testing.T) {
@@ -333,7 +286,7 @@ func TestWebSessionListIsLive(t *testing.T) {
 	eval[bool](p, `document.querySelector('#input').dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}))`)
 	p.wait("the interrupted turn", `document.querySelector('.turn.interrupted')?.textContent.includes('user')`)
 
-	p.do(chromedp.Click(chromedp.CSS("#new")))
+	p.do(chromedp.Click(chromedp.CSS("#new")), chromedp.Click(chromedp.CSS("#create")))
 	p.wait("a new session, open", `document.querySelectorAll('#sessions li').length === 3 && document.querySelector('#sessions li.current .name').textContent === document.querySelector('#title').textContent && document.querySelector('#title').textContent !== 'alpha'`)
 	if ss, err := fx.c.Sessions(fx.ctx); err != nil || len(ss) != 3 {
 		t.Fatalf("sessions after + new: %d %v", len(ss), err)
@@ -362,24 +315,4 @@ func TestWebAnnouncesNewMessages(t *testing.T) {
 	if live := eval[string](p, `document.querySelector('#transcript').getAttribute('aria-live') || ''`); live != "" {
 		t.Fatalf("the transcript is aria-live=%q", live)
 	}
-}
-
-// An input typed while the daemon is down waits, says so, and is sent
-// when the page is back: committed once, answered once.
-func TestWebInputWhileDownArrivesOnce(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "offline"}})
-	b := startBrowser(t)
-	p := b.open(ownerLink(t, fx.home, "s"))
-	p.waitOpen("offline")
-	fx.d.stop()
-	p.wait("reconnecting", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
-	eval[bool](p, `(() => { const i = document.querySelector('#input'); i.focus(); i.value = 'typed while down'; return true })()`)
-	p.do(pressEnter("#input"))
-	p.wait("the input waiting", `document.querySelector('#pending').textContent === '1 sending…'`)
-	startDaemon(t, fx.home)
-	p.wait("its reply", `document.body.innerText.includes('echo: typed while down') && document.querySelector('#pending').textContent === ''`)
-	if got := waitInputs(t, fx.c, "s", 1); len(got) != 1 || got[0] != "typed while down" {
-		t.Fatalf("the daemon stored %q", got)
-	}
-	wantMessages(t, fx, "s", p.messages())
 }

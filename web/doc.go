@@ -5,8 +5,12 @@
 // no Node; api serves them (api/page.go) under a strict
 // Content-Security-Policy.
 //
-// The page's scripts are two modules: static/protocol.js, albedo's
+// The page's scripts are ES modules: static/protocol.js, albedo's
 // websocket protocol (hello with each subscription's epoch and offset,
 // reattach with full-jitter backoff, inputs re-sent until receipted), which
-// knows nothing of the page; and static/app.js, the views over it.
+// knows nothing of the page; static/app.js, the views over it; and the
+// pieces of the page app.js uses, each in a file of its own
+// (static/markdown.js: replies' Markdown, sanitised, with copy buttons;
+// static/drawer.js: the session list as a drawer on narrow screens;
+// static/newsession.js: "+ new" and its choice of provider).
 package web

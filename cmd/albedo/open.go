@@ -2,27 +2,38 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"albedo/client"
 )
 
+// openWait is how long albedo open waits for the browser's opener to
+// exit. xdg-open and open(1) hand the link to a browser and exit, with a
+// failure status when none took it; a $BROWSER that is the browser itself
+// keeps running, and is taken to have opened the page.
+const openWait = 5 * time.Second
+
 func newOpenCmd(g *globals) *cobra.Command {
 	var printOnly bool
 	cmd := &cobra.Command{
 		Use:   "open [SESSION] [--print]",
-		Short: "open the browser client, as the owner, in the default browser (or print its link)",
-		Long: "Open the page the daemon serves (all sessions, as their owner) in the default browser,\n" +
-			"on SESSION if one is named. With --print, or when no browser can be started, print the link\n" +
-			"instead: it holds the owner's token (in its #fragment, which a browser never sends), so\n" +
-			"treat it like the token. With --url or $ALBEDO_URL the page is that server's and the token\n" +
-			"is the command's (--token or $ALBEDO_TOKEN).\n\n" + sessionArgHelp,
+		Short: "open the browser client, as the owner, in the default browser, and print its link",
+		Long: "Open the page the daemon serves (all sessions, as their owner) in the default browser\n" +
+			"($BROWSER, else xdg-open, or open on macOS), on SESSION if one is named. The link is\n" +
+			"printed either way, so that it can be opened by hand; standard error says whether a\n" +
+			"browser opened it. With --print, only the link is printed. The link holds the owner's\n" +
+			"token (in its #fragment, which a browser never sends), so treat it like the token: the\n" +
+			"browser's command line, which other local users can see, holds it too. With --url or\n" +
+			"$ALBEDO_URL the page is that server's and the token is the command's (--token or\n" +
+			"$ALBEDO_TOKEN).\n\n" + sessionArgHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
 			snap, err := c.Discover(ctx)
@@ -38,22 +49,29 @@ func newOpenCmd(g *globals) *cobra.Command {
 				frag.Set("session", s.ID)
 			}
 			link := snap.BaseURL + "/#" + frag.Encode()
-			if printOnly || openBrowser(link) != nil {
-				fmt.Fprintln(g.stdout, link)
+			fmt.Fprintln(g.stdout, link)
+			if printOnly {
 				return nil
 			}
-			fmt.Fprintf(g.stderr, "opened the browser client on %s\n", snap.BaseURL)
+			opener, err := openBrowser(ctx, link)
+			if err != nil {
+				fmt.Fprintf(g.stderr, "no browser opened: %v; open the link above\n", err)
+				return nil
+			}
+			fmt.Fprintf(g.stderr, "opened the browser client with %s\n", opener)
 			return nil
 		}),
 		ValidArgsFunction: g.completeSessions,
 	}
-	cmd.Flags().BoolVar(&printOnly, "print", false, "print the link instead of opening a browser")
+	cmd.Flags().BoolVar(&printOnly, "print", false, "print the link only, without opening a browser")
 	return cmd
 }
 
 // openBrowser starts the user's browser on link: $BROWSER if set, else the
-// system's opener. It does not wait for the browser.
-func openBrowser(link string) error {
+// system's opener. It returns the opener's name once it has exited well,
+// or is still running after openWait; an error when it cannot be started
+// or exits with a failure.
+func openBrowser(ctx context.Context, link string) (string, error) {
 	var argv []string
 	switch {
 	case os.Getenv("BROWSER") != "":
@@ -63,14 +81,35 @@ func openBrowser(link string) error {
 	default:
 		argv = []string{"xdg-open", link}
 	}
+	name := argv[0]
+	if os.Getenv("BROWSER") != "" {
+		name = "$BROWSER (" + name + ")"
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return err
+		return "", fmt.Errorf("%s was not found", name)
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	if err := cmd.Start(); err != nil {
-		return err
+		return "", fmt.Errorf("%s could not start: %w", name, err)
 	}
-	go func() { _ = cmd.Wait() }() // reaped whenever the opener exits
-	return nil
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	timer := time.NewTimer(openWait)
+	defer timer.Stop()
+	select {
+	case err := <-exited:
+		if err != nil {
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				return "", fmt.Errorf("%s failed with %s", name, ee.ProcessState)
+			}
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+		return name, nil
+	case <-timer.C:
+		return name + ", still running", nil
+	case <-ctx.Done():
+		return "", fmt.Errorf("%s had not exited: %w", name, ctx.Err())
+	}
 }

@@ -3,8 +3,9 @@
 // the composer (owner). A viewer's link shows its one session, read-only.
 
 import { Api, Client } from './protocol.js';
-import { marked } from './vendor/marked.esm.js';
-import DOMPurify from './vendor/purify.es.mjs';
+import { drawer } from './drawer.js';
+import { wireNewSession } from './newsession.js';
+import { renderMarkdown } from './markdown.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 100; // events per history page
@@ -24,46 +25,6 @@ function takeToken() {
   return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session') };
 }
 
-// Markdown: marked makes HTML, DOMPurify keeps what is safe. Images become
-// links (the page loads nothing from elsewhere), links open a new tab
-// without telling it where they came from.
-marked.use({
-  gfm: true,
-  renderer: {
-    image({ href, text }) {
-      return `<a href="${encodeURI(href || '')}">[image: ${escapeHTML(text || href || '')}]</a>`;
-    },
-  },
-});
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName === 'A') {
-    node.setAttribute('target', '_blank');
-    node.setAttribute('rel', 'noopener noreferrer');
-  }
-});
-
-function escapeHTML(s) {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}
-
-function renderMarkdown(el, text) {
-  el.innerHTML = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'] });
-  for (const pre of el.querySelectorAll('pre')) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'copy';
-    b.textContent = 'copy';
-    b.setAttribute('aria-label', 'Copy code');
-    b.addEventListener('click', () => {
-      navigator.clipboard.writeText(pre.querySelector('code')?.textContent ?? pre.textContent).then(
-        () => { b.textContent = 'copied'; setTimeout(() => { b.textContent = 'copy'; }, 1500); },
-        () => { b.textContent = 'copy failed'; },
-      );
-    });
-    pre.prepend(b);
-  }
-}
-
 // View is what the page knows of one session.
 class View {
   constructor(s) {
@@ -71,11 +32,13 @@ class View {
     this.session = s;
     this.events = []; // shown, in order
     this.more = false; // older events exist before events[0]
+    this.gen = 0; // grows when events[0] changes but by paging in: a reset, a trim
     this.stream = null; // {turn, text}
     this.status = null;
     this.presence = [];
     this.unread = 0;
     this.loaded = false; // the first status after a reset came: later events are news
+    this.deleting = false; // deleted from this page: its end is no news
     this.activity = Date.parse(s.updated_at) || 0;
   }
 
@@ -96,7 +59,7 @@ const app = {
   current: null,
   wanted: null, // the session the link named
   loadingOlder: false,
-  renderQueued: false,
+  drawer: null, // {close}: the list, folded away on narrow screens
 };
 
 function notice(text, error = false) {
@@ -168,6 +131,7 @@ async function refresh() {
     let v = app.views.get(s.id);
     if (v) {
       v.session = { ...v.session, title: s.title, provider: s.provider };
+      if (v.id === app.current) drawTitle(v);
       continue;
     }
     v = new View(s);
@@ -182,12 +146,17 @@ async function refresh() {
   drawList();
 }
 
+// forget drops a deleted session from the page, at once: its reset
+// (reason deleted) ends its subscription, or the list no longer has it.
+// If it was open, the page says so and opens the next one.
 function forget(id) {
+  const v = app.views.get(id);
+  if (!v) return;
   app.views.delete(id);
   app.client.unsubscribe(id);
   if (app.current === id) {
     app.current = null;
-    notice('this session was deleted');
+    notice(v.deleting ? `deleted “${v.name}”` : `“${v.name}” was deleted elsewhere`);
     const next = sorted()[0];
     if (next) select(next.id);
     else drawSession();
@@ -198,6 +167,7 @@ function forget(id) {
 function handlerFor(v) {
   return {
     reset(f) {
+      v.gen++;
       v.events = [];
       v.more = f.more;
       v.stream = null;
@@ -209,11 +179,15 @@ function handlerFor(v) {
       if (v.id !== app.current && v.events.length > MAX_SHOWN + MAX_SHOWN / 10) {
         v.events = v.events.slice(-MAX_SHOWN); // bounded for sessions not shown too
         v.more = true;
+        v.gen++;
       }
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
-      if (ev.type === 'settings' && ev.title !== undefined) v.session = { ...v.session, title: ev.title };
+      if (ev.type === 'settings' && ev.title !== undefined) {
+        v.session = { ...v.session, title: ev.title };
+        if (v.id === app.current) drawTitle(v);
+      }
       if (ev.type === 'message' && v.loaded && v.id !== app.current) v.unread++;
       if (v.id === app.current) appendEvent(v, ev);
       drawListSoon();
@@ -244,18 +218,34 @@ function handlerFor(v) {
   };
 }
 
+// paced returns a function that has fn run on an animation frame, once
+// for any number of calls before it runs, and at most every ms.
+function paced(fn, ms) {
+  let queued = false;
+  let ran = -Infinity;
+  const run = () => {
+    queued = false;
+    ran = performance.now();
+    fn();
+  };
+  return () => {
+    if (queued) return;
+    queued = true;
+    const wait = ran + ms - performance.now();
+    if (wait > 0) setTimeout(() => requestAnimationFrame(run), wait);
+    else requestAnimationFrame(run);
+  };
+}
+
 // --- the list ----------------------------------------------------------
 
 function sorted() {
   return [...app.views.values()].sort((a, b) => b.activity - a.activity || (a.id < b.id ? 1 : -1));
 }
 
-let listQueued = false;
-function drawListSoon() {
-  if (listQueued) return;
-  listQueued = true;
-  requestAnimationFrame(() => { listQueued = false; drawList(); });
-}
+// The list is drawn whole (a few hundred elements at most), on a frame,
+// at most 4 times a second however busy the sessions are.
+const drawListSoon = paced(drawList, 250);
 
 function ago(ms) {
   const d = (Date.now() - ms) / 1000;
@@ -293,7 +283,7 @@ function drawList() {
     t.textContent = v.activity ? ago(v.activity) : '';
     b.append(t);
     if (v.id === app.current) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => { select(v.id); $('sidebar').classList.remove('open'); $('input')?.focus(); });
+    b.addEventListener('click', () => { select(v.id); app.drawer.close(); $('input')?.focus(); });
     li.append(b);
     return li;
   });
@@ -316,13 +306,14 @@ function drawSession() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
   tr.replaceChildren();
+  appendQueue = []; // drawn here from the view's events, or not shown
   if (!v) {
     $('title').textContent = 'albedo';
+    document.title = 'albedo';
     tr.append(Object.assign(document.createElement('p'), { className: 'older', textContent: 'No session yet.' }));
     return;
   }
-  document.title = `${v.name} · albedo`;
-  $('title').textContent = v.name;
+  drawTitle(v);
   if (v.more) tr.append(olderMarker());
   const frag = document.createDocumentFragment();
   for (const ev of v.events) {
@@ -333,6 +324,13 @@ function drawSession() {
   drawStream();
   drawMeta();
   tr.scrollTop = tr.scrollHeight;
+}
+
+// drawTitle names the open session in the header and the tab's title,
+// when it opens and whenever it is renamed (here or elsewhere).
+function drawTitle(v) {
+  document.title = `${v.name} · albedo`;
+  $('title').textContent = v.name;
 }
 
 function olderMarker() {
@@ -348,19 +346,27 @@ function following() {
   return tr.scrollHeight - tr.scrollTop - tr.clientHeight < 40;
 }
 
-// Events that arrive for the session shown are drawn once a frame, all
-// those of the frame together: one insertion and one layout, however fast
-// they come.
-let appendQueue = [];
+// Events that arrive for the session shown are drawn together, on a
+// frame, at most 10 times a second: each drawing lays out and paints the
+// whole transcript (some 5 ms for a thousand messages), so a burst of
+// events costs a few drawings a second, not one a frame, while a lone
+// event is drawn on the next frame. Each waits with its session's id, and
+// the drawing takes only those of the session shown then; drawSession,
+// which draws a session whole from its view's events, empties the queue.
+// So a session opened meanwhile loses none of its events, shows none
+// twice, and shows none of another's.
+let appendQueue = []; // {session, ev}, in arrival order
+const flushSoon = paced(flushAppends, 100);
 function appendEvent(v, ev) {
-  appendQueue.push(ev);
-  if (appendQueue.length === 1) requestAnimationFrame(() => flushAppends(v));
+  appendQueue.push({ session: v.id, ev });
+  flushSoon();
 }
 
-function flushAppends(v) {
-  const evs = appendQueue;
+function flushAppends() {
+  const v = app.views.get(app.current);
+  const evs = appendQueue.filter((q) => q.session === app.current).map((q) => q.ev);
   appendQueue = [];
-  if (v.id !== app.current) return; // another session was selected meanwhile: drawn whole
+  if (!v || evs.length === 0) return;
   const tr = $('transcript');
   const follow = following();
   const frag = document.createDocumentFragment();
@@ -401,6 +407,7 @@ function trim(v) {
   range.deleteContents();
   v.events = v.events.filter((e) => e.offset >= first);
   v.more = true;
+  v.gen++;
   if (!$('older')) tr.prepend(olderMarker());
 }
 
@@ -462,13 +469,10 @@ function eventElement(ev) {
 }
 
 // The streaming reply is drawn once a frame at most, whatever the rate of
-// deltas; screen readers hear the committed message, not each delta.
-let streamQueued = false;
-function drawStreamSoon() {
-  if (streamQueued) return;
-  streamQueued = true;
-  requestAnimationFrame(() => { streamQueued = false; drawStream(); });
-}
+// deltas; screen readers hear the committed message, not each delta. The
+// events waiting to be drawn go first, so that a reply never shows before
+// the message it answers.
+const drawStreamSoon = paced(() => { flushAppends(); drawStream(); }, 0);
 
 function drawStream() {
   const v = app.views.get(app.current);
@@ -494,14 +498,18 @@ function drawStream() {
 }
 
 // Scrolling to the top pages older events in, keeping the view in place.
+// A page answered after the view's first event changed otherwise (a
+// reset, a trim: the view's generation moved on) is older than the view
+// and would leave a gap: it is dropped, and the next scroll asks again.
 async function loadOlder() {
   const v = app.views.get(app.current);
   if (!v || !v.more || app.loadingOlder || v.events.length === 0) return;
   app.loadingOlder = true;
   const id = v.id;
+  const gen = v.gen;
   try {
     const page = await app.api.history(id, v.events[0].offset, PAGE);
-    if (app.current !== id || v.events.length === 0) return;
+    if (app.current !== id || v.gen !== gen || v.events.length === 0) return;
     const before = page.events.filter((e) => e.offset < v.events[0].offset);
     const tr = $('transcript');
     const height = tr.scrollHeight;
@@ -565,10 +573,12 @@ async function send() {
   }
 }
 
+// act runs an owner's action; an error is the notice, and what the
+// action says itself (forget's "deleted …") stays.
 async function act(what, fn) {
+  notice('');
   try {
     await fn();
-    notice('');
   } catch (e) {
     notice(`${what}: ${e.message}`, true);
   }
@@ -586,13 +596,17 @@ function wireOwner() {
     }
   });
   $('send').addEventListener('click', send);
-  $('new').addEventListener('click', () => act('new session', async () => {
-    const s = await app.api.create({});
-    app.wanted = s.id;
-    await refresh();
-    select(s.id);
-    input.focus();
-  }));
+  wireNewSession(app.api, {
+    seen: () => [...app.views.values()].map((v) => v.session.provider),
+    create: async (body) => {
+      const s = await app.api.create(body);
+      app.wanted = s.id;
+      await refresh();
+      select(s.id);
+      input.focus();
+    },
+    act,
+  });
   $('rename').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const title = v && prompt('New title', v.session.title);
@@ -600,7 +614,9 @@ function wireOwner() {
   });
   $('delete').addEventListener('click', () => {
     const v = app.views.get(app.current);
-    if (v && confirm(`Delete “${v.name}” and all its messages?`)) act('delete', () => app.api.remove(v.id).then(() => forget(v.id)));
+    if (!v || !confirm(`Delete “${v.name}” and all its messages?`)) return;
+    v.deleting = true; // its reset may come before the reply: not "elsewhere"
+    act('delete', () => app.api.remove(v.id).then(() => forget(v.id), (e) => { v.deleting = false; throw e; }));
   });
   const effort = $('effort');
   for (const level of ['', 'none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']) {
@@ -651,10 +667,7 @@ function start() {
   });
   window.albedo = app; // for tests and the curious: the page's state
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
-  $('toggle').addEventListener('click', () => {
-    const open = $('sidebar').classList.toggle('open');
-    $('toggle').setAttribute('aria-expanded', String(open));
-  });
+  app.drawer = drawer($('sidebar'), $('toggle'));
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
 }

@@ -34,7 +34,8 @@ export function uuidv7() {
 //
 // A subscription's handler gets the session's pushes: reset (drop what is
 // shown), event (each once, in offset order), partial, delta, status,
-// presence; and end(error) when the daemon refuses or ends it.
+// presence; and end(error) when the daemon refuses or ends it (code
+// not_found when the session was deleted, here or elsewhere).
 export class Client {
   constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {} }) {
     this.url = url;
@@ -104,6 +105,9 @@ export class Client {
     const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
     this.command({ op: 'hello', token: this.token, client: this.name, subs }, (r) => {
       if (!r.ok) {
+        // The daemon keeps a socket whose hello it refused open (only a
+        // bad token closes it): close it before trying on a new one.
+        this.drop();
         this.retry(new Error(r.error ? r.error.message : 'hello refused'));
         return;
       }
@@ -141,6 +145,15 @@ export class Client {
     this.replies.clear();
   }
 
+  // drop closes the current socket on purpose: its close is no news.
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    if (ws) ws.close();
+    this.failReplies();
+  }
+
   receive(data) {
     for (const line of data.split('\n')) {
       if (!line) continue;
@@ -163,10 +176,7 @@ export class Client {
   push(f) {
     if (f.op === 'bye') {
       // The daemon stops: reconnect no sooner than it says.
-      const ws = this.ws;
-      this.ws = null;
-      if (ws) ws.close();
-      this.failReplies();
+      this.drop();
       this.retry(new Error(f.reason || 'daemon stopping'), f.retry_after_ms || 0);
       return;
     }
@@ -174,6 +184,14 @@ export class Client {
     if (!s) return;
     switch (f.op) {
       case 'reset':
+        if (f.reason === 'deleted') {
+          // The session is gone and the daemon has dropped this
+          // subscription (docs/protocol.md, DELETE): it ends here, as a
+          // refused one does.
+          this.subs.delete(f.session);
+          s.handler.end({ code: 'not_found', message: 'the session was deleted' });
+          return;
+        }
         s.epoch = f.epoch;
         s.offset = f.before;
         s.handler.reset(f);
@@ -283,6 +301,7 @@ export class Api {
   create(body) { return this.call('POST', '/v1/sessions', { body }).then((r) => r.data); }
   patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
   remove(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}`); }
+  bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
   // before: a page of events older than that offset.
   history(id, before, limit = 100) {

@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+	"albedo/client"
+)
+
+// albedo open prints its link whatever becomes of the browser, and says
+// on standard error whether one opened it: $BROWSER is first a script that
+// records the link it is given, then false, which opens nothing (as
+// xdg-open does on a machine with no browser). The link has albedo
+// share's form, holds the owner's token, and logs a page in.
+func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "opened"}})
+	info, err := client.ReadDaemonFile(fx.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	recorded := filepath.Join(dir, "link")
+	browser := filepath.Join(dir, "browser")
+	if err := os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > '"+recorded+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	open := func(browser string, args ...string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(albedoBin, append([]string{"--home", fx.home, "open"}, args...)...)
+		cmd.Env = append(os.Environ(), "BROWSER="+browser)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("albedo open %v with BROWSER=%s: %v\n%s%s", args, browser, err, o.String(), e.String())
+		}
+		return o.String(), e.String()
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(info.Port) + "/#"
+	wantLink := func(out, frag string) string {
+		t.Helper()
+		if out != base+frag+"token="+info.Token+"\n" {
+			t.Fatalf("albedo open printed %q, not the link %s%stoken=…", out, base, frag)
+		}
+		return strings.TrimSpace(out)
+	}
+	if share := lastLine(cli(t, fx.home, "share", "s")); !regexp.MustCompile(`^` + regexp.QuoteMeta(base) + `session=s&token=\S+$`).MatchString(share) {
+		t.Fatalf("albedo share printed %q: not the form albedo open's test expects", share)
+	}
+
+	out, stderr := open(browser, "s")
+	link := wantLink(out, "session=s&")
+	if want := "opened the browser client with $BROWSER (" + browser + ")\n"; stderr != want {
+		t.Fatalf("albedo open said %q, not %q", stderr, want)
+	}
+	if b, err := os.ReadFile(recorded); err != nil || string(b) != link {
+		t.Fatalf("the browser was given %q (%v), not the link printed", b, err)
+	}
+	p := startBrowser(t).open(link)
+	p.waitOpen("opened")
+	if role := eval[string](p, `albedo.role`); role != "owner" {
+		t.Fatalf("the link logged the page in as %q", role)
+	}
+
+	out, stderr = open("false")
+	wantLink(out, "")
+	if want := "no browser opened: $BROWSER (false) failed with exit status 1; open the link above\n"; stderr != want {
+		t.Fatalf("albedo open said %q, not %q", stderr, want)
+	}
+}

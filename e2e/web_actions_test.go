@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"albedo/api/wire"
+)
+
+// The owner's actions from the page, as a person uses them: rename
+// (the page asks with prompt, stubbed here), model and effort, delete
+// (after confirm, stubbed). A rename, from the page or from another
+// client, renames the header and the tab at once, not only the list.
+func TestWebRenameSettingsAndDelete(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "first"}})
+	if _, err := fx.c.CreateSession(fx.ctx, "o", wire.SessionCreate{Title: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("first")
+
+	eval[bool](p, `(() => { window.prompt = () => 'second'; return true })()`)
+	p.do(chromedp.Click(chromedp.CSS("#rename")))
+	p.wait("renamed from the page", `document.querySelector('#title').textContent === 'second' && document.title === 'second · albedo' &&
+		document.querySelector('#sessions li.current .name').textContent === 'second'`)
+	s, err := fx.c.Session(fx.ctx, "s")
+	if err != nil || s.Title != "second" {
+		t.Fatalf("the daemon has title %q (%v)", s.Title, err)
+	}
+
+	third := "third"
+	if _, err := fx.c.PatchSession(fx.ctx, "s", s.ETag, wire.SessionPatch{Title: &third}); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("renamed elsewhere", `document.querySelector('#title').textContent === 'third' && document.title === 'third · albedo'`)
+
+	p.do(chromedp.Click(chromedp.CSS("#edit")))
+	p.wait("the editor", `!document.querySelector('#editor').hidden`)
+	eval[bool](p, `(() => { document.querySelector('#model').value = 'model-x'; document.querySelector('#effort').value = 'high'; return true })()`)
+	p.do(chromedp.Click(chromedp.CSS("#save")))
+	p.wait("the new model and effort", `document.querySelector('#editor').hidden &&
+		document.querySelector('#settings').textContent.includes('model model-x') && document.querySelector('#settings').textContent.includes('effort high')`)
+	if s, err := fx.c.Session(fx.ctx, "s"); err != nil || s.Model != "model-x" || s.Effort != "high" {
+		t.Fatalf("the daemon has model %q effort %q (%v)", s.Model, s.Effort, err)
+	}
+
+	eval[bool](p, `(() => { window.confirm = (q) => { window.asked = q; return true }; return true })()`)
+	p.do(chromedp.Click(chromedp.CSS("#delete")))
+	p.wait("deleted, and the next one open", `!document.querySelector('#sessions li[data-session=s]') &&
+		document.querySelector('#title').textContent === 'other' && document.querySelector('#notice').textContent === 'deleted “third”'`)
+	if q := eval[string](p, `window.asked`); q != "Delete “third” and all its messages?" {
+		t.Fatalf("the page asked %q", q)
+	}
+	if ss, err := fx.c.Sessions(fx.ctx); err != nil || len(ss) != 1 || ss[0].ID != "o" {
+		t.Fatalf("sessions after the delete: %v (%v)", ss, err)
+	}
+}

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"albedo/api/wire"
+)
+
+// A session deleted elsewhere leaves the page at once, by its reset
+// (reason deleted), not by the list's poll every 5 s: the test takes the
+// poll away (the page's list request never answers) and allows 3 s. The
+// open session leaves the list and the header, and the page says so;
+// with the last one gone the page says there is none.
+func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
+	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "a"))
+	p.waitOpen("alpha")
+	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	eval[bool](p, `(() => { albedo.api.sessions = () => new Promise(() => {}); return true })()`)
+
+	if err := fx.c.DeleteSession(fx.ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitWithin("alpha gone from the list and the header", `!document.querySelector('#sessions li[data-session=a]') &&
+		document.querySelector('#title').textContent === 'beta' && document.title === 'beta · albedo' &&
+		document.querySelector('#notice').textContent === '“alpha” was deleted elsewhere'`, 3*time.Second)
+
+	if err := fx.c.DeleteSession(fx.ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitWithin("no session left", `document.querySelectorAll('#sessions li').length === 0 &&
+		document.querySelector('#title').textContent === 'albedo' && document.title === 'albedo' &&
+		document.querySelector('#transcript').textContent === 'No session yet.' &&
+		document.querySelector('#notice').textContent === '“beta” was deleted elsewhere'`, 3*time.Second)
+}
+
+// + new asks for the provider: offered are echo, the providers of the
+// sessions listed and a bot:NAME for each bot; what is typed is taken as
+// the terminal's /new takes it, empty is the daemon's default, and a name
+// the daemon cannot run is refused with the profiles it has.
+func TestWebNewSessionWithAProvider(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha", Provider: "fake"}})
+	cli(t, fx.home, "bots", "add", "helper")
+	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
+	p.waitOpen("alpha")
+	newSession := func(provider string, submit chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		p.do(chromedp.Click(chromedp.CSS("#new")))
+		p.wait("the choices", `!document.querySelector('#newform').hidden && document.activeElement.id === 'provider' &&
+			[...document.querySelectorAll('#providers option')].map(o => o.value).join() === 'echo,bot:helper,fake'`)
+		eval[bool](p, fmt.Sprintf(`(() => { document.querySelector('#provider').value = %q; return true })()`, provider))
+		p.do(submit)
+	}
+	created := func(n int) wire.Session {
+		t.Helper()
+		ss, err := fx.c.Sessions(fx.ctx)
+		if err != nil || len(ss) != n {
+			t.Fatalf("the daemon has %d sessions (%v), want %d", len(ss), err, n)
+		}
+		return ss[0] // the newest first
+	}
+
+	newSession("bot:helper", chromedp.Click(chromedp.CSS("#create")))
+	p.wait("a bot's session, open", `document.querySelector('#title').textContent !== 'alpha' && document.querySelector('#newform').hidden &&
+		document.querySelector('#settings').textContent.startsWith('provider bot:helper')`)
+	if s := created(2); s.Provider != "bot:helper" {
+		t.Fatalf("the new session's provider is %q", s.Provider)
+	}
+
+	newSession("nosuch", pressEnter("#provider"))
+	p.wait("the refusal", `document.querySelector('#notice').textContent.includes('unknown provider "nosuch"') &&
+		document.querySelector('#notice').textContent.includes('fake') && !document.querySelector('#newform').hidden`)
+	created(2)
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.wait("the form closed", `document.querySelector('#newform').hidden && document.activeElement.id === 'new'`)
+
+	newSession("", pressEnter("#provider"))
+	p.wait("a default session, open", `document.querySelector('#newform').hidden && document.querySelector('#settings').textContent.startsWith('provider echo') &&
+		document.querySelectorAll('#sessions li').length === 3`)
+	if s := created(3); s.Provider != "" {
+		t.Fatalf("the default session's provider is %q", s.Provider)
+	}
+}
