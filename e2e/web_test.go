@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
@@ -266,7 +267,9 @@ func TestWebSessionListIsLive(t *testing.T) {
 	if _, err := fx.c.CreateSession(fx.ctx, "c", wire.SessionCreate{Title: "gamma"}); err != nil {
 		t.Fatal(err)
 	}
-	p.wait("a session made elsewhere, on top", order+` === 'gamma,beta,alpha'`)
+	// The daemon tells the page (a sessions push); unasked, the page
+	// reads the list only every 30 s.
+	p.waitWithin("a session made elsewhere, on top", order+` === 'gamma,beta,alpha'`, 10*time.Second)
 	if _, err := fx.c.PutInput(fx.ctx, "b", uuid.Must(uuid.NewV7()).String(), "news"); err != nil {
 		t.Fatal(err)
 	}

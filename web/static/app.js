@@ -10,7 +10,10 @@ import { renderMarkdown } from './markdown.js';
 const $ = (id) => document.getElementById(id);
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
-const REFRESH_MS = 5000; // sessions made elsewhere join the list this soon
+// Sessions made or deleted elsewhere reach the list when the daemon says so
+// (onSessions); it is also read this often, for a node of a cluster that
+// hears no other node (no NATS).
+const REFRESH_MS = 30000;
 
 // The token comes in the link's fragment (never sent to a server); it is
 // kept for this tab only and taken out of the address bar.
@@ -116,8 +119,14 @@ async function onHello(r) {
 }
 
 // refresh reads the session list: new ones are followed (in the
-// background: only the one shown is watched), gone ones leave.
+// background: only the one shown is watched), gone ones leave. Lists read
+// at once (a sessions push beside + new's own) may be answered out of
+// order: one older than a list already applied is dropped, or it would
+// make a session just made look deleted.
+let listsAsked = 0;
+let listApplied = 0;
 async function refresh() {
+  const n = ++listsAsked;
   let list;
   try {
     list = await app.api.sessions();
@@ -125,6 +134,8 @@ async function refresh() {
     if (e.status === 401) showState({ phase: 'revoked' });
     return;
   }
+  if (n < listApplied) return;
+  listApplied = n;
   const seen = new Set();
   for (const s of list) {
     seen.add(s.id);
@@ -664,6 +675,7 @@ function start() {
     token,
     onState: showState,
     onHello: (r) => { onHello(r); },
+    onSessions: () => { refresh(); },
   });
   window.albedo = app; // for tests and the curious: the page's state
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });

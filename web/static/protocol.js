@@ -31,18 +31,22 @@ export function uuidv7() {
 //     'connected', 'reconnecting' (inMs until the next attempt), or
 //     'revoked' (the token was refused: nothing more will happen).
 //   onHello(reply): each time a hello is answered (role, conn, boot).
+//   onSessions(): the daemon says the list of sessions changed (one made
+//     or deleted, anywhere): list them again. Asked for in every hello;
+//     only an owner's connection is told.
 //
 // A subscription's handler gets the session's pushes: reset (drop what is
 // shown), event (each once, in offset order), partial, delta, status,
 // presence; and end(error) when the daemon refuses or ends it (code
 // not_found when the session was deleted, here or elsewhere).
 export class Client {
-  constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {} }) {
+  constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
     this.url = url;
     this.token = token;
     this.name = name;
     this.onState = onState;
     this.onHello = onHello;
+    this.onSessions = onSessions;
     this.subs = new Map(); // session → {epoch, offset, watch, handler}
     this.pending = new Map(); // input_id → {session, text, resolve, reject}, in send order
     this.replies = new Map(); // command id → callback(reply)
@@ -103,7 +107,7 @@ export class Client {
 
   hello() {
     const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
-    this.command({ op: 'hello', token: this.token, client: this.name, subs }, (r) => {
+    this.command({ op: 'hello', token: this.token, client: this.name, subs, sessions: true }, (r) => {
       if (!r.ok) {
         // The daemon keeps a socket whose hello it refused open (only a
         // bad token closes it): close it before trying on a new one.
@@ -174,6 +178,10 @@ export class Client {
   }
 
   push(f) {
+    if (f.op === 'sessions') {
+      this.onSessions();
+      return;
+    }
     if (f.op === 'bye') {
       // The daemon stops: reconnect no sooner than it says.
       this.drop();
