@@ -37,6 +37,10 @@ func (s *Server) listBots(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"bots": bots})
 }
 
+func (s *Server) listProviders(c echo.Context) error {
+	return c.JSON(http.StatusOK, s.hub.Providers())
+}
+
 func (s *Server) removeBot(c echo.Context) error {
 	ids, err := s.hub.RemoveBot(c.Request().Context(), c.Param("name"))
 	if err != nil {

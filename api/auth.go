@@ -39,6 +39,7 @@ var permissions = map[string][]wire.TokenRole{
 	"GET /v1/sessions/:id/status":           everyone,
 	"POST /v1/sessions/:id/shares":          ownerOnly,
 	"DELETE /v1/sessions/:id/shares":        ownerOnly,
+	"GET /v1/providers":                     ownerOnly,
 	"GET /v1/bots":                          ownerOnly,
 	"POST /v1/bots":                         ownerOnly,
 	"DELETE /v1/bots/:name":                 ownerOnly,

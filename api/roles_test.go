@@ -72,6 +72,7 @@ func TestRoleTable(t *testing.T) {
 		{"GET", "/v1/sessions/s/status", ""},
 		{"POST", "/v1/sessions/s/shares", ""},
 		{"DELETE", "/v1/sessions/nosuch/shares", ""},
+		{"GET", "/v1/providers", ""},
 		{"GET", "/v1/bots", ""},
 		{"POST", "/v1/bots", `{"name":"b-%s"}`},
 		{"DELETE", "/v1/bots/nosuch", ""},

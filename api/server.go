@@ -134,6 +134,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.GET("/sessions/:id/status", s.status)
 	v1.POST("/sessions/:id/shares", s.share)
 	v1.DELETE("/sessions/:id/shares", s.unshare)
+	v1.GET("/providers", s.listProviders)
 	v1.GET("/bots", s.listBots)
 	v1.POST("/bots", s.addBot)
 	v1.DELETE("/bots/:name", s.removeBot)

@@ -157,6 +157,14 @@ func (c *Client) Bots(ctx context.Context) ([]Bot, error) {
 	return out.Bots, err
 }
 
+// Providers lists the providers a new session may name (GET
+// /v1/providers): echo and config.toml's profiles, and the default.
+func (c *Client) Providers(ctx context.Context) (wire.Providers, error) {
+	var out wire.Providers
+	_, err := c.call(ctx, http.MethodGet, "/v1/providers", nil, nil, &out, true)
+	return out, err
+}
+
 // RemoveBot revokes a bot's token; its connections are closed with 4401.
 func (c *Client) RemoveBot(ctx context.Context, name string) error {
 	_, err := c.call(ctx, http.MethodDelete, "/v1/bots/"+url.PathEscape(name), nil, nil, nil, false)

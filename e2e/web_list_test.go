@@ -43,12 +43,13 @@ func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
 		document.querySelector('#notice').textContent === '“beta” was deleted elsewhere'`, 3*time.Second)
 }
 
-// + new asks for the provider: offered are echo, the providers of the
-// sessions listed and a bot:NAME for each bot; what is typed is taken as
-// the terminal's /new takes it, empty is the daemon's default, and a name
-// the daemon cannot run is refused with the profiles it has.
+// + new asks for the provider: offered are echo and config.toml's
+// profiles (fake, which no session uses yet) from GET /v1/providers, and a
+// bot:NAME for each bot; what is typed is taken as the terminal's /new
+// takes it, empty is the daemon's default, and a name the daemon cannot
+// run is refused with the profiles it has.
 func TestWebNewSessionWithAProvider(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha", Provider: "fake"}})
+	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha"}})
 	cli(t, fx.home, "bots", "add", "helper")
 	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
 	p.waitOpen("alpha")
@@ -56,7 +57,8 @@ func TestWebNewSessionWithAProvider(t *testing.T) {
 		t.Helper()
 		p.do(chromedp.Click(chromedp.CSS("#new")))
 		p.wait("the choices", `!document.querySelector('#newform').hidden && document.activeElement.id === 'provider' &&
-			[...document.querySelectorAll('#providers option')].map(o => o.value).join() === 'echo,bot:helper,fake'`)
+			[...document.querySelectorAll('#providers option')].map(o => o.value).join() === 'echo,fake,bot:helper' &&
+			[...document.querySelectorAll('#providers option')].map(o => o.label).join('|') === 'echo · default|fake · fake-model|bot:helper'`)
 		eval[bool](p, fmt.Sprintf(`(() => { document.querySelector('#provider').value = %q; return true })()`, provider))
 		p.do(submit)
 	}

@@ -85,6 +85,9 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	return out.Wire(h.phase(id)), created, nil
 }
 
+// Providers lists the providers a new session may name (bots aside).
+func (h *Hub) Providers() wire.Providers { return h.providers.List() }
+
 // checkProvider refuses provider names the daemon cannot run.
 func (h *Hub) checkProvider(name string) error {
 	if err := h.providers.Check(name); err != nil {

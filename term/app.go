@@ -447,6 +447,19 @@ func (a *App) run(cmds []Cmd) {
 				a.st.Close()
 			}
 			a.openStream()
+		case cmdProviders:
+			a.goRun(func() {
+				var r resProviders
+				r.List, r.Err = a.c.Providers(a.ctx)
+				if r.Err == nil {
+					var bots []client.Bot
+					bots, r.Err = a.c.Bots(a.ctx)
+					for _, b := range bots {
+						r.Bots = append(r.Bots, b.Name)
+					}
+				}
+				a.post(r)
+			})
 		case cmdLoadOlder:
 			a.goRun(func() {
 				p, err := a.c.History(a.ctx, cmd.Session, 0, cmd.Before, 100)

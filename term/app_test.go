@@ -132,6 +132,12 @@ func TestAppRoundTrip(t *testing.T) {
 	}
 	scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	wait("echo: ping")
+	// What /new may name, from the daemon.
+	for _, r := range "/providers" {
+		scr.InjectKey(tcell.KeyRune, r, tcell.ModNone)
+	}
+	scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
+	wait("/new NAME: echo default")
 	// A session made elsewhere joins the sidebar, told by the daemon (the
 	// list is read unasked only every 30 s, past this wait); one deleted
 	// leaves it.

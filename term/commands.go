@@ -33,6 +33,7 @@ type (
 		Session string
 		Before  int64
 	}
+	cmdProviders struct{} // what /new may name: the daemon's providers and bots
 )
 
 func (cmdSend) isCmd()       {}
@@ -46,6 +47,7 @@ func (cmdNotify) isCmd()     {}
 func (cmdCopy) isCmd()       {}
 func (cmdMouse) isCmd()      {}
 func (cmdLoadOlder) isCmd()  {}
+func (cmdProviders) isCmd()  {}
 
 // Results of Cmds, posted back into the loop.
 type (
@@ -79,6 +81,11 @@ type (
 		Page    wire.Page
 		Err     error
 	}
+	resProviders struct {
+		List wire.Providers
+		Bots []string
+		Err  error
+	}
 )
 
 // slashCommand is one /command: how it is typed (its first word is its
@@ -99,6 +106,9 @@ var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
 		m.notify(false, "creating a session…")
 		return []Cmd{cmdNewSession{Provider: arg}}
+	}},
+	{"/providers", "list what /new may name: providers and bots", func(m *Model, _ string) []Cmd {
+		return []Cmd{cmdProviders{}}
 	}},
 	{"/title TEXT", "rename the session (/rename TEXT too)", func(m *Model, arg string) []Cmd {
 		if arg == "" {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
+
+	"albedo/api/wire"
 )
 
 func runLine(m *Model, line string) []Cmd {
@@ -116,5 +118,21 @@ func TestReadOnlyView(t *testing.T) {
 	}
 	if r := screen(t, m); !strings.HasPrefix(r[len(r)-1], " viewer (read-only) │") {
 		t.Fatalf("status bar %q", r[len(r)-1])
+	}
+}
+
+// /providers asks the daemon what /new may name and says it: each
+// provider with its model, the default marked, then the bots.
+func TestProvidersCommand(t *testing.T) {
+	m := demo()
+	m.Resize(140, 30)
+	if cmds := runLine(m, "/providers"); len(cmds) != 1 || cmds[0] != (cmdProviders{}) {
+		t.Fatalf("/providers ran %#v", cmds)
+	}
+	m.Result(resProviders{List: wire.Providers{Default: "local", Providers: []wire.ProviderInfo{
+		{Name: "echo", Kind: "echo"}, {Name: "local", Kind: "openai", Model: "m1"},
+	}}, Bots: []string{"helper"}})
+	if r := screen(t, m); !contains(r, "/new NAME: echo · local (m1) default · bot:helper") {
+		t.Fatalf("the list not shown:\n%s", strings.Join(r, "\n"))
 	}
 }

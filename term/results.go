@@ -2,6 +2,7 @@ package term
 
 import (
 	"slices"
+	"strings"
 
 	"albedo/api/wire"
 	"albedo/client"
@@ -30,6 +31,8 @@ func (m *Model) Result(r any) []Cmd {
 		}
 	case resOlder:
 		return m.older(r)
+	case resProviders:
+		m.providers(r)
 	}
 	return nil
 }
@@ -115,4 +118,28 @@ func (m *Model) older(r resOlder) []Cmd {
 	added := s.lineCount(m.look()) - before
 	s.Top += added
 	return m.searchOlder(s, added)
+}
+
+// providers says what /new may name: each provider (its default model,
+// and which is the default), then each bot as bot:NAME.
+func (m *Model) providers(r resProviders) {
+	if r.Err != nil {
+		m.notify(true, "providers: "+r.Err.Error())
+		return
+	}
+	var names []string
+	for _, p := range r.List.Providers {
+		n := p.Name
+		if p.Model != "" {
+			n += " (" + p.Model + ")"
+		}
+		if p.Name == r.List.Default {
+			n += " default"
+		}
+		names = append(names, n)
+	}
+	for _, b := range r.Bots {
+		names = append(names, "bot:"+b)
+	}
+	m.notify(false, "/new NAME: "+strings.Join(names, " · "))
 }

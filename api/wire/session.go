@@ -124,3 +124,18 @@ type DaemonInfo struct {
 	Version   string    `json:"version"`
 	StartedAt time.Time `json:"started_at"`
 }
+
+// ProviderInfo is one provider a new session may name (GET /v1/providers):
+// echo, or a [providers.NAME] table of config.toml. Bots (bot:NAME) are
+// listed by GET /v1/bots.
+type ProviderInfo struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`            // "echo" or "openai"
+	Model string `json:"model,omitempty"` // the model it uses when a session names none
+}
+
+// Providers is the body of GET /v1/providers.
+type Providers struct {
+	Default   string         `json:"default"` // the provider of a session that names none
+	Providers []ProviderInfo `json:"providers"`
+}

@@ -2,13 +2,16 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
 )
 
@@ -145,5 +148,27 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := NewRegistry(Config{DefaultProvider: "ghost"}, nil); err == nil {
 		t.Fatalf("a default that does not exist was accepted")
+	}
+}
+
+// List names echo and each profile with its kind and default model, the
+// default first in its own field, and nothing of URLs or keys.
+func TestRegistryList(t *testing.T) {
+	r, err := NewRegistry(Config{DefaultProvider: "local", Providers: map[string]Profile{
+		"local":  {BaseURL: "http://secret.example/v1", APIKeyEnv: "KEY", DefaultModel: "m1"},
+		"remote": {Kind: "openai", BaseURL: "http://x/v1"},
+	}}, func(string) string { return "sk-secret" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.List()
+	want := wire.Providers{Default: "local", Providers: []wire.ProviderInfo{
+		{Name: "echo", Kind: "echo"}, {Name: "local", Kind: "openai", Model: "m1"}, {Name: "remote", Kind: "openai"},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("List = %+v, want %+v", got, want)
+	}
+	if b, _ := json.Marshal(got); strings.Contains(string(b), "secret") {
+		t.Fatalf("List leaks: %s", b)
 	}
 }

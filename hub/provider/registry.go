@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"albedo/api/wire"
 )
 
 // Built-in provider names.
@@ -140,6 +142,29 @@ func (r *Registry) Get(name string) (Provider, error) {
 	}
 	sort.Strings(known)
 	return nil, fmt.Errorf("unknown provider %q; known: %s (add profiles in config.toml)", name, strings.Join(known, ", "))
+}
+
+// List is what GET /v1/providers says: the default and every provider by
+// name (echo first, then config.toml's profiles in name order), without
+// their URLs or keys. Providers registered in code (tests) are listed by
+// name, as kind "custom".
+func (r *Registry) List() wire.Providers {
+	out := wire.Providers{Default: r.def, Providers: []wire.ProviderInfo{{Name: NameEcho, Kind: "echo"}}}
+	names := make([]string, 0, len(r.providers))
+	for n := range r.providers {
+		if n != NameEcho {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		info := wire.ProviderInfo{Name: n, Kind: "custom"}
+		if o, ok := r.providers[n].(*OpenAI); ok {
+			info.Kind, info.Model = "openai", o.defaultModel
+		}
+		out.Providers = append(out.Providers, info)
+	}
+	return out
 }
 
 // Register adds (or replaces) a provider under name. For embedding albedo

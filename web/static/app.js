@@ -608,7 +608,6 @@ function wireOwner() {
   });
   $('send').addEventListener('click', send);
   wireNewSession(app.api, {
-    seen: () => [...app.views.values()].map((v) => v.session.provider),
     create: async (body) => {
       const s = await app.api.create(body);
       app.wanted = s.id;

@@ -1,17 +1,16 @@
 // "+ new": the owner picks the new session's provider, as the terminal's
-// `/new PROVIDER` takes one. The choices offered are what the page can
-// know the daemon runs: echo (built in), the providers of its sessions,
-// and bot:NAME for each of its bots (GET /v1/bots); any other name can be
-// typed (a profile of config.toml no session uses yet), and empty is the
+// `/new PROVIDER` takes one. Offered are what the daemon runs: echo and
+// config.toml's profiles (GET /v1/providers), and bot:NAME for each of its
+// bots (GET /v1/bots); any other name can be typed, and empty is the
 // daemon's default. A name the daemon cannot run is refused with the
 // profiles it has, which the page shows.
 
 const $ = (id) => document.getElementById(id);
 
-// wireNewSession wires the button, the form and its choices. seen() lists
-// the providers of the sessions shown; create(body) makes the session
-// and opens it; act(what, fn) runs fn, showing its error.
-export function wireNewSession(api, { seen, create, act }) {
+// wireNewSession wires the button, the form and its choices. create(body)
+// makes the session and opens it; act(what, fn) runs fn, showing its
+// error.
+export function wireNewSession(api, { create, act }) {
   const button = $('new');
   const form = $('newform');
   const input = $('provider');
@@ -24,7 +23,7 @@ export function wireNewSession(api, { seen, create, act }) {
     if (form.hidden) return;
     input.value = '';
     input.focus();
-    act('providers', () => offer(api, seen()));
+    act('providers', () => offer(api));
   });
   const submit = () => act('new session', async () => {
     const provider = input.value.trim();
@@ -44,10 +43,14 @@ export function wireNewSession(api, { seen, create, act }) {
   show(false);
 }
 
-// offer fills the choices: echo first, then the rest in order.
-async function offer(api, seen) {
-  const names = new Set(seen.filter(Boolean));
-  for (const b of await api.bots()) names.add(`bot:${b.name}`);
-  names.delete('echo');
-  $('providers').replaceChildren(...['echo', ...[...names].sort()].map((n) => new Option(n, n)));
+// offer fills the choices: the daemon's providers in its order (echo
+// first), the default marked, then its bots by name.
+async function offer(api) {
+  const [list, bots] = await Promise.all([api.providers(), api.bots()]);
+  const options = list.providers.map((p) => {
+    const label = [p.name, p.model, p.name === list.default ? 'default' : ''].filter(Boolean).join(' · ');
+    return new Option(label, p.name);
+  });
+  for (const b of [...bots].sort((x, y) => x.name.localeCompare(y.name))) options.push(new Option(`bot:${b.name}`, `bot:${b.name}`));
+  $('providers').replaceChildren(...options);
 }

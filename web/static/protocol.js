@@ -309,6 +309,7 @@ export class Api {
   create(body) { return this.call('POST', '/v1/sessions', { body }).then((r) => r.data); }
   patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
   remove(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}`); }
+  providers() { return this.call('GET', '/v1/providers').then((r) => r.data); }
   bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
   // before: a page of events older than that offset.
