@@ -5,6 +5,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/uuid"
 
 	"albedo/api/wire"
 )
@@ -97,5 +98,31 @@ func TestWebDrawerKeyboardAt360(t *testing.T) {
 	}
 	if !inList {
 		t.Fatal("Tab does not reach the list on a wide screen")
+	}
+}
+
+// A keyboard user's focus on the session list survives the list's
+// redrawing (it redraws on every session's activity): it stays on the
+// same session's button.
+func TestWebListKeepsFocusAcrossRedraws(t *testing.T) {
+	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
+	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
+	p.waitOpen("alpha")
+	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	eval[bool](p, `(() => { document.querySelector('#sessions li[data-session=b] button').focus(); return true })()`)
+	// Activity in beta and a session made elsewhere: two redraws.
+	if _, err := fx.c.PutInput(fx.ctx, "b", uuid.Must(uuid.NewV7()).String(), "news"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.c.CreateSession(fx.ctx, "c", wire.SessionCreate{Title: "gamma"}); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("gamma listed, beta unread", `document.querySelectorAll('#sessions li').length === 3 &&
+		document.querySelector('#sessions li[data-session=b] .count')?.textContent === '2'`)
+	if got := eval[string](p, `document.activeElement.closest('#sessions li')?.dataset.session || document.activeElement.tagName`); got != "b" {
+		t.Fatalf("after the list redrew the focus is on %q, not beta's button", got)
 	}
 }

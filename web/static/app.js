@@ -266,8 +266,12 @@ function ago(ms) {
   return `${Math.floor(d / 86400)}d`;
 }
 
+// drawList draws the session list afresh. A keyboard user's focus on one
+// of its buttons stays on that session's new button: the list redraws on
+// any activity, and the focus would otherwise fall back to the page.
 function drawList() {
   const ul = $('sessions');
+  const focused = ul.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.session : undefined;
   const items = sorted().map((v) => {
     const li = document.createElement('li');
     li.dataset.session = v.id;
@@ -299,6 +303,7 @@ function drawList() {
     return li;
   });
   ul.replaceChildren(...items);
+  if (focused) items.find((li) => li.dataset.session === focused)?.querySelector('button').focus();
 }
 
 function select(id) {
