@@ -111,7 +111,7 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	// Its message carries the input's id and order, as a post's does, so
 	// that the index on them refuses a post reusing the id (flush).
 	evs[0].ord = in.Ord
-	c = t.heads[session] // Append's new head
+	c, _ = t.ownCounters(session) // Append's new head
 	c.inputs = in.Ord
 	t.setCounters(session, c)
 	return in, true, evs, nil
@@ -150,14 +150,11 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 	if err != nil {
 		return Input{}, false, nil, err
 	}
-	evs[0].ord = in.Ord // evs is the batch's copy too (Append): flush stores it
-	c = t.heads[session]
+	evs[0].ord = in.Ord           // evs is the batch's copy too (Append): flush stores it
+	c, _ = t.ownCounters(session) // Append's new head
 	c.inputs = in.Ord
 	t.setCounters(session, c)
-	if t.posts == nil {
-		t.posts = map[postKey]Input{}
-	}
-	t.posts[postKey{session, inputID}] = in
+	t.posts = append(t.posts, in)
 	return in, true, evs, nil
 }
 
@@ -167,10 +164,9 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 // is not text. A send's message found among the events is not a post
 // (its receipt is in inputs): found is false.
 func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Input, found bool, _ error) {
-	k := postKey{session, inputID}
-	old, ok := t.posts[k]
+	old, ok := t.ownPost(session, inputID)
 	if !ok {
-		old, ok = t.batch.posts[k]
+		old, ok = t.batch.posts[postKey{session, inputID}]
 	}
 	if ok {
 		if old.TextHash != textHash(text) {

@@ -94,14 +94,43 @@ type Tx struct {
 	now       time.Time
 	batch     *batchState
 	careful   bool                // the batch runs with savepoints (commit)
-	heads     map[string]counters // this request's new counters
-	posts     map[postKey]Input   // this request's new bot posts
+	heads     []sessionCounters   // this request's new counters (ownCounters)
+	posts     []Input             // this request's new bot posts (ownPost)
 	locked    map[string]counters // shared: session rows this request locked (lock.go)
 	committed []Committed         // this request's events, inserted at the batch's flush
 }
 
 // postKey names a bot post: its input id in its session.
 type postKey struct{ session, inputID string }
+
+// sessionCounters is a session's counters as one request changed them.
+// A request's are a slice, not a map: it nearly always touches one
+// session, and a map per request was a tenth of the bytes the daemon
+// allocated per input (issue 16).
+type sessionCounters struct {
+	session string
+	c       counters
+}
+
+// ownCounters returns the counters this request set for session.
+func (t *Tx) ownCounters(session string) (counters, bool) {
+	for _, h := range t.heads {
+		if h.session == session {
+			return h.c, true
+		}
+	}
+	return counters{}, false
+}
+
+// ownPost returns the post this request accepted under inputID in session.
+func (t *Tx) ownPost(session, inputID string) (Input, bool) {
+	for _, p := range t.posts {
+		if p.Session == session && p.InputID == inputID {
+			return p, true
+		}
+	}
+	return Input{}, false
+}
 
 // batchState is the state of one group commit, owned by the writer goroutine.
 type batchState struct {
@@ -121,7 +150,7 @@ type batchState struct {
 // counters returns a session's counters as this request sees them, or
 // ErrNotFound.
 func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
-	c, ok := t.heads[session]
+	c, ok := t.ownCounters(session)
 	if !ok {
 		c, ok = t.batch.heads[session]
 	}
@@ -157,10 +186,13 @@ func (t *Tx) head(ctx context.Context, session string) (int64, error) {
 }
 
 func (t *Tx) setCounters(session string, c counters) {
-	if t.heads == nil {
-		t.heads = map[string]counters{}
+	for i := range t.heads {
+		if t.heads[i].session == session {
+			t.heads[i].c = c
+			return
+		}
 	}
-	t.heads[session] = c
+	t.heads = append(t.heads, sessionCounters{session, c})
 }
 
 // CheckSession returns ErrNotFound if session does not exist as this
@@ -470,8 +502,12 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 			return live, errLockBusy
 		}
 		if r.fail == nil {
-			maps.Copy(b.heads, r.tx.heads)
-			maps.Copy(b.posts, r.tx.posts)
+			for _, h := range r.tx.heads {
+				b.heads[h.session] = h.c
+			}
+			for _, p := range r.tx.posts {
+				b.posts[postKey{p.Session, p.InputID}] = p
+			}
 			maps.Copy(b.locked, r.tx.locked)
 			live++
 		}
