@@ -138,3 +138,45 @@ func TestThenAnswersInOrder(t *testing.T) {
 		}
 	})
 }
+
+// A lone request runs optimistically, as any batch does: one that succeeds
+// is run once, with no savepoint (no retry counted), and a lone post that
+// repeats an earlier one is still its repeat: the index refuses the
+// optimistic insert, and the batch runs again carefully, finding it. One
+// that fails is run again carefully, and fails alone with its error.
+func TestLoneRequestsRunOptimistically(t *testing.T) {
+	eachBackend(t, func(t *testing.T, tgt string) {
+		ctx := context.Background()
+		d := openOn(t, tgt, Options{})
+		createSession(t, d, "s")
+		retries := func() int64 { return d.Writer().Stats().Retries }
+		post := func(text string) (Input, bool, error) {
+			var in Input
+			var created bool
+			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+				var err error
+				in, created, _, err = tx.PutInput(ctx, "s", "0199a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", text, wire.RoleBot, "bot")
+				return err
+			})
+			return in, created, err
+		}
+		first, created, err := post("hello")
+		if err != nil || !created || retries() != 0 {
+			t.Fatalf("a lone post: created %v, %v, %d retries (want none)", created, err, retries())
+		}
+		again, created, err := post("hello")
+		if err != nil || created || again.Receipt() != first.Receipt() {
+			t.Fatalf("its repeat: created %v, %v, receipt %+v, want %+v", created, err, again.Receipt(), first.Receipt())
+		}
+		if n := retries(); n != 1 {
+			t.Fatalf("the repeat ran %d times again, want once (carefully)", n)
+		}
+		boom := errors.New("boom")
+		if _, err := d.Writer().Do(ctx, func(*Tx) error { return boom }); !errors.Is(err, boom) {
+			t.Fatalf("a failing lone request: %v", err)
+		}
+		if n := retries(); n != 2 {
+			t.Fatalf("%d retries after a failing lone request, want 2", n)
+		}
+	})
+}
