@@ -56,6 +56,16 @@ type eventKind struct {
 	State   string         `json:"s,omitempty"`
 }
 
+func kindOf(e db.Event) eventKind {
+	m := metaOf(e)
+	return eventKind{Type: m.Type, Role: m.Role, InputID: m.InputID, TurnID: m.TurnID, State: m.State}
+}
+
+// meta is the event's Meta, as Append set it on the node that committed it.
+func (k eventKind) meta() db.Meta {
+	return db.Meta{Role: k.Role, InputID: k.InputID, TurnID: k.TurnID, State: k.State}
+}
+
 type textNotice struct {
 	Node    string `json:"node"`
 	Session string `json:"session"`
@@ -151,9 +161,7 @@ func (b *bus) events(session string, evs []db.Event) {
 		n.Events = make([]json.RawMessage, len(evs))
 		n.Kinds = make([]eventKind, len(evs))
 		for i, e := range evs {
-			n.Events[i] = e.JSON
-			m := metaOf(e)
-			n.Kinds[i] = eventKind{Type: m.Type, Role: m.Role, InputID: m.InputID, TurnID: m.TurnID, State: m.State}
+			n.Events[i], n.Kinds[i] = e.JSON, kindOf(e)
 		}
 	}
 	b.publish(subjEvents, n)

@@ -94,26 +94,7 @@ func (h *Hub) onEvents(n evNotice) {
 	if ch == nil || n.Last < n.First {
 		return
 	}
-	var evs []db.Event
-	var ended []string
-	settings := false
-	if int64(len(n.Events)) == n.Last-n.First+1 {
-		for i, raw := range n.Events {
-			var t struct {
-				Type wire.EventType `json:"type"`
-			}
-			if json.Unmarshal(raw, &t) != nil {
-				evs = nil
-				break
-			}
-			e := db.Event{Session: n.Session, Offset: n.First + int64(i), Type: t.Type, JSON: raw}
-			if m := metaOf(e); m.ends() {
-				ended = append(ended, m.TurnID)
-			}
-			settings = settings || t.Type == wire.EventSettings
-			evs = append(evs, e)
-		}
-	}
+	evs, ended, settings := noticeEvents(n)
 	h.advance(ch, n.Last, evs, ended)
 	if settings || len(evs) == 0 {
 		// The session's model, effort and version for status pushes.
@@ -125,6 +106,42 @@ func (h *Hub) onEvents(n evNotice) {
 			}
 		}()
 	}
+}
+
+// noticeEvents returns the events a notice carries (none when it carries
+// them not all: the cursors then read the store), the turns they close,
+// and whether one is a settings event. Each event's type and what drives
+// turns come from the notice's kinds, so that no event's JSON is decoded
+// here; a notice without them (from a node that sends none) has its
+// events' JSON read instead.
+func noticeEvents(n evNotice) (evs []db.Event, ended []string, settings bool) {
+	if int64(len(n.Events)) != n.Last-n.First+1 {
+		return nil, nil, false
+	}
+	kinds := n.Kinds
+	if len(kinds) != len(n.Events) {
+		kinds = nil
+	}
+	for i, raw := range n.Events {
+		e := db.Event{Session: n.Session, Offset: n.First + int64(i), JSON: raw}
+		if kinds != nil {
+			e.Type, e.Meta = kinds[i].Type, kinds[i].meta()
+		} else {
+			var t struct {
+				Type wire.EventType `json:"type"`
+			}
+			if json.Unmarshal(raw, &t) != nil {
+				return nil, nil, false
+			}
+			e.Type = t.Type
+		}
+		if m := metaOf(e); m.ends() {
+			ended = append(ended, m.TurnID)
+		}
+		settings = settings || e.Type == wire.EventSettings
+		evs = append(evs, e)
+	}
+	return evs, ended, settings
 }
 
 // advance moves a channel to head with the events evs (those it already

@@ -1,0 +1,66 @@
+package hub
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"albedo/api/wire"
+	"albedo/db"
+)
+
+// The events of a notice come out the same whether it carries their kinds
+// or only their JSON, and with kinds their JSON is not read: the node
+// that committed them says what drives turns.
+func TestNoticeEvents(t *testing.T) {
+	committed := []wire.Event{
+		{Type: wire.EventMessage, Role: wire.RoleUser, Text: "hi", InputID: "in1", TurnID: "t1"},
+		{Type: wire.EventTurn, TurnID: "t1", State: wire.TurnStarted},
+		{Type: wire.EventTurn, TurnID: "t1", State: wire.TurnCompleted},
+		{Type: wire.EventSettings},
+	}
+	var evs []db.Event
+	for i, ev := range committed {
+		ev.Offset = int64(i + 1)
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, db.Event{Session: "s", Offset: ev.Offset, Type: ev.Type, JSON: raw,
+			Meta: db.Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}})
+	}
+	n := evNotice{Session: "s", First: 1, Last: 4}
+	for _, e := range evs {
+		n.Events, n.Kinds = append(n.Events, e.JSON), append(n.Kinds, kindOf(e))
+	}
+	bare := n
+	bare.Kinds = nil
+	type result struct {
+		Types    []wire.EventType
+		Ended    []string
+		Settings bool
+	}
+	read := func(n evNotice) result {
+		evs, ended, settings := noticeEvents(n)
+		r := result{Ended: ended, Settings: settings}
+		for _, e := range evs {
+			r.Types = append(r.Types, e.Type)
+		}
+		return r
+	}
+	want := result{Types: []wire.EventType{wire.EventMessage, wire.EventTurn, wire.EventTurn, wire.EventSettings}, Ended: []string{"t1"}, Settings: true}
+	if got := read(n); !reflect.DeepEqual(got, want) {
+		t.Fatalf("with kinds: %+v, want %+v", got, want)
+	}
+	if got := read(bare); !reflect.DeepEqual(got, want) {
+		t.Fatalf("without kinds: %+v, want %+v", got, want)
+	}
+	unreadable := n
+	unreadable.Events = make([]json.RawMessage, len(n.Events))
+	for i := range unreadable.Events {
+		unreadable.Events[i] = json.RawMessage("not json")
+	}
+	if got := read(unreadable); !reflect.DeepEqual(got, want) {
+		t.Fatalf("with kinds, the JSON was read: %+v", got)
+	}
+}
