@@ -25,8 +25,8 @@ const (
 	subjStatus   = "albedo.status"   // statusNotice: a session's run state, from the node running it
 	subjPresence = "albedo.presence" // presenceNotice: a node's viewers of a session
 	subjTokens   = "albedo.tokens"   // tokensNotice: tokens revoked or narrowed
-	subjDeleted  = "albedo.deleted"  // deletedNotice: a session deleted
-	subjCreated  = "albedo.created"  // createdNotice: a session made
+	subjDeleted  = "albedo.deleted"  // sessionNotice: a session deleted
+	subjCreated  = "albedo.created"  // sessionNotice: a session made
 	subjRequest  = "albedo.req"      // request: to the node running a session's turns
 )
 
@@ -96,12 +96,8 @@ type tokensNotice struct {
 	Narrowed []string `json:"narrowed,omitempty"`
 }
 
-type deletedNotice struct {
-	Node    string `json:"node"`
-	Session string `json:"session"`
-}
-
-type createdNotice struct {
+// sessionNotice names a session made or deleted (by its subject).
+type sessionNotice struct {
 	Node    string `json:"node"`
 	Session string `json:"session"`
 }

@@ -78,15 +78,10 @@ func (h *Hub) served(session string) *channel {
 	return h.chans[session]
 }
 
-func (h *Hub) mine(node string) bool { return node == h.opts.Node }
-
 // onEvents takes another node's commit into the session's channel: the
 // events it does not have yet into the ring, or, when the notice carries
 // none, the new head, which its cursors then page to from the store.
 func (h *Hub) onEvents(n evNotice) {
-	if h.mine(n.Node) {
-		return
-	}
 	if f := h.opts.OnNoticeLag; f != nil && n.At > 0 {
 		f(max(time.Since(time.Unix(0, n.At)), 0))
 	}
@@ -179,7 +174,7 @@ func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub) {}) }
 // checkpoint.
 func (h *Hub) onText(n textNotice) {
 	ch := h.served(n.Session)
-	if ch == nil || h.mine(n.Node) {
+	if ch == nil {
 		return
 	}
 	ch.mu.Lock()
@@ -218,7 +213,7 @@ func (h *Hub) onText(n textNotice) {
 // onStatus keeps the run state the node running a session's turns says.
 func (h *Hub) onStatus(n statusNotice) {
 	ch := h.served(n.Session)
-	if ch == nil || h.mine(n.Node) {
+	if ch == nil {
 		return
 	}
 	ch.mu.Lock()
@@ -230,7 +225,7 @@ func (h *Hub) onStatus(n statusNotice) {
 // onPresence keeps another node's viewers of a session.
 func (h *Hub) onPresence(n presenceNotice) {
 	ch := h.served(n.Session)
-	if ch == nil || h.mine(n.Node) {
+	if ch == nil {
 		return
 	}
 	ch.mu.Lock()
@@ -256,9 +251,6 @@ func (h *Hub) onPresence(n presenceNotice) {
 // onTokens forgets tokens another node revoked, re-reads those it
 // narrowed, and has this node's connections of them closed.
 func (h *Hub) onTokens(n tokensNotice) {
-	if h.mine(n.Node) {
-		return
-	}
 	h.tokens.ops.Lock()
 	h.tokens.drop(n.Revoked)
 	h.tokens.ops.Unlock()
@@ -276,20 +268,14 @@ func (h *Hub) onTokens(n tokensNotice) {
 
 // onDeleted ends a session another node deleted: its turns here stop,
 // its watchers here get a reset (deleted).
-func (h *Hub) onDeleted(n deletedNotice) {
-	if h.mine(n.Node) {
-		return
-	}
+func (h *Hub) onDeleted(n sessionNotice) {
 	h.cancelTurns(n.Session)
 	h.dropChannel(n.Session)
 	h.sessionsChanged()
 }
 
 // onCreated tells this node's listeners of a session another node made.
-func (h *Hub) onCreated(n createdNotice) {
-	if h.mine(n.Node) {
-		return
-	}
+func (h *Hub) onCreated(n sessionNotice) {
 	h.sessionsChanged()
 }
 

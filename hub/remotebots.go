@@ -113,9 +113,6 @@ func (h *Hub) publishBots() {
 // onBots keeps another node's bots; a bot newly served there wakes the
 // turns waiting for it here.
 func (h *Hub) onBots(n botsNotice) {
-	if h.mine(n.Node) {
-		return
-	}
 	rb := &h.remote
 	now := time.Now()
 	var arrived []string

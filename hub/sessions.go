@@ -79,7 +79,7 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	if created {
 		h.sessionsChanged()
 		if h.bus != nil {
-			h.bus.publish(subjCreated, createdNotice{Node: h.opts.Node, Session: id})
+			h.bus.publish(subjCreated, sessionNotice{Node: h.opts.Node, Session: id})
 		}
 	}
 	return out.Wire(h.phase(id)), created, nil
@@ -203,7 +203,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	h.dropChannel(id)
 	h.sessionsChanged()
 	if h.bus != nil {
-		h.bus.publish(subjDeleted, deletedNotice{Node: h.opts.Node, Session: id})
+		h.bus.publish(subjDeleted, sessionNotice{Node: h.opts.Node, Session: id})
 	}
 	h.tokensChanged(revoked, narrowed)
 	return revoked, narrowed, nil
