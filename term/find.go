@@ -19,10 +19,11 @@ type search struct {
 	at    int
 	count int // lines that match
 	// pages is how many pages of older history this search has asked
-	// for since the user last pressed a key; loading > 0 while one is on
-	// its way. A search past the oldest loaded line reads history a page
-	// at a time, at most searchPages pages a key, so that a query that
-	// matches nothing does not pull a whole long session into memory.
+	// for since the user last pressed a key; loading says one is on its
+	// way and the search goes on in it (searchMoved). A search past the
+	// oldest loaded line reads history a page at a time, at most
+	// searchPages pages a key, so that a query that matches nothing does
+	// not pull a whole long session into memory.
 	pages   int
 	loading bool
 }
@@ -88,7 +89,7 @@ func edited(q *[]rune, ev *tcell.EventKey) bool {
 // (+1) from where it is (from the end when there is none yet), counts the
 // matching lines, and scrolls the match into view. Up past the oldest
 // loaded line asks for a page of older history, if there is one
-// (searchOlder goes on once it is loaded).
+// (searchMoved goes on once it is loaded).
 func (m *Model) findMatch(dir int) []Cmd {
 	s, f := m.Focused(), m.search
 	if s == nil || f == nil {
@@ -118,6 +119,7 @@ func (m *Model) findMatch(dir int) []Cmd {
 	for i := start + dir; i >= 0 && i < n; i += dir {
 		if len(findFold(lines[i].text, q)) > 0 {
 			f.at = i
+			f.loading = false // found: a page on its way only moves the lines
 			m.showLine(s, i)
 			return nil
 		}
@@ -132,16 +134,22 @@ func (m *Model) findMatch(dir int) []Cmd {
 	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
 }
 
-// searchOlder goes on with a search that asked for older history, once a
-// page of it (added lines) is in front of the transcript: the match it
-// was at moved down by those lines.
-func (m *Model) searchOlder(s *SessionView, added int) []Cmd {
+// searchMoved keeps the search's place when a page of older history
+// (added lines) comes in front of the focused transcript: the line it was
+// at moved down by those lines. A search that asked for the page and has
+// found nothing since goes on in it.
+func (m *Model) searchMoved(s *SessionView, added int) []Cmd {
 	f := m.search
-	if f == nil || !f.loading || s != m.Focused() {
+	if f == nil || s != m.Focused() {
+		return nil
+	}
+	if f.at >= 0 {
+		f.at += added
+	}
+	if !f.loading {
 		return nil
 	}
 	f.loading = false
-	f.at += added
 	return m.findMatch(-1)
 }
 

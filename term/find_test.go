@@ -144,6 +144,52 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 	}
 }
 
+// A page of older history that arrives while a search is open keeps the
+// search on the line it was at: one the search asked for, when the query
+// changed meanwhile and found a match in what was loaded, is not searched
+// on from there (the match would jump to an older one).
+func TestSearchKeepsItsPlaceWhenHistoryArrives(t *testing.T) {
+	m := NewModel(80, 20)
+	s := &SessionView{ID: "s", Follow: true, More: true}
+	page := func(from, to, needle int64) wire.Page {
+		var p wire.Page
+		for off := from; off <= to; off++ {
+			text := fmt.Sprintf("message %d", off)
+			if off == needle {
+				text += " with a Needle in it"
+			}
+			p.Events = append(p.Events, msg(off, wire.RoleUser, "user", text))
+		}
+		p.More = true
+		return p
+	}
+	s.Events = page(301, 400, 350).Events
+	m.Sessions, m.Focus = []*SessionView{s}, 0
+	at := func() string { return s.window(m.look(), m.search.at, 1)[0].text }
+	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
+	if _, ok := only[cmdLoadOlder](m.Key(key(tcell.KeyRune, 'z', 0))); !ok {
+		t.Fatal("no page asked for")
+	}
+	m.Key(key(tcell.KeyBackspace, 0, 0))
+	for _, r := range "needle" {
+		m.Key(key(tcell.KeyRune, r, 0))
+	}
+	if !strings.Contains(at(), "message 350 with a Needle") {
+		t.Fatalf("the match in what was loaded: %q", at())
+	}
+	if cmds := m.Result(resOlder{Session: "s", Page: page(201, 300, 250)}); len(cmds) != 0 {
+		t.Fatalf("the page went on with the search: %#v", cmds)
+	}
+	if !strings.Contains(at(), "message 350 with a Needle") {
+		t.Fatalf("after the page came, the match is %q", at())
+	}
+	// A page the scrolling asked for moves the match's line too.
+	m.Result(resOlder{Session: "s", Page: page(101, 200, 0)})
+	if !strings.Contains(at(), "message 350 with a Needle") {
+		t.Fatalf("after a scrolled-in page, the match is %q", at())
+	}
+}
+
 // A paste while the search or go-to line is open goes into its query, as
 // one line, and the composer keeps its draft.
 func TestPasteGoesToTheOpenQuery(t *testing.T) {

@@ -117,7 +117,7 @@ func (m *Model) older(r resOlder) []Cmd {
 	s.rerender()
 	added := s.lineCount(m.look()) - before
 	s.Top += added
-	return m.searchOlder(s, added)
+	return m.searchMoved(s, added)
 }
 
 // providers says what /new may name: each provider (its default model,
