@@ -16,6 +16,8 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"albedo/api/wire"
 )
 
 // browser is a headless Debian Chromium driven over the DevTools protocol
@@ -247,6 +249,20 @@ func (p *page) screenshot(name string) {
 func ownerLink(t *testing.T, home, session string) string {
 	t.Helper()
 	return strings.TrimSpace(lastLine(cli(t, home, "open", "--print", session)))
+}
+
+// alphaBetaPage is a daemon with two sessions, a ("alpha") and b
+// ("beta"), and an owner's page open on alpha with both listed.
+func alphaBetaPage(t *testing.T) (*fixture, *page) {
+	t.Helper()
+	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
+	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
+		t.Fatal(err)
+	}
+	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
+	p.waitOpen("alpha")
+	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	return fx, p
 }
 
 // pressEnter presses Enter in the element sel selects.

@@ -34,13 +34,7 @@ type focused struct {
 // buttons (they are off-screen); the toggle says it is closed. Open, Tab
 // reaches them, Esc closes it, and choosing a session closes it too.
 func TestWebDrawerKeyboardAt360(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
-	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
-		t.Fatal(err)
-	}
-	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
-	p.waitOpen("alpha")
-	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	_, p := alphaBetaPage(t)
 	p.do(chromedp.EmulateViewport(360, 740))
 	p.wait("the list folded", `getComputedStyle(document.querySelector('#toggle')).display !== 'none' &&
 		document.querySelector('#sidebar').getBoundingClientRect().right <= 0`)
@@ -105,13 +99,7 @@ func TestWebDrawerKeyboardAt360(t *testing.T) {
 // redrawing (it redraws on every session's activity): it stays on the
 // same session's button.
 func TestWebListKeepsFocusAcrossRedraws(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
-	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
-		t.Fatal(err)
-	}
-	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
-	p.waitOpen("alpha")
-	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	fx, p := alphaBetaPage(t)
 	eval[bool](p, `(() => { document.querySelector('#sessions li[data-session=b] button').focus(); return true })()`)
 	// Activity in beta and a session made elsewhere: two redraws.
 	if _, err := fx.c.PutInput(fx.ctx, "b", uuid.Must(uuid.NewV7()).String(), "news"); err != nil {

@@ -17,14 +17,7 @@ import (
 // open session leaves the list and the header, and the page says so;
 // with the last one gone the page says there is none.
 func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
-	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
-	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
-		t.Fatal(err)
-	}
-	b := startBrowser(t)
-	p := b.open(ownerLink(t, fx.home, "a"))
-	p.waitOpen("alpha")
-	p.wait("both listed", `document.querySelectorAll('#sessions li').length === 2`)
+	fx, p := alphaBetaPage(t)
 	eval[bool](p, `(() => { albedo.api.sessions = () => new Promise(() => {}); return true })()`)
 
 	if err := fx.c.DeleteSession(fx.ctx, "a"); err != nil {
