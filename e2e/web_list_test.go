@@ -12,8 +12,9 @@ import (
 )
 
 // A session deleted elsewhere leaves the page at once, by its reset
-// (reason deleted), not by the list's poll every 5 s: the test takes the
-// poll away (the page's list request never answers) and allows 3 s. The
+// (reason deleted), not by reading the list again (on a sessions push, or
+// every 30 s): the test takes the list away (the page's list request
+// never answers) and allows 3 s. The
 // open session leaves the list and the header, and the page says so;
 // with the last one gone the page says there is none.
 func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
