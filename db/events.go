@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"albedo/api/wire"
@@ -71,10 +72,25 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	return out, nil
 }
 
-const insertEventSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)`
-
 // eventColumns is how many parameters an event's row takes.
 const eventColumns = 7
+
+// bothTables returns q, a SELECT from events, as the UNION ALL of it and
+// the same SELECT from events_log (fold.go): a statement reads one
+// snapshot, in which each event is in one of the two. Followed by an ORDER
+// BY of the offset, SQLite merges the two index scans (a MERGE in the
+// plan: no sort, rows still read one at a time; TestReadsMergeBothTables)
+// and PostgreSQL appends them in order.
+func bothTables(q string) string {
+	return q + ` UNION ALL ` + strings.Replace(q, " FROM events", " FROM events_log", 1)
+}
+
+var (
+	eventsAfterSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ?`) +
+		` ORDER BY "offset" LIMIT ?`
+	eventsBeforeSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" < ?`) +
+		` ORDER BY "offset" DESC LIMIT ?`
+)
 
 // EventsAfter returns events of session with offset > after, oldest
 // first: at most limit of them, and none past the one that brings their
@@ -83,8 +99,7 @@ const eventColumns = 7
 // at a time, so a page of large events costs its bound, not its count.
 func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
 	// Catch-up pages: SQL with parameters, prepared once per connection.
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", type, payload FROM events
-		WHERE session = ? AND "offset" > ? ORDER BY "offset" LIMIT ?`), session, after, limit)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(eventsAfterSQL), session, after, session, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)
 	}
@@ -99,8 +114,7 @@ func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit
 // of them, oldest first: at most limit, bounded by maxBytes as EventsAfter
 // is (counted from the newest).
 func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit, maxBytes int) ([]Event, error) {
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", type, payload FROM events
-		WHERE session = ? AND "offset" < ? ORDER BY "offset" DESC LIMIT ?`), session, before, limit)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(eventsBeforeSQL), session, before, session, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events before %d: %w", before, err)
 	}

@@ -108,8 +108,8 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	if err != nil {
 		return Input{}, false, nil, err
 	}
-	// Its message carries the input's id and order, as a post's does, so
-	// that the index on them refuses a post reusing the id (flush).
+	// Its message carries the input's id and order, as a post's does, and
+	// the flush takes the id in input_ids, which refuses a post reusing it.
 	evs[0].ord = in.Ord
 	c, _ = t.ownCounters(session) // Append's new head
 	c.inputs = in.Ord
@@ -119,16 +119,17 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 
 // putPost accepts a bot's post once. Its record is its message event,
 // which carries the post's input id and order (Event.ord, written by the
-// batch's flush; migration post_ids): no row of its own, so a post dirties
-// no page of its session beyond its event's.
+// batch's flush; migration post_ids), found by the id through input_ids
+// (migration events_log; keyed by the id, so a post dirties no page of
+// its session there).
 //
 // An input id names one input of a session, sent or posted. A repeat is
 // found among the posts of this batch, then among the receipts in inputs
 // (a send's, committed or earlier in this batch, or a post stored there
 // before post_ids), then among committed events. The last two look-ups
 // are skipped when the batch runs optimistically (legacy posts aside):
-// a reused id then fails the flush on the index's uniqueness (every
-// input's message carries its id), and the batch runs again with
+// a reused id then fails the flush on input_ids' key (every input's
+// message takes its id there), and the batch runs again with
 // savepoints (Writer.commit), this time looking. Repeats are rare (a
 // client sends one again after losing its receipt), and the look-ups
 // were a tenth of the daemon's CPU per post.
@@ -179,8 +180,8 @@ func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Inp
 	}
 	var offset, ord int64
 	var at, payload string
-	err := t.sql.QueryRowContext(ctx, t.bind(`SELECT "offset", ord, at, payload FROM events WHERE input_id = ? AND session = ?`),
-		inputID, session).Scan(&offset, &ord, &at, &payload)
+	err := t.sql.QueryRowContext(ctx, t.bind(postEventSQL),
+		session, inputID, session, session, inputID, session).Scan(&offset, &ord, &at, &payload)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Input{}, false, nil
 	} else if err != nil {
@@ -198,6 +199,19 @@ func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Inp
 	}
 	return postInput(session, inputID, textHash(text), ord, offset, at), true, nil
 }
+
+// inputEventSQL selects columns of the message of the input that took an
+// id in a session (parameters: session, input id, session, twice), in
+// events or in the log (fold.go), found through input_ids.
+func inputEventSQL(columns string) string {
+	return bothTables(`SELECT ` + columns + ` FROM events WHERE session = ? AND "offset" =
+		(SELECT "offset" FROM input_ids WHERE input_id = ? AND session = ?)`)
+}
+
+var (
+	postEventSQL   = inputEventSQL(`"offset", ord, at, payload`)
+	postReceiptSQL = inputEventSQL(`"offset", ord, at`)
+)
 
 // postInput is a bot post's receipt as an Input.
 func postInput(session, inputID, hash string, ord, offset int64, at string) Input {
@@ -242,8 +256,8 @@ func (d *DB) Input(ctx context.Context, session, inputID string) (Input, error) 
 		// A bot's post: its message event is its record (putPost).
 		var offset, ord int64
 		var at string
-		err = d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT "offset", ord, at FROM events WHERE input_id = ? AND session = ?`),
-			inputID, session).Scan(&offset, &ord, &at)
+		err = d.ro.DB.QueryRowContext(ctx, d.dialect.bind(postReceiptSQL),
+			session, inputID, session, session, inputID, session).Scan(&offset, &ord, &at)
 		if err == nil {
 			return postInput(session, inputID, "", ord, offset, at), nil
 		}

@@ -55,7 +55,11 @@ func TestSessionKeepsItsLastTurn(t *testing.T) {
 		t.Fatalf("the newest of several: %q", got)
 	}
 
-	// Migration 5 fills the column for sessions that had turns before it.
+	// Migration 5 fills the column for sessions that had turns before it,
+	// when every event was in events (fold.go).
+	if err := fold(ctx, d.rw.DB); err != nil {
+		t.Fatal(err)
+	}
 	up, err := os.ReadFile("../migrations/20261129000005_last_turn.tx.up.sql")
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,9 @@ type Options struct {
 	OnCommit func([]Committed)
 	// MaxBatch caps the requests of one group commit (default 512).
 	MaxBatch int
+	// FoldRows is how many events SQLite's event log holds before the
+	// writer moves them into events (fold.go; default foldRowsDefault).
+	FoldRows int
 	// NoGroupCommit makes every request its own transaction; for benchmarks.
 	NoGroupCommit bool
 	// Synchronous overrides PRAGMA synchronous (default NORMAL: in WAL mode
@@ -175,7 +178,12 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		csql.Close()
 		return fail(err)
 	}
-	d.w = newWriter(rw, d.dialect, opts, legacyPosts)
+	var logRows int
+	if err := rw.QueryRowContext(ctx, `SELECT count(*) FROM events_log`).Scan(&logRows); err != nil {
+		csql.Close()
+		return fail(fmt.Errorf("count the event log: %w", err))
+	}
+	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
 	go d.checkpoints()
 	return d, nil
 }

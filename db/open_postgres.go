@@ -49,7 +49,7 @@ func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	d := &DB{path: RedactURL(url), dialect: &dialect{pg: true}, rw: bdb, ro: bdb}
-	d.w = newWriter(bdb, d.dialect, opts, legacy)
+	d.w = newWriter(bdb, d.dialect, opts, legacy, 0)
 	return d, nil
 }
 

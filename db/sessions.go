@@ -143,8 +143,19 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 // the tokens scoped to it: it returns the ids of those revoked and the
 // bot tokens narrowed to their other sessions (see dropSessionTokens).
 func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, narrowed []Token, _ error) {
-	if err := t.CheckSession(ctx, id); err != nil { // and lock its row
+	head, err := t.head(ctx, id) // and lock its row (CheckSession)
+	if err != nil {
 		return nil, nil, err
+	}
+	// Its input ids first, found through its events' (input_ids has no
+	// foreign key; migration events_log), a range of offsets at a time so
+	// that the list of ids SQLite keeps for each statement is bounded,
+	// not the session's size. Its events, in both tables, and its inputs
+	// go with its row (ON DELETE CASCADE).
+	for from := int64(0); from < head; from += deleteIDsRange {
+		if _, err := t.sql.ExecContext(ctx, t.bind(deleteInputIDsSQL), id, id, from, from+deleteIDsRange, id, from, from+deleteIDsRange); err != nil {
+			return nil, nil, fmt.Errorf("delete input ids: %w", err)
+		}
 	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
@@ -156,6 +167,15 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	t.setCounters(id, counters{head: -1})
 	return t.dropSessionTokens(ctx, id)
 }
+
+// deleteInputIDsSQL deletes the rows of input_ids that a session's events
+// in a range of offsets took (parameters: the session; then the session
+// and the range's ends, twice).
+var deleteInputIDsSQL = `DELETE FROM input_ids WHERE session = ? AND input_id IN (` +
+	bothTables(`SELECT input_id FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND input_id IS NOT NULL`) + `)`
+
+// deleteIDsRange is how many offsets one deleteInputIDsSQL covers.
+const deleteIDsRange = 1024
 
 // Session reads one session.
 func (d *DB) Session(ctx context.Context, id string) (Session, error) {

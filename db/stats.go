@@ -17,6 +17,13 @@ type WriterStats struct {
 	// LockRetries counts batches run again because another daemon held
 	// the row of a session they write (PostgreSQL; lock.go).
 	LockRetries int64 `json:"lock_retries"`
+	// Folds counts the moves of the event log into events (SQLite;
+	// fold.go), FoldedRows the events they moved, FoldErrors those that
+	// failed (the log then waits for the next), FoldNS their time.
+	Folds      int64 `json:"folds"`
+	FoldedRows int64 `json:"folded_rows"`
+	FoldErrors int64 `json:"fold_errors"`
+	FoldNS     int64 `json:"fold_ns"`
 	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests.
 	Sizes [11]int64 `json:"sizes"`
 	// Time of the writer goroutine in each phase, in nanoseconds: BEGIN,
@@ -37,6 +44,8 @@ type WriterStats struct {
 type writerStats struct {
 	batches, requests, retries        atomic.Int64
 	lockRetries                       atomic.Int64
+	folds, foldedRows, foldErrors     atomic.Int64
+	fold                              atomic.Int64
 	sizes                             [11]atomic.Int64
 	begin, run, flush, commit, answer atomic.Int64
 	latency                           *Histogram // set by newWriter
@@ -62,7 +71,8 @@ func (w *Writer) Stats() WriterStats {
 	out := WriterStats{
 		Batches: s.batches.Load(), Requests: s.requests.Load(), Retries: s.retries.Load(),
 		LockRetries: s.lockRetries.Load(),
-		BeginNS:     s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
+		Folds:       s.folds.Load(), FoldedRows: s.foldedRows.Load(), FoldErrors: s.foldErrors.Load(), FoldNS: s.fold.Load(),
+		BeginNS: s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
 		CommitNS: s.commit.Load(), AnswerNS: s.answer.Load(),
 	}
 	for i := range s.sizes {

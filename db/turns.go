@@ -47,6 +47,9 @@ func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
 // TestPendingInputsUseTheIndex checks the plan.
 const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pendingWhere + ` ORDER BY session, ord`
 
+var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type = ? AND "offset" <= ?`) +
+	` ORDER BY "offset" DESC LIMIT ?`
+
 // Transcript returns a session's messages up to and including offset upto
 // (a turn's user message; later ones belong to later turns), oldest first:
 // the newest of them, at most maxCount, whose texts fit in maxBytes, and
@@ -54,9 +57,8 @@ const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pend
 func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT "offset", payload FROM events
-		WHERE session = ? AND type = ? AND "offset" <= ? ORDER BY "offset" DESC LIMIT ?`),
-		session, wire.EventMessage, upto, maxCount)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL),
+		session, wire.EventMessage, upto, session, wire.EventMessage, upto, maxCount)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}

@@ -61,6 +61,9 @@ type Writer struct {
 	// it writes from their rows, locked to its commit (lock.go).
 	heads  map[string]counters
 	shared bool
+	// SQLite only: how many events the log holds, and how many start a
+	// fold (fold.go). Owned by the writer goroutine.
+	logRows, foldRows int
 }
 
 // counters are what the writer keeps of a session in memory and writes
@@ -214,7 +217,7 @@ func (t *Tx) Now() time.Time { return t.now }
 // nowText is formatTime(t.Now()), formatted once per batch.
 func (t *Tx) nowText() string { return t.batch.at }
 
-func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
+func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool, logRows int) *Writer {
 	w := &Writer{
 		legacyPosts: legacyPosts,
 		db:          db,
@@ -227,6 +230,11 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool) *Writer {
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 		heads:       map[string]counters{},
+		logRows:     logRows,
+		foldRows:    opts.FoldRows,
+	}
+	if w.foldRows <= 0 {
+		w.foldRows = foldRowsDefault
 	}
 	w.stats.latency = NewHistogram(commitBounds...)
 	if w.maxBatch <= 0 {
@@ -445,8 +453,9 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	}
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
+	logged := 0
 	if err == nil && live > 0 {
-		err = b.flush(ctx, tx, batch)
+		logged, err = b.flush(ctx, tx, batch)
 		if err != nil && !careful {
 			err = errRetryCarefully
 		}
@@ -475,6 +484,10 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	}
 	t = since(&st.commit, t)
 	st.latency.Observe(t.Sub(began))
+	// A fold, when one is due, before the answers: the writer's last act
+	// for a batch is its answers, on which the tests' oneBatch relies.
+	w.logged(logged)
+	t = time.Now()
 	w.committed(b, batch)
 	since(&st.answer, t)
 	return true, nil
@@ -579,14 +592,16 @@ func (w *Writer) answerAll(batch []*request, err error) {
 }
 
 // flush writes what the accepted requests of the batch appended: their
-// events in multi-row inserts, and each touched session's counters,
+// events in multi-row inserts (into the log on SQLite, fold.go), the
+// input ids their messages took, and each touched session's counters,
 // last_turn and updated_at in multi-row updates. Doing this once per batch
 // instead of once per request is most of what group commit saves. The
 // statements come in a few sizes only (stmtRows), so that each is
-// prepared once per connection and kept.
-func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) error {
+// prepared once per connection and kept. It returns how many events it
+// wrote to the log.
+func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (logged int, _ error) {
 	at := b.at
-	var args []any
+	var args, ids []any
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	turns := map[string]string{}      // session → state of its newest turn event in this batch
@@ -599,9 +614,10 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 				if e.Type == wire.EventTurn {
 					turns[e.Session] = e.Meta.State
 				}
-				var inputID, ord any // NULL unless the event records a post
+				var inputID, ord any // NULL unless the event is an input's message
 				if e.ord > 0 {
 					inputID, ord = e.Meta.InputID, e.ord
+					ids = append(ids, inputID, e.Session, e.Offset)
 				}
 				typ, ok := types[e.Type]
 				if !ok {
@@ -615,31 +631,39 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 			}
 		}
 	}
+	table := "events_log"
+	if b.w.shared {
+		table = "events" // PostgreSQL never folds (fold.go)
+	}
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
-	for rows := len(args) / eventColumns; rows > 0; {
-		n := stmtRows(rows)
-		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(insertEventsSQL(n)), args[:n*eventColumns]...); err != nil {
-			return fmt.Errorf("insert events: %w", err)
-		}
-		args, rows = args[n*eventColumns:], rows-n
+	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL(table), eventColumns, args); err != nil {
+		return 0, fmt.Errorf("insert events: %w", err)
 	}
-	var ids []string
+	if !b.w.shared {
+		logged = len(args) / eventColumns
+	}
+	// A taken id fails here: optimistically, the batch then runs again
+	// carefully, and that run finds the input it repeats (putPost).
+	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsSQL, inputIDColumns, ids); err != nil {
+		return 0, fmt.Errorf("insert input ids: %w", err)
+	}
+	var sessions []string
 	for id, c := range b.heads {
 		if c.head >= 0 {
-			ids = append(ids, id)
+			sessions = append(sessions, id)
 		}
 	}
-	for len(ids) > 0 {
-		n := stmtRows(len(ids))
+	for len(sessions) > 0 {
+		n := stmtRows(len(sessions))
 		args = args[:0]
-		for _, id := range ids[:n] {
+		for _, id := range sessions[:n] {
 			args = append(args, id, b.heads[id].head)
 		}
-		for _, id := range ids[:n] {
+		for _, id := range sessions[:n] {
 			args = append(args, id, b.heads[id].inputs)
 		}
-		for _, id := range ids[:n] {
+		for _, id := range sessions[:n] {
 			var turn any // NULL: no turn event in this batch, last_turn stays
 			if st, ok := turns[id]; ok {
 				turn = st
@@ -647,13 +671,26 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) erro
 			args = append(args, id, turn)
 		}
 		args = append(args, at)
-		for _, id := range ids[:n] {
+		for _, id := range sessions[:n] {
 			args = append(args, id)
 		}
 		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(updateSessionsSQL(n)), args...); err != nil {
-			return fmt.Errorf("update heads: %w", err)
+			return 0, fmt.Errorf("update heads: %w", err)
 		}
-		ids = ids[n:]
+		sessions = sessions[n:]
+	}
+	return logged, nil
+}
+
+// insertRows inserts the rows in args (columns parameters each) with
+// statements of stmtRows rows: sql(n) is the statement for n of them.
+func insertRows(ctx context.Context, tx bun.Tx, d *dialect, sql func(n int) string, columns int, args []any) error {
+	for rows := len(args) / columns; rows > 0; {
+		n := stmtRows(rows)
+		if _, err := tx.Tx.ExecContext(ctx, d.bind(sql(n)), args[:n*columns]...); err != nil {
+			return err
+		}
+		args, rows = args[n*columns:], rows-n
 	}
 	return nil
 }
@@ -674,9 +711,20 @@ func stmtRows(rows int) int {
 	return n
 }
 
-// insertEventsSQL inserts n events.
-func insertEventsSQL(n int) string {
-	return insertEventSQL + strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
+// insertEventsSQL returns the statement that inserts n events into table.
+func insertEventsSQL(table string) func(n int) string {
+	return func(n int) string {
+		return `INSERT INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)` +
+			strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
+	}
+}
+
+// inputIDColumns is how many parameters a row of input_ids takes.
+const inputIDColumns = 3
+
+// insertInputIDsSQL inserts n rows of input_ids.
+func insertInputIDsSQL(n int) string {
+	return `INSERT INTO input_ids (input_id, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
 }
 
 // updateSessionsSQL writes n sessions' head, inputs and last_turn (kept

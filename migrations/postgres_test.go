@@ -49,7 +49,7 @@ func TestPostgresMigrations(t *testing.T) {
 		}
 		return names
 	}
-	if got := tables(); !slices.Equal(got, []string{"events", "inputs", "runs", "sessions", "tokens"}) {
+	if got := tables(); !slices.Equal(got, []string{"events", "events_log", "input_ids", "inputs", "runs", "sessions", "tokens"}) {
 		t.Fatalf("tables %v", got)
 	}
 	// A session, an event and a post's idempotency record as the code
@@ -57,6 +57,7 @@ func TestPostgresMigrations(t *testing.T) {
 	stmts := []string{
 		`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`,
 		`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 5000000000, 'message', '{"b":1,"a":2}', 't', 'i1', 1)`,
+		`INSERT INTO input_ids (input_id, session, "offset") VALUES ('i1', 's', 5000000000)`,
 		`INSERT INTO runs (session, owner, fence, lease_until) VALUES ('s', 'node-a', 1, now())`,
 	}
 	for _, q := range stmts {
@@ -68,7 +69,7 @@ func TestPostgresMigrations(t *testing.T) {
 	if err := bdb.NewRaw(`SELECT payload FROM events WHERE session = 's'`).Scan(ctx, &payload); err != nil || payload != `{"b":1,"a":2}` {
 		t.Fatalf("payload %q %v: not kept byte for byte", payload, err)
 	}
-	if _, err := bdb.ExecContext(ctx, `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 1, 'message', '{}', 't', 'i1', 2)`); err == nil {
+	if _, err := bdb.ExecContext(ctx, `INSERT INTO input_ids (input_id, session, "offset") VALUES ('i1', 's', 1)`); err == nil {
 		t.Fatal("a post's input_id was accepted twice in one session")
 	}
 	if _, err := bdb.ExecContext(ctx, `DELETE FROM sessions WHERE id = 's'`); err != nil {

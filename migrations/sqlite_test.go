@@ -98,3 +98,76 @@ func TestInputIDsBackfill(t *testing.T) {
 		t.Fatalf("after rolling input_ids back: %s, want %s", got, want)
 	}
 }
+
+// events_log gives every input id its row in input_ids and drops the index
+// on events that held them; rolling it back moves the log's events into
+// events and brings the index back.
+func TestEventsLogMigration(t *testing.T) {
+	ctx := context.Background()
+	sqldb, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	bdb := bun.NewDB(sqldb, sqlitedialect.New())
+	defer bdb.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := bdb.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	one := func(q string) string {
+		t.Helper()
+		var s string
+		if err := bdb.QueryRowContext(ctx, q).Scan(&s); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return s
+	}
+	migrate9 := func() *migrate.Migrator {
+		m := migrate.NewMigrator(bdb, upTo(t, "20261202000009"), migrate.WithMarkAppliedOnSuccess(true))
+		if err := m.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := migrate.NewMigrator(bdb, upTo(t, "20261201000008"), migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES
+		('s', 1, 'message', '{}', 't', 'a', 1), ('s', 2, 'turn', '{}', 't', NULL, NULL), ('s', 3, 'message', '{}', 't', 'b', 2)`)
+
+	m = migrate9()
+	if got := one(`SELECT group_concat(input_id || ':' || "offset", ' ') FROM (SELECT * FROM input_ids ORDER BY "offset")`); got != "a:1 b:3" {
+		t.Fatalf("input_ids: %s", got)
+	}
+	if got := one(`SELECT count(*) FROM sqlite_master WHERE name = 'events_posts'`); got != "0" {
+		t.Fatal("events_posts is still there")
+	}
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at) VALUES ('s', 4, 'message', '{}', 't')`)
+	if _, err := bdb.ExecContext(ctx, `INSERT INTO input_ids (input_id, session, "offset") VALUES ('a', 's', 4)`); err == nil {
+		t.Fatal("an input id was taken twice in a session")
+	}
+
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(`SELECT group_concat("offset", ' ') FROM (SELECT "offset" FROM events ORDER BY "offset")`); got != "1 2 3 4" {
+		t.Fatalf("events after rolling back: %s", got)
+	}
+	if got := one(`SELECT count(*) FROM sqlite_master WHERE name IN ('events_log', 'input_ids')`); got != "0" {
+		t.Fatal("the log or input_ids is still there")
+	}
+	if _, err := bdb.ExecContext(ctx, `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 5, 'message', '{}', 't', 'a', 3)`); err == nil {
+		t.Fatal("events_posts is not back")
+	}
+}

@@ -1,0 +1,81 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// On SQLite a batch's events go to events_log, a table in the order they
+// are written, and the writer moves them into events, the tree keyed by
+// session, once the log holds foldRows of them (migration events_log).
+// Written straight into events, a commit of one event in each of many
+// sessions dirtied a page of events per session, and wrote each to the
+// WAL whole: at 100 writers most of the store's cost per input (issue 16,
+// docs/benchmarks.md). The log's rows of one commit share its last pages,
+// and a fold writes each session's events together, a page for many.
+//
+// Every read of events is the union of both tables (events.go), each
+// through its (session, offset) index; an event is in exactly one of them
+// in any snapshot, since a fold is one transaction. The log's index keeps
+// reads of the newest events cheap, and its few pages are all a commit
+// dirties of it, because the log never holds much more than foldRows.
+// PostgreSQL writes events directly and never folds: it is shared by
+// several daemons, and its heap is already in the order rows are written.
+
+// foldRowsDefault is how many logged events start a fold. A fold moves
+// them in one transaction on the writer goroutine, which holds commits
+// back meanwhile (a few milliseconds for this many). More, and the log's
+// index spreads over more pages, each of which a commit may dirty (at 100
+// writers 4096 cost 2–3 µs an input more than 1024); fewer, and more of a
+// session's events land on a page of events apart.
+const foldRowsDefault = 1024
+
+// foldSQL moves the whole log into events, each session's events together
+// and in order: the writer is the only one that writes to the log, and it
+// folds between batches, so the log holds only what it committed.
+const foldSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord)
+	SELECT session, "offset", type, payload, at, input_id, ord FROM events_log ORDER BY session, "offset"`
+
+// logged counts n events committed to the log, and folds it once it holds
+// foldRows. A fold that fails leaves the log as it was (reads are right
+// either way) and waits for another foldRows.
+func (w *Writer) logged(n int) {
+	if w.shared || n == 0 {
+		return
+	}
+	if w.logRows += n; w.logRows < w.foldRows {
+		return
+	}
+	rows := w.logRows
+	w.logRows = 0
+	t := time.Now()
+	if err := fold(context.Background(), w.db.DB); err != nil {
+		w.stats.foldErrors.Add(1)
+	} else {
+		w.stats.folds.Add(1)
+		w.stats.foldedRows.Add(int64(rows))
+	}
+	since(&w.stats.fold, t)
+}
+
+// fold moves every event of the log into events, in one transaction.
+func fold(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("fold: begin: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, foldSQL); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("fold: move the log: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM events_log`); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("fold: empty the log: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("fold: commit: %w", err)
+	}
+	return nil
+}

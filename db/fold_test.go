@@ -1,0 +1,267 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"albedo/api/wire"
+)
+
+// count returns the single integer q selects.
+func count(t *testing.T, d *DB, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.ro.DB.QueryRow(d.dialect.bind(q), args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// postText posts text as a bot under inputID, in a write of its own.
+func postText(t *testing.T, d *DB, session, inputID, text string) (Input, bool, error) {
+	t.Helper()
+	var in Input
+	var created bool
+	_, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
+		var err error
+		in, created, _, err = tx.PutInput(context.Background(), session, inputID, text, wire.RoleBot, "bot")
+		return err
+	})
+	return in, created, err
+}
+
+// Every read sees a session's events whole and in order while some are in
+// events and the newest in the log, across every boundary between the two.
+func TestReadsSpanTheLogAndEvents(t *testing.T) {
+	d := openTest(t, Options{FoldRows: 7})
+	ctx := context.Background()
+	createSession(t, d, "a")
+	createSession(t, d, "b")
+	const n = 20
+	for i := 1; i <= n; i++ {
+		for _, s := range []string{"a", "b"} {
+			if _, err := appendText(ctx, d, s, fmt.Sprintf("%s%d", s, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	folded := count(t, d, `SELECT count(*) FROM events WHERE session = 'a'`)
+	logged := count(t, d, `SELECT count(*) FROM events_log WHERE session = 'a'`)
+	if folded == 0 || logged == 0 || folded+logged != n {
+		t.Fatalf("session a: %d events folded, %d in the log; want some of each, %d in all", folded, logged, n)
+	}
+	offsets := func(evs []Event) string {
+		var b strings.Builder
+		for _, e := range evs {
+			fmt.Fprintf(&b, "%d,", e.Offset)
+		}
+		return b.String()
+	}
+	span := func(from, to int64) string { // from … to, inclusive
+		var b strings.Builder
+		for o := from; o <= to; o++ {
+			fmt.Fprintf(&b, "%d,", o)
+		}
+		return b.String()
+	}
+	for after := int64(0); after <= n; after++ {
+		for _, limit := range []int64{1, 3, 50} {
+			evs, err := d.EventsAfter(ctx, "a", after, int(limit), 0)
+			if want := span(after+1, min(after+limit, n)); err != nil || offsets(evs) != want {
+				t.Fatalf("after %d limit %d: %s (%v), want %s", after, limit, offsets(evs), err, want)
+			}
+			before := after + 1
+			evs, err = d.EventsBefore(ctx, "a", before, int(limit), 0)
+			if want := span(max(1, before-limit), before-1); err != nil || offsets(evs) != want {
+				t.Fatalf("before %d limit %d: %s (%v), want %s", before, limit, offsets(evs), err, want)
+			}
+		}
+	}
+	msgs, err := d.Transcript(ctx, "b", n, 1<<20, 50)
+	if err != nil || len(msgs) != n || msgs[0].Text != "b1" || msgs[n-1].Text != "b20" {
+		t.Fatalf("transcript of b: %d messages (%v)", len(msgs), err)
+	}
+	if s := d.w.Stats(); s.Folds == 0 || s.FoldErrors != 0 {
+		t.Fatalf("folds %d, errors %d", s.Folds, s.FoldErrors)
+	}
+}
+
+// The log stays bounded: it never holds more than a fold's worth and a
+// batch, whatever has been written.
+func TestTheLogIsFolded(t *testing.T) {
+	d := openTest(t, Options{FoldRows: 10})
+	ctx := context.Background()
+	createSession(t, d, "s")
+	for i := range 95 {
+		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, d, `SELECT count(*) FROM events_log`); n >= 10 {
+			t.Fatalf("after %d events the log holds %d", i+1, n)
+		}
+	}
+	if n := count(t, d, `SELECT count(*) FROM events`); n != 90 {
+		t.Fatalf("%d events folded, want 90", n)
+	}
+}
+
+// A daemon that starts again counts what the log holds, so that the log
+// stays bounded across restarts.
+func TestOpenCountsTheLog(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/albedo.db"
+	d, err := Open(ctx, path, Options{FoldRows: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "s")
+	for i := range 3 {
+		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d = openOn(t, path, Options{FoldRows: 5})
+	for i := range 2 {
+		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, d, `SELECT count(*) FROM events_log`); n != 0 {
+		t.Fatalf("3 + 2 events with folds at 5: the log holds %d", n)
+	}
+}
+
+// A post repeated after its event was folded into events is found there:
+// the same receipt, no second event, and a conflict for other text,
+// whether the batch that repeats it runs optimistically or not.
+func TestRepeatAfterTheFold(t *testing.T) {
+	d := openTest(t, Options{FoldRows: 4})
+	ctx := context.Background()
+	createSession(t, d, "s")
+	first, created, err := postText(t, d, "s", "p1", "hello")
+	if err != nil || !created {
+		t.Fatalf("post: %v %v", created, err)
+	}
+	for i := 2; i <= 5; i++ {
+		if _, _, err := postText(t, d, "s", fmt.Sprintf("p%d", i), "more"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, d, `SELECT count(*) FROM events WHERE input_id = 'p1'`); n != 1 {
+		t.Fatalf("p1 not folded (%d rows in events)", n)
+	}
+	if got, err := d.Input(ctx, "s", "p1"); err != nil || got.Receipt() != first.Receipt() {
+		t.Fatalf("receipt read back %+v (%v), want %+v", got.Receipt(), err, first.Receipt())
+	}
+	// Alone, then in a batch of several (whose optimistic run fails on
+	// input_ids and runs again carefully).
+	again, created, err := postText(t, d, "s", "p1", "hello")
+	if err != nil || created || again.Receipt() != first.Receipt() {
+		t.Fatalf("lone repeat: %+v created %v (%v)", again.Receipt(), created, err)
+	}
+	if _, _, err := postText(t, d, "s", "p1", "other"); !errors.Is(err, ErrConflict) {
+		t.Fatalf("repeat with other text: %v", err)
+	}
+	ins := make([]Input, 2)
+	made := make([]bool, 2)
+	putAt := func(i int, id, text string) func(*Tx) error {
+		return func(tx *Tx) error {
+			var err error
+			ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+			return err
+		}
+	}
+	errs := oneBatch(t, d, putAt(0, "p6", "six"), putAt(1, "p1", "hello"))
+	if errs[0] != nil || errs[1] != nil || !made[0] || made[1] || ins[1].Ord != first.Ord {
+		t.Fatalf("batch with a repeat: %v created %v order %d", errs, made, ins[1].Ord)
+	}
+	if n := count(t, d, `SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM events_log)`); n != 6 {
+		t.Fatalf("%d events, want 6: a repeat was stored again", n)
+	}
+}
+
+// Deleting a session deletes its rows of input_ids (which have no foreign
+// key), past the range one statement covers, and its events in both
+// tables; another session's stay.
+func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{FoldRows: 1000})
+		ctx := context.Background()
+		createSession(t, d, "s")
+		createSession(t, d, "t")
+		const posts = deleteIDsRange + 100
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for i := range posts {
+				if _, _, _, err := tx.PutInput(ctx, "s", fmt.Sprint("p", i), "x", wire.RoleBot, "bot"); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := postText(t, d, "t", "p0", "x"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := postText(t, d, "s", "last", "x"); err != nil { // in the log
+			t.Fatal(err)
+		}
+		if n := count(t, d, `SELECT count(*) FROM input_ids WHERE session = 's'`); n != posts+1 {
+			t.Fatalf("%d input ids of s before the delete", n)
+		}
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			_, _, err := tx.DeleteSession(ctx, "s")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t, d, `SELECT count(*) FROM input_ids WHERE session = 's'`); n != 0 {
+			t.Fatalf("%d input ids of s left", n)
+		}
+		if n := count(t, d, `SELECT (SELECT count(*) FROM events WHERE session = 's') + (SELECT count(*) FROM events_log WHERE session = 's')`); n != 0 {
+			t.Fatalf("%d events of s left", n)
+		}
+		if in, err := d.Input(ctx, "t", "p0"); err != nil || in.Ord != 1 {
+			t.Fatalf("t's post: %+v %v", in, err)
+		}
+	})
+}
+
+// Reads go through the (session, offset) index of both tables, and SQLite
+// merges the two in order: no table scan, no sort.
+func TestReadsMergeBothTables(t *testing.T) {
+	d := openTest(t, Options{})
+	for name, q := range map[string]string{
+		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL,
+		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
+	} {
+		rows, err := d.ro.DB.Query("EXPLAIN QUERY PLAN "+q, 1, 2, 3, 4, 5, 6, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		got := fmt.Sprint(plan)
+		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
+			!strings.Contains(got, "events_log USING INDEX events_log_key") {
+			t.Errorf("%s: plan %s", name, got)
+		}
+		if strings.Contains(q, "ORDER BY") && !strings.Contains(got, "MERGE (UNION ALL)") {
+			t.Errorf("%s: not merged: %s", name, got)
+		}
+	}
+}
