@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"albedo/api/wire"
 )
 
 // BenchmarkAppend compares group commit with one transaction per event, at
@@ -49,4 +51,34 @@ func benchAppend(b *testing.B, syncMode, mode string, writers int) {
 		wg.Wait()
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// BenchmarkFold moves a log of 1024 events of 100 sessions (about ten
+// each, as at 100 writers) into events; ns/op is per event moved.
+func BenchmarkFold(b *testing.B) {
+	d := openTest(b, Options{FoldRows: 1 << 30})
+	ctx := context.Background()
+	const sessions, rows = 100, 1024
+	for i := range sessions {
+		createSession(b, d, fmt.Sprint("session-", i))
+	}
+	text := wire.Event{Type: wire.EventMessage, Role: wire.RoleBot, Text: "a post of a typical length, some seventy bytes of text in it"}
+	for b.Loop() {
+		b.StopTimer()
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for i := range rows {
+				if _, err := tx.Append(ctx, fmt.Sprint("session-", i%sessions), text); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := fold(ctx, d.rw.DB); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rows), "ns/event")
 }

@@ -265,3 +265,71 @@ func TestReadsMergeBothTables(t *testing.T) {
 		}
 	}
 }
+
+// A batch that appends to a session and then deletes it commits: the
+// deleted session's events are not written (on SQLite they would be left
+// in the log with no session), and the batch's other writes stand.
+func TestAppendThenDeleteInOneBatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{FoldRows: 2})
+		ctx := context.Background()
+		createSession(t, d, "x")
+		createSession(t, d, "y")
+		errs := oneBatch(t, d,
+			func(tx *Tx) error {
+				_, _, _, err := tx.PutInput(ctx, "x", "p1", "to x", wire.RoleBot, "bot")
+				return err
+			},
+			func(tx *Tx) error { _, _, err := tx.DeleteSession(ctx, "x"); return err },
+			func(tx *Tx) error {
+				_, _, _, err := tx.PutInput(ctx, "y", "p1", "to y", wire.RoleBot, "bot")
+				return err
+			})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		if n := count(t, d, `SELECT (SELECT count(*) FROM events_log WHERE session = 'x') + (SELECT count(*) FROM events WHERE session = 'x') + (SELECT count(*) FROM input_ids WHERE session = 'x')`); n != 0 {
+			t.Fatalf("%d rows of the deleted session", n)
+		}
+		for i := range 3 { // folds, each of which would meet the deleted session's rows
+			if _, _, err := postText(t, d, "y", fmt.Sprint("q", i), "more"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if in, err := d.Input(ctx, "y", "p1"); err != nil || in.Ord != 1 {
+			t.Fatalf("y's post: %+v %v", in, err)
+		}
+		if s := d.w.Stats(); s.FoldErrors != 0 {
+			t.Fatalf("%d folds failed", s.FoldErrors)
+		}
+	})
+}
+
+// A fold empties the log by dropping its pages (SQLite's truncate
+// optimisation, OP_Clear), not row by row: which a foreign key on the log
+// or a trigger would prevent.
+func TestFoldClearsTheLog(t *testing.T) {
+	d := openTest(t, Options{})
+	rows, err := d.rw.DB.Query("EXPLAIN DELETE FROM events_log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var ops []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, fmt.Sprint(*vals[1].(*any)))
+	}
+	if got := strings.Join(ops, " "); !strings.Contains(got, "Clear") || strings.Contains(got, "Delete") {
+		t.Fatalf("DELETE FROM events_log: %s", got)
+	}
+}

@@ -150,12 +150,16 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	// Its input ids first, found through its events' (input_ids has no
 	// foreign key; migration events_log), a range of offsets at a time so
 	// that the list of ids SQLite keeps for each statement is bounded,
-	// not the session's size. Its events, in both tables, and its inputs
-	// go with its row (ON DELETE CASCADE).
+	// not the session's size; then its events in the log, which has no
+	// foreign key either. Its events and inputs go with its row (ON
+	// DELETE CASCADE).
 	for from := int64(0); from < head; from += deleteIDsRange {
 		if _, err := t.sql.ExecContext(ctx, t.bind(deleteInputIDsSQL), id, id, from, from+deleteIDsRange, id, from, from+deleteIDsRange); err != nil {
 			return nil, nil, fmt.Errorf("delete input ids: %w", err)
 		}
+	}
+	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM events_log WHERE session = ?`), id); err != nil {
+		return nil, nil, fmt.Errorf("delete logged events: %w", err)
 	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
@@ -165,6 +169,7 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 		return nil, nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
 	t.setCounters(id, counters{head: -1})
+	t.deleted = append(t.deleted, id)
 	return t.dropSessionTokens(ctx, id)
 }
 

@@ -100,6 +100,7 @@ type Tx struct {
 	heads     []sessionCounters   // this request's new counters (ownCounters)
 	posts     []Input             // this request's new bot posts (ownPost)
 	locked    map[string]counters // shared: session rows this request locked (lock.go)
+	deleted   []string            // sessions this request deleted
 	committed []Committed         // this request's events, inserted at the batch's flush
 }
 
@@ -142,6 +143,11 @@ type batchState struct {
 	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
 	at    string              // formatTime(now), for the rows that store it as text
+
+	// deleted names the sessions deleted in this batch, each with the
+	// index of the last request that deleted it: the events of earlier
+	// requests to it are not written (flush).
+	deleted map[string]int
 
 	// shared (PostgreSQL) only: the sessions whose rows this transaction
 	// has locked, with their counters as committed, and those a failed
@@ -499,7 +505,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 // savepoint and a failure costs only that request. Any other error is the
 // transaction's own, and fails the whole batch.
 func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, careful bool) (live int, _ error) {
-	for _, r := range batch {
+	for i, r := range batch {
 		r.fail = r.ctx.Err()
 		if r.fail != nil {
 			continue
@@ -525,6 +531,12 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 				b.posts[postKey{p.Session, p.InputID}] = p
 			}
 			maps.Copy(b.locked, r.tx.locked)
+			for _, s := range r.tx.deleted {
+				if b.deleted == nil {
+					b.deleted = map[string]int{}
+				}
+				b.deleted[s] = i
+			}
 			live++
 		}
 	}
@@ -605,11 +617,19 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	turns := map[string]string{}      // session → state of its newest turn event in this batch
-	for _, r := range reqs {
+	for i, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
 		}
 		for _, c := range r.tx.committed {
+			// A session deleted by this request or a later one of the
+			// batch keeps none of the events: its row is gone, and with
+			// it the foreign key events would have failed on (the whole
+			// batch, before) and the log does not have (migration
+			// events_log).
+			if d, ok := b.deleted[c.Session]; ok && i <= d {
+				continue
+			}
 			for _, e := range c.Events {
 				if e.Type == wire.EventTurn {
 					turns[e.Session] = e.Meta.State

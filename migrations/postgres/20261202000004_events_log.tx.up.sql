@@ -3,7 +3,7 @@
 -- is append-ordered already, and its WAL logs rows, not whole pages): it
 -- stays empty, and reads pay an empty index scan for it.
 CREATE TABLE events_log (
-    session  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    session  TEXT NOT NULL,
     "offset" BIGINT NOT NULL,
     type     TEXT NOT NULL,
     payload  TEXT NOT NULL,
