@@ -21,6 +21,12 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // newTestHub opens a hub over a real database in a temp dir.
 func newTestHub(t testing.TB, opts Options) *Hub {
 	t.Helper()
+	if opts.DB.FoldRows == 0 {
+		// Fold the event log every few events (db/fold.go): a test's
+		// sessions are short, and with the daemon's 1024 every event
+		// they read would still be in the log.
+		opts.DB.FoldRows = 3
+	}
 	h, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), opts, nil)
 	if err != nil {
 		t.Fatal(err)
