@@ -31,9 +31,11 @@ type env struct {
 	path string // the SQLite file
 }
 
-// testFoldRows folds the event log every few events (db/fold.go): a
-// test's sessions are short, and with the daemon's 1024 every event they
-// read would still be in the log; this way reads meet both tables.
+// testFoldRows folds the event log every few events, and every event goes
+// through it (db/fold.go): a test's batches are small, and would write
+// straight into events, and its sessions short, and the daemon's fold at
+// 1024 would leave all they logged in the log; this way reads meet both
+// tables.
 const testFoldRows = 3
 
 // newEnv runs the real stack (SQLite file, hub, echo) on 127.0.0.1:0.
@@ -47,7 +49,7 @@ func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "albedo.db")
 	if hopts.DB.FoldRows == 0 {
-		hopts.DB.FoldRows = testFoldRows
+		hopts.DB.FoldRows, hopts.DB.AlwaysLog = testFoldRows, true
 	}
 	h, err := hub.Open(context.Background(), path, hopts, nil)
 	if err != nil {

@@ -25,6 +25,24 @@ import (
 // PostgreSQL writes events directly and never folds: it is shared by
 // several daemons, and its heap is already in the order rows are written.
 
+// logs says whether a session's n events of a batch that writes events
+// of sessions sessions go to the log rather than straight into events.
+// Straight in, a session's events of one batch cost a page of events
+// (its last leaf), however many they are; logged, they share the log's
+// pages with the other sessions' but are written again by the fold
+// (BenchmarkFold: 4–5 µs an event). So the log takes a session's events
+// when they are few in a batch of several sessions; one writer with 64
+// posts in flight to one session (one page a batch) lost a fifth of its
+// rate when they all went through the log, and one post a batch (one
+// session) gains nothing from it.
+func logs(n, sessions int) bool {
+	return n < logBelow && sessions >= logFrom
+}
+
+// logBelow and logFrom are logs' bounds: the log takes fewer than
+// logBelow events of a session, in a batch of logFrom sessions or more.
+const logBelow, logFrom = 4, 4
+
 // foldRowsDefault is how many logged events start a fold. A fold moves
 // them in one transaction on the writer goroutine, which holds commits
 // back meanwhile (a few milliseconds for this many). More, and the log's

@@ -36,7 +36,7 @@ func postText(t *testing.T, d *DB, session, inputID, text string) (Input, bool, 
 // Every read sees a session's events whole and in order while some are in
 // events and the newest in the log, across every boundary between the two.
 func TestReadsSpanTheLogAndEvents(t *testing.T) {
-	d := openTest(t, Options{FoldRows: 7})
+	d := openTest(t, Options{FoldRows: 7, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "a")
 	createSession(t, d, "b")
@@ -92,7 +92,7 @@ func TestReadsSpanTheLogAndEvents(t *testing.T) {
 // The log stays bounded: it never holds more than a fold's worth and a
 // batch, whatever has been written.
 func TestTheLogIsFolded(t *testing.T) {
-	d := openTest(t, Options{FoldRows: 10})
+	d := openTest(t, Options{FoldRows: 10, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
 	for i := range 95 {
@@ -113,7 +113,7 @@ func TestTheLogIsFolded(t *testing.T) {
 func TestOpenCountsTheLog(t *testing.T) {
 	ctx := context.Background()
 	path := t.TempDir() + "/albedo.db"
-	d, err := Open(ctx, path, Options{FoldRows: 5})
+	d, err := Open(ctx, path, Options{FoldRows: 5, AlwaysLog: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestOpenCountsTheLog(t *testing.T) {
 	if err := d.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	d = openOn(t, path, Options{FoldRows: 5})
+	d = openOn(t, path, Options{FoldRows: 5, AlwaysLog: true})
 	for i := range 2 {
 		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestOpenCountsTheLog(t *testing.T) {
 // the same receipt, no second event, and a conflict for other text,
 // whether the batch that repeats it runs optimistically or not.
 func TestRepeatAfterTheFold(t *testing.T) {
-	d := openTest(t, Options{FoldRows: 4})
+	d := openTest(t, Options{FoldRows: 4, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
 	first, created, err := postText(t, d, "s", "p1", "hello")
@@ -191,7 +191,7 @@ func TestRepeatAfterTheFold(t *testing.T) {
 // tables; another session's stay.
 func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
 	eachBackend(t, func(t *testing.T, tgt string) {
-		d := openOn(t, tgt, Options{FoldRows: 1000})
+		d := openOn(t, tgt, Options{FoldRows: 1000, AlwaysLog: true})
 		ctx := context.Background()
 		createSession(t, d, "s")
 		createSession(t, d, "t")
@@ -271,7 +271,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 // in the log with no session), and the batch's other writes stand.
 func TestAppendThenDeleteInOneBatch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, tgt string) {
-		d := openOn(t, tgt, Options{FoldRows: 2})
+		d := openOn(t, tgt, Options{FoldRows: 2, AlwaysLog: true})
 		ctx := context.Background()
 		createSession(t, d, "x")
 		createSession(t, d, "y")
@@ -331,5 +331,58 @@ func TestFoldClearsTheLog(t *testing.T) {
 	}
 	if got := strings.Join(ops, " "); !strings.Contains(got, "Clear") || strings.Contains(got, "Delete") {
 		t.Fatalf("DELETE FROM events_log: %s", got)
+	}
+}
+
+// Where a batch's events go: a session's few events in a batch of several
+// sessions to the log; a session's many, or a batch of one or two
+// sessions, straight into events.
+func TestWhereEventsGo(t *testing.T) {
+	d := openTest(t, Options{})
+	ctx := context.Background()
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		createSession(t, d, s)
+	}
+	appendTo := func(s string, n int) func(*Tx) error {
+		return func(tx *Tx) error {
+			for i := range n {
+				if _, err := tx.Append(ctx, s, wire.Event{Type: wire.EventMessage, Role: wire.RoleUser, Text: fmt.Sprint(i)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	where := func() string {
+		var b strings.Builder
+		for _, s := range []string{"a", "b", "c", "d", "e"} {
+			fmt.Fprintf(&b, "%s:%d/%d ", s,
+				count(t, d, `SELECT count(*) FROM events WHERE session = ?`, s),
+				count(t, d, `SELECT count(*) FROM events_log WHERE session = ?`, s))
+		}
+		return b.String()
+	}
+	steps := []struct {
+		batch []func(*Tx) error
+		want  string // events/log per session, after the batch
+	}{
+		{[]func(*Tx) error{appendTo("a", 1)}, "a:1/0 b:0/0 c:0/0 d:0/0 e:0/0 "},
+		{[]func(*Tx) error{appendTo("a", 1), appendTo("b", 1)}, "a:2/0 b:1/0 c:0/0 d:0/0 e:0/0 "},
+		{[]func(*Tx) error{appendTo("a", 1), appendTo("b", 1), appendTo("c", 1), appendTo("d", 1)}, "a:2/1 b:1/1 c:0/1 d:0/1 e:0/0 "},
+		{[]func(*Tx) error{appendTo("a", 2), appendTo("b", 3), appendTo("c", 4), appendTo("d", 1), appendTo("e", 1)}, "a:2/3 b:1/4 c:4/1 d:0/2 e:0/1 "},
+	}
+	for i, st := range steps {
+		for j, err := range oneBatch(t, d, st.batch...) {
+			if err != nil {
+				t.Fatalf("batch %d, request %d: %v", i, j, err)
+			}
+		}
+		if got := where(); got != st.want {
+			t.Fatalf("after batch %d: %s, want %s", i, got, st.want)
+		}
+	}
+	evs, err := d.EventsAfter(ctx, "c", 0, 10, 0)
+	if err != nil || len(evs) != 5 || evs[0].Offset != 1 || evs[4].Offset != 5 {
+		t.Fatalf("c's events, one logged before four straight in: %v %v", evs, err)
 	}
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// FoldRows is how many events SQLite's event log holds before the
 	// writer moves them into events (fold.go; default foldRowsDefault).
 	FoldRows int
+	// AlwaysLog sends every event of SQLite through the log, not only
+	// those logs picks (fold.go): for tests, whose batches are small,
+	// so that their reads meet both tables.
+	AlwaysLog bool
 	// NoGroupCommit makes every request its own transaction; for benchmarks.
 	NoGroupCommit bool
 	// Synchronous overrides PRAGMA synchronous (default NORMAL: in WAL mode

@@ -64,6 +64,7 @@ type Writer struct {
 	// SQLite only: how many events the log holds, and how many start a
 	// fold (fold.go). Owned by the writer goroutine.
 	logRows, foldRows int
+	alwaysLog         bool
 }
 
 // counters are what the writer keeps of a session in memory and writes
@@ -238,6 +239,7 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool, logRows i
 		heads:       map[string]counters{},
 		logRows:     logRows,
 		foldRows:    opts.FoldRows,
+		alwaysLog:   opts.AlwaysLog,
 	}
 	if w.foldRows <= 0 {
 		w.foldRows = foldRowsDefault
@@ -617,18 +619,39 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	turns := map[string]string{}      // session → state of its newest turn event in this batch
+	// A session deleted by this request or a later one of the batch keeps
+	// none of the events: its row is gone, and with it the foreign key
+	// events would have failed on (the whole batch, before) and the log
+	// does not have (migration events_log).
+	kept := func(i int, c Committed) bool {
+		d, ok := b.deleted[c.Session]
+		return !ok || i > d
+	}
+	// Where each session's events go (fold.go): those of a session with
+	// few of them in a batch of many sessions to the log, the rest
+	// straight into events.
+	count := map[string]int{}
+	for i, r := range reqs {
+		if r.fail == nil && r.tx != nil {
+			for _, c := range r.tx.committed {
+				if kept(i, c) {
+					count[c.Session] += len(c.Events)
+				}
+			}
+		}
+	}
+	var logArgs []any
 	for i, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
 		}
 		for _, c := range r.tx.committed {
-			// A session deleted by this request or a later one of the
-			// batch keeps none of the events: its row is gone, and with
-			// it the foreign key events would have failed on (the whole
-			// batch, before) and the log does not have (migration
-			// events_log).
-			if d, ok := b.deleted[c.Session]; ok && i <= d {
+			if !kept(i, c) {
 				continue
+			}
+			to := &args
+			if !b.w.shared && (b.w.alwaysLog || logs(count[c.Session], len(count))) {
+				to = &logArgs
 			}
 			for _, e := range c.Events {
 				if e.Type == wire.EventTurn {
@@ -647,22 +670,19 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 				// The payload as a string without a copy: an event's JSON
 				// is never written once Append has made it, and the
 				// drivers copy what they bind.
-				args = append(args, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
+				*to = append(*to, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
 			}
 		}
 	}
-	table := "events_log"
-	if b.w.shared {
-		table = "events" // PostgreSQL never folds (fold.go)
-	}
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
-	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL(table), eventColumns, args); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL("events"), eventColumns, args); err != nil {
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
-	if !b.w.shared {
-		logged = len(args) / eventColumns
+	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL("events_log"), eventColumns, logArgs); err != nil {
+		return 0, fmt.Errorf("log events: %w", err)
 	}
+	logged = len(logArgs) / eventColumns
 	// A taken id fails here: optimistically, the batch then runs again
 	// carefully, and that run finds the input it repeats (putPost).
 	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsSQL, inputIDColumns, ids); err != nil {

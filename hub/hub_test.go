@@ -22,10 +22,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func newTestHub(t testing.TB, opts Options) *Hub {
 	t.Helper()
 	if opts.DB.FoldRows == 0 {
-		// Fold the event log every few events (db/fold.go): a test's
-		// sessions are short, and with the daemon's 1024 every event
-		// they read would still be in the log.
-		opts.DB.FoldRows = 3
+		// Every event through the event log, folded every few events
+		// (db/fold.go): a test's batches are small, and would write
+		// straight into events, and its sessions short, and with the
+		// daemon's fold at 1024 all they logged would stay in the log.
+		opts.DB.FoldRows, opts.DB.AlwaysLog = 3, true
 	}
 	h, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), opts, nil)
 	if err != nil {
