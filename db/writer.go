@@ -65,6 +65,29 @@ type Writer struct {
 	// fold (fold.go). Owned by the writer goroutine.
 	logRows, foldRows int
 	alwaysLog         bool
+
+	bufs flushBufs // owned by the writer goroutine
+}
+
+// flushBufs are the argument lists of a batch's statements (flush), kept
+// for the next batch.
+type flushBufs struct{ args, logArgs, ids []any }
+
+// maxKeptArgs bounds the lists flushBufs keeps (16 bytes an argument): a
+// rare batch of many events does not leave its lists in memory.
+const maxKeptArgs = 4096
+
+// keep takes the lists back for the next batch, emptied so that they hold
+// no event's bytes, or drops those grown past maxKeptArgs.
+func (f *flushBufs) keep(args, logArgs, ids []any) {
+	kept := func(s []any) []any {
+		if cap(s) > maxKeptArgs {
+			return nil
+		}
+		clear(s[:cap(s)])
+		return s[:0]
+	}
+	f.args, f.logArgs, f.ids = kept(args), kept(logArgs), kept(ids)
 }
 
 // counters are what the writer keeps of a session in memory and writes
@@ -615,7 +638,11 @@ func (w *Writer) answerAll(batch []*request, err error) {
 // wrote to the log.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (logged int, _ error) {
 	at := b.at
-	var args, ids []any
+	// The argument lists are the writer's, from batch to batch: grown
+	// anew, they were a tenth of the bytes the daemon allocated per input
+	// at 100 writers (issue 16).
+	args, logArgs, ids := b.w.bufs.args[:0], b.w.bufs.logArgs[:0], b.w.bufs.ids[:0]
+	defer func() { b.w.bufs.keep(args, logArgs, ids) }()
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	turns := map[string]string{}      // session → state of its newest turn event in this batch
@@ -640,7 +667,6 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 			}
 		}
 	}
-	var logArgs []any
 	for i, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
