@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -237,4 +238,48 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("batches %v fewer than commits %v", v, value("albedo_writer_commit_seconds"))
 	}
 	value("albedo_writer_retries_total", "why", "row_locked")
+	// newEnv folds the event log every 3 events: the session's, the
+	// input's and the turn's make at least one fold.
+	if v := value("albedo_writer_folds_total", "result", "ok"); v < 1 {
+		t.Errorf("folds: %v, want at least 1", v)
+	}
+	if v := value("albedo_writer_folds_total", "result", "failed"); v != 0 {
+		t.Errorf("failed folds: %v", v)
+	}
+	if v := value("albedo_writer_folded_events_total"); v < 3 {
+		t.Errorf("folded events: %v, want at least 3", v)
+	}
+}
+
+// README's table of metrics names every metric the daemon exports.
+func TestReadmeNamesEveryMetric(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs := make(chan *prometheus.Desc, 64)
+	collector{}.Describe(descs)
+	close(descs)
+	lag := make(chan *prometheus.Desc, 1)
+	NewNATSLag().Describe(lag)
+	names := []string{fqName(t, <-lag)}
+	for d := range descs {
+		names = append(names, fqName(t, d))
+	}
+	for _, n := range names {
+		if !strings.Contains(string(readme), "| `"+n) {
+			t.Errorf("README's table of metrics does not name %s", n)
+		}
+	}
+}
+
+// fqName reads a metric's name from its description, which has no getter.
+func fqName(t *testing.T, d *prometheus.Desc) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(d.String(), `fqName: "`)
+	name, _, ok2 := strings.Cut(rest, `"`)
+	if !ok || !ok2 {
+		t.Fatalf("no name in %s", d)
+	}
+	return name
 }

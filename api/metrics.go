@@ -33,6 +33,10 @@ var (
 		"Duration of one group commit, from BEGIN to COMMIT returned.", nil, nil)
 	descRetries = prometheus.NewDesc("albedo_writer_retries_total",
 		"Group commits run again: one request failed (savepoints), or another node held a session's row.", []string{"why"}, nil)
+	descFolds = prometheus.NewDesc("albedo_writer_folds_total",
+		"Moves of SQLite's event log into the events table, by result: a failed one leaves the log to grow until the next.", []string{"result"}, nil)
+	descFolded = prometheus.NewDesc("albedo_writer_folded_events_total",
+		"Events the folds of SQLite's event log moved into the events table.", nil, nil)
 	descTurns = prometheus.NewDesc("albedo_turn_seconds",
 		"Duration of the turns this daemon ran, from start to committed end, by final state.", []string{"state"}, nil)
 )
@@ -55,7 +59,7 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descBatch, descCommit, descRetries, descTurns} {
+	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns} {
 		ch <- d
 	}
 }
@@ -87,6 +91,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(ws.Retries), "request_failed")
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(ws.LockRetries), "row_locked")
 	ch <- constHistogram(descCommit, ws.Latency)
+	ch <- prometheus.MustNewConstMetric(descFolds, prometheus.CounterValue, float64(ws.Folds), "ok")
+	ch <- prometheus.MustNewConstMetric(descFolds, prometheus.CounterValue, float64(ws.FoldErrors), "failed")
+	ch <- prometheus.MustNewConstMetric(descFolded, prometheus.CounterValue, float64(ws.FoldedRows))
 	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests: the bucket
 	// "≤ 2^(i+1)-1"; the last one is open-ended (+Inf).
 	buckets := map[float64]uint64{}
