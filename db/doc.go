@@ -21,10 +21,11 @@
 // that offsets stay dense across daemons and none deadlocks. Reads use
 // other connections and never wait for the writer.
 //
-// On SQLite a batch's events go to an append-ordered log, which the writer
-// moves into the per-session tree in bulk once it holds foldRows of them;
-// reads take the union of both (fold.go). Every input's message takes its
-// id in input_ids, the record that makes inputs idempotent.
+// On SQLite the events of a batch of many sessions with few events each go
+// to an append-ordered log, which the writer moves into the per-session
+// tree in bulk once it holds foldRows of them; reads take the union of
+// both (fold.go). Every input's message takes its id in input_ids, the
+// record that makes inputs idempotent.
 //
 // On PostgreSQL a session's turns run on one daemon at a time, the holder
 // of its lease in runs, and every turn write checks the lease's fence

@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// On SQLite a batch's events go to events_log, a table in the order they
-// are written, and the writer moves them into events, the tree keyed by
-// session, once the log holds foldRows of them (migration events_log).
+// On SQLite the events of a batch of many sessions with few events each go
+// to events_log, a table in the order they are written (logs says which),
+// and the writer moves them into events, the tree keyed by session, once
+// the log holds foldRows of them (migration events_log).
 // Written straight into events, a commit of one event in each of many
 // sessions dirtied a page of events per session, and wrote each to the
 // WAL whole: at 100 writers most of the store's cost per input (issue 16,

@@ -629,7 +629,8 @@ func (w *Writer) answerAll(batch []*request, err error) {
 }
 
 // flush writes what the accepted requests of the batch appended: their
-// events in multi-row inserts (into the log on SQLite, fold.go), the
+// events in multi-row inserts (straight into events, or on SQLite those
+// logs picks into the log, fold.go), the
 // input ids their messages took, and each touched session's counters,
 // last_turn and updated_at in multi-row updates. Doing this once per batch
 // instead of once per request is most of what group commit saves. The
