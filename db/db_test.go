@@ -328,7 +328,15 @@ func TestEventsBefore(t *testing.T) {
 // whose turn has not ended, through the partial index, not every input.
 func TestPendingInputsUseTheIndex(t *testing.T) {
 	d := openTest(t, Options{})
-	rows, err := d.ro.DB.Query("EXPLAIN QUERY PLAN " + pendingInputsSQL)
+	if got := queryPlan(t, d, pendingInputsSQL); !strings.Contains(got, "USING INDEX inputs_pending") || strings.Contains(got, "TEMP B-TREE") {
+		t.Fatalf("plan: %s", got)
+	}
+}
+
+// queryPlan returns SQLite's plan for q with args, its steps' details.
+func queryPlan(t *testing.T, d *DB, q string, args ...any) string {
+	t.Helper()
+	rows, err := d.ro.DB.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,9 +350,10 @@ func TestPendingInputsUseTheIndex(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	if got := fmt.Sprint(plan); !strings.Contains(got, "USING INDEX inputs_pending") || strings.Contains(got, "TEMP B-TREE") {
-		t.Fatalf("plan: %s", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return fmt.Sprint(plan)
 }
 
 // A page ends at its byte bound as well as its count: a session of large

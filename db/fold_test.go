@@ -241,21 +241,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
 	} {
-		rows, err := d.ro.DB.Query("EXPLAIN QUERY PLAN "+q, 1, 2, 3, 4, 5, 6, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		got := fmt.Sprint(plan)
+		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7)
 		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
 			!strings.Contains(got, "events_log USING INDEX events_log_key") {
 			t.Errorf("%s: plan %s", name, got)
