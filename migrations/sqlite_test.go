@@ -32,30 +32,42 @@ func upTo(t *testing.T, last string) *migrate.Migrations {
 	return nil
 }
 
-// input_ids gives the message of every send stored before it the send's
-// input_id and order, so the index refuses a post reusing the id; a send
-// whose id a post already took keeps NULL (the two stay as accepted), and
-// rolling back leaves the posts' ids alone.
-func TestInputIDsBackfill(t *testing.T) {
-	ctx := context.Background()
+// openSQLite opens a new SQLite file for t on one connection, foreign keys
+// on as the daemon has them.
+func openSQLite(t *testing.T) *bun.DB {
+	t.Helper()
 	sqldb, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_foreign_keys=on")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sqldb.SetMaxOpenConns(1)
 	bdb := bun.NewDB(sqldb, sqlitedialect.New())
-	defer bdb.Close()
-	migrateWith := func(ms *migrate.Migrations) *migrate.Migrator {
-		m := migrate.NewMigrator(bdb, ms, migrate.WithMarkAppliedOnSuccess(true))
-		if err := m.Init(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return m
+	t.Cleanup(func() { bdb.Close() })
+	return bdb
+}
+
+// migrateWith applies ms to bdb and returns the migrator, to roll back.
+func migrateWith(t *testing.T, bdb *bun.DB, ms *migrate.Migrations) *migrate.Migrator {
+	t.Helper()
+	ctx := context.Background()
+	m := migrate.NewMigrator(bdb, ms, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		t.Fatal(err)
 	}
-	migrateWith(upTo(t, "20261130000006"))
+	if _, err := m.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// input_ids gives the message of every send stored before it the send's
+// input_id and order, so the index refuses a post reusing the id; a send
+// whose id a post already took keeps NULL (the two stay as accepted), and
+// rolling back leaves the posts' ids alone.
+func TestInputIDsBackfill(t *testing.T) {
+	ctx := context.Background()
+	bdb := openSQLite(t)
+	migrateWith(t, bdb, upTo(t, "20261130000006"))
 	for _, q := range []string{
 		`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`,
 		`INSERT INTO inputs (session, input_id, ord, text_hash, state, delivery, turn_id, msg_offset, created_at, updated_at)
@@ -84,7 +96,7 @@ func TestInputIDsBackfill(t *testing.T) {
 		}
 		return strings.Join(got, " ")
 	}
-	m := migrateWith(upTo(t, "20261130000007"))
+	m := migrateWith(t, bdb, upTo(t, "20261130000007"))
 	if got, want := ids(), "a:1 -:- b:3"; got != want {
 		t.Fatalf("after input_ids: %s, want %s", got, want)
 	}
@@ -104,13 +116,7 @@ func TestInputIDsBackfill(t *testing.T) {
 // events and brings the index back.
 func TestEventsLogMigration(t *testing.T) {
 	ctx := context.Background()
-	sqldb, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "m.db")+"?_foreign_keys=on")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqldb.SetMaxOpenConns(1)
-	bdb := bun.NewDB(sqldb, sqlitedialect.New())
-	defer bdb.Close()
+	bdb := openSQLite(t)
 	exec := func(q string) {
 		t.Helper()
 		if _, err := bdb.ExecContext(ctx, q); err != nil {
@@ -125,28 +131,12 @@ func TestEventsLogMigration(t *testing.T) {
 		}
 		return s
 	}
-	migrate9 := func() *migrate.Migrator {
-		m := migrate.NewMigrator(bdb, upTo(t, "20261202000009"), migrate.WithMarkAppliedOnSuccess(true))
-		if err := m.Init(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.Migrate(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	m := migrate.NewMigrator(bdb, upTo(t, "20261201000008"), migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	migrateWith(t, bdb, upTo(t, "20261201000008"))
 	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
 	exec(`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES
 		('s', 1, 'message', '{}', 't', 'a', 1), ('s', 2, 'turn', '{}', 't', NULL, NULL), ('s', 3, 'message', '{}', 't', 'b', 2)`)
 
-	m = migrate9()
+	m := migrateWith(t, bdb, upTo(t, "20261202000009"))
 	if got := one(`SELECT group_concat(input_id || ':' || "offset", ' ') FROM (SELECT * FROM input_ids ORDER BY "offset")`); got != "a:1 b:3" {
 		t.Fatalf("input_ids: %s", got)
 	}
