@@ -68,19 +68,7 @@ func TestSearchTheTranscript(t *testing.T) {
 func TestSearchReadsOlderHistory(t *testing.T) {
 	m := NewModel(80, 20)
 	s := &SessionView{ID: "s", Follow: true, More: true}
-	page := func(from, to int64, needle int64) wire.Page {
-		var p wire.Page
-		for off := from; off <= to; off++ {
-			text := fmt.Sprintf("message %d", off)
-			if off == needle {
-				text += " with a Needle in it"
-			}
-			p.Events = append(p.Events, msg(off, wire.RoleUser, "user", text))
-		}
-		p.More = from > 1
-		return p
-	}
-	s.Events = page(301, 400, 0).Events
+	s.Events = needlePage(301, 400, 0).Events
 	m.Sessions, m.Focus = []*SessionView{s}, 0
 	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
 	var cmds []Cmd
@@ -95,11 +83,11 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 		t.Fatalf("the status bar while it reads:\n%s", strings.Join(r, "\n"))
 	}
 	// Pages 201–300 (nothing), then 101–200 (a Needle at 150).
-	cmds = m.Result(resOlder{Session: "s", Page: page(201, 300, 0)})
+	cmds = m.Result(resOlder{Session: "s", Page: needlePage(201, 300, 0)})
 	if load, ok = only[cmdLoadOlder](cmds); !ok || load.Before != 201 {
 		t.Fatalf("after an empty page the search asked for %#v", cmds)
 	}
-	if cmds = m.Result(resOlder{Session: "s", Page: page(101, 200, 150)}); len(cmds) != 0 {
+	if cmds = m.Result(resOlder{Session: "s", Page: needlePage(101, 200, 150)}); len(cmds) != 0 {
 		t.Fatalf("a match found, yet %#v", cmds)
 	}
 	if at := s.window(m.look(), m.search.at, 1)[0].text; !strings.Contains(at, "message 150 with a Needle") {
@@ -131,7 +119,7 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 		}
 		// A made-up history long enough to go on: ten events a page.
 		first -= 10
-		p := page(first, first+9, 0)
+		p := needlePage(first, first+9, 0)
 		p.More = true
 		s.More = true
 		cmds = m.Result(resOlder{Session: "s", Page: p})
@@ -151,19 +139,7 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 func TestSearchKeepsItsPlaceWhenHistoryArrives(t *testing.T) {
 	m := NewModel(80, 20)
 	s := &SessionView{ID: "s", Follow: true, More: true}
-	page := func(from, to, needle int64) wire.Page {
-		var p wire.Page
-		for off := from; off <= to; off++ {
-			text := fmt.Sprintf("message %d", off)
-			if off == needle {
-				text += " with a Needle in it"
-			}
-			p.Events = append(p.Events, msg(off, wire.RoleUser, "user", text))
-		}
-		p.More = true
-		return p
-	}
-	s.Events = page(301, 400, 350).Events
+	s.Events = needlePage(301, 400, 350).Events
 	m.Sessions, m.Focus = []*SessionView{s}, 0
 	at := func() string { return s.window(m.look(), m.search.at, 1)[0].text }
 	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
@@ -177,14 +153,14 @@ func TestSearchKeepsItsPlaceWhenHistoryArrives(t *testing.T) {
 	if !strings.Contains(at(), "message 350 with a Needle") {
 		t.Fatalf("the match in what was loaded: %q", at())
 	}
-	if cmds := m.Result(resOlder{Session: "s", Page: page(201, 300, 250)}); len(cmds) != 0 {
+	if cmds := m.Result(resOlder{Session: "s", Page: needlePage(201, 300, 250)}); len(cmds) != 0 {
 		t.Fatalf("the page went on with the search: %#v", cmds)
 	}
 	if !strings.Contains(at(), "message 350 with a Needle") {
 		t.Fatalf("after the page came, the match is %q", at())
 	}
 	// A page the scrolling asked for moves the match's line too.
-	m.Result(resOlder{Session: "s", Page: page(101, 200, 0)})
+	m.Result(resOlder{Session: "s", Page: needlePage(101, 200, 0)})
 	if !strings.Contains(at(), "message 350 with a Needle") {
 		t.Fatalf("after a scrolled-in page, the match is %q", at())
 	}
@@ -303,4 +279,19 @@ func only[T Cmd](cmds []Cmd) (T, bool) {
 	}
 	c, ok := cmds[0].(T)
 	return c, ok
+}
+
+// needlePage is a page of user messages from to to, "message N" each, the
+// one at needle (if any) with a Needle in it; older ones exist before 1.
+func needlePage(from, to, needle int64) wire.Page {
+	var p wire.Page
+	for off := from; off <= to; off++ {
+		text := fmt.Sprintf("message %d", off)
+		if off == needle {
+			text += " with a Needle in it"
+		}
+		p.Events = append(p.Events, msg(off, wire.RoleUser, "user", text))
+	}
+	p.More = from > 1
+	return p
 }
