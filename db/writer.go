@@ -630,9 +630,9 @@ func (w *Writer) answerAll(batch []*request, err error) {
 
 // flush writes what the accepted requests of the batch appended: their
 // events in multi-row inserts (straight into events, or on SQLite those
-// logs picks into the log, fold.go), the
-// input ids their messages took, and each touched session's counters,
-// last_turn and updated_at in multi-row updates. Doing this once per batch
+// logs picks into the log, fold.go), the input ids their messages took,
+// and each touched session's counters, last_turn and updated_at in
+// multi-row updates. Doing this once per batch
 // instead of once per request is most of what group commit saves. The
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept. It returns how many events it
