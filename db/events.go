@@ -65,6 +65,9 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 		js := wire.AppendEvent(make([]byte, 0, wire.EventSize(&ev)), &ev)
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: js,
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
+		if ev.Type == wire.EventTurn {
+			c.lastTurn = ev.State
+		}
 	}
 	c.head += int64(len(evs))
 	t.setCounters(session, c)

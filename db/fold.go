@@ -23,6 +23,9 @@ import (
 // in any snapshot, since a fold is one transaction. The log's index keeps
 // reads of the newest events cheap, and its few pages are all a commit
 // dirties of it, because the log never holds much more than foldRows.
+// Nor does a batch rewrite the rows of the sessions it logs: every read
+// of a session is of the view sessions_now, which takes their counters
+// from the log, and the fold writes them (migration sessions_now).
 // PostgreSQL writes events directly and never folds: it is shared by
 // several daemons, and its heap is already in the order rows are written.
 
@@ -57,6 +60,15 @@ const foldRowsDefault = 1024
 // folds between batches, so the log holds only what it committed.
 const foldSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord)
 	SELECT session, "offset", type, payload, at, input_id, ord FROM events_log ORDER BY session, "offset"`
+
+// foldSessionsSQL writes into each logged session's row what the view
+// sessions_now takes from the log for it (flush leaves those rows as they
+// were). It reads the log, so it runs before the log is emptied; the
+// events just moved are in both tables then, which the view, reading only
+// the log, does not mind.
+const foldSessionsSQL = `UPDATE sessions SET (head, inputs, updated_at, last_turn) = (
+	SELECT n.head, n.inputs, n.updated_at, n.last_turn FROM sessions_now n WHERE n.id = sessions.id)
+	WHERE id IN (SELECT session FROM events_log)`
 
 // logged counts n events committed to the log, and folds it once it holds
 // foldRows. A fold that fails leaves the log as it was (reads are right
@@ -109,6 +121,10 @@ func fold(ctx context.Context, db *sql.DB) (err error) {
 	if _, err := tx.ExecContext(ctx, foldSQL); err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("fold: move the log: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, foldSessionsSQL); err != nil {
+		_ = tx.Rollback()
+		return fmt.Errorf("fold: bring the sessions' rows up to date: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events_log`); err != nil {
 		_ = tx.Rollback()

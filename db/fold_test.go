@@ -252,6 +252,16 @@ func TestReadsMergeBothTables(t *testing.T) {
 	}
 }
 
+// A session is read through sessions_now with one probe of the log's
+// index per column it takes from there: no scan of the log.
+func TestSessionReadsProbeTheLog(t *testing.T) {
+	d := openTest(t, Options{})
+	got := queryPlan(t, d, sessionSQL, "s")
+	if strings.Contains(got, "SCAN") || strings.Count(got, "SEARCH l USING") != 4 {
+		t.Errorf("plan %s", got)
+	}
+}
+
 // A batch that appends to a session and then deletes it commits: the
 // deleted session's events are not written (on SQLite they would be left
 // in the log with no session), and the batch's other writes stand.
@@ -371,4 +381,113 @@ func TestWhereEventsGo(t *testing.T) {
 	if err != nil || len(evs) != 5 || evs[0].Offset != 1 || evs[4].Offset != 5 {
 		t.Fatalf("c's events, one logged before four straight in: %v %v", evs, err)
 	}
+}
+
+// A batch that logs a session's events leaves its row as it was, and
+// every read of the session sees its counters as of its newest event all
+// the same: after logged batches, after one that writes the session
+// straight into events (which writes the whole row as the writer knows
+// it, a logged turn included), after a restart that finds the log full,
+// and after the fold, which brings the row up to date (migration
+// sessions_now).
+func TestLoggedSessionsReadWhole(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/albedo.db"
+	d, err := Open(ctx, path, Options{FoldRows: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"a", "b", "c", "d"} {
+		createSession(t, d, s)
+	}
+	turn := func(s, state string) func(*Tx) error {
+		return func(tx *Tx) error {
+			_, err := tx.Append(ctx, s, wire.Event{Type: wire.EventTurn, TurnID: "t", State: state})
+			return err
+		}
+	}
+	post := func(s, id string) func(*Tx) error {
+		return func(tx *Tx) error {
+			_, _, _, err := tx.PutInput(ctx, s, id, "text "+id, wire.RoleBot, "bot")
+			return err
+		}
+	}
+	batch := func(fns ...func(*Tx) error) {
+		t.Helper()
+		for i, err := range oneBatch(t, d, fns...) {
+			if err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+	}
+	// a as every read sees it, and as its row holds it.
+	seen := func() string {
+		t.Helper()
+		s, err := d.Session(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := d.Sessions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range all {
+			if o.ID == "a" && o != s {
+				t.Fatalf("listed %+v, read %+v", o, s)
+			}
+		}
+		if h, err := d.Head(ctx, "a"); err != nil || h != s.Head {
+			t.Fatalf("head %d (%v), session says %d", h, err, s.Head)
+		}
+		return fmt.Sprintf("head %d inputs %d turn %q", s.Head, s.Inputs, s.LastTurn)
+	}
+	row := func() string {
+		t.Helper()
+		var head, inputs int
+		var turn string
+		if err := d.ro.DB.QueryRow(`SELECT head, inputs, last_turn FROM sessions WHERE id = 'a'`).Scan(&head, &inputs, &turn); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("head %d inputs %d turn %q", head, inputs, turn)
+	}
+	updated := func() string {
+		t.Helper()
+		s, err := d.Session(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.UpdatedAt
+	}
+	check := func(step, wantSeen, wantRow string) {
+		t.Helper()
+		if got := seen(); got != wantSeen {
+			t.Fatalf("%s: read %s, want %s", step, got, wantSeen)
+		}
+		if got := row(); got != wantRow {
+			t.Fatalf("%s: row %s, want %s", step, got, wantRow)
+		}
+	}
+	created := updated()
+
+	batch(post("a", "i1"), turn("a", wire.TurnStarted), post("b", "i1"), post("c", "i1"), post("d", "i1"))
+	check("logged", `head 2 inputs 1 turn "started"`, `head 0 inputs 0 turn ""`)
+	if got := updated(); got <= created {
+		t.Fatalf("updated_at %s, not after the creation's %s", got, created)
+	}
+	batch(post("a", "i2"))
+	check("straight in", `head 3 inputs 2 turn "started"`, `head 3 inputs 2 turn "started"`)
+	batch(turn("a", wire.TurnCompleted), post("a", "i3"), post("b", "i2"), post("c", "i2"), post("d", "i2"))
+	check("logged again", `head 5 inputs 3 turn "completed"`, `head 3 inputs 2 turn "started"`)
+	if err := d.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	d = openOn(t, path, Options{FoldRows: 1 << 30})
+	check("after a restart", `head 5 inputs 3 turn "completed"`, `head 3 inputs 2 turn "started"`)
+	batch(post("a", "i4"), post("b", "i3"), post("c", "i3"), post("d", "i3"))
+	check("the writer's counters after a restart", `head 6 inputs 4 turn "completed"`, `head 3 inputs 2 turn "started"`)
+	if err := fold(ctx, d.rw.DB); err != nil {
+		t.Fatal(err)
+	}
+	check("folded", `head 6 inputs 4 turn "completed"`, `head 6 inputs 4 turn "completed"`)
 }

@@ -44,7 +44,7 @@ func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[strin
 		b.locked[id] = counters{head: -1}
 	}
 	slices.Sort(ids)
-	rows, err := tx.QueryContext(ctx, `SELECT id, head, inputs FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+	rows, err := tx.QueryContext(ctx, `SELECT id, head, inputs, last_turn FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
 	if err != nil {
 		return fmt.Errorf("lock sessions: %w", err)
 	}
@@ -52,7 +52,7 @@ func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[strin
 	for rows.Next() {
 		var id string
 		var c counters
-		if err := rows.Scan(&id, &c.head, &c.inputs); err != nil {
+		if err := rows.Scan(&id, &c.head, &c.inputs, &c.lastTurn); err != nil {
 			return fmt.Errorf("lock sessions: %w", err)
 		}
 		b.locked[id] = c
@@ -78,7 +78,7 @@ func (t *Tx) lock(ctx context.Context, session string) (counters, error) {
 	}
 	b.needs[session] = true
 	c := counters{head: -1}
-	err := t.sql.QueryRowContext(ctx, `SELECT head, inputs FROM sessions WHERE id = $1 FOR UPDATE NOWAIT`, session).Scan(&c.head, &c.inputs)
+	err := t.sql.QueryRowContext(ctx, `SELECT head, inputs, last_turn FROM sessions WHERE id = $1 FOR UPDATE NOWAIT`, session).Scan(&c.head, &c.inputs, &c.lastTurn)
 	switch {
 	case pgCode(err) == pgLockNotAvailable:
 		return counters{}, errLockBusy

@@ -67,8 +67,7 @@ func CreateHash(c wire.SessionCreate) string {
 // session and created=false if it was made by an identical request, and
 // ErrConflict otherwise.
 func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created bool, err error) {
-	var old Session
-	err = t.NewSelect().Model(&old).Where("id = ?", s.ID).Scan(ctx)
+	old, err := scanSession(t.sql.QueryRowContext(ctx, t.bind(sessionSQL), s.ID))
 	switch {
 	case err == nil:
 		if old.CreateHash != s.CreateHash {
@@ -100,8 +99,8 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	if err := t.CheckSession(ctx, id); err != nil { // and lock its row
 		return Session{}, err
 	}
-	var s Session
-	if err := t.NewSelect().Model(&s).Where("id = ?", id).Scan(ctx); err != nil {
+	s, err := scanSession(t.sql.QueryRowContext(ctx, t.bind(sessionSQL), id))
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 		}
@@ -182,15 +181,32 @@ var deleteInputIDsSQL = `DELETE FROM input_ids WHERE session = ? AND input_id IN
 // deleteIDsRange is how many offsets one deleteInputIDsSQL covers.
 const deleteIDsRange = 1024
 
+// sessionColumns are a Session's, in the order scanSession reads them.
+// Every read of a session is of the view sessions_now, which is its row
+// with the counters of its events still in the log (migration
+// sessions_now).
+const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
+	version, head, inputs, create_hash, created_at, updated_at, last_turn`
+
+// sessionSQL reads one session by id.
+const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanSession reads a row of sessionColumns.
+func scanSession(r scanner) (Session, error) {
+	var s Session
+	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
+		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn)
+	return s, err
+}
+
 // Session reads one session.
 func (d *DB) Session(ctx context.Context, id string) (Session, error) {
 	// SQL with a parameter, prepared once per connection: every channel
 	// a daemon loads after a restart reads its session here.
-	var s Session
-	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT id, epoch, title, workspace, provider, model, effort,
-		version, head, inputs, create_hash, created_at, updated_at, last_turn FROM sessions WHERE id = ?`), id).Scan(
-		&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
-		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn)
+	s, err := scanSession(d.ro.DB.QueryRowContext(ctx, d.dialect.bind(sessionSQL), id))
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
@@ -202,8 +218,20 @@ func (d *DB) Session(ctx context.Context, id string) (Session, error) {
 
 // Sessions lists every session, most recently active first.
 func (d *DB) Sessions(ctx context.Context) ([]Session, error) {
+	rows, err := d.ro.DB.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions_now ORDER BY updated_at DESC, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
 	var ss []Session
-	if err := d.ro.NewSelect().Model(&ss).Order("updated_at DESC", "id").Scan(ctx); err != nil {
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		ss = append(ss, s)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return ss, nil
@@ -217,7 +245,7 @@ func (d *DB) Heads(ctx context.Context, ids []string) (map[string]int64, error) 
 		ID   string `bun:"id"`
 		Head int64  `bun:"head"`
 	}
-	if err := d.ro.NewSelect().Table("sessions").Column("id", "head").Where("id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
+	if err := d.ro.NewSelect().Table("sessions_now").Column("id", "head").Where("id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("read heads: %w", err)
 	}
 	out := make(map[string]int64, len(rows))

@@ -91,9 +91,14 @@ func (f *flushBufs) keep(args, logArgs, ids []any) {
 }
 
 // counters are what the writer keeps of a session in memory and writes
-// once per batch: its head (the last offset; -1 for a deleted session)
-// and how many inputs it has accepted (the last receipt's order).
-type counters struct{ head, inputs int64 }
+// to its row once per batch (unless the batch logged its events; see
+// flush): its head (the last offset; -1 for a deleted session), how many
+// inputs it has accepted (the last receipt's order) and the state of its
+// newest turn event.
+type counters struct {
+	head, inputs int64
+	lastTurn     string
+}
 
 type request struct {
 	ctx  context.Context
@@ -198,7 +203,7 @@ func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
 		c, ok = t.batch.w.heads[session]
 	}
 	if !ok {
-		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT head, inputs FROM sessions WHERE id = ?`), session).Scan(&c.head, &c.inputs)
+		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT head, inputs, last_turn FROM sessions_now WHERE id = ?`), session).Scan(&c.head, &c.inputs, &c.lastTurn)
 		if errors.Is(err, sql.ErrNoRows) {
 			c.head = -1
 		} else if err != nil {
@@ -631,13 +636,17 @@ func (w *Writer) answerAll(batch []*request, err error) {
 // flush writes what the accepted requests of the batch appended: their
 // events in multi-row inserts (straight into events, or on SQLite those
 // logs picks into the log, fold.go), the input ids their messages took,
-// and each touched session's counters, last_turn and updated_at in
-// multi-row updates. Doing this once per batch
+// and, in multi-row updates, the counters and updated_at of each touched
+// session whose events did not go to the log. A logged session's row is
+// left as it was: reads see it through the view sessions_now, which
+// takes what is newer from the log, and the fold writes it (migration
+// sessions_now). Rewriting fifty rows a batch was the largest single cost
+// of a batch at 100 writers (issue 16). Doing this once per batch
 // instead of once per request is most of what group commit saves. The
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept. It returns how many events it
 // wrote to the log.
-func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (logged int, _ error) {
+func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlogged int, _ error) {
 	at := b.at
 	// The argument lists are the writer's, from batch to batch: grown
 	// anew, they were a tenth of the bytes the daemon allocated per input
@@ -646,7 +655,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 	defer func() { b.w.bufs.keep(args, logArgs, ids) }()
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
-	turns := map[string]string{}      // session → state of its newest turn event in this batch
+	logged := map[string]bool{}       // sessions whose events went to the log
 	// A session deleted by this request or a later one of the batch keeps
 	// none of the events: its row is gone, and with it the foreign key
 	// events would have failed on (the whole batch, before) and the log
@@ -679,11 +688,9 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 			to := &args
 			if !b.w.shared && (b.w.alwaysLog || logs(count[c.Session], len(count))) {
 				to = &logArgs
+				logged[c.Session] = true
 			}
 			for _, e := range c.Events {
-				if e.Type == wire.EventTurn {
-					turns[e.Session] = e.Meta.State
-				}
 				var inputID, ord any // NULL unless the event is an input's message
 				if e.ord > 0 {
 					inputID, ord = e.Meta.InputID, e.ord
@@ -709,7 +716,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL("events_log"), eventColumns, logArgs); err != nil {
 		return 0, fmt.Errorf("log events: %w", err)
 	}
-	logged = len(logArgs) / eventColumns
+	nlogged = len(logArgs) / eventColumns
 	// A taken id fails here: optimistically, the batch then runs again
 	// carefully, and that run finds the input it repeats (putPost).
 	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsSQL, inputIDColumns, ids); err != nil {
@@ -717,7 +724,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 	}
 	var sessions []string
 	for id, c := range b.heads {
-		if c.head >= 0 {
+		if c.head >= 0 && !logged[id] {
 			sessions = append(sessions, id)
 		}
 	}
@@ -731,11 +738,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 			args = append(args, id, b.heads[id].inputs)
 		}
 		for _, id := range sessions[:n] {
-			var turn any // NULL: no turn event in this batch, last_turn stays
-			if st, ok := turns[id]; ok {
-				turn = st
-			}
-			args = append(args, id, turn)
+			args = append(args, id, b.heads[id].lastTurn)
 		}
 		args = append(args, at)
 		for _, id := range sessions[:n] {
@@ -746,7 +749,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (log
 		}
 		sessions = sessions[n:]
 	}
-	return logged, nil
+	return nlogged, nil
 }
 
 // insertRows inserts the rows in args (columns parameters each) with
@@ -794,14 +797,13 @@ func insertInputIDsSQL(n int) string {
 	return `INSERT INTO input_ids (input_id, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
 }
 
-// updateSessionsSQL writes n sessions' head, inputs and last_turn (kept
-// where its parameter is NULL), and the batch's updated_at. Its
-// parameters: (id, head)×n, (id, inputs)×n, (id, last_turn)×n, updated_at,
-// id×n.
+// updateSessionsSQL writes n sessions' head, inputs and last_turn, and
+// the batch's updated_at. Its parameters: (id, head)×n, (id, inputs)×n,
+// (id, last_turn)×n, updated_at, id×n.
 func updateSessionsSQL(n int) string {
 	when := strings.Repeat(" WHEN ? THEN ?", n)
 	return "UPDATE sessions SET head = CASE id" + when + " ELSE head END" +
 		", inputs = CASE id" + when + " ELSE inputs END" +
-		", last_turn = COALESCE(CASE id" + when + " END, last_turn)" +
+		", last_turn = CASE id" + when + " ELSE last_turn END" +
 		", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", n-1) + ")"
 }

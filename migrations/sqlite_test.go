@@ -3,6 +3,7 @@ package migrations
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,5 +160,62 @@ func TestEventsLogMigration(t *testing.T) {
 	}
 	if _, err := bdb.ExecContext(ctx, `INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES ('s', 5, 'message', '{}', 't', 'a', 3)`); err == nil {
 		t.Fatal("events_posts is not back")
+	}
+}
+
+// sessions_now reads a session's counters from its row and, where newer,
+// from its logged events; rolling it back writes those into the row.
+func TestSessionsNowMigration(t *testing.T) {
+	ctx := context.Background()
+	bdb := openSQLite(t)
+	exec := func(q string) {
+		t.Helper()
+		if _, err := bdb.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	read := func(table string) string {
+		t.Helper()
+		var out []string
+		rows, err := bdb.QueryContext(ctx, `SELECT id, head, inputs, updated_at, last_turn FROM `+table+` ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, at, turn string
+			var head, inputs int
+			if err := rows.Scan(&id, &head, &inputs, &at, &turn); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s:%d/%d/%s/%s", id, head, inputs, at, turn))
+		}
+		return strings.Join(out, " ")
+	}
+	migrateWith(t, bdb, upTo(t, "20261202000009"))
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at, head, inputs, last_turn) VALUES
+		('s', 'e', 't0', 't1', 1, 1, 'started'), ('quiet', 'e', 't0', 't1', 1, 1, 'failed')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES
+		('s', 1, 'message', '{}', 't1', 'a', 1), ('quiet', 1, 'message', '{}', 't1', 'a', 1)`)
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at, input_id, ord) VALUES
+		('s', 2, 'turn', '{"type":"turn","state":"completed"}', 't2', NULL, NULL),
+		('s', 3, 'message', '{}', 't3', 'b', 2)`)
+
+	m := migrateWith(t, bdb, upTo(t, "20261203000010"))
+	if got, want := read("sessions_now"), "quiet:1/1/t1/failed s:3/2/t3/completed"; got != want {
+		t.Fatalf("sessions_now: %s, want %s", got, want)
+	}
+	if got, want := read("sessions"), "quiet:1/1/t1/failed s:1/1/t1/started"; got != want {
+		t.Fatalf("sessions: %s, want %s", got, want)
+	}
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read("sessions"), "quiet:1/1/t1/failed s:3/2/t3/completed"; got != want {
+		t.Fatalf("sessions after rolling back: %s, want %s", got, want)
+	}
+	var views int
+	if err := bdb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'sessions_now'`).Scan(&views); err != nil || views != 0 {
+		t.Fatalf("sessions_now is still there (%d, %v)", views, err)
 	}
 }
