@@ -67,6 +67,31 @@ type Writer struct {
 	alwaysLog         bool
 
 	bufs flushBufs // owned by the writer goroutine
+	maps batchMaps // owned by the writer goroutine
+}
+
+// batchMaps are a batch's maps, emptied and kept for the next batch: made
+// anew, they were a sixth of the bytes the daemon allocated per input at
+// 100 writers (issue 16). A batch holds at most maxBatch requests, so
+// what they keep is bounded.
+type batchMaps struct {
+	heads  map[string]counters
+	posts  map[postKey]Input
+	count  map[string]int  // flush: each session's events in the batch
+	logged map[string]bool // flush: the sessions whose events went to the log
+}
+
+// fresh empties the maps for a new run of a batch.
+func (m *batchMaps) fresh() *batchMaps {
+	if m.heads == nil {
+		m.heads, m.posts = map[string]counters{}, map[postKey]Input{}
+		m.count, m.logged = map[string]int{}, map[string]bool{}
+	}
+	clear(m.heads)
+	clear(m.posts)
+	clear(m.count)
+	clear(m.logged)
+	return m
 }
 
 // flushBufs are the argument lists of a batch's statements (flush), kept
@@ -479,7 +504,8 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	}
 	t = since(&st.begin, t)
 	now := t.UTC()
-	b := &batchState{w: w, heads: map[string]counters{}, posts: map[postKey]Input{}, now: now, at: formatTime(now)}
+	m := w.maps.fresh()
+	b := &batchState{w: w, heads: m.heads, posts: m.posts, now: now, at: formatTime(now)}
 	if w.shared {
 		if err := b.lockAll(ctx, tx.Tx, needs); err != nil {
 			_ = tx.Rollback()
@@ -655,7 +681,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	defer func() { b.w.bufs.keep(args, logArgs, ids) }()
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
-	logged := map[string]bool{}       // sessions whose events went to the log
+	logged := b.w.maps.logged         // sessions whose events went to the log
 	// A session deleted by this request or a later one of the batch keeps
 	// none of the events: its row is gone, and with it the foreign key
 	// events would have failed on (the whole batch, before) and the log
@@ -667,7 +693,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	// Where each session's events go (fold.go): those of a session with
 	// few of them in a batch of many sessions to the log, the rest
 	// straight into events.
-	count := map[string]int{}
+	count := b.w.maps.count
 	for i, r := range reqs {
 		if r.fail == nil && r.tx != nil {
 			for _, c := range r.tx.committed {

@@ -25,7 +25,9 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	dst = append(dst, `,"at":`...)
 	var ok bool
 	if dst, ok = appendTime(dst, ev.At); !ok {
-		return append(dst[:n0], Encode(ev)...) // panics, with encoding/json's error
+		// A copy: passing ev itself would move every caller's event to
+		// the heap, for a path that only panics.
+		return append(dst[:n0], Encode(*ev)...) // panics, with encoding/json's error
 	}
 	dst = appendOmitEmpty(dst, `,"role":`, string(ev.Role))
 	dst = appendOmitEmpty(dst, `,"author":`, ev.Author)
