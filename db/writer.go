@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"runtime"
 	"strings"
 	"sync"
@@ -736,16 +737,16 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	}
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
-	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL("events"), eventColumns, args); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, insertEventsStmts.get, eventColumns, args); err != nil {
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
-	if err := insertRows(ctx, tx, b.w.dialect, insertEventsSQL("events_log"), eventColumns, logArgs); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, insertLogStmts.get, eventColumns, logArgs); err != nil {
 		return 0, fmt.Errorf("log events: %w", err)
 	}
 	nlogged = len(logArgs) / eventColumns
 	// A taken id fails here: optimistically, the batch then runs again
 	// carefully, and that run finds the input it repeats (putPost).
-	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsSQL, inputIDColumns, ids); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsStmts.get, inputIDColumns, ids); err != nil {
 		return 0, fmt.Errorf("insert input ids: %w", err)
 	}
 	var sessions []string
@@ -770,7 +771,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 		for _, id := range sessions[:n] {
 			args = append(args, id)
 		}
-		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(updateSessionsSQL(n)), args...); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(updateSessionsStmts.get(n)), args...); err != nil {
 			return 0, fmt.Errorf("update heads: %w", err)
 		}
 		sessions = sessions[n:]
@@ -793,7 +794,10 @@ func insertRows(ctx context.Context, tx bun.Tx, d *dialect, sql func(n int) stri
 
 // maxStmtRows bounds the rows of one statement: 128 events are 896
 // parameters, well under SQLite's (32 766) and PostgreSQL's (65 535) limits.
-const maxStmtRows = 128
+const maxStmtRows = 1 << maxStmtLog
+
+// maxStmtLog is log2(maxStmtRows).
+const maxStmtLog = 7
 
 // stmtRows is how many of rows the next statement takes: the largest power
 // of two that fits, at most maxStmtRows. A statement per batch size (up to
@@ -806,6 +810,30 @@ func stmtRows(rows int) int {
 	}
 	return n
 }
+
+// sizedStmts holds a statement for each size stmtRows gives (the powers
+// of two up to maxStmtRows), made once: made for each batch, their text
+// was a few percent of the bytes the daemon allocated per input.
+type sizedStmts [maxStmtLog + 1]string
+
+// sized makes the statements of every size with sql.
+func sized(sql func(n int) string) *sizedStmts {
+	var s sizedStmts
+	for i := range s {
+		s[i] = sql(1 << i)
+	}
+	return &s
+}
+
+// get returns the statement for n rows, a size stmtRows gave.
+func (s *sizedStmts) get(n int) string { return (*s)[bits.TrailingZeros(uint(n))] }
+
+var (
+	insertEventsStmts   = sized(insertEventsSQL("events"))
+	insertLogStmts      = sized(insertEventsSQL("events_log"))
+	insertInputIDsStmts = sized(insertInputIDsSQL)
+	updateSessionsStmts = sized(updateSessionsSQL)
+)
 
 // insertEventsSQL returns the statement that inserts n events into table.
 func insertEventsSQL(table string) func(n int) string {
