@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"albedo/api/wire"
@@ -264,10 +265,19 @@ func TestSessionReadsProbeTheLog(t *testing.T) {
 
 // A batch that appends to a session and then deletes it commits: the
 // deleted session's events are not written (on SQLite they would be left
-// in the log with no session), and the batch's other writes stand.
+// in the log with no session), nor handed to the commit hook, and the
+// batch's other writes stand.
 func TestAppendThenDeleteInOneBatch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, tgt string) {
-		d := openOn(t, tgt, Options{FoldRows: 2, AlwaysLog: true})
+		var mu sync.Mutex
+		hooked := map[string]int{} // events the commit hook saw, per session
+		d := openOn(t, tgt, Options{FoldRows: 2, AlwaysLog: true, OnCommit: func(cs []Committed) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range cs {
+				hooked[c.Session] += len(c.Events)
+			}
+		}})
 		ctx := context.Background()
 		createSession(t, d, "x")
 		createSession(t, d, "y")
@@ -289,6 +299,11 @@ func TestAppendThenDeleteInOneBatch(t *testing.T) {
 		if n := count(t, d, `SELECT (SELECT count(*) FROM events_log WHERE session = 'x') + (SELECT count(*) FROM events WHERE session = 'x') + (SELECT count(*) FROM input_ids WHERE session = 'x')`); n != 0 {
 			t.Fatalf("%d rows of the deleted session", n)
 		}
+		mu.Lock()
+		if hooked["x"] != 0 || hooked["y"] != 1 {
+			t.Fatalf("the commit hook saw %d events of the deleted session and %d of the other, want 0 and 1", hooked["x"], hooked["y"])
+		}
+		mu.Unlock()
 		for i := range 3 { // folds, each of which would meet the deleted session's rows
 			if _, _, err := postText(t, d, "y", fmt.Sprint("q", i), "more"); err != nil {
 				t.Fatal(err)

@@ -619,8 +619,19 @@ func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
 	return nil
 }
 
+// keeps says whether the events c of the batch's request i are written:
+// a session deleted by that request or a later one of the batch keeps
+// none of them. Its row is gone, and with it the foreign key events
+// would have failed on (the whole batch, before) and the log does not
+// have (migration events_log); nor are they handed to the commit hook,
+// which would show viewers events that no read will ever return.
+func (b *batchState) keeps(i int, c Committed) bool {
+	d, ok := b.deleted[c.Session]
+	return !ok || i > d
+}
+
 // committed records the batch's new heads, hands its events to the commit
-// hook in commit order, and answers every request.
+// hook in commit order (those keeps keeps), and answers every request.
 func (w *Writer) committed(b *batchState, batch []*request) {
 	if !w.shared { // other daemons write too: no heads in memory (lock.go)
 		for id, c := range b.heads {
@@ -633,9 +644,14 @@ func (w *Writer) committed(b *batchState, batch []*request) {
 	}
 	if w.onCommit != nil {
 		var all []Committed
-		for _, r := range batch {
-			if r.fail == nil {
-				all = append(all, r.tx.committed...)
+		for i, r := range batch {
+			if r.fail != nil {
+				continue
+			}
+			for _, c := range r.tx.committed {
+				if b.keeps(i, c) {
+					all = append(all, c)
+				}
 			}
 		}
 		if len(all) > 0 {
@@ -683,14 +699,6 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	var atArg any = at                // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	logged := b.w.maps.logged         // sessions whose events went to the log
-	// A session deleted by this request or a later one of the batch keeps
-	// none of the events: its row is gone, and with it the foreign key
-	// events would have failed on (the whole batch, before) and the log
-	// does not have (migration events_log).
-	kept := func(i int, c Committed) bool {
-		d, ok := b.deleted[c.Session]
-		return !ok || i > d
-	}
 	// Where each session's events go (fold.go): those of a session with
 	// few of them in a batch of many sessions to the log, the rest
 	// straight into events.
@@ -698,7 +706,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	for i, r := range reqs {
 		if r.fail == nil && r.tx != nil {
 			for _, c := range r.tx.committed {
-				if kept(i, c) {
+				if b.keeps(i, c) {
 					count[c.Session] += len(c.Events)
 				}
 			}
@@ -709,7 +717,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 			continue
 		}
 		for _, c := range r.tx.committed {
-			if !kept(i, c) {
+			if !b.keeps(i, c) {
 				continue
 			}
 			to := &args
