@@ -47,6 +47,17 @@ func openSQLite(t *testing.T) *bun.DB {
 	return bdb
 }
 
+// execer returns a function that runs a statement on bdb and fails t if
+// it fails.
+func execer(t *testing.T, bdb *bun.DB) func(q string) {
+	return func(q string) {
+		t.Helper()
+		if _, err := bdb.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // migrateWith applies ms to bdb and returns the migrator, to roll back.
 func migrateWith(t *testing.T, bdb *bun.DB, ms *migrate.Migrations) *migrate.Migrator {
 	t.Helper()
@@ -118,12 +129,7 @@ func TestInputIDsBackfill(t *testing.T) {
 func TestEventsLogMigration(t *testing.T) {
 	ctx := context.Background()
 	bdb := openSQLite(t)
-	exec := func(q string) {
-		t.Helper()
-		if _, err := bdb.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, bdb)
 	one := func(q string) string {
 		t.Helper()
 		var s string
@@ -168,12 +174,7 @@ func TestEventsLogMigration(t *testing.T) {
 func TestSessionsNowMigration(t *testing.T) {
 	ctx := context.Background()
 	bdb := openSQLite(t)
-	exec := func(q string) {
-		t.Helper()
-		if _, err := bdb.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	exec := execer(t, bdb)
 	read := func(table string) string {
 		t.Helper()
 		var out []string
