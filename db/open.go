@@ -31,6 +31,11 @@ type DB struct {
 	ro       *bun.DB // readers (PostgreSQL: rw itself)
 	ckpt     *sql.DB // SQLite: one connection for checkpoints; nil on PostgreSQL
 	walLimit int     // pages
+	// asked is the WAL's length in frames when checkpoint last asked the
+	// writer to rewind it, 0 if it has not since the WAL was last under
+	// walLimit. ckptMu serializes checkpoint (tests call it too).
+	ckptMu sync.Mutex
+	asked  int
 
 	ckptStop, ckptDone chan struct{}
 	closeOnce          sync.Once
@@ -232,19 +237,32 @@ const ckptBusyWait = 250 * time.Millisecond
 // has copied all of it with no commit in between — which a daemon that
 // writes all the time never gives it: the WAL then grows for ever (the
 // bench saw 494 MB, and a restart that read it all back). So past
-// walLimit pages the checkpoint is a TRUNCATE: it waits, at most
-// ckptBusyWait and holding commits back meanwhile, for the commit in
-// progress and for readers to leave the WAL, copies the rest and empties
-// the WAL itself. (RESTART leaves the rewind to the next commit, which a
-// reader that slips in first prevents: TestWALStaysBounded saw the WAL
-// keep growing with it.)
+// walLimit pages it asks the writer to checkpoint between two batches,
+// after which the writer's next commit rewinds the WAL (rewind.go). If
+// by the next checkpoint the WAL has only grown, the rewind did not
+// happen (readers kept it in the WAL), and the checkpoint is a TRUNCATE:
+// it waits, at most ckptBusyWait and holding commits back meanwhile, for
+// the commit in progress and for readers to leave the WAL, copies the
+// rest and empties the WAL itself. The WAL so never holds much more than
+// walLimit and two checkpoints' worth of commits. (RESTART leaves the
+// rewind to the next commit, which a reader that slips in first
+// prevents: TestWALStaysBounded saw the WAL keep growing with it.)
 func (d *DB) checkpoint() {
+	d.ckptMu.Lock()
+	defer d.ckptMu.Unlock()
 	var busy, pages, copied int
 	if err := d.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &pages, &copied); err != nil {
 		return
 	}
-	if pages >= d.walLimit {
+	switch {
+	case pages < d.walLimit:
+		d.asked = 0
+	case d.asked > 0 && pages >= d.asked:
 		_, _ = d.ckpt.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+		d.asked = 0
+	default:
+		d.asked = pages
+		d.w.askRewind()
 	}
 }
 

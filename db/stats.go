@@ -24,6 +24,9 @@ type WriterStats struct {
 	FoldedRows int64 `json:"folded_rows"`
 	FoldErrors int64 `json:"fold_errors"`
 	FoldNS     int64 `json:"fold_ns"`
+	// Rewinds counts the checkpoints the writer ran between two batches
+	// so that its next commit would rewind the WAL (SQLite; rewind.go).
+	Rewinds int64 `json:"rewinds"`
 	// Sizes[i] counts batches of 2^i … 2^(i+1)-1 requests.
 	Sizes [11]int64 `json:"sizes"`
 	// Time of the writer goroutine in each phase, in nanoseconds: BEGIN,
@@ -46,6 +49,7 @@ type writerStats struct {
 	lockRetries                       atomic.Int64
 	folds, foldedRows, foldErrors     atomic.Int64
 	fold                              atomic.Int64
+	rewinds                           atomic.Int64
 	sizes                             [11]atomic.Int64
 	begin, run, flush, commit, answer atomic.Int64
 	latency                           *Histogram // set by newWriter
@@ -72,6 +76,7 @@ func (w *Writer) Stats() WriterStats {
 		Batches: s.batches.Load(), Requests: s.requests.Load(), Retries: s.retries.Load(),
 		LockRetries: s.lockRetries.Load(),
 		Folds:       s.folds.Load(), FoldedRows: s.foldedRows.Load(), FoldErrors: s.foldErrors.Load(), FoldNS: s.fold.Load(),
+		Rewinds: s.rewinds.Load(),
 		BeginNS: s.begin.Load(), RunNS: s.run.Load(), FlushNS: s.flush.Load(),
 		CommitNS: s.commit.Load(), AnswerNS: s.answer.Load(),
 	}

@@ -72,7 +72,11 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	t.Logf("the WAL was emptied %d times; largest %d KiB", shrank, largest>>10)
+	rewinds := d.w.Stats().Rewinds
+	t.Logf("the WAL was emptied %d times; largest %d KiB; the writer checkpointed %d times", shrank, largest>>10, rewinds)
+	if rewinds == 0 {
+		t.Fatal("the writer never checkpointed between batches to rewind the WAL")
+	}
 	if shrank < 3 {
 		t.Fatalf("the WAL was emptied %d times while ~8 MB went through it (largest %d KiB)", shrank, largest>>10)
 	}
@@ -82,27 +86,81 @@ func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	}
 }
 
-// TestCheckpointEmptiesALargeWAL: past the limit, a checkpoint empties the
-// WAL file itself. A passive one would leave it for the next commit to
-// rewind, which under continuous writes never comes (see above).
-func TestCheckpointEmptiesALargeWAL(t *testing.T) {
-	d := openTest(t, Options{walLimitPages: 64})
-	createSession(t, d, "s")
-	ctx := context.Background()
-	for range 200 { // ~800 KiB, over the 256 KiB limit
-		if _, err := appendText(ctx, d, "s", strings.Repeat("y", 4000)); err != nil {
+// walFrames is how many frames the WAL holds, as a passive checkpoint
+// reports it.
+func walFrames(t *testing.T, d *DB) int {
+	t.Helper()
+	var busy, frames, copied int
+	if err := d.ckpt.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+		t.Fatal(err)
+	}
+	return frames
+}
+
+// fillWAL appends n events of about a page each to session s.
+func fillWAL(t *testing.T, d *DB, s string, n int) {
+	t.Helper()
+	for range n {
+		if _, err := appendText(context.Background(), d, s, strings.Repeat("y", 4000)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	fi, err := os.Stat(d.path + "-wal")
-	if err != nil || fi.Size() < 256<<10 {
-		t.Fatalf("before: WAL %v, %v", fi, err)
+}
+
+// TestWriterRewindsALargeWAL: past the limit, a checkpoint has the writer
+// checkpoint between two batches, and the writer's next commit starts the
+// WAL again from its beginning: no TRUNCATE holding commits back
+// (rewind.go). Nothing writes while this test checkpoints, so the WAL
+// would rewind after any full checkpoint; that the writer ran one is
+// what it shows. TestWALStaysBoundedUnderContinuousWrites has writes go
+// on throughout.
+func TestWriterRewindsALargeWAL(t *testing.T) {
+	d := openTest(t, Options{walLimitPages: 64})
+	createSession(t, d, "s")
+	fillWAL(t, d, "s", 200) // ~800 KiB, over the 256 KiB limit
+	if n := walFrames(t, d); n < 64 {
+		t.Fatalf("before: %d frames in the WAL", n)
 	}
 	d.checkpoint()
-	if fi, err = os.Stat(d.path + "-wal"); err != nil || fi.Size() != 0 {
-		t.Fatalf("after a checkpoint past the limit the WAL holds %d bytes (%v)", fi.Size(), err)
+	// The writer takes a rewind asked for before its next batch; the
+	// commit after that checkpoint rewinds.
+	fillWAL(t, d, "s", 2)
+	if n, r := walFrames(t, d), d.w.Stats().Rewinds; n > 16 || r == 0 {
+		t.Fatalf("after the rewind: %d frames in the WAL, %d rewinds", n, r)
 	}
-	if evs, err := d.EventsAfter(ctx, "s", 199, 10, 0); err != nil || len(evs) != 1 {
+	if evs, err := d.EventsAfter(context.Background(), "s", 199, 10, 0); err != nil || len(evs) != 3 {
+		t.Fatalf("after the rewind: %d events, %v", len(evs), err)
+	}
+}
+
+// TestCheckpointTruncatesWhenNoRewind: a reader that keeps its snapshot
+// in the WAL keeps the writer from rewinding it; once the WAL has only
+// grown since the checkpoint asked, the next one empties the file itself
+// (a TRUNCATE), so that the WAL stays bounded.
+func TestCheckpointTruncatesWhenNoRewind(t *testing.T) {
+	d := openTest(t, Options{walLimitPages: 64})
+	createSession(t, d, "s")
+	fillWAL(t, d, "s", 10)
+	ctx := context.Background()
+	rtx, err := d.ro.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := rtx.QueryRowContext(ctx, `SELECT count(*) FROM events`).Scan(&n); err != nil { // its snapshot, in the WAL
+		t.Fatal(err)
+	}
+	fillWAL(t, d, "s", 100)
+	d.checkpoint()         // asks for a rewind
+	fillWAL(t, d, "s", 10) // the writer checkpoints; the reader keeps the WAL
+	if err := rtx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	d.checkpoint() // the WAL only grew: a TRUNCATE
+	if fi, err := os.Stat(d.path + "-wal"); err != nil || fi.Size() != 0 {
+		t.Fatalf("after a checkpoint past the limit with no rewind the WAL holds %d bytes (%v)", fi.Size(), err)
+	}
+	if evs, err := d.EventsAfter(ctx, "s", 119, 10, 0); err != nil || len(evs) != 1 {
 		t.Fatalf("after the checkpoint: %d events, %v", len(evs), err)
 	}
 }

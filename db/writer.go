@@ -43,6 +43,7 @@ type Writer struct {
 	legacyPosts bool
 
 	reqs      chan *request
+	rewindReq chan struct{} // SQLite: checkpoint between two batches (rewind.go)
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -288,6 +289,7 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool, logRows i
 		maxBatch:    opts.MaxBatch,
 		single:      opts.NoGroupCommit,
 		reqs:        make(chan *request, 1024),
+		rewindReq:   make(chan struct{}, 1),
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 		heads:       map[string]counters{},
@@ -408,7 +410,15 @@ func (w *Writer) run() {
 	batch := make([]*request, 0, w.maxBatch)
 	for {
 		batch = batch[:0]
+		select { // a rewind asked for goes first: a busy writer is never idle
+		case <-w.rewindReq:
+			w.rewind()
+		default:
+		}
 		select {
+		case <-w.rewindReq:
+			w.rewind()
+			continue
 		case r := <-w.reqs:
 			batch = append(batch, r)
 		case <-w.stop:
