@@ -3,7 +3,9 @@
 // the group-commit writer, and turn leases.
 //
 // Open picks the backend from its target: a file path is SQLite, which one
-// daemon owns (open.go: pragmas, checkpoints, a one-connection writer); a
+// daemon owns (open.go: pragmas, checkpoints, a one-connection writer,
+// which rewinds the WAL between two batches when it grows past its limit:
+// rewind.go); a
 // postgres:// URL is PostgreSQL, which several daemons share
 // (open_postgres.go). Statements written by hand use SQLite's ?
 // placeholders and are rewritten for PostgreSQL once (dialect.go).
