@@ -34,7 +34,7 @@ import (
 // Straight in, a session's events of one batch cost a page of events
 // (its last leaf), however many they are; logged, they share the log's
 // pages with the other sessions' but are written again by the fold
-// (BenchmarkFold: 4–5 µs an event). So the log takes a session's events
+// (BenchmarkFold: 5–6.5 µs an event, the sessions' rows with it). So the log takes a session's events
 // when they are few in a batch of several sessions; one writer with 64
 // posts in flight to one session (one page a batch) lost a sixth of its
 // rate when they all went through the log, and one post a batch (one
@@ -97,8 +97,9 @@ func (w *Writer) logged(n int) {
 // events all have one (the writer appends only to a session it has, a
 // batch does not write the events of a session it deletes, and
 // DeleteSession deletes the session's logged ones), and the check was
-// 40 % of the fold's insert, a quarter of the fold (BenchmarkFold). The pragma is a no-op inside a
-// transaction, so it is set around it, on the writer's one connection.
+// 40 % of the fold's insert, a quarter of the fold (BenchmarkFold). The
+// pragma is a no-op inside a transaction, so it is set around it, on the
+// writer's one connection.
 func fold(ctx context.Context, db *sql.DB) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {

@@ -8,8 +8,8 @@ import "context"
 // from its beginning (SQLite does that when the checkpoint before the
 // commit copied every frame and no reader still reads from the WAL).
 //
-// The checkpointer (open.go) cannot: commits go on while it copies, so
-// the WAL it leaves always has frames it did not copy, and past the WAL
+// The checkpointer (open.go) seldom can: commits go on while it copies,
+// so the WAL it leaves has frames it did not copy, and past the WAL
 // limit it had to empty the file with a TRUNCATE checkpoint, which holds
 // every commit back while it waits, copies, fsyncs and truncates. At a
 // steady 1 000 events a second that was one stall of 10-20 ms every
