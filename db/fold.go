@@ -57,8 +57,10 @@ const foldRowsDefault = 1024
 
 // foldSQL moves the whole log into events, each session's events together
 // and in order: the writer is the only one that writes to the log, and it
-// folds between batches, so the log holds only what it committed.
-const foldSQL = `INSERT INTO events (session, "offset", type, payload, at, input_id, ord)
+// folds between batches, so the log holds only what it committed. Its
+// statements fail by rolling the fold back, which spares them a
+// statement journal (sqliteFlush).
+const foldSQL = `INSERT OR ROLLBACK INTO events (session, "offset", type, payload, at, input_id, ord)
 	SELECT session, "offset", type, payload, at, input_id, ord FROM events_log ORDER BY session, "offset"`
 
 // foldSessionsSQL writes into each logged session's row what the view
@@ -66,7 +68,7 @@ const foldSQL = `INSERT INTO events (session, "offset", type, payload, at, input
 // were). It reads the log, so it runs before the log is emptied; the
 // events just moved are in both tables then, which the view, reading only
 // the log, does not mind.
-const foldSessionsSQL = `UPDATE sessions SET (head, inputs, updated_at, last_turn) = (
+const foldSessionsSQL = `UPDATE OR ROLLBACK sessions SET (head, inputs, updated_at, last_turn) = (
 	SELECT n.head, n.inputs, n.updated_at, n.last_turn FROM sessions_now n WHERE n.id = sessions.id)
 	WHERE id IN (SELECT session FROM events_log)`
 

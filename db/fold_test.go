@@ -506,3 +506,93 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 	}
 	check("folded", `head 6 inputs 4 turn "completed"`, `head 6 inputs 4 turn "completed"`)
 }
+
+// A fold that fails leaves the log and events as they were, and the next
+// foldRows events fold it: its statements roll the transaction back
+// themselves (OR ROLLBACK), and the writer's connection is left with its
+// foreign keys on.
+func TestAFailedFoldLeavesTheLog(t *testing.T) {
+	d := openTest(t, Options{FoldRows: 3, AlwaysLog: true})
+	ctx := context.Background()
+	createSession(t, d, "s")
+	for i := range 2 {
+		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A copy of a logged event in events: the fold's insert meets it.
+	if _, err := d.rw.DB.Exec(`INSERT INTO events (session, "offset", type, payload, at)
+		SELECT session, "offset", type, payload, at FROM events_log ORDER BY "offset" LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appendText(ctx, d, "s", "2"); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.w.Stats(); s.FoldErrors != 1 || s.Folds != 0 {
+		t.Fatalf("%d folds, %d failed; want the one to fail", s.Folds, s.FoldErrors)
+	}
+	if l, e := count(t, d, `SELECT count(*) FROM events_log`), count(t, d, `SELECT count(*) FROM events`); l != 3 || e != 1 {
+		t.Fatalf("after the failed fold the log holds %d events and events %d, want 3 and 1", l, e)
+	}
+	var fk int
+	if err := d.rw.DB.QueryRow(`PRAGMA foreign_keys`).Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("foreign keys %d on the writer's connection (%v), want 1", fk, err)
+	}
+	if _, err := d.rw.DB.Exec(`DELETE FROM events`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 3; i < 6; i++ {
+		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l, e := count(t, d, `SELECT count(*) FROM events_log`), count(t, d, `SELECT count(*) FROM events`); l != 0 || e != 6 {
+		t.Fatalf("after the next fold the log holds %d events and events %d, want 0 and 6", l, e)
+	}
+	evs, err := d.EventsAfter(ctx, "s", 0, 10, 1<<20)
+	if err != nil || len(evs) != 6 || evs[5].Offset != 6 {
+		t.Fatalf("read back %d events (%v)", len(evs), err)
+	}
+}
+
+// The statements of a batch and of a fold never stop with ABORT, SQLite's
+// default for a failed constraint, which undoes the statement alone: a
+// statement that may abort while writing several rows keeps a journal of
+// every page it changes, to undo itself (sqliteFlush). Theirs roll the
+// transaction back instead (an OP_Halt's P2, the conflict resolution, is
+// 1 for ROLLBACK and 2 for ABORT). An insert into events still has its
+// foreign key's check, which counts violations (OP_FkCounter) and aborts
+// at the statement's end: the straight path keeps its journal.
+func TestFlushStatementsDoNotAbort(t *testing.T) {
+	d := openTest(t, Options{})
+	stmts := d.dialect.flushStmts()
+	for name, q := range map[string]string{
+		"log":           stmts.insertLog.get(2),
+		"input ids":     stmts.insertInputIDs.get(2),
+		"sessions":      stmts.updateSessions.get(2),
+		"events":        stmts.insertEvents.get(2),
+		"fold":          foldSQL,
+		"fold sessions": foldSessionsSQL,
+	} {
+		args := make([]any, strings.Count(q, "?"))
+		for i := range args {
+			args[i] = "x"
+		}
+		rows, err := d.rw.DB.Query("EXPLAIN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for rows.Next() {
+			var addr, p1, p2, p3 int
+			var op string
+			var p4, p5, comment any
+			if err := rows.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
+				t.Fatal(err)
+			}
+			if (op == "Halt" || op == "HaltIfNull") && p2 == 2 {
+				t.Errorf("%s: %s at %d aborts the statement (%d)", name, op, addr, p1)
+			}
+		}
+		rows.Close()
+	}
+}

@@ -758,16 +758,17 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	}
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
-	if err := insertRows(ctx, tx, b.w.dialect, insertEventsStmts.get, eventColumns, args); err != nil {
+	stmts := b.w.dialect.flushStmts()
+	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertEvents.get, eventColumns, args); err != nil {
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
-	if err := insertRows(ctx, tx, b.w.dialect, insertLogStmts.get, eventColumns, logArgs); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertLog.get, eventColumns, logArgs); err != nil {
 		return 0, fmt.Errorf("log events: %w", err)
 	}
 	nlogged = len(logArgs) / eventColumns
 	// A taken id fails here: optimistically, the batch then runs again
 	// carefully, and that run finds the input it repeats (putPost).
-	if err := insertRows(ctx, tx, b.w.dialect, insertInputIDsStmts.get, inputIDColumns, ids); err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertInputIDs.get, inputIDColumns, ids); err != nil {
 		return 0, fmt.Errorf("insert input ids: %w", err)
 	}
 	var sessions []string
@@ -792,7 +793,7 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 		for _, id := range sessions[:n] {
 			args = append(args, id)
 		}
-		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(updateSessionsStmts.get(n)), args...); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(stmts.updateSessions.get(n)), args...); err != nil {
 			return 0, fmt.Errorf("update heads: %w", err)
 		}
 		sessions = sessions[n:]
@@ -849,17 +850,45 @@ func sized(sql func(n int) string) *sizedStmts {
 // get returns the statement for n rows, a size stmtRows gave.
 func (s *sizedStmts) get(n int) string { return (*s)[bits.TrailingZeros(uint(n))] }
 
-var (
-	insertEventsStmts   = sized(insertEventsSQL("events"))
-	insertLogStmts      = sized(insertEventsSQL("events_log"))
-	insertInputIDsStmts = sized(insertInputIDsSQL)
-	updateSessionsStmts = sized(updateSessionsSQL)
-)
+// flushStmts are a batch's statements, each in every size, for one
+// backend.
+type flushStmts struct {
+	insertEvents, insertLog, insertInputIDs, updateSessions *sizedStmts
+}
+
+func newFlushStmts(or string) *flushStmts {
+	return &flushStmts{
+		insertEvents:   sized(insertEventsSQL(or, "events")),
+		insertLog:      sized(insertEventsSQL(or, "events_log")),
+		insertInputIDs: sized(insertInputIDsSQL(or)),
+		updateSessions: sized(updateSessionsSQL(or)),
+	}
+}
+
+// On SQLite a batch's statements roll the transaction back when they fail
+// (OR ROLLBACK) instead of undoing only themselves (ABORT, the default).
+// To undo only itself, a statement that writes several rows first copies
+// every page it is about to change into a statement journal: at 100
+// writers 5 % of the daemon's CPU, most of it in folds (issue 16,
+// docs/benchmarks.md). The writer never keeps a transaction whose flush
+// or fold failed: it rolls the batch back whole (and runs it again
+// carefully) or fails it. An immediate foreign key check still makes a
+// statement that inserts into events keep a journal. PostgreSQL has no
+// such clause, nor the journal.
+var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
+
+// flushStmts returns the batch's statements for the backend.
+func (d *dialect) flushStmts() *flushStmts {
+	if d.pg {
+		return pgFlush
+	}
+	return sqliteFlush
+}
 
 // insertEventsSQL returns the statement that inserts n events into table.
-func insertEventsSQL(table string) func(n int) string {
+func insertEventsSQL(or, table string) func(n int) string {
 	return func(n int) string {
-		return `INSERT INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)` +
+		return `INSERT` + or + ` INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)` +
 			strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
 	}
 }
@@ -867,18 +896,23 @@ func insertEventsSQL(table string) func(n int) string {
 // inputIDColumns is how many parameters a row of input_ids takes.
 const inputIDColumns = 3
 
-// insertInputIDsSQL inserts n rows of input_ids.
-func insertInputIDsSQL(n int) string {
-	return `INSERT INTO input_ids (input_id, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
+// insertInputIDsSQL returns the statement that inserts n rows of
+// input_ids.
+func insertInputIDsSQL(or string) func(n int) string {
+	return func(n int) string {
+		return `INSERT` + or + ` INTO input_ids (input_id, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
+	}
 }
 
-// updateSessionsSQL writes n sessions' head, inputs and last_turn, and
-// the batch's updated_at. Its parameters: (id, head)×n, (id, inputs)×n,
-// (id, last_turn)×n, updated_at, id×n.
-func updateSessionsSQL(n int) string {
-	when := strings.Repeat(" WHEN ? THEN ?", n)
-	return "UPDATE sessions SET head = CASE id" + when + " ELSE head END" +
-		", inputs = CASE id" + when + " ELSE inputs END" +
-		", last_turn = CASE id" + when + " ELSE last_turn END" +
-		", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", n-1) + ")"
+// updateSessionsSQL returns the statement that writes n sessions' head,
+// inputs and last_turn, and the batch's updated_at. Its parameters:
+// (id, head)×n, (id, inputs)×n, (id, last_turn)×n, updated_at, id×n.
+func updateSessionsSQL(or string) func(n int) string {
+	return func(n int) string {
+		when := strings.Repeat(" WHEN ? THEN ?", n)
+		return "UPDATE" + or + " sessions SET head = CASE id" + when + " ELSE head END" +
+			", inputs = CASE id" + when + " ELSE inputs END" +
+			", last_turn = CASE id" + when + " ELSE last_turn END" +
+			", updated_at = ? WHERE id IN (?" + strings.Repeat(",?", n-1) + ")"
+	}
 }
