@@ -38,8 +38,9 @@ func (wc *wsConn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, pu
 		return // the connection is ending; nothing was queued
 	}
 	wc.inflight.Add(1)
+	id := cmd.ID // not cmd: the closure would move the whole command to the heap
 	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name, func(r wire.Receipt, err error) {
-		wc.replyReceipt(cmd.ID, r, err)
+		wc.replyReceipt(id, r, err)
 		<-wc.slots
 		wc.inflight.Done()
 	})

@@ -167,7 +167,10 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Input, found bool, _ error) {
 	old, ok := t.ownPost(session, inputID)
 	if !ok {
-		old, ok = t.batch.posts[postKey{session, inputID}]
+		var p *Input
+		if p, ok = t.batch.posts[postKey{session, inputID}]; ok {
+			old = *p
+		}
 	}
 	if ok {
 		if old.TextHash != textHash(text) {

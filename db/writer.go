@@ -78,15 +78,15 @@ type Writer struct {
 // what they keep is bounded.
 type batchMaps struct {
 	heads  map[string]counters
-	posts  map[postKey]Input
-	count  map[string]int  // flush: each session's events in the batch
-	logged map[string]bool // flush: the sessions whose events went to the log
+	posts  map[postKey]*Input // each in its request's Tx.posts
+	count  map[string]int     // flush: each session's events in the batch
+	logged map[string]bool    // flush: the sessions whose events went to the log
 }
 
 // fresh empties the maps for a new run of a batch.
 func (m *batchMaps) fresh() *batchMaps {
 	if m.heads == nil {
-		m.heads, m.posts = map[string]counters{}, map[postKey]Input{}
+		m.heads, m.posts = map[string]counters{}, map[postKey]*Input{}
 		m.count, m.logged = map[string]int{}, map[string]bool{}
 	}
 	clear(m.heads)
@@ -196,7 +196,7 @@ func (t *Tx) ownPost(session, inputID string) (Input, bool) {
 type batchState struct {
 	w     *Writer
 	heads map[string]counters // counters as of the requests accepted so far
-	posts map[postKey]Input   // bot posts accepted so far, inserted by flush
+	posts map[postKey]*Input  // bot posts accepted so far, inserted by flush
 	now   time.Time           // the batch's timestamp, for every row it writes
 	at    string              // formatTime(now), for the rows that store it as text
 
@@ -597,7 +597,11 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 			for _, h := range r.tx.heads {
 				b.heads[h.session] = h.c
 			}
-			for _, p := range r.tx.posts {
+			// Pointers into the request's own list: an Input is too
+			// large for a map to hold inline, and as a value each one
+			// cost an allocation (issue 16).
+			for j := range r.tx.posts {
+				p := &r.tx.posts[j]
 				b.posts[postKey{p.Session, p.InputID}] = p
 			}
 			maps.Copy(b.locked, r.tx.locked)
