@@ -105,8 +105,11 @@ type leanConn struct {
 	s   *Server
 
 	// owned by the one read at a time
-	pending []byte  // bytes read and not yet returned
-	rbuf    *[]byte // the pooled buffer pending is in, if any
+	pending []byte                // bytes read and not yet returned
+	rbuf    *[]byte               // the pooled buffer pending is in, if any
+	readFn  func(fd uintptr) bool // readFD, made once: a closure per read was two allocations
+	readN   int                   // readFD's outcome
+	readErr error
 
 	mu     sync.Mutex
 	corked *[]byte // the pooled buffer gathering the message, while corked
@@ -135,23 +138,12 @@ func (c *leanConn) Read(p []byte) (int, error) {
 // fill waits until the socket is readable, then reads what is there into
 // a pooled buffer.
 func (c *leanConn) fill() error {
-	var n int
-	var rerr error
-	err := c.raw.Read(func(fd uintptr) bool {
-		bp := leanReadBufs.Get().(*[]byte)
-		for {
-			n, rerr = syscall.Read(int(fd), *bp)
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		if rerr == syscall.EAGAIN {
-			leanReadBufs.Put(bp)
-			return false // not readable yet: the poller waits, with no buffer held
-		}
-		c.rbuf = bp
-		return true
-	})
+	if c.readFn == nil {
+		c.readFn = c.readFD
+	}
+	err := c.raw.Read(c.readFn)
+	n, rerr := c.readN, c.readErr
+	c.readErr = nil
 	if err == nil && rerr != nil {
 		err = os.NewSyscallError("read", rerr)
 	}
@@ -170,6 +162,24 @@ func (c *leanConn) fill() error {
 	}
 	c.pending = (*c.rbuf)[:n]
 	return nil
+}
+
+// readFD is fill's read of the socket, which the poller calls until it
+// returns true.
+func (c *leanConn) readFD(fd uintptr) bool {
+	bp := leanReadBufs.Get().(*[]byte)
+	for {
+		c.readN, c.readErr = syscall.Read(int(fd), *bp)
+		if c.readErr != syscall.EINTR {
+			break
+		}
+	}
+	if c.readErr == syscall.EAGAIN {
+		leanReadBufs.Put(bp)
+		return false // not readable yet: the poller waits, with no buffer held
+	}
+	c.rbuf = bp
+	return true
 }
 
 func (c *leanConn) Write(p []byte) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"albedo/api/wire"
 )
@@ -34,7 +35,11 @@ var wsOps = map[wire.Op]wsOp{
 // authorizeOp says whether the connection's principal may send op about
 // session (when one is named).
 func (wc *wsConn) authorizeOp(op wire.Op, session string) *wire.Error {
-	return authorize(wc.p, wsOps[op].roles, "use the websocket op "+string(op), session)
+	roles := wsOps[op].roles
+	if slices.Contains(roles, wc.p.Role) && (session == "" || wc.p.CanSee(session)) {
+		return nil // allowed: the words of a refusal are not made for every command
+	}
+	return authorize(wc.p, roles, "use the websocket op "+string(op), session)
 }
 
 // splitFrames splits a client's message into its frames: one per line, as

@@ -3,8 +3,6 @@ package hub
 import (
 	"strings"
 
-	"github.com/google/uuid"
-
 	"albedo/api/wire"
 )
 
@@ -17,10 +15,27 @@ import (
 // canonicalUUID says whether id is a UUID written the one way albedo
 // accepts: 36 characters, lower-case hex, 8-4-4-4-12. uuid.Validate also
 // takes upper case, braces and urn:uuid:, and one input written two ways
-// must not be two inputs.
+// must not be two inputs. It reads the characters in place: parsing and
+// writing the UUID again, as uuid.Parse and String would, cost every
+// input a string on the heap.
 func canonicalUUID(id string) bool {
-	u, err := uuid.Parse(id)
-	return err == nil && u.String() == id
+	if len(id) != 36 {
+		return false
+	}
+	for i := range len(id) {
+		c := id[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkText refuses a text field that holds U+0000.
