@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,9 +27,9 @@ type channel struct {
 	head     int64
 	settings db.Session // newest version seen: model, effort, etag for status
 	ring     ring       // allocated while anyone subscribes
-	subs     map[*sub]struct{}
-	watching int    // the subs that are viewers (not in the background)
-	presence []byte // the encoded presence push; nil when the viewers changed since
+	subs     []*sub     // the cursors on it, each at its index (sub.at)
+	watching int        // the subs that are viewers (not in the background)
+	presence []byte     // the encoded presence push; nil when the viewers changed since
 
 	run runState // the turn runner's view; see turn.go
 
@@ -50,7 +51,7 @@ func newChannel(id string) *channel {
 	q := wire.Encode(id)
 	prefix := append([]byte(`{"op":"event","session":`), q...)
 	prefix = append(prefix, `,"event":`...)
-	return &channel{id: id, eventPrefix: prefix, subs: map[*sub]struct{}{}}
+	return &channel{id: id, eventPrefix: prefix}
 }
 
 // load reads the session row once. It returns db.ErrNotFound (wrapped) for a
@@ -151,11 +152,28 @@ func (ch *channel) apply(evs []db.Event, ended []string) []*sub {
 }
 
 func (ch *channel) subList() []*sub {
-	out := make([]*sub, 0, len(ch.subs))
-	for s := range ch.subs {
-		out = append(out, s)
+	return slices.Clone(ch.subs)
+}
+
+// addSub puts s among the channel's cursors. Caller holds mu.
+func (ch *channel) addSub(s *sub) {
+	s.at = len(ch.subs)
+	ch.subs = append(ch.subs, s)
+}
+
+// removeSub takes s from the channel's cursors, moving the last into its
+// place. A slice rather than a set: most sessions have one or two
+// cursors, and a map of one cost an idle subscription ~120 bytes more
+// (issue 16). Caller holds mu.
+func (ch *channel) removeSub(s *sub) {
+	last := len(ch.subs) - 1
+	moved := ch.subs[last]
+	ch.subs[s.at], moved.at = moved, s.at
+	ch.subs[last] = nil
+	ch.subs = ch.subs[:last]
+	if last == 0 {
+		ch.subs = nil // a crowd that has left leaves no array behind
 	}
-	return out
 }
 
 // presenceFrame returns the encoded presence push, encoding it once per
@@ -184,7 +202,7 @@ func (ch *channel) viewers() []wire.Viewer {
 // Caller holds mu.
 func (ch *channel) localViewers() []wire.Viewer {
 	out := make([]wire.Viewer, 0, ch.watching)
-	for s := range ch.subs {
+	for _, s := range ch.subs {
 		if !s.background {
 			out = append(out, s.conn.info.viewer())
 		}

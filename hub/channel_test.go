@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,5 +43,52 @@ func BenchmarkMetaOfReply(b *testing.B) {
 				_ = metaOf(bc.e)
 			}
 		})
+	}
+}
+
+// A session's cursors are a slice, each knowing its place: connections
+// leaving in any order leave the others listed once each, at their index,
+// and the session's viewers are those still there.
+func TestChannelSubsLeaveInAnyOrder(t *testing.T) {
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	ch, werr := h.channel(context.Background(), "s")
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	conns := make([]*Conn, 7)
+	for i := range conns {
+		conns[i] = h.Connect(ConnInfo{Name: fmt.Sprint("c", i)})
+		subscribe(conns[i], wire.Sub{Session: "s"})
+	}
+	check := func(left map[*Conn]bool) {
+		t.Helper()
+		ch.mu.Lock()
+		defer ch.mu.Unlock()
+		seen := map[*Conn]bool{}
+		for i, s := range ch.subs {
+			if s.at != i || seen[s.conn] || !left[s.conn] {
+				t.Fatalf("cursor %d: at %d, listed before %v, still connected %v", i, s.at, seen[s.conn], left[s.conn])
+			}
+			seen[s.conn] = true
+		}
+		if len(seen) != len(left) || len(ch.localViewers()) != len(left) {
+			t.Fatalf("%d cursors and %d viewers for %d connections", len(seen), len(ch.localViewers()), len(left))
+		}
+	}
+	left := map[*Conn]bool{}
+	for _, c := range conns {
+		left[c] = true
+	}
+	check(left)
+	for _, i := range []int{3, 0, 6, 1, 5, 2, 4} { // middle, first, last …
+		conns[i].Close()
+		delete(left, conns[i])
+		check(left)
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.subs != nil {
+		t.Fatalf("no cursor left, but an array of %d", cap(ch.subs))
 	}
 }

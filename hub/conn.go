@@ -58,6 +58,7 @@ type sub struct {
 	gen        uint64 // bumped when re-positioned or removed
 	removed    bool
 	background bool // not one of the session's viewers; guarded by ch.mu
+	at         int  // its index in ch.subs; guarded by ch.mu
 	queued     bool // in conn.ready
 	next       int64
 	reset      []byte    // a reset push to write before any event
@@ -237,7 +238,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) (wire.SubReply, bool)
 		if len(ch.subs) == 0 {
 			ch.ring = newRing(c.hub.opts.RingSize, c.hub.opts.RingBytes)
 		}
-		ch.subs[s] = struct{}{}
+		ch.addSub(s)
 	}
 	viewersChanged := ch.setWatching(s, req.Watch == nil || *req.Watch)
 	s.gen++
@@ -316,7 +317,7 @@ func (c *Conn) dropLocked(s *sub) {
 	delete(c.subs, s.ch.id)
 	s.ch.mu.Lock()
 	s.ch.setWatching(s, false)
-	delete(s.ch.subs, s)
+	s.ch.removeSub(s)
 	s.ch.presence = nil
 	if len(s.ch.subs) == 0 {
 		s.ch.ring = ring{} // nobody reads it: let it go
