@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
 
 	"albedo/api/wire"
 )
@@ -36,8 +35,8 @@ var wsOps = map[wire.Op]wsOp{
 // session (when one is named).
 func (wc *wsConn) authorizeOp(op wire.Op, session string) *wire.Error {
 	roles := wsOps[op].roles
-	if slices.Contains(roles, wc.p.Role) && (session == "" || wc.p.CanSee(session)) {
-		return nil // allowed: the words of a refusal are not made for every command
+	if allowed(wc.p, roles, session) {
+		return nil // the words of a refusal are not made for every command
 	}
 	return authorize(wc.p, roles, "use the websocket op "+string(op), session)
 }

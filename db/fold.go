@@ -57,8 +57,8 @@ const foldRowsDefault = 1024
 
 // foldSQL moves the whole log into events, each session's events together
 // and in order: the writer is the only one that writes to the log, and it
-// folds between batches, so the log holds only what it committed. Its
-// statements fail by rolling the fold back, which spares them a
+// folds between batches, so the log holds only what it committed. It and
+// foldSessionsSQL fail by rolling the fold back, which spares them a
 // statement journal (sqliteFlush).
 const foldSQL = `INSERT OR ROLLBACK INTO events (session, "offset", type, payload, at, input_id, ord)
 	SELECT session, "offset", type, payload, at, input_id, ord FROM events_log ORDER BY session, "offset"`

@@ -508,9 +508,10 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 }
 
 // A fold that fails leaves the log and events as they were, and the next
-// foldRows events fold it: its statements roll the transaction back
-// themselves (OR ROLLBACK), and the writer's connection is left with its
-// foreign keys on.
+// foldRows events fold it: the failure path, where SQLite has rolled the
+// fold's transaction back itself (OR ROLLBACK) before fold does. A fold
+// that went on after a failed statement would empty the log outside any
+// transaction. The writer's connection is left with its foreign keys on.
 func TestAFailedFoldLeavesTheLog(t *testing.T) {
 	d := openTest(t, Options{FoldRows: 3, AlwaysLog: true})
 	ctx := context.Background()
@@ -578,21 +579,40 @@ func TestFlushStatementsDoNotAbort(t *testing.T) {
 		for i := range args {
 			args[i] = "x"
 		}
-		rows, err := d.rw.DB.Query("EXPLAIN "+q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for rows.Next() {
-			var addr, p1, p2, p3 int
-			var op string
-			var p4, p5, comment any
-			if err := rows.Scan(&addr, &op, &p1, &p2, &p3, &p4, &p5, &comment); err != nil {
-				t.Fatal(err)
-			}
-			if (op == "Halt" || op == "HaltIfNull") && p2 == 2 {
-				t.Errorf("%s: %s at %d aborts the statement (%d)", name, op, addr, p1)
+		for _, in := range explain(t, d, q, args) {
+			if (in.op == "Halt" || in.op == "HaltIfNull") && in.p2 == 2 {
+				t.Errorf("%s: %s at %d aborts the statement (%d)", name, in.op, in.addr, in.p1)
 			}
 		}
-		rows.Close()
 	}
+}
+
+// instruction is a line of EXPLAIN's program.
+type instruction struct {
+	addr, p1, p2 int
+	op           string
+}
+
+// explain returns the program SQLite runs for q.
+func explain(t *testing.T, d *DB, q string, args []any) []instruction {
+	t.Helper()
+	rows, err := d.rw.DB.Query("EXPLAIN "+q, args...)
+	if err != nil {
+		t.Fatalf("EXPLAIN %s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []instruction
+	for rows.Next() {
+		var in instruction
+		var p3 int
+		var p4, p5, comment any
+		if err := rows.Scan(&in.addr, &in.op, &in.p1, &in.p2, &p3, &p4, &p5, &comment); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -860,6 +860,8 @@ type flushStmts struct {
 	insertEvents, insertLog, insertInputIDs, updateSessions *sizedStmts
 }
 
+// newFlushStmts makes the statements with the conflict clause or (" OR
+// ROLLBACK", or "" for none) after their INSERT or UPDATE.
 func newFlushStmts(or string) *flushStmts {
 	return &flushStmts{
 		insertEvents:   sized(insertEventsSQL(or, "events")),
@@ -875,9 +877,10 @@ func newFlushStmts(or string) *flushStmts {
 // every page it is about to change into a statement journal: at 100
 // writers 5 % of the daemon's CPU, most of it in folds (issue 16,
 // docs/benchmarks.md). The writer never keeps a transaction whose flush
-// or fold failed: it rolls the batch back whole (and runs it again
-// carefully) or fails it. An immediate foreign key check still makes a
-// statement that inserts into events keep a journal. PostgreSQL has no
+// or fold failed: a batch is rolled back whole (and run again carefully,
+// or failed), a fold is rolled back and tried again later. A batch's
+// straight insert into events still keeps a journal, for its foreign
+// key's check (the fold runs with foreign keys off). PostgreSQL has no
 // such clause, nor the journal.
 var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
 

@@ -166,6 +166,9 @@ func (ch *channel) addSub(s *sub) {
 // cursors, and a map of one cost an idle subscription ~120 bytes more
 // (issue 16). Caller holds mu.
 func (ch *channel) removeSub(s *sub) {
+	if s.at >= len(ch.subs) || ch.subs[s.at] != s {
+		return // not among them: a second removal would move another cursor
+	}
 	last := len(ch.subs) - 1
 	moved := ch.subs[last]
 	ch.subs[s.at], moved.at = moved, s.at
