@@ -34,11 +34,11 @@ import (
 // Straight in, a session's events of one batch cost a page of events
 // (its last leaf), however many they are; logged, they share the log's
 // pages with the other sessions' but are written again by the fold
-// (BenchmarkFold: 5–6.5 µs an event, the sessions' rows with it). So the log takes a session's events
-// when they are few in a batch of several sessions; one writer with 64
-// posts in flight to one session (one page a batch) lost a sixth of its
-// rate when they all went through the log, and one post a batch (one
-// session) gains nothing from it.
+// (BenchmarkFold: about 5 µs an event, the sessions' rows with it). So
+// the log takes a session's events when they are few in a batch of
+// several sessions; one writer with 64 posts in flight to one session
+// (one page a batch) lost a sixth of its rate when they all went through
+// the log, and one post a batch (one session) gains nothing from it.
 func logs(n, sessions int) bool {
 	return n < logBelow && sessions >= logFrom
 }

@@ -21,6 +21,16 @@ func count(t *testing.T, d *DB, q string, args ...any) int {
 	return n
 }
 
+// appendTexts appends n messages to session, each in a write of its own.
+func appendTexts(t *testing.T, d *DB, session string, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := appendText(context.Background(), d, session, fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // postText posts text as a bot under inputID, in a write of its own.
 func postText(t *testing.T, d *DB, session, inputID, text string) (Input, bool, error) {
 	t.Helper()
@@ -119,20 +129,12 @@ func TestOpenCountsTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	createSession(t, d, "s")
-	for i := range 3 {
-		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTexts(t, d, "s", 3)
 	if err := d.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	d = openOn(t, path, Options{FoldRows: 5, AlwaysLog: true})
-	for i := range 2 {
-		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTexts(t, d, "s", 2)
 	if n := count(t, d, `SELECT count(*) FROM events_log`); n != 0 {
 		t.Fatalf("3 + 2 events with folds at 5: the log holds %d", n)
 	}
@@ -516,11 +518,7 @@ func TestAFailedFoldLeavesTheLog(t *testing.T) {
 	d := openTest(t, Options{FoldRows: 3, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
-	for i := range 2 {
-		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTexts(t, d, "s", 2)
 	// A copy of a logged event in events: the fold's insert meets it.
 	if _, err := d.rw.DB.Exec(`INSERT INTO events (session, "offset", type, payload, at)
 		SELECT session, "offset", type, payload, at FROM events_log ORDER BY "offset" LIMIT 1`); err != nil {
@@ -542,11 +540,7 @@ func TestAFailedFoldLeavesTheLog(t *testing.T) {
 	if _, err := d.rw.DB.Exec(`DELETE FROM events`); err != nil {
 		t.Fatal(err)
 	}
-	for i := 3; i < 6; i++ {
-		if _, err := appendText(ctx, d, "s", fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTexts(t, d, "s", 3)
 	if l, e := count(t, d, `SELECT count(*) FROM events_log`), count(t, d, `SELECT count(*) FROM events`); l != 0 || e != 6 {
 		t.Fatalf("after the next fold the log holds %d events and events %d, want 0 and 6", l, e)
 	}
