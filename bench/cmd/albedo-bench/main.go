@@ -27,6 +27,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -161,16 +162,23 @@ func runScenario(ctx context.Context, c config) (result, error) {
 // -url list.
 func (c config) nodes() int { return max(len(c.homes), len(strings.Split(c.url, ","))) }
 
-// stamp and unstamp put a send time into a message text.
-func stamp() string { return fmt.Sprintf("t=%d", time.Now().UnixNano()) }
+// stamp and unstamp put a send time into a message text. unstamp reads
+// the digits itself: fmt.Sscanf was a sixth of the tool's CPU at 100
+// viewers × 1 000 events/s, and the tool shares the latency it measures.
+func stamp() string { return "t=" + strconv.FormatInt(time.Now().UnixNano(), 10) }
 
 func unstamp(s string) (time.Time, bool) {
 	i := strings.Index(s, "t=")
 	if i < 0 {
 		return time.Time{}, false
 	}
-	var ns int64
-	if _, err := fmt.Sscanf(s[i+2:], "%d", &ns); err != nil {
+	s = s[i+2:]
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	ns, err := strconv.ParseInt(s[:n], 10, 64)
+	if err != nil {
 		return time.Time{}, false
 	}
 	return time.Unix(0, ns), true

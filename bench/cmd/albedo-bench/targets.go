@@ -250,14 +250,6 @@ func (rc *rawConn) call(ctx context.Context, cmd wire.Command) (wire.Reply, erro
 	}
 }
 
-type eventText struct {
-	Session string `json:"session"`
-	Event   struct {
-		Offset int64  `json:"offset"`
-		Text   string `json:"text"`
-	} `json:"event"`
-}
-
 func (a *albedoTarget) viewer(ctx context.Context, channels []string, onText func(string, string)) (func(), error) {
 	node := a.snap
 	if n := int64(len(a.nodes)); n > 1 {
@@ -267,9 +259,8 @@ func (a *albedoTarget) viewer(ctx context.Context, channels []string, onText fun
 		if !bytes.HasPrefix(line, []byte(`{"op":"event"`)) {
 			return
 		}
-		var e eventText
-		if json.Unmarshal(line, &e) == nil {
-			onText(e.Session, e.Event.Text)
+		if session, text, ok := eventFields(line); ok {
+			onText(session, text)
 		}
 	})
 	if err != nil {
