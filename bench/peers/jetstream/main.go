@@ -46,8 +46,13 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
+	// Fan-out gives each viewer an ordered consumer of the stream, and the
+	// server's default of 1 000 consumers a stream (plus those of earlier
+	// runs, until their inactivity ends them) refused the 1 000-viewer
+	// case: no limit here, as albedo and centrifuge have none.
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: *port, JetStream: true, StoreDir: dir,
-		NoLog: true, NoSigs: true, MaxPayload: 1 << 20})
+		NoLog: true, NoSigs: true, MaxPayload: 1 << 20,
+		JetStreamLimits: server.JSLimitOpts{DefaultMaxConsumers: -1}})
 	if err != nil {
 		log.Fatal(err)
 	}
