@@ -20,8 +20,9 @@ type eventText struct {
 // that CPU: the deliveries queued behind it inside the tool, and the tail
 // it measured was the tool's (issue 16). So it reads the two strings in
 // place when neither holds an escape, and decodes the push only when one
-// does. A `"key":"` outside a string is always a key: inside a JSON
-// string every quote is escaped.
+// does. It relies on the push's shape: wire.Event is flat, with fixed
+// keys, so the first `"text":"` that does not follow a backslash is the
+// event's text (inside a string every quote is escaped).
 func eventFields(line []byte) (session, text string, ok bool) {
 	s, sok := rawString(line, `"session":"`)
 	t, tok := rawString(line, `"text":"`)
@@ -39,7 +40,7 @@ func eventFields(line []byte) (session, text string, ok bool) {
 // ends before any backslash.
 func rawString(line []byte, key string) (string, bool) {
 	i := bytes.Index(line, []byte(key))
-	if i < 0 {
+	if i < 0 || i > 0 && line[i-1] == '\\' {
 		return "", false
 	}
 	v := line[i+len(key):]

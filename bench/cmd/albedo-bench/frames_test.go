@@ -15,6 +15,7 @@ func TestEventFieldsAgreesWithJSON(t *testing.T) {
 		`{"op":"event","session":"0193","event":{"offset":9,"type":"message","text":"a \"quoted\" line\nand é"}}`,
 		`{"op":"event","session":"0193","event":{"offset":10,"type":"turn","state":"started"}}`,
 		`{"op":"event","session":"01\u00393","event":{"offset":11,"text":"t=2"}}`,
+		`{"op":"event","session":"0193","event":{"offset":12,"a\"text":"wrong","text":"t=3"}}`,
 	} {
 		var want eventText
 		if err := json.Unmarshal([]byte(line), &want); err != nil {

@@ -204,11 +204,10 @@ func publishStamped(ctx context.Context, c config, pub publishFunc, ch string) i
 		// skipped (a time.Ticker drops the ticks its reader misses: at
 		// 100 viewers × 1 000 events/s that left 800–930 a second,
 		// fewer the busier the tool).
-		period := time.Second / time.Duration(c.rate)
 		start := time.Now()
 		sem := make(chan struct{}, 64)
-		for n := 0; ; n++ {
-			due := start.Add(time.Duration(n) * period)
+		for n := 0; ctx.Err() == nil; n++ {
+			due := start.Add(time.Duration(n) * time.Second / time.Duration(c.rate))
 			if !due.Before(stop) {
 				break
 			}
