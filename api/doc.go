@@ -12,9 +12,12 @@
 // served (on a goroutine of its own, which the HTTP handler starts as it
 // returns, so that net/http lets go of the request): it decodes commands
 // and calls the hub. Its writer runs only while there is something to
-// write: the hub's wake-up (hub.Conn.OnWake) starts it, it pulls frames
-// with hub.Conn.Fill, writes them batched, several frames per message, and
-// ends when Fill has nothing more (ws_write.go). When the reader or a
+// write: the hub's wake-up (hub.Conn.OnWake) queues it on the server's
+// writer pool, whose few goroutines take writers in turn (ws_pool.go); it
+// pulls frames with hub.Conn.Fill, writes them batched, several frames per
+// message, and ends when Fill has nothing more (ws_write.go). A write that
+// would wait for a slow peer, or a close handshake, takes its goroutine
+// out of the pool, so that one peer never holds the others' writes. When the reader or a
 // writer fails, the connection ends, and the reader returns last (ws.go,
 // read). A heartbeat ping that waits for its pong runs on its timer's
 // goroutine for that while. An idle connection holds no buffer: its

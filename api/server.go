@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -82,8 +83,9 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	bufs  sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
-	fresh freshConns // connections that have not sent a request yet
+	bufs    sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
+	writers writerPool // runs the connections' writers (ws_pool.go)
+	fresh   freshConns // connections that have not sent a request yet
 
 	mu       sync.Mutex
 	conns    map[*wsConn]struct{}
@@ -111,6 +113,9 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		s.closeTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
 	})
 	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	// A few workers more than processors: a writer whose cursor is behind
+	// the ring reads the database (a cgo call) while the others write.
+	s.writers.max = max(4, runtime.GOMAXPROCS(0))
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler

@@ -113,6 +113,13 @@ type leanConn struct {
 
 	mu     sync.Mutex
 	corked *[]byte // the pooled buffer gathering the message, while corked
+
+	// owned by the one uncork at a time
+	onBlock  func()                // called once per uncork that has to wait for the peer (the writer pool's leave)
+	writeFn  func(fd uintptr) bool // writeFD, made once
+	unsent   []byte                // what writeFD has left to write
+	writeErr error
+	waited   bool // writeFD found the socket full during this uncork
 }
 
 var leanReadBufs = sync.Pool{New: func() any { b := make([]byte, leanReadSize); return &b }}
@@ -212,9 +219,54 @@ func (c *leanConn) uncork() error {
 	if len(*bp) == 0 {
 		return nil
 	}
-	_, err := c.Conn.Write(*bp)
+	err := c.writeAll(*bp)
 	*bp = (*bp)[:0]
 	return err
+}
+
+// writeAll writes b through the poller, as net.Conn's Write does, but
+// calls onBlock before the first wait for a full socket: a pooled writer
+// then leaves the pool rather than hold it while the peer is slow.
+func (c *leanConn) writeAll(b []byte) error {
+	if c.writeFn == nil {
+		c.writeFn = c.writeFD
+	}
+	c.unsent, c.writeErr, c.waited = b, nil, false
+	err := c.raw.Write(c.writeFn)
+	if err == nil {
+		err = c.writeErr
+	}
+	c.unsent = nil
+	if err != nil {
+		return &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	}
+	return nil
+}
+
+// writeFD is writeAll's write of the socket, which the poller calls until
+// it returns true.
+func (c *leanConn) writeFD(fd uintptr) bool {
+	for len(c.unsent) > 0 {
+		n, err := syscall.Write(int(fd), c.unsent)
+		if n > 0 {
+			c.unsent = c.unsent[n:]
+		}
+		switch {
+		case err == syscall.EINTR:
+		case err == syscall.EAGAIN:
+			if !c.waited {
+				c.waited = true
+				if c.onBlock != nil {
+					c.onBlock()
+				}
+			}
+			return false // full: the poller waits until the peer reads
+		case err != nil:
+			c.writeErr = os.NewSyscallError("write", err)
+			return true
+		}
+	}
+	return true
 }
 
 // write sends buf as one text message: on a leanConn in one write syscall.

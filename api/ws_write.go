@@ -13,8 +13,9 @@ import (
 
 // wsWriter writes what the hub has for one connection, and its heartbeat
 // pings. It keeps no goroutine while there is nothing to write: the hub
-// calls kick (hub.Conn.OnWake) when there is, and kick starts a goroutine
-// that writes until Fill has nothing more, then ends. An idle connection
+// calls kick (hub.Conn.OnWake) when there is, and kick has the server's
+// writerPool (or, for a socket that is not the kernel's, a goroutine of
+// its own) run the writer until Fill has nothing more. An idle connection
 // so costs its reader's goroutine and nothing else that runs (issue 16:
 // a writer parked per connection was a fifth of an idle connection's
 // memory, its stack).
@@ -40,6 +41,13 @@ type wsWriter struct {
 	slow    atomic.Bool // the deadline fired: the peer accepts nothing
 	pinging atomic.Bool // a heartbeat ping waits for its pong
 
+	// The pool worker's "left the pool" while run is on one, else nil:
+	// set by the worker before each run, read and set only by that run's
+	// goroutine (writerPool.leave, from a write about to wait). A flag of
+	// the worker's, not the writer's: once run ends another worker may
+	// run this writer while the first is still looking at its own.
+	left *bool
+
 	mu      sync.Mutex
 	running bool           // a goroutine is in run
 	again   bool           // kicked while running: look again before ending
@@ -57,6 +65,9 @@ func newWriter(ctx context.Context, stop func(), wc *wsConn, hc *hub.Conn) *wsWr
 	})
 	w.deadline.Stop()
 	w.heart = time.AfterFunc(wc.s.opts.Heartbeat, w.beat)
+	if wc.lean != nil {
+		wc.lean.onBlock = func() { wc.s.writers.leave(w) }
+	}
 	return w
 }
 
@@ -72,7 +83,11 @@ func (w *wsWriter) kick() {
 	default:
 		w.running = true
 		w.wg.Add(1)
-		go w.run()
+		if w.wc.lean != nil {
+			w.wc.s.writers.submit(w) // a worker leaves the pool if this peer would block it
+		} else {
+			go w.run()
+		}
 	}
 }
 
@@ -86,6 +101,7 @@ func (w *wsWriter) run() {
 	for {
 		select {
 		case r := <-w.wc.closeReq:
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.sayBye(w.ctx, r)
 			w.stopAll()
 			return
@@ -149,6 +165,7 @@ func (w *wsWriter) flush() (bool, error) {
 	if err != nil {
 		if w.ctx.Err() == nil {
 			s.log.Error("fill", "conn", w.hc.Info().ID, "err", err)
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.ws.Close(websocket.StatusInternalError, "internal error")
 		}
 		return false, err
@@ -162,6 +179,7 @@ func (w *wsWriter) flush() (bool, error) {
 	if err != nil {
 		if w.slow.Load() {
 			s.log.Warn("closing slow connection", "conn", w.hc.Info().ID, "timeout", s.opts.WriteTimeout)
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.ws.Close(websocket.StatusPolicyViolation, "slow")
 		}
 		return false, err

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"albedo/api/wire"
+)
+
+// A pool worker never holds the others' writes while one peer reads
+// nothing: with one worker and a write timeout far beyond the test's
+// deadlines, a reader that stalls must not delay another's events. Without
+// the worker leaving the pool when its write would wait, the fast reader
+// gets nothing until the stalled one is cut, a minute later.
+func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: time.Minute})
+	e.srv.writers.max = 1
+	s := e.create("s")
+	e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch}) // reads its hello reply, then nothing
+
+	fast := e.dial(true)
+	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+
+	text := strings.Repeat("p", 64<<10)
+	const n = 120 // 7.5 MiB of inputs and as much echoed: beyond any socket buffer
+	for i := range n {
+		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
+		if code != 202 {
+			t.Fatalf("input %d: %d", i, code)
+		}
+	}
+	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
+		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
+			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
+		}
+	}
+}
+
+// Bye's close handshakes wait for each peer; a worker leaves the pool
+// before one, so peers that never answer do not hold another's bye. With
+// one worker and eight silent peers, the bye of a reading client would
+// otherwise wait about five seconds (coder/websocket's handshake timeout)
+// for each silent peer before it in the queue.
+func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.srv.writers.max = 1
+	for range 8 {
+		e.dialRaw() // reads its hello reply, then nothing: never answers a close
+	}
+	fast := e.dial(true)
+	fast.hello()
+
+	start := time.Now()
+	byeDone := make(chan struct{})
+	go func() {
+		e.srv.Bye(context.Background(), wire.ByeShutdown, 0)
+		close(byeDone)
+	}()
+	fast.next(func(f wire.Frame) bool { return f.Op == wire.PushBye })
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the reading client's bye took %v", d)
+	}
+	select {
+	case <-byeDone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Bye did not return")
+	}
+}
