@@ -21,8 +21,15 @@ import "sync"
 type writerPool struct {
 	max int
 
-	mu      sync.Mutex
-	queue   []*wsWriter // from head on; at most one entry per connection (a writer is queued only to start its run)
+	mu sync.Mutex
+	// The writer queued last runs first, as Go's scheduler runs the
+	// goroutine readied last: a commit's receipt, queued after the
+	// commit's pushes to every viewer, would otherwise wait behind them,
+	// and a publisher that keeps a window in flight would slow down (a
+	// plain FIFO cut fan-out to 100 viewers from 800 k to 630 k deliveries
+	// a second). The writer it displaces goes to the back of the queue.
+	next    *wsWriter
+	queue   []*wsWriter // from head on; with next, at most one entry per connection (a writer is queued only to start its run)
 	head    int
 	workers int // goroutines working the queue
 }
@@ -30,7 +37,10 @@ type writerPool struct {
 // submit queues w's run, starting a worker if fewer than max work.
 func (p *writerPool) submit(w *wsWriter) {
 	p.mu.Lock()
-	p.queue = append(p.queue, w)
+	if p.next != nil {
+		p.queue = append(p.queue, p.next)
+	}
+	p.next = w
 	start := p.workers < p.max
 	if start {
 		p.workers++
@@ -47,15 +57,20 @@ func (p *writerPool) work() {
 	left := false // this worker's: see wsWriter.left
 	for {
 		p.mu.Lock()
-		if p.head == len(p.queue) {
+		w := p.next
+		switch {
+		case w != nil:
+			p.next = nil
+		case p.head < len(p.queue):
+			w = p.queue[p.head]
+			p.queue[p.head] = nil
+			p.head++
+		default:
 			p.queue, p.head = p.queue[:0], 0 // the array stays for the next burst
 			p.workers--
 			p.mu.Unlock()
 			return
 		}
-		w := p.queue[p.head]
-		p.queue[p.head] = nil
-		p.head++
 		p.mu.Unlock()
 		left = false
 		w.left = &left
@@ -75,7 +90,7 @@ func (p *writerPool) leave(w *wsWriter) {
 	}
 	*w.left = true
 	p.mu.Lock()
-	start := p.head < len(p.queue)
+	start := p.next != nil || p.head < len(p.queue)
 	if !start {
 		p.workers--
 	} // else the replacement takes this worker's place in the count
