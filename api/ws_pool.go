@@ -18,6 +18,12 @@ import "sync"
 // finishes that connection's run as the connection's own goroutine.
 // Connections whose socket cannot say so (not a kernel socket, TLS) get a
 // goroutine of their own, as before.
+//
+// Not covered: a control frame written outside the writer (a heartbeat
+// ping, the reader's pong, a revocation's close) that blocks on a full
+// socket holds coder/websocket's frame lock, and a worker whose write
+// waits for that lock waits with it, until the control frame's timeout.
+// Sending pings through the writer would close that window.
 type writerPool struct {
 	max int
 
@@ -28,10 +34,13 @@ type writerPool struct {
 	// and a publisher that keeps a window in flight would slow down (a
 	// plain FIFO cut fan-out to 100 viewers from 800 k to 630 k deliveries
 	// a second). The writer it displaces goes to the back of the queue.
-	next    *wsWriter
-	queue   []*wsWriter // from head on; with next, at most one entry per connection (a writer is queued only to start its run)
-	head    int
-	workers int // goroutines working the queue
+	// So that next cannot starve the queue when writers arrive as fast as
+	// they are taken, a take from next is followed by one from the queue.
+	next     *wsWriter
+	tookNext bool
+	queue    []*wsWriter // from head on; with next, at most one entry per connection (a writer is queued only to start its run)
+	head     int
+	workers  int // goroutines working the queue
 }
 
 // submit queues w's run, starting a worker if fewer than max work.
@@ -56,22 +65,10 @@ func (p *writerPool) submit(w *wsWriter) {
 func (p *writerPool) work() {
 	left := false // this worker's: see wsWriter.left
 	for {
-		p.mu.Lock()
-		w := p.next
-		switch {
-		case w != nil:
-			p.next = nil
-		case p.head < len(p.queue):
-			w = p.queue[p.head]
-			p.queue[p.head] = nil
-			p.head++
-		default:
-			p.queue, p.head = p.queue[:0], 0 // the array stays for the next burst
-			p.workers--
-			p.mu.Unlock()
+		w := p.take()
+		if w == nil {
 			return
 		}
-		p.mu.Unlock()
 		left = false
 		w.left = &left
 		w.run()
@@ -79,6 +76,34 @@ func (p *writerPool) work() {
 			return // left the pool while blocked (leave): a replacement works
 		}
 	}
+}
+
+// take returns the writer to run next, or nil, the worker ending, when
+// none waits.
+func (p *writerPool) take() *wsWriter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var w *wsWriter
+	switch {
+	case p.next != nil && !(p.tookNext && p.head < len(p.queue)):
+		w, p.next, p.tookNext = p.next, nil, true
+	case p.head < len(p.queue):
+		w = p.queue[p.head]
+		p.queue[p.head] = nil
+		p.head++
+		p.tookNext = false
+		if p.head > 64 && 2*p.head > len(p.queue) {
+			// Under load the queue may never empty: drop the taken
+			// prefix, or the array would grow with every writer queued.
+			n := copy(p.queue, p.queue[p.head:])
+			clear(p.queue[n:])
+			p.queue, p.head = p.queue[:n], 0
+		}
+	default:
+		p.queue, p.head = p.queue[:0], 0 // the array stays for the next burst
+		p.workers--
+	}
+	return w
 }
 
 // leave takes the calling worker, about to block on w's peer, out of the

@@ -69,3 +69,53 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 		t.Fatal("Bye did not return")
 	}
 }
+
+// Under a load that never lets the queue empty, the pool's queue stays
+// bounded by the writers waiting, and a writer queued behind others is
+// taken in its turn even though a new writer takes the next slot before
+// every take.
+func TestWriterPoolQueueIsBoundedAndFair(t *testing.T) {
+	p := &writerPool{} // max 0: no worker starts; the test takes
+	const conns = 1000
+	ws := make([]*wsWriter, conns)
+	queuedAt := map[*wsWriter]int{}
+	for i := range ws {
+		ws[i] = &wsWriter{}
+	}
+	next := 0
+	submitOne := func(step int) {
+		for {
+			w := ws[next%conns]
+			next++
+			if _, ok := queuedAt[w]; !ok {
+				queuedAt[w] = step
+				p.submit(w)
+				return
+			}
+		}
+	}
+	for range conns / 2 {
+		submitOne(0) // a backlog
+	}
+	maxWait := 0
+	for step := 1; step <= 100_000; step++ {
+		submitOne(step)
+		w := p.take()
+		if w == nil {
+			t.Fatal("nothing to take with a backlog")
+		}
+		maxWait = max(maxWait, step-queuedAt[w])
+		delete(queuedAt, w)
+		if l := len(p.queue); l > 2*conns+64 || cap(p.queue) > 4*conns+128 {
+			t.Fatalf("step %d: queue len %d cap %d for at most %d writers", step, l, cap(p.queue), conns)
+		}
+	}
+	// Every other take is the queue's: a writer waits at most about twice
+	// the backlog ahead of it.
+	for _, at := range queuedAt {
+		maxWait = max(maxWait, 100_000-at) // still waiting
+	}
+	if maxWait > 2*conns {
+		t.Fatalf("a writer waited %d takes behind a backlog of %d", maxWait, conns/2)
+	}
+}
