@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,19 +22,7 @@ func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
 	fast := e.dial(true)
 	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
-	text := strings.Repeat("p", 64<<10)
-	const n = 120 // 7.5 MiB of inputs and as much echoed: beyond any socket buffer
-	for i := range n {
-		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
-		if code != 202 {
-			t.Fatalf("input %d: %d", i, code)
-		}
-	}
-	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
-		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
-			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
-		}
-	}
+	floodPastAStalledReader(e, fast)
 }
 
 // Bye's close handshakes wait for each peer; a worker leaves the pool

@@ -201,19 +201,7 @@ func TestWSStalledReader(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	heapBefore := ms.HeapAlloc
 
-	text := strings.Repeat("p", 64<<10)
-	const n = 120 // 7.5 MiB of inputs and as much echoed: beyond any socket buffer
-	for i := range n {
-		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
-		if code != 202 {
-			t.Fatalf("input %d: %d", i, code)
-		}
-	}
-	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
-		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
-			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
-		}
-	}
+	floodPastAStalledReader(e, fast)
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	if grown := int64(ms.HeapAlloc) - int64(heapBefore); grown > 8<<20 {
@@ -248,6 +236,26 @@ func TestWSStalledReader(t *testing.T) {
 		t.Logf("stalled reader ended with: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("stalled connection not closed")
+	}
+}
+
+// floodPastAStalledReader puts into session "s" more than any socket
+// buffer holds (120 inputs of 64 KiB, each echoed), and checks that fast
+// gets every event, in order, while another reader of "s" reads nothing.
+func floodPastAStalledReader(e *env, fast *ws) {
+	e.t.Helper()
+	text := strings.Repeat("p", 64<<10)
+	const n = 120
+	for i := range n {
+		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
+		if code != 202 {
+			e.t.Fatalf("input %d: %d", i, code)
+		}
+	}
+	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
+		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
+			e.t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
+		}
 	}
 }
 
