@@ -232,15 +232,12 @@ func (c *leanConn) writeAll(b []byte) error {
 		c.writeFn = c.writeFD
 	}
 	c.unsent, c.writeErr, c.waited = b, nil, false
-	err := c.raw.Write(c.writeFn)
-	if err == nil {
-		err = c.writeErr
-	}
+	err := c.raw.Write(c.writeFn) // the poller's own errors come as a net.OpError already
 	c.unsent = nil
-	if err != nil {
-		return &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	if err == nil && c.writeErr != nil {
+		err = &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: c.writeErr}
 	}
-	return nil
+	return err
 }
 
 // writeFD is writeAll's write of the socket, which the poller calls until
