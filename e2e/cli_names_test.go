@@ -171,6 +171,18 @@ func TestCLIBotMessages(t *testing.T) {
 
 // --version, and completion: the bash script, and session names offered
 // through cobra's __complete wherever a session is named.
+// alsoFull is what completing prefix offers for the session plans, whose
+// short id is short and whose id is id: the short id, and the full id too
+// when the prefix happens to begin it as well (a v7 id begins with its
+// time, so today's all begin "01a2"; a short id does once in 4 096).
+func alsoFull(before, prefix, short, id string) []string {
+	want := []string{before + short + "\tplans"}
+	if strings.HasPrefix(id, prefix) {
+		want = append(want, before+id+"\tplans")
+	}
+	return want
+}
+
 func TestCLIVersionAndCompletion(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
@@ -198,13 +210,13 @@ func TestCLIVersionAndCompletion(t *testing.T) {
 		{[]string{"send", ""}, []string{short + "\tplans", "plans\t" + short}},
 		{[]string{"send", "pl"}, []string{"plans\t" + short}},
 		{[]string{"send", short, ""}, nil}, // TEXT is free
-		{[]string{"tail", short[:4]}, []string{short + "\tplans"}},
+		{[]string{"tail", short[:4]}, alsoFull("", short[:4], short, id)},
 		{[]string{"export", id[:8]}, []string{id + "\tplans"}},
 		{[]string{"sessions", "rm", ""}, []string{short + "\tplans", "plans\t" + short}},
 		{[]string{"sessions", "rename", "p"}, []string{"plans\t" + short}},
 		{[]string{"share", "x"}, nil},
 		{[]string{"open", "pl"}, []string{"plans\t" + short}},
-		{[]string{"bots", "add", "b", "--sessions", "a," + short[:3]}, []string{"a," + short + "\tplans"}},
+		{[]string{"bots", "add", "b", "--sessions", "a," + short[:3]}, alsoFull("a,", short[:3], short, id)},
 	}
 	for _, tt := range tests {
 		out, stderr, code := cliRun(t, home, "", append([]string{"__complete"}, tt.args...)...)
