@@ -93,6 +93,28 @@ func streamed(w *ws, turn, text string) (string, []wire.Event) {
 	}
 }
 
+// seenText reads w's pushes until the streaming text it has been shown is
+// want, and returns that text with the committed events seen meanwhile.
+func seenText(w *ws, want string) (string, []wire.Event) {
+	w.t.Helper()
+	var text string
+	var evs []wire.Event
+	for text != want {
+		f := w.next(func(f wire.Frame) bool {
+			return f.Op == wire.PushDelta || f.Op == wire.PushPartial || f.Op == wire.PushEvent
+		})
+		switch f.Op {
+		case wire.PushEvent:
+			evs = append(evs, *f.Event)
+		case wire.PushPartial:
+			text = f.Text.Text
+		default:
+			text += f.Text.Text
+		}
+	}
+	return text, evs
+}
+
 // Two viewers see the same streamed text and the same committed events; a
 // viewer subscribing mid-turn gets the text so far as a partial, then the
 // rest.
@@ -107,22 +129,12 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
 	<-e.fake.Arrived()
 
-	// Wait until a has seen both chunks, then let c arrive mid-turn.
-	var soFar string
-	var preA []wire.Event
-	for soFar != "one two " {
-		fr := a.next(func(f wire.Frame) bool {
-			return f.Op == wire.PushDelta || f.Op == wire.PushPartial || f.Op == wire.PushEvent
-		})
-		switch fr.Op {
-		case wire.PushEvent:
-			preA = append(preA, *fr.Event)
-		case wire.PushPartial:
-			soFar = fr.Text.Text
-		default:
-			soFar += fr.Text.Text
-		}
-	}
+	// Wait until a and b have both seen both chunks (a viewer whose writer
+	// is behind when the turn closes is never sent its text: the contract
+	// drops text after its turn's closing event), then let c arrive
+	// mid-turn.
+	soFar, preA := seenText(a, "one two ")
+	soFarB, preB := seenText(b, "one two ")
 	c := e.dial(true)
 	win := 0
 	c.hello(wire.Sub{Session: "s", Window: &win})
@@ -139,7 +151,8 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 
 	ta, evA := streamed(a, r.TurnID, soFar)
 	evA = append(preA, evA...)
-	tb, evB := streamed(b, r.TurnID, "")
+	tb, evB := streamed(b, r.TurnID, soFarB)
+	evB = append(preB, evB...)
 	tc, _ := streamed(c, r.TurnID, p.Text.Text)
 	if ta != "one two " || tb != "one two " || tc != "one two " {
 		t.Fatalf("streamed texts a=%q b=%q c=%q", ta, tb, tc)
