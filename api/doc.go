@@ -17,9 +17,12 @@
 // pulls frames with hub.Conn.Fill, writes them batched, several frames per
 // message, and ends when Fill has nothing more (ws_write.go). A write that
 // would wait for a slow peer, or a close handshake, takes its goroutine
-// out of the pool, so that one peer never holds the others' writes. When the reader or a
-// writer fails, the connection ends, and the reader returns last (ws.go,
+// out of the pool, so that one peer never holds the others' writes. When
+// the reader or a writer fails, the connection ends, and the reader returns last (ws.go,
 // read). A heartbeat ping that waits for its pong runs on its timer's
 // goroutine for that while. An idle connection holds no buffer: its
-// socket is a leanConn (ws_lean.go).
+// socket is a leanConn (ws_lean.go), which also queues the control frames
+// others write (a ping, a pong, a close) for the writer when the socket is
+// full, so that none of them waits for a peer where a pool worker would
+// wait with it (ws_lean_write.go).
 package api

@@ -99,13 +99,17 @@ func TestHelloBeforeTheUpgradeAnswer(t *testing.T) {
 }
 
 // maskedText is a client's text frame (clients mask theirs).
-func maskedText(p []byte) []byte {
+func maskedText(p []byte) []byte { return maskedFrame(0x1, p) }
+
+// maskedFrame is a client's frame of opcode op with payload p, in one
+// fragment.
+func maskedFrame(op byte, p []byte) []byte {
 	key := [4]byte{1, 2, 3, 4}
 	var f []byte
 	if len(p) < 126 {
-		f = []byte{0x81, 0x80 | byte(len(p))}
+		f = []byte{0x80 | op, 0x80 | byte(len(p))}
 	} else {
-		f = []byte{0x81, 0x80 | 126, byte(len(p) >> 8), byte(len(p))}
+		f = []byte{0x80 | op, 0x80 | 126, byte(len(p) >> 8), byte(len(p))}
 	}
 	f = append(f, key[:]...)
 	for i, b := range p {

@@ -3,7 +3,6 @@ package api
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -11,8 +10,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-
-	"github.com/coder/websocket"
 )
 
 // An idle websocket should hold no buffer. coder/websocket keeps, for the
@@ -92,13 +89,10 @@ func hijackerOf(w http.ResponseWriter) (http.Hijacker, error) {
 // been read. A read into a slice as large as that buffer reads straight
 // into it.
 //
-// Writes: between cork and uncork (the connection's writer, around one
-// message) what the websocket writes — the frame header, then the
-// payload — is gathered in a pooled buffer and leaves in one write
-// syscall at uncork, as it did through net/http's 4 KiB bufio writer.
-// Outside them (a ping, a close) a write goes straight to the socket.
-// Writes are serialised by coder/websocket's frame lock; mu guards the
-// cork against a ping written beside the writer's uncork.
+// Writes: see ws_lean_write.go. In short, what the connection's writer
+// sends between cork and uncork leaves in one write syscall; a frame
+// written by anyone else (a ping, a pong, a close) never waits for the
+// peer while the writer is there to send it later.
 type leanConn struct {
 	net.Conn
 	raw syscall.RawConn
@@ -111,15 +105,21 @@ type leanConn struct {
 	readN   int                   // readFD's outcome
 	readErr error
 
-	mu     sync.Mutex
-	corked *[]byte // the pooled buffer gathering the message, while corked
+	// the write side (ws_lean_write.go)
+	wmu sync.Mutex // held by whoever writes to the socket, from taking the bytes to the last written
 
-	// owned by the one uncork at a time
-	onBlock  func()                // called once per uncork that has to wait for the peer (the writer pool's leave)
+	mu      sync.Mutex
+	corked  *[]byte // the pooled buffer gathering the writer's message, while corked
+	queued  []byte  // frames written by others that wait for the writer to send them (at most maxQueued)
+	wake    func()  // has the writer send queued; nil: a frame by others is written at once and waits
+	onBlock func()  // called once per writer's send that has to wait for the peer (the writer pool's leave)
+
+	// owned by the holder of wmu
 	writeFn  func(fd uintptr) bool // writeFD, made once
-	unsent   []byte                // what writeFD has left to write
+	tryFn    func(fd uintptr) bool // tryFD, made once
+	unsent   []byte                // what writeFD or tryFD has left to write
 	writeErr error
-	waited   bool // writeFD found the socket full during this uncork
+	block    func() // called before the first wait for the peer in this send, if not nil
 }
 
 var leanReadBufs = sync.Pool{New: func() any { b := make([]byte, leanReadSize); return &b }}
@@ -187,94 +187,4 @@ func (c *leanConn) readFD(fd uintptr) bool {
 	}
 	c.rbuf = bp
 	return true
-}
-
-func (c *leanConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	if c.corked != nil {
-		*c.corked = append(*c.corked, p...)
-		c.mu.Unlock()
-		return len(p), nil
-	}
-	c.mu.Unlock()
-	return c.Conn.Write(p)
-}
-
-// cork starts gathering writes.
-func (c *leanConn) cork() {
-	bp := c.s.bufs.Get().(*[]byte)
-	*bp = (*bp)[:0]
-	c.mu.Lock()
-	c.corked = bp
-	c.mu.Unlock()
-}
-
-// uncork writes what was gathered since cork, in one write.
-func (c *leanConn) uncork() error {
-	c.mu.Lock()
-	bp := c.corked
-	c.corked = nil
-	c.mu.Unlock()
-	defer c.s.bufs.Put(bp)
-	if len(*bp) == 0 {
-		return nil
-	}
-	err := c.writeAll(*bp)
-	*bp = (*bp)[:0]
-	return err
-}
-
-// writeAll writes b through the poller, as net.Conn's Write does, but
-// calls onBlock before the first wait for a full socket: a pooled writer
-// then leaves the pool rather than hold it while the peer is slow.
-func (c *leanConn) writeAll(b []byte) error {
-	if c.writeFn == nil {
-		c.writeFn = c.writeFD
-	}
-	c.unsent, c.writeErr, c.waited = b, nil, false
-	err := c.raw.Write(c.writeFn) // the poller's own errors come as a net.OpError already
-	c.unsent = nil
-	if err == nil && c.writeErr != nil {
-		err = &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: c.writeErr}
-	}
-	return err
-}
-
-// writeFD is writeAll's write of the socket, which the poller calls until
-// it returns true.
-func (c *leanConn) writeFD(fd uintptr) bool {
-	for len(c.unsent) > 0 {
-		n, err := syscall.Write(int(fd), c.unsent)
-		if n > 0 {
-			c.unsent = c.unsent[n:]
-		}
-		switch {
-		case err == syscall.EINTR:
-		case err == syscall.EAGAIN:
-			if !c.waited {
-				c.waited = true
-				if c.onBlock != nil {
-					c.onBlock()
-				}
-			}
-			return false // full: the poller waits until the peer reads
-		case err != nil:
-			c.writeErr = os.NewSyscallError("write", err)
-			return true
-		}
-	}
-	return true
-}
-
-// write sends buf as one text message: on a leanConn in one write syscall.
-func (wc *wsConn) write(buf []byte) error {
-	if wc.lean == nil {
-		return wc.ws.Write(context.Background(), websocket.MessageText, buf)
-	}
-	wc.lean.cork()
-	err := wc.ws.Write(context.Background(), websocket.MessageText, buf)
-	if uerr := wc.lean.uncork(); err == nil {
-		err = uerr
-	}
-	return err
 }

@@ -19,11 +19,11 @@ import "sync"
 // Connections whose socket cannot say so (not a kernel socket, TLS) get a
 // goroutine of their own, as before.
 //
-// Not covered: a control frame written outside the writer (a heartbeat
-// ping, the reader's pong, a revocation's close) that blocks on a full
-// socket holds coder/websocket's frame lock, and a worker whose write
-// waits for that lock waits with it, until the control frame's timeout.
-// Sending pings through the writer would close that window.
+// Nothing else a worker runs waits on a peer: a control frame written
+// outside the writer (a heartbeat ping, the reader's pong, a revocation's
+// close) holds coder/websocket's frame lock, which the writer's next write
+// needs, so such a frame never waits for a full socket while the writer
+// exists: it is queued, and the writer sends it (ws_lean_write.go).
 type writerPool struct {
 	max int
 

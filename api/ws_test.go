@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"reflect"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,10 +265,32 @@ func floodPastAStalledReader(e *env, fast *ws) {
 // connection without a reader: the caller decides when (if ever) to read.
 func (e *env) dialRaw(subs ...wire.Sub) *websocket.Conn {
 	e.t.Helper()
+	return e.dialRawBuf(0, subs...)
+}
+
+// dialRawBuf is dialRaw with a receive buffer of rcvbuf bytes (if not 0),
+// set before the connection is made: the server's writes to it fill its
+// way after a few kilobytes.
+func (e *env) dialRawBuf(rcvbuf int, subs ...wire.Sub) *websocket.Conn {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{
-		HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}, Subprotocols: []string{wire.Subprotocol}})
+	opts := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}, Subprotocols: []string{wire.Subprotocol}}
+	if rcvbuf > 0 {
+		d := &net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf)
+			}); err != nil {
+				return err
+			}
+			return serr
+		}}
+		tr := &http.Transport{DialContext: d.DialContext}
+		e.t.Cleanup(tr.CloseIdleConnections)
+		opts.HTTPClient = &http.Client{Transport: tr}
+	}
+	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
