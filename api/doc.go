@@ -21,8 +21,8 @@
 // the reader or a writer fails, the connection ends, and the reader returns last (ws.go,
 // read). A heartbeat ping that waits for its pong runs on its timer's
 // goroutine for that while. An idle connection holds no buffer: its
-// socket is a leanConn (ws_lean.go), which also queues the control frames
-// others write (a ping, a pong, a close) for the writer when the socket is
-// full, so that none of them waits for a peer where a pool worker would
-// wait with it (ws_lean_write.go).
+// socket is a leanConn (ws_lean.go); a control frame others write (a
+// ping, a pong, a close) that waits for its peer lends the writers' pool a
+// worker meanwhile, as the connection's writer may wait for it on one
+// (ws_lean_write.go).
 package api

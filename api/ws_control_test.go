@@ -3,8 +3,10 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -15,36 +17,27 @@ import (
 )
 
 // A control frame the server cannot write to a peer that reads nothing
-// holds no pool worker. The peer sends pings and never reads, so their
-// pongs fill its socket. Before frames of others were queued for the
-// writer, the pong's write waited for the peer under coder/websocket's
-// frame lock; the peer's writer, woken by an event, waited for that lock
-// on the only worker until the pong's timeout (5 s), and every other
-// connection's events with it. Now the pongs wait in the queue, the peer
-// that piles them beyond its limit is closed, and the other reader's event
-// comes at once.
+// holds no pool worker for its timeout. The peer sends pings and never
+// reads, so a pong waits for its socket, holding coder/websocket's frame
+// lock; the peer's writer, woken by an event, waits for that lock on the
+// only worker. Before the pong lent the pool a worker while it waits,
+// every other connection's events waited with it, until the pong's
+// timeout (5 s; 4.7 s measured here).
 func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	e.srv.writers.max = 1
 	s := e.create("s")
 	e.create("t")
 	peer := e.rawPeer(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
-	var pc *wsConn
-	e.srv.mu.Lock()
-	for c := range e.srv.conns {
-		pc = c // the only one
-	}
-	e.srv.mu.Unlock()
+	pc := e.onlyConn()
 	fast := e.dial(true)
 	fast.hello(wire.Sub{Session: "t"})
-	before := e.hub.Stats().Conns - 1 // without the peer
 
 	// Small socket buffers on the pongs' way: a few kilobytes fill it.
 	peer.(*net.TCPConn).SetReadBuffer(4096)
 	pc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
-	// Ping until the server closes the connection (the pongs went beyond
-	// the queue), or reads nothing for half a second (its reader waits on
-	// a pong).
+	// Ping until the server reads nothing for half a second: its reader
+	// waits on a pong.
 	pings := make([]byte, 0, 8*131)
 	for range 8 {
 		pings = append(pings, maskedFrame(0x9, make([]byte, 125))...)
@@ -60,13 +53,13 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	}
 
 	// Wake the peer's writer, and wait until it has taken its event (on
-	// the worker), or the peer is gone.
+	// the worker).
 	d0 := e.hub.Stats().Deliveries
 	if code, _ := e.do("PUT", inputPath("s", 1), nil, `{"text":"to the silent peer"}`, nil); code != 202 {
 		t.Fatalf("input to s: %d", code)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for st := e.hub.Stats(); st.Deliveries == d0 && st.Conns > before; st = e.hub.Stats() {
+	for e.hub.Stats().Deliveries == d0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the peer's writer never took its event")
 		}
@@ -84,31 +77,16 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	if f.Event.Text != "to the reader" {
 		t.Fatalf("event %+v", f.Event)
 	}
-	// The peer that piled pongs beyond the limit is closed.
-	for e.hub.Stats().Conns > before {
-		if time.Now().After(deadline) {
-			t.Fatal("the peer whose pongs exceed the queue's limit is still connected")
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
-// A ping written while the writer waits on a full socket is queued, and
-// reaches the peer between whole messages once it reads: every event in
-// order, none lost, and the ping answered.
-func TestWSControlFrameQueuesBehindAFullSocket(t *testing.T) {
+// A ping written while the writer waits on a full socket waits its turn,
+// and reaches the peer between whole messages once it reads: every event
+// in order, none lost, and the ping answered.
+func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	s := e.create("s")
 	slow := e.dialRawBuf(4096, wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
-	var wc *wsConn
-	e.srv.mu.Lock()
-	for c := range e.srv.conns {
-		wc = c // the only one
-	}
-	e.srv.mu.Unlock()
-	if wc == nil || wc.lean == nil {
-		t.Fatal("no lean connection for the slow reader")
-	}
+	wc := e.onlyConn()
 	wc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 	fast := e.dial(true)
 	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
@@ -134,9 +112,9 @@ func TestWSControlFrameQueuesBehindAFullSocket(t *testing.T) {
 		pinged <- wc.ws.Ping(ctx)
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	for !wc.lean.hasQueued() {
+	for wc.lean.others.Load() == 0 {
 		if time.Now().After(deadline) {
-			t.Fatal("the ping was never queued behind the full socket")
+			t.Fatal("the ping never waited behind the full socket")
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -173,6 +151,135 @@ func TestWSControlFrameQueuesBehindAFullSocket(t *testing.T) {
 	if err := <-pinged; err != nil {
 		t.Fatalf("the queued ping: %v", err)
 	}
+}
+
+// A close the server writes while its socket is full (the echo of a
+// client's close, or its own 1009 for a message over the limit) reaches
+// the client whole and last, after every event written before it: it
+// waits its turn behind the writer's message, as the contract says.
+func TestWSCloseBehindAFullSocketComesLastAndWhole(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  Options
+		frame []byte // what the client sends
+		code  uint16 // the close code it must read last
+	}{
+		{"echo of the client's close", Options{}, maskedFrame(0x8, []byte{0x03, 0xe8}), 1000},
+		{"1009 for a message over the limit", Options{MaxFrame: 1024}, maskedText([]byte(strings.Repeat("x", 60000))), 1009},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.WriteTimeout = time.Minute
+			e := newEnv(t, tc.opts)
+			s := e.create("s")
+			peer := e.rawPeer(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+			pc := e.onlyConn()
+			peer.(*net.TCPConn).SetReadBuffer(4096)
+			pc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
+			fast := e.dial(true)
+			fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+			const n = 16 // 256 KiB of messages: the peer's way is full
+			text := strings.Repeat("p", 16<<10)
+			for i := range n {
+				if code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"`+text+`"}`, nil); code != 202 {
+					t.Fatalf("input %d: %d", i, code)
+				}
+			}
+			for range 4 * n {
+				fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+			}
+			if _, err := peer.Write(tc.frame); err != nil {
+				t.Fatal(err)
+			}
+
+			peer.SetReadDeadline(time.Now().Add(30 * time.Second))
+			br := bufio.NewReader(peer)
+			var last byte
+			var lastPayload []byte
+			want := int64(1)
+			for {
+				op, payload, err := readServerFrame(br)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("after %d events and a frame %x: %v", want-1, last, err)
+				}
+				if last == 0x8 {
+					t.Fatalf("a frame %x after the close", op)
+				}
+				last, lastPayload = op, payload
+				if op != 0x1 {
+					continue
+				}
+				for _, fr := range splitFrames(payload) {
+					if f, err := wire.DecodeFrame(fr); err != nil {
+						t.Fatalf("frame %q: %v", fr, err)
+					} else if f.Op == wire.PushEvent {
+						if f.Event.Offset != want {
+							t.Fatalf("event %d, want %d", f.Event.Offset, want)
+						}
+						want++
+					}
+				}
+			}
+			if last != 0x8 || len(lastPayload) < 2 || binary.BigEndian.Uint16(lastPayload) != tc.code {
+				t.Fatalf("the last frame: opcode %x payload %q; want a close %d (after %d events)", last, lastPayload, tc.code, want-1)
+			}
+		})
+	}
+}
+
+// readServerFrame reads one unfragmented frame the server sent (servers
+// do not mask theirs): its opcode and payload, or io.EOF at the end of a
+// connection between frames.
+func readServerFrame(r io.Reader) (byte, []byte, error) {
+	var h [2]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, nil, err
+	}
+	if h[0]&0x80 == 0 {
+		return 0, nil, fmt.Errorf("frame header %x: fragmented", h[0])
+	}
+	n := uint64(h[1] & 0x7f)
+	switch n {
+	case 126:
+		var l [2]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			return 0, nil, io.ErrUnexpectedEOF
+		}
+		n = uint64(binary.BigEndian.Uint16(l[:]))
+	case 127:
+		var l [8]byte
+		if _, err := io.ReadFull(r, l[:]); err != nil {
+			return 0, nil, io.ErrUnexpectedEOF
+		}
+		n = binary.BigEndian.Uint64(l[:])
+	}
+	if n > 16<<20 {
+		return 0, nil, fmt.Errorf("frame of %d bytes", n)
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return 0, nil, io.ErrUnexpectedEOF
+	}
+	return h[0] & 0x0f, p, nil
+}
+
+// onlyConn returns the server's one connection, with a lean socket.
+func (e *env) onlyConn() *wsConn {
+	e.t.Helper()
+	e.srv.mu.Lock()
+	defer e.srv.mu.Unlock()
+	if len(e.srv.conns) != 1 {
+		e.t.Fatalf("%d connections, want 1", len(e.srv.conns))
+	}
+	for c := range e.srv.conns {
+		if c.lean == nil {
+			e.t.Fatal("the connection's socket is not a lean one")
+		}
+		return c
+	}
+	return nil
 }
 
 // inputPath16 is the path of the i-th of up to 2^48 inputs to session s.

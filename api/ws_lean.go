@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -90,9 +91,9 @@ func hijackerOf(w http.ResponseWriter) (http.Hijacker, error) {
 // into it.
 //
 // Writes: see ws_lean_write.go. In short, what the connection's writer
-// sends between cork and uncork leaves in one write syscall; a frame
-// written by anyone else (a ping, a pong, a close) never waits for the
-// peer while the writer is there to send it later.
+// sends between cork and uncork leaves in one write syscall, and a frame
+// written by anyone else (a ping, a pong, a close) that waits for the
+// peer lends the writers' pool a worker meanwhile.
 type leanConn struct {
 	net.Conn
 	raw syscall.RawConn
@@ -110,16 +111,20 @@ type leanConn struct {
 
 	mu      sync.Mutex
 	corked  *[]byte // the pooled buffer gathering the writer's message, while corked
-	queued  []byte  // frames written by others that wait for the writer to send them (at most maxQueued)
-	wake    func()  // has the writer send queued; nil: a frame by others is written at once and waits
-	onBlock func()  // called once per writer's send that has to wait for the peer (the writer pool's leave)
+	onBlock func()  // set once, before the writer first runs: called once per uncork that has to wait for the peer (the writer pool's leave)
 
 	// owned by the holder of wmu
 	writeFn  func(fd uintptr) bool // writeFD, made once
-	tryFn    func(fd uintptr) bool // tryFD, made once
-	unsent   []byte                // what writeFD or tryFD has left to write
+	unsent   []byte                // what writeFD has left to write
 	writeErr error
-	block    func() // called before the first wait for the peer in this send, if not nil
+	block    func() // called before the first wait for the peer in this write, if not nil
+	lent     bool   // this write lent the writers' pool a worker (lend)
+
+	others atomic.Int32 // frames of others in Write now, waiting or writing (tests wait on it)
+
+	// owned by coder/websocket's frame lock (every Write holds it)
+	frameLeft int64 // bytes of the frame being written still to come; 0 between frames
+	gather    bool  // that frame is the writer's message: it goes to corked
 }
 
 var leanReadBufs = sync.Pool{New: func() any { b := make([]byte, leanReadSize); return &b }}
@@ -187,4 +192,27 @@ func (c *leanConn) readFD(fd uintptr) bool {
 	}
 	c.rbuf = bp
 	return true
+}
+
+// leanDrain bounds what Close discards of the peer's unread input.
+const leanDrain = 64 << 10
+
+// Close closes the socket after discarding what the peer sent that
+// nothing will read (up to leanDrain). Closing a TCP socket with unread
+// input resets the connection (RFC 2525, 2.17), and the reset throws away
+// what the kernel had still to send: the last messages and the close
+// frame, so that a client that sent a message over the limit would see
+// its connection reset rather than the 1009. A peer that keeps sending
+// past leanDrain gets its reset.
+func (c *leanConn) Close() error {
+	c.raw.Control(func(fd uintptr) {
+		var buf [4096]byte
+		for range leanDrain / len(buf) {
+			n, err := syscall.Read(int(fd), buf[:])
+			if n <= 0 || err != nil {
+				return // drained (EAGAIN), or the peer is gone
+			}
+		}
+	})
+	return c.Conn.Close()
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"os"
@@ -13,121 +14,40 @@ import (
 // The write side of a leanConn.
 //
 // The connection's writer sends its messages between cork and uncork:
-// what coder/websocket writes meanwhile (the frame header, then the
-// payload) is gathered in a pooled buffer and leaves in one write syscall
-// at uncork, as it did through net/http's 4 KiB bufio writer. A send that
-// finds the socket full calls onBlock before it waits, so that a writer on
-// the server's pool leaves it rather than hold a worker while the peer is
-// slow (ws_pool.go).
+// the text frame coder/websocket writes meanwhile (its header, then the
+// payload, in several Writes through a 16-byte bufio.Writer) is gathered
+// in a pooled buffer and leaves in one write syscall at uncork, as it did
+// through net/http's 4 KiB bufio writer. A send that finds the socket full
+// calls onBlock before it waits, so that a writer on the server's pool
+// leaves it rather than hold a worker while the peer is slow
+// (ws_pool.go).
 //
-// Everyone else's frames — a heartbeat ping, the pong coder/websocket's
-// reader answers a ping with, a close — are written under coder/websocket's
-// frame lock, which the writer's next message needs too. Were such a frame
-// to wait for a full socket, the writer would wait for the lock with it,
-// on a pool worker, without onBlock ever firing: a few peers that stop
-// reading could so hold every worker for a control frame's timeout (5 s).
-// So while the connection has a writer (wake is set), a frame written by
-// anyone else never waits: what the socket takes at once is written, the
-// rest is queued, and the writer is woken to send it, ahead of its next
-// message, as any of its sends (onBlock included). The queue holds at
-// most maxQueued bytes: a peer that sends pings faster than it reads their
-// pongs fills it, and the next frame fails, which ends the connection
-// (coder/websocket's reader fails with its pong).
+// Everyone else's frames — a heartbeat ping, the pong or close echo
+// coder/websocket's reader answers with, a close — are written at once.
+// Write tells the frames apart by reading each frame's header as it
+// starts (every frame starts a Write: coder/websocket flushes at each
+// frame's end), so that only the writer's own frame is gathered: a close
+// written while the writer waits to start its message must reach the
+// socket before the connection is closed, not wait in the writer's
+// buffer. A frame of others that starts after the writer's message was
+// gathered, and before uncork, writes that message first: the frame lock
+// put it first.
 //
-// Before the writer exists, and once it has left for a close handshake
-// (hold), frames are written at once and wait, after anything queued.
+// A frame of others holds coder/websocket's frame lock while it waits for
+// the peer (as long as its own timeout allows), and the writer's next
+// message needs that lock: a writer woken meanwhile waits for it on a pool
+// worker, where onBlock cannot fire. So a frame of others that finds the
+// socket full lends the pool a worker (writerPool.lend) for as long as it
+// waits: the worker it may hold is replaced, and a few peers that stop
+// reading cannot hold every worker.
 //
-// Byte order on the socket is the order of coder/websocket's frame lock:
-// a frame written while corked joins the writer's message; one written
-// after uncork took the message waits behind it (wmu, or the queue); the
-// queue is sent before the message taken after it.
+// Every write to the socket holds wmu, from taking its bytes to the last
+// written, so bytes reach the socket in the frame lock's order.
 
-// maxQueued bounds a connection's queue of frames written by others: 32
-// control frames of the largest size (2 + 125 bytes).
-const maxQueued = 32 * 127
-
-// errQueueFull fails a frame written by others when the queue is full.
-var errQueueFull = errors.New("websocket: the peer reads nothing and control frames wait beyond the limit")
-
-// attach makes the connection's writer the one that sends queued frames:
-// wake wakes it, and onBlock is called once per send of its that has to
-// wait for the peer.
-func (c *leanConn) attach(wake, onBlock func()) {
-	c.mu.Lock()
-	c.wake, c.onBlock = wake, onBlock
-	c.mu.Unlock()
-}
-
-// hold has frames written by others wait for the socket again, as before
-// attach: the writer is leaving for a close handshake and will send
-// nothing more from the queue.
-func (c *leanConn) hold() {
-	c.mu.Lock()
-	c.wake = nil
-	c.mu.Unlock()
-}
-
-// Write is coder/websocket's write of a frame's bytes, under its frame
-// lock.
-func (c *leanConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	if c.corked != nil {
-		*c.corked = append(*c.corked, p...)
-		c.mu.Unlock()
-		return len(p), nil
-	}
-	wake := c.wake
-	if wake == nil {
-		c.mu.Unlock()
-		if err := c.writeNow(p); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	if len(c.queued) == 0 && c.wmu.TryLock() {
-		// Nothing waits ahead and no send is under way: what the socket
-		// takes now goes, the rest waits for the writer.
-		c.mu.Unlock()
-		rest, err := c.try(p)
-		if err == nil && len(rest) > 0 {
-			c.mu.Lock()
-			c.queued = append(c.queued, rest...) // under wmu still: nothing is written before it
-			c.mu.Unlock()
-		}
-		c.wmu.Unlock()
-		if err != nil {
-			return 0, err
-		}
-		if len(rest) > 0 {
-			wake()
-		}
-		return len(p), nil
-	}
-	if len(c.queued)+len(p) > maxQueued {
-		c.mu.Unlock()
-		return 0, errQueueFull
-	}
-	c.queued = append(c.queued, p...)
-	c.mu.Unlock()
-	wake()
-	return len(p), nil
-}
-
-// writeNow writes what is queued, then p, waiting for the peer as long as
-// it takes (or until the connection is closed).
-func (c *leanConn) writeNow(p []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	c.mu.Lock()
-	q := c.queued
-	c.queued = nil
-	c.mu.Unlock()
-	c.block = nil
-	if err := c.writeAll(q); err != nil {
-		return err
-	}
-	return c.writeAll(p)
-}
+// errFrameHeader fails a Write that does not begin with a whole frame
+// header where a frame starts: coder/websocket's bufio.Writer (16 bytes,
+// leanBufio) always flushes a header whole.
+var errFrameHeader = errors.New("websocket: a frame's header split across writes")
 
 // cork starts gathering the writer's message.
 func (c *leanConn) cork() {
@@ -138,46 +58,113 @@ func (c *leanConn) cork() {
 	c.mu.Unlock()
 }
 
-// uncork sends what was queued, then what was gathered since cork.
+// uncork sends what was gathered since cork (unless a frame of others sent
+// it first), in one write.
 func (c *leanConn) uncork() error {
-	c.wmu.Lock() // waits at most for one frame's try (Write) by another
+	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	c.mu.Lock()
-	bp, q := c.corked, c.queued
-	c.corked, c.queued = nil, nil
-	c.block = c.onBlock
+	bp := c.corked
+	c.corked = nil
 	c.mu.Unlock()
 	defer c.s.bufs.Put(bp)
-	err := c.writeAll(q)
-	if err == nil {
-		err = c.writeAll(*bp)
-	}
+	c.block, c.lent = c.onBlock, false
+	err := c.writeAll(*bp)
 	*bp = (*bp)[:0]
 	return err
 }
 
-// hasQueued says whether frames written by others wait for the writer.
-func (c *leanConn) hasQueued() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.queued) > 0
-}
-
-// sendQueued sends the frames written by others that wait: the writer's
-// send when it has no message of its own.
-func (c *leanConn) sendQueued() error {
+// Write is coder/websocket's write of a frame's bytes, under its frame
+// lock: the writer's message is gathered while corked, any other frame
+// written at once.
+func (c *leanConn) Write(p []byte) (int, error) {
+	if c.frameLeft == 0 {
+		n, ok := frameLen(p)
+		if !ok {
+			return 0, errFrameHeader
+		}
+		c.frameLeft = n
+		c.mu.Lock()
+		c.gather = c.corked != nil && len(*c.corked) == 0 && p[0]&0x0f == 0x1 // a text frame: the writer's message
+		c.mu.Unlock()
+	}
+	if int64(len(p)) > c.frameLeft {
+		return 0, errors.New("websocket: a write past its frame's end")
+	}
+	c.frameLeft -= int64(len(p))
+	if c.gather {
+		c.mu.Lock()
+		*c.corked = append(*c.corked, p...)
+		c.mu.Unlock()
+		return len(p), nil
+	}
+	c.others.Add(1)
+	defer c.others.Add(-1)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	c.block, c.lent = c.lend, false
+	var err error
 	c.mu.Lock()
-	q := c.queued
-	c.queued = nil
-	c.block = c.onBlock
-	c.mu.Unlock()
-	return c.writeAll(q)
+	if c.corked != nil && len(*c.corked) > 0 {
+		// The writer's whole message, gathered before this frame began
+		// and not sent yet: it goes first, and uncork finds nothing.
+		m := *c.corked
+		*c.corked = m[:0]
+		c.mu.Unlock()
+		err = c.writeAll(m)
+	} else {
+		c.mu.Unlock()
+	}
+	if err == nil {
+		err = c.writeAll(p)
+	}
+	if c.lent {
+		c.s.writers.giveBack()
+	}
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// frameLen returns the length (header and payload) of the websocket frame
+// whose header p begins with, or false if p does not hold the whole
+// header.
+func frameLen(p []byte) (int64, bool) {
+	if len(p) < 2 {
+		return 0, false
+	}
+	h, n := 2, uint64(p[1]&0x7f)
+	switch n {
+	case 126:
+		if len(p) < 4 {
+			return 0, false
+		}
+		h, n = 4, uint64(binary.BigEndian.Uint16(p[2:]))
+	case 127:
+		if len(p) < 10 {
+			return 0, false
+		}
+		h, n = 10, binary.BigEndian.Uint64(p[2:])
+	}
+	if p[1]&0x80 != 0 {
+		h += 4 // a mask (a client's frame)
+	}
+	if n > 1<<62 {
+		return 0, false
+	}
+	return int64(h) + int64(n), true
+}
+
+// lend is a frame of others' block: it is about to wait for the peer
+// while holding coder/websocket's frame lock.
+func (c *leanConn) lend() {
+	c.s.writers.lend()
+	c.lent = true
 }
 
 // writeAll writes b through the poller, as net.Conn's Write does, but
-// calls block (if set) before the first wait for a full socket. The
+// calls block (if set) once, before the first wait for a full socket. The
 // caller holds wmu.
 func (c *leanConn) writeAll(b []byte) error {
 	if len(b) == 0 {
@@ -189,24 +176,6 @@ func (c *leanConn) writeAll(b []byte) error {
 	c.unsent, c.writeErr = b, nil
 	err := c.raw.Write(c.writeFn) // the poller's own errors come as a net.OpError already
 	c.unsent = nil
-	return c.opError(err)
-}
-
-// try writes what the socket takes of p without waiting, and returns the
-// rest. The caller holds wmu.
-func (c *leanConn) try(p []byte) ([]byte, error) {
-	if c.tryFn == nil {
-		c.tryFn = c.tryFD
-	}
-	c.unsent, c.writeErr = p, nil
-	err := c.raw.Write(c.tryFn)
-	rest := c.unsent
-	c.unsent = nil
-	return rest, c.opError(err)
-}
-
-// opError wraps write(2)'s own error, if the poller had none.
-func (c *leanConn) opError(err error) error {
 	if err == nil && c.writeErr != nil {
 		err = &net.OpError{Op: "write", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: c.writeErr}
 	}
@@ -216,23 +185,6 @@ func (c *leanConn) opError(err error) error {
 // writeFD is writeAll's write of the socket, which the poller calls until
 // it returns true.
 func (c *leanConn) writeFD(fd uintptr) bool {
-	full := c.writeSome(fd)
-	if full && c.block != nil {
-		c.block() // once per send
-		c.block = nil
-	}
-	return !full // full: the poller waits until the peer reads
-}
-
-// tryFD is try's write of the socket: it never asks the poller to wait.
-func (c *leanConn) tryFD(fd uintptr) bool {
-	c.writeSome(fd)
-	return true
-}
-
-// writeSome writes unsent until it is all written, the socket is full
-// (it says so), or write(2) fails (writeErr).
-func (c *leanConn) writeSome(fd uintptr) (full bool) {
 	for len(c.unsent) > 0 {
 		n, err := syscall.Write(int(fd), c.unsent)
 		if n > 0 {
@@ -241,17 +193,20 @@ func (c *leanConn) writeSome(fd uintptr) (full bool) {
 		switch {
 		case err == syscall.EINTR:
 		case err == syscall.EAGAIN:
-			return true
+			if c.block != nil {
+				c.block()
+				c.block = nil
+			}
+			return false // full: the poller waits until the peer reads
 		case err != nil:
 			c.writeErr = os.NewSyscallError("write", err)
-			return false
+			return true
 		}
 	}
-	return false
+	return true
 }
 
-// write sends buf as one text message: on a leanConn in one write syscall
-// (after the frames of others that wait, if any).
+// write sends buf as one text message: on a leanConn in one write syscall.
 func (wc *wsConn) write(buf []byte) error {
 	if wc.lean == nil {
 		return wc.ws.Write(context.Background(), websocket.MessageText, buf)

@@ -19,15 +19,18 @@ import "sync"
 // Connections whose socket cannot say so (not a kernel socket, TLS) get a
 // goroutine of their own, as before.
 //
-// Nothing else a worker runs waits on a peer: a control frame written
-// outside the writer (a heartbeat ping, the reader's pong, a revocation's
-// close) holds coder/websocket's frame lock, which the writer's next write
-// needs, so such a frame never waits for a full socket while the writer
-// exists: it is queued, and the writer sends it (ws_lean_write.go).
+// One wait is not the worker's own: a frame written outside the writer
+// (a heartbeat ping, the reader's pong or close echo, a revocation's
+// close) holds coder/websocket's frame lock, which the writer's next
+// write needs, and a worker may wait for it while that frame waits for
+// the peer. Such a frame lends the pool a worker for as long as it waits
+// (lend, from leanConn.Write): the pool may run one more, so the worker it
+// holds is replaced.
 type writerPool struct {
 	max int
 
-	mu sync.Mutex
+	mu   sync.Mutex
+	lent int // workers lent by frames waiting for their peers: the pool runs up to max+lent
 	// The writer queued last runs first, as Go's scheduler runs the
 	// goroutine readied last: a commit's receipt, queued after the
 	// commit's pushes to every viewer, would otherwise wait behind them,
@@ -50,7 +53,7 @@ func (p *writerPool) submit(w *wsWriter) {
 		p.queue = append(p.queue, p.next)
 	}
 	p.next = w
-	start := p.workers < p.max
+	start := p.workers < p.max+p.lent
 	if start {
 		p.workers++
 	}
@@ -85,6 +88,8 @@ func (p *writerPool) take() *wsWriter {
 	defer p.mu.Unlock()
 	var w *wsWriter
 	switch {
+	case p.workers > p.max+p.lent:
+		p.workers-- // a loan ended: the pool is back to its size
 	case p.next != nil && !(p.tookNext && p.head < len(p.queue)):
 		w, p.next, p.tookNext = p.next, nil, true
 	case p.head < len(p.queue):
@@ -104,6 +109,28 @@ func (p *writerPool) take() *wsWriter {
 		p.workers--
 	}
 	return w
+}
+
+// lend raises the pool's size by one while a frame written outside the
+// writer waits for its peer (it may hold a worker on coder/websocket's
+// frame lock), starting a worker if writers wait; giveBack ends the loan.
+func (p *writerPool) lend() {
+	p.mu.Lock()
+	p.lent++
+	start := (p.next != nil || p.head < len(p.queue)) && p.workers < p.max+p.lent
+	if start {
+		p.workers++
+	}
+	p.mu.Unlock()
+	if start {
+		go p.work()
+	}
+}
+
+func (p *writerPool) giveBack() {
+	p.mu.Lock()
+	p.lent--
+	p.mu.Unlock()
 }
 
 // leave takes the calling worker, about to block on w's peer, out of the

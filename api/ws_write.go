@@ -66,7 +66,7 @@ func newWriter(ctx context.Context, stop func(), wc *wsConn, hc *hub.Conn) *wsWr
 	w.deadline.Stop()
 	w.heart = time.AfterFunc(wc.s.opts.Heartbeat, w.beat)
 	if wc.lean != nil {
-		wc.lean.attach(w.kick, func() { wc.s.writers.leave(w) })
+		wc.lean.onBlock = func() { wc.s.writers.leave(w) }
 	}
 	return w
 }
@@ -101,7 +101,7 @@ func (w *wsWriter) run() {
 	for {
 		select {
 		case r := <-w.wc.closeReq:
-			w.leaveToClose()
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.sayBye(w.ctx, r)
 			w.stopAll()
 			return
@@ -165,42 +165,26 @@ func (w *wsWriter) flush() (bool, error) {
 	if err != nil {
 		if w.ctx.Err() == nil {
 			s.log.Error("fill", "conn", w.hc.Info().ID, "err", err)
-			w.leaveToClose()
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.ws.Close(websocket.StatusInternalError, "internal error")
 		}
 		return false, err
 	}
-	queued := len(buf) == 0 // then only frames of others may wait (ws_lean_write.go)
-	if queued && (w.wc.lean == nil || !w.wc.lean.hasQueued()) {
+	if len(buf) == 0 {
 		return false, nil
 	}
 	w.deadline.Reset(s.opts.WriteTimeout)
-	if queued {
-		err = w.wc.lean.sendQueued()
-	} else {
-		err = w.wc.write(buf)
-	}
+	err = w.wc.write(buf)
 	w.deadline.Stop()
 	if err != nil {
 		if w.slow.Load() {
 			s.log.Warn("closing slow connection", "conn", w.hc.Info().ID, "timeout", s.opts.WriteTimeout)
-			w.leaveToClose()
+			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.ws.Close(websocket.StatusPolicyViolation, "slow")
 		}
 		return false, err
 	}
 	return true, nil
-}
-
-// leaveToClose readies the writer for a close handshake, which waits for
-// the peer: it leaves the writers' pool, and frames written by others wait
-// for the socket themselves from now on (leanConn.hold), as nothing here
-// will send them.
-func (w *wsWriter) leaveToClose() {
-	w.wc.s.writers.leave(w)
-	if w.wc.lean != nil {
-		w.wc.lean.hold()
-	}
 }
 
 // beat runs on the heartbeat timer's goroutine: it arms the next beat and
