@@ -24,7 +24,7 @@ type Options struct {
 	Token        string        // the owner token of daemon.json
 	Boot         string        // this daemon start's random id, reported in hello
 	Heartbeat    time.Duration // websocket ping interval (15 s)
-	WriteTimeout time.Duration // a connection that accepts nothing this long is closed "slow" (30 s)
+	WriteTimeout time.Duration // a write that cannot complete this long closes the connection, logged as "slow" (30 s)
 	HelloTimeout time.Duration // hello must arrive within this (10 s)
 	MaxFrame     int64         // bytes per websocket message (1 MiB)
 	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone

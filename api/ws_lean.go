@@ -119,6 +119,8 @@ type leanConn struct {
 	writeErr error
 	block    func() // called before the first wait for the peer in this write, if not nil
 	lent     bool   // this write lent the writers' pool a worker (lend)
+	lendFn   func() // lend, made once
+	msgErr   error  // the error of the writer's message when a frame of others sent it
 
 	others atomic.Int32 // frames of others in Write now, waiting or writing (tests wait on it)
 
@@ -198,17 +200,20 @@ func (c *leanConn) readFD(fd uintptr) bool {
 const leanDrain = 64 << 10
 
 // Close closes the socket after discarding what the peer sent that
-// nothing will read (up to leanDrain). Closing a TCP socket with unread
+// nothing will read and has arrived (up to leanDrain). Closing a TCP socket with unread
 // input resets the connection (RFC 2525, 2.17), and the reset throws away
 // what the kernel had still to send: the last messages and the close
 // frame, so that a client that sent a message over the limit would see
 // its connection reset rather than the 1009. A peer that keeps sending
-// past leanDrain gets its reset.
+// (past leanDrain, or after the drain) gets its reset.
 func (c *leanConn) Close() error {
 	c.raw.Control(func(fd uintptr) {
 		var buf [4096]byte
 		for range leanDrain / len(buf) {
 			n, err := syscall.Read(int(fd), buf[:])
+			if err == syscall.EINTR {
+				continue
+			}
 			if n <= 0 || err != nil {
 				return // drained (EAGAIN), or the peer is gone
 			}

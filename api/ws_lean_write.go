@@ -71,6 +71,10 @@ func (c *leanConn) uncork() error {
 	c.block, c.lent = c.onBlock, false
 	err := c.writeAll(*bp)
 	*bp = (*bp)[:0]
+	if err == nil {
+		err = c.msgErr // a frame of others sent the message, and failed
+	}
+	c.msgErr = nil
 	return err
 }
 
@@ -94,15 +98,23 @@ func (c *leanConn) Write(p []byte) (int, error) {
 	c.frameLeft -= int64(len(p))
 	if c.gather {
 		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.corked == nil {
+			// Only the writer writes text frames while corked, and it
+			// uncorks after its frame; never here.
+			return 0, errors.New("websocket: a gathered frame outlived its cork")
+		}
 		*c.corked = append(*c.corked, p...)
-		c.mu.Unlock()
 		return len(p), nil
 	}
 	c.others.Add(1)
 	defer c.others.Add(-1)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.block, c.lent = c.lend, false
+	if c.lendFn == nil {
+		c.lendFn = c.lend
+	}
+	c.block, c.lent = c.lendFn, false
 	var err error
 	c.mu.Lock()
 	if c.corked != nil && len(*c.corked) > 0 {
@@ -112,6 +124,7 @@ func (c *leanConn) Write(p []byte) (int, error) {
 		*c.corked = m[:0]
 		c.mu.Unlock()
 		err = c.writeAll(m)
+		c.msgErr = err // the writer's too: uncork reports it
 	} else {
 		c.mu.Unlock()
 	}

@@ -7,9 +7,9 @@ import "sync"
 // writers at once; starting a goroutine for each was most of the hub's
 // cost per event (issue 16: 0.6 µs of 5.6 per delivery at 100 viewers ×
 // 1 000 events/s). A worker starts when a writer is queued and fewer than
-// max work, takes writers in turn, and ends when the queue is empty: an
-// idle server keeps no goroutine, and an idle connection costs nothing
-// here.
+// the pool's size work (max, plus any loans: lend), takes writers in
+// turn, and ends when the queue is empty: an idle server keeps no
+// goroutine, and an idle connection costs nothing here.
 //
 // A worker never waits on one peer while others queue behind it. When a
 // write would block (the peer's socket is full: leanConn.onBlock), or
@@ -46,7 +46,8 @@ type writerPool struct {
 	workers  int // goroutines working the queue
 }
 
-// submit queues w's run, starting a worker if fewer than max work.
+// submit queues w's run, starting a worker if fewer than the pool's size
+// work.
 func (p *writerPool) submit(w *wsWriter) {
 	p.mu.Lock()
 	if p.next != nil {
