@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,12 +33,18 @@ import (
 // key, into dir, and returns their paths and a pool that trusts it.
 func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
+	return selfSignedSerial(t, dir, 1)
+}
+
+// selfSignedSerial is selfSigned with the certificate's serial number.
+func selfSignedSerial(t *testing.T, dir string, serial int64) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "albedo.test"},
+		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "albedo.test"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		DNSNames: []string{"albedo.test"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -61,6 +68,57 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 	pool = x509.NewCertPool()
 	pool.AddCert(leaf)
 	return certFile, keyFile, pool
+}
+
+// A renewed certificate is served to new connections after SIGHUP, with
+// no restart; a pair that cannot be read is refused and the one served
+// stays.
+func TestTLSCertificateReloadsOnSIGHUP(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	cert, key, _ := selfSignedSerial(t, dir, 1)
+	d := startDaemon(t, home, "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key)
+	info, err := client.ReadDaemonFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func() int64 {
+		t.Helper()
+		conn, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(info.Port), &tls.Config{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return conn.ConnectionState().PeerCertificates[0].SerialNumber.Int64()
+	}
+	// hup signals the daemon and waits for the n-th log line that has want.
+	hup := func(want string, n int) {
+		t.Helper()
+		if err := syscall.Kill(info.PID, syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Count(d.logText(), want) < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %q after SIGHUP: %s", want, d.logText())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if got := served(); got != 1 {
+		t.Fatalf("serial %d at start, want 1", got)
+	}
+	selfSignedSerial(t, dir, 2) // renewed in place
+	hup("TLS certificate re-read", 1)
+	if got := served(); got != 2 {
+		t.Fatalf("serial %d after SIGHUP, want the renewed 2", got)
+	}
+	if err := os.WriteFile(cert, []byte("half a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hup("still serving the one before", 1)
+	if got := served(); got != 2 {
+		t.Fatalf("serial %d after a broken renewal, want 2 still", got)
+	}
 }
 
 // The edge's flags refuse what would be unsafe or meaningless, as usage

@@ -96,12 +96,14 @@ type daemon struct {
 	keep    func()        // stops keepDaemonFile and waits for it
 	nc      *nats.Conn    // the cluster's NATS, with --nats
 	natsLag prometheus.Gauge
+	cert    *servedCert // the TLS certificate, with --tls-cert
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
 // a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
-	// SIGHUP re-reads the stored tokens (albedo tokens sends it). Caught
+	// SIGHUP re-reads the stored tokens (albedo tokens sends it) and the
+	// TLS certificate. Caught
 	// before the home is locked: a command that finds this daemon through
 	// its lock must not kill it with SIGHUP's default action.
 	hup := make(chan os.Signal, 1)
@@ -115,6 +117,7 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 		select {
 		case <-hup:
 			d.reloadTokens(ctx)
+			d.reloadCert()
 			continue
 		case <-ctx.Done():
 			d.stoppedOnPurpose()
@@ -139,6 +142,20 @@ func (d *daemon) reloadTokens(ctx context.Context) {
 		return
 	}
 	d.log.Info("tokens re-read", "revoked", n)
+}
+
+// reloadCert re-reads the TLS certificate on SIGHUP, for a renewal; one
+// that cannot be read leaves the one served.
+func (d *daemon) reloadCert() {
+	if d.cert == nil {
+		return
+	}
+	leaf, err := d.cert.reload()
+	if err != nil {
+		d.log.Error("re-read the TLS certificate; still serving the one before", "err", err)
+		return
+	}
+	d.log.Info("TLS certificate re-read", "serial", leaf.SerialNumber.String(), "not_after", leaf.NotAfter.UTC().Format(time.RFC3339))
 }
 
 // stoppedOnPurpose records the stop in daemon.down before anyone is told
@@ -205,7 +222,7 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	var tlsCfg *tls.Config
 	if f.tlsCert != "" {
 		var names []string
-		if tlsCfg, names, err = f.tlsConfig(); err != nil {
+		if tlsCfg, names, d.cert, err = f.tlsConfig(); err != nil {
 			return nil, err
 		}
 		f.hosts = append(f.hosts, names...)

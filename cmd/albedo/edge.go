@@ -9,6 +9,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -111,19 +112,45 @@ func validHostPattern(h string) bool {
 }
 
 // tlsConfig loads the key pair of --tls-cert and --tls-key and returns the
-// server's TLS configuration and the certificate's DNS names (names the
-// daemon answers to). HTTP/1.1 only: websockets upgrade over it, not h2.
-func (f *edgeFlags) tlsConfig() (*tls.Config, []string, error) {
-	cert, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey)
+// server's TLS configuration, the certificate's DNS names (names the
+// daemon answers to), and the certificate it serves, which reload
+// replaces. HTTP/1.1 only: websockets upgrade over it, not h2.
+func (f *edgeFlags) tlsConfig() (*tls.Config, []string, *servedCert, error) {
+	sc := &servedCert{certFile: f.tlsCert, keyFile: f.tlsKey}
+	leaf, err := sc.reload()
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
+		return nil, nil, nil, err
+	}
+	cfg := &tls.Config{GetCertificate: sc.get, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
+	return cfg, slices.Clone(leaf.DNSNames), sc, nil
+}
+
+// servedCert is the certificate the daemon serves, read from its files at
+// start and again on SIGHUP, so that a renewed certificate is served to
+// new connections without a restart. Connections made before keep theirs.
+type servedCert struct {
+	certFile, keyFile string
+	cur               atomic.Pointer[tls.Certificate]
+}
+
+func (c *servedCert) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return c.cur.Load(), nil
+}
+
+// reload reads the key pair and, if it is whole and valid, serves it; if
+// not, the one served stays. It returns the new certificate's leaf.
+func (c *servedCert) reload() (*x509.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", c.certFile, c.keyFile, err)
 	}
 	leaf, err := x509.ParseCertificate(cert.Certificate[0])
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tls-cert %s: %w", f.tlsCert, err)
+		return nil, fmt.Errorf("--tls-cert %s: %w", c.certFile, err)
 	}
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"http/1.1"}}
-	return cfg, slices.Clone(leaf.DNSNames), nil
+	cert.Leaf = leaf
+	c.cur.Store(&cert)
+	return leaf, nil
 }
 
 // newLogger makes the daemon's logger: text (slog's key=value) or JSON,
