@@ -71,10 +71,30 @@ func pageCSP(ws string) string {
 }
 
 // wsURL is the websocket's URL as the client of r reaches it: wss:// when
-// r came over TLS.
+// r came over TLS, to the daemon or to a proxy before it that says so
+// (X-Forwarded-Proto or Forwarded's proto, as a load balancer that ends
+// TLS sets them: --insecure-no-tls). Either header only changes what the
+// requester itself is told.
 func wsURL(r *http.Request) string {
-	if r.TLS != nil {
+	if r.TLS != nil || forwardedTLS(r.Header) {
 		return "wss://" + r.Host + "/v1/ws"
 	}
 	return "ws://" + r.Host + "/v1/ws"
+}
+
+// forwardedTLS says whether the proxy nearest the client (the first
+// value) says the client's request came over HTTPS.
+func forwardedTLS(h http.Header) bool {
+	if v := h.Get("X-Forwarded-Proto"); v != "" {
+		first, _, _ := strings.Cut(v, ",")
+		return strings.EqualFold(strings.TrimSpace(first), "https")
+	}
+	first, _, _ := strings.Cut(h.Get("Forwarded"), ",")
+	for pair := range strings.SplitSeq(first, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		if strings.EqualFold(k, "proto") {
+			return strings.EqualFold(strings.Trim(v, `"`), "https")
+		}
+	}
+	return false
 }

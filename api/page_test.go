@@ -54,3 +54,36 @@ func TestPageIsServedUnderItsPolicy(t *testing.T) {
 		t.Errorf("GET / with a foreign Host: %d, want 403", resp.StatusCode)
 	}
 }
+
+// Behind a proxy that ends TLS (--insecure-no-tls) and says so, the
+// websocket URL the daemon hands out (the page's policy, a share's or a
+// bot's ws_url) is wss://; without the header, ws://.
+func TestWSURLBehindATLSProxy(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.create("s")
+	for _, tc := range []struct {
+		hdr  map[string]string
+		want string
+	}{
+		{nil, "ws://"},
+		{map[string]string{"X-Forwarded-Proto": "https"}, "wss://"},
+		{map[string]string{"X-Forwarded-Proto": "HTTPS, http"}, "wss://"},
+		{map[string]string{"X-Forwarded-Proto": "http"}, "ws://"},
+		{map[string]string{"Forwarded": `for=192.0.2.1;proto="https";host=h, proto=http`}, "wss://"},
+		{map[string]string{"Forwarded": "for=192.0.2.1;proto=http"}, "ws://"},
+	} {
+		var share struct {
+			WSURL string `json:"ws_url"`
+		}
+		if code, _ := e.do("POST", "/v1/sessions/s/shares", tc.hdr, "", &share); code != 201 || !strings.HasPrefix(share.WSURL, tc.want+"127.0.0.1:") {
+			t.Errorf("%v: share %d, ws_url %q, want %s", tc.hdr, code, share.WSURL, tc.want)
+		}
+		hdr := map[string]string{"Authorization": ""}
+		for k, v := range tc.hdr {
+			hdr[k] = v
+		}
+		if _, h := e.do("GET", "/", hdr, "", nil); !strings.Contains(h.Get("Content-Security-Policy"), "connect-src 'self' "+tc.want+"127.0.0.1:") {
+			t.Errorf("%v: the page's policy %q", tc.hdr, h.Get("Content-Security-Policy"))
+		}
+	}
+}
