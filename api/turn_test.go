@@ -321,10 +321,12 @@ func TestTurnsQueueInOrder(t *testing.T) {
 		e.do("PUT", inputPath("s", i), nil, `{"text":"q`+string(rune('0'+i))+`"}`, &r)
 		receipts = append(receipts, r)
 	}
-	st := w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Queued == 2 })
-	if st.Status.Phase != wire.PhaseRunning || st.Status.TurnID != receipts[0].TurnID {
-		t.Fatalf("status with two queued: %+v", st)
-	}
+	// Wait for the steady state until release: turn 1 running, two
+	// queued. (A status written before the runner took input 1 off the
+	// queue could say idle with two queued; it is not the one awaited.)
+	w.next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Status.Queued == 2 && f.Status.Phase == wire.PhaseRunning && f.Status.TurnID == receipts[0].TurnID
+	})
 	close(release)
 	for i, r := range receipts {
 		_, evs := streamed(w, r.TurnID, "")

@@ -555,12 +555,26 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 	defer st.Close()
 	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch})
 	chunks := []string{"one ", "two ", "three ", "four"}
-	cl.fake.Push(fakeopenai.Reply{Chunks: chunks, Pace: 150 * time.Millisecond})
+	// The turn is held open until B's viewer has been shown the whole
+	// text: text still unsent when the closing event lands is dropped
+	// (docs/protocol.md), so only then is "streamed == committed" owed.
+	release := make(chan struct{})
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	cl.fake.Push(fakeopenai.Reply{Chunks: chunks, Pace: 150 * time.Millisecond, Block: release})
 	if _, err := a.c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "count"); err != nil {
 		t.Fatal(err)
 	}
 	var text, turn string
 	for {
+		if !released && text == strings.Join(chunks, "") {
+			close(release)
+			released = true
+		}
 		it, err := sub.Next(ctx)
 		if err != nil {
 			t.Fatal(err)
