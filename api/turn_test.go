@@ -353,3 +353,47 @@ func TestUnknownProviderRefused(t *testing.T) {
 		t.Fatalf("%d %+v", code, body.Error)
 	}
 }
+
+// A viewer catching up on a session's history while a turn streams is
+// shown the turn's text only after the turn's start: within a session,
+// pushes follow the order things happened. Before, the text due to every
+// cursor went out with the first batch of old events.
+func TestCatchUpGetsStreamingTextAfterItsTurn(t *testing.T) {
+	e := newTurnEnv(t, `{"provider":"fake"}`)
+	// About 100 KiB of history: more than one message (64 KiB) of
+	// catch-up.
+	big := strings.Repeat("h", 16<<10)
+	for i := 1; i <= 6; i++ {
+		e.fake.Push(fakeopenai.Reply{Chunks: []string{"ok"}})
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", i), nil, `{"text":"`+big+`"}`, &r)
+		streamed(e.w, r.TurnID, "")
+	}
+	release := make(chan struct{})
+	defer close(release)
+	e.fake.Push(fakeopenai.Reply{Chunks: []string{"streaming "}, Block: release})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 7), nil, `{"text":"go"}`, &r)
+	seenText(e.w, "streaming ")
+
+	c := e.dial(true).watch(e.s) // from the first event
+	started := map[string]bool{}
+	for {
+		f := c.next(func(f wire.Frame) bool {
+			return f.Op == wire.PushEvent || f.Op == wire.PushPartial || f.Op == wire.PushDelta
+		})
+		if f.Op == wire.PushEvent {
+			if f.Event.Type == wire.EventTurn && f.Event.State == wire.TurnStarted {
+				started[f.Event.TurnID] = true
+			}
+			continue
+		}
+		if !started[f.Text.TurnID] {
+			t.Fatalf("text of turn %s before its start (turns started so far: %d)", f.Text.TurnID, len(started))
+		}
+		if f.Text.TurnID != r.TurnID || f.Text.Text != "streaming " {
+			t.Fatalf("text %+v", f.Text)
+		}
+		return
+	}
+}

@@ -70,6 +70,7 @@ type sub struct {
 	textTurn  string // turn of the pending partial/delta text
 	text      []byte // pending text of that turn
 	textFull  bool   // text is the whole reply so far (a partial), not a delta
+	textAfter int64  // the head when the text came: it waits until the cursor has written that far (its turn's start is at or before it)
 	lastEnded string // the newest turn whose closing event this sub was sent
 }
 
@@ -270,7 +271,7 @@ func (c *Conn) position(ch *channel, s *sub, req wire.Sub) (wire.SubReply, bool)
 		})
 	}
 	if turn, text := ch.run.streaming(); turn != "" {
-		s.textTurn, s.text, s.textFull = turn, []byte(text), true
+		s.textTurn, s.text, s.textFull, s.textAfter = turn, []byte(text), true, ch.head
 	}
 	c.markReady(s)
 	return rep, viewersChanged

@@ -206,7 +206,7 @@ func (c *Conn) write(buf []byte, p *pass, limit int) (_ []byte, full bool) {
 	// for its interval (deferred: the timer brings it back) does not. An
 	// empty page while events are due (the session being deleted) ends
 	// the batch too, rather than reading the same empty page again.
-	full = written < len(p.entries) || s.status || s.presence && !s.deferred || len(s.text) > 0 || s.textFull ||
+	full = written < len(p.entries) || s.status || s.presence && !s.deferred || s.textReady() ||
 		len(p.entries) == 0 && s.next <= p.head
 	if full || s.next <= p.head {
 		c.markReady(s) // more to page through, or a push that did not fit: back of the line
@@ -243,10 +243,14 @@ func fits(buf, frame []byte, limit int) bool {
 
 // appendText appends the cursor's pending streaming text (a partial or a
 // delta) unless its turn has already ended for this cursor, or it does not
-// fit under limit (then it stays pending). Caller holds c.mu.
+// fit under limit, or the cursor has not been written the events up to the
+// head the text came at, which hold its turn's start (then it stays
+// pending: within a session, pushes follow the order things happened, and
+// a cursor catching up gets the text after the turn it belongs to).
+// Caller holds c.mu.
 func (c *Conn) appendText(buf []byte, s *sub, limit int) []byte {
-	if s.textTurn == "" || (len(s.text) == 0 && !s.textFull) {
-		return buf
+	if s.textTurn == "" || !s.textReady() {
+		return buf // none, or its turn's start is not written yet: the events that bring it wake the cursor
 	}
 	if s.textTurn != s.lastEnded {
 		op := wire.PushDelta
@@ -261,6 +265,12 @@ func (c *Conn) appendText(buf []byte, s *sub, limit int) []byte {
 	}
 	s.text, s.textFull = nil, false
 	return buf
+}
+
+// textReady says whether s has streaming text to write now: some, and the
+// cursor past the head it came at. Caller holds c.mu.
+func (s *sub) textReady() bool {
+	return (len(s.text) > 0 || s.textFull) && s.next > s.textAfter
 }
 
 // presenceEvery is the shortest time between two presence pushes to one

@@ -346,13 +346,14 @@ func (h *Hub) markAll(ch *channel, mark func(*sub)) {
 // to what the cursor has not written yet, so a slow reader gets one merged
 // delta instead of many.
 func (h *Hub) publishText(ch *channel, turnID, delta string) {
+	head := ch.headNow()
 	h.markAll(ch, func(s *sub) {
 		switch {
 		case s.lastEnded == turnID:
 		case s.textTurn == turnID:
 			s.text = append(s.text, delta...)
 		default:
-			s.textTurn, s.text, s.textFull = turnID, []byte(delta), false
+			s.textTurn, s.text, s.textFull, s.textAfter = turnID, []byte(delta), false, head
 		}
 	})
 }
@@ -361,9 +362,10 @@ func (h *Hub) publishText(ch *channel, turnID, delta string) {
 // replacing what they had (a partial push; an empty one when the reply
 // starts over).
 func (h *Hub) replaceText(ch *channel, turnID, text string) {
+	head := ch.headNow()
 	h.markAll(ch, func(s *sub) {
 		if s.lastEnded != turnID {
-			s.textTurn, s.text, s.textFull = turnID, []byte(text), true
+			s.textTurn, s.text, s.textFull, s.textAfter = turnID, []byte(text), true, head
 		}
 	})
 }
