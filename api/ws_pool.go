@@ -54,7 +54,13 @@ func (p *writerPool) submit(w *wsWriter) {
 		p.queue = append(p.queue, p.next)
 	}
 	p.next = w
-	start := p.workers < p.max+p.lent
+	p.startOne()
+}
+
+// startOne starts a worker if writers wait and fewer than the pool's size
+// work, and unlocks p.mu, which the caller holds.
+func (p *writerPool) startOne() {
+	start := (p.next != nil || p.head < len(p.queue)) && p.workers < p.max+p.lent
 	if start {
 		p.workers++
 	}
@@ -118,14 +124,7 @@ func (p *writerPool) take() *wsWriter {
 func (p *writerPool) lend() {
 	p.mu.Lock()
 	p.lent++
-	start := (p.next != nil || p.head < len(p.queue)) && p.workers < p.max+p.lent
-	if start {
-		p.workers++
-	}
-	p.mu.Unlock()
-	if start {
-		go p.work()
-	}
+	p.startOne()
 }
 
 func (p *writerPool) giveBack() {
