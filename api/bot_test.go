@@ -47,6 +47,11 @@ func TestBotServedTurn(t *testing.T) {
 		t.Fatalf("reply: %+v", rep.Error)
 	}
 	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text.Text == "half a th" })
+	// Running until b1 drops, so the owner is sure to be told: the waiting
+	// status awaited next is then the one that follows the drop.
+	owner.next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseRunning && f.Status.TurnID == r.TurnID
+	})
 	b1.c.CloseNow()
 	// The turn waits again, and the viewers' streaming text is cleared.
 	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting })
