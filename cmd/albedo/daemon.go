@@ -344,14 +344,23 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 
 // unauthenticatedBound is how many connections may wait without a token,
 // of each kind (api.Options.MaxFresh, MaxPreHello): an eighth of the file
-// descriptors this process may open, between 8 and 256, so that a flood
+// descriptors this process may open, between 8 and 1 024, so that a flood
 // of them leaves most descriptors to the owner, bots and viewers.
+//
+// Every new connection counts as fresh until its request is read, the
+// owner's and bots' too, and after a restart all of a daemon's clients
+// connect within a quarter of a second. At 256, a restart of a daemon with
+// 1 000 clients closed some 2 000 connections that had sent their request
+// but were not read yet (the oldest first), and each of those clients lost
+// a backoff step: the last was back 0.5–1 s after the others. At 1 024
+// none was closed (docs/benchmarks.md). About 18 KiB each (net/http's
+// buffers and a goroutine), 1 024 is some 18 MiB.
 func unauthenticatedBound() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 256
+		return 1024
 	}
-	return int(min(max(lim.Cur/8, 8), 256))
+	return int(min(max(lim.Cur/8, 8), 1024))
 }
 
 // servePprof serves Go's profiles, for measuring; never on by default, as
