@@ -169,8 +169,6 @@ func TestCLIBotMessages(t *testing.T) {
 	}
 }
 
-// --version, and completion: the bash script, and session names offered
-// through cobra's __complete wherever a session is named.
 // alsoFull is what completing prefix offers for the session plans, whose
 // short id is short and whose id is id: the short id, and the full id too
 // when the prefix happens to begin it as well (a v7 id begins with its
@@ -183,6 +181,8 @@ func alsoFull(before, prefix, short, id string) []string {
 	return want
 }
 
+// --version, and completion: the bash script, and session names offered
+// through cobra's __complete wherever a session is named.
 func TestCLIVersionAndCompletion(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
