@@ -257,10 +257,3 @@ func (ch *channel) status() wire.Status {
 	}
 	return st
 }
-
-// headNow is the channel's head.
-func (ch *channel) headNow() int64 {
-	ch.mu.Lock()
-	defer ch.mu.Unlock()
-	return ch.head
-}

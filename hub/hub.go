@@ -319,23 +319,24 @@ func (h *Hub) Conns() []*Conn {
 // presenceChanged marks presence and status (the viewer count) due on every
 // cursor of ch.
 func (h *Hub) presenceChanged(ch *channel) {
-	h.markAll(ch, func(s *sub) { s.presence, s.status = true, true })
+	h.markAll(ch, func(s *sub, _ int64) { s.presence, s.status = true, true })
 }
 
 // statusChanged marks a status push due on every cursor of ch.
 func (h *Hub) statusChanged(ch *channel) {
-	h.markAll(ch, func(s *sub) { s.status = true })
+	h.markAll(ch, func(s *sub, _ int64) { s.status = true })
 }
 
-// markAll applies mark to every cursor of ch (under its connection's lock)
-// and wakes the connections. Copy, then act: ch.mu is not held meanwhile.
-func (h *Hub) markAll(ch *channel, mark func(*sub)) {
+// markAll applies mark to every cursor of ch (under its connection's lock),
+// with ch's head when the cursors were listed, and wakes the connections.
+// Copy, then act: ch.mu is not held meanwhile.
+func (h *Hub) markAll(ch *channel, mark func(s *sub, head int64)) {
 	ch.mu.Lock()
-	subs := ch.subList()
+	subs, head := ch.subList(), ch.head
 	ch.mu.Unlock()
 	for _, s := range subs {
 		s.conn.mu.Lock()
-		mark(s)
+		mark(s, head)
 		s.conn.markReady(s)
 		s.conn.mu.Unlock()
 		s.conn.signal()
@@ -346,8 +347,7 @@ func (h *Hub) markAll(ch *channel, mark func(*sub)) {
 // to what the cursor has not written yet, so a slow reader gets one merged
 // delta instead of many.
 func (h *Hub) publishText(ch *channel, turnID, delta string) {
-	head := ch.headNow()
-	h.markAll(ch, func(s *sub) {
+	h.markAll(ch, func(s *sub, head int64) {
 		switch {
 		case s.lastEnded == turnID:
 		case s.textTurn == turnID:
@@ -362,8 +362,7 @@ func (h *Hub) publishText(ch *channel, turnID, delta string) {
 // replacing what they had (a partial push; an empty one when the reply
 // starts over).
 func (h *Hub) replaceText(ch *channel, turnID, text string) {
-	head := ch.headNow()
-	h.markAll(ch, func(s *sub) {
+	h.markAll(ch, func(s *sub, head int64) {
 		if s.lastEnded != turnID {
 			s.textTurn, s.text, s.textFull, s.textAfter = turnID, []byte(text), true, head
 		}

@@ -165,7 +165,7 @@ func (h *Hub) advance(ch *channel, head int64, evs []db.Event, ended []string) {
 }
 
 // wakeAll marks every cursor of ch ready, to read what is new.
-func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub) {}) }
+func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub, int64) {}) }
 
 // onText relays the streaming reply of a turn another node runs, so that
 // this node's viewers see it as that node's do. Deltas must follow one
