@@ -134,7 +134,8 @@ func (p *writerPool) giveBack() {
 }
 
 // leave takes the calling worker, about to block on w's peer, out of the
-// pool, and starts a replacement if writers wait. It runs on the worker's
+// pool, and starts a replacement if writers wait (and the pool is not over
+// its size: a loan has not just ended). It runs on the worker's
 // goroutine, inside w.run.
 func (p *writerPool) leave(w *wsWriter) {
 	if w.left == nil || *w.left {
@@ -142,12 +143,6 @@ func (p *writerPool) leave(w *wsWriter) {
 	}
 	*w.left = true
 	p.mu.Lock()
-	start := p.next != nil || p.head < len(p.queue)
-	if !start {
-		p.workers--
-	} // else the replacement takes this worker's place in the count
-	p.mu.Unlock()
-	if start {
-		go p.work()
-	}
+	p.workers--
+	p.startOne()
 }
