@@ -199,13 +199,13 @@ func (c *leanConn) readFD(fd uintptr) bool {
 // leanDrain bounds what Close discards of the peer's unread input.
 const leanDrain = 64 << 10
 
-// Close closes the socket after discarding what the peer sent that
-// nothing will read and has arrived (up to leanDrain). Closing a TCP socket with unread
-// input resets the connection (RFC 2525, 2.17), and the reset throws away
-// what the kernel had still to send: the last messages and the close
-// frame, so that a client that sent a message over the limit would see
-// its connection reset rather than the 1009. A peer that keeps sending
-// (past leanDrain, or after the drain) gets its reset.
+// Close closes the socket after discarding what the peer sent, has
+// arrived, and nothing will read (up to leanDrain). Closing a TCP socket
+// with unread input resets the connection (RFC 2525, 2.17), and the reset
+// throws away what the kernel had still to send: the last messages and
+// the close frame, so that a client that sent a message over the limit
+// would see its connection reset rather than the 1009. A peer that keeps
+// sending (past leanDrain, or after the drain) gets its reset.
 func (c *leanConn) Close() error {
 	c.raw.Control(func(fd uintptr) {
 		var buf [4096]byte

@@ -103,9 +103,9 @@ type daemon struct {
 // a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
 	// SIGHUP re-reads the stored tokens (albedo tokens sends it) and the
-	// TLS certificate. Caught
-	// before the home is locked: a command that finds this daemon through
-	// its lock must not kill it with SIGHUP's default action.
+	// TLS certificate. Caught before the home is locked: a command that
+	// finds this daemon through its lock must not kill it with SIGHUP's
+	// default action.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
