@@ -93,17 +93,7 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	// 256 KiB of messages: far beyond what the slow reader's way holds,
 	// so its writer waits for the socket.
 	const n = 16
-	text := strings.Repeat("p", 16<<10)
-	for i := range n {
-		if code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"`+text+`"}`, nil); code != 202 {
-			t.Fatalf("input %d: %d", i, code)
-		}
-	}
-	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
-		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
-			t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
-		}
-	}
+	floodPastAStalledReader(e, fast, n, 16<<10)
 
 	pinged := make(chan error, 1)
 	go func() {
@@ -177,16 +167,7 @@ func TestWSCloseBehindAFullSocketComesLastAndWhole(t *testing.T) {
 			pc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 			fast := e.dial(true)
 			fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
-			const n = 16 // 256 KiB of messages: the peer's way is full
-			text := strings.Repeat("p", 16<<10)
-			for i := range n {
-				if code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"`+text+`"}`, nil); code != 202 {
-					t.Fatalf("input %d: %d", i, code)
-				}
-			}
-			for range 4 * n {
-				fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
-			}
+			floodPastAStalledReader(e, fast, 16, 16<<10) // 256 KiB of messages: the peer's way is full
 			if _, err := peer.Write(tc.frame); err != nil {
 				t.Fatal(err)
 			}
@@ -280,11 +261,6 @@ func (e *env) onlyConn() *wsConn {
 		return c
 	}
 	return nil
-}
-
-// inputPath16 is the path of the i-th of up to 2^48 inputs to session s.
-func inputPath16(i int) string {
-	return fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i)
 }
 
 // rawPeer upgrades a plain TCP connection, says hello with subs, reads the

@@ -22,7 +22,7 @@ func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
 	fast := e.dial(true)
 	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
-	floodPastAStalledReader(e, fast)
+	floodPastAStalledReader(e, fast, 120, 64<<10) // 7.5 MiB, echoed: beyond any socket buffer
 }
 
 // Bye's close handshakes wait for each peer; a worker leaves the pool

@@ -203,7 +203,7 @@ func TestWSStalledReader(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	heapBefore := ms.HeapAlloc
 
-	floodPastAStalledReader(e, fast)
+	floodPastAStalledReader(e, fast, 120, 64<<10) // 7.5 MiB, echoed: beyond any socket buffer
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	if grown := int64(ms.HeapAlloc) - int64(heapBefore); grown > 8<<20 {
@@ -241,24 +241,30 @@ func TestWSStalledReader(t *testing.T) {
 	}
 }
 
-// floodPastAStalledReader puts into session "s" more than any socket
-// buffer holds (120 inputs of 64 KiB, each echoed), and checks that fast
-// gets every event, in order, while another reader of "s" reads nothing.
-func floodPastAStalledReader(e *env, fast *ws) {
+// floodPastAStalledReader puts n inputs of size bytes into session "s"
+// (each echoed: more than the stalled reader's socket holds, for the
+// caller to choose), and checks that fast, a reader of "s" from its
+// start, gets every event, in order, while another reader of "s" reads
+// nothing.
+func floodPastAStalledReader(e *env, fast *ws, n, size int) {
 	e.t.Helper()
-	text := strings.Repeat("p", 64<<10)
-	const n = 120
+	text := strings.Repeat("p", size)
 	for i := range n {
-		code, _ := e.do("PUT", fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i), nil, `{"text":"`+text+`"}`, nil)
+		code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"`+text+`"}`, nil)
 		if code != 202 {
 			e.t.Fatalf("input %d: %d", i, code)
 		}
 	}
-	for want := int64(1); want <= 4*n; want++ { // each input: message and a 3-event turn
+	for want := int64(1); want <= int64(4*n); want++ { // each input: message and a 3-event turn
 		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
 			e.t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
 		}
 	}
+}
+
+// inputPath16 is the path of the i-th of up to 2^48 inputs to session s.
+func inputPath16(i int) string {
+	return fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i)
 }
 
 // dialRaw says hello with subs, reads the hello reply and returns the
