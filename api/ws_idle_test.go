@@ -26,12 +26,7 @@ func TestIdleWriterEndsAndComesBack(t *testing.T) {
 	e.create("s")
 	v := e.dial(true)
 	v.hello(wire.Sub{Session: "s"})
-	var wc *wsConn
-	e.srv.mu.Lock()
-	for c := range e.srv.conns {
-		wc = c // the only one
-	}
-	e.srv.mu.Unlock()
+	wc := e.onlyConn()
 	waitIdle := func() {
 		t.Helper()
 		for {
