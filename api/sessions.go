@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"albedo/api/wire"
+	"albedo/hub"
 )
 
 // decodeBody reads a JSON body into v; an empty body leaves v as it is.
@@ -27,19 +28,23 @@ func decodeBody(c echo.Context, v any) error {
 	return nil
 }
 
+// listSessions answers a page of the list: a token limited to some
+// sessions lists only those, and no page holds more than
+// hub.MaxSessionsPage, however many sessions there are.
 func (s *Server) listSessions(c echo.Context) error {
-	ss, err := s.hub.Sessions(c.Request().Context())
+	limit, err := queryInt(c, "limit", 100)
 	if err != nil {
 		return err
 	}
-	p, _ := principalOf(c)
-	mine := ss[:0]
-	for _, x := range ss {
-		if p.CanSee(x.ID) {
-			mine = append(mine, x)
-		}
+	if limit == 0 {
+		return wire.Errorf(wire.CodeBadRequest, "limit must be at least 1")
 	}
-	return c.JSON(http.StatusOK, wire.SessionList{Sessions: mine})
+	p, _ := principalOf(c)
+	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), int(min(limit, hub.MaxSessionsPage)), p.Sessions)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, wire.SessionList{Sessions: ss, Next: next})
 }
 
 func (s *Server) createSession(c echo.Context) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"albedo/api/wire"
@@ -13,11 +14,52 @@ import (
 
 func sessPath(id string) string { return "/v1/sessions/" + url.PathEscape(id) }
 
-// Sessions lists the sessions, most recently active first.
+// Sessions lists every session the token may see, most recently active
+// first, reading the list a page at a time (in the order of their ids,
+// which activity does not change: a session that exists throughout the
+// walk is read once).
 func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
+	var all []wire.Session
+	after := ""
+	for {
+		page, err := c.SessionsPage(ctx, after, sessionsPageSize)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, page.Sessions...)
+		if page.Next == "" || page.Next == after {
+			break
+		}
+		after = page.Next
+	}
+	slices.SortStableFunc(all, func(a, b wire.Session) int {
+		return b.UpdatedAt.Compare(a.UpdatedAt)
+	})
+	return all, nil
+}
+
+// sessionsPageSize is the page Sessions asks for: the daemon's largest.
+var sessionsPageSize = 1000
+
+// SessionsPage reads one page of the list of sessions, in the order of
+// their ids: up to limit (0: the daemon's default, 100; it answers at most
+// 1 000), after the cursor after ("" for the first page). The page's Next
+// reads the one after it.
+func (c *Client) SessionsPage(ctx context.Context, after string, limit int) (wire.SessionList, error) {
+	q := url.Values{}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	path := "/v1/sessions"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
 	var out wire.SessionList
-	_, err := c.call(ctx, http.MethodGet, "/v1/sessions", nil, nil, &out, true)
-	return out.Sessions, err
+	_, err := c.call(ctx, http.MethodGet, path, nil, nil, &out, true)
+	return out, err
 }
 
 // NewSession creates a session with a server-chosen id. It is not retried

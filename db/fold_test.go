@@ -444,7 +444,7 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, err := d.Sessions(ctx)
+		all, _, err := d.SessionsPage(ctx, "", 1000, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

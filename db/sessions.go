@@ -216,25 +216,51 @@ func (d *DB) Session(ctx context.Context, id string) (Session, error) {
 	return s, nil
 }
 
-// Sessions lists every session, most recently active first.
-func (d *DB) Sessions(ctx context.Context) ([]Session, error) {
-	rows, err := d.ro.DB.QueryContext(ctx, `SELECT `+sessionColumns+` FROM sessions_now ORDER BY updated_at DESC, id`)
+// SessionsPage reads up to limit sessions in the order of their ids: those
+// after the id after ("" for the first page), and only those in only when
+// it is not nil. more says whether the list goes on after the page.
+//
+// Pages go by id, not by activity, for two reasons. A walk of the pages
+// misses no session that exists throughout it, whatever the sessions do
+// meanwhile; in the order of activity, a session active during the walk
+// would move ahead of the pages already read. And a page reads only its
+// own sessions, through the primary key, where an order by updated_at
+// (taken from the log where it is newer, sessions_now) would read every
+// session for every page (TestSessionsPageReadsOnlyItsPage).
+func (d *DB) SessionsPage(ctx context.Context, after string, limit int, only []string) (_ []Session, more bool, _ error) {
+	if limit <= 0 || (only != nil && len(only) == 0) {
+		return nil, false, nil
+	}
+	rows, err := d.sessionsPageQuery(after, limit+1, only).Rows(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, false, fmt.Errorf("list sessions: %w", err)
 	}
 	defer rows.Close()
 	var ss []Session
 	for rows.Next() {
 		s, err := scanSession(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return nil, false, fmt.Errorf("list sessions: %w", err)
 		}
 		ss = append(ss, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return nil, false, fmt.Errorf("list sessions: %w", err)
 	}
-	return ss, nil
+	if len(ss) > limit {
+		return ss[:limit], true, nil
+	}
+	return ss, false, nil
+}
+
+// sessionsPageQuery reads up to n sessions of a page.
+func (d *DB) sessionsPageQuery(after string, n int, only []string) *bun.SelectQuery {
+	q := d.ro.NewSelect().TableExpr("sessions_now").ColumnExpr(sessionColumns).
+		Where("id > ?", after).OrderExpr("id").Limit(int64(n))
+	if only != nil {
+		q = q.Where("id IN (?)", bun.In(only))
+	}
+	return q
 }
 
 // Heads reads the heads of the sessions ids that exist: a node of a

@@ -86,3 +86,20 @@ func TestWebNewSessionWithAProvider(t *testing.T) {
 		t.Fatalf("the default session's provider is %q", s.Provider)
 	}
 }
+
+// The page reads the list of sessions a page at a time to its end: the
+// daemon answers at most 100 sessions to a request that names no limit,
+// and the page, asking for pages of 50 here, lists all 103, newest first.
+func TestWebListsEveryPageOfSessions(t *testing.T) {
+	fx, p := alphaBetaPage(t)
+	eval[bool](p, `(() => { albedo.api.constructor.pageSize = 50; return true })()`)
+	for i := range 101 {
+		if _, err := fx.c.CreateSession(fx.ctx, fmt.Sprintf("n%03d", i), wire.SessionCreate{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.wait("103 listed, in pages of 50", `(() => {
+		const ids = [...document.querySelectorAll('#sessions li')].map(li => li.dataset.session);
+		return ids.length === 103 && ids[0] === 'n100' && ids.slice(-2).join() === 'b,a';
+	})()`)
+}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,17 +106,52 @@ func (h *Hub) Session(ctx context.Context, id string) (wire.Session, error) {
 	return s.Wire(h.phase(id)), nil
 }
 
-// Sessions lists all sessions, most recently active first.
-func (h *Hub) Sessions(ctx context.Context) ([]wire.Session, error) {
-	ss, err := h.db.Sessions(ctx)
+// MaxSessionsPage is the most sessions one page of the list holds.
+const MaxSessionsPage = 1000
+
+// SessionsPage lists up to limit sessions (at most MaxSessionsPage) in the
+// order of their ids (db.SessionsPage says why): those after the cursor
+// after ("" for the first page), and only those in only when it is not
+// nil. next is the cursor of the page after this one, or "" when the list
+// ends here.
+func (h *Hub) SessionsPage(ctx context.Context, after string, limit int, only []string) (_ []wire.Session, next string, _ error) {
+	from := ""
+	if after != "" {
+		var err error
+		if from, err = ParseSessionCursor(after); err != nil {
+			return nil, "", err
+		}
+	}
+	ss, more, err := h.db.SessionsPage(ctx, from, min(limit, MaxSessionsPage), only)
 	if err != nil {
-		return nil, wireErr(err)
+		return nil, "", wireErr(err)
 	}
 	out := make([]wire.Session, len(ss))
 	for i := range ss {
 		out[i] = ss[i].Wire(h.phase(ss[i].ID))
 	}
-	return out, nil
+	if more {
+		next = SessionCursor(ss[len(ss)-1].ID)
+	}
+	return out, next, nil
+}
+
+// SessionCursor is the cursor of the list of sessions after the session
+// id. Clients take it as opaque (it is the id, base64url), so that what a
+// cursor holds can change.
+func SessionCursor(id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(id))
+}
+
+// ParseSessionCursor reads a cursor SessionCursor made, or says it is none.
+func ParseSessionCursor(c string) (id string, _ error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	// One cursor per place: the decoder lets line breaks and a last
+	// character's spare bits through, which SessionCursor never writes.
+	if err != nil || !validID.Match(b) || SessionCursor(string(b)) != c {
+		return "", wire.Errorf(wire.CodeBadRequest, "after must be a cursor from a list of sessions (its next)")
+	}
+	return string(b), nil
 }
 
 // ParseETag reads a version from an If-Match value such as `"3"` (or W/"3").

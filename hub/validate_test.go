@@ -43,3 +43,24 @@ func FuzzCanonicalUUID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSessionCursor: a cursor read is one SessionCursor writes back
+// the same, of an id a session may have; anything else is a bad_request.
+func FuzzParseSessionCursor(f *testing.F) {
+	for _, s := range []string{"", "!!", SessionCursor("s1"), SessionCursor("019ad2f1-7c00-7000-8000-00000039d669"),
+		"czE=", "czE\n", "czF", "Li4vYQ", "LWE"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, c string) {
+		id, err := ParseSessionCursor(c)
+		if err != nil {
+			if we, ok := err.(*wire.Error); !ok || we.Code != wire.CodeBadRequest {
+				t.Fatalf("ParseSessionCursor(%q): %v", c, err)
+			}
+			return
+		}
+		if !validID.MatchString(id) || SessionCursor(id) != c {
+			t.Fatalf("ParseSessionCursor(%q) = %q, which writes back %q", c, id, SessionCursor(id))
+		}
+	})
+}

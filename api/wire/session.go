@@ -32,9 +32,11 @@ type Session struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// SessionList is the body of GET /v1/sessions.
+// SessionList is the body of GET /v1/sessions: one page of the list. Next,
+// when set, is the cursor that reads the page after it (?after=).
 type SessionList struct {
 	Sessions []Session `json:"sessions"`
+	Next     string    `json:"next,omitempty"`
 }
 
 // SessionCreate is the body of POST /v1/sessions and PUT /v1/sessions/{id}.

@@ -284,6 +284,9 @@ export class Client {
 
 // Api is the daemon's HTTP API with a token.
 export class Api {
+  // pageSize is how many sessions sessions() asks for a page.
+  static pageSize = 1000;
+
   constructor(token) {
     this.token = token;
   }
@@ -304,7 +307,21 @@ export class Api {
     return { data, etag: r.headers.get('ETag') };
   }
 
-  sessions() { return this.call('GET', '/v1/sessions').then((r) => r.data.sessions); }
+  // sessions reads the whole list a page at a time (the daemon answers at
+  // most 1 000 a page), in the order of the sessions' ids, which activity
+  // does not change: a session that exists throughout is read once.
+  async sessions() {
+    const all = [];
+    let after = '';
+    for (;;) {
+      const q = new URLSearchParams({ limit: String(Api.pageSize) });
+      if (after) q.set('after', after);
+      const { data } = await this.call('GET', `/v1/sessions?${q}`);
+      all.push(...data.sessions);
+      if (!data.next || data.next === after) return all;
+      after = data.next;
+    }
+  }
   session(id) { return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}`).then((r) => r.data); }
   create(body) { return this.call('POST', '/v1/sessions', { body }).then((r) => r.data); }
   patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
