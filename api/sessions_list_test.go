@@ -60,6 +60,9 @@ func TestSessionListPages(t *testing.T) {
 		}
 		after = p.Next
 	}
+	if !slices.IsSorted(walked) {
+		t.Fatalf("the walk is not in the order of the ids")
+	}
 	if pages != 3 || len(walked) != n {
 		t.Fatalf("walked %d sessions in %d pages after the first, want %d in 3", len(walked), pages, n)
 	}
@@ -114,6 +117,9 @@ func TestScopedTokenPagesItsSessions(t *testing.T) {
 		if code, _ := e.do("GET", "/v1/sessions?limit=2&after="+url.QueryEscape(after), e.as(tok), "", &p); code != 200 {
 			t.Fatalf("page: %d", code)
 		}
+		if p.Next != "" && len(p.Sessions) != 2 {
+			t.Fatalf("a page of %d before the last, want 2", len(p.Sessions))
+		}
 		for _, s := range p.Sessions {
 			got = append(got, s.ID)
 		}
@@ -121,7 +127,6 @@ func TestScopedTokenPagesItsSessions(t *testing.T) {
 			break
 		}
 	}
-	slices.Sort(got)
 	if !slices.Equal(got, []string{"b", "d", "e"}) {
 		t.Fatalf("a bot of b, d and e listed %v", got)
 	}

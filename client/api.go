@@ -20,14 +20,24 @@ func sessPath(id string) string { return "/v1/sessions/" + url.PathEscape(id) }
 // walk is read once).
 func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
 	var all []wire.Session
+	seen := map[string]bool{}
 	after := ""
 	for {
 		page, err := c.SessionsPage(ctx, after, sessionsPageSize)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, page.Sessions...)
-		if page.Next == "" || page.Next == after {
+		// A page of nothing new ends the walk: a server that ignores
+		// after (one older than pages) answers the first page again.
+		fresh := 0
+		for _, s := range page.Sessions {
+			if !seen[s.ID] {
+				seen[s.ID] = true
+				all = append(all, s)
+				fresh++
+			}
+		}
+		if page.Next == "" || fresh == 0 {
 			break
 		}
 		after = page.Next

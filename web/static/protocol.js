@@ -312,13 +312,22 @@ export class Api {
   // does not change: a session that exists throughout is read once.
   async sessions() {
     const all = [];
+    const seen = new Set();
     let after = '';
     for (;;) {
       const q = new URLSearchParams({ limit: String(Api.pageSize) });
       if (after) q.set('after', after);
       const { data } = await this.call('GET', `/v1/sessions?${q}`);
-      all.push(...data.sessions);
-      if (!data.next || data.next === after) return all;
+      // A page of nothing new ends the walk: a server that ignores after
+      // (one older than pages) answers the first page again.
+      let fresh = 0;
+      for (const s of data.sessions) {
+        if (seen.has(s.id)) continue;
+        seen.add(s.id);
+        all.push(s);
+        fresh++;
+      }
+      if (!data.next || fresh === 0) return all;
       after = data.next;
     }
   }
