@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -164,6 +165,65 @@ func FuzzSplitFrames(f *testing.F) {
 		}
 		if n != len(frames) {
 			t.Fatalf("splitFrames(%q): %d frames, %d line by line", msg, len(frames), n)
+		}
+	})
+}
+
+// FuzzForwardedTLS: a proxy's headers say https only when the first value
+// of X-Forwarded-Proto, or else the first proto= of Forwarded, is https;
+// never a panic.
+func FuzzForwardedTLS(f *testing.F) {
+	for _, s := range [][2]string{{"https", ""}, {"HTTP, https", ""}, {"", "for=1.2.3.4;proto=https"},
+		{"", `proto="HTTPS", proto=http`}, {"", "proto"}, {" https ", ";;proto=https;"}, {"", ""}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, xfp, fwd string) {
+		h := http.Header{}
+		if xfp != "" {
+			h.Set("X-Forwarded-Proto", xfp)
+		}
+		if fwd != "" {
+			h.Set("Forwarded", fwd)
+		}
+		got := forwardedTLS(h)
+		said := h.Get("Forwarded")
+		if h.Get("X-Forwarded-Proto") != "" {
+			said = h.Get("X-Forwarded-Proto")
+		}
+		first, _, _ := strings.Cut(said, ",")
+		if got && !strings.Contains(strings.ToLower(first), "https") {
+			t.Fatalf("X-Forwarded-Proto %q, Forwarded %q: https, which its first value does not say", xfp, fwd)
+		}
+	})
+}
+
+// FuzzAllowedHost: on loopback the daemon answers to a Host header only
+// when it names localhost or a loopback address (with or without a port,
+// brackets or a final dot); beyond loopback, also to an IP address or one
+// of the operator's names. Never a panic.
+func FuzzAllowedHost(f *testing.F) {
+	for _, s := range []string{"localhost", "LOCALHOST.:8080", "127.0.0.1:1", "[::1]:80", "127.1.2.3", "evil.example",
+		"localhost.evil.example", "10.0.0.1", "a.team.example", "x.y.team.example", "albedo.example.com.", "", ":"} {
+		f.Add(s)
+	}
+	local := &Server{}
+	public := &Server{opts: Options{Public: true, Hosts: []string{"albedo.example.com", "*.team.example"}}}
+	f.Fuzz(func(t *testing.T, host string) {
+		name := host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			name = h
+		}
+		name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+		ip := net.ParseIP(name)
+		loop := strings.EqualFold(name, "localhost") || (ip != nil && ip.IsLoopback())
+		if got := local.allowedHost(host); got != loop {
+			t.Fatalf("on loopback, Host %q: allowed %v", host, got)
+		}
+		if public.allowedHost(host) && !loop && ip == nil {
+			lower := strings.ToLower(name)
+			if lower != "albedo.example.com" && !strings.HasSuffix(lower, ".team.example") {
+				t.Fatalf("beyond loopback, Host %q is allowed, and is none of the operator's names", host)
+			}
 		}
 	})
 }
