@@ -20,7 +20,8 @@
 // out of the pool, so that one peer never holds the others' writes. When
 // the reader or a writer fails, the connection ends, and the reader returns last (ws.go,
 // read). A heartbeat ping that waits for its pong runs on its timer's
-// goroutine for that while. An idle connection holds no buffer: its
+// goroutine for that while; none is sent while a write waits for its peer,
+// which the write timeout rules. An idle connection holds no buffer: its
 // socket is a leanConn (ws_lean.go); a control frame others write (a
 // ping, a pong, a close) that waits for its peer lends the writers' pool a
 // worker meanwhile, as the connection's writer may wait for it on one

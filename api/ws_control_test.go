@@ -294,3 +294,64 @@ func (e *env) rawPeer(subs ...wire.Sub) net.Conn {
 	c.SetDeadline(time.Time{})
 	return c
 }
+
+// A heartbeat that comes while a write to a slow peer is in progress sends
+// no ping: the ping would wait behind the write, and its pong's deadline,
+// the heartbeat, would cut a peer that is taking the write, however long
+// the write timeout allows. Here the peer reads nothing for several
+// heartbeats (100 ms) while the write waits (timeout a minute), then reads
+// every event, and the connection is still up.
+func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 100 * time.Millisecond})
+	s := e.create("s")
+	slow := e.dialRawBuf(4096, wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	wc := e.onlyConn()
+	wc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
+	fast := e.dial(true)
+	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	const n = 16
+	floodPastAStalledReader(e, fast, n, 16<<10) // 256 KiB: the slow peer's writer waits
+
+	deadline := time.Now().Add(10 * time.Second)
+	for wc.w.idleBeats.Load() < 5 {
+		if wc.ctx.Err() != nil {
+			t.Fatalf("the connection was cut while its write waited, after %d heartbeats", wc.w.idleBeats.Load())
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d heartbeats found the write in progress, want 5", wc.w.idleBeats.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	want := int64(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for want <= 4*n {
+		_, msg, err := slow.Read(ctx)
+		if err != nil {
+			t.Fatalf("read after %d events: %v", want-1, err)
+		}
+		for _, fr := range splitFrames(msg) {
+			if f, err := wire.DecodeFrame(fr); err != nil {
+				t.Fatalf("frame %q: %v", fr, err)
+			} else if f.Op == wire.PushEvent {
+				if f.Event.Offset != want {
+					t.Fatalf("event %d, want %d", f.Event.Offset, want)
+				}
+				want++
+			}
+		}
+	}
+	// Still up: a command is answered (coder/websocket answers the
+	// daemon's pings as it reads).
+	go func() {
+		for {
+			if _, _, err := slow.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	if err := slow.Ping(ctx); err != nil {
+		t.Fatalf("the connection after the slow write: %v", err)
+	}
+}

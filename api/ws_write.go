@@ -40,6 +40,15 @@ type wsWriter struct {
 
 	slow    atomic.Bool // the deadline fired: the peer accepts nothing
 	pinging atomic.Bool // a heartbeat ping waits for its pong
+	// A write of the writer's is in progress. The write timeout, not the
+	// heartbeat, rules a peer while it lasts: a ping would wait behind the
+	// write (its frame needs the write's lock) and, at most the heartbeat
+	// later, cut a peer that is taking the write slowly, however long
+	// --write-timeout allows. (A ping that starts just before a write can
+	// still find itself behind it; coder/websocket ends a control frame's
+	// wait at 5 s.)
+	writing   atomic.Bool
+	idleBeats atomic.Int32 // heartbeats that sent no ping for a write in progress (tests wait on it)
 
 	// The pool worker's "left the pool" while run is on one, else nil:
 	// set by the worker before each run, read and set only by that run's
@@ -174,7 +183,9 @@ func (w *wsWriter) flush() (bool, error) {
 		return false, nil
 	}
 	w.deadline.Reset(s.opts.WriteTimeout)
+	w.writing.Store(true)
 	err = w.wc.write(buf)
+	w.writing.Store(false)
 	w.deadline.Stop()
 	if err != nil {
 		if w.slow.Load() {
@@ -188,8 +199,9 @@ func (w *wsWriter) flush() (bool, error) {
 }
 
 // beat runs on the heartbeat timer's goroutine: it arms the next beat and
-// sends a ping, unless one is still waiting for its pong. A peer that does
-// not answer within the interval is gone.
+// sends a ping, unless one is still waiting for its pong or a write is in
+// progress (writing). A peer that does not answer within the interval is
+// gone, unless a write started meanwhile: then the write's timeout says.
 func (w *wsWriter) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
@@ -198,6 +210,11 @@ func (w *wsWriter) beat() {
 		return
 	}
 	w.heart.Reset(interval)
+	if w.writing.Load() {
+		w.idleBeats.Add(1)
+		w.mu.Unlock()
+		return
+	}
 	if !w.pinging.CompareAndSwap(false, true) {
 		w.mu.Unlock()
 		return
@@ -208,7 +225,7 @@ func (w *wsWriter) beat() {
 	defer w.pinging.Store(false)
 	pctx, cancel := context.WithTimeout(w.ctx, interval)
 	defer cancel()
-	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil {
+	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil && !w.writing.Load() {
 		w.wc.ws.CloseNow()
 	}
 }

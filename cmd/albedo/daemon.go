@@ -70,7 +70,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
-	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection whose write waits this long (a heartbeat ping that waits 5 s closes it sooner)")
+	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection whose write waits this long (no heartbeat ping is sent meanwhile)")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
