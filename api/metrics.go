@@ -27,6 +27,8 @@ var (
 		"Sessions held in memory: watched by a connection, or with turns.", nil, nil)
 	descDeliveries = prometheus.NewDesc("albedo_deliveries_total",
 		"Event frames handed to connections' writers.", nil, nil)
+	descTokenLookups = prometheus.NewDesc("albedo_token_lookups_total",
+		"Tokens this node did not know, looked up in a cluster's store (one a hash the store did not have).", nil, nil)
 	descBatch = prometheus.NewDesc("albedo_writer_batch_size",
 		"Requests (inputs, posts, turn writes …) carried by one group commit.", nil, nil)
 	descCommit = prometheus.NewDesc("albedo_writer_commit_seconds",
@@ -59,7 +61,7 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns} {
+	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns} {
 		ch <- d
 	}
 }
@@ -83,6 +85,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descSubs, prometheus.GaugeValue, float64(st.Subs))
 	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(st.Sessions))
 	ch <- prometheus.MustNewConstMetric(descDeliveries, prometheus.CounterValue, float64(st.Deliveries))
+	ch <- prometheus.MustNewConstMetric(descTokenLookups, prometheus.CounterValue, float64(st.TokenLookups))
 	for state, h := range st.Turns {
 		ch <- constHistogram(descTurns, h, state)
 	}

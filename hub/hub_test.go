@@ -14,9 +14,20 @@ import (
 
 	"albedo/api/wire"
 	"albedo/db"
+	"albedo/db/pgtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// withPostgres stops the package's PostgreSQL (db/pgtest), if a test
+// started it, before goleak looks for goroutines left behind.
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int {
+	code := w.m.Run()
+	pgtest.StopShared()
+	return code
+}
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(withPostgres{m}) }
 
 // newTestHub opens a hub over a real database in a temp dir.
 func newTestHub(t testing.TB, opts Options) *Hub {

@@ -89,6 +89,7 @@ func (h *Hub) ReloadTokens(ctx context.Context) (revoked []string, _ error) {
 		}
 	}
 	h.tokens.byHash = fresh
+	h.tokens.gen++
 	h.tokens.mu.Unlock()
 	h.tokensChanged(revoked, nil) // the other nodes of a cluster close theirs too
 	return revoked, nil

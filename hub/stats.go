@@ -16,6 +16,10 @@ type Stats struct {
 	Subs       int   // their subscriptions (channels of connections)
 	Sessions   int   // sessions loaded in memory (watched, or with turns)
 	Deliveries int64 // event frames handed to connections' writers since start
+	// TokenLookups counts the tokens this node did not know and looked up
+	// in the store (a cluster's); a hash the store did not have is looked
+	// up once.
+	TokenLookups int64
 	// Turns are the durations of the turns this daemon ran, from start
 	// to committed end, by final state (completed, interrupted, failed).
 	Turns map[string]db.HistogramSnapshot
@@ -24,8 +28,9 @@ type Stats struct {
 // hubStats are the counters the hub keeps for Stats. Their methods may be
 // called from any goroutine.
 type hubStats struct {
-	deliveries atomic.Int64
-	turns      map[string]*db.Histogram // static after Open
+	deliveries   atomic.Int64
+	tokenLookups atomic.Int64
+	turns        map[string]*db.Histogram // static after Open
 }
 
 // turnBounds are the buckets of a turn's duration, in seconds: an echo
@@ -54,7 +59,7 @@ func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	sessions := len(h.chans)
 	h.mu.Unlock()
-	st := Stats{Conns: len(conns), Sessions: sessions, Deliveries: h.stats.deliveries.Load(), Turns: map[string]db.HistogramSnapshot{}}
+	st := Stats{Conns: len(conns), Sessions: sessions, Deliveries: h.stats.deliveries.Load(), TokenLookups: h.stats.tokenLookups.Load(), Turns: map[string]db.HistogramSnapshot{}}
 	for _, c := range conns {
 		c.mu.Lock()
 		st.Subs += len(c.subs)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -43,7 +44,19 @@ type tokenTable struct {
 
 	mu     sync.RWMutex
 	byHash map[string]Principal
+	// gen counts the changes to byHash. A lookup in the store (Authenticate,
+	// in a cluster) puts what it read only if none came since it began:
+	// a revocation or a narrowing that lands meanwhile is not undone.
+	gen uint64
+	// misses are hashes the store did not have when looked up, at most
+	// maxMisses: a token cannot exist before it is made, and is unknown to
+	// anyone until then, so a hash that missed never becomes a token, and
+	// its repeats cost no read of the store.
+	misses map[string]struct{}
 }
+
+// maxMisses bounds tokenTable.misses (64 B a hash and the map's own).
+const maxMisses = 4096
 
 func hashToken(tok string) string {
 	sum := sha256.Sum256([]byte(tok))
@@ -52,11 +65,33 @@ func hashToken(tok string) string {
 
 func (t *tokenTable) put(hash string, p Principal) {
 	t.mu.Lock()
+	t.putLocked(hash, p)
+	t.mu.Unlock()
+}
+
+// putLocked is put with mu held.
+func (t *tokenTable) putLocked(hash string, p Principal) {
 	if t.byHash == nil {
 		t.byHash = map[string]Principal{}
 	}
 	t.byHash[hash] = p
-	t.mu.Unlock()
+	t.gen++
+}
+
+// missed remembers that the store has no token of hash (misses).
+func (t *tokenTable) missed(hash string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.misses == nil {
+		t.misses = map[string]struct{}{}
+	}
+	if len(t.misses) >= maxMisses {
+		for h := range t.misses { // any one: they are all as good
+			delete(t.misses, h)
+			break
+		}
+	}
+	t.misses[hash] = struct{}{}
 }
 
 // replace updates the principal of a token still in the table; a token
@@ -66,6 +101,7 @@ func (t *tokenTable) replace(hash string, p Principal) {
 	if _, ok := t.byHash[hash]; ok {
 		t.byHash[hash] = p
 	}
+	t.gen++
 	t.mu.Unlock()
 }
 
@@ -76,6 +112,7 @@ func (t *tokenTable) drop(ids []string) {
 			delete(t.byHash, h)
 		}
 	}
+	t.gen++
 	t.mu.Unlock()
 }
 
@@ -117,6 +154,15 @@ func (h *Hub) Current(p Principal) (Principal, bool) {
 // Authenticate resolves a bot or viewer token. Only hashes are kept, and
 // the lookup is by the token's SHA-256: what its timing could reveal is
 // something about a hash, which says nothing of a token.
+//
+// In a cluster, a token this node does not know may have been made on
+// another since it read its tokens: it is looked up in the store. The
+// lookups hold no lock while they wait for the store, so that a flood of
+// made-up tokens neither queues them one behind another nor holds back
+// the changes to tokens (tokenTable.ops); what a lookup read is put in the
+// table only if the table did not change meanwhile (tokenTable.gen), or
+// the lookup is made again. A hash the store did not have is remembered
+// (tokenTable.misses).
 func (h *Hub) Authenticate(token string) (Principal, bool) {
 	if token == "" {
 		return Principal{}, false
@@ -124,24 +170,57 @@ func (h *Hub) Authenticate(token string) (Principal, bool) {
 	hash := hashToken(token)
 	h.tokens.mu.RLock()
 	p, ok := h.tokens.byHash[hash]
+	_, missed := h.tokens.misses[hash]
+	gen := h.tokens.gen
 	h.tokens.mu.RUnlock()
-	if ok || !h.db.Shared() {
+	if ok || missed || !h.db.Shared() {
 		return p, ok
 	}
-	// Made on another node of the cluster since this one read its tokens.
-	// Under ops, as a revocation is: one that lands meanwhile is either
-	// already out of the store or drops what this puts.
+	h.stats.tokenLookups.Add(1)
+	for range 3 {
+		t, err := h.lookupToken(hash)
+		if errors.Is(err, db.ErrNotFound) {
+			h.tokens.missed(hash)
+			return Principal{}, false
+		}
+		if err != nil {
+			return Principal{}, false
+		}
+		if testHookTokenRead != nil {
+			testHookTokenRead()
+		}
+		h.tokens.mu.Lock()
+		if h.tokens.gen == gen {
+			p = principalOf(t)
+			h.tokens.putLocked(hash, p)
+			h.tokens.mu.Unlock()
+			return p, true
+		}
+		gen = h.tokens.gen
+		h.tokens.mu.Unlock()
+	}
+	// The table kept changing: once more, holding the changes back, as
+	// a revocation does (tokenTable.ops).
 	h.tokens.ops.Lock()
 	defer h.tokens.ops.Unlock()
-	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-	defer cancel()
-	t, err := h.db.TokenByHash(ctx, hash)
+	t, err := h.lookupToken(hash)
 	if err != nil {
 		return Principal{}, false
 	}
 	p = principalOf(t)
 	h.tokens.put(hash, p)
 	return p, true
+}
+
+// testHookTokenRead, when set by a test, runs after a lookup's read of the
+// store and before its put.
+var testHookTokenRead func()
+
+// lookupToken reads the token of hash from the store.
+func (h *Hub) lookupToken(hash string) (db.Token, error) {
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	return h.db.TokenByHash(ctx, hash)
 }
 
 func newToken(prefix string) string {
