@@ -44,10 +44,13 @@ type wsWriter struct {
 	// heartbeat, rules a peer while it lasts: a ping would wait behind the
 	// write (its frame needs the write's lock) and, at most the heartbeat
 	// later, cut a peer that is taking the write slowly, however long
-	// --write-timeout allows. (A ping that starts just before a write can
-	// still find itself behind it; coder/websocket ends a control frame's
-	// wait at 5 s.)
+	// --write-timeout allows. writes counts the writes begun, so that a
+	// ping whose pong is missing cuts nothing if one began meanwhile. (A
+	// ping that starts just before a write can still find its frame
+	// behind it: coder/websocket ends a control frame's wait at 5 s, and
+	// closes the connection then.)
 	writing   atomic.Bool
+	writes    atomic.Int64
 	idleBeats atomic.Int32 // heartbeats that sent no ping for a write in progress (tests wait on it)
 
 	// The pool worker's "left the pool" while run is on one, else nil:
@@ -111,6 +114,8 @@ func (w *wsWriter) run() {
 		select {
 		case r := <-w.wc.closeReq:
 			w.wc.s.writers.leave(w) // the close handshake waits for the peer
+			w.writes.Add(1)
+			w.writing.Store(true) // the bye is a write: its timeout rules
 			w.wc.sayBye(w.ctx, r)
 			w.stopAll()
 			return
@@ -183,6 +188,7 @@ func (w *wsWriter) flush() (bool, error) {
 		return false, nil
 	}
 	w.deadline.Reset(s.opts.WriteTimeout)
+	w.writes.Add(1)
 	w.writing.Store(true)
 	err = w.wc.write(buf)
 	w.writing.Store(false)
@@ -201,7 +207,7 @@ func (w *wsWriter) flush() (bool, error) {
 // beat runs on the heartbeat timer's goroutine: it arms the next beat and
 // sends a ping, unless one is still waiting for its pong or a write is in
 // progress (writing). A peer that does not answer within the interval is
-// gone, unless a write started meanwhile: then the write's timeout says.
+// gone, unless a write began meanwhile: then the write's timeout says.
 func (w *wsWriter) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
@@ -225,7 +231,8 @@ func (w *wsWriter) beat() {
 	defer w.pinging.Store(false)
 	pctx, cancel := context.WithTimeout(w.ctx, interval)
 	defer cancel()
-	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil && !w.writing.Load() {
+	began := w.writes.Load()
+	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil && !w.writing.Load() && w.writes.Load() == began {
 		w.wc.ws.CloseNow()
 	}
 }
