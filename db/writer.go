@@ -530,7 +530,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	logged := 0
-	if err == nil && live > 0 {
+	if err == nil && live > 0 && !KeepsNothing {
 		logged, err = b.flush(ctx, tx, batch)
 		if err != nil && !careful {
 			err = errRetryCarefully
@@ -553,7 +553,9 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		w.answerEach(batch)
 		return true, nil
 	}
-	if err := tx.Commit(); err != nil {
+	if KeepsNothing {
+		_ = tx.Rollback() // bench/run's bound only (benchnostore_on.go)
+	} else if err := tx.Commit(); err != nil {
 		clear(w.heads) // unknown state: read heads afresh
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true, nil

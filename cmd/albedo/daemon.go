@@ -214,6 +214,9 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if db.IsPostgres(target) {
 		log.Info("store", "db", db.RedactURL(target))
 	}
+	if db.KeepsNothing {
+		log.Warn("built with -tags benchnostore for bench/run: this daemon commits nothing and keeps nothing")
+	}
 	// Repair turns a crash left running and queue the inputs still waiting,
 	// before anyone can connect.
 	if err := d.hub.Start(ctx); err != nil {

@@ -20,6 +20,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -42,14 +43,14 @@ type result struct {
 }
 
 type config struct {
-	target, scenario, home, url, albedoBin string
-	homes                                  []string
-	pids                                   []int
-	brokerPID, storePID                    int
-	viewers, sessions, writers, conns, per int
-	rate, window                           int
-	duration, down                         time.Duration
-	kill, shared                           bool
+	target, label, scenario, home, url, albedoBin string
+	homes                                         []string
+	pids                                          []int
+	brokerPID, storePID                           int
+	viewers, sessions, writers, conns, per        int
+	rate, window                                  int
+	duration, down                                time.Duration
+	kill, shared                                  bool
 }
 
 func main() {
@@ -57,6 +58,7 @@ func main() {
 	asJSON := flag.Bool("json", false, "print JSON instead of a table")
 	reportFile := flag.String("report", "", "summarise a file of -json results as markdown, and exit")
 	flag.StringVar(&c.target, "target", "albedo", "albedo, ws, centrifuge or jetstream")
+	flag.StringVar(&c.label, "label", "", "the name the result goes under (default: -target), e.g. albedo-nostore for a daemon built with -tags benchnostore")
 	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle or reattach")
 	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
 	flag.StringVar(&c.albedoBin, "albedo", "albedo", "albedo: the binary (reattach restarts the daemon)")
@@ -126,7 +128,7 @@ func runScenario(ctx context.Context, c config) (result, error) {
 		return result{}, err
 	}
 	defer t.close()
-	r := result{Target: c.target, Scenario: c.scenario, Values: map[string]float64{}}
+	r := result{Target: cmp.Or(c.label, c.target), Scenario: c.scenario, Values: map[string]float64{}}
 	switch c.scenario {
 	case "fanout":
 		r.Params = fmt.Sprintf("viewers=%d rate=%d duration=%s", c.viewers, c.rate, c.duration)

@@ -1,0 +1,7 @@
+//go:build !benchnostore
+
+package db
+
+// KeepsNothing is true only in a daemon built with -tags benchnostore:
+// bench/run's bound of any store on albedo's path (benchnostore_on.go).
+const KeepsNothing = false
