@@ -10,17 +10,7 @@ import (
 	"albedo/db/pgtest"
 )
 
-// withPostgres stops the package's PostgreSQL after the tests, before
-// goleak looks for goroutines left behind.
-type withPostgres struct{ m *testing.M }
-
-func (w withPostgres) Run() int {
-	code := w.m.Run()
-	pgtest.StopShared()
-	return code
-}
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(withPostgres{m}) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.ThenStop(m)) }
 
 // eachBackend runs fn as a subtest on each backend, with a fresh target:
 // a SQLite file, and a database of its own on the package's private

@@ -17,17 +17,7 @@ import (
 	"albedo/db/pgtest"
 )
 
-// withPostgres stops the package's PostgreSQL (db/pgtest), if a test
-// started it, before goleak looks for goroutines left behind.
-type withPostgres struct{ m *testing.M }
-
-func (w withPostgres) Run() int {
-	code := w.m.Run()
-	pgtest.StopShared()
-	return code
-}
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(withPostgres{m}) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.ThenStop(m)) }
 
 // newTestHub opens a hub over a real database in a temp dir.
 func newTestHub(t testing.TB, opts Options) *Hub {

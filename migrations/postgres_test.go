@@ -14,11 +14,7 @@ import (
 	"albedo/db/pgtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	pgtest.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(pgtest.ThenStop(m).Run()) }
 
 // PostgreSQL's set applies to an empty database, makes the tables the code
 // uses with the columns it writes, and rolls back to nothing.

@@ -62,6 +62,20 @@ func StopShared() {
 	}
 }
 
+// ThenStop wraps a package's testing.M so that its Run stops the
+// package's server (StopShared) once the tests are done, before whoever
+// called Run looks further: goleak.VerifyTestMain(pgtest.ThenStop(m))
+// then finds none of the server's goroutines left behind.
+func ThenStop(m *testing.M) interface{ Run() int } { return thenStop{m} }
+
+type thenStop struct{ m *testing.M }
+
+func (t thenStop) Run() int {
+	code := t.m.Run()
+	StopShared()
+	return code
+}
+
 // Start initialises and starts a server in a new temporary directory.
 // Servers left by test processes that died without stopping them (a
 // panic, a test binary's timeout: pg_ctl's server is not their child) are
