@@ -29,7 +29,14 @@ func newTestHub(t testing.TB, opts Options) *Hub {
 		// daemon's fold at 1024 all they logged would stay in the log.
 		opts.DB.FoldRows, opts.DB.AlwaysLog = 3, true
 	}
-	h, err := Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), opts, nil)
+	return openTestHub(t, filepath.Join(t.TempDir(), "albedo.db"), opts)
+}
+
+// openTestHub opens a hub on target (a SQLite path or a PostgreSQL URL)
+// and closes it when t ends.
+func openTestHub(t testing.TB, target string, opts Options) *Hub {
+	t.Helper()
+	h, err := Open(context.Background(), target, opts, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

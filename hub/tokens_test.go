@@ -17,19 +17,7 @@ import (
 func clusterPair(t *testing.T) (a, b *Hub) {
 	t.Helper()
 	url := pgtest.Shared(t).Database(t)
-	open := func(node string) *Hub {
-		h, err := Open(context.Background(), url, Options{Node: node}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := h.Close(context.Background()); err != nil {
-				t.Error(err)
-			}
-		})
-		return h
-	}
-	return open("a"), open("b")
+	return openTestHub(t, url, Options{Node: "a"}), openTestHub(t, url, Options{Node: "b"})
 }
 
 // A node looks up a token made on another without holding back the
