@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"albedo/api/wire"
 )
 
@@ -116,28 +118,7 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	}
 
 	// Read: coder/websocket answers the ping as it reads.
-	want := int64(1)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for want <= 4*(n+4) {
-		_, msg, err := slow.Read(ctx)
-		if err != nil {
-			t.Fatalf("read after %d events: %v", want-1, err)
-		}
-		for _, fr := range splitFrames(msg) {
-			f, err := wire.DecodeFrame(fr)
-			if err != nil {
-				t.Fatalf("frame %q: %v", fr, err)
-			}
-			if f.Op != wire.PushEvent {
-				continue
-			}
-			if f.Event.Offset != want {
-				t.Fatalf("event %d, want %d", f.Event.Offset, want)
-			}
-			want++
-		}
-	}
+	readEventsInOrder(t, slow, 4*(n+4))
 	if err := <-pinged; err != nil {
 		t.Fatalf("the queued ping: %v", err)
 	}
@@ -192,22 +173,48 @@ func TestWSCloseBehindAFullSocketComesLastAndWhole(t *testing.T) {
 				if op != 0x1 {
 					continue
 				}
-				for _, fr := range splitFrames(payload) {
-					if f, err := wire.DecodeFrame(fr); err != nil {
-						t.Fatalf("frame %q: %v", fr, err)
-					} else if f.Op == wire.PushEvent {
-						if f.Event.Offset != want {
-							t.Fatalf("event %d, want %d", f.Event.Offset, want)
-						}
-						want++
-					}
-				}
+				want = eventsInOrder(t, payload, want)
 			}
 			if last != 0x8 || len(lastPayload) < 2 || binary.BigEndian.Uint16(lastPayload) != tc.code {
 				t.Fatalf("the last frame: opcode %x payload %q; want a close %d (after %d events)", last, lastPayload, tc.code, want-1)
 			}
 		})
 	}
+}
+
+// readEventsInOrder reads c until it has had the events 1 … n of its one
+// subscription, each once and in order (eventsInOrder), within 30 s.
+func readEventsInOrder(t *testing.T, c *websocket.Conn, n int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for want := int64(1); want <= n; {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("read after %d events: %v", want-1, err)
+		}
+		want = eventsInOrder(t, msg, want)
+	}
+}
+
+// eventsInOrder checks the event pushes of one message from the daemon:
+// each is the offset want, then the next. It returns the offset due next.
+func eventsInOrder(t *testing.T, msg []byte, want int64) int64 {
+	t.Helper()
+	for _, fr := range splitFrames(msg) {
+		f, err := wire.DecodeFrame(fr)
+		if err != nil {
+			t.Fatalf("frame %q: %v", fr, err)
+		}
+		if f.Op != wire.PushEvent {
+			continue
+		}
+		if f.Event.Offset != want {
+			t.Fatalf("event %d, want %d", f.Event.Offset, want)
+		}
+		want++
+	}
+	return want
 }
 
 // readServerFrame reads one unfragmented frame the server sent (servers
@@ -326,27 +333,9 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 
-	want := int64(1)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for want <= 4*n {
-		_, msg, err := slow.Read(ctx)
-		if err != nil {
-			t.Fatalf("read after %d events: %v", want-1, err)
-		}
-		for _, fr := range splitFrames(msg) {
-			if f, err := wire.DecodeFrame(fr); err != nil {
-				t.Fatalf("frame %q: %v", fr, err)
-			} else if f.Op == wire.PushEvent {
-				if f.Event.Offset != want {
-					t.Fatalf("event %d, want %d", f.Event.Offset, want)
-				}
-				want++
-			}
-		}
-	}
-	// Still up: a command is answered (coder/websocket answers the
-	// daemon's pings as it reads).
+	readEventsInOrder(t, slow, 4*n)
+	// Still up: the daemon answers a ping (coder/websocket sees the pong,
+	// and answers the daemon's pings, while the goroutine reads).
 	go func() {
 		for {
 			if _, _, err := slow.Read(context.Background()); err != nil {
@@ -354,6 +343,8 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 			}
 		}
 	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	if err := slow.Ping(ctx); err != nil {
 		t.Fatalf("the connection after the slow write: %v", err)
 	}
