@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"albedo/api/wire"
-	"albedo/hub"
 )
 
 // decodeBody reads a JSON body into v; an empty body leaves v as it is.
@@ -40,7 +39,7 @@ func (s *Server) listSessions(c echo.Context) error {
 		return wire.Errorf(wire.CodeBadRequest, "limit must be at least 1")
 	}
 	p, _ := principalOf(c)
-	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), int(min(limit, hub.MaxSessionsPage)), p.Sessions)
+	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), limit, p.Sessions)
 	if err != nil {
 		return err
 	}

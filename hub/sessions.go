@@ -114,7 +114,7 @@ const MaxSessionsPage = 1000
 // after ("" for the first page), and only those in only when it is not
 // nil. next is the cursor of the page after this one, or "" when the list
 // ends here.
-func (h *Hub) SessionsPage(ctx context.Context, after string, limit int, only []string) (_ []wire.Session, next string, _ error) {
+func (h *Hub) SessionsPage(ctx context.Context, after string, limit int64, only []string) (_ []wire.Session, next string, _ error) {
 	from := ""
 	if after != "" {
 		var err error
@@ -122,7 +122,7 @@ func (h *Hub) SessionsPage(ctx context.Context, after string, limit int, only []
 			return nil, "", err
 		}
 	}
-	ss, more, err := h.db.SessionsPage(ctx, from, min(limit, MaxSessionsPage), only)
+	ss, more, err := h.db.SessionsPage(ctx, from, int(min(limit, MaxSessionsPage)), only)
 	if err != nil {
 		return nil, "", wireErr(err)
 	}
