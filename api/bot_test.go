@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 func TestUnknownBotProviderRefused(t *testing.T) {

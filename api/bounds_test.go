@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // bigSession makes session s with n inputs of size bytes each, and waits

@@ -4,7 +4,7 @@
 // files of package web), under a strict Content-Security-Policy.
 //
 // Every error leaves here in the contract's shape ({"error":{...}} over
-// HTTP, an error reply over the websocket) with a code from api/wire. Only
+// HTTP, an error reply over the websocket) with a code from wire. Only
 // this package knows about HTTP statuses and websocket close codes; the hub
 // below it knows sessions and cursors.
 //

@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // otherProcess opens the env's store a second time, as `albedo tokens`

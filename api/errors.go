@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // httpStatus maps an error code to its HTTP status.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // FuzzDecodeCommand: any frame decodes to a command with a positive id and

@@ -10,7 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // What a client without a token can hold is bounded, so that the owner is

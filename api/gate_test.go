@@ -12,8 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // closeConn is a net.Conn that only records whether it was closed.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 const uuid1 = "0190a8a0-0000-7000-8000-000000000001"

@@ -3,8 +3,8 @@ package api
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // The daemon's Prometheus metrics. They are read when scraped, from the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/wire"
 	"albedo/web"
+	"albedo/wire"
 )
 
 // The browser client (package web): GET / is its page, GET /assets/… its

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // token makes a bot (limited to sessions, if any) or a viewer token.

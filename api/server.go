@@ -14,8 +14,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // Options configure a Server. Zero durations and sizes take the defaults of

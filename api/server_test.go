@@ -15,8 +15,8 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -9,7 +9,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // decodeBody reads a JSON body into v; an empty body leaves v as it is.

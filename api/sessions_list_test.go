@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // TestSessionListPages: the list comes a page at a time, none larger than

@@ -3,7 +3,7 @@ package api
 import (
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A connection whose hello asks for sessions (an owner's) hears a sessions

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/hub"
 	"albedo/hub/provider"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // newFakeEnv runs the stack with provider "fake" pointing at a fake

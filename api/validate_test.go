@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // U+0000 in any text field is a 400 bad_request that names the field —

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Only watching connections are a session's viewers: one subscribed in the

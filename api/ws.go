@@ -10,8 +10,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // Close codes of docs/protocol.md beyond those coder/websocket names.

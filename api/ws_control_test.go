@@ -15,7 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A control frame the server cannot write to a peer that reads nothing

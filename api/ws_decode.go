@@ -3,7 +3,7 @@ package api
 import (
 	"unicode/utf8"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // quickCommand reads the frames of the hot path, send and post as clients

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // quickFrames are frames quickCommand reads (true) or leaves to

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // An idle connection keeps no writer goroutine: it ends once the hello's

@@ -3,8 +3,8 @@ package api
 import (
 	"context"
 
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // maxInFlight bounds the inputs (send and post) one connection may have

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Many posts in flight on one socket, sent in one message, more than the

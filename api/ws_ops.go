@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // wsOp is one websocket command: the roles that may send it and the method

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A pool worker never holds the others' writes while one peer reads

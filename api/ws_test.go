@@ -15,7 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 func ptr[T any](v T) *T { return &v }

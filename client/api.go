@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 func sessPath(id string) string { return "/v1/sessions/" + url.PathEscape(id) }

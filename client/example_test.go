@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // A viewer: print a session as it happens, across daemon restarts, until

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // AllEvents calls fn with every event of session id, oldest first, each as

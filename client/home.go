@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // File names inside $ALBEDO_HOME.

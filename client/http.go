@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Error is an error reply of the daemon: its HTTP status and the contract's

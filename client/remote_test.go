@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"albedo/api"
-	"albedo/api/wire"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 func TestServerURL(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // ShortIDLen is how many of an id's last characters the terminal shows

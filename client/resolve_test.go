@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // The rules of MatchSession, each in the order ResolveSession tries them.

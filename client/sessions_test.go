@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // TestSessionsReadsEveryPage: Sessions follows the list's pages to its

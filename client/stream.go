@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // StreamOptions tune a Stream.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // connectOnce finds the daemon, connects, says hello with every

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Item is one push of a subscription, decoded, and as received. Op says

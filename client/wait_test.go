@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // writeDaemonFileForTest publishes info as the daemon does (temp file,

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // oneBatch runs fns as one group commit, in order, and returns each one's

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // BenchmarkAppend compares group commit with one transaction per event, at

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 func createSession(t testing.TB, d *DB, id string) Session {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // ErrNotFound is returned when a session or input does not exist.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // count returns the single integer q selects.

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // inputColumns are Input's columns in the order scanInput reads them.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // The session row keeps the state of its newest turn event, written with

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/db/pgtest"
+	"albedo/wire"
 )
 
 // Three daemons on one PostgreSQL database append to the same sessions at

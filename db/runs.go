@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Turn leases (PostgreSQL; ../shared/design/CLUSTER.md, "Turns run on

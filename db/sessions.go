@@ -11,7 +11,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Errors of session and input writes.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Token is a stored owner, bot or viewer token: never the token itself,

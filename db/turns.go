@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // SetPartial checkpoints the streamed text of a running turn.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // ErrClosed is returned by writes submitted after Close.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A write submitted after Close is refused with ErrClosed, never left

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A share opens in the terminal with albedo attach: the transcript, live,

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // botProc is an example bot process a test started: it is killed, and

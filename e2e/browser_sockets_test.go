@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // sockets is what a tab's websockets did, as Chromium's Network domain

@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // browser is a headless Debian Chromium driven over the DevTools protocol

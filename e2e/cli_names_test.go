@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // cliRun runs an albedo subcommand on home with stdin, and returns its

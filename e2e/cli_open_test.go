@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // albedo open prints its link whatever becomes of the browser, and says

@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // sendProc is `albedo send` running in the background, its stderr read

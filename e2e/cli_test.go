@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // albedo send prints the reply and exits 0; a failed turn exits 5 with the

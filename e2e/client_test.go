@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // streamTurn waits on sub for turn's reply and closing event.

@@ -17,10 +17,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // A cluster is albedo daemons on one PostgreSQL database (issue 17), each

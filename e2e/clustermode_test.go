@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Cluster mode from outside: the CLI, the example bot and the terminal

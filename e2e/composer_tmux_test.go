@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // The composer in a real terminal, with the key sequences tmux really

@@ -25,8 +25,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // selfSigned writes a certificate for albedo.test and 127.0.0.1, and its

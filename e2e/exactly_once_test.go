@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Scenario 7: a send whose receipt is lost to a SIGKILL (the input is

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // albedoBin and botBin are the binaries built once for the whole run.

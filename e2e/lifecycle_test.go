@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // states records a stream's states for a test to wait on, in order.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // A flood of connections that prove no token — idle sockets, /healthz

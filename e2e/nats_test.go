@@ -19,10 +19,10 @@ import (
 	"github.com/google/uuid"
 	natsserver "github.com/nats-io/nats-server/v2/server"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // startNATS runs a NATS server in the test process on port (-1: any) and

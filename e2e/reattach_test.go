@@ -7,8 +7,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // One websocket subscribed to 100 sessions gets each session's events in

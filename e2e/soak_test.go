@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // soakFor makes TestSoak the long run: go test ./e2e -run TestSoak -soak 10m.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Posts of many writers, each one after another to its own session, while

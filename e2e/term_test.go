@@ -10,10 +10,10 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/term"
+	"albedo/wire"
 )
 
 // ui runs the terminal client on a simulation screen against a daemon.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // waitTurn watches session from after until turn ends and returns its

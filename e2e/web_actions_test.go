@@ -5,7 +5,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // The owner's actions from the page, as a person uses them: rename

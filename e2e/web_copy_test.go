@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // A fenced code block in a reply gets a copy button. On 127.0.0.1 (a

@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // tabOrder presses Tab n times from the top of the page and returns, for

@@ -8,7 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A session deleted elsewhere leaves the page at once, by its reset

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // The page speaks the protocol as every client does (issue 15, "the same

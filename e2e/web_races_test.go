@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // holdFrames keeps the page's animation frames from running until

@@ -10,8 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 // domMessages is the page's committed messages, as the DOM holds them:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // wsClient is a bare websocket client of the daemon in snap.

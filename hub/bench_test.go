@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // BenchmarkFanout appends b.N events to one session watched by N cursors,

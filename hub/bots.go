@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // errLost ends a bot turn whose serving connection went away.

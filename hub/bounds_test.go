@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // frames splits a batch into its frames.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // The nodes of a cluster tell each other what happened over NATS core

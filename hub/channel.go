@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // channel is one session at run time. Its fields are guarded by mu except

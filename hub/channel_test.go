@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // metaOf takes a committed event's Meta as it is and decodes only events

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // ConnInfo names a connection in presence pushes.

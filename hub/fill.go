@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Fill appends to buf the frames the connection should write next,

@@ -16,9 +16,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // Options are the hub's limits. Zero fields take the defaults.

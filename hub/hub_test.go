@@ -12,9 +12,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/db/pgtest"
+	"albedo/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.ThenStop(m)) }

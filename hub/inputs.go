@@ -3,8 +3,8 @@ package hub
 import (
 	"context"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // PutInput accepts a user's input once per input_id: it commits the receipt

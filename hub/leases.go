@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // Turns on a shared (PostgreSQL) database run on exactly one node: the

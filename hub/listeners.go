@@ -1,6 +1,6 @@
 package hub
 
-import "albedo/api/wire"
+import "albedo/wire"
 
 // Connections that list sessions (the terminal's sidebar, the page's list)
 // ask in hello to hear when that list changes: a session made or deleted

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Sessions made while a listening connection's writer is away come as one

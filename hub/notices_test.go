@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // The events of a notice come out the same whether it carries their kinds

@@ -5,8 +5,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // Owner tokens made by a command (`albedo tokens add --role owner NAME`):

@@ -10,8 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"albedo/api/wire"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // Bot turns across the nodes of a cluster. A session's turns run on the

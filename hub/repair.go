@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // Start repairs what a crash left and resumes work: every turn left running

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // validID is what a client-chosen session id may look like: safe in a URL

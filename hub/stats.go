@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db"
+	"albedo/wire"
 )
 
 // Stats is what the hub holds and has done, for the daemon's metrics (api

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db/pgtest"
+	"albedo/wire"
 )
 
 // clusterPair opens two nodes of a cluster on one database of the

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // runState is a session's turn state machine. Guarded by its channel's mu.

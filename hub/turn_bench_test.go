@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/db"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // BenchmarkTurns runs b.N echo turns spread over 1 or 100 sessions, all

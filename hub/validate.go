@@ -3,7 +3,7 @@ package hub
 import (
 	"strings"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // The rule for text (docs/protocol.md, "Text"): every text field is

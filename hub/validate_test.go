@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // A bot's reply with U+0000 is refused naming the field, before the turn

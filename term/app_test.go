@@ -14,9 +14,9 @@ import (
 	"github.com/gdamore/tcell/v2"
 
 	"albedo/api"
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub"
+	"albedo/wire"
 )
 
 // daemonIn runs the real daemon stack in this process (SQLite file, hub,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Cmd is a side effect Update asks the App to run off the UI goroutine.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Styles.

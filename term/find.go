@@ -6,7 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Two ways through the focused transcript: search (Ctrl-F), which finds

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // longSession is a focused session of 60 messages, "needle" in 3 of them.

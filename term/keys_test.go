@@ -9,8 +9,8 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // row is one line of a key table: the keys (or a command as typed) and what

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 const mdReply = "# Plan\n\nSome **bold** and _slanted_ words with `code()` and a [link](https://example.com).\n\n" +

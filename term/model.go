@@ -3,8 +3,8 @@ package term
 import (
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // pane is where keys go.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Notifications: when a turn finishes or fails in a session the user is

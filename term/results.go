@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Result applies the result of a Cmd; none asks for another.

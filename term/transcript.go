@@ -8,7 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // line is one screen line of a transcript: text in one style, or, when

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // naive renders the whole transcript from scratch, as drawing did before

@@ -29,8 +29,8 @@ import (
 	"syscall"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 func main() {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // stats describes a transcript in a few sentences, each a piece to stream.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 func newBotsCmd(g *globals) *cobra.Command {

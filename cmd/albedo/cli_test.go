@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // runCLI runs albedo in-process with stdin (not a terminal) on a home of

@@ -22,11 +22,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"albedo/api"
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/db"
 	"albedo/hub"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // daemonFlags are the knobs of `albedo daemon`; tests use the short ones.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Exit statuses. README's Commands section and `albedo send --help` list

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 func newExportCmd(g *globals) *cobra.Command {

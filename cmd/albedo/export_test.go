@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Each kind of event becomes what a reader of the transcript needs, and

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // lockHome takes an exclusive lock on home/daemon.lock for the daemon's

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // replyPrinter shows a reply as it streams, for a person at a terminal:

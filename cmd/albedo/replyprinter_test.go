@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // The printer shows each piece of a reply once and ends its line with the

@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 const sendHelp = `Submit an input to a session, wait for its turn, and print the reply.

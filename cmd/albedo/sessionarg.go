@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // Every command that names a session takes what client.ResolveSession

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 func newSessionsCmd(g *globals) *cobra.Command {

@@ -14,10 +14,10 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
-	"albedo/api/wire"
 	"albedo/client"
 	"albedo/hub"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // `albedo tokens` writes the store itself rather than asking a daemon: a

@@ -3,7 +3,7 @@ package main
 import (
 	"runtime/debug"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // version is set at link time by a release build:

@@ -12,7 +12,7 @@ package provider
 import (
 	"context"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Message is one entry of the transcript sent to a provider.

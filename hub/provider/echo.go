@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Echo replies "echo: <last user text>", streamed a word at a time so that

@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // OpenAI streams chat completions from any OpenAI-compatible endpoint.

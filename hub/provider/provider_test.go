@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"albedo/api/wire"
 	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"albedo/api/wire"
+	"albedo/wire"
 )
 
 // Built-in provider names.

@@ -17,8 +17,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
-	"albedo/api/wire"
 	"albedo/client"
+	"albedo/wire"
 )
 
 // target is what a scenario drives: albedo, or a peer with its own protocol.
