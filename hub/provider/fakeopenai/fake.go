@@ -103,6 +103,9 @@ func (s *Server) Requests() []Request {
 // Arrived delivers each request as it arrives, for tests to wait on.
 func (s *Server) Arrived() <-chan Request { return s.arrived }
 
+// completions serves POST /v1/chat/completions: it records the request,
+// takes the next scripted reply, and answers with an error status or a
+// stream.
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req Request
@@ -111,6 +114,18 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = json.Unmarshal(body, &req.Raw)
+	rep := s.record(req)
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		writeError(w, rep)
+		return
+	}
+	stream(w, r, req, rep)
+}
+
+// record keeps req among the requests, delivers it to Arrived when there
+// is room, and returns the reply scripted for it (the zero Reply, echo,
+// when the script is empty).
+func (s *Server) record(req Request) Reply {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var rep Reply
@@ -122,22 +137,28 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	case s.arrived <- req:
 	default:
 	}
+	return rep
+}
 
-	if rep.Status != 0 && rep.Status != http.StatusOK {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(rep.Status)
-		msg := rep.Message
-		if msg == "" {
-			msg = http.StatusText(rep.Status)
-		}
-		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": nil, "param": nil}})
-		w.Write(b)
-		return
+// writeError answers with rep.Status and an OpenAI-style error body.
+func writeError(w http.ResponseWriter, rep Reply) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(rep.Status)
+	msg := rep.Message
+	if msg == "" {
+		msg = http.StatusText(rep.Status)
 	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "fake_error", "code": nil, "param": nil}})
+	w.Write(b)
+}
+
+// stream answers with server-sent events: the role, rep's chunks (or the
+// echo of the last user message), then the finish and [DONE], unless rep
+// is silent, blocks until the request ends, or breaks the connection.
+func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 	chunks := rep.Chunks
 	if len(chunks) == 0 && !rep.Silent {
-		words := strings.SplitAfter("fake: "+req.LastUser(), " ")
-		chunks = words
+		chunks = strings.SplitAfter("fake: "+req.LastUser(), " ")
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -148,44 +169,58 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	send := chunkWriter(w, req.Model)
+	send(map[string]any{"role": "assistant", "content": ""}, nil)
+	for i, c := range chunks {
+		if i > 0 && rep.Pace > 0 && !wait(r, time.After(rep.Pace)) {
+			return
+		}
+		send(map[string]any{"content": c}, nil)
+	}
+	if rep.Block != nil && !wait(r, rep.Block) {
+		return
+	}
+	if rep.Break {
+		cut(w)
+		return
+	}
+	send(map[string]any{}, "stop")
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	fl.Flush()
+}
+
+// chunkWriter returns a func that writes one chat.completion.chunk event
+// of model with delta and finish_reason, and flushes it.
+func chunkWriter(w http.ResponseWriter, model string) func(delta map[string]any, finish any) {
 	created := time.Now().Unix()
-	send := func(delta map[string]any, finish any) {
+	fl := w.(http.Flusher)
+	return func(delta map[string]any, finish any) {
 		chunk := map[string]any{
-			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": req.Model,
+			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
 		}
 		b, _ := json.Marshal(chunk)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		fl.Flush()
 	}
-	send(map[string]any{"role": "assistant", "content": ""}, nil)
-	for i, c := range chunks {
-		if i > 0 && rep.Pace > 0 {
-			select {
-			case <-time.After(rep.Pace):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		send(map[string]any{"content": c}, nil)
+}
+
+// wait blocks until ch delivers or closes (true) or the request ends
+// (false).
+func wait[T any](r *http.Request, ch <-chan T) bool {
+	select {
+	case <-ch:
+		return true
+	case <-r.Context().Done():
+		return false
 	}
-	if rep.Block != nil {
-		select {
-		case <-rep.Block:
-		case <-r.Context().Done():
-			return
+}
+
+// cut closes the TCP connection mid-stream: no final chunk, no [DONE].
+func cut(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if c, _, err := hj.Hijack(); err == nil {
+			c.Close()
 		}
 	}
-	if rep.Break {
-		// Cut the TCP connection mid-stream: no final chunk, no [DONE].
-		if hj, ok := w.(http.Hijacker); ok {
-			if c, _, err := hj.Hijack(); err == nil {
-				c.Close()
-			}
-		}
-		return
-	}
-	send(map[string]any{}, "stop")
-	fmt.Fprint(w, "data: [DONE]\n\n")
-	fl.Flush()
 }
