@@ -5,23 +5,24 @@
 // Open picks the backend from its target: a file path is SQLite, which one
 // daemon owns (open.go: pragmas, checkpoints, a one-connection writer,
 // which rewinds the WAL between two batches when it grows past its limit:
-// rewind.go); a
-// postgres:// URL is PostgreSQL, which several daemons share
-// (open_postgres.go). Statements written by hand use SQLite's ?
+// rewind.go); a postgres:// URL is PostgreSQL, which several daemons
+// share (open_postgres.go). Statements written by hand use SQLite's ?
 // placeholders and are rewritten for PostgreSQL once (dialect.go).
 //
-// Every write of a daemon goes through one writer goroutine (see Writer).
-// It gathers whatever requests are waiting and runs them, one after the
-// other, in one transaction, assigning each session's next dense offsets;
-// it commits once, hands the committed events to the commit hook in commit
-// order, and only then answers each caller. The requests run without
-// savepoints; if one fails, the batch is rolled back and run again with a
-// savepoint per request, so that the failing one costs only itself
-// (Writer.commit). On SQLite the writer is alone and keeps each session's
-// head in memory; on PostgreSQL a batch takes the heads from the session
-// rows it locks, without ever waiting while it holds one (lock.go), so
-// that offsets stay dense across daemons and none deadlocks. Reads use
-// other connections and never wait for the writer.
+// Every write of a daemon goes through one writer goroutine (Writer,
+// writer.go). It gathers whatever requests are waiting and runs them, one
+// after the other, in one transaction (batch.go), each through its Tx
+// (tx.go), assigning each session's next dense offsets; it writes what
+// they appended in a few multi-row statements (flush.go), commits once,
+// hands the committed events to the commit hook in commit order, and only
+// then answers each caller. The requests run without savepoints; if one
+// fails, the batch is rolled back and run again with a savepoint per
+// request, so that the failing one costs only itself (Writer.commit). On
+// SQLite the writer is alone and keeps each session's head in memory; on
+// PostgreSQL a batch takes the heads from the session rows it locks,
+// without ever waiting while it holds one (lock.go), so that offsets stay
+// dense across daemons and none deadlocks. Reads use other connections
+// and never wait for the writer.
 //
 // On SQLite the events of a batch of many sessions with few events each go
 // to an append-ordered log, which the writer moves into the per-session
@@ -35,4 +36,40 @@
 // On PostgreSQL a session's turns run on one daemon at a time, the holder
 // of its lease in runs, and every turn write checks the lease's fence
 // (runs.go).
+//
+// # Files
+//
+// Opening a store:
+//   - open.go: Open, SQLite's connections and pragmas, its checkpointer.
+//   - open_postgres.go: PostgreSQL's pool and its migrations, one node at
+//     a time.
+//   - dialect.go: the two backends' differences in the SQL written by hand.
+//
+// The writer:
+//   - writer.go: Writer, the queue its callers use (Do, Submit, Then) and
+//     its goroutine, which gathers the waiting requests into a batch.
+//   - batch.go: one group commit: its transaction, its runs (optimistic,
+//     then careful; again after a session row found locked) and its
+//     answers.
+//   - tx.go: Tx, a request's view of the batch, and the sessions' counters
+//     (head, inputs, last turn) as the request sees them.
+//   - flush.go: the batch's multi-row statements, made once in each of a
+//     few sizes, and the argument lists kept from batch to batch.
+//   - lock.go: PostgreSQL's session row locks, taken in an order that
+//     keeps offsets dense across daemons without deadlock.
+//   - fold.go: SQLite's event log, and the fold, which moves it into
+//     events in bulk.
+//   - rewind.go: the writer's own checkpoint between two batches, after
+//     which its next commit starts SQLite's WAL again from its beginning.
+//   - stats.go: the writer's counters and latency histograms.
+//   - benchnostore_on.go, benchnostore_off.go: KeepsNothing, set only in
+//     the bench's build with its store taken out (-tags benchnostore).
+//
+// What requests write and readers read:
+//   - sessions.go: sessions, the list's pages, heads.
+//   - events.go: Append, and the reads of a session's events.
+//   - inputs.go: inputs and bot posts, accepted once per input id.
+//   - turns.go: partial text of running turns, pending inputs, transcripts.
+//   - tokens.go: owner, bot and viewer tokens.
+//   - runs.go: PostgreSQL's turn leases.
 package db
