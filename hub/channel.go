@@ -33,8 +33,8 @@ type channel struct {
 
 	run runState // the turn runner's view; see turn.go
 
-	// What other nodes of a cluster said (bus.go): their viewers, and the
-	// run state of the node running the session's turns.
+	// What other nodes of a cluster said (cluster_notices.go): their
+	// viewers, and the run state of the node running the session's turns.
 	remoteViewers map[string]remoteViewers // by node
 	remoteRun     *statusNotice
 	remoteRunAt   time.Time

@@ -46,7 +46,7 @@ type Conn struct {
 	timer       *time.Timer         // wakes deferred subs (wakeLater)
 	serving     string              // the bot whose turns this connection answers
 	turns       map[string]*botTurn // turns handed to it, by turn id
-	listens     bool                // hears of sessions made and deleted (listeners.go)
+	listens     bool                // hears of sessions made and deleted (sessions_push.go)
 	sessionsDue bool                // a sessions push is due
 }
 

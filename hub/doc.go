@@ -1,8 +1,58 @@
 // Package hub is albedo at run time: session channels, the cursors that
-// stream them to connections, presence, and (in turn.go) the turn runner.
-// On a database other daemons share (PostgreSQL), a session's turns run
-// only on the daemon holding its lease, which reads the queue from the
-// database (leases.go).
+// stream them to connections, presence, and the turn runner. A daemon
+// alone (SQLite) runs only the single-node files below. On a database
+// other daemons share (PostgreSQL) the hub is one node of a cluster: a
+// session's turns run only on the node holding its lease, which reads the
+// queue from the database (cluster_leases.go), and the nodes tell each
+// other what happened over NATS (cluster_bus.go). docs/cluster.md says how
+// to run one.
+//
+// # Files
+//
+// The single-node hub:
+//
+//	doc.go            this overview
+//	hub.go            Hub, Options, Open, Close; the commit hook and the fan-out to cursors
+//	channel.go        channel: one session at run time (head, ring, cursors, viewers, status)
+//	ring.go           ring: the recent events of a watched session, encoded for writing
+//	conn.go           Conn: one client connection, its cursors and its queued replies
+//	fill.go           Conn.Fill: the next batch a connection's writer writes
+//	sessions.go       sessions made, listed, changed, deleted; history pages
+//	sessions_push.go  the sessions push: "list again", to connections that list sessions
+//	inputs.go         inputs and bot posts, accepted once per input_id
+//	turn.go           the turn runner: a session's turns one at a time, streamed, checkpointed
+//	bots.go           bot turns: the connections serving a bot, and its provider
+//	start.go          Start: turns a crash left running repaired, queued inputs queued again
+//	tokens.go         the token table; Authenticate; bot and viewer tokens
+//	tokens_owner.go   owner tokens (`albedo tokens add`), the token list, reload on SIGHUP
+//	validate.go       the rules for text fields, input ids and effort
+//	stats.go          Stats, for the daemon's metrics
+//	provider/         what answers turns: echo, OpenAI-compatible APIs, their registry
+//
+// The cluster (a shared database, with NATS or without):
+//
+//	cluster_leases.go     turns under a session's lease: claim, run, renew, release; orphans
+//	cluster_heartbeat.go  the heartbeat (heads re-read, viewers and run state said again); catchUp
+//	cluster_bus.go        the NATS subjects, the notices' types, and bus, which publishes them
+//	cluster_notices.go    what a node does with the other nodes' notices, and what it tells them
+//	cluster_bots.go       a turn handed to its bot's connection on another node
+//	cluster_tokens.go     a token made on another node, looked up in the store
+//
+// The single-node files call into the cluster's in a few places, each of
+// which does nothing on a daemon alone (no NATS: h.bus is nil; SQLite:
+// h.db.Shared() is false): a notice published (publishStatus,
+// publishPresenceSoon, relayText, tokensChanged, publishBots, bus.events),
+// another node asked (interruptRemote, remoteServer), a head re-read
+// (catchUp), a lease claimed (wake), the cluster's loops started (Start).
+//
+// Tests: hub_test.go has TestMain and the helpers (newTestHub, newReader)
+// with the tests of subscribing and presence; bounds_test.go what one
+// connection or turn may make the daemon hold; cluster_tokens_test.go two
+// nodes on one database of the package's PostgreSQL (clusterPair);
+// bench_test.go and turn_bench_test.go the benchmarks; the others are
+// named for the file they test. Fuzz corpora are in testdata/fuzz.
+//
+// # How events reach connections
 //
 // The hub is a passive registry guarded by mutexes, not a goroutine. Writes
 // go through db's group-commit writer; its commit hook (Hub.onCommit) is the
@@ -11,14 +61,16 @@
 //
 // A subscription is a cursor: (connection, session, next offset). The hub
 // never queues events per subscriber. It marks the subscription ready and
-// wakes the connection; the connection's writer goroutine calls Conn.Fill,
-// which pulls each ready channel's events from the channel's ring of recent
-// events or, when the cursor is behind the ring, from the database in pages.
-// A slow reader therefore costs a cursor, and a late one catches up by
-// paging. Only the in-progress text of a streaming reply is held per
-// subscriber, merged, and dropped when the turn commits. A connection that
-// lists sessions is told that the list changed by a flag, not a queue
-// (listeners.go).
+// wakes the connection (Conn.OnWake); the connection's writer calls
+// Conn.Fill, which pulls each ready channel's events from the channel's
+// ring of recent events or, when the cursor is behind the ring, from the
+// database in pages. A slow reader therefore costs a cursor, and a late
+// one catches up by paging. Only the in-progress text of a streaming reply
+// is held per subscriber, merged, and dropped when the turn commits. A
+// connection that lists sessions is told that the list changed by a flag,
+// not a queue (sessions_push.go).
+//
+// # Locks
 //
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,

@@ -48,8 +48,8 @@ type Options struct {
 	Providers *provider.Registry
 
 	// NATS, when set, connects this node to the other nodes of a cluster
-	// (bus.go): its commits, streaming replies, viewers and run state go
-	// to them, theirs come here.
+	// (cluster_bus.go): its commits, streaming replies, viewers and run
+	// state go to them, theirs come here.
 	NATS *nats.Conn
 	// OnNoticeLag, if set, is told how long after its commit another
 	// node's commit notice arrived (the metric albedo_nats_lag_seconds).
@@ -138,7 +138,7 @@ type Hub struct {
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns
-	remote remoteBots // other nodes' bots, and turns handed across (remotebots.go)
+	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
 	stats  hubStats   // for Stats
 
 	bus       *bus                                             // nil on a daemon alone
@@ -316,6 +316,13 @@ func (h *Hub) Conns() []*Conn {
 	return slices.Collect(maps.Keys(h.conns))
 }
 
+// allChannels returns a copy of the channels this node has loaded.
+func (h *Hub) allChannels() []*channel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Values(h.chans))
+}
+
 // presenceChanged marks presence and status (the viewer count) due on every
 // cursor of ch.
 func (h *Hub) presenceChanged(ch *channel) {
@@ -325,6 +332,22 @@ func (h *Hub) presenceChanged(ch *channel) {
 // statusChanged marks a status push due on every cursor of ch.
 func (h *Hub) statusChanged(ch *channel) {
 	h.markAll(ch, func(s *sub, _ int64) { s.status = true })
+}
+
+// viewersChanged is presenceChanged for a change of this node's viewers:
+// its cursors at once, the other nodes of a cluster soon after
+// (publishPresenceSoon).
+func (h *Hub) viewersChanged(ch *channel) {
+	h.presenceChanged(ch)
+	h.publishPresenceSoon(ch)
+}
+
+// runChanged is statusChanged for a change of the run state this node
+// drives: its own cursors, and the other nodes of a cluster
+// (publishStatus).
+func (h *Hub) runChanged(ch *channel) {
+	h.statusChanged(ch)
+	h.publishStatus(ch)
 }
 
 // markAll applies mark to every cursor of ch (under its connection's lock),

@@ -5,12 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -44,7 +42,7 @@ type tokenTable struct {
 
 	mu     sync.RWMutex
 	byHash map[string]Principal
-	// gen counts the changes to byHash. A lookup in the store (Authenticate,
+	// gen counts the changes to byHash. A lookup in the store (lookupStored,
 	// in a cluster) puts what it read only if none came since it began:
 	// a revocation or a narrowing that lands meanwhile is not undone.
 	gen uint64
@@ -54,9 +52,6 @@ type tokenTable struct {
 	// its repeats cost no read of the store.
 	misses map[string]struct{}
 }
-
-// maxMisses bounds tokenTable.misses (64 B a hash and the map's own).
-const maxMisses = 4096
 
 func hashToken(tok string) string {
 	sum := sha256.Sum256([]byte(tok))
@@ -76,22 +71,6 @@ func (t *tokenTable) putLocked(hash string, p Principal) {
 	}
 	t.byHash[hash] = p
 	t.gen++
-}
-
-// missed remembers that the store has no token of hash (misses).
-func (t *tokenTable) missed(hash string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.misses == nil {
-		t.misses = map[string]struct{}{}
-	}
-	if len(t.misses) >= maxMisses {
-		for h := range t.misses { // any one: they are all as good
-			delete(t.misses, h)
-			break
-		}
-	}
-	t.misses[hash] = struct{}{}
 }
 
 // replace updates the principal of a token still in the table; a token
@@ -153,16 +132,9 @@ func (h *Hub) Current(p Principal) (Principal, bool) {
 
 // Authenticate resolves a bot or viewer token. Only hashes are kept, and
 // the lookup is by the token's SHA-256: what its timing could reveal is
-// something about a hash, which says nothing of a token.
-//
-// In a cluster, a token this node does not know may have been made on
-// another since it read its tokens: it is looked up in the store. The
-// lookups hold no lock while they wait for the store, so that a flood of
-// made-up tokens neither queues them one behind another nor holds back
-// the changes to tokens (tokenTable.ops); what a lookup read is put in the
-// table only if the table did not change meanwhile (tokenTable.gen), or
-// the lookup is made again. A hash the store did not have is remembered
-// (tokenTable.misses).
+// something about a hash, which says nothing of a token. In a cluster, a
+// token this node does not know is looked up in the store
+// (cluster_tokens.go).
 func (h *Hub) Authenticate(token string) (Principal, bool) {
 	if token == "" {
 		return Principal{}, false
@@ -176,51 +148,7 @@ func (h *Hub) Authenticate(token string) (Principal, bool) {
 	if ok || missed || !h.db.Shared() {
 		return p, ok
 	}
-	h.stats.tokenLookups.Add(1)
-	for range 3 {
-		t, err := h.lookupToken(hash)
-		if errors.Is(err, db.ErrNotFound) {
-			h.tokens.missed(hash)
-			return Principal{}, false
-		}
-		if err != nil {
-			return Principal{}, false
-		}
-		if testHookTokenRead != nil {
-			testHookTokenRead()
-		}
-		h.tokens.mu.Lock()
-		if h.tokens.gen == gen {
-			p = principalOf(t)
-			h.tokens.putLocked(hash, p)
-			h.tokens.mu.Unlock()
-			return p, true
-		}
-		gen = h.tokens.gen
-		h.tokens.mu.Unlock()
-	}
-	// The table kept changing: once more, holding the changes back, as
-	// a revocation does (tokenTable.ops).
-	h.tokens.ops.Lock()
-	defer h.tokens.ops.Unlock()
-	t, err := h.lookupToken(hash)
-	if err != nil {
-		return Principal{}, false
-	}
-	p = principalOf(t)
-	h.tokens.put(hash, p)
-	return p, true
-}
-
-// testHookTokenRead, when set by a test, runs after a lookup's read of the
-// store and before its put.
-var testHookTokenRead func()
-
-// lookupToken reads the token of hash from the store.
-func (h *Hub) lookupToken(hash string) (db.Token, error) {
-	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-	defer cancel()
-	return h.db.TokenByHash(ctx, hash)
+	return h.lookupStored(hash, gen)
 }
 
 func newToken(prefix string) string {

@@ -21,7 +21,7 @@ import (
 type runState struct {
 	queue    []queued   // accepted inputs not yet started, in acceptance order
 	running  bool       // a runner goroutine owns this session
-	again    bool       // shared database: an input came while the runner ran (leases.go)
+	again    bool       // shared database: an input came while the runner ran (cluster_leases.go)
 	phase    wire.Phase // "" (idle), running, waiting
 	turnID   string
 	inputID  string
@@ -38,6 +38,11 @@ type queued struct {
 	turnID  string
 	offset  int64    // of the input's user message
 	lease   db.Lease // the node's claim on the session's turns (zero on SQLite)
+}
+
+// queuedOf is a stored input as the turn runner queues it, under lease l.
+func queuedOf(in db.Input, l db.Lease) queued {
+	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l}
 }
 
 // interruption is the cancel cause of an interrupted turn.

@@ -1,0 +1,168 @@
+package hub
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"albedo/db"
+	"albedo/wire"
+)
+
+// The nodes of a cluster tell each other what happened over NATS core
+// subjects (../shared/design/CLUSTER.md, "How a node learns of events").
+// NATS is at most once: nothing depends on a notice arriving, only on how
+// soon a node learns. Every fact a notice carries is also in the store,
+// where a node finds it anyway: heads by the reconcile loop
+// (cluster_heartbeat.go) and on a cursor that asks for more than a node has seen,
+// tokens on first use, presence and run status again at the next
+// heartbeat. A node ignores its own notices.
+const (
+	subjEvents   = "albedo.ev"       // evNotice: a commit's events
+	subjText     = "albedo.text"     // textNotice: a running turn's reply, from its node
+	subjStatus   = "albedo.status"   // statusNotice: a session's run state, from the node running it
+	subjPresence = "albedo.presence" // presenceNotice: a node's viewers of a session
+	subjTokens   = "albedo.tokens"   // tokensNotice: tokens revoked or narrowed
+	subjDeleted  = "albedo.deleted"  // sessionNotice: a session deleted
+	subjCreated  = "albedo.created"  // sessionNotice: a session made
+	subjRequest  = "albedo.req"      // request: to the node running a session's turns
+)
+
+// maxNoticeEvents is the most bytes of events a notice carries; a commit
+// larger than this is announced by its offsets only, and nodes read the
+// events from the store.
+const maxNoticeEvents = 64 << 10
+
+type evNotice struct {
+	Node    string            `json:"node"`
+	Session string            `json:"session"`
+	First   int64             `json:"first"`
+	Last    int64             `json:"last"`
+	At      int64             `json:"at"`               // when it was committed, Unix nanoseconds
+	Events  []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
+	// Kinds are the events' types and what drives turns, beside them, so
+	// that a node reads none of them twice (hub.metaOf).
+	Kinds []eventKind `json:"kinds,omitempty"`
+}
+
+// eventKind is what a node needs of an event besides its JSON.
+type eventKind struct {
+	Type    wire.EventType `json:"t"`
+	Role    wire.Role      `json:"r,omitempty"`
+	InputID string         `json:"i,omitempty"`
+	TurnID  string         `json:"u,omitempty"`
+	State   string         `json:"s,omitempty"`
+}
+
+func kindOf(e db.Event) eventKind {
+	m := metaOf(e)
+	return eventKind{Type: m.Type, Role: m.Role, InputID: m.InputID, TurnID: m.TurnID, State: m.State}
+}
+
+// meta is the event's Meta, as Append set it on the node that committed it.
+func (k eventKind) meta() db.Meta {
+	return db.Meta{Role: k.Role, InputID: k.InputID, TurnID: k.TurnID, State: k.State}
+}
+
+type textNotice struct {
+	Node    string `json:"node"`
+	Session string `json:"session"`
+	Turn    string `json:"turn"`
+	Pos     int    `json:"pos"`            // bytes of the reply before Text
+	Text    string `json:"text"`           // a delta, or the whole reply so far (Full)
+	Full    bool   `json:"full,omitempty"` // Text replaces what came before
+}
+
+type statusNotice struct {
+	Node     string     `json:"node"`
+	Session  string     `json:"session"`
+	Phase    wire.Phase `json:"phase"`
+	TurnID   string     `json:"turn_id,omitempty"`
+	Queued   int        `json:"queued"`
+	LastTurn *string    `json:"last_turn,omitempty"`
+}
+
+type presenceNotice struct {
+	Node    string        `json:"node"`
+	Session string        `json:"session"`
+	Viewers []wire.Viewer `json:"viewers"`
+}
+
+type tokensNotice struct {
+	Node     string   `json:"node"`
+	Revoked  []string `json:"revoked,omitempty"`
+	Narrowed []string `json:"narrowed,omitempty"`
+}
+
+// sessionNotice names a session made or deleted (by its subject).
+type sessionNotice struct {
+	Node    string `json:"node"`
+	Session string `json:"session"`
+}
+
+type request struct {
+	To      string          `json:"to"` // the node that answers; others stay silent
+	Op      string          `json:"op"` // "interrupt", "bot-turn", "bot-cancel"
+	Session string          `json:"session"`
+	Reason  string          `json:"reason,omitempty"`
+	Body    json.RawMessage `json:"body,omitempty"` // bot-turn, bot-cancel: a botTurnRequest
+}
+
+type response struct {
+	Turn    string      `json:"turn,omitempty"`
+	Running bool        `json:"running"`
+	Error   *wire.Error `json:"error,omitempty"`
+}
+
+// bus is a hub's NATS side: nil on a daemon alone.
+type bus struct {
+	nc   *nats.Conn
+	node string
+
+	mu      sync.Mutex
+	pending map[*channel]bool // presence changes waiting for their coalesced notice
+}
+
+// publish sends v on subject, its node named in a header so that the
+// node itself skips it unread (every node hears its own notices). A
+// notice that cannot go (NATS down) is dropped: the store has what it
+// says.
+func (b *bus) publish(subject string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	m := nats.NewMsg(subject)
+	m.Header.Set(nodeHeader, b.node)
+	m.Data = data
+	_ = b.nc.PublishMsg(m)
+}
+
+// nodeHeader names the node that published a notice.
+const nodeHeader = "Albedo-Node"
+
+// events announces what one commit added to a session.
+func (b *bus) events(session string, evs []db.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	n := evNotice{Node: b.node, Session: session, First: evs[0].Offset, Last: evs[len(evs)-1].Offset, At: time.Now().UnixNano()}
+	size := 0
+	for _, e := range evs {
+		size += len(e.JSON)
+	}
+	if size <= maxNoticeEvents {
+		n.Events = make([]json.RawMessage, len(evs))
+		n.Kinds = make([]eventKind, len(evs))
+		for i, e := range evs {
+			n.Events[i], n.Kinds[i] = e.JSON, kindOf(e)
+		}
+	}
+	b.publish(subjEvents, n)
+}
+
+// presenceCoalesce is how long a node gathers changes to a session's
+// viewers before it tells the others: a thousand joins are a few notices.
+const presenceCoalesce = 100 * time.Millisecond

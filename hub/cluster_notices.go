@@ -1,0 +1,402 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"albedo/db"
+	"albedo/wire"
+)
+
+// startBus subscribes to the other nodes' notices. Called by Start,
+// before the daemon serves.
+func (h *Hub) startBus() error {
+	subs := []struct {
+		subject string
+		handle  func(*nats.Msg)
+	}{
+		{subjEvents, decoded(h, h.onEvents)},
+		{subjText, decoded(h, h.onText)},
+		{subjStatus, decoded(h, h.onStatus)},
+		{subjPresence, decoded(h, h.onPresence)},
+		{subjTokens, decoded(h, h.onTokens)},
+		{subjDeleted, decoded(h, h.onDeleted)},
+		{subjCreated, decoded(h, h.onCreated)},
+		{subjRequest, h.onRequest},
+		{subjBots, decoded(h, h.onBots)},
+		{subjBotReply, decoded(h, h.onBotReply)},
+	}
+	for _, s := range subs {
+		if _, err := h.bus.nc.Subscribe(s.subject, s.handle); err != nil {
+			return fmt.Errorf("subscribe to %s: %w", s.subject, err)
+		}
+	}
+	// Nothing was heard while NATS was away: look at the store at once.
+	h.bus.nc.SetReconnectHandler(func(nc *nats.Conn) {
+		h.log.Info("NATS reconnected; reading the heads of served sessions", "url", nc.ConnectedUrlRedacted())
+		h.reconcileNow()
+	})
+	return h.bus.nc.Flush()
+}
+
+// decoded adapts a handler of one notice type to NATS, skipping the
+// node's own notices unread and dropping any it cannot read.
+func decoded[T any](h *Hub, handle func(T)) func(*nats.Msg) {
+	return func(m *nats.Msg) {
+		if m.Header.Get(nodeHeader) == h.opts.Node {
+			return
+		}
+		var n T
+		if json.Unmarshal(m.Data, &n) != nil {
+			return
+		}
+		handle(n)
+	}
+}
+
+// served returns the channel of a session this node serves (someone
+// watches it here, or it runs its turns), or nil: a node keeps no state
+// for the sessions it does not serve, and reads the store when it starts
+// to.
+func (h *Hub) served(session string) *channel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.chans[session]
+}
+
+// onEvents takes another node's commit into the session's channel: the
+// events it does not have yet into the ring, or, when the notice carries
+// none, the new head, which its cursors then page to from the store.
+func (h *Hub) onEvents(n evNotice) {
+	if f := h.opts.OnNoticeLag; f != nil && n.At > 0 {
+		f(max(time.Since(time.Unix(0, n.At)), 0))
+	}
+	ch := h.served(n.Session)
+	if ch == nil || n.Last < n.First {
+		return
+	}
+	evs, ended, settings := noticeEvents(n)
+	h.advance(ch, n.Last, evs, ended)
+	if settings || len(evs) == 0 {
+		// The session's model, effort and version for status pushes.
+		go func() {
+			ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+			defer cancel()
+			if s, err := h.db.Session(ctx, n.Session); err == nil {
+				h.settingsChanged(s)
+			}
+		}()
+	}
+}
+
+// noticeEvents returns the events a notice carries (none when it carries
+// them not all: the cursors then read the store), the turns they close,
+// and whether one is a settings event. Each event's type and what drives
+// turns come from the notice's kinds, so that no event's JSON is decoded
+// here; a notice without them (from a node that sends none) has its
+// events' JSON read instead.
+func noticeEvents(n evNotice) (evs []db.Event, ended []string, settings bool) {
+	if int64(len(n.Events)) != n.Last-n.First+1 {
+		return nil, nil, false
+	}
+	kinds := n.Kinds
+	if len(kinds) != len(n.Events) {
+		kinds = nil
+	}
+	for i, raw := range n.Events {
+		e := db.Event{Session: n.Session, Offset: n.First + int64(i), JSON: raw}
+		if kinds != nil {
+			e.Type, e.Meta = kinds[i].Type, kinds[i].meta()
+		} else {
+			var t struct {
+				Type wire.EventType `json:"type"`
+			}
+			if json.Unmarshal(raw, &t) != nil {
+				return nil, nil, false
+			}
+			e.Type = t.Type
+		}
+		if m := metaOf(e); m.ends() {
+			ended = append(ended, m.TurnID)
+		}
+		settings = settings || e.Type == wire.EventSettings
+		evs = append(evs, e)
+	}
+	return evs, ended, settings
+}
+
+// advance moves a channel to head with the events evs (those it already
+// has are skipped; none means the cursors read the store) and wakes its
+// cursors. ended lists the turns the events close.
+func (h *Hub) advance(ch *channel, head int64, evs []db.Event, ended []string) {
+	ch.mu.Lock()
+	if head <= ch.head {
+		ch.mu.Unlock()
+		return
+	}
+	if len(evs) > 0 && evs[0].Offset > ch.head+1 {
+		evs = nil // a gap before them: the ring restarts when the cursors have read it from the store
+	}
+	for len(evs) > 0 && evs[0].Offset <= ch.head {
+		evs = evs[1:]
+	}
+	if len(evs) == 0 {
+		ch.head = head
+	}
+	ch.mu.Unlock()
+	h.deliver(ch, evs, ended)
+	if len(evs) == 0 {
+		h.wakeAll(ch)
+	}
+}
+
+// wakeAll marks every cursor of ch ready, to read what is new.
+func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub, int64) {}) }
+
+// onText relays the streaming reply of a turn another node runs, so that
+// this node's viewers see it as that node's do. Deltas must follow one
+// another (Pos); after a lost one this node shows nothing more of the
+// reply until the next whole text, which the running node sends at each
+// checkpoint.
+func (h *Hub) onText(n textNotice) {
+	ch := h.served(n.Session)
+	if ch == nil {
+		return
+	}
+	ch.mu.Lock()
+	if ch.run.running || n.Turn == ch.endedTurn {
+		ch.mu.Unlock()
+		return
+	}
+	var replace, appendIt bool
+	switch {
+	case n.Full:
+		ch.run.streamTurn = n.Turn
+		ch.run.streamText.Reset()
+		ch.run.streamText.WriteString(n.Text)
+		replace = true
+	case n.Turn == ch.run.streamTurn && n.Pos == ch.run.streamText.Len():
+		ch.run.streamText.WriteString(n.Text)
+		appendIt = true
+	case n.Pos == 0:
+		ch.run.streamTurn = n.Turn
+		ch.run.streamText.Reset()
+		ch.run.streamText.WriteString(n.Text)
+		appendIt = true
+	default: // a delta was lost: wait for the whole text
+		ch.run.streamTurn = ""
+		ch.run.streamText.Reset()
+	}
+	ch.mu.Unlock()
+	switch {
+	case replace:
+		h.replaceText(ch, n.Turn, n.Text)
+	case appendIt:
+		h.publishText(ch, n.Turn, n.Text)
+	}
+}
+
+// onStatus keeps the run state the node running a session's turns says.
+func (h *Hub) onStatus(n statusNotice) {
+	ch := h.served(n.Session)
+	if ch == nil {
+		return
+	}
+	ch.mu.Lock()
+	ch.remoteRun, ch.remoteRunAt = &n, time.Now()
+	ch.mu.Unlock()
+	h.statusChanged(ch)
+}
+
+// onPresence keeps another node's viewers of a session.
+func (h *Hub) onPresence(n presenceNotice) {
+	ch := h.served(n.Session)
+	if ch == nil {
+		return
+	}
+	ch.mu.Lock()
+	_, had := ch.remoteViewers[n.Node]
+	if len(n.Viewers) == 0 {
+		delete(ch.remoteViewers, n.Node)
+	} else {
+		if ch.remoteViewers == nil {
+			ch.remoteViewers = map[string]remoteViewers{}
+		}
+		ch.remoteViewers[n.Node] = remoteViewers{viewers: n.Viewers, at: time.Now()}
+	}
+	changed := had || len(n.Viewers) > 0
+	if changed {
+		ch.presence = nil
+	}
+	ch.mu.Unlock()
+	if changed {
+		h.presenceChanged(ch)
+	}
+}
+
+// onTokens forgets tokens another node revoked, re-reads those it
+// narrowed, and has this node's connections of them closed.
+func (h *Hub) onTokens(n tokensNotice) {
+	h.tokens.ops.Lock()
+	h.tokens.drop(n.Revoked)
+	h.tokens.ops.Unlock()
+	if len(n.Narrowed) > 0 {
+		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+		defer cancel()
+		if err := h.loadTokens(ctx); err != nil {
+			h.log.Warn("re-read tokens", "err", err)
+		}
+	}
+	if f := h.tokenHook.Load(); f != nil {
+		(*f)(n.Revoked, n.Narrowed)
+	}
+}
+
+// onDeleted ends a session another node deleted: its turns here stop,
+// its watchers here get a reset (deleted).
+func (h *Hub) onDeleted(n sessionNotice) {
+	h.cancelTurns(n.Session)
+	h.dropChannel(n.Session)
+	h.sessionsChanged()
+}
+
+// onCreated tells this node's listeners of a session another node made.
+func (h *Hub) onCreated(n sessionNotice) {
+	h.sessionsChanged()
+}
+
+// onRequest answers a request addressed to this node: an interrupt of a
+// turn it runs, answered once the interrupted turn is committed.
+func (h *Hub) onRequest(m *nats.Msg) {
+	var r request
+	if json.Unmarshal(m.Data, &r) != nil || r.To != h.opts.Node {
+		return
+	}
+	switch r.Op {
+	case "bot-turn", "bot-cancel":
+		h.handleBotRequest(m, r)
+		return
+	case "interrupt":
+	default:
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(h.ctx, requestTimeout)
+		defer cancel()
+		var resp response
+		turn, running, err := h.interruptHere(ctx, r.Session, r.Reason)
+		resp.Turn, resp.Running = turn, running
+		if err != nil {
+			resp.Error = wire.Errorf(wire.CodeInternal, "interrupt on node %s: %v", h.opts.Node, err)
+		}
+		data, _ := json.Marshal(resp)
+		_ = m.Respond(data)
+	}()
+}
+
+// ask sends r to its node and waits, at most timeout, for the answer: its
+// error, if any, is the answering node's own (a *wire.Error).
+func (h *Hub) ask(ctx context.Context, r request, timeout time.Duration) (response, error) {
+	data, _ := json.Marshal(r)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	msg, err := h.bus.nc.RequestWithContext(rctx, subjRequest, data)
+	if err != nil {
+		return response{}, fmt.Errorf("ask node %s to %s: %w", r.To, r.Op, err)
+	}
+	var resp response
+	if err := json.Unmarshal(msg.Data, &resp); err != nil {
+		return response{}, fmt.Errorf("node %s's answer to %s: %w", r.To, r.Op, err)
+	}
+	if resp.Error != nil {
+		return resp, resp.Error
+	}
+	return resp, nil
+}
+
+// requestTimeout bounds a request to another node.
+const requestTimeout = 30 * time.Second
+
+// interruptRemote asks the node running the session's turns to interrupt
+// it. ok is false when no other node runs them.
+func (h *Hub) interruptRemote(ctx context.Context, session, reason string) (turn string, running, ok bool, _ error) {
+	if h.bus == nil {
+		return "", false, false, nil
+	}
+	owner, err := h.db.RunOwner(ctx, session)
+	if err != nil || owner == "" || owner == h.opts.Node {
+		return "", false, false, err
+	}
+	resp, err := h.ask(ctx, request{To: owner, Op: "interrupt", Session: session, Reason: reason}, requestTimeout)
+	return resp.Turn, resp.Running, true, err
+}
+
+// publishStatus tells the other nodes the run state of a session whose
+// turns this node runs.
+func (h *Hub) publishStatus(ch *channel) {
+	if h.bus == nil {
+		return
+	}
+	ch.mu.Lock()
+	st := ch.run.status()
+	ch.mu.Unlock()
+	h.bus.publish(subjStatus, statusNotice{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn})
+}
+
+// publishPresence tells the other nodes this node's viewers of ch.
+func (h *Hub) publishPresence(ch *channel) {
+	if h.bus == nil {
+		return
+	}
+	ch.mu.Lock()
+	v := ch.localViewers()
+	ch.mu.Unlock()
+	h.bus.publish(subjPresence, presenceNotice{Node: h.opts.Node, Session: ch.id, Viewers: v})
+}
+
+// publishPresenceSoon tells the other nodes this node's viewers of ch
+// within presenceCoalesce: one notice for all the changes meanwhile.
+func (h *Hub) publishPresenceSoon(ch *channel) {
+	if h.bus == nil {
+		return
+	}
+	h.bus.mu.Lock()
+	if h.bus.pending[ch] {
+		h.bus.mu.Unlock()
+		return
+	}
+	h.bus.pending[ch] = true
+	h.bus.mu.Unlock()
+	time.AfterFunc(presenceCoalesce, func() {
+		h.bus.mu.Lock()
+		delete(h.bus.pending, ch)
+		h.bus.mu.Unlock()
+		h.publishPresence(ch)
+	})
+}
+
+// relayText tells the other nodes a piece of a turn's reply: pos bytes
+// came before it; full says text is the whole reply so far.
+func (h *Hub) relayText(session, turn string, pos int, text string, full bool) {
+	if h.bus == nil {
+		return
+	}
+	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Pos: pos, Text: text, Full: full})
+}
+
+// tokensChanged tells the other nodes of tokens revoked or narrowed here.
+func (h *Hub) tokensChanged(revoked, narrowed []string) {
+	if h.bus == nil || len(revoked)+len(narrowed) == 0 {
+		return
+	}
+	h.bus.publish(subjTokens, tokensNotice{Node: h.opts.Node, Revoked: revoked, Narrowed: narrowed})
+}
+
+// OnTokensChanged sets what closes this node's connections of tokens
+// another node revoked (4401) or narrowed (to reconnect with their new
+// scope): the API server's.
+func (h *Hub) OnTokensChanged(f func(revoked, narrowed []string)) { h.tokenHook.Store(&f) }
