@@ -188,31 +188,8 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	// A daemon.json left by a crash names a dead pid; it is ours to replace.
 	_ = os.Remove(filepath.Join(home, client.DaemonFile))
 
-	reg, cfg, err := loadProviders(home)
-	if err != nil {
+	if err := d.openHub(ctx, f); err != nil {
 		return nil, err
-	}
-	target, err := storeTarget(home, f.db, cfg)
-	if err != nil {
-		return nil, err
-	}
-	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
-	if f.nats != "" {
-		if !db.IsPostgres(target) {
-			return nil, fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
-		}
-		if d.nc, err = connectNATS(f.nats, f.node, log); err != nil {
-			return nil, err
-		}
-		hopts.NATS = d.nc
-		d.natsLag = api.NewNATSLag()
-		hopts.OnNoticeLag = func(lag time.Duration) { d.natsLag.Set(lag.Seconds()) }
-	}
-	if d.hub, err = hub.Open(ctx, target, hopts, log); err != nil {
-		return nil, err
-	}
-	if db.IsPostgres(target) {
-		log.Info("store", "db", db.RedactURL(target))
 	}
 	if db.KeepsNothing {
 		log.Warn("built with -tags benchnostore for bench/run: this daemon commits nothing and keeps nothing")
@@ -222,18 +199,81 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := d.hub.Start(ctx); err != nil {
 		return nil, err
 	}
-	var tlsCfg *tls.Config
-	if f.tlsCert != "" {
-		var names []string
-		if tlsCfg, names, d.cert, err = f.tlsConfig(); err != nil {
-			return nil, err
-		}
-		f.hosts = append(f.hosts, names...)
-	}
-	st := loadStable(home)
-	ln, err := listenStable(f.listen, st)
+	tlsCfg, err := d.loadTLS(&f)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", f.listen, err)
+		return nil, err
+	}
+	ln, info, err := listenStamped(home, f.listen)
+	if err != nil {
+		return nil, err
+	}
+	d.serve(ln, tlsCfg, info, f)
+	if err := d.serveDebug(f); err != nil {
+		return nil, err
+	}
+	if err := d.publish(info); err != nil {
+		return nil, err
+	}
+	log.Info("daemon listening", "addr", ln.Addr().String(), "tls", tlsCfg != nil, "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
+	return d, nil
+}
+
+// openHub reads config.toml's providers, picks the store (storeTarget),
+// joins the cluster's NATS with --nats, and opens the hub on them.
+func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
+	reg, cfg, err := loadProviders(d.home)
+	if err != nil {
+		return err
+	}
+	target, err := storeTarget(d.home, f.db, cfg)
+	if err != nil {
+		return err
+	}
+	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
+	if f.nats != "" {
+		if !db.IsPostgres(target) {
+			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
+		}
+		if d.nc, err = connectNATS(f.nats, f.node, d.log); err != nil {
+			return err
+		}
+		hopts.NATS = d.nc
+		d.natsLag = api.NewNATSLag()
+		hopts.OnNoticeLag = func(lag time.Duration) { d.natsLag.Set(lag.Seconds()) }
+	}
+	if d.hub, err = hub.Open(ctx, target, hopts, d.log); err != nil {
+		return err
+	}
+	if db.IsPostgres(target) {
+		d.log.Info("store", "db", db.RedactURL(target))
+	}
+	return nil
+}
+
+// loadTLS reads --tls-cert and --tls-key into the listener's TLS config
+// (nil without --tls-cert) and adds the certificate's names to the hosts
+// the API accepts.
+func (d *daemon) loadTLS(f *daemonFlags) (*tls.Config, error) {
+	if f.tlsCert == "" {
+		return nil, nil
+	}
+	tlsCfg, names, cert, err := f.tlsConfig()
+	if err != nil {
+		return nil, err
+	}
+	d.cert = cert
+	f.hosts = append(f.hosts, names...)
+	return tlsCfg, nil
+}
+
+// listenStamped listens on addr (the port of the daemon before when it is
+// free, stable.go) and returns the daemon.json this boot will publish,
+// after daemon.stable has recorded its port.
+func listenStamped(home, addr string) (net.Listener, wire.DaemonInfo, error) {
+	st := loadStable(home)
+	ln, err := listenStable(addr, st)
+	if err != nil {
+		return nil, wire.DaemonInfo{}, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	info := wire.DaemonInfo{
 		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: st.Token, Boot: randomHex(8),
@@ -242,29 +282,39 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	st.Port = info.Port
 	if err := saveStable(home, st); err != nil {
 		ln.Close()
-		return nil, err
+		return nil, wire.DaemonInfo{}, err
 	}
-	d.serve(ln, tlsCfg, info, f)
+	return ln, info, nil
+}
+
+// serveDebug serves /metrics and /readyz with --metrics-addr and Go's
+// profiles with --debug-addr.
+func (d *daemon) serveDebug(f daemonFlags) error {
 	if f.metricsAddr != "" {
 		mln, err := net.Listen("tcp", f.metricsAddr)
 		if err != nil {
-			return nil, fmt.Errorf("listen on --metrics-addr %s: %w", f.metricsAddr, err)
+			return fmt.Errorf("listen on --metrics-addr %s: %w", f.metricsAddr, err)
 		}
 		d.serveMetrics(mln)
 	}
 	if f.debugAddr != "" {
 		d.servePprof(f.debugAddr)
 	}
-	if err := writeDaemonFile(home, info); err != nil {
-		return nil, err
+	return nil
+}
+
+// publish writes daemon.json, keeps it written (keepDaemonFile), and
+// removes daemon.down: this daemon listens, so a stop or a failed start
+// recorded before is over.
+func (d *daemon) publish(info wire.DaemonInfo) error {
+	if err := writeDaemonFile(d.home, info); err != nil {
+		return err
 	}
 	d.keep = d.keepDaemonFile(info)
-	// This daemon listens: a stop or a failed start recorded before is over.
-	if err := os.Remove(filepath.Join(home, client.DownFile)); err != nil && !os.IsNotExist(err) {
-		log.Warn("remove daemon.down", "err", err)
+	if err := os.Remove(filepath.Join(d.home, client.DownFile)); err != nil && !os.IsNotExist(err) {
+		d.log.Warn("remove daemon.down", "err", err)
 	}
-	log.Info("daemon listening", "addr", ln.Addr().String(), "tls", tlsCfg != nil, "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
-	return d, nil
+	return nil
 }
 
 // storeTarget is the store of a daemon on home: --db, else config.toml's
