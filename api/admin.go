@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"net/http"
-	"slices"
 
-	"github.com/coder/websocket"
+	"albedo/api/ws"
+
 	"github.com/labstack/echo/v4"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) removeBot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.closeTokens(ids, StatusBadToken, "token revoked")
+	s.ws.CloseTokens(ids, ws.StatusBadToken, "token revoked")
 	return c.NoContent(http.StatusNoContent)
 }
 
@@ -64,25 +64,8 @@ func (s *Server) unshare(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.closeTokens(ids, StatusBadToken, "token revoked")
+	s.ws.CloseTokens(ids, ws.StatusBadToken, "token revoked")
 	return c.NoContent(http.StatusNoContent)
-}
-
-// closeTokens closes every websocket of the tokens ids with code: 4401 for
-// a token revoked, another code for one whose scope changed (its client
-// connects again).
-func (s *Server) closeTokens(ids []string, code websocket.StatusCode, reason string) {
-	s.mu.Lock()
-	var doomed []*wsConn
-	for c := range s.conns {
-		if c.principal().TokenID != "" && slices.Contains(ids, c.principal().TokenID) {
-			doomed = append(doomed, c)
-		}
-	}
-	s.mu.Unlock()
-	for _, c := range doomed {
-		go c.ws.Close(code, reason)
-	}
 }
 
 // ReloadTokens makes the daemon's tokens what the store holds
@@ -94,6 +77,6 @@ func (s *Server) ReloadTokens(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.closeTokens(ids, StatusBadToken, "token revoked")
+	s.ws.CloseTokens(ids, ws.StatusBadToken, "token revoked")
 	return len(ids), nil
 }

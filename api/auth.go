@@ -2,7 +2,6 @@ package api
 
 import (
 	"crypto/subtle"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -11,69 +10,31 @@ import (
 	"albedo/wire"
 )
 
-// The sets of token roles (docs/protocol.md, "Roles, tokens and bots")
-// that the permission tables name.
-var (
-	ownerOnly = []wire.TokenRole{wire.TokenOwner}
-	ownerBot  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot}
-	everyone  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer}
-	botOnly   = []wire.TokenRole{wire.TokenBot}
-)
-
 // permissions names the roles allowed on every HTTP route, by method and
-// echo path; wsOps (ws_ops.go) does the same for every websocket op. These
-// two tables are the only places roles are enforced. Session scope (a
+// echo path; ws.ops (api/ws/ops.go) does the same for every websocket op.
+// These two tables are the only places roles are enforced (hub/access.go). Session scope (a
 // viewer's one session, a bot's list) is checked on top, against the
 // session the request names.
 var permissions = map[string][]wire.TokenRole{
-	"GET /v1/sessions":                      everyone, // a bot or a viewer sees its sessions only
-	"POST /v1/sessions":                     ownerOnly,
-	"PUT /v1/sessions/:id":                  ownerOnly,
-	"GET /v1/sessions/:id":                  everyone,
-	"PATCH /v1/sessions/:id":                ownerOnly,
-	"DELETE /v1/sessions/:id":               ownerOnly,
-	"GET /v1/sessions/:id/events":           everyone,
-	"PUT /v1/sessions/:id/inputs/:input_id": ownerBot,
-	"GET /v1/sessions/:id/inputs/:input_id": ownerBot,
-	"POST /v1/sessions/:id/interrupt":       ownerOnly,
-	"GET /v1/sessions/:id/status":           everyone,
-	"POST /v1/sessions/:id/shares":          ownerOnly,
-	"DELETE /v1/sessions/:id/shares":        ownerOnly,
-	"GET /v1/providers":                     ownerOnly,
-	"GET /v1/bots":                          ownerOnly,
-	"POST /v1/bots":                         ownerOnly,
-	"DELETE /v1/bots/:name":                 ownerOnly,
-	"POST /v1/daemon/shutdown":              ownerOnly,
-	"GET /v1/ws":                            everyone,
-}
-
-// authorize says whether p, of one of roles, may do what (words for the
-// refusal: "call GET /v1/bots"), on session when one is named.
-func authorize(p hub.Principal, roles []wire.TokenRole, what, session string) *wire.Error {
-	if allowed(p, roles, session) {
-		return nil
-	}
-	if !slices.Contains(roles, p.Role) {
-		return wire.Errorf(wire.CodeForbidden, "%s token may not %s", withArticle(string(p.Role)), what)
-	}
-	if session != "" && !p.CanSee(session) {
-		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
-	}
-	return nil
-}
-
-// allowed says whether p may act, by its role, on session ("" for none):
-// authorize without the words of a refusal.
-func allowed(p hub.Principal, roles []wire.TokenRole, session string) bool {
-	return slices.Contains(roles, p.Role) && (session == "" || p.CanSee(session))
-}
-
-// withArticle puts "a" or "an" before a role's name.
-func withArticle(role string) string {
-	if role != "" && strings.ContainsRune("aeiou", rune(role[0])) {
-		return "an " + role
-	}
-	return "a " + role
+	"GET /v1/sessions":                      hub.Everyone, // a bot or a viewer sees its sessions only
+	"POST /v1/sessions":                     hub.OwnerOnly,
+	"PUT /v1/sessions/:id":                  hub.OwnerOnly,
+	"GET /v1/sessions/:id":                  hub.Everyone,
+	"PATCH /v1/sessions/:id":                hub.OwnerOnly,
+	"DELETE /v1/sessions/:id":               hub.OwnerOnly,
+	"GET /v1/sessions/:id/events":           hub.Everyone,
+	"PUT /v1/sessions/:id/inputs/:input_id": hub.OwnerBot,
+	"GET /v1/sessions/:id/inputs/:input_id": hub.OwnerBot,
+	"POST /v1/sessions/:id/interrupt":       hub.OwnerOnly,
+	"GET /v1/sessions/:id/status":           hub.Everyone,
+	"POST /v1/sessions/:id/shares":          hub.OwnerOnly,
+	"DELETE /v1/sessions/:id/shares":        hub.OwnerOnly,
+	"GET /v1/providers":                     hub.OwnerOnly,
+	"GET /v1/bots":                          hub.OwnerOnly,
+	"POST /v1/bots":                         hub.OwnerOnly,
+	"DELETE /v1/bots/:name":                 hub.OwnerOnly,
+	"POST /v1/daemon/shutdown":              hub.OwnerOnly,
+	"GET /v1/ws":                            hub.Everyone,
 }
 
 // bearer returns the token of an Authorization header, or "".
@@ -116,7 +77,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		// so. Every route has one (TestEveryRouteHasPermissions).
 		route := c.Request().Method + " " + c.Path()
 		if roles, routed := permissions[route]; routed {
-			if werr := authorize(p, roles, "call "+route, c.Param("id")); werr != nil {
+			if werr := p.Authorize(roles, "call "+route, c.Param("id")); werr != nil {
 				return werr
 			}
 		}

@@ -24,49 +24,49 @@ func TestBotServedTurn(t *testing.T) {
 	e := newEnv(t, Options{})
 	botTok := e.botToken("helper")
 	s := e.createWith("s", `{"provider":"bot:helper"}`)
-	owner := e.dial(true).watch(s)
-	viewer := e.dialToken(e.viewerToken("s")).watch(s)
+	owner := e.dial(true).HelloFromStart(s)
+	viewer := e.dialToken(e.viewerToken("s")).HelloFromStart(s)
 
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"what's up?"}`, &r)
-	owner.next(func(f wire.Frame) bool {
+	owner.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting && f.Status.TurnID == r.TurnID
 	})
 
 	// The first bot connection takes the turn, says something, and drops.
 	b1 := e.dialToken(botTok)
-	b1.hello()
-	b1.send(wire.Command{ID: 2, Op: wire.OpServe})
-	turn := b1.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
+	b1.Hello()
+	b1.Send(wire.Command{ID: 2, Op: wire.OpServe})
+	turn := b1.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
 	if turn.Turn.TurnID != r.TurnID || turn.Session != "s" || turn.Turn.InputID != r.InputID ||
 		len(turn.Turn.Messages) != 1 || turn.Turn.Messages[0].Text != "what's up?" || turn.Turn.Messages[0].Role != wire.RoleUser {
 		t.Fatalf("turn push %+v", turn)
 	}
-	b1.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "half a th"})
-	if rep := b1.reply(3); !rep.OK {
+	b1.Send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "half a th"})
+	if rep := b1.Reply(3); !rep.OK {
 		t.Fatalf("reply: %+v", rep.Error)
 	}
-	viewer.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text.Text == "half a th" })
+	viewer.Next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && f.Text.Text == "half a th" })
 	// Running until b1 drops, so the owner is sure to be told: the waiting
 	// status awaited next is then the one that follows the drop.
-	owner.next(func(f wire.Frame) bool {
+	owner.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseRunning && f.Status.TurnID == r.TurnID
 	})
-	b1.c.CloseNow()
+	b1.Conn.CloseNow()
 	// The turn waits again, and the viewers' streaming text is cleared.
-	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting })
-	viewer.next(func(f wire.Frame) bool {
+	owner.Next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseWaiting })
+	viewer.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushPartial && f.Text.Text == "" && f.Text.TurnID == r.TurnID
 	})
 
 	b2 := e.dialToken(botTok)
-	b2.hello()
-	b2.send(wire.Command{ID: 2, Op: wire.OpServe})
-	if again := b2.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn }); again.Turn.TurnID != r.TurnID {
+	b2.Hello()
+	b2.Send(wire.Command{ID: 2, Op: wire.OpServe})
+	if again := b2.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn }); again.Turn.TurnID != r.TurnID {
 		t.Fatalf("second turn push %+v", again)
 	}
-	b2.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "all fine, "})
-	b2.send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "thanks", Done: true})
+	b2.Send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "all fine, "})
+	b2.Send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "thanks", Done: true})
 	textO, evO := streamed(owner, r.TurnID, "")
 	_, evV := streamed(viewer, r.TurnID, "")
 	reply := evO[len(evO)-2]
@@ -77,13 +77,13 @@ func TestBotServedTurn(t *testing.T) {
 		t.Fatalf("viewer saw %+v", last)
 	}
 	// The turn is over: a late reply is refused.
-	b2.send(wire.Command{ID: 9, Op: wire.OpReply, TurnID: r.TurnID, Text: "late"})
-	if rep := b2.reply(9); rep.OK || rep.Error.Code != wire.CodeNotServing {
+	b2.Send(wire.Command{ID: 9, Op: wire.OpReply, TurnID: r.TurnID, Text: "late"})
+	if rep := b2.Reply(9); rep.OK || rep.Error.Code != wire.CodeNotServing {
 		t.Fatalf("late reply: %+v", rep)
 	}
 	// So is a reply to a turn this connection never had.
-	b2.send(wire.Command{ID: 10, Op: wire.OpReply, TurnID: "someone-elses", Text: "x"})
-	if rep := b2.reply(10); rep.OK || rep.Error.Code != wire.CodeNotServing {
+	b2.Send(wire.Command{ID: 10, Op: wire.OpReply, TurnID: "someone-elses", Text: "x"})
+	if rep := b2.Reply(10); rep.OK || rep.Error.Code != wire.CodeNotServing {
 		t.Fatalf("foreign reply: %+v", rep)
 	}
 }
@@ -93,11 +93,11 @@ func TestBotServedTurn(t *testing.T) {
 func TestBotPost(t *testing.T) {
 	e := newEnv(t, Options{})
 	s := e.create("s")
-	b := e.dialToken(e.botToken("poster")).watch(s)
+	b := e.dialToken(e.botToken("poster")).HelloFromStart(s)
 	var events []*wire.Event
 	for i := range 2 {
-		b.send(wire.Command{ID: int64(10 + i), Op: wire.OpPost, Session: "s", InputID: uuid1, Text: "a note"})
-		frames := b.until(isReplyTo(int64(10 + i)))
+		b.Send(wire.Command{ID: int64(10 + i), Op: wire.OpPost, Session: "s", InputID: uuid1, Text: "a note"})
+		frames := b.Until(isReplyTo(int64(10 + i)))
 		rep := frames[len(frames)-1]
 		if !rep.Reply.OK || rep.Reply.Receipt.Delivery != wire.DeliveryDone || rep.Reply.Receipt.TurnID != "" {
 			t.Fatalf("post %d: %+v %+v", i, rep.Reply.Error, rep.Reply.Receipt)
@@ -109,7 +109,7 @@ func TestBotPost(t *testing.T) {
 		}
 	}
 	if len(events) == 0 {
-		events = append(events, b.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }).Event)
+		events = append(events, b.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }).Event)
 	}
 	ev := events[0]
 	if ev.Role != wire.RoleBot || ev.Author != "poster" || ev.Text != "a note" {
@@ -132,14 +132,14 @@ func TestPostAndSendShareInputIDs(t *testing.T) {
 	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/"+sent, nil, `{"text":"from a person"}`, nil); code != 202 {
 		t.Fatalf("send: %d", code)
 	}
-	b := e.dialToken(e.botToken("poster")).watch(s)
-	b.send(wire.Command{ID: 1, Op: wire.OpPost, Session: "s", InputID: sent, Text: "from a bot"})
-	frames := b.until(isReplyTo(1))
+	b := e.dialToken(e.botToken("poster")).HelloFromStart(s)
+	b.Send(wire.Command{ID: 1, Op: wire.OpPost, Session: "s", InputID: sent, Text: "from a bot"})
+	frames := b.Until(isReplyTo(1))
 	if rep := frames[len(frames)-1].Reply; rep.OK || rep.Error.Code != wire.CodeConflict {
 		t.Fatalf("a post reusing a send's id: %+v %+v", rep.Error, rep.Receipt)
 	}
-	b.send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: posted, Text: "from a bot"})
-	frames = b.until(isReplyTo(2))
+	b.Send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: posted, Text: "from a bot"})
+	frames = b.Until(isReplyTo(2))
 	if rep := frames[len(frames)-1].Reply; !rep.OK {
 		t.Fatalf("post: %+v", rep.Error)
 	}
@@ -156,16 +156,16 @@ func TestInterruptBotTurn(t *testing.T) {
 	tok := e.botToken("slow")
 	s := e.createWith("s", `{"provider":"bot:slow"}`)
 	b := e.dialToken(tok)
-	b.hello()
-	b.send(wire.Command{ID: 2, Op: wire.OpServe})
-	b.reply(2)
-	owner := e.dial(true).watch(s)
+	b.Hello()
+	b.Send(wire.Command{ID: 2, Op: wire.OpServe})
+	b.Reply(2)
+	owner := e.dial(true).HelloFromStart(s)
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"go"}`, &r)
-	b.next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
-	b.send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "thinking"})
-	b.reply(3)
-	owner.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta })
+	b.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
+	b.Send(wire.Command{ID: 3, Op: wire.OpReply, TurnID: r.TurnID, Text: "thinking"})
+	b.Reply(3)
+	owner.Next(func(f wire.Frame) bool { return f.Op == wire.PushDelta })
 	var in wire.Interrupted
 	e.do("POST", "/v1/sessions/s/interrupt", nil, "", &in)
 	if !in.Interrupted || in.TurnID != r.TurnID {
@@ -175,8 +175,8 @@ func TestInterruptBotTurn(t *testing.T) {
 	if m := evs[len(evs)-2]; m.Text != "thinking" || m.State != wire.MessageInterrupted {
 		t.Fatalf("interrupted bot reply %+v", m)
 	}
-	b.send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "done", Done: true})
-	if rep := b.reply(4); rep.OK || rep.Error.Code != wire.CodeNotServing {
+	b.Send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "done", Done: true})
+	if rep := b.Reply(4); rep.OK || rep.Error.Code != wire.CodeNotServing {
 		t.Fatalf("reply after interrupt: %+v", rep)
 	}
 }

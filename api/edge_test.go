@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"albedo/api/ws"
 	"albedo/hub"
 	"albedo/wire"
 )
@@ -53,11 +54,11 @@ func TestOwnerTokensFromTheStore(t *testing.T) {
 		t.Fatalf("add a bot as alice: %d", code)
 	}
 	w := e.dialToken(tok)
-	if r := w.hello(); r.Role != wire.TokenOwner {
+	if r := w.Hello(); r.Role != wire.TokenOwner {
 		t.Fatalf("hello as alice: role %q", r.Role)
 	}
 	header := e.dial(true) // the daemon.json token's socket stays open
-	header.hello()
+	header.Hello()
 
 	// Names: validated, unique among owners (a bot may share one).
 	var werr *wire.Error
@@ -77,14 +78,14 @@ func TestOwnerTokensFromTheStore(t *testing.T) {
 	if n, err := e.srv.ReloadTokens(context.Background()); err != nil || n != 1 {
 		t.Fatalf("reload after remove: %d revoked, %v; want 1", n, err)
 	}
-	if code := w.closed(); code != StatusBadToken {
+	if code := w.Closed(); code != ws.StatusBadToken {
 		t.Fatalf("alice's socket closed with %d, want 4401", code)
 	}
 	if code, _ := e.do("GET", "/v1/sessions", e.as(tok), "", nil); code != 401 {
 		t.Fatalf("removed token: %d, want 401", code)
 	}
-	header.send(wire.Command{ID: 2, Op: wire.OpPing})
-	if r := header.reply(2); !r.OK {
+	header.Send(wire.Command{ID: 2, Op: wire.OpPing})
+	if r := header.Reply(2); !r.OK {
 		t.Fatalf("the owner's socket after alice's removal: %+v", r.Error)
 	}
 	if _, err := other.RemoveOwner(context.Background(), "alice"); !errors.As(err, &werr) || werr.Code != wire.CodeNotFound {
@@ -167,13 +168,13 @@ func TestMetrics(t *testing.T) {
 	e.create("s")
 	w := e.dial(true)
 	zero := int64(0)
-	w.hello(wire.Sub{Session: "s", After: &zero})
+	w.Hello(wire.Sub{Session: "s", After: &zero})
 	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/0190a4a6-7a4e-7c3e-8b1a-2d3c4e5f6a7b", nil, `{"text":"hi"}`, nil); code != 202 {
 		t.Fatalf("input: %d", code)
 	}
 	var evs []wire.Event
 	for {
-		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 		evs = append(evs, *f.Event)
 		if f.Event.Type == wire.EventTurn && f.Event.State == wire.TurnCompleted {
 			break
@@ -182,7 +183,7 @@ func TestMetrics(t *testing.T) {
 	// The turn's duration is counted once its runner has its end
 	// committed, which the socket may show before: the idle status that
 	// follows is sent after it (hub.runOne).
-	w.next(func(f wire.Frame) bool {
+	w.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushStatus && f.Status != nil && f.Status.Phase == wire.PhaseIdle
 	})
 
@@ -251,9 +252,10 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// README's table of metrics names every metric the daemon exports.
-func TestReadmeNamesEveryMetric(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// The table of metrics in docs/server.md names every metric the daemon
+// exports.
+func TestDocNamesEveryMetric(t *testing.T) {
+	doc, err := os.ReadFile("../docs/server.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,8 +269,8 @@ func TestReadmeNamesEveryMetric(t *testing.T) {
 		names = append(names, fqName(t, d))
 	}
 	for _, n := range names {
-		if !strings.Contains(string(readme), "| `"+n) {
-			t.Errorf("README's table of metrics does not name %s", n)
+		if !strings.Contains(string(doc), "| `"+n) {
+			t.Errorf("docs/server.md's table of metrics does not name %s", n)
 		}
 	}
 }

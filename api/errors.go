@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -37,18 +36,6 @@ func httpStatus(code wire.Code) int {
 	return http.StatusInternalServerError
 }
 
-// asWire turns any error into a contract error. Errors that are not already
-// contract errors are bugs or storage failures: they are logged here, once,
-// and reported as internal without their details.
-func asWire(log *slog.Logger, err error) *wire.Error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
-	}
-	log.Error("internal error", "err", err)
-	return &wire.Error{Code: wire.CodeInternal, Message: "internal error; see daemon.log"}
-}
-
 // errorHandler renders every error echo sees, including its own (unknown
 // route, wrong method, body too large), in the contract's shape.
 func (s *Server) errorHandler(err error, c echo.Context) {
@@ -79,7 +66,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.JSON(he.Code, wire.ErrorBody{Error: we})
 		return
 	default:
-		we = asWire(s.log, err)
+		we = wire.AsError(s.log, err)
 	}
 	we.Retryable = false // an HTTP caller reads the status instead
 	_ = c.JSON(httpStatus(we.Code), wire.ErrorBody{Error: we})

@@ -25,7 +25,8 @@ import (
 //     authenticated keep-alive ends after IdleTimeout;
 //   - a websocket that carries its token in hello counts among at most
 //     Options.MaxPreHello until hello; past that an upgrade is refused with
-//     429, and HelloTimeout closes any after 10 s.
+//     429, and HelloTimeout closes any after 10 s (package ws keeps that
+//     count).
 
 // HTTPServer returns the http.Server that serves s, with the edge's
 // timeouts and the bound on fresh connections.
@@ -141,22 +142,4 @@ func hostMatches(pat, host string) bool {
 		return found && label != "" && strings.EqualFold(parent, rest)
 	}
 	return strings.EqualFold(pat, host)
-}
-
-// enterPreHello counts a websocket that will carry its token in hello,
-// unless MaxPreHello of them are already waiting for theirs.
-func (s *Server) enterPreHello() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.preHello >= s.opts.MaxPreHello {
-		return false
-	}
-	s.preHello++
-	return true
-}
-
-func (s *Server) leavePreHello() {
-	s.mu.Lock()
-	s.preHello--
-	s.mu.Unlock()
 }

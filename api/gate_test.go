@@ -118,7 +118,7 @@ func TestPreHelloWebsocketsAreBounded(t *testing.T) {
 	c.CloseNow()
 	// The owner, with its token in the header, never waits for hello.
 	owner := e.dial(true)
-	owner.hello()
+	owner.Hello()
 }
 
 // On loopback, a request whose Host is not a loopback name is refused:
@@ -207,14 +207,14 @@ func TestChannelsPerConnectionAreBounded(t *testing.T) {
 		e.create(id)
 	}
 	w := e.dial(true)
-	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "a"}, {Session: "b"}, {Session: "c"}}})
-	if r := w.reply(1); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
+	w.Send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "a"}, {Session: "b"}, {Session: "c"}}})
+	if r := w.Reply(1); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
 		t.Fatalf("hello with 3 subs, limit 2: %+v", r)
 	}
 	w2 := e.dial(true)
-	w2.hello(wire.Sub{Session: "a"}, wire.Sub{Session: "b"})
-	w2.send(wire.Command{ID: 2, Op: wire.OpSub, Session: "c"})
-	if r := w2.reply(2); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
+	w2.Hello(wire.Sub{Session: "a"}, wire.Sub{Session: "b"})
+	w2.Send(wire.Command{ID: 2, Op: wire.OpSub, Session: "c"})
+	if r := w2.Reply(2); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
 		t.Fatalf("a third sub, limit 2: %+v", r)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"albedo/db"
-	"albedo/wire"
 )
 
 // The daemon's Prometheus metrics. They are read when scraped, from the
@@ -67,17 +66,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	byRole := map[wire.TokenRole]int{wire.TokenOwner: 0, wire.TokenBot: 0, wire.TokenViewer: 0}
-	c.s.mu.Lock()
-	conns := make([]*wsConn, 0, len(c.s.conns))
-	for wc := range c.s.conns {
-		conns = append(conns, wc)
-	}
-	c.s.mu.Unlock()
-	for _, wc := range conns {
-		byRole[wc.principal().Role]++
-	}
-	for role, n := range byRole {
+	for role, n := range c.s.ws.ConnsByRole() {
 		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(n), string(role))
 	}
 

@@ -47,10 +47,7 @@ func (s *Server) checks() []ReadyCheck {
 // ready runs the checks in order and stops at the first that fails.
 func (s *Server) ready(ctx context.Context) readyState {
 	st := readyState{Ready: true, Checks: map[string]string{}}
-	s.mu.Lock()
-	closing := s.closing
-	s.mu.Unlock()
-	if closing || s.hub.IsStopping() {
+	if s.ws.Closing() || s.hub.IsStopping() {
 		return readyState{Reason: "the daemon is stopping", Checks: st.Checks}
 	}
 	for _, c := range s.checks() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"albedo/api/ws"
 	"albedo/wire"
 )
 
@@ -120,12 +121,12 @@ func TestRoleTable(t *testing.T) {
 	}
 	for _, role := range []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer} {
 		w := e.dialToken(tokens[role])
-		w.hello()
+		w.Hello()
 		for i, cmd := range ops {
 			cmd.ID = int64(100 + i)
-			want := slices.Contains(wsOps[cmd.Op].roles, role)
-			w.send(cmd)
-			r := w.reply(cmd.ID)
+			want := slices.Contains(ws.Roles(cmd.Op), role)
+			w.Send(cmd)
+			r := w.Reply(cmd.ID)
 			refused := !r.OK && r.Error != nil && r.Error.Code == wire.CodeForbidden
 			if want == refused {
 				t.Errorf("ws %s as %s: %+v (allowed: %v)", cmd.Op, role, r.Error, want)
@@ -148,10 +149,10 @@ func matchRoute(route, path string) bool {
 }
 
 // dialToken opens a websocket that sends its token in hello.
-func (e *env) dialToken(token string) *ws {
+func (e *env) dialToken(token string) *wsClient {
 	e.t.Helper()
 	w := e.dial(false)
-	w.token = token
+	w.Token = token
 	return w
 }
 
@@ -181,18 +182,18 @@ func TestTokenScope(t *testing.T) {
 	}
 	// hello with two subs: the one outside the scope is refused alone.
 	w := e.dialToken(viewer)
-	r := w.hello(wire.Sub{Session: "mine"}, wire.Sub{Session: "other"})
+	r := w.Hello(wire.Sub{Session: "mine"}, wire.Sub{Session: "other"})
 	if !r.Subs[0].OK || r.Subs[1].OK || r.Subs[1].Error.Code != wire.CodeForbidden {
 		t.Fatalf("hello subs %+v", r.Subs)
 	}
 	if r.Role != wire.TokenViewer {
 		t.Fatalf("hello says the role is %q, want viewer", r.Role)
 	}
-	if r := e.dial(true).hello(); r.Role != wire.TokenOwner {
+	if r := e.dial(true).Hello(); r.Role != wire.TokenOwner {
 		t.Fatalf("the owner's hello says %q", r.Role)
 	}
-	w.send(wire.Command{ID: 7, Op: wire.OpSub, Session: "other"})
-	if rep := w.reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
+	w.Send(wire.Command{ID: 7, Op: wire.OpSub, Session: "other"})
+	if rep := w.Reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("sub other: %+v", rep)
 	}
 
@@ -218,13 +219,13 @@ func TestTokenScope(t *testing.T) {
 		}
 	}
 	b := e.dialToken(bot)
-	b.hello()
-	b.send(wire.Command{ID: 3, Op: wire.OpPost, Session: "other", InputID: uuid1, Text: "x"})
-	if rep := b.reply(3); rep.OK || rep.Error.Code != wire.CodeForbidden {
+	b.Hello()
+	b.Send(wire.Command{ID: 3, Op: wire.OpPost, Session: "other", InputID: uuid1, Text: "x"})
+	if rep := b.Reply(3); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("post to another session: %+v", rep)
 	}
-	w.send(wire.Command{ID: 8, Op: wire.OpSend, Session: "mine", InputID: uuid1, Text: "x"})
-	if rep := w.reply(8); rep.OK || rep.Error.Code != wire.CodeForbidden {
+	w.Send(wire.Command{ID: 8, Op: wire.OpSend, Session: "mine", InputID: uuid1, Text: "x"})
+	if rep := w.Reply(8); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("viewer send: %+v", rep)
 	}
 	for id, evs := range before {
@@ -247,12 +248,12 @@ func TestRevokedTokenRefusedAndClosed(t *testing.T) {
 	bot := e.botToken("gone")
 	viewer := e.viewerToken("s")
 	wb, wv := e.dialToken(bot), e.dialToken(viewer)
-	wb.hello()
-	wv.hello(wire.Sub{Session: "s"})
+	wb.Hello()
+	wv.Hello(wire.Sub{Session: "s"})
 	if code, _ := e.do("DELETE", "/v1/bots/gone", nil, "", nil); code != 204 {
 		t.Fatalf("rm bot: %d", code)
 	}
-	if code := wb.closed(); code != StatusBadToken {
+	if code := wb.Closed(); code != ws.StatusBadToken {
 		t.Fatalf("bot connection closed with %d, want 4401", code)
 	}
 	if code, _ := e.do("GET", "/v1/sessions/s", e.as(bot), "", nil); code != 401 {
@@ -261,12 +262,12 @@ func TestRevokedTokenRefusedAndClosed(t *testing.T) {
 	if code, _ := e.do("DELETE", "/v1/sessions/s/shares", nil, "", nil); code != 204 {
 		t.Fatalf("unshare: %d", code)
 	}
-	if code := wv.closed(); code != StatusBadToken {
+	if code := wv.Closed(); code != ws.StatusBadToken {
 		t.Fatalf("viewer connection closed with %d, want 4401", code)
 	}
 	w := e.dialToken(viewer)
-	w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: viewer})
-	if code := w.closed(); code != StatusBadToken {
+	w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: viewer})
+	if code := w.Closed(); code != ws.StatusBadToken {
 		t.Fatalf("hello with a revoked token: %d", code)
 	}
 	if code, _ := e.do("DELETE", "/v1/bots/gone", nil, "", nil); code != 404 {

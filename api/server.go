@@ -2,24 +2,24 @@ package api
 
 import (
 	"context"
-	"github.com/coder/websocket"
 	"log/slog"
-	"maps"
 	"net/http"
-	"runtime"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"albedo/api/ws"
 	"albedo/hub"
 	"albedo/wire"
 )
 
 // Options configure a Server. Zero durations and sizes take the defaults of
-// docs/protocol.md.
+// docs/protocol.md. The websocket's (Heartbeat … MaxBatch, MaxPreHello) go
+// to its endpoint, ws.Server.
 type Options struct {
 	Token        string        // the owner token of daemon.json
 	Boot         string        // this daemon start's random id, reported in hello
@@ -48,29 +48,11 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
-	if o.Heartbeat <= 0 {
-		o.Heartbeat = wire.HeartbeatMS * time.Millisecond
-	}
-	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 30 * time.Second
-	}
-	if o.HelloTimeout <= 0 {
-		o.HelloTimeout = 10 * time.Second
-	}
-	if o.MaxFrame <= 0 {
-		o.MaxFrame = wire.MaxFrameBytes
-	}
-	if o.MaxBatch <= 0 {
-		o.MaxBatch = 64 << 10
-	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 60 * time.Second
 	}
 	if o.MaxFresh <= 0 {
 		o.MaxFresh = 256
-	}
-	if o.MaxPreHello <= 0 {
-		o.MaxPreHello = 256
 	}
 }
 
@@ -83,20 +65,13 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	bufs    sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
-	writers writerPool // runs the connections' writers (ws_pool.go)
-	fresh   freshConns // connections that have not sent a request yet
+	ws    *ws.Server // the websocket endpoint, /v1/ws
+	fresh freshConns // connections that have not sent a request yet
 
-	mu       sync.Mutex
-	conns    map[*wsConn]struct{}
-	closing  bool
-	preHello int            // websockets waiting for the token of their hello
-	unready  string         // why the last /readyz was not ready ("": it was)
-	wg       sync.WaitGroup // one per websocket connection
+	mu      sync.Mutex
+	unready string // why the last /readyz was not ready ("": it was)
 
-	storePing   func(context.Context) error // tests: replaces hub.Ping in /readyz
-	afterAccept func()                      // tests: runs between Accept and registration
-	writerIdle  func()                      // tests: runs when a connection's writer goroutine ends with nothing to write
+	storePing func(context.Context) error // tests: replaces hub.Ping in /readyz
 }
 
 // New builds the server's routes over h.
@@ -105,17 +80,15 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{hub: h, opts: opts, log: log, conns: map[*wsConn]struct{}{}, fresh: freshConns{max: opts.MaxFresh}}
+	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh}}
+	s.ws = ws.New(h, ws.Options{
+		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,
+		HelloTimeout: opts.HelloTimeout, MaxFrame: opts.MaxFrame, MaxBatch: opts.MaxBatch,
+		MaxPreHello: opts.MaxPreHello, Authenticate: s.authenticate,
+	}, log)
 	// Tokens another node of a cluster revoked or narrowed end their
 	// connections here too.
-	h.OnTokensChanged(func(revoked, narrowed []string) {
-		s.closeTokens(revoked, StatusBadToken, "token revoked")
-		s.closeTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
-	})
-	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
-	// A few workers more than processors: a writer whose cursor is behind
-	// the ring reads the database (a cgo call) while the others write.
-	s.writers.max = max(4, runtime.GOMAXPROCS(0))
+	h.OnTokensChanged(s.closeTokens)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
@@ -153,43 +126,26 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 func (s *Server) Handler() http.Handler { return s.e }
 
 // Bye tells every websocket connection that the daemon stops on purpose
-// (reason "shutdown" closes with 1001, "restart" with 1012): each writes
-// bye in place of whatever it had not written yet (a client fetches that
-// from its cursor on the next daemon), and closes. New connections are refused from now
-// on. It returns when every connection has ended or ctx is done, in which
-// case the rest are cut.
+// (ws.Server.Bye) and refuses new ones.
 func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {
-	conns := s.closeDoors()
-	for _, c := range conns {
-		c.bye(reason, retryAfter)
-	}
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		for _, c := range conns {
-			c.ws.CloseNow()
-		}
-		<-done
-	}
+	s.ws.Bye(ctx, reason, retryAfter)
 }
 
 // Close cuts every websocket connection and waits for their goroutines. It
 // is safe to call twice, and after Bye.
-func (s *Server) Close() {
-	for _, c := range s.closeDoors() {
-		c.ws.CloseNow()
-	}
-	s.wg.Wait()
+func (s *Server) Close() { s.ws.Close() }
+
+// closeTokens ends the websockets of the tokens revoked (4401) and of those
+// whose sessions changed (1008: their clients connect again).
+func (s *Server) closeTokens(revoked, narrowed []string) {
+	s.ws.CloseTokens(revoked, ws.StatusBadToken, "token revoked")
+	s.ws.CloseTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
 }
 
-// closeDoors refuses new websocket connections and returns the open ones.
-func (s *Server) closeDoors() []*wsConn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closing = true
-	return slices.Collect(maps.Keys(s.conns))
+// websocket serves GET /v1/ws.
+func (s *Server) websocket(c echo.Context) error {
+	p, authed := principalOf(c)
+	return s.ws.Serve(c.Response(), c.Request(), p, authed)
 }
 
 func (s *Server) healthz(c echo.Context) error {

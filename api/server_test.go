@@ -8,13 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
 
+	"albedo/api/ws/wstest"
 	"albedo/hub"
 	"albedo/wire"
 )
@@ -117,135 +116,18 @@ func (e *env) history(id string) []json.RawMessage {
 	return p.Events
 }
 
-// ws is a test websocket client.
-type ws struct {
-	t  *testing.T
-	c  *websocket.Conn
-	in chan wire.Frame
-	// err receives the read error that ended the connection.
-	err chan error
-	// batched counts messages that carried more than one frame.
-	batched atomic.Int64
-	// token, if set, is sent in hello instead of an Authorization header.
-	token string
-}
+// wsClient is a test websocket client.
+type wsClient = wstest.Client
 
-func (e *env) dial(header bool) *ws {
+// dial connects to /v1/ws, with the test token in the Authorization header
+// if header is set.
+func (e *env) dial(header bool) *wsClient {
 	e.t.Helper()
-	h := http.Header{}
+	token := ""
 	if header {
-		h.Set("Authorization", "Bearer "+testToken)
+		token = testToken
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", &websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{wire.Subprotocol}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c.SetReadLimit(16 << 20)
-	w := &ws{t: e.t, c: c, in: make(chan wire.Frame, 1<<16), err: make(chan error, 1)}
-	go func() {
-		for {
-			_, msg, err := c.Read(context.Background())
-			if err != nil {
-				w.err <- err
-				close(w.in)
-				return
-			}
-			if bytes.Count(msg, []byte{'\n'}) > 0 {
-				w.batched.Add(1)
-			}
-			for line := range bytes.SplitSeq(msg, []byte{'\n'}) {
-				f, err := wire.DecodeFrame(line)
-				if err != nil {
-					w.t.Errorf("server sent bad frame %q: %v", line, err)
-				}
-				w.in <- f
-			}
-		}
-	}()
-	e.t.Cleanup(func() { c.CloseNow() })
-	return w
-}
-
-func (w *ws) send(v any) {
-	w.t.Helper()
-	b, ok := v.([]byte)
-	if !ok {
-		if s, isStr := v.(string); isStr {
-			b = []byte(s)
-		} else {
-			b, _ = json.Marshal(v)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := w.c.Write(ctx, websocket.MessageText, b); err != nil {
-		w.t.Fatalf("write: %v", err)
-	}
-}
-
-// next returns the next frame for which keep is true.
-func (w *ws) next(keep func(wire.Frame) bool) wire.Frame {
-	w.t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case f, ok := <-w.in:
-			if !ok {
-				w.t.Fatalf("connection closed: %v", <-w.err)
-			}
-			if keep(f) {
-				return f
-			}
-		case <-deadline:
-			w.t.Fatalf("no matching frame within 10s")
-		}
-	}
-}
-
-// until returns every frame up to and including the first for which stop
-// is true.
-func (w *ws) until(stop func(wire.Frame) bool) []wire.Frame {
-	w.t.Helper()
-	var fs []wire.Frame
-	for {
-		f := w.next(func(wire.Frame) bool { return true })
-		fs = append(fs, f)
-		if stop(f) {
-			return fs
-		}
-	}
-}
-
-func (w *ws) reply(id int64) wire.Reply {
-	w.t.Helper()
-	return *w.next(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }).Reply
-}
-
-// closed waits for the connection to end and returns its close status.
-func (w *ws) closed() websocket.StatusCode {
-	w.t.Helper()
-	for {
-		select {
-		case _, ok := <-w.in:
-			if !ok {
-				return websocket.CloseStatus(<-w.err)
-			}
-		case <-time.After(10 * time.Second):
-			w.t.Fatalf("connection still open after 10s")
-		}
-	}
-}
-
-func (w *ws) hello(subs ...wire.Sub) wire.Reply {
-	w.t.Helper()
-	w.send(wire.Command{ID: 1, Op: wire.OpHello, Client: "test/1", Subs: subs, Token: w.token})
-	r := w.reply(1)
-	if !r.OK {
-		w.t.Fatalf("hello: %+v", r.Error)
-	}
-	return r
+	return wstest.Dial(e.t, e.url, token)
 }
 
 // settle watches a session from its start until n turns have ended and
@@ -256,15 +138,15 @@ func (e *env) settle(id string, n int) []wire.Event {
 	zero := int64(0)
 	var s wire.Session
 	e.do("GET", "/v1/sessions/"+id, nil, "", &s)
-	w.hello(wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
+	w.Hello(wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
 	var evs []wire.Event
 	for ended := 0; ended < n; {
-		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 		evs = append(evs, *f.Event)
 		if f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted {
 			ended++
 		}
 	}
-	w.c.Close(websocket.StatusNormalClosure, "")
+	w.Conn.Close(websocket.StatusNormalClosure, "")
 	return evs
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
+	"albedo/api/ws"
 	"albedo/wire"
 )
 
@@ -112,8 +113,8 @@ func (s *Server) deleteSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	s.closeTokens(revoked, StatusBadToken, "token revoked: its session was deleted")
-	s.closeTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
+	s.ws.CloseTokens(revoked, ws.StatusBadToken, "token revoked: its session was deleted")
+	s.ws.CloseTokens(narrowed, websocket.StatusPolicyViolation, "this token's sessions changed; connect again")
 	return c.NoContent(http.StatusNoContent)
 }
 

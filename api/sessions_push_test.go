@@ -15,33 +15,33 @@ func TestSessionsPush(t *testing.T) {
 	isSessions := func(f wire.Frame) bool { return f.Op == wire.PushSessions }
 
 	owner := e.dial(true)
-	owner.send(wire.Command{ID: 1, Op: wire.OpHello, Sessions: true})
-	if r := owner.reply(1); !r.OK || !r.Sessions {
+	owner.Send(wire.Command{ID: 1, Op: wire.OpHello, Sessions: true})
+	if r := owner.Reply(1); !r.OK || !r.Sessions {
 		t.Fatalf("owner's hello: %+v", r)
 	}
 	plain := e.dial(true)
-	if r := plain.hello(); r.Sessions {
+	if r := plain.Hello(); r.Sessions {
 		t.Fatal("a hello that did not ask says sessions")
 	}
 	viewer := e.dialToken(e.viewerToken("s"))
-	viewer.send(wire.Command{ID: 1, Op: wire.OpHello, Token: viewer.token, Sessions: true})
-	if r := viewer.reply(1); !r.OK || r.Sessions {
+	viewer.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: viewer.Token, Sessions: true})
+	if r := viewer.Reply(1); !r.OK || r.Sessions {
 		t.Fatalf("viewer's hello: %+v", r)
 	}
 
 	e.create("made")
-	owner.next(isSessions)
+	owner.Next(isSessions)
 	if code, _ := e.do("DELETE", "/v1/sessions/made", nil, "", nil); code != 204 {
 		t.Fatalf("delete: %d", code)
 	}
-	owner.next(isSessions)
+	owner.Next(isSessions)
 
 	// The others got nothing. A push due goes out in the batch of the
 	// next reply, after it: so look up to the reply of a second ping.
-	for _, w := range []*ws{plain, viewer} {
+	for _, w := range []*wsClient{plain, viewer} {
 		for id := int64(9); id <= 10; id++ {
-			w.send(wire.Command{ID: id, Op: wire.OpPing})
-			for _, f := range w.until(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }) {
+			w.Send(wire.Command{ID: id, Op: wire.OpPing})
+			for _, f := range w.Until(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }) {
 				if isSessions(f) {
 					t.Fatal("a connection that did not ask (or may not) got a sessions push")
 				}

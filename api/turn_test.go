@@ -34,7 +34,7 @@ type turnEnv struct {
 	*env
 	fake *fakeopenai.Server
 	s    wire.Session // "s" as created
-	w    *ws          // the owner, subscribed to s from its start
+	w    *wsClient    // the owner, subscribed to s from its start
 }
 
 // newTurnEnv creates "s" with the create body (a JSON wire.SessionCreate)
@@ -44,15 +44,7 @@ func newTurnEnv(t *testing.T, create string) *turnEnv {
 	t.Helper()
 	e, f := newFakeEnv(t)
 	s := e.createWith("s", create)
-	return &turnEnv{env: e, fake: f, s: s, w: e.dial(true).watch(s)}
-}
-
-// watch says hello subscribed to s from its first event and returns w.
-func (w *ws) watch(s wire.Session) *ws {
-	w.t.Helper()
-	zero := int64(0)
-	w.hello(wire.Sub{Session: s.ID, After: &zero, Epoch: s.Epoch})
-	return w
+	return &turnEnv{env: e, fake: f, s: s, w: e.dial(true).HelloFromStart(s)}
 }
 
 func (e *env) createWith(id, body string) wire.Session {
@@ -72,11 +64,11 @@ func inputPath(session string, n int) string {
 // show it (partials replace, deltas append onto text, what the viewer had so
 // far) until the turn's closing event, and returns that text with the
 // committed events seen.
-func streamed(w *ws, turn, text string) (string, []wire.Event) {
-	w.t.Helper()
+func streamed(w *wsClient, turn, text string) (string, []wire.Event) {
+	w.T.Helper()
 	var evs []wire.Event
 	for {
-		f := w.next(func(f wire.Frame) bool {
+		f := w.Next(func(f wire.Frame) bool {
 			return (f.Op == wire.PushPartial || f.Op == wire.PushDelta) && f.Text.TurnID == turn || f.Op == wire.PushEvent
 		})
 		switch f.Op {
@@ -95,12 +87,12 @@ func streamed(w *ws, turn, text string) (string, []wire.Event) {
 
 // seenText reads w's pushes until the streaming text it has been shown is
 // want, and returns that text with the committed events seen meanwhile.
-func seenText(w *ws, want string) (string, []wire.Event) {
-	w.t.Helper()
+func seenText(w *wsClient, want string) (string, []wire.Event) {
+	w.T.Helper()
 	var text string
 	var evs []wire.Event
 	for text != want {
-		f := w.next(func(f wire.Frame) bool {
+		f := w.Next(func(f wire.Frame) bool {
 			return f.Op == wire.PushDelta || f.Op == wire.PushPartial || f.Op == wire.PushEvent
 		})
 		switch f.Op {
@@ -120,7 +112,7 @@ func seenText(w *ws, want string) (string, []wire.Event) {
 // rest.
 func TestTurnStreamsToEveryViewer(t *testing.T) {
 	e := newTurnEnv(t, `{"provider":"fake"}`)
-	a, b := e.w, e.dial(true).watch(e.s)
+	a, b := e.w, e.dial(true).HelloFromStart(e.s)
 
 	release := make(chan struct{})
 	e.fake.Push(fakeopenai.Reply{Chunks: []string{"one ", "two "}, Block: release})
@@ -137,13 +129,13 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 	soFarB, preB := seenText(b, "one two ")
 	c := e.dial(true)
 	win := 0
-	c.hello(wire.Sub{Session: "s", Window: &win})
+	c.Hello(wire.Sub{Session: "s", Window: &win})
 	// After the sub: status (running this turn), presence, then the partial.
-	st := c.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
+	st := c.Next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
 	if st.Status.Phase != wire.PhaseRunning || st.Status.TurnID != r.TurnID {
 		t.Fatalf("status %+v", st)
 	}
-	p := c.next(func(f wire.Frame) bool { return f.Op == wire.PushPartial })
+	p := c.Next(func(f wire.Frame) bool { return f.Op == wire.PushPartial })
 	if p.Text.Text != "one two " || p.Text.TurnID != r.TurnID {
 		t.Fatalf("mid-turn partial %+v", p)
 	}
@@ -183,12 +175,12 @@ func TestInterruptBlockedTurn(t *testing.T) {
 	e.fake.Push(fakeopenai.Reply{Chunks: []string{"half an ", "answer"}, Block: block})
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"long question"}`, &r)
-	w.next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text.Text, "answer") })
+	w.Next(func(f wire.Frame) bool { return f.Op == wire.PushDelta && strings.Contains(f.Text.Text, "answer") })
 
 	// The reply to interrupt comes once the interrupted turn is committed;
 	// replies may overtake pushes, so the events come before or after it.
-	w.send(wire.Command{ID: 50, Op: wire.OpInterrupt, Session: "s"})
-	frames := w.until(isReplyTo(50))
+	w.Send(wire.Command{ID: 50, Op: wire.OpInterrupt, Session: "s"})
+	frames := w.Until(isReplyTo(50))
 	rep := frames[len(frames)-1]
 	if !rep.Reply.OK || rep.Reply.Interrupted == nil || !*rep.Reply.Interrupted || rep.Reply.TurnID != r.TurnID {
 		t.Fatalf("interrupt reply %+v", rep)
@@ -324,7 +316,7 @@ func TestTurnsQueueInOrder(t *testing.T) {
 	// Wait for the steady state until release: turn 1 running, two
 	// queued. (A status written before the runner took input 1 off the
 	// queue could say idle with two queued; it is not the one awaited.)
-	w.next(func(f wire.Frame) bool {
+	w.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushStatus && f.Status.Queued == 2 && f.Status.Phase == wire.PhaseRunning && f.Status.TurnID == receipts[0].TurnID
 	})
 	close(release)
@@ -340,7 +332,7 @@ func TestTurnsQueueInOrder(t *testing.T) {
 			t.Fatalf("request %d answered %q, want %q", i, req.LastUser(), want)
 		}
 	}
-	w.next(func(f wire.Frame) bool {
+	w.Next(func(f wire.Frame) bool {
 		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseIdle && f.Status.Queued == 0
 	})
 }
@@ -376,10 +368,10 @@ func TestCatchUpGetsStreamingTextAfterItsTurn(t *testing.T) {
 	e.do("PUT", inputPath("s", 7), nil, `{"text":"go"}`, &r)
 	seenText(e.w, "streaming ")
 
-	c := e.dial(true).watch(e.s) // from the first event
+	c := e.dial(true).HelloFromStart(e.s) // from the first event
 	started := map[string]bool{}
 	for {
-		f := c.next(func(f wire.Frame) bool {
+		f := c.Next(func(f wire.Frame) bool {
 			return f.Op == wire.PushEvent || f.Op == wire.PushPartial || f.Op == wire.PushDelta
 		})
 		if f.Op == wire.PushEvent {

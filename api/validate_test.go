@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"albedo/api/ws"
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -83,15 +85,16 @@ func TestInputIDMustBeCanonical(t *testing.T) {
 func TestRefusalsReadWell(t *testing.T) {
 	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
 	for role, want := range cases {
-		if got := withArticle(role); got != want {
-			t.Errorf("withArticle(%q) = %q, want %q", role, got, want)
+		got := hub.Principal{Role: wire.TokenRole(role)}.Authorize(nil, "do x", "")
+		if got == nil || got.Message != want+" token may not do x" {
+			t.Errorf("a refusal of a %s: %+v, want %q", role, got, want+" token may not do x")
 		}
 	}
 	e := newEnv(t, Options{})
 	w := e.dial(true)
-	w.hello()
-	w.send(wire.Command{ID: 2, Op: wire.OpServe})
-	if r := w.reply(2); r.Error == nil || !strings.Contains(r.Error.Message, "an owner token may not") {
+	w.Hello()
+	w.Send(wire.Command{ID: 2, Op: wire.OpServe})
+	if r := w.Reply(2); r.Error == nil || !strings.Contains(r.Error.Message, "an owner token may not") {
 		t.Fatalf("serve as the owner: %+v", r.Error)
 	}
 }
@@ -107,16 +110,16 @@ func TestScopedTokensDieWithTheirSession(t *testing.T) {
 	e.create("t")
 	viewer, onlyS, both := e.viewerToken("s"), e.botToken("only-s", "s"), e.botToken("both", "s", "t")
 	wv, wb := e.dialToken(viewer), e.dialToken(both)
-	wv.hello(wire.Sub{Session: "s"})
-	wb.hello(wire.Sub{Session: "t"})
+	wv.Hello(wire.Sub{Session: "s"})
+	wb.Hello(wire.Sub{Session: "t"})
 
 	if code, _ := e.do("DELETE", "/v1/sessions/s", nil, "", nil); code != 204 {
 		t.Fatalf("delete: %d", code)
 	}
-	if code := wv.closed(); code != StatusBadToken {
+	if code := wv.Closed(); code != ws.StatusBadToken {
 		t.Fatalf("the viewer's websocket closed with %d, want 4401", code)
 	}
-	if code := wb.closed(); code == StatusBadToken {
+	if code := wb.Closed(); code == ws.StatusBadToken {
 		t.Fatalf("the narrowed bot's websocket closed with 4401: its token still works")
 	}
 	if code, _ := e.do("PUT", "/v1/sessions/s", map[string]string{"If-None-Match": "*"}, `{"title":"new"}`, nil); code != 201 {
@@ -144,14 +147,14 @@ func TestScopedTokensDieWithTheirSession(t *testing.T) {
 func TestCommandsBackToBackGetTheirOwnReplies(t *testing.T) {
 	e := newEnv(t, Options{})
 	w := e.dial(true)
-	w.hello()
-	w.send(`{"id":31,"op":"ping"}{"id":32,"op":"ping"} {"id":33,"op":"ping"}` + "\n" + `{"id":34,"op":"ping"} garbage`)
+	w.Hello()
+	w.Send(`{"id":31,"op":"ping"}{"id":32,"op":"ping"} {"id":33,"op":"ping"}` + "\n" + `{"id":34,"op":"ping"} garbage`)
 	for _, id := range []int64{31, 32, 33, 34} {
-		if r := w.reply(id); !r.OK {
+		if r := w.Reply(id); !r.OK {
 			t.Fatalf("reply %d: %+v", id, r)
 		}
 	}
-	if r := w.reply(0); r.OK || r.Error == nil || r.Error.Code != wire.CodeBadRequest {
+	if r := w.Reply(0); r.OK || r.Error == nil || r.Error.Code != wire.CodeBadRequest {
 		t.Fatalf("the garbage: %+v", r)
 	}
 }

@@ -16,14 +16,14 @@ func TestBackgroundSubscribersAreNotViewers(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.create("s")
 	viewer := e.dial(true)
-	viewer.hello(wire.Sub{Session: "s"})
-	viewers := func(w *ws, want int) []wire.Viewer {
+	viewer.Hello(wire.Sub{Session: "s"})
+	viewers := func(w *wsClient, want int) []wire.Viewer {
 		t.Helper()
-		st := w.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Viewers == want })
+		st := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Viewers == want })
 		if st.Status.Viewers != want {
 			t.Fatalf("status viewers %d, want %d", st.Status.Viewers, want)
 		}
-		p := w.next(func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == want })
+		p := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == want })
 		var got wire.Status
 		e.do("GET", "/v1/sessions/s/status", nil, "", &got)
 		if got.Viewers != want {
@@ -34,33 +34,33 @@ func TestBackgroundSubscribersAreNotViewers(t *testing.T) {
 	viewers(viewer, 1)
 
 	bg := e.dial(true)
-	bg.hello(wire.Sub{Session: "s", Watch: ptr(false)})
+	bg.Hello(wire.Sub{Session: "s", Watch: ptr(false)})
 	// The background subscriber gets the pushes: the reset, a status
 	// counting one viewer (not itself), a presence without it.
-	st := bg.next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
+	st := bg.Next(func(f wire.Frame) bool { return f.Op == wire.PushStatus })
 	if st.Status.Viewers != 1 {
 		t.Fatalf("background sub sees %d viewers, want 1", st.Status.Viewers)
 	}
 	e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"hello"}`, nil)
-	bg.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+	bg.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 
-	bg.send(wire.Command{ID: 2, Op: wire.OpWatch, Session: "s", Watch: ptr(true)})
-	if r := bg.reply(2); !r.OK {
+	bg.Send(wire.Command{ID: 2, Op: wire.OpWatch, Session: "s", Watch: ptr(true)})
+	if r := bg.Reply(2); !r.OK {
 		t.Fatalf("watch: %+v", r.Error)
 	}
 	viewers(viewer, 2)
-	bg.send(wire.Command{ID: 3, Op: wire.OpWatch, Session: "s", Watch: ptr(false)})
-	bg.reply(3)
+	bg.Send(wire.Command{ID: 3, Op: wire.OpWatch, Session: "s", Watch: ptr(false)})
+	bg.Reply(3)
 	viewers(viewer, 1)
 
 	// A watch for a session not subscribed is not_found.
-	bg.send(wire.Command{ID: 4, Op: wire.OpWatch, Session: "other", Watch: ptr(true)})
-	if r := bg.reply(4); r.OK || r.Error.Code != wire.CodeNotFound {
+	bg.Send(wire.Command{ID: 4, Op: wire.OpWatch, Session: "other", Watch: ptr(true)})
+	if r := bg.Reply(4); r.OK || r.Error.Code != wire.CodeNotFound {
 		t.Fatalf("watch without a sub: %+v", r)
 	}
 	// A re-sub says it again: without watch, it is a viewer.
-	bg.send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
-	bg.reply(5)
+	bg.Send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
+	bg.Reply(5)
 	if pr := viewers(viewer, 2); !slices.ContainsFunc(pr, func(v wire.Viewer) bool { return v.Role == wire.TokenOwner }) {
 		t.Fatalf("presence %+v", pr)
 	}

@@ -4,17 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"reflect"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"albedo/api/ws"
+	"albedo/api/ws/wstest"
 	"albedo/wire"
 )
 
@@ -35,11 +34,11 @@ func TestWSBadInput(t *testing.T) {
 
 	w := e.dial(true)
 	// A command before hello.
-	w.send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
-	if r := w.reply(5); r.OK || r.Error.Code != wire.CodeHelloRequired {
+	w.Send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
+	if r := w.Reply(5); r.OK || r.Error.Code != wire.CodeHelloRequired {
 		t.Fatalf("before hello: %+v", r)
 	}
-	w.hello()
+	w.Hello()
 
 	cases := []struct {
 		name  string
@@ -66,26 +65,26 @@ func TestWSBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			w.send(tc.frame)
-			r := w.next(func(f wire.Frame) bool { return f.IsReply() })
+			w.Send(tc.frame)
+			r := w.Next(func(f wire.Frame) bool { return f.IsReply() })
 			if r.Reply.ID != tc.id || r.Reply.OK || r.Reply.Error == nil || r.Reply.Error.Code != tc.code {
 				t.Fatalf("reply %+v (error %+v), want id %d code %s", r, r.Reply.Error, tc.id, tc.code)
 			}
 		})
 	}
 	// Still open and working.
-	w.send(wire.Command{ID: 30, Op: wire.OpPing})
-	if r := w.reply(30); !r.OK {
+	w.Send(wire.Command{ID: 30, Op: wire.OpPing})
+	if r := w.Reply(30); !r.OK {
 		t.Fatalf("ping after errors: %+v", r)
 	}
 	// A sub beyond head is not an error: it resets. Replies and pushes are
 	// two streams (docs/protocol.md): a writer already running may write
 	// the reset before the reply, so the test takes them in either order.
-	w.send(wire.Command{ID: 31, Op: wire.OpSub, Session: "s", After: ptr(int64(50)), Epoch: sess.Epoch})
+	w.Send(wire.Command{ID: 31, Op: wire.OpSub, Session: "s", After: ptr(int64(50)), Epoch: sess.Epoch})
 	var reply *wire.Reply
 	var reset *wire.Frame
 	for reply == nil || reset == nil {
-		f := w.next(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == 31 || f.Op == wire.PushReset })
+		f := w.Next(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == 31 || f.Op == wire.PushReset })
 		if f.IsReply() {
 			reply = f.Reply
 		} else {
@@ -107,29 +106,29 @@ func TestWSClosesOnAbuse(t *testing.T) {
 	e := newEnv(t, Options{HelloTimeout: 200 * time.Millisecond, MaxFrame: 4096})
 	t.Run("wrong token in hello", func(t *testing.T) {
 		w := e.dial(false)
-		w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: "nope"})
-		if code := w.closed(); code != StatusBadToken {
+		w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: "nope"})
+		if code := w.Closed(); code != ws.StatusBadToken {
 			t.Fatalf("close %d, want 4401", code)
 		}
 	})
 	t.Run("token in hello", func(t *testing.T) {
 		w := e.dial(false)
-		w.send(wire.Command{ID: 1, Op: wire.OpHello, Token: testToken})
-		if r := w.reply(1); !r.OK || r.Conn == "" || r.Boot != "boot1" || r.HeartbeatMS <= 0 {
+		w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: testToken})
+		if r := w.Reply(1); !r.OK || r.Conn == "" || r.Boot != "boot1" || r.HeartbeatMS <= 0 {
 			t.Fatalf("hello %+v", r)
 		}
 	})
 	t.Run("no hello in time", func(t *testing.T) {
 		w := e.dial(true)
-		if code := w.closed(); code != websocket.StatusPolicyViolation {
+		if code := w.Closed(); code != websocket.StatusPolicyViolation {
 			t.Fatalf("close %d, want 1008", code)
 		}
 	})
 	t.Run("frame over the limit", func(t *testing.T) {
 		w := e.dial(true)
-		w.hello()
-		w.send(`{"id":2,"op":"ping","pad":"` + strings.Repeat("z", 5000) + `"}`)
-		if code := w.closed(); code != websocket.StatusMessageTooBig {
+		w.Hello()
+		w.Send(`{"id":2,"op":"ping","pad":"` + strings.Repeat("z", 5000) + `"}`)
+		if code := w.Closed(); code != websocket.StatusMessageTooBig {
 			t.Fatalf("close %d, want 1009", code)
 		}
 	})
@@ -151,7 +150,7 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 		subs = append(subs, wire.Sub{Session: s.ID, After: ptr(int64(0)), Epoch: s.Epoch})
 	}
 	w := e.dial(true)
-	r := w.hello(subs...)
+	r := w.Hello(subs...)
 	if len(r.Subs) != 100 {
 		t.Fatalf("hello replied %d subs", len(r.Subs))
 	}
@@ -169,7 +168,7 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 	// Each input is a user message and a turn of three events.
 	next := map[string]int64{}
 	for got := 0; got < 100*each*4; got++ {
-		f := w.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 		if want := next[f.Session] + 1; f.Event.Offset != want {
 			t.Fatalf("%s: offset %d, want %d", f.Session, f.Event.Offset, want)
 		}
@@ -182,7 +181,7 @@ func TestWSManyChannelsOneSocket(t *testing.T) {
 	}
 	// The hello reply and its 100 channels' resets, statuses and presences
 	// cannot all have come one frame per message.
-	if w.batched.Load() == 0 {
+	if w.Batched.Load() == 0 {
 		t.Fatalf("no message carried more than one frame")
 	}
 }
@@ -196,7 +195,7 @@ func TestWSStalledReader(t *testing.T) {
 	raw := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
 	fast := e.dial(true)
-	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
 	var ms runtime.MemStats
 	runtime.GC()
@@ -220,8 +219,8 @@ func TestWSStalledReader(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("stalled reader still attached: %d viewers", st.Viewers)
 		}
-		fast.send(wire.Command{ID: 99, Op: wire.OpPing}) // wait on an event, not a sleep
-		fast.reply(99)
+		fast.Send(wire.Command{ID: 99, Op: wire.OpPing}) // wait on an event, not a sleep
+		fast.Reply(99)
 	}
 	// Its socket ends once it reads what the kernel had buffered.
 	done := make(chan error, 1)
@@ -241,25 +240,16 @@ func TestWSStalledReader(t *testing.T) {
 	}
 }
 
-// floodPastAStalledReader puts n inputs of size bytes into session "s"
-// (each echoed: more than the stalled reader's socket holds, for the
-// caller to choose), and checks that fast, a reader of "s" from its
-// start, gets every event, in order, while another reader of "s" reads
-// nothing.
-func floodPastAStalledReader(e *env, fast *ws, n, size int) {
+// floodPastAStalledReader is wstest.FloodPastAStalledReader with inputs
+// put over HTTP.
+func floodPastAStalledReader(e *env, fast *wsClient, n, size int) {
 	e.t.Helper()
-	text := strings.Repeat("p", size)
-	for i := range n {
-		code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"`+text+`"}`, nil)
-		if code != 202 {
+	wstest.FloodPastAStalledReader(e.t, fast, n, size, func(i int, text string) {
+		b, _ := json.Marshal(map[string]string{"text": text})
+		if code, _ := e.do("PUT", inputPath16(i), nil, string(b), nil); code != 202 {
 			e.t.Fatalf("input %d: %d", i, code)
 		}
-	}
-	for want := int64(1); want <= int64(4*n); want++ { // each input: message and a 3-event turn
-		if f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent }); f.Event.Offset != want {
-			e.t.Fatalf("fast reader got %d, want %d", f.Event.Offset, want)
-		}
-	}
+	})
 }
 
 // inputPath16 is the path of the i-th of up to 2^48 inputs to session s.
@@ -267,90 +257,9 @@ func inputPath16(i int) string {
 	return fmt.Sprintf("/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-%012d", i)
 }
 
-// dialRaw says hello with subs, reads the hello reply and returns the
-// connection without a reader: the caller decides when (if ever) to read.
+// dialRaw says hello with subs as the owner, reads the hello reply and
+// returns the connection without a reader (wstest.DialRaw).
 func (e *env) dialRaw(subs ...wire.Sub) *websocket.Conn {
 	e.t.Helper()
-	return e.dialRawBuf(0, subs...)
-}
-
-// dialRawBuf is dialRaw with a receive buffer of rcvbuf bytes (if not 0),
-// set before the connection is made: the server's writes to it fill its
-// way after a few kilobytes.
-func (e *env) dialRawBuf(rcvbuf int, subs ...wire.Sub) *websocket.Conn {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	opts := &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}, Subprotocols: []string{wire.Subprotocol}}
-	if rcvbuf > 0 {
-		d := &net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-			var serr error
-			if err := rc.Control(func(fd uintptr) {
-				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf)
-			}); err != nil {
-				return err
-			}
-			return serr
-		}}
-		tr := &http.Transport{DialContext: d.DialContext}
-		e.t.Cleanup(tr.CloseIdleConnections)
-		opts.HTTPClient = &http.Client{Transport: tr}
-	}
-	c, _, err := websocket.Dial(ctx, e.url+"/v1/ws", opts)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	c.SetReadLimit(-1)
-	b, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Subs: subs})
-	if err := c.Write(ctx, websocket.MessageText, b); err != nil {
-		e.t.Fatal(err)
-	}
-	if _, _, err := c.Read(ctx); err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { c.CloseNow() })
-	return c
-}
-
-// TestByeDuringUpgrade: a connection upgraded while Bye begins is not in
-// Bye's list; it must close itself rather than keep Bye waiting for ever.
-func TestByeDuringUpgrade(t *testing.T) {
-	e := newEnv(t, Options{})
-	accepted, release := make(chan struct{}), make(chan struct{})
-	e.srv.afterAccept = func() { close(accepted); <-release }
-
-	dialed := make(chan error, 1)
-	var conn *websocket.Conn
-	go func() {
-		var err error
-		conn, _, err = websocket.Dial(context.Background(), "ws"+e.url[4:]+"/v1/ws", &websocket.DialOptions{
-			HTTPHeader: http.Header{"Authorization": {"Bearer " + testToken}}, Subprotocols: []string{wire.Subprotocol}})
-		dialed <- err
-	}()
-	<-accepted // upgraded, not yet registered
-	byeDone := make(chan struct{})
-	go func() {
-		e.srv.Bye(context.Background(), wire.ByeShutdown, 0)
-		close(byeDone)
-	}()
-	// Bye has closed the doors once a new upgrade is refused.
-	for {
-		code, _ := e.do("GET", "/v1/ws", nil, "", nil)
-		if code == http.StatusServiceUnavailable {
-			break
-		}
-	}
-	close(release)
-	select {
-	case <-byeDone:
-	case <-time.After(30 * time.Second):
-		t.Fatal("Bye is still waiting for a connection it never saw")
-	}
-	if err := <-dialed; err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := conn.Read(context.Background())
-	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
-		t.Fatalf("the late connection ended with %v, want 1001", err)
-	}
+	return wstest.DialRaw(e.t, e.url, testToken, 0, subs...)
 }

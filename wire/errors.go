@@ -1,6 +1,10 @@
 package wire
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+)
 
 // Code is the machine-readable kind of an error, shared by the HTTP API
 // (in {"error":{...}}) and websocket error replies.
@@ -43,4 +47,16 @@ func Errorf(code Code, format string, args ...any) *Error {
 // ErrorBody is the JSON body of an HTTP error reply.
 type ErrorBody struct {
 	Error *Error `json:"error"`
+}
+
+// AsError turns any error into a contract error. An error that is not one
+// already is a bug or a storage failure: it is logged here, once, and
+// reported as internal without its details.
+func AsError(log *slog.Logger, err error) *Error {
+	var we *Error
+	if errors.As(err, &we) {
+		return we
+	}
+	log.Error("internal error", "err", err)
+	return &Error{Code: CodeInternal, Message: "internal error; see daemon.log"}
 }

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"bufio"
@@ -30,11 +30,11 @@ const leanBufio = 16
 const leanReadSize = 4096
 
 // leanHijacker is the http.ResponseWriter given to websocket.Accept: its
-// Hijack returns a leanConn (kept in conn) and lean bufio buffers.
+// Hijack returns a leanConn (kept in lc) and lean bufio buffers.
 type leanHijacker struct {
 	http.ResponseWriter
-	s    *Server
-	conn *leanConn // set by Hijack; nil if the socket is not the kernel's
+	s  *Server
+	lc *leanConn // set by Hijack; nil if the socket is not the kernel's
 }
 
 func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -61,7 +61,7 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		b, _ := brw.Reader.Peek(n)
 		lc.pending = bytes.Clone(b)
 	}
-	h.conn = lc
+	h.lc = lc
 	return lc, bufio.NewReadWriter(bufio.NewReaderSize(lc, leanBufio), bufio.NewWriterSize(lc, leanBufio)), nil
 }
 
@@ -90,7 +90,7 @@ func hijackerOf(w http.ResponseWriter) (http.Hijacker, error) {
 // been read. A read into a slice as large as that buffer reads straight
 // into it.
 //
-// Writes: see ws_lean_write.go. In short, what the connection's writer
+// Writes: see socket_write.go. In short, what the connection's writer
 // sends between cork and uncork leaves in one write syscall, and a frame
 // written by anyone else (a ping, a pong, a close) that waits for the
 // peer lends the writers' pool a worker meanwhile.
@@ -106,7 +106,7 @@ type leanConn struct {
 	readN   int                   // readFD's outcome
 	readErr error
 
-	// the write side (ws_lean_write.go)
+	// the write side (socket_write.go)
 	wmu sync.Mutex // held by whoever writes to the socket, from taking the bytes to the last written
 
 	mu      sync.Mutex

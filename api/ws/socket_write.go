@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // through net/http's 4 KiB bufio writer. A send that finds the socket full
 // calls onBlock before it waits, so that a writer on the server's pool
 // leaves it rather than hold a worker while the peer is slow
-// (ws_pool.go).
+// (pool.go).
 //
 // Everyone else's frames — a heartbeat ping, the pong or close echo
 // coder/websocket's reader answers with, a close — are written at once.
@@ -220,7 +220,7 @@ func (c *leanConn) writeFD(fd uintptr) bool {
 }
 
 // write sends buf as one text message: on a leanConn in one write syscall.
-func (wc *wsConn) write(buf []byte) error {
+func (wc *conn) write(buf []byte) error {
 	if wc.lean == nil {
 		return wc.ws.Write(context.Background(), websocket.MessageText, buf)
 	}

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"bufio"
@@ -33,7 +33,7 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	peer := e.rawPeer(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	pc := e.onlyConn()
 	fast := e.dial(true)
-	fast.hello(wire.Sub{Session: "t"})
+	fast.Hello(wire.Sub{Session: "t"})
 
 	// Small socket buffers on the pongs' way: a few kilobytes fill it.
 	peer.(*net.TCPConn).SetReadBuffer(4096)
@@ -57,9 +57,7 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	// Wake the peer's writer, and wait until it has taken its event (on
 	// the worker).
 	d0 := e.hub.Stats().Deliveries
-	if code, _ := e.do("PUT", inputPath("s", 1), nil, `{"text":"to the silent peer"}`, nil); code != 202 {
-		t.Fatalf("input to s: %d", code)
-	}
+	e.input("s", 1, "to the silent peer")
 	deadline := time.Now().Add(10 * time.Second)
 	for e.hub.Stats().Deliveries == d0 {
 		if time.Now().After(deadline) {
@@ -69,10 +67,8 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	}
 
 	start := time.Now()
-	if code, _ := e.do("PUT", inputPath("t", 1), nil, `{"text":"to the reader"}`, nil); code != 202 {
-		t.Fatalf("input to t: %d", code)
-	}
-	f := fast.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+	e.input("t", 1, "to the reader")
+	f := fast.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("the reader's event took %v behind the silent peer", d)
 	}
@@ -91,7 +87,7 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	wc := e.onlyConn()
 	wc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 	fast := e.dial(true)
-	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	// 256 KiB of messages: far beyond what the slow reader's way holds,
 	// so its writer waits for the socket.
 	const n = 16
@@ -112,9 +108,7 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	}
 	// More events behind the ping.
 	for i := n; i < n+4; i++ {
-		if code, _ := e.do("PUT", inputPath16(i), nil, `{"text":"after"}`, nil); code != 202 {
-			t.Fatalf("input %d: %d", i, code)
-		}
+		e.input("s", i, "after")
 	}
 
 	// Read: coder/websocket answers the ping as it reads.
@@ -147,7 +141,7 @@ func TestWSCloseBehindAFullSocketComesLastAndWhole(t *testing.T) {
 			peer.(*net.TCPConn).SetReadBuffer(4096)
 			pc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 			fast := e.dial(true)
-			fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+			fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 			floodPastAStalledReader(e, fast, 16, 16<<10) // 256 KiB of messages: the peer's way is full
 			if _, err := peer.Write(tc.frame); err != nil {
 				t.Fatal(err)
@@ -254,7 +248,7 @@ func readServerFrame(r io.Reader) (byte, []byte, error) {
 }
 
 // onlyConn returns the server's one connection, with a lean socket.
-func (e *env) onlyConn() *wsConn {
+func (e *env) onlyConn() *conn {
 	e.t.Helper()
 	e.srv.mu.Lock()
 	defer e.srv.mu.Unlock()
@@ -318,7 +312,7 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 	wc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 	w := wc.writer()
 	fast := e.dial(true)
-	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	const n = 16
 	floodPastAStalledReader(e, fast, n, 16<<10) // 256 KiB: the slow peer's writer waits
 

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
 	e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch}) // reads its hello reply, then nothing
 
 	fast := e.dial(true)
-	fast.hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
 	floodPastAStalledReader(e, fast, 120, 64<<10) // 7.5 MiB, echoed: beyond any socket buffer
 }
@@ -37,7 +37,7 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 		e.dialRaw() // reads its hello reply, then nothing: never answers a close
 	}
 	fast := e.dial(true)
-	fast.hello()
+	fast.Hello()
 
 	start := time.Now()
 	byeDone := make(chan struct{})
@@ -45,7 +45,7 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 		e.srv.Bye(context.Background(), wire.ByeShutdown, 0)
 		close(byeDone)
 	}()
-	fast.next(func(f wire.Frame) bool { return f.Op == wire.PushBye })
+	fast.Next(func(f wire.Frame) bool { return f.Op == wire.PushBye })
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("the reading client's bye took %v", d)
 	}
@@ -63,10 +63,10 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 func TestWriterPoolQueueIsBoundedAndFair(t *testing.T) {
 	p := &writerPool{} // max 0: no worker starts; the test takes
 	const conns = 1000
-	ws := make([]*wsWriter, conns)
-	queuedAt := map[*wsWriter]int{}
+	ws := make([]*writer, conns)
+	queuedAt := map[*writer]int{}
 	for i := range ws {
-		ws[i] = &wsWriter{}
+		ws[i] = &writer{}
 	}
 	next := 0
 	submitOne := func(step int) {

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"context"
@@ -8,15 +8,9 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/labstack/echo/v4"
 
 	"albedo/hub"
 	"albedo/wire"
-)
-
-// Close codes of docs/protocol.md beyond those coder/websocket names.
-const (
-	StatusBadToken websocket.StatusCode = wire.CloseBadToken
 )
 
 // errConnDone ends a connection's reader and writer once either stops for
@@ -24,15 +18,16 @@ const (
 // that the other stops too.
 var errConnDone = errors.New("connection done")
 
-// wsConn is one websocket connection. Its reader and writer run in serve,
-// on a goroutine of their own (the HTTP handler returns at once).
-type wsConn struct {
+// conn is one websocket connection: a reader goroutine (read) for its
+// life, and a writer (writer.go) that runs only while there is something
+// to write.
+type conn struct {
 	// static after construction
 	s    *Server
 	ws   *websocket.Conn
-	lean *leanConn // ws's socket, if it is a lean one (ws_lean.go)
+	lean *leanConn // ws's socket, if it is a lean one (socket.go)
 
-	preHello bool // counted in Server.preHello until hello (gate.go)
+	preHello bool // counted in Server.preHello until hello
 
 	// set by serve before it reads; its end stops the reader and the writer
 	ctx    context.Context
@@ -40,13 +35,13 @@ type wsConn struct {
 
 	hcMu sync.Mutex
 	hc   *hub.Conn     // set by the reader at hello; read by bye
-	w    *wsWriter     // set with hc
+	w    *writer       // set with hc
 	p    hub.Principal // from the header, or from hello; read by revocation
 
 	closeOnce sync.Once
 	closeReq  chan closeReq // capacity 1: bye asks the writer to write bye next, and close
 
-	// inputs in flight (ws_inputs.go): slots is made and filled by the
+	// inputs in flight (inputs.go): slots is made and filled by the
 	// reader and emptied by the receipts' callbacks; so is inflight, which
 	// the reader waits on
 	slots    chan struct{}  // one per input not answered yet; made on the first input
@@ -59,94 +54,8 @@ type closeReq struct {
 	bye    []byte // the last frame before the close
 }
 
-// websocket upgrades a request to a websocket and serves it. A connection
-// counts in s.wg from before the upgrade, so that Bye and Close wait for
-// one caught in the middle of it.
-func (s *Server) websocket(c echo.Context) error {
-	p, authed := principalOf(c)
-	if !authed && !s.enterPreHello() {
-		return wire.Errorf(wire.CodeTooMany, "too many connections are waiting to say hello; try again")
-	}
-	if !s.enter() {
-		if !authed {
-			s.leavePreHello()
-		}
-		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping"}
-	}
-	served := false
-	defer func() {
-		if !served {
-			s.wg.Done()
-			if !authed {
-				s.leavePreHello()
-			}
-		}
-	}()
-	lh := &leanHijacker{ResponseWriter: c.Response(), s: s}
-	ws, err := websocket.Accept(lh, c.Request(), &websocket.AcceptOptions{
-		Subprotocols:    []string{wire.Subprotocol},
-		CompressionMode: websocket.CompressionDisabled,
-	})
-	if err != nil {
-		return nil // Accept has written the HTTP error
-	}
-	ws.SetReadLimit(s.opts.MaxFrame)
-	if ws.Subprotocol() != wire.Subprotocol {
-		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
-		return nil
-	}
-	wc := &wsConn{s: s, ws: ws, lean: lh.conn, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
-	if s.afterAccept != nil {
-		s.afterAccept()
-	}
-	if !s.register(wc) {
-		// Bye (or Close) began during the upgrade and did not see this
-		// connection: it must not outlive them. Registering it anyway
-		// left Bye waiting for ever (the e2e suite's stop that hung).
-		ws.Close(websocket.StatusGoingAway, "the daemon is stopping")
-		return nil
-	}
-	// The connection is hijacked: net/http is done with it once this
-	// handler returns, and lets go of what it still held for the request
-	// (its buffers, the request, echo's context, a deep stack) — a third of
-	// an idle connection's memory. So it is served on a goroutine of its
-	// own, which owns the s.wg count from here.
-	served = true
-	go wc.serve()
-	return nil
-}
-
-// enter counts a new connection in s.wg, unless the server is closing.
-func (s *Server) enter() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return false
-	}
-	s.wg.Add(1)
-	return true
-}
-
-// register adds wc to the connections Bye and Close reach, unless they
-// have begun.
-func (s *Server) register(wc *wsConn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return false
-	}
-	s.conns[wc] = struct{}{}
-	return true
-}
-
-func (s *Server) unregister(wc *wsConn) {
-	s.mu.Lock()
-	delete(s.conns, wc)
-	s.mu.Unlock()
-}
-
 // bye queues a bye push and asks the writer to close once it is written.
-func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
+func (wc *conn) bye(reason string, retryAfter time.Duration) {
 	code := websocket.StatusGoingAway
 	if reason == wire.ByeRestart {
 		code = websocket.StatusServiceRestart
@@ -163,19 +72,19 @@ func (wc *wsConn) bye(reason string, retryAfter time.Duration) {
 	})
 }
 
-func (wc *wsConn) principal() hub.Principal {
+func (wc *conn) principal() hub.Principal {
 	wc.hcMu.Lock()
 	defer wc.hcMu.Unlock()
 	return wc.p
 }
 
-func (wc *wsConn) hubConn() *hub.Conn {
+func (wc *conn) hubConn() *hub.Conn {
 	wc.hcMu.Lock()
 	defer wc.hcMu.Unlock()
 	return wc.hc
 }
 
-func (wc *wsConn) writer() *wsWriter {
+func (wc *conn) writer() *writer {
 	wc.hcMu.Lock()
 	defer wc.hcMu.Unlock()
 	return wc.w
@@ -187,7 +96,7 @@ func (wc *wsConn) writer() *wsWriter {
 // database), and a goroutine keeps the stack it grew to while it lives:
 // the reader, which an idle connection keeps for its whole life, starts
 // small instead (issue 16: 8 KiB of stack per idle connection).
-func (wc *wsConn) serve() {
+func (wc *conn) serve() {
 	wc.ctx, wc.cancel = context.WithCancel(context.Background())
 	rest, ok := wc.awaitHello(wc.ctx)
 	if wc.preHello {
@@ -202,12 +111,12 @@ func (wc *wsConn) serve() {
 	go wc.read(rest)
 }
 
-// read reads commands until the connection ends; the writer (ws_write.go)
+// read reads commands until the connection ends; the writer (writer.go)
 // runs beside it only while there is something to write. A writer that
 // fails ends the connection's context and so the reader; a reader that
 // stops ends it for the writer; read returns after both, as derp's run
 // does, and then lets the server's count of the connection go.
-func (wc *wsConn) read(rest [][]byte) {
+func (wc *conn) read(rest [][]byte) {
 	defer wc.s.wg.Done()
 	defer wc.s.unregister(wc)
 	defer wc.cancel()
@@ -225,7 +134,7 @@ func (wc *wsConn) read(rest [][]byte) {
 // command it waits for room among the connection's unsent replies
 // (hub.Conn.AwaitRoom): a client that does not read its replies is not
 // read either.
-func (wc *wsConn) readLoop(ctx context.Context, rest [][]byte) error {
+func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 	if err := wc.handleAll(ctx, rest); err != nil {
 		return err
 	}
@@ -286,7 +195,7 @@ func readMessage(r io.Reader, b []byte) ([]byte, error) {
 }
 
 // handleAll runs the commands of one message, in order.
-func (wc *wsConn) handleAll(ctx context.Context, frames [][]byte) error {
+func (wc *conn) handleAll(ctx context.Context, frames [][]byte) error {
 	for _, f := range frames {
 		if err := wc.hc.AwaitRoom(ctx); err != nil {
 			return err
@@ -299,7 +208,7 @@ func (wc *wsConn) handleAll(ctx context.Context, frames [][]byte) error {
 // awaitHello reads until a valid hello or the hello timeout. Commands before
 // hello get hello_required; a bad token closes with 4401. It returns frames
 // that followed hello in the same message.
-func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
+func (wc *conn) awaitHello(ctx context.Context) ([][]byte, bool) {
 	// Not a deadline on Read: coder/websocket cuts the socket when a read's
 	// context ends, and this close must say why.
 	late := time.AfterFunc(wc.s.opts.HelloTimeout, func() {
@@ -336,11 +245,11 @@ func (wc *wsConn) awaitHello(ctx context.Context) ([][]byte, bool) {
 
 // hello authenticates, registers the connection with the hub, and queues the
 // hello reply with one sub reply for each of cmd.Subs.
-func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
+func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 	p := wc.principal()
 	if p.Role == "" {
 		var ok bool
-		p, ok = wc.s.authenticate(cmd.Token)
+		p, ok = wc.s.opts.Authenticate(cmd.Token)
 		if !ok {
 			wc.ws.Close(StatusBadToken, "unknown or revoked token")
 			return false
@@ -420,7 +329,7 @@ func (wc *wsConn) hello(ctx context.Context, cmd wire.Command) bool {
 }
 
 // writeDirect writes one frame before the writer goroutine exists.
-func (wc *wsConn) writeDirect(ctx context.Context, v any) {
+func (wc *conn) writeDirect(ctx context.Context, v any) {
 	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
 	defer cancel()
 	_ = wc.ws.Write(wctx, websocket.MessageText, wire.Encode(v))

@@ -1,44 +1,50 @@
-package api
+package ws
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
-// wsOp is one websocket command: the roles that may send it and the method
+// opRule is one websocket command: the roles that may send it and the method
 // that runs it. The method answers with exactly one reply.
-type wsOp struct {
+type opRule struct {
 	roles []wire.TokenRole
-	run   func(wc *wsConn, ctx context.Context, cmd wire.Command)
+	run   func(wc *conn, ctx context.Context, cmd wire.Command)
 }
 
-// wsOps is the websocket's dispatch table, and its permission table beside
-// the HTTP routes' (auth.go). hello is handled before this table is used
+// ops is the websocket's dispatch table, and its permission table beside
+// the HTTP routes' (api/auth.go). hello is handled before this table is used
 // (awaitHello); here it is only a mistake.
-var wsOps = map[wire.Op]wsOp{
-	wire.OpHello:     {everyone, (*wsConn).helloAgain},
-	wire.OpPing:      {everyone, (*wsConn).ping},
-	wire.OpSub:       {everyone, (*wsConn).sub},
-	wire.OpUnsub:     {everyone, (*wsConn).unsub},
-	wire.OpWatch:     {everyone, (*wsConn).watch},
-	wire.OpSend:      {ownerBot, (*wsConn).send},
-	wire.OpInterrupt: {ownerOnly, (*wsConn).interrupt},
-	wire.OpPost:      {botOnly, (*wsConn).post},
-	wire.OpServe:     {botOnly, (*wsConn).serveBot},
-	wire.OpReply:     {botOnly, (*wsConn).replyTurn},
+var ops = map[wire.Op]opRule{
+	wire.OpHello:     {hub.Everyone, (*conn).helloAgain},
+	wire.OpPing:      {hub.Everyone, (*conn).ping},
+	wire.OpSub:       {hub.Everyone, (*conn).sub},
+	wire.OpUnsub:     {hub.Everyone, (*conn).unsub},
+	wire.OpWatch:     {hub.Everyone, (*conn).watch},
+	wire.OpSend:      {hub.OwnerBot, (*conn).send},
+	wire.OpInterrupt: {hub.OwnerOnly, (*conn).interrupt},
+	wire.OpPost:      {hub.BotOnly, (*conn).post},
+	wire.OpServe:     {hub.BotOnly, (*conn).serveBot},
+	wire.OpReply:     {hub.BotOnly, (*conn).replyTurn},
 }
+
+// Roles returns the roles that may send op (nil for an op the table does
+// not know): the permission table, read.
+func Roles(op wire.Op) []wire.TokenRole { return slices.Clone(ops[op].roles) }
 
 // authorizeOp says whether the connection's principal may send op about
 // session (when one is named).
-func (wc *wsConn) authorizeOp(op wire.Op, session string) *wire.Error {
-	roles := wsOps[op].roles
-	if allowed(wc.p, roles, session) {
+func (wc *conn) authorizeOp(op wire.Op, session string) *wire.Error {
+	roles := ops[op].roles
+	if wc.p.Allowed(roles, session) {
 		return nil // the words of a refusal are not made for every command
 	}
-	return authorize(wc.p, roles, "use the websocket op "+string(op), session)
+	return wc.p.Authorize(roles, "use the websocket op "+string(op), session)
 }
 
 // splitFrames splits a client's message into its frames: one per line, as
@@ -105,17 +111,17 @@ func errorReply(id int64, e *wire.Error) wire.Reply {
 	return wire.Reply{ID: id, OK: false, Error: e}
 }
 
-func (wc *wsConn) replyErr(id int64, e *wire.Error) {
+func (wc *conn) replyErr(id int64, e *wire.Error) {
 	wc.hc.ReplyJSON(errorReply(id, e))
 }
 
 // replyOK answers a command that has nothing to say but yes.
-func (wc *wsConn) replyOK(id int64) {
+func (wc *conn) replyOK(id int64) {
 	wc.hc.ReplyJSON(wire.Reply{ID: id, OK: true})
 }
 
 // handle runs one command after hello. Every command gets exactly one reply.
-func (wc *wsConn) handle(ctx context.Context, f []byte) {
+func (wc *conn) handle(ctx context.Context, f []byte) {
 	cmd, werr := decodeCommand(f)
 	if werr != nil || (cmd.Op != wire.OpSend && cmd.Op != wire.OpPost) {
 		// Every other command runs after the inputs before it are
@@ -126,7 +132,7 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 		wc.replyErr(cmd.ID, werr)
 		return
 	}
-	op, known := wsOps[cmd.Op]
+	op, known := ops[cmd.Op]
 	if !known {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeUnknownOp, "unknown op %q", cmd.Op))
 		return
@@ -140,7 +146,7 @@ func (wc *wsConn) handle(ctx context.Context, f []byte) {
 
 // requireSession refuses a command that names no session; it says whether
 // the command may go on.
-func (wc *wsConn) requireSession(cmd wire.Command) bool {
+func (wc *conn) requireSession(cmd wire.Command) bool {
 	if cmd.Session == "" {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "%s needs a session", cmd.Op))
 		return false
@@ -148,13 +154,13 @@ func (wc *wsConn) requireSession(cmd wire.Command) bool {
 	return true
 }
 
-func (wc *wsConn) helloAgain(_ context.Context, cmd wire.Command) {
+func (wc *conn) helloAgain(_ context.Context, cmd wire.Command) {
 	wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "hello was already done on this connection"))
 }
 
-func (wc *wsConn) ping(_ context.Context, cmd wire.Command) { wc.replyOK(cmd.ID) }
+func (wc *conn) ping(_ context.Context, cmd wire.Command) { wc.replyOK(cmd.ID) }
 
-func (wc *wsConn) sub(ctx context.Context, cmd wire.Command) {
+func (wc *conn) sub(ctx context.Context, cmd wire.Command) {
 	if !wc.requireSession(cmd) {
 		return
 	}
@@ -168,7 +174,7 @@ func (wc *wsConn) sub(ctx context.Context, cmd wire.Command) {
 	})
 }
 
-func (wc *wsConn) unsub(_ context.Context, cmd wire.Command) {
+func (wc *conn) unsub(_ context.Context, cmd wire.Command) {
 	if !wc.requireSession(cmd) {
 		return
 	}
@@ -178,7 +184,7 @@ func (wc *wsConn) unsub(_ context.Context, cmd wire.Command) {
 
 // watch moves a subscription between the session's viewers and the
 // background (wire.Sub.Watch); without "watch" it is a viewer again.
-func (wc *wsConn) watch(_ context.Context, cmd wire.Command) {
+func (wc *conn) watch(_ context.Context, cmd wire.Command) {
 	if !wc.requireSession(cmd) {
 		return
 	}
@@ -192,18 +198,18 @@ func (wc *wsConn) watch(_ context.Context, cmd wire.Command) {
 // send is an input that starts a turn; post (bots) a message that does
 // not. Both are idempotent by input_id and answer a receipt.
 // They do not wait for the commit: the reader reads on, and the receipt is
-// sent once committed (ws_inputs.go).
-func (wc *wsConn) send(ctx context.Context, cmd wire.Command) {
+// sent once committed (inputs.go).
+func (wc *conn) send(ctx context.Context, cmd wire.Command) {
 	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitInput)
 }
 
-func (wc *wsConn) post(ctx context.Context, cmd wire.Command) {
+func (wc *conn) post(ctx context.Context, cmd wire.Command) {
 	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitPost)
 }
 
-func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {
+func (wc *conn) replyReceipt(id int64, r wire.Receipt, err error) {
 	if err != nil {
-		wc.replyErr(id, asWire(wc.s.log, err))
+		wc.replyErr(id, wire.AsError(wc.s.log, err))
 		return
 	}
 	// Encode(wire.Reply{ID: id, OK: true, Receipt: &r}), by hand: every
@@ -211,30 +217,30 @@ func (wc *wsConn) replyReceipt(id int64, r wire.Receipt, err error) {
 	wc.hc.Reply(wire.AppendReceiptReply(make([]byte, 0, wire.ReceiptReplySize(&r)), id, &r))
 }
 
-func (wc *wsConn) interrupt(ctx context.Context, cmd wire.Command) {
+func (wc *conn) interrupt(ctx context.Context, cmd wire.Command) {
 	if !wc.requireSession(cmd) {
 		return
 	}
 	turn, done, err := wc.s.hub.Interrupt(ctx, cmd.Session, wire.ReasonUser)
 	if err != nil {
-		wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err))
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
 }
 
-func (wc *wsConn) serveBot(_ context.Context, cmd wire.Command) {
+func (wc *conn) serveBot(_ context.Context, cmd wire.Command) {
 	wc.s.hub.Serve(wc.hc, wc.p.Name)
 	wc.replyOK(cmd.ID)
 }
 
-func (wc *wsConn) replyTurn(_ context.Context, cmd wire.Command) {
+func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
 	if cmd.TurnID == "" {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
 		return
 	}
 	if err := wc.s.hub.Reply(wc.hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
-		wc.replyErr(cmd.ID, asWire(wc.s.log, err))
+		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err))
 		return
 	}
 	wc.replyOK(cmd.ID)

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type submit func(ctx context.Context, session, inputID, text, author string, the
 // commits. Any other command waits until the inputs before it are answered
 // (handle), and so does an input refused before the database. Called by
 // the reader only.
-func (wc *wsConn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
+func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
 	if err := h.CheckInput(cmd.Session, cmd.InputID, cmd.Text); err != nil {
 		wc.inflight.Wait()
 		wc.replyReceipt(cmd.ID, wire.Receipt{}, err)

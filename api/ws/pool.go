@@ -1,4 +1,4 @@
-package api
+package ws
 
 import "sync"
 
@@ -39,16 +39,16 @@ type writerPool struct {
 	// a second). The writer it displaces goes to the back of the queue.
 	// So that next cannot starve the queue when writers arrive as fast as
 	// they are taken, a take from next is followed by one from the queue.
-	next     *wsWriter
+	next     *writer
 	tookNext bool
-	queue    []*wsWriter // from head on; with next, at most one entry per connection (a writer is queued only to start its run)
+	queue    []*writer // from head on; with next, at most one entry per connection (a writer is queued only to start its run)
 	head     int
 	workers  int // goroutines working the queue
 }
 
 // submit queues w's run, starting a worker if fewer than the pool's size
 // work.
-func (p *writerPool) submit(w *wsWriter) {
+func (p *writerPool) submit(w *writer) {
 	p.mu.Lock()
 	if p.next != nil {
 		p.queue = append(p.queue, p.next)
@@ -73,7 +73,7 @@ func (p *writerPool) startOne() {
 // work runs queued writers until the queue is empty, or until a write
 // would block and made this goroutine that connection's own.
 func (p *writerPool) work() {
-	left := false // this worker's: see wsWriter.left
+	left := false // this worker's: see writer.left
 	for {
 		w := p.take()
 		if w == nil {
@@ -90,10 +90,10 @@ func (p *writerPool) work() {
 
 // take returns the writer to run next, or nil, the worker ending, when
 // none waits.
-func (p *writerPool) take() *wsWriter {
+func (p *writerPool) take() *writer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var w *wsWriter
+	var w *writer
 	switch {
 	case p.workers > p.max+p.lent:
 		p.workers-- // a loan ended: the pool is back to its size
@@ -137,7 +137,7 @@ func (p *writerPool) giveBack() {
 // pool, and starts a replacement if writers wait (and the pool is not over
 // its size: a loan has not just ended). It runs on the worker's
 // goroutine, inside w.run.
-func (p *writerPool) leave(w *wsWriter) {
+func (p *writerPool) leave(w *writer) {
 	if w.left == nil || *w.left {
 		return // not on a worker, or already left
 	}

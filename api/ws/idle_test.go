@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"bufio"
@@ -25,7 +25,7 @@ func TestIdleWriterEndsAndComesBack(t *testing.T) {
 	e.srv.writerIdle = func() { idle <- struct{}{} }
 	e.create("s")
 	v := e.dial(true)
-	v.hello(wire.Sub{Session: "s"})
+	v.Hello(wire.Sub{Session: "s"})
 	wc := e.onlyConn()
 	waitIdle := func() {
 		t.Helper()
@@ -47,12 +47,12 @@ func TestIdleWriterEndsAndComesBack(t *testing.T) {
 	waitIdle()
 
 	b := e.dialToken(e.botToken("poster"))
-	b.hello()
-	b.send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: uuid.Must(uuid.NewV7()).String(), Text: "wake up"})
-	if r := b.reply(2); !r.OK {
+	b.Hello()
+	b.Send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: uuid.Must(uuid.NewV7()).String(), Text: "wake up"})
+	if r := b.Reply(2); !r.OK {
 		t.Fatalf("post: %+v", r.Error)
 	}
-	f := v.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
+	f := v.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 	if f.Event.Text != "wake up" {
 		t.Fatalf("event %+v", f.Event)
 	}

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"albedo/hub"
 )
 
-// wsWriter writes what the hub has for one connection, and its heartbeat
+// writer writes what the hub has for one connection, and its heartbeat
 // pings. It keeps no goroutine while there is nothing to write: the hub
 // calls kick (hub.Conn.OnWake) when there is, and kick has the server's
 // writerPool (or, for a socket that is not the kernel's, a goroutine of
@@ -29,9 +29,9 @@ import (
 //
 // kick and beat may be called from any goroutine; run is the only one that
 // calls Fill, and at most one runs at a time.
-type wsWriter struct {
+type writer struct {
 	// static after construction
-	wc       *wsConn
+	wc       *conn
 	hc       *hub.Conn
 	ctx      context.Context // the connection's: its end stops everything
 	stop     func()          // ends the connection's context (and so its reader)
@@ -69,8 +69,8 @@ type wsWriter struct {
 
 // newWriter makes the writer of wc's hub connection hc, with no goroutine
 // yet, and arms its heartbeat. ctx is the connection's and stop ends it.
-func newWriter(ctx context.Context, stop func(), wc *wsConn, hc *hub.Conn) *wsWriter {
-	w := &wsWriter{wc: wc, hc: hc, ctx: ctx, stop: stop}
+func newWriter(ctx context.Context, stop func(), wc *conn, hc *hub.Conn) *writer {
+	w := &writer{wc: wc, hc: hc, ctx: ctx, stop: stop}
 	w.deadline = time.AfterFunc(time.Hour, func() {
 		w.slow.Store(true)
 		wc.ws.CloseNow()
@@ -85,7 +85,7 @@ func newWriter(ctx context.Context, stop func(), wc *wsConn, hc *hub.Conn) *wsWr
 
 // kick makes sure a goroutine will look for something to write: it starts
 // one, or tells the one running to look again before it ends.
-func (w *wsWriter) kick() {
+func (w *writer) kick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
@@ -108,7 +108,7 @@ func (w *wsWriter) kick() {
 // write timeout means the peer accepts nothing: the connection is closed
 // as "slow". A write that fails, or a bye, ends the connection's context,
 // and so its reader.
-func (w *wsWriter) run() {
+func (w *writer) run() {
 	defer w.wg.Done()
 	for {
 		select {
@@ -150,7 +150,7 @@ func (w *wsWriter) run() {
 
 // stopAll marks the writer done (nothing starts after it) and ends the
 // connection's context.
-func (w *wsWriter) stopAll() {
+func (w *writer) stopAll() {
 	w.mu.Lock()
 	w.done, w.running = true, false
 	w.mu.Unlock()
@@ -159,7 +159,7 @@ func (w *wsWriter) stopAll() {
 
 // close stops the writer and waits for its goroutines: the one in run (cut
 // by the connection's end) and any ping. The caller has ended ctx.
-func (w *wsWriter) close() {
+func (w *writer) close() {
 	w.mu.Lock()
 	w.done = true
 	w.mu.Unlock()
@@ -170,7 +170,7 @@ func (w *wsWriter) close() {
 
 // flush writes one batch of what the hub has for the connection, if
 // anything, and says whether it wrote.
-func (w *wsWriter) flush() (bool, error) {
+func (w *writer) flush() (bool, error) {
 	s := w.wc.s
 	bp := s.bufs.Get().(*[]byte)
 	defer s.bufs.Put(bp)
@@ -208,7 +208,7 @@ func (w *wsWriter) flush() (bool, error) {
 // sends a ping, unless one is still waiting for its pong or a write is in
 // progress (writing). A peer that does not answer within the interval is
 // gone, unless a write began meanwhile: then the write's timeout says.
-func (w *wsWriter) beat() {
+func (w *writer) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
 	if w.done {
@@ -239,7 +239,7 @@ func (w *wsWriter) beat() {
 
 // sayBye writes bye as the connection's last frame and closes it. What a
 // cursor had not written yet it fetches after reattaching from its offset.
-func (wc *wsConn) sayBye(ctx context.Context, r closeReq) {
+func (wc *conn) sayBye(ctx context.Context, r closeReq) {
 	wctx, cancel := context.WithTimeout(ctx, wc.s.opts.WriteTimeout)
 	err := wc.ws.Write(wctx, websocket.MessageText, r.bye)
 	cancel()

@@ -1,4 +1,4 @@
-package api
+package ws
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestPipelinedPosts(t *testing.T) {
 	e.create("a")
 	e.create("b")
 	b := e.dialToken(e.botToken("poster"))
-	b.hello()
+	b.Hello()
 	const n = 2*maxInFlight + 5 // under a history page (100) per session
 	var msg bytes.Buffer
 	ids := make([]string, n)
@@ -40,13 +40,13 @@ func TestPipelinedPosts(t *testing.T) {
 	}
 	ping, _ := json.Marshal(wire.Command{ID: 5000, Op: wire.OpPing})
 	msg.Write(ping)
-	b.send(msg.Bytes())
+	b.Send(msg.Bytes())
 
 	orders := map[string]int64{}
 	receipts := map[int]wire.Receipt{}
 	next := int64(10)
 	for {
-		f := b.next(func(f wire.Frame) bool { return f.IsReply() })
+		f := b.Next(func(f wire.Frame) bool { return f.IsReply() })
 		r := f.Reply
 		if r.ID == 5000 {
 			if next != 10+n {

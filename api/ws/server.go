@@ -1,0 +1,282 @@
+package ws
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"albedo/hub"
+	"albedo/wire"
+)
+
+// StatusBadToken closes a connection whose token is unknown or revoked
+// (docs/protocol.md, "Close codes").
+const StatusBadToken websocket.StatusCode = wire.CloseBadToken
+
+// Options configure a Server. Zero durations and sizes take the defaults of
+// docs/protocol.md.
+type Options struct {
+	Boot         string        // this daemon start's random id, reported in hello
+	Heartbeat    time.Duration // ping interval (15 s)
+	WriteTimeout time.Duration // a write that cannot complete this long closes the connection, logged as "slow" (30 s)
+	HelloTimeout time.Duration // hello must arrive within this (10 s)
+	MaxFrame     int64         // bytes per message (1 MiB)
+	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone
+	MaxPreHello  int           // connections waiting for a token in hello (256)
+	// Authenticate resolves the token a hello carries, for a connection
+	// whose upgrade carried none.
+	Authenticate func(token string) (hub.Principal, bool)
+}
+
+func (o *Options) defaults() {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = wire.HeartbeatMS * time.Millisecond
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
+	}
+	if o.HelloTimeout <= 0 {
+		o.HelloTimeout = 10 * time.Second
+	}
+	if o.MaxFrame <= 0 {
+		o.MaxFrame = wire.MaxFrameBytes
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 64 << 10
+	}
+	if o.MaxPreHello <= 0 {
+		o.MaxPreHello = 256
+	}
+	if o.Authenticate == nil {
+		o.Authenticate = func(string) (hub.Principal, bool) { return hub.Principal{}, false }
+	}
+}
+
+// Server is the websocket endpoint: it upgrades requests (Serve) and runs
+// their connections until they end or it closes. Its methods may be called
+// from any goroutine.
+type Server struct {
+	// static after construction
+	hub  *hub.Hub
+	opts Options
+	log  *slog.Logger
+
+	bufs    sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
+	writers writerPool // runs the connections' writers (pool.go)
+
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	closing  bool
+	preHello int            // connections waiting for the token of their hello
+	wg       sync.WaitGroup // one per connection
+
+	afterAccept func() // tests: runs between Accept and registration
+	writerIdle  func() // tests: runs when a connection's writer goroutine ends with nothing to write
+}
+
+// New makes the endpoint over h.
+func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
+	opts.defaults()
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{hub: h, opts: opts, log: log, conns: map[*conn]struct{}{}}
+	s.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	// A few workers more than processors: a writer whose cursor is behind
+	// the ring reads the database (a cgo call) while the others write.
+	s.writers.max = max(4, runtime.GOMAXPROCS(0))
+	return s
+}
+
+// Serve upgrades r to a websocket and serves it on a goroutine of its own;
+// it returns once the upgrade is answered. p is the principal of the
+// request's Authorization header, if authed; without one, the token comes
+// in hello. The error, a *wire.Error, says why the upgrade was refused
+// before it began (too many connections waiting for hello, the server
+// closing): the caller answers it over HTTP.
+//
+// A connection counts in s.wg from before the upgrade, so that Bye and
+// Close wait for one caught in the middle of it.
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p hub.Principal, authed bool) error {
+	if !authed && !s.enterPreHello() {
+		return wire.Errorf(wire.CodeTooMany, "too many connections are waiting to say hello; try again")
+	}
+	if !s.enter() {
+		if !authed {
+			s.leavePreHello()
+		}
+		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping"}
+	}
+	served := false
+	defer func() {
+		if !served {
+			s.wg.Done()
+			if !authed {
+				s.leavePreHello()
+			}
+		}
+	}()
+	lh := &leanHijacker{ResponseWriter: w, s: s}
+	ws, err := websocket.Accept(lh, r, &websocket.AcceptOptions{
+		Subprotocols:    []string{wire.Subprotocol},
+		CompressionMode: websocket.CompressionDisabled,
+	})
+	if err != nil {
+		return nil // Accept has written the HTTP error
+	}
+	ws.SetReadLimit(s.opts.MaxFrame)
+	if ws.Subprotocol() != wire.Subprotocol {
+		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
+		return nil
+	}
+	wc := &conn{s: s, ws: ws, lean: lh.lc, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
+	if s.afterAccept != nil {
+		s.afterAccept()
+	}
+	if !s.register(wc) {
+		// Bye (or Close) began during the upgrade and did not see this
+		// connection: it must not outlive them. Registering it anyway
+		// would leave Bye waiting for ever.
+		ws.Close(websocket.StatusGoingAway, "the daemon is stopping")
+		return nil
+	}
+	// The connection is hijacked: net/http is done with it once this
+	// handler returns, and lets go of what it still held for the request
+	// (its buffers, the request, echo's context, a deep stack) — a third of
+	// an idle connection's memory. So it is served on a goroutine of its
+	// own, which owns the s.wg count from here.
+	served = true
+	go wc.serve()
+	return nil
+}
+
+// enter counts a new connection in s.wg, unless the server is closing.
+func (s *Server) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.wg.Add(1)
+	return true
+}
+
+// register adds wc to the connections Bye and Close reach, unless they
+// have begun.
+func (s *Server) register(wc *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.conns[wc] = struct{}{}
+	return true
+}
+
+func (s *Server) unregister(wc *conn) {
+	s.mu.Lock()
+	delete(s.conns, wc)
+	s.mu.Unlock()
+}
+
+// enterPreHello counts a connection that will carry its token in hello,
+// unless MaxPreHello of them are already waiting for theirs.
+func (s *Server) enterPreHello() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.preHello >= s.opts.MaxPreHello {
+		return false
+	}
+	s.preHello++
+	return true
+}
+
+func (s *Server) leavePreHello() {
+	s.mu.Lock()
+	s.preHello--
+	s.mu.Unlock()
+}
+
+// Bye tells every connection that the daemon stops on purpose (reason
+// "shutdown" closes with 1001, "restart" with 1012): each writes bye in
+// place of whatever it had not written yet (a client fetches that from its
+// cursor on the next daemon), and closes. New connections are refused from
+// now on. It returns when every connection has ended or ctx is done, in
+// which case the rest are cut.
+func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {
+	conns := s.closeDoors()
+	for _, c := range conns {
+		c.bye(reason, retryAfter)
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		for _, c := range conns {
+			c.ws.CloseNow()
+		}
+		<-done
+	}
+}
+
+// Close cuts every connection and waits for their goroutines. It is safe
+// to call twice, and after Bye.
+func (s *Server) Close() {
+	for _, c := range s.closeDoors() {
+		c.ws.CloseNow()
+	}
+	s.wg.Wait()
+}
+
+// Closing says whether Bye or Close has begun.
+func (s *Server) Closing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}
+
+// closeDoors refuses new connections and returns the open ones.
+func (s *Server) closeDoors() []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	return slices.Collect(maps.Keys(s.conns))
+}
+
+// CloseTokens closes every connection of the tokens ids with code:
+// StatusBadToken for a token revoked, another code for one whose scope
+// changed (its client connects again).
+func (s *Server) CloseTokens(ids []string, code websocket.StatusCode, reason string) {
+	s.mu.Lock()
+	var doomed []*conn
+	for c := range s.conns {
+		if id := c.principal().TokenID; id != "" && slices.Contains(ids, id) {
+			doomed = append(doomed, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range doomed {
+		go c.ws.Close(code, reason)
+	}
+}
+
+// ConnsByRole counts the open connections by their token's role; every
+// role is present, with 0 if none.
+func (s *Server) ConnsByRole() map[wire.TokenRole]int {
+	s.mu.Lock()
+	conns := slices.Collect(maps.Keys(s.conns))
+	s.mu.Unlock()
+	byRole := map[wire.TokenRole]int{wire.TokenOwner: 0, wire.TokenBot: 0, wire.TokenViewer: 0}
+	for _, wc := range conns {
+		byRole[wc.principal().Role]++
+	}
+	return byRole
+}
