@@ -31,15 +31,19 @@ func tableRows() []row {
 	return out
 }
 
-// readmeKeyRows returns the rows of the README's table headed
-// "| key | does |", with code-span backticks taken out: the README sets
+// keyDoc is the page that documents the terminal's keys, from this
+// package's directory.
+const keyDoc = "../docs/terminal.md"
+
+// docKeyRows returns the rows of the table headed "| key | does |" in
+// docs/terminal.md, with code-span backticks taken out: the page sets
 // commands in code, the help cannot.
-func readmeKeyRows(t *testing.T, readme string) []row {
+func docKeyRows(t *testing.T, doc string) []row {
 	t.Helper()
-	lines := strings.Split(readme, "\n")
+	lines := strings.Split(doc, "\n")
 	i := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "| key | does |" })
 	if i < 0 || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "| ---") {
-		t.Fatal(`README.md has no table headed "| key | does |"`)
+		t.Fatal(`docs/terminal.md has no table headed "| key | does |"`)
 	}
 	clean := func(s string) string { return strings.TrimSpace(strings.ReplaceAll(s, "`", "")) }
 	var out []row
@@ -54,16 +58,17 @@ func readmeKeyRows(t *testing.T, readme string) []row {
 			cells[i] = strings.ReplaceAll(cells[i], "\x00", "|")
 		}
 		if len(cells) != 2 {
-			t.Fatalf("README key table row %q has %d cells, want 2", l, len(cells))
+			t.Fatalf("docs/terminal.md key table row %q has %d cells, want 2", l, len(cells))
 		}
 		out = append(out, row{clean(cells[0]), clean(cells[1])})
 	}
 	return out
 }
 
-// diffRows names every way the README's rows disagree with the table's:
-// a row missing on either side, a row whose words differ, another order.
-func diffRows(readme, table []row) []string {
+// diffRows names every way the rows of docs/terminal.md disagree with the
+// table's: a row missing on either side, a row whose words differ, another
+// order.
+func diffRows(doc, table []row) []string {
 	index := func(rows []row) map[string]string {
 		m := map[string]string{}
 		for _, r := range rows {
@@ -71,20 +76,20 @@ func diffRows(readme, table []row) []string {
 		}
 		return m
 	}
-	inReadme, inTable := index(readme), index(table)
+	inDoc, inTable := index(doc), index(table)
 	var diffs []string
 	for _, r := range table {
-		does, ok := inReadme[r.keys]
+		does, ok := inDoc[r.keys]
 		switch {
 		case !ok:
-			diffs = append(diffs, fmt.Sprintf("README lacks the row %s", r))
+			diffs = append(diffs, fmt.Sprintf("docs/terminal.md lacks the row %s", r))
 		case does != r.does:
-			diffs = append(diffs, fmt.Sprintf("%s: README says %q, the table %q", r.keys, does, r.does))
+			diffs = append(diffs, fmt.Sprintf("%s: docs/terminal.md says %q, the table %q", r.keys, does, r.does))
 		}
 	}
-	for _, r := range readme {
+	for _, r := range doc {
 		if _, ok := inTable[r.keys]; !ok {
-			diffs = append(diffs, fmt.Sprintf("README has the row %s, which the table lacks", r))
+			diffs = append(diffs, fmt.Sprintf("docs/terminal.md has the row %s, which the table lacks", r))
 		}
 	}
 	keys := func(rows []row) (out []string) {
@@ -93,19 +98,19 @@ func diffRows(readme, table []row) []string {
 		}
 		return out
 	}
-	if len(diffs) == 0 && !slices.Equal(keys(readme), keys(table)) {
-		diffs = append(diffs, fmt.Sprintf("README lists the rows as %q, the table as %q", keys(readme), keys(table)))
+	if len(diffs) == 0 && !slices.Equal(keys(doc), keys(table)) {
+		diffs = append(diffs, fmt.Sprintf("docs/terminal.md lists the rows as %q, the table as %q", keys(doc), keys(table)))
 	}
 	return diffs
 }
 
-// The README's key table says what the help says, row for row.
-func TestReadmeKeyTable(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// The key table of docs/terminal.md says what the help says, row for row.
+func TestDocKeyTable(t *testing.T) {
+	b, err := os.ReadFile(keyDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range diffRows(readmeKeyRows(t, string(b)), tableRows()) {
+	for _, d := range diffRows(docKeyRows(t, string(b)), tableRows()) {
 		t.Error(d)
 	}
 }
@@ -115,19 +120,19 @@ func TestReadmeKeyTable(t *testing.T) {
 func TestDiffRows(t *testing.T) {
 	table := []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "quit"}}
 	cases := []struct {
-		name   string
-		readme []row
-		want   string // in the only difference named; "" for none
+		name string
+		doc  []row
+		want string // in the only difference named; "" for none
 	}{
 		{"same", []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "quit"}}, ""},
-		{"missing", []row{{"Ctrl-N", "new session"}}, "README lacks the row | Ctrl-Q | quit |"},
-		{"extra", append(slices.Clone(table), row{"F1", "help"}), "README has the row | F1 | help |, which the table lacks"},
-		{"words", []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "leave"}}, `Ctrl-Q: README says "leave", the table "quit"`},
-		{"order", []row{{"Ctrl-Q", "quit"}, {"Ctrl-N", "new session"}}, "README lists the rows as"},
+		{"missing", []row{{"Ctrl-N", "new session"}}, "docs/terminal.md lacks the row | Ctrl-Q | quit |"},
+		{"extra", append(slices.Clone(table), row{"F1", "help"}), "docs/terminal.md has the row | F1 | help |, which the table lacks"},
+		{"words", []row{{"Ctrl-N", "new session"}, {"Ctrl-Q", "leave"}}, `Ctrl-Q: docs/terminal.md says "leave", the table "quit"`},
+		{"order", []row{{"Ctrl-Q", "quit"}, {"Ctrl-N", "new session"}}, "docs/terminal.md lists the rows as"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			diffs := diffRows(tc.readme, table)
+			diffs := diffRows(tc.doc, table)
 			if tc.want == "" && len(diffs) != 0 || tc.want != "" && (len(diffs) != 1 || !strings.Contains(diffs[0], tc.want)) {
 				t.Fatalf("diffs %q, want one containing %q", diffs, tc.want)
 			}

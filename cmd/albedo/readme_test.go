@@ -13,12 +13,20 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// README's Commands table and the command tree agree: every command that
-// `albedo --help` lists (at any depth) has a row, save those that only
-// group others (bots, completion), every row names commands
+// The pages that document the commands, from this package's directory:
+// docs/cli.md has the commands, their table and the exit statuses;
+// docs/server.md has the daemon's flags.
+const (
+	cliDoc    = "../../docs/cli.md"
+	serverDoc = "../../docs/server.md"
+)
+
+// The Commands table of docs/cli.md and the command tree agree: every
+// command that `albedo --help` lists (at any depth) has a row, save those
+// that only group others (bots, completion), every row names commands
 // that exist, and every --flag a row shows is a flag of its command.
-func TestReadmeCommandsTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+func TestDocCommandsTable(t *testing.T) {
+	b, err := os.ReadFile(cliDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +41,12 @@ func TestReadmeCommandsTable(t *testing.T) {
 				documented[path] = true
 				cmd, rest, err := root.Find(strings.Fields(path))
 				if err != nil || len(rest) > 0 || cmd.CommandPath() != strings.TrimSpace("albedo "+path) {
-					t.Errorf("README row %q: no command %q", r.cell, "albedo "+path)
+					t.Errorf("docs/cli.md row %q: no command %q", r.cell, "albedo "+path)
 					continue
 				}
 				for _, f := range spanFlags(span) {
 					if cmd.Flag(f) == nil {
-						t.Errorf("README row %q: %q has no flag --%s", r.cell, cmd.CommandPath(), f)
+						t.Errorf("docs/cli.md row %q: %q has no flag --%s", r.cell, cmd.CommandPath(), f)
 					}
 				}
 			}
@@ -47,7 +55,7 @@ func TestReadmeCommandsTable(t *testing.T) {
 	walk(root, func(cmd *cobra.Command) {
 		path := strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), "albedo"), " ")
 		if !documented[path] && cmd.Annotations[groupOnly] == "" {
-			t.Errorf("README's Commands table has no row for %q", cmd.CommandPath())
+			t.Errorf("docs/cli.md's Commands table has no row for %q", cmd.CommandPath())
 		}
 	})
 }
@@ -67,12 +75,12 @@ type commandRow struct {
 	spans []string // its code spans, \| unescaped
 }
 
-// commandRows reads the table of README's "## Commands" section.
-func commandRows(t *testing.T, readme string) []commandRow {
+// commandRows reads the table of the "## Commands" section of docs/cli.md.
+func commandRows(t *testing.T, doc string) []commandRow {
 	t.Helper()
-	_, sec, ok := strings.Cut(readme, "\n## Commands\n")
+	_, sec, ok := strings.Cut(doc, "\n## Commands\n")
 	if !ok {
-		t.Fatal(`README.md has no "## Commands" section`)
+		t.Fatal(`docs/cli.md has no "## Commands" section`)
 	}
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	// A cell ends at a | that is not escaped (\| is a | inside a cell).
@@ -85,7 +93,7 @@ func commandRows(t *testing.T, readme string) []commandRow {
 		}
 		loc := cellEnd.FindStringIndex(line[1:])
 		if loc == nil {
-			t.Fatalf("README row without cells: %q", line)
+			t.Fatalf("docs/cli.md row without cells: %q", line)
 		}
 		cell := strings.TrimSpace(line[1 : loc[0]+2])
 		r := commandRow{cell: cell}
@@ -95,7 +103,7 @@ func commandRows(t *testing.T, readme string) []commandRow {
 		rows = append(rows, r)
 	}
 	if len(rows) == 0 {
-		t.Fatal("README's Commands section has no table rows")
+		t.Fatal("docs/cli.md's Commands section has no table rows")
 	}
 	return rows
 }
@@ -135,16 +143,20 @@ func spanFlags(span string) []string {
 	return out
 }
 
-// Every flag a user can see (not hidden, not help) is named in README.md
-// somewhere as --flag: the Commands table or the section it points to.
+// Every flag a user can see (not hidden, not help) is named somewhere as
+// --flag in docs/cli.md (the Commands table, the flags of every command)
+// or in docs/server.md (the daemon's flags), which the table points to.
 // --workspace went undocumented while the table test only checked the
 // other way round.
-func TestReadmeNamesEveryFlag(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+func TestDocNamesEveryFlag(t *testing.T) {
+	var docs string
+	for _, p := range []string{cliDoc, serverDoc} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs += string(b)
 	}
-	readme := string(b)
 	root := newRoot(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 	root.InitDefaultVersionFlag()
 	walk(root, func(cmd *cobra.Command) {
@@ -152,23 +164,23 @@ func TestReadmeNamesEveryFlag(t *testing.T) {
 			if f.Hidden || f.Name == "help" {
 				return
 			}
-			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(readme) {
-				t.Errorf("README.md never names %s's flag --%s", cmd.CommandPath(), f.Name)
+			if !regexp.MustCompile(`--` + regexp.QuoteMeta(f.Name) + `\b`).MatchString(docs) {
+				t.Errorf("neither docs/cli.md nor docs/server.md names %s's flag --%s", cmd.CommandPath(), f.Name)
 			}
 		})
 	})
 }
 
-// The exit statuses README's table lists are exactly the ones the code
-// has, and `send --help` lists each one send can end with.
-func TestReadmeExitStatuses(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// The exit statuses the table of docs/cli.md lists are exactly the ones
+// the code has, and `send --help` lists each one send can end with.
+func TestDocExitStatuses(t *testing.T) {
+	b, err := os.ReadFile(cliDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(b), "\n| status | means |\n")
 	if !ok {
-		t.Fatal("README.md has no exit status table")
+		t.Fatal("docs/cli.md has no exit status table")
 	}
 	var listed []int
 	for line := range strings.SplitSeq(table, "\n") {
@@ -184,7 +196,7 @@ func TestReadmeExitStatuses(t *testing.T) {
 	}
 	all := []int{0, exitOther, exitUsage, exitHomeLocked, exitNotFound, exitTurnFailed, exitInterrupted, exitGaveUp}
 	if !slices.Equal(listed, all) {
-		t.Errorf("README's exit statuses %v, the code's %v", listed, all)
+		t.Errorf("docs/cli.md's exit statuses %v, the code's %v", listed, all)
 	}
 	for _, n := range []int{0, exitOther, exitUsage, exitNotFound, exitTurnFailed, exitInterrupted, exitGaveUp} {
 		if !strings.Contains(sendHelp, fmt.Sprintf("\n  %d  ", n)) {
