@@ -86,7 +86,7 @@ func LockHolder(home string) (int, bool) {
 // ProcessAlive says whether pid names a live process. A zombie — exited,
 // not yet reaped by its parent — is not: it holds no lock and serves
 // nothing, and in a container whose first process reaps lazily it can
-// linger for seconds (`albedo stop` waited 1.8 s for one here).
+// linger for seconds, which `albedo stop` would spend waiting for it.
 func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false

@@ -15,7 +15,7 @@ func runLine(m *Model, line string) []Cmd {
 }
 
 // What the terminal refuses before asking the daemon: an effort that is
-// not a level, a title of nothing (it used to clear the title).
+// not a level, a title of nothing (which would clear the title).
 func TestSlashCommandsRefuseBadArguments(t *testing.T) {
 	m := demo()
 	for _, line := range []string{"/effort bogus", "/effort", "/title", "/title   "} {

@@ -402,12 +402,13 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 //
 // Every new connection counts as fresh until its request is read, the
 // owner's and bots' too, and after a restart all of a daemon's clients
-// connect within a quarter of a second. At 256, a restart of a daemon with
-// 1 000 clients closed some 2 000 connections that had sent their request
-// but were not read yet (the oldest first), and each of those clients lost
-// a backoff step: the last was back 0.5–1 s after the others. At 1 024
-// none was closed (docs/benchmarks.md). About 18 KiB each (net/http's
-// buffers and a goroutine), 1 024 is some 18 MiB.
+// connect within the first backoff delay. A bound below that burst closes
+// connections that have sent their request but were not read yet (the
+// oldest first), and each of those clients loses a backoff step and comes
+// back well after the others. The upper bound is large enough that after
+// a restart with a thousand clients the last comes back with the rest
+// (docs/benchmarks.md). Each waiting connection holds net/http's buffers
+// and a goroutine, so the bound also caps the memory a flood can take.
 func unauthenticatedBound() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {

@@ -364,11 +364,11 @@ function following() {
 
 // Events that arrive for the session shown are drawn together, on a
 // frame, at most 10 times a second: each drawing lays out and paints the
-// whole transcript (some 5 ms for a thousand messages), so a burst of
-// events costs a few drawings a second, not one a frame, while a lone
-// event is drawn on the next frame. Each waits with its session's id, and
-// the drawing takes only those of the session shown then; drawSession,
-// which draws a session whole from its view's events, empties the queue.
+// whole transcript, so a burst of events costs a few drawings a second,
+// not one a frame, while a lone event is drawn on the next frame. Each
+// waits with its session's id, and the drawing takes only those of the
+// session shown then; drawSession, which draws a session whole from its
+// view's events, empties the queue.
 // So a session opened meanwhile loses none of its events, shows none
 // twice, and shows none of another's.
 let appendQueue = []; // {session, ev}, in arrival order

@@ -201,9 +201,9 @@ func publishStamped(ctx context.Context, c config, pub publishFunc, ch string) i
 		// flight), so a slow acknowledgement does not slow the rate. The
 		// n-th publish is due at start + n/rate; one that comes due while
 		// the tool is busy goes out as soon as it can rather than being
-		// skipped (a time.Ticker drops the ticks its reader misses: at
-		// 100 viewers × 1 000 events/s that left 800–930 a second,
-		// fewer the busier the tool).
+		// skipped (a time.Ticker drops the ticks its reader misses, so a
+		// busy tool would publish below the rate asked for, and less the
+		// busier it is).
 		start := time.Now()
 		sem := make(chan struct{}, 64)
 		for n := 0; ctx.Err() == nil; n++ {
