@@ -85,6 +85,25 @@ func (w *Writer) commit(batch []*request) {
 // request: the batch is rolled back and run again with savepoints.
 var errRetryCarefully = errors.New("db: a request failed; run the batch again with savepoints")
 
+// keeper is how a batch's writes are kept, once every request has run:
+// flush writes the rows they appended, and returns how many events it
+// wrote to the log; commit ends the transaction. Each build has one
+// (buildKeeper): durable in the daemon's, keepsNothing in the bench's
+// with its store taken out (benchnostore_on.go).
+type keeper interface {
+	flush(ctx context.Context, b *batchState, tx bun.Tx, reqs []*request) (logged int, _ error)
+	commit(tx bun.Tx) error
+}
+
+// durable keeps a batch: its rows flushed, its transaction committed.
+type durable struct{}
+
+func (durable) flush(ctx context.Context, b *batchState, tx bun.Tx, reqs []*request) (int, error) {
+	return b.flush(ctx, tx, reqs)
+}
+
+func (durable) commit(tx bun.Tx) error { return tx.Commit() }
+
 // runBatch executes batch in one transaction and answers every request,
 // except when it must run again: when careful is false and a request
 // fails (done false), or, on PostgreSQL, when a session's row was locked
@@ -114,8 +133,8 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	logged := 0
-	if err == nil && live > 0 && !KeepsNothing {
-		logged, err = b.flush(ctx, tx, batch)
+	if err == nil && live > 0 {
+		logged, err = w.keeper.flush(ctx, b, tx, batch)
 		if err != nil && !careful {
 			err = errRetryCarefully
 		}
@@ -137,9 +156,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		w.answerEach(batch)
 		return true, nil
 	}
-	if KeepsNothing {
-		_ = tx.Rollback() // bench/run's bound only (benchnostore_on.go)
-	} else if err := tx.Commit(); err != nil {
+	if err := w.keeper.commit(tx); err != nil {
 		clear(w.heads) // unknown state: read heads afresh
 		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true, nil

@@ -62,8 +62,10 @@
 //   - rewind.go: the writer's own checkpoint between two batches, after
 //     which its next commit starts SQLite's WAL again from its beginning.
 //   - stats.go: the writer's counters and latency histograms.
-//   - benchnostore_on.go, benchnostore_off.go: KeepsNothing, set only in
-//     the bench's build with its store taken out (-tags benchnostore).
+//   - benchnostore_off.go, benchnostore_on.go: each build's keeper, what
+//     a batch's writes become: flushed and committed, or, in the bench's
+//     build with its store taken out (-tags benchnostore, KeepsNothing),
+//     neither.
 //
 // What requests write and readers read:
 //   - sessions.go: sessions, the list's pages, heads.

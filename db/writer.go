@@ -29,6 +29,7 @@ type Writer struct {
 	onCommit func([]Committed)
 	maxBatch int
 	single   bool
+	keeper   keeper // what a batch's writes become (buildKeeper)
 	// legacyPosts: some bot posts are still stored in inputs (from before
 	// events recorded them; see migration post_ids), so a post's
 	// idempotency check looks there too.
@@ -101,6 +102,7 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool, logRows i
 		onCommit:    opts.OnCommit,
 		maxBatch:    opts.MaxBatch,
 		single:      opts.NoGroupCommit,
+		keeper:      buildKeeper(),
 		reqs:        make(chan *request, 1024),
 		rewindReq:   make(chan struct{}, 1),
 		stop:        make(chan struct{}),
