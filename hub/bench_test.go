@@ -25,6 +25,7 @@ func BenchmarkFanout(b *testing.B) {
 			stop := make(chan struct{})
 			for range n {
 				c := h.Connect(ConnInfo{})
+				wake := wakes(c)
 				zero := int64(0)
 				c.Subscribe(ctx, []wire.Sub{{Session: "s", After: &zero, Epoch: epoch}}, func(r []wire.SubReply) any { return r })
 				wg.Add(1)
@@ -43,7 +44,7 @@ func BenchmarkFanout(b *testing.B) {
 						}
 						if len(buf) == 0 {
 							select {
-							case <-c.Wake():
+							case <-wake:
 							case <-stop:
 								return
 							}

@@ -62,6 +62,7 @@ func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
 	h := newTestHub(t, Options{MaxReplyBytes: bound})
 	c := h.Connect(ConnInfo{Name: "t"})
 	defer c.Close()
+	wake := wakes(c)
 	frame := wire.Encode(wire.Reply{ID: 1, OK: true})
 	done := make(chan struct{})
 	go func() { // the reader of a client that sends 10 000 pings
@@ -76,7 +77,7 @@ func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for c.Unsent() < bound {
 		select {
-		case <-c.Wake():
+		case <-wake:
 		case <-done:
 			t.Fatal("the reader finished without reaching the bound")
 		case <-deadline:
@@ -101,7 +102,7 @@ func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
 		got += len(frames(buf))
 		if len(buf) == 0 {
 			select {
-			case <-c.Wake():
+			case <-wake:
 			case <-deadline:
 				t.Fatalf("%d replies of 10000 after the drain", got)
 			}

@@ -22,16 +22,15 @@ func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.
 
 // Conn is the hub's side of one client connection: its subscriptions
 // (cursors) and the replies waiting to be written. The transport (api)
-// writes with one goroutine at a time calling Fill: either a writer that
-// waits on Wake, or one it starts from the func given to OnWake. Every
-// other method may be called from any goroutine.
+// writes with one goroutine at a time calling Fill, which it starts or
+// wakes from the func given to OnWake. Every other method may be called
+// from any goroutine.
 type Conn struct {
 	// static after construction
 	hub  *Hub
 	info ConnInfo
-	wake chan struct{} // capacity 1: "there is something to write"
 
-	onWake atomic.Pointer[func()] // replaces wake once set (OnWake)
+	onWake atomic.Pointer[func()] // told "there is something to write" (OnWake); nil until set
 
 	scratch []entry // owned by the goroutine calling Fill
 
@@ -77,27 +76,19 @@ type sub struct {
 // Info returns the connection's presence identity.
 func (c *Conn) Info() ConnInfo { return c.info }
 
-// Wake is signalled whenever Fill may have something new to write, until
-// OnWake replaces it.
-func (c *Conn) Wake() <-chan struct{} { return c.wake }
-
 // OnWake makes f what is called whenever Fill may have something new to
-// write, instead of signalling Wake: a transport can then start its
-// writer when there is something to write rather than keep one parked per
-// connection. f runs on the goroutine that has something for the
-// connection (a commit, a reply), with no lock of the hub held; it must not
-// block. Wakes before OnWake went to the Wake channel: call Fill once
-// after it.
+// write: a transport can then start its writer when there is something to
+// write rather than keep one parked per connection. f runs on the
+// goroutine that has something for the connection (a commit, a reply),
+// with no lock of the hub held; it must not block. Wakes before OnWake
+// are not kept: call Fill once after it.
 func (c *Conn) OnWake(f func()) { c.onWake.Store(&f) }
 
+// signal tells the connection's writer, through OnWake's func, that Fill
+// may have something new to write.
 func (c *Conn) signal() {
 	if f := c.onWake.Load(); f != nil {
 		(*f)()
-		return
-	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
 	}
 }
 

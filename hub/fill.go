@@ -14,8 +14,8 @@ import (
 // cursors in turn, at most one page of events each per pass so that a busy
 // session cannot starve the quiet ones. A frame joins the batch only if the
 // batch stays within limit bytes; a frame larger than limit goes alone. An
-// empty result means there is nothing to write until the next Wake. Only
-// the connection's writer goroutine may call Fill.
+// empty result means there is nothing to write until the next wake
+// (OnWake). Only the connection's writer goroutine may call Fill.
 func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) {
 	buf, all := c.takeReplies(buf, limit)
 	if !all {

@@ -296,7 +296,7 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 	if info.ID == "" {
 		info.ID = randomID(6)
 	}
-	c := &Conn{hub: h, info: info, wake: make(chan struct{}, 1), room: make(chan struct{}, 1), subs: map[string]*sub{}}
+	c := &Conn{hub: h, info: info, room: make(chan struct{}, 1), subs: map[string]*sub{}}
 	h.mu.Lock()
 	h.conns[c] = struct{}{}
 	h.mu.Unlock()

@@ -70,6 +70,21 @@ func appendN(t testing.TB, h *Hub, session string, n int) {
 	}
 }
 
+// wakes has c's wakes (OnWake) signal the returned channel, of capacity
+// 1: a writer that waits on it and then calls Fill misses none, however
+// many wakes came while it was filling. Call it before anything is
+// written to c, or call Fill once after it.
+func wakes(c *Conn) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	c.OnWake(func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	})
+	return ch
+}
+
 // reader drains a Conn the way the api's writer goroutine does, decoding
 // every frame.
 type reader struct {
@@ -81,6 +96,7 @@ type reader struct {
 
 func newReader(t testing.TB, c *Conn) *reader {
 	r := &reader{c: c, frames: make(chan wire.Frame, 1<<16), stop: make(chan struct{}), done: make(chan struct{})}
+	wake := wakes(c)
 	go func() {
 		defer close(r.done)
 		var buf []byte
@@ -93,7 +109,7 @@ func newReader(t testing.TB, c *Conn) *reader {
 			}
 			if len(buf) == 0 {
 				select {
-				case <-c.Wake():
+				case <-wake:
 					continue
 				case <-r.stop:
 					return

@@ -98,6 +98,7 @@ func BenchmarkDeltaLatency(b *testing.B) {
 			stop := make(chan struct{})
 			for range viewers {
 				c := h.Connect(ConnInfo{})
+				wake := wakes(c)
 				win := 0
 				c.Subscribe(ctx, []wire.Sub{{Session: "s", Window: &win}}, func(r []wire.SubReply) any { return r })
 				wg.Add(1)
@@ -123,7 +124,7 @@ func BenchmarkDeltaLatency(b *testing.B) {
 						}
 						if len(buf) == 0 {
 							select {
-							case <-c.Wake():
+							case <-wake:
 							case <-stop:
 								return
 							}
