@@ -7,7 +7,8 @@
 
 const SUBPROTOCOL = 'albedo.v1';
 const BACKOFF_BASE_MS = 250;
-const BACKOFF_CAP_MS = 10000;
+// The cap of every client's backoff (docs/protocol.md; client/backoff.go).
+const BACKOFF_CAP_MS = 5000;
 const CLOSE_BAD_TOKEN = 4401;
 
 // uuidv7 is a time-ordered UUID, the form input ids take.
