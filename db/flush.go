@@ -47,28 +47,43 @@ func (f *flushBufs) keep(args, logArgs, ids []any) {
 // prepared once per connection and kept. It returns how many events it
 // wrote to the log.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlogged int, _ error) {
-	at := b.at
 	// The argument lists are the writer's, from batch to batch: grown
 	// anew, they were a tenth of the bytes the daemon allocated per input
 	// at 100 writers (issue 16).
-	args, logArgs, ids := b.w.bufs.args[:0], b.w.bufs.logArgs[:0], b.w.bufs.ids[:0]
-	defer func() { b.w.bufs.keep(args, logArgs, ids) }()
-	var atArg any = at                // boxed once, not once per row
+	bufs := &b.w.bufs
+	args, logArgs, ids := b.eventArgs(reqs, bufs.args[:0], bufs.logArgs[:0], bufs.ids[:0])
+	defer func() { bufs.keep(args, logArgs, ids) }()
+	// database/sql directly: bun would inline every argument into the SQL
+	// text, and SQLite would parse megabytes of it.
+	d, stmts := b.w.dialect, b.w.dialect.flushStmts()
+	if err := insertRows(ctx, tx, d, stmts.insertEvents.get, eventColumns, args); err != nil {
+		return 0, fmt.Errorf("insert events: %w", err)
+	}
+	if err := insertRows(ctx, tx, d, stmts.insertLog.get, eventColumns, logArgs); err != nil {
+		return 0, fmt.Errorf("log events: %w", err)
+	}
+	// A taken id fails here: optimistically, the batch then runs again
+	// carefully, and that run finds the input it repeats (putPost).
+	if err := insertRows(ctx, tx, d, stmts.insertInputIDs.get, inputIDColumns, ids); err != nil {
+		return 0, fmt.Errorf("insert input ids: %w", err)
+	}
+	var err error
+	if args, err = b.updateSessions(ctx, tx, stmts, args); err != nil {
+		return 0, err
+	}
+	return len(logArgs) / eventColumns, nil
+}
+
+// eventArgs appends the parameters of the events the accepted requests
+// of reqs keep: to args those that go straight into events, to logArgs
+// those that go to the log (recording their sessions in
+// batchMaps.logged), and to ids those of the input ids their messages
+// take.
+func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids []any) (_, _, _ []any) {
+	var atArg any = b.at              // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	logged := b.w.maps.logged         // sessions whose events went to the log
-	// Where each session's events go (fold.go): those of a session with
-	// few of them in a batch of many sessions to the log, the rest
-	// straight into events.
-	count := b.w.maps.count
-	for i, r := range reqs {
-		if r.fail == nil && r.tx != nil {
-			for _, c := range r.tx.committed {
-				if b.keeps(i, c) {
-					count[c.Session] += len(c.Events)
-				}
-			}
-		}
-	}
+	count := b.countEvents(reqs)
 	for i, r := range reqs {
 		if r.fail != nil || r.tx == nil {
 			continue
@@ -100,24 +115,35 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 			}
 		}
 	}
-	// database/sql directly: bun would inline every argument into the SQL
-	// text, and SQLite would parse megabytes of it.
-	stmts := b.w.dialect.flushStmts()
-	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertEvents.get, eventColumns, args); err != nil {
-		return 0, fmt.Errorf("insert events: %w", err)
+	return args, logArgs, ids
+}
+
+// countEvents counts, in batchMaps.count, each session's events that the
+// accepted requests of reqs keep: where a session's events go depends on
+// them (fold.go), those of a session with few of them in a batch of many
+// sessions to the log, the rest straight into events.
+func (b *batchState) countEvents(reqs []*request) map[string]int {
+	count := b.w.maps.count
+	for i, r := range reqs {
+		if r.fail == nil && r.tx != nil {
+			for _, c := range r.tx.committed {
+				if b.keeps(i, c) {
+					count[c.Session] += len(c.Events)
+				}
+			}
+		}
 	}
-	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertLog.get, eventColumns, logArgs); err != nil {
-		return 0, fmt.Errorf("log events: %w", err)
-	}
-	nlogged = len(logArgs) / eventColumns
-	// A taken id fails here: optimistically, the batch then runs again
-	// carefully, and that run finds the input it repeats (putPost).
-	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertInputIDs.get, inputIDColumns, ids); err != nil {
-		return 0, fmt.Errorf("insert input ids: %w", err)
-	}
+	return count
+}
+
+// updateSessions writes, in multi-row updates, the counters of each
+// session the batch touched whose events did not go to the log, and the
+// batch's updated_at. It builds each update's parameters in args, and
+// returns args as it grew, for the writer to keep.
+func (b *batchState) updateSessions(ctx context.Context, tx bun.Tx, stmts *flushStmts, args []any) ([]any, error) {
 	var sessions []string
 	for id, c := range b.heads {
-		if c.head >= 0 && !logged[id] {
+		if c.head >= 0 && !b.w.maps.logged[id] {
 			sessions = append(sessions, id)
 		}
 	}
@@ -133,16 +159,16 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 		for _, id := range sessions[:n] {
 			args = append(args, id, b.heads[id].lastTurn)
 		}
-		args = append(args, at)
+		args = append(args, b.at)
 		for _, id := range sessions[:n] {
 			args = append(args, id)
 		}
 		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(stmts.updateSessions.get(n)), args...); err != nil {
-			return 0, fmt.Errorf("update heads: %w", err)
+			return args, fmt.Errorf("update heads: %w", err)
 		}
 		sessions = sessions[n:]
 	}
-	return nlogged, nil
+	return args, nil
 }
 
 // insertRows inserts the rows in args (columns parameters each) with

@@ -111,41 +111,15 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 }
 
 func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
-	// Conversations are private: create the file 0600 before SQLite does.
-	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
-		f.Close()
-	}
-	wsql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, busyWait))
+	rw, err := openSQLiteWriter(ctx, path, opts.Synchronous)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
-	// One connection: SQLite has one writer anyway, and a single connection
-	// makes the writer goroutine the only place that can hold the lock.
-	wsql.SetMaxOpenConns(1)
-	wsql.SetMaxIdleConns(1)
-	wsql.SetConnMaxLifetime(0)
-	rw := bun.NewDB(wsql, sqlitedialect.New())
-
-	if err := migrateUp(ctx, rw); err != nil {
+	ro, err := openSQLiteReaders(path, opts.Synchronous)
+	if err != nil {
 		rw.Close()
 		return nil, err
 	}
-
-	rsql, err := sql.Open("sqlite3", dsn(path, true, opts.Synchronous, busyWait))
-	if err != nil {
-		rw.Close()
-		return nil, fmt.Errorf("open %s for reading: %w", path, err)
-	}
-	n := max(4, runtime.GOMAXPROCS(0))
-	rsql.SetMaxOpenConns(n)
-	rsql.SetMaxIdleConns(n)
-	ro := bun.NewDB(rsql, sqlitedialect.New())
-
-	// Checkpoints move the WAL into the database file and fsync it. Left to
-	// SQLite, they run inside whichever commit crosses 1000 pages — on the
-	// writer goroutine, stalling every caller of that batch. They run on a
-	// connection of their own instead, which WAL mode allows beside a
-	// writer (PASSIVE never blocks it).
 	walLimit := opts.walLimitPages
 	if walLimit <= 0 {
 		walLimit = walLimitDefault
@@ -155,8 +129,74 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		ro.Close()
 		return nil, err
 	}
+	if err := writerPragmas(ctx, rw, walLimit); err != nil {
+		return fail(err)
+	}
+	// Its waits are short: a checkpoint that waits holds commits back.
+	csql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, ckptBusyWait))
+	if err != nil {
+		return fail(fmt.Errorf("open %s for checkpoints: %w", path, err))
+	}
+	csql.SetMaxOpenConns(1)
+	legacyPosts, logRows, err := writerStart(ctx, rw)
+	if err != nil {
+		csql.Close()
+		return fail(err)
+	}
+	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
+	go d.checkpoints()
+	return d, nil
+}
+
+// openSQLiteWriter opens the writer's connection to the database at path,
+// creating the file if needed, and migrates it to the newest schema.
+func openSQLiteWriter(ctx context.Context, path, sync string) (*bun.DB, error) {
+	// Conversations are private: create the file 0600 before SQLite does.
+	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
+		f.Close()
+	}
+	wsql, err := sql.Open("sqlite3", dsn(path, false, sync, busyWait))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single connection
+	// makes the writer goroutine the only place that can hold the lock.
+	wsql.SetMaxOpenConns(1)
+	wsql.SetMaxIdleConns(1)
+	wsql.SetConnMaxLifetime(0)
+	rw := bun.NewDB(wsql, sqlitedialect.New())
+	if err := migrateUp(ctx, rw); err != nil {
+		rw.Close()
+		return nil, err
+	}
+	return rw, nil
+}
+
+// openSQLiteReaders opens the pool of read-only connections to the
+// database at path.
+func openSQLiteReaders(path, sync string) (*bun.DB, error) {
+	rsql, err := sql.Open("sqlite3", dsn(path, true, sync, busyWait))
+	if err != nil {
+		return nil, fmt.Errorf("open %s for reading: %w", path, err)
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	rsql.SetMaxOpenConns(n)
+	rsql.SetMaxIdleConns(n)
+	return bun.NewDB(rsql, sqlitedialect.New()), nil
+}
+
+// writerPragmas sets the pragmas of the writer's one connection, rw, with
+// a WAL of walLimit pages.
+//
+// Checkpoints move the WAL into the database file and fsync it. Left to
+// SQLite, they run inside whichever commit crosses 1000 pages — on the
+// writer goroutine, stalling every caller of that batch. They run on a
+// connection of their own instead, which WAL mode allows beside a
+// writer (PASSIVE never blocks it).
+func writerPragmas(ctx context.Context, rw *bun.DB, walLimit int) error {
 	if _, err := rw.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-		return fail(fmt.Errorf("disable auto-checkpoint: %w", err))
+		return fmt.Errorf("disable auto-checkpoint: %w", err)
 	}
 	// Statement journals in memory: a statement that writes many rows
 	// inside a transaction (the batch's multi-row inserts and updates)
@@ -167,34 +207,28 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	// statement (at most maxStmtRows rows) and is dropped at its end. Set
 	// on the writer's one connection, like the pragmas below.
 	if _, err := rw.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
-		return fail(fmt.Errorf("keep statement journals in memory: %w", err))
+		return fmt.Errorf("keep statement journals in memory: %w", err)
 	}
 	// When a commit rewinds the WAL after a passive checkpoint that
 	// copied it all, it also shrinks the file to this.
 	if _, err := rw.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", walLimit*4096)); err != nil {
-		return fail(fmt.Errorf("limit the WAL: %w", err))
+		return fmt.Errorf("limit the WAL: %w", err)
 	}
-	// Its waits are short: a checkpoint that waits holds commits back.
-	csql, err := sql.Open("sqlite3", dsn(path, false, opts.Synchronous, ckptBusyWait))
-	if err != nil {
-		return fail(fmt.Errorf("open %s for checkpoints: %w", path, err))
-	}
-	csql.SetMaxOpenConns(1)
+	return nil
+}
 
-	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+// writerStart reads what the writer starts from: whether bot posts are
+// still stored as inputs (Writer.legacyPosts), and how many events the
+// log holds (Writer.logRows).
+func writerStart(ctx context.Context, rw *bun.DB) (legacyPosts bool, logRows int, _ error) {
 	legacyPosts, err := hasLegacyPosts(ctx, rw)
 	if err != nil {
-		csql.Close()
-		return fail(err)
+		return false, 0, err
 	}
-	var logRows int
 	if err := rw.QueryRowContext(ctx, `SELECT count(*) FROM events_log`).Scan(&logRows); err != nil {
-		csql.Close()
-		return fail(fmt.Errorf("count the event log: %w", err))
+		return false, 0, fmt.Errorf("count the event log: %w", err)
 	}
-	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
-	go d.checkpoints()
-	return d, nil
+	return legacyPosts, logRows, nil
 }
 
 // hasLegacyPosts says whether bot posts are still stored as inputs (see
