@@ -206,8 +206,8 @@ func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
 }
 
 // A presence push waiting for its interval does not hold up the batch:
-// the events of the connection's other sessions go out at once (it used to
-// count as "did not fit" and end the batch, for up to 250 ms).
+// the events of the connection's other sessions go out at once, not when
+// the interval is over.
 func TestDeferredPresenceDoesNotHoldUpOtherSessions(t *testing.T) {
 	h := newTestHub(t, Options{})
 	ctx := context.Background()
@@ -258,8 +258,8 @@ func (p blockProvider) Stream(ctx context.Context, _ provider.Request, emit func
 }
 
 // A delete that fails changes nothing: the running turn goes on and the
-// queued one runs after it (the turns used to be stopped before the delete
-// was committed, and a failed delete left the session's inputs unrun).
+// queued one runs after it, since a session's turns are stopped only once
+// its delete is committed.
 func TestFailedDeleteLeavesTurnsRunning(t *testing.T) {
 	release := make(chan struct{})
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)

@@ -163,8 +163,8 @@ func (ch *channel) addSub(s *sub) {
 
 // removeSub takes s from the channel's cursors, moving the last into its
 // place. A slice rather than a set: most sessions have one or two
-// cursors, and a map of one cost an idle subscription ~120 bytes more
-// (issue 16). Caller holds mu.
+// cursors, and for so few a map costs each idle subscription more memory
+// than a slice's entry does. Caller holds mu.
 func (ch *channel) removeSub(s *sub) {
 	if s.at >= len(ch.subs) || ch.subs[s.at] != s {
 		return // not among them: a second removal would move another cursor

@@ -12,13 +12,15 @@ import (
 )
 
 // The nodes of a cluster tell each other what happened over NATS core
-// subjects (../shared/design/CLUSTER.md, "How a node learns of events").
-// NATS is at most once: nothing depends on a notice arriving, only on how
-// soon a node learns. Every fact a notice carries is also in the store,
-// where a node finds it anyway: heads by the reconcile loop
-// (cluster_heartbeat.go) and on a cursor that asks for more than a node has seen,
-// tokens on first use, presence and run status again at the next
-// heartbeat. A node ignores its own notices.
+// subjects, one per kind of notice (docs/cluster.md: "What each part
+// does" says what they carry, "When a part fails" what a lost one costs).
+// Core NATS delivers at most once, so nothing depends on a notice
+// arriving, only how soon a node learns: every fact a notice carries is
+// also in the store, where a node finds it anyway. A session's head is
+// re-read at every heartbeat (cluster_heartbeat.go) and when a cursor
+// asks for more than the node has seen (catchUp); a token, at its first
+// use (cluster_tokens.go); viewers and run state, at the other node's
+// next heartbeat. A node ignores its own notices (nodeHeader).
 const (
 	subjEvents   = "albedo.ev"       // evNotice: a commit's events
 	subjText     = "albedo.text"     // textNotice: a running turn's reply, from its node

@@ -20,11 +20,10 @@ func clusterPair(t *testing.T) (a, b *Hub) {
 	return openTestHub(t, url, Options{Node: "a"}), openTestHub(t, url, Options{Node: "b"})
 }
 
-// A node looks up a token made on another without holding back the
-// changes to its own tokens: here one is in progress (it holds the
-// tokens' ops, as a revocation waiting for the store does) while the
-// lookup runs. Before, the lookup waited for it, and every lookup for the
-// one before it.
+// A node looks up a token made on another without waiting for a change
+// of its own tokens in progress, and without holding it back: here one
+// is (it holds the tokens' ops, as a revocation waiting for the store
+// does) while the lookup runs.
 func TestTokenLookupsHoldNothingBack(t *testing.T) {
 	a, b := clusterPair(t)
 	ctx := context.Background()

@@ -25,6 +25,7 @@
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
 //	tokens.go         the token table; Authenticate; bot and viewer tokens
 //	tokens_owner.go   owner tokens (`albedo tokens add`), the token list, reload on SIGHUP
+//	access.go         the sets of roles the permission tables name; Principal.Authorize
 //	validate.go       the rules for text fields, input ids and effort
 //	stats.go          Stats, for the daemon's metrics
 //	provider/         what answers turns: echo, OpenAI-compatible APIs, their registry

@@ -11,8 +11,8 @@ type entry struct {
 
 // ring holds a channel's most recent events, contiguous by offset. It is
 // guarded by its channel's mutex. Its buffer grows on demand up to size
-// entries: most watched sessions are quiet, and a full-size buffer for each
-// (12 KiB) was two thirds of an idle connection's memory.
+// entries: most watched sessions are quiet, and a full-size buffer for
+// each would be most of an idle connection's memory.
 type ring struct {
 	buf      []entry
 	start    int // index of the oldest entry
