@@ -90,8 +90,8 @@ type (
 
 // slashCommand is one /command: how it is typed (its first word is its
 // name), what it does in words, and what it runs with the rest of the line.
-// The help overlay and the README list them with the keys. run is called
-// only by Model.slash, on the UI goroutine.
+// The help overlay and docs/terminal.md list them with the keys. run is
+// called only by Model.slash, on the UI goroutine.
 type slashCommand struct {
 	usage string
 	does  string

@@ -8,8 +8,8 @@ import (
 
 // keyEntry is one row of the key table: the keys as a person reads them,
 // what they do in words, and the presses that do it. The help overlay shows
-// the rows, the README's key table repeats them (keys_test.go compares the
-// two), and Model.Key dispatches on their bindings.
+// the rows, docs/terminal.md's key table repeats them (keys_test.go
+// compares the two), and Model.Key dispatches on their bindings.
 type keyEntry struct {
 	keys  string
 	does  string
@@ -40,11 +40,11 @@ const (
 	modPlain                // neither Alt nor Shift
 )
 
-// keyTable is every key the help and the README list. What it leaves to
-// Model.Key's fallbacks is typing and the composer's line editing (Left,
-// Right, Backspace, Delete, Ctrl-A/E/U, Home/End while writing), and
-// leaving the sidebar by writing (Enter, Right or a rune): the keys any
-// text field has, which the help does not spell out.
+// keyTable is every key the help and docs/terminal.md list. What it
+// leaves to Model.Key's fallbacks is typing and the composer's line
+// editing (Left, Right, Backspace, Delete, Ctrl-A/E/U, Home/End while
+// writing), and leaving the sidebar by writing (Enter, Right or a rune):
+// the keys any text field has, which the help does not spell out.
 var keyTable = []keyEntry{
 	{"Enter", "send", []binding{
 		{key: tcell.KeyEnter, mods: modPlain, when: inComposer, run: (*Model).submit},

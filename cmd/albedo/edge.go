@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The edge of a team server (README "A team server"): where the daemon
-// listens and with which names, TLS, and the log's format. These flags are
-// checked before the daemon takes its home, so that a mistake is a usage
-// error (exit 2) and leaves no daemon.down behind.
+// The edge of a team server (docs/server.md, "A team server"): where the
+// daemon listens and with which names, TLS, and the log's format. These
+// flags are checked before the daemon takes its home, so that a mistake is
+// a usage error (exit 2) and leaves no daemon.down behind.
 
 // edgeFlags are the daemon's flags about its edge.
 type edgeFlags struct {

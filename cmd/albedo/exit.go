@@ -11,8 +11,9 @@ import (
 	"albedo/wire"
 )
 
-// Exit statuses. README's Commands section and `albedo send --help` list
-// them; scripts depend on them, so a number never changes its meaning.
+// Exit statuses. docs/cli.md ("Exit statuses") and `albedo send --help`
+// list them; scripts depend on them, so a number never changes its
+// meaning.
 const (
 	exitOther       = 1 // anything else: no daemon, a refused request …
 	exitUsage       = 2 // bad arguments or flags, empty text, an ambiguous name
@@ -74,7 +75,7 @@ func describe(err error) string {
 }
 
 // groupOnly marks (in Annotations) a command that only groups others and
-// prints its help: the README documents its subcommands instead.
+// prints its help: docs/cli.md documents its subcommands instead.
 const groupOnly = "albedo/group-only"
 
 // usageRules makes every command's argument and flag errors usage errors

@@ -71,7 +71,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g),
 		newBotsCmd(g), newTokensCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g))
 	// The help and completion commands are cobra's; made now rather than
-	// at Execute so that usageRules and the README test see them.
+	// at Execute so that usageRules and readme_test.go see them.
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	usageRules(root)
