@@ -1,19 +1,21 @@
 // Package term is albedo's full-screen terminal client, on tcell v2.
 //
-// One goroutine (App.loop, started by Run) owns all state. It selects over screen events and
-// messages from the client (subscription items, connection states, the
-// results of HTTP calls), applies each to the Model (update.go), and then
-// redraws: drawing (draw.go) is a pure function of the Model. Update never
-// performs I/O; it returns Cmds that the App runs on other goroutines, whose
-// results come back as messages into the same loop.
+// One goroutine (App.loop, started by Run) owns all state. It selects over
+// screen events and messages from the client (subscription items,
+// connection states, the results of HTTP calls), applies each to the Model
+// (update.go), and then redraws: drawing (draw.go) is a pure function of
+// the Model. Update never performs I/O; it returns Cmds that the App runs
+// on other goroutines, whose results come back as messages into the same
+// loop.
 //
 // Files: model.go (the state), update.go (keys, pastes and pushes),
 // results.go (the results of Cmds), keys.go (the key table: dispatch and
 // help) and keyactions.go (what its keys run), commands.go (slash commands,
 // Cmds, the y/n question), sidebar.go (order, focus and drafts, the go-to
-// line), find.go (search and the message pick for copying), notify.go
-// (bell and desktop notices), draw.go, transcript.go (each event rendered
-// once per look), markdown.go (replies' Markdown, through goldmark) and
-// wrap.go (width, wrapping, what reaches the terminal), app.go (the loop
-// and the Cmd runner).
+// line), find.go (search and the message pick for copying), clipboard.go
+// (the copy, through the terminal: OSC 52), notify.go (bell and desktop
+// notices), draw.go, transcript.go (each event rendered once per look),
+// markdown.go (replies' Markdown, through goldmark) and wrap.go (width,
+// wrapping, what reaches the terminal), app.go (the loop and the Cmd
+// runner).
 package term

@@ -1,8 +1,3 @@
-// Command albedo is the albedo daemon and its command-line clients.
-//
-// albedo (no arguments) opens the terminal client; albedo daemon runs the
-// daemon in the foreground; the other subcommands talk to the daemon of
-// $ALBEDO_HOME, starting one when none answers. See README.md.
 package main
 
 import (
