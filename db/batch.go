@@ -11,9 +11,9 @@ import (
 )
 
 // batchMaps are a batch's maps, emptied and kept for the next batch: made
-// anew, they were a sixth of the bytes the daemon allocated per input at
-// 100 writers (issue 16). A batch holds at most maxBatch requests, so
-// what they keep is bounded.
+// anew for each one, they were a large share of what the daemon allocated
+// per input under many writers. A batch holds at most maxBatch requests,
+// so what they keep is bounded.
 type batchMaps struct {
 	heads  map[string]counters
 	posts  map[postKey]*Input // each in its request's Tx.posts
@@ -59,9 +59,9 @@ type batchState struct {
 // with a savepoint per request, so that the failing one costs only itself.
 // Request functions must therefore be safe to run twice (they only touch
 // the Tx and their own results). A batch of one runs optimistically too:
-// carefully, it paid a savepoint and a post's look-ups for a repeat on
-// every input, to spare a rerun only to one that fails, which is rare
-// (issue 16: a sixth of the daemon's CPU per input with one writer).
+// carefully, it would pay a savepoint and a post's look-ups for a repeat
+// on every input, to spare a rerun only to the rare one that fails; and
+// with one writer, every batch is a batch of one.
 func (w *Writer) commit(batch []*request) {
 	w.stats.batch(len(batch))
 	var needs map[string]bool // shared: the sessions to lock up front (lock.go)
@@ -202,7 +202,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 			}
 			// Pointers into the request's own list: an Input is too
 			// large for a map to hold inline, and as a value each one
-			// cost an allocation (issue 16).
+			// would cost an allocation.
 			for j := range r.tx.posts {
 				p := &r.tx.posts[j]
 				b.posts[postKey{p.Session, p.InputID}] = p

@@ -40,16 +40,16 @@ func (f *flushBufs) keep(args, logArgs, ids []any) {
 // session whose events did not go to the log. A logged session's row is
 // left as it was: reads see it through the view sessions_now, which
 // takes what is newer from the log, and the fold writes it (migration
-// sessions_now). Rewriting fifty rows a batch was the largest single cost
-// of a batch at 100 writers (issue 16). Doing this once per batch
+// sessions_now): rewriting the row of every session of a batch of many
+// was the largest single cost of the batch. Doing this once per batch
 // instead of once per request is most of what group commit saves. The
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept. It returns how many events it
 // wrote to the log.
 func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlogged int, _ error) {
 	// The argument lists are the writer's, from batch to batch: grown
-	// anew, they were a tenth of the bytes the daemon allocated per input
-	// at 100 writers (issue 16).
+	// anew for each, they were much of what the daemon allocated per
+	// input.
 	bufs := &b.w.bufs
 	args, logArgs, ids := b.eventArgs(reqs, bufs.args[:0], bufs.logArgs[:0], bufs.ids[:0])
 	defer func() { bufs.keep(args, logArgs, ids) }()
@@ -204,8 +204,8 @@ func stmtRows(rows int) int {
 }
 
 // sizedStmts holds a statement for each size stmtRows gives (the powers
-// of two up to maxStmtRows), made once: made for each batch, their text
-// was a few percent of the bytes the daemon allocated per input.
+// of two up to maxStmtRows), made once rather than for each batch: their
+// text is long, and always the same.
 type sizedStmts [maxStmtLog + 1]string
 
 // sized makes the statements of every size with sql.
@@ -238,16 +238,15 @@ func newFlushStmts(or string) *flushStmts {
 }
 
 // On SQLite a batch's statements roll the transaction back when they fail
-// (OR ROLLBACK) instead of undoing only themselves (ABORT, the default).
-// To undo only itself, a statement that writes several rows first copies
-// every page it is about to change into a statement journal: at 100
-// writers 5 % of the daemon's CPU, most of it in folds (issue 16,
-// docs/benchmarks.md). The writer never keeps a transaction whose flush
-// or fold failed: a batch is rolled back whole (and run again carefully,
-// or failed), a fold is rolled back and tried again later. A batch's
-// straight insert into events still keeps a journal, for its foreign
-// key's check (the fold runs with foreign keys off). PostgreSQL has no
-// such clause, nor the journal.
+// (OR ROLLBACK) instead of undoing only themselves (ABORT, the default). To
+// undo only itself, a statement that writes several rows first copies every
+// page it is about to change into a statement journal, a cost paid on every
+// batch and most of all by folds, which write many pages. The writer never
+// keeps a transaction whose flush or fold failed: a batch is rolled back
+// whole (and run again carefully, or failed), a fold is rolled back and
+// tried again later. A batch's straight insert into events still keeps a
+// journal, for its foreign key's check (the fold runs with foreign keys
+// off). PostgreSQL has no such clause, nor the journal.
 var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
 
 // flushStmts returns the batch's statements for the backend.

@@ -11,12 +11,12 @@ import (
 // On SQLite the events of a batch of many sessions with few events each go
 // to events_log, a table in the order they are written (logs says which),
 // and the writer moves them into events, the tree keyed by session, once
-// the log holds foldRows of them (migration events_log).
-// Written straight into events, a commit of one event in each of many
-// sessions dirtied a page of events per session, and wrote each to the
-// WAL whole: at 100 writers most of the store's cost per input (issue 16,
-// docs/benchmarks.md). The log's rows of one commit share its last pages,
-// and a fold writes each session's events together, a page for many.
+// the log holds foldRows of them (migration events_log). Written straight
+// into events, a commit of one event in each of many sessions dirtied a
+// page of events per session, and wrote each to the WAL whole: with many
+// writers, most of what the store cost per input. The log's rows of one
+// commit share its last pages, and a fold writes each session's events
+// together, a page for many.
 //
 // Every read of events is the union of both tables (events.go), each
 // through its (session, offset) index; an event is in exactly one of them
@@ -33,12 +33,12 @@ import (
 // of sessions sessions go to the log rather than straight into events.
 // Straight in, a session's events of one batch cost a page of events
 // (its last leaf), however many they are; logged, they share the log's
-// pages with the other sessions' but are written again by the fold
-// (BenchmarkFold: about 5 µs an event, the sessions' rows with it). So
-// the log takes a session's events when they are few in a batch of
-// several sessions; one writer with 64 posts in flight to one session
-// (one page a batch) lost a sixth of its rate when they all went through
-// the log, and one post a batch (one session) gains nothing from it.
+// pages with the other sessions' but are written again by the fold, the
+// sessions' rows with them (BenchmarkFold). So the log takes a session's
+// events when they are few in a batch of several sessions: a session's
+// many events of one batch share their page of events anyway, and a
+// writer with many posts in flight to one session was slower when they
+// all went through the log; a batch of one session gains nothing from it.
 func logs(n, sessions int) bool {
 	return n < logBelow && sessions >= logFrom
 }
@@ -49,10 +49,10 @@ const logBelow, logFrom = 4, 4
 
 // foldRowsDefault is how many logged events start a fold. A fold moves
 // them in one transaction on the writer goroutine, which holds commits
-// back meanwhile (a few milliseconds for this many). More, and the log's
-// index spreads over more pages, each of which a commit may dirty (at 100
-// writers 4096 cost 2–3 µs an input more than 1024); fewer, and more of a
-// session's events land on a page of events apart.
+// back meanwhile. More, and each fold holds them back longer, and the
+// log's index spreads over more pages, each of which a commit may dirty
+// (4096 cost more per input than 1024 under many writers); fewer, and
+// more of a session's events land on a page of events apart.
 const foldRowsDefault = 1024
 
 // foldSQL moves the whole log into events, each session's events together
@@ -96,12 +96,11 @@ func (w *Writer) logged(n int) {
 
 // fold moves every event of the log into events, in one transaction,
 // without checking each event's session for the foreign key: the log's
-// events all have one (the writer appends only to a session it has, a
-// batch does not write the events of a session it deletes, and
-// DeleteSession deletes the session's logged ones), and the check was
-// 40 % of the fold's insert, a quarter of the fold (BenchmarkFold). The
-// pragma is a no-op inside a transaction, so it is set around it, on the
-// writer's one connection.
+// events all have one (the writer appends only to a session it has, a batch
+// does not write the events of a session it deletes, and DeleteSession
+// deletes the session's logged ones), and the check was a large part of the
+// fold's insert (BenchmarkFold). The pragma is a no-op inside a
+// transaction, so it is set around it, on the writer's one connection.
 func fold(ctx context.Context, db *sql.DB) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {

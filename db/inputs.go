@@ -132,7 +132,7 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 // message takes its id there), and the batch runs again with
 // savepoints (Writer.commit), this time looking. Repeats are rare (a
 // client sends one again after losing its receipt), and the look-ups
-// were a tenth of the daemon's CPU per post.
+// would cost every post.
 func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author string) (Input, bool, []Event, error) {
 	if old, found, err := t.findPost(ctx, session, inputID, text); found || err != nil {
 		return old, false, nil, err

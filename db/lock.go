@@ -22,8 +22,11 @@ import (
 //     runs again, this time locking every session it has seen up front.
 //
 // Each run adds at least one session to the set, so a batch runs at most
-// once more than it has sessions. Locking in arrival order instead
-// deadlocked under three writers (../shared/design/CLUSTER.md).
+// once more than it has sessions. Locking in arrival order and waiting
+// instead deadlocks: two daemons each holding a session the other wants
+// wait for each other until PostgreSQL's deadlock_timeout fails one, and
+// with three writers or more that is the common case, not the rare one.
+// docs/cluster.md ("What each part does") is the operator's view of it.
 
 // errLockBusy ends a run of a batch that found a session's row locked by
 // another daemon.

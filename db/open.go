@@ -89,10 +89,10 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	} else {
 		q.Set("_txlock", "immediate")
 		// The writer's page cache: 16 MiB instead of SQLite's 2. With
-		// 100 sessions written at once, each batch touches the last
+		// many sessions written at once, each batch touches the last
 		// page of every session in the events and inputs trees and the
-		// pages above them; at 2 MiB a tenth of the writer's CPU was
-		// reading pages back that the cache had dropped (issue 16).
+		// pages above them; at 2 MiB the writer spent much of its time
+		// reading back pages that the cache had dropped.
 		q.Set("_cache_size", "-16384")
 	}
 	return "file:" + path + "?" + q.Encode()
@@ -201,11 +201,11 @@ func writerPragmas(ctx context.Context, rw *bun.DB, walLimit int) error {
 	// Statement journals in memory: a statement that writes many rows
 	// inside a transaction (the batch's multi-row inserts and updates)
 	// keeps the pages it changes, to undo itself alone if it fails. Past
-	// 64 KiB SQLite spills that journal to a temporary file: at 100
-	// writers, a write syscall for every page the batch touched, nearly
-	// as many as the WAL's own (issue 16). The journal is bounded by one
-	// statement (at most maxStmtRows rows) and is dropped at its end. Set
-	// on the writer's one connection, like the pragmas below.
+	// 64 KiB SQLite spills that journal to a temporary file: a write
+	// syscall for every page the batch touched, nearly as many as the
+	// WAL's own. The journal is bounded by one statement (at most
+	// maxStmtRows rows) and is dropped at its end. Set on the writer's one
+	// connection, like the pragmas below.
 	if _, err := rw.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
 		return fmt.Errorf("keep statement journals in memory: %w", err)
 	}
@@ -269,18 +269,18 @@ const ckptBusyWait = 250 * time.Millisecond
 // checkpoint copies the WAL into the database file. A PASSIVE checkpoint
 // never waits, but the WAL only starts again from its beginning once one
 // has copied all of it with no commit in between — which a daemon that
-// writes all the time never gives it: the WAL then grows for ever (the
-// bench saw 494 MB, and a restart that read it all back). So past
-// walLimit pages it asks the writer to checkpoint between two batches,
-// after which the writer's next commit rewinds the WAL (rewind.go). If
-// by the next checkpoint the WAL has only grown, the rewind did not
-// happen (readers kept it in the WAL), and the checkpoint is a TRUNCATE:
-// it waits, at most ckptBusyWait and holding commits back meanwhile, for
-// the commit in progress and for readers to leave the WAL, copies the
-// rest and empties the WAL itself. The WAL so never holds much more than
-// walLimit and two checkpoints' worth of commits. (RESTART leaves the
-// rewind to the next commit, which a reader that slips in first
-// prevents: TestWALStaysBounded saw the WAL keep growing with it.)
+// writes all the time never gives it: the WAL then grows for ever, and a
+// restart reads it all back. So past walLimit pages it asks the writer to
+// checkpoint between two batches, after which the writer's next commit
+// rewinds the WAL (rewind.go). If by the next checkpoint the WAL has only
+// grown, the rewind did not happen (readers kept it in the WAL), and the
+// checkpoint is a TRUNCATE: it waits, at most ckptBusyWait and holding
+// commits back meanwhile, for the commit in progress and for readers to
+// leave the WAL, copies the rest and empties the WAL itself. The WAL so
+// never holds much more than walLimit and two checkpoints' worth of
+// commits. (RESTART leaves the rewind to the next commit, which a reader
+// that slips in first prevents: TestWALStaysBoundedUnderContinuousWrites
+// saw the WAL keep growing with it.)
 func (d *DB) checkpoint() {
 	d.ckptMu.Lock()
 	defer d.ckptMu.Unlock()

@@ -8,15 +8,14 @@ import "context"
 // from its beginning (SQLite does that when the checkpoint before the
 // commit copied every frame and no reader still reads from the WAL).
 //
-// The checkpointer (open.go) seldom can: commits go on while it copies,
-// so the WAL it leaves has frames it did not copy, and past the WAL
-// limit it had to empty the file with a TRUNCATE checkpoint, which holds
-// every commit back while it waits, copies, fsyncs and truncates. At a
-// steady 1 000 events a second that was one stall of 10-20 ms every
-// second or two, and it made the 99th percentile of the steady-rate
-// benchmark (issue 16, goal 5; docs/benchmarks.md). The writer's own
-// checkpoint finds the frames of at most the few batches since the
-// checkpointer's, all else copied already, so it is short.
+// The checkpointer (open.go) seldom can: commits go on while it copies, so
+// the WAL it leaves has frames it did not copy, and past the WAL limit it
+// had to empty the file with a TRUNCATE checkpoint, which holds every
+// commit back while it waits, copies, fsyncs and truncates: under a steady
+// rate of writes, a stall every second or two, which set the tail of commit
+// latency. The writer's own checkpoint finds the frames of at most the few
+// batches since the checkpointer's, all else copied already, so it is
+// short.
 //
 // A TRUNCATE remains the checkpointer's answer to a WAL that has only
 // grown since it asked for a rewind: a rewind that readers keep from

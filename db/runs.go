@@ -10,14 +10,16 @@ import (
 	"albedo/wire"
 )
 
-// Turn leases (PostgreSQL; ../shared/design/CLUSTER.md, "Turns run on
-// exactly one node"). A session with work has a row in runs: the node
-// that runs its turns, a fence raised by every claim, and a deadline the
-// owner renews. Every turn write checks owner and fence in its own
-// transaction (Tx.CheckRun), so a node that lost its claim (stopped past
-// the deadline, then taken over) writes nothing more. On SQLite there is
-// one daemon: it runs every session's turns, and the zero Lease checks
-// nothing.
+// Turn leases (PostgreSQL; docs/cluster.md, "Turns run on exactly one
+// node"). A session with work has a row in runs: the node that runs its
+// turns, a fence raised by every claim, and a deadline the owner renews.
+// Every turn write checks owner and fence in its own transaction
+// (Tx.CheckRun), so a node that lost its claim (stopped past the
+// deadline, then taken over) writes nothing more. A row, not an advisory
+// lock: an advisory lock holds a connection for as long as it is held,
+// and gives no fence that a late write could be checked against. On
+// SQLite there is one daemon: it runs every session's turns, and the zero
+// Lease checks nothing.
 
 // ErrLeaseLost is a turn write refused because its node no longer holds
 // the session's lease.

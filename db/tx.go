@@ -30,8 +30,8 @@ type postKey struct{ session, inputID string }
 
 // sessionCounters is a session's counters as one request changed them.
 // A request's are a slice, not a map: it nearly always touches one
-// session, and a map per request was a tenth of the bytes the daemon
-// allocated per input (issue 16).
+// session, and a map per request was a large share of what the daemon
+// allocated per input.
 type sessionCounters struct {
 	session string
 	c       counters

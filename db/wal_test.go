@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestWALStaysBoundedUnderContinuousWrites: a writer that never pauses
-// must not grow the WAL without bound. Passive checkpoints alone cannot
-// rewind a WAL that is appended to between them (the bench found a 494 MB
-// WAL, and a restart that spent seconds reading it back). The WAL must be
-// emptied again and again while the writes go on; how large it gets in
-// between depends on how fast this machine writes between two
-// checkpoints, so that is logged, not asserted.
+// TestWALStaysBoundedUnderContinuousWrites: a writer that never pauses must
+// not grow the WAL without bound. Passive checkpoints alone cannot rewind a
+// WAL that is appended to between them (under the bench's load it grew for
+// ever, and a restart read it all back). The WAL must be emptied again and
+// again while the writes go on; how large it gets in between depends on how
+// fast this machine writes between two checkpoints, so that is logged, not
+// asserted.
 func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
 	d := openTest(t, Options{walLimitPages: 64}) // 256 KiB of pages
 	createSession(t, d, "s")

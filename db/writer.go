@@ -260,9 +260,10 @@ func (w *Writer) run() {
 // the Go scheduler runs the goroutine readied last before any other
 // runnable one, so without yielding the writer took one request while the
 // senders of the others (their frames read, their goroutines runnable) had
-// not yet run. At 100 writers on one CPU, 98 % of batches held one request
-// (docs/benchmarks.md, issue 16). A yield with nothing else runnable
-// returns at once, so a lone writer pays about a microsecond for it.
+// not yet run: with many writers on one CPU, nearly every batch held a
+// single request (TestConcurrentWritersShareCommits). A yield with
+// nothing else runnable returns at once, so a lone writer pays next to
+// nothing for it.
 func (w *Writer) gather(batch []*request) []*request {
 	for len(batch) < w.maxBatch {
 		select {

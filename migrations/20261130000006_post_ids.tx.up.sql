@@ -1,12 +1,12 @@
 -- A bot's post is accepted once per (session, input_id), as an input is,
--- but needs nothing of an input's row afterwards: it starts no turn and
--- is delivered at once. Its idempotency record is now its message event,
--- which carries the post's input_id and order, found through an index
--- led by the input_id. Clients make input ids as UUIDv7 (time-ordered),
--- so the posts of one commit share the index's last page, where a row per
--- post in inputs (keyed by session first) dirtied a page per session and
--- commit (docs/benchmarks.md, issue 16). Rows of events that are not
--- posts leave both columns NULL and stay out of the index.
+-- but needs nothing of an input's row afterwards: it starts no turn and is
+-- delivered at once. Its idempotency record is now its message event, which
+-- carries the post's input_id and order, found through an index led by the
+-- input_id. Clients make input ids as UUIDv7 (time-ordered), so the posts
+-- of one commit share the index's last page, where a row per post in inputs
+-- (keyed by session first) dirtied a page per session and commit
+-- (docs/benchmarks.md). Rows of events that are not posts leave both
+-- columns NULL and stay out of the index.
 ALTER TABLE events ADD COLUMN input_id TEXT;
 
 --bun:split

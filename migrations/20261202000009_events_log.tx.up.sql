@@ -1,18 +1,17 @@
 -- The newest events go to an append-ordered log first and are moved into
 -- events, the per-session tree, in bulk (db.Writer's fold). events is keyed
 -- by session first, so a commit that adds one event to each of many
--- sessions dirtied a page of its own per session: at 100 writers most of
--- the store's cost per input was those pages' WAL frames (issue 16,
--- docs/benchmarks.md). events_log is a rowid table: a commit's events share
--- its last pages. Its index by (session, offset) serves reads, and stays
--- small because the writer folds the log whenever it holds a thousand rows
--- or so. An event is in exactly one of the two tables; every read is the
--- union of both. No foreign key: a fold empties the log with a DELETE
--- without WHERE, which SQLite does by dropping the table's pages only when
--- no foreign key involves it (row by row, it was a third of the fold's
--- cost); deleting a session deletes its rows here (db.Tx.DeleteSession).
--- PostgreSQL has the same tables and never uses the log (its heap is
--- append-ordered already).
+-- sessions dirtied a page of its own per session: with many writers, those
+-- pages' WAL frames were most of what the store cost per input. events_log
+-- is a rowid table: a commit's events share its last pages. Its index by
+-- (session, offset) serves reads, and stays small because the writer folds
+-- the log whenever it holds a thousand rows or so. An event is in exactly
+-- one of the two tables; every read is the union of both. No foreign key: a
+-- fold empties the log with a DELETE without WHERE, which SQLite does by
+-- dropping the table's pages only when no foreign key involves it (row by
+-- row, the delete was much of the fold's cost); deleting a session deletes
+-- its rows here (db.Tx.DeleteSession). PostgreSQL has the same tables and
+-- never uses the log (its heap is append-ordered already).
 CREATE TABLE events_log (
     session  TEXT NOT NULL,
     "offset" INTEGER NOT NULL,

@@ -1,11 +1,11 @@
--- A session's row as of its newest event. A batch whose events of a
--- session go to events_log (db's fold.go says which) no longer rewrites
--- the session's row: rewriting the head, input counter, last_turn and
--- updated_at of fifty sessions a batch was the largest single cost of the
--- write path at 100 writers (issue 16, docs/benchmarks.md). Those columns
--- are then the newest of the row and of the session's logged events, and
--- every read of a session goes through this view; the writer's fold moves
--- them into the row when it moves the log into events.
+-- A session's row as of its newest event. A batch whose events of a session
+-- go to events_log (db's fold.go says which) no longer rewrites the
+-- session's row: rewriting the head, input counter, last_turn and
+-- updated_at of every session of a batch of many was the largest single
+-- cost of the write path. Those columns are then the newest of the row and
+-- of the session's logged events, and every read of a session goes through
+-- this view; the writer's fold moves them into the row when it moves the
+-- log into events.
 --
 -- A batch that writes a session's events straight into events writes the
 -- whole of its row as the writer knows it (every logged event included),
