@@ -6,6 +6,7 @@ import (
 )
 
 func TestBackoffBoundsDoubleToTheCap(t *testing.T) {
+	t.Parallel()
 	b := NewBackoff(BackoffOptions{})
 	want := []time.Duration{250, 500, 1000, 2000, 4000, 5000, 5000}
 	for n, w := range want {
@@ -17,6 +18,7 @@ func TestBackoffBoundsDoubleToTheCap(t *testing.T) {
 
 // Every delay lies in [0, bound]; delays are drawn, not fixed.
 func TestBackoffIsFullJitter(t *testing.T) {
+	t.Parallel()
 	b := NewBackoff(BackoffOptions{First: 100 * time.Millisecond, Cap: time.Second})
 	for n := range 50 {
 		bound := b.Bound(b.Attempt())
@@ -34,6 +36,7 @@ func TestBackoffIsFullJitter(t *testing.T) {
 // 200 clients losing the daemon at once spread their first attempts over
 // the first jitter window instead of arriving together.
 func TestBackoffSpreadsAThunderingHerd(t *testing.T) {
+	t.Parallel()
 	const clients, buckets = 200, 10
 	var hist [buckets]int
 	for range clients {

@@ -21,6 +21,7 @@ func writeDownForTest(t *testing.T, home string, d Down) {
 
 // What daemon.down lets a client do on its own.
 func TestDownErr(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte("x = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -61,6 +62,7 @@ func TestDownErr(t *testing.T) {
 }
 
 func TestBrief(t *testing.T) {
+	t.Parallel()
 	home := "/h/albedo"
 	got := brief("/h/albedo/config.toml line 3:\n  expected\t']'", home)
 	if want := "config.toml line 3: expected ']'"; got != want {
@@ -71,8 +73,10 @@ func TestBrief(t *testing.T) {
 // A stream waiting for a daemon that is down on purpose goes on when any
 // of daemon.json, daemon.down, config.toml changes, and not before.
 func TestWaitHomeEndsOnAChange(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{DaemonFile, DownFile, ConfigFile} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			c, _ := New(Options{Home: home})
 			ctx, cancel := context.WithCancel(context.Background())
@@ -109,6 +113,7 @@ func TestWaitHomeEndsOnAChange(t *testing.T) {
 // The albedo binary here does not exist, so any start fails with "start
 // daemon": that error says a start was tried.
 func TestDiscoverOnItsOwnStartsNone(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	c, _ := New(Options{Home: home, AutoStart: true, Exe: filepath.Join(home, "no-such-albedo")})
 	ctx := context.Background()
@@ -144,6 +149,7 @@ func TestDiscoverOnItsOwnStartsNone(t *testing.T) {
 // A passive copy of an auto-starting client never starts a daemon: its
 // calls fail as unavailable where the client itself would try a start.
 func TestPassiveStartsNone(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	c, _ := New(Options{Home: home, AutoStart: true, Exe: filepath.Join(home, "no-such-albedo"), CallRetry: time.Millisecond})
 	ctx := context.Background()

@@ -10,6 +10,7 @@ import (
 // TestProcessAliveZombie: an exited child that nobody reaped yet is not
 // alive, so `albedo stop` does not wait for a lazy reaper.
 func TestProcessAliveZombie(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc here")
 	}

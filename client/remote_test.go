@@ -19,6 +19,7 @@ import (
 )
 
 func TestServerURL(t *testing.T) {
+	t.Parallel()
 	good := map[string]string{
 		"http://127.0.0.1:7411":         "http://127.0.0.1:7411",
 		"http://127.0.0.1:7411/":        "http://127.0.0.1:7411",
@@ -43,7 +44,8 @@ func TestServerURL(t *testing.T) {
 	}
 }
 
-// Which mode New picks, and what it refuses.
+// Which mode New picks, and what it refuses. Not parallel: it sets the
+// environment New reads.
 func TestNewWithURL(t *testing.T) {
 	t.Setenv(EnvURL, "")
 	t.Setenv(EnvToken, "")
@@ -144,7 +146,9 @@ func (s *server) stop() {
 func (s *server) url() string { return s.hs.URL }
 
 // An empty working directory and home for the test: a client of a URL
-// must write and read nothing there (no daemon.json, no daemon.down).
+// must write and read nothing there (no daemon.json, no daemon.down). The
+// directory and the environment are the process's, so a test that calls
+// it cannot be parallel (t.Chdir and t.Setenv refuse).
 func emptyPlace(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()

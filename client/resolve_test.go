@@ -10,6 +10,7 @@ import (
 
 // The rules of MatchSession, each in the order ResolveSession tries them.
 func TestMatchSession(t *testing.T) {
+	t.Parallel()
 	all := []wire.Session{
 		{ID: "019ad2f1-7c00-7000-8000-00000039d669", Title: "notes"},
 		{ID: "019ad2f1-7c00-7000-8000-0000aaaa1111", Title: ""},
@@ -64,6 +65,7 @@ func TestMatchSession(t *testing.T) {
 }
 
 func TestShortID(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]string{
 		"019ad2f1-7c00-7000-8000-00000039d669": "0039d669",
 		"s1":                                   "s1",

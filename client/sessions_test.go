@@ -10,7 +10,9 @@ import (
 )
 
 // TestSessionsReadsEveryPage: Sessions follows the list's pages to its
-// end, and SessionsPage reads one page with its cursor.
+// end, and SessionsPage reads one page with its cursor. Not parallel: it
+// sets the package's sessionsPageSize, and emptyPlace changes the process's
+// working directory and environment.
 func TestSessionsReadsEveryPage(t *testing.T) {
 	emptyPlace(t)
 	srv := startServer(t, false)

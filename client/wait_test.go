@@ -29,6 +29,7 @@ func writeDaemonFileForTest(t *testing.T, home string, info wire.DaemonInfo) {
 // appears, after a first delay (≤ 250 ms, jittered), and starts its
 // schedule over.
 func TestWaitShortensForANewDaemon(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	c, err := New(Options{Home: home})
 	if err != nil {

@@ -56,6 +56,7 @@ func atoi(s string) int {
 // A stale ETag is retried once with the fresh one; a refusal that remains
 // is shown in the status bar, not swallowed.
 func TestPatchRetriesStaleETagOnce(t *testing.T) {
+	t.Parallel()
 	c := daemonIn(t)
 	ctx := context.Background()
 	s, err := c.CreateSession(ctx, "s", wire.SessionCreate{Title: "old"})
@@ -94,6 +95,7 @@ func TestPatchRetriesStaleETagOnce(t *testing.T) {
 // The whole App on a simulation screen: Ctrl-N, a prompt, the streamed
 // echo, Esc-free quit with Ctrl-Q, and the screen released.
 func TestAppRoundTrip(t *testing.T) {
+	t.Parallel()
 	c := daemonIn(t)
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {

@@ -17,6 +17,7 @@ func runLine(m *Model, line string) []Cmd {
 // What the terminal refuses before asking the daemon: an effort that is
 // not a level, a title of nothing (which would clear the title).
 func TestSlashCommandsRefuseBadArguments(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	for _, line := range []string{"/effort bogus", "/effort", "/title", "/title   "} {
 		if cmds := runLine(m, line); cmds != nil || !m.NoticeErr || !strings.Contains(m.Notice, "usage") {
@@ -35,6 +36,7 @@ func TestSlashCommandsRefuseBadArguments(t *testing.T) {
 // /delete asks first: y deletes, any other key keeps the session. Once the
 // daemon says it is gone, it leaves the sidebar.
 func TestDeleteAsksFirst(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	if cmds := runLine(m, "/delete"); cmds != nil {
 		t.Fatalf("deleted without asking: %#v", cmds)
@@ -58,6 +60,7 @@ func TestDeleteAsksFirst(t *testing.T) {
 
 // /new takes the provider of the session to make; /rename is /title.
 func TestNewWithAProviderAndRename(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	if cmds := runLine(m, "/new bot:helper"); len(cmds) != 1 || cmds[0] != (cmdNewSession{Provider: "bot:helper"}) {
 		t.Fatalf("/new bot:helper: %#v", cmds)
@@ -74,6 +77,7 @@ func TestNewWithAProviderAndRename(t *testing.T) {
 // /mouse off leaves the mouse to the terminal, for selecting text; on takes
 // it back for the wheel.
 func TestMouseCommand(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	if cmds := runLine(m, "/mouse off"); len(cmds) != 1 || cmds[0] != (cmdMouse{On: false}) {
 		t.Fatalf("/mouse off: %#v", cmds)
@@ -90,6 +94,7 @@ func TestMouseCommand(t *testing.T) {
 // keeps the text and says why, Ctrl-N and the commands that change a
 // session are refused, Esc and Ctrl-C do not interrupt; reading works.
 func TestReadOnlyView(t *testing.T) {
+	t.Parallel()
 	m := demo() // the focused session is running
 	m.ReadOnly = true
 	typeText(m, "hello")
@@ -124,6 +129,7 @@ func TestReadOnlyView(t *testing.T) {
 // /providers asks the daemon what /new may name and says it: each
 // provider with its model, the default marked, then the bots.
 func TestProvidersCommand(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Resize(140, 30)
 	if cmds := runLine(m, "/providers"); len(cmds) != 1 || cmds[0] != (cmdProviders{}) {

@@ -16,6 +16,7 @@ import (
 // Ctrl + 'm', LF as Ctrl-J, and Shift-Enter as Enter with Shift where the
 // terminal reports it. Each is a new line; none types a letter or sends.
 func TestNewLineKeys(t *testing.T) {
+	t.Parallel()
 	for name, ev := range map[string]*tcell.EventKey{
 		"ESC CR":      tcell.NewEventKey(tcell.KeyRune, 'm', tcell.ModAlt|tcell.ModCtrl),
 		"Alt-Enter":   tcell.NewEventKey(tcell.KeyEnter, 0, tcell.ModAlt),
@@ -41,6 +42,7 @@ func TestNewLineKeys(t *testing.T) {
 
 // A rune typed with Alt or Ctrl that no binding takes is not text.
 func TestModifiedRunesAreNotTyped(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Key(key(tcell.KeyRune, 'x', tcell.ModAlt))
 	m.Key(key(tcell.KeyRune, '5', tcell.ModAlt|tcell.ModCtrl))
@@ -71,6 +73,7 @@ func pasteKeys(text string) []*tcell.EventKey {
 // not switch panes; it lands at the cursor as one edit, and a paste into
 // the sidebar goes to the composer like typing does.
 func TestPasteKeepsEveryCharacter(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Sessions[0].Phase = wire.PhaseIdle
 	typeText(m, "[]")
@@ -103,6 +106,7 @@ func TestPasteKeepsEveryCharacter(t *testing.T) {
 // The composer holds what the daemon takes and no more; the rest of a
 // paste is cut with a notice, never sent to be refused.
 func TestPasteIsCutAtTheInputLimit(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Paste(true)
 	for range wire.MaxInputBytes + 100 {
@@ -117,6 +121,7 @@ func TestPasteIsCutAtTheInputLimit(t *testing.T) {
 // A 200-line paste with tabs lands in the running App in one frame: no
 // frame shows part of it.
 func TestPasteLandsInOneFrame(t *testing.T) {
+	t.Parallel()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)

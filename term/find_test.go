@@ -35,6 +35,7 @@ func longSession() *Model {
 // and scrolls to it; Up goes to older matches, Down back; Esc closes and
 // stays there.
 func TestSearchTheTranscript(t *testing.T) {
+	t.Parallel()
 	m := longSession()
 	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
 	typeText(m, "needle")
@@ -66,6 +67,7 @@ func TestSearchTheTranscript(t *testing.T) {
 // a page at a time and goes on there: the match in the older page is found
 // and shown, and the search stops asking after searchPages pages a key.
 func TestSearchReadsOlderHistory(t *testing.T) {
+	t.Parallel()
 	m := NewModel(80, 20)
 	s := &SessionView{ID: "s", Follow: true, More: true}
 	s.Events = needlePage(301, 400, 0).Events
@@ -137,6 +139,7 @@ func TestSearchReadsOlderHistory(t *testing.T) {
 // changed meanwhile and found a match in what was loaded, is not searched
 // on from there (the match would jump to an older one).
 func TestSearchKeepsItsPlaceWhenHistoryArrives(t *testing.T) {
+	t.Parallel()
 	m := NewModel(80, 20)
 	s := &SessionView{ID: "s", Follow: true, More: true}
 	s.Events = needlePage(301, 400, 350).Events
@@ -169,6 +172,7 @@ func TestSearchKeepsItsPlaceWhenHistoryArrives(t *testing.T) {
 // A paste while the search or go-to line is open goes into its query, as
 // one line, and the composer keeps its draft.
 func TestPasteGoesToTheOpenQuery(t *testing.T) {
+	t.Parallel()
 	m := longSession()
 	m.setComposer("draft")
 	paste := func(text string) []Cmd {
@@ -203,6 +207,7 @@ func TestPasteGoesToTheOpenQuery(t *testing.T) {
 
 // The match is painted on the screen in the match style.
 func TestSearchHighlights(t *testing.T) {
+	t.Parallel()
 	m := longSession()
 	m.Key(key(tcell.KeyCtrlF, 0, tcell.ModCtrl))
 	typeText(m, "needle")
@@ -216,6 +221,7 @@ func TestSearchHighlights(t *testing.T) {
 // through the terminal (OSC 52, here the simulation's clipboard); c copies
 // a reply's code; /copy copies the last reply and /copy code N its blocks.
 func TestCopy(t *testing.T) {
+	t.Parallel()
 	m := longSession()
 	s := m.Focused()
 	code := msg(61, wire.RoleAssistant, "m", "Here:\n\n```sh\necho one\n```\n\nand\n\n```\necho two\n```")
@@ -251,6 +257,7 @@ func TestCopy(t *testing.T) {
 
 // The App puts what is copied on the terminal's clipboard.
 func TestCopyReachesTheClipboard(t *testing.T) {
+	t.Parallel()
 	scr := tcell.NewSimulationScreen("UTF-8")
 	if err := scr.Init(); err != nil {
 		t.Fatal(err)
@@ -266,6 +273,7 @@ func TestCopyReachesTheClipboard(t *testing.T) {
 // The clipboard's sequence is OSC 52 for the clipboard "c", the text in
 // base64, ended by BEL.
 func TestOSC52(t *testing.T) {
+	t.Parallel()
 	if got, want := osc52("héllo\n"), "\x1b]52;c;aMOpbGxvCg==\x07"; got != want {
 		t.Fatalf("osc52 = %q, want %q", got, want)
 	}

@@ -36,6 +36,7 @@ func styleAt(t *testing.T, scr tcell.SimulationScreen, want string) tcell.Style 
 // behind its bar, a code block set apart behind a gutter (its long line
 // cut into pieces, not wrapped into prose), a rule.
 func TestMarkdownReplies(t *testing.T) {
+	t.Parallel()
 	m := NewModel(70, 40)
 	s := &SessionView{ID: "s", Follow: true, Events: []wire.Event{msg(1, wire.RoleAssistant, "m", mdReply)}}
 	m.Sessions, m.Focus = []*SessionView{s}, 0
@@ -78,6 +79,7 @@ func TestMarkdownReplies(t *testing.T) {
 
 // What a person typed is shown as typed; only replies are Markdown.
 func TestUserTextIsNotMarkdown(t *testing.T) {
+	t.Parallel()
 	m := NewModel(70, 20)
 	s := &SessionView{ID: "s", Follow: true, Events: []wire.Event{msg(1, wire.RoleUser, "u", "**not bold** and `x`")}}
 	m.Sessions, m.Focus = []*SessionView{s}, 0
@@ -87,6 +89,7 @@ func TestUserTextIsNotMarkdown(t *testing.T) {
 }
 
 func TestCodeBlocks(t *testing.T) {
+	t.Parallel()
 	got := codeBlocks(mdReply + "\n\n    indented code\n")
 	want := []string{"func main() { fmt.Println(\"a line of code longer than the transcript is wide\") }", "indented code"}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {

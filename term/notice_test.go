@@ -22,6 +22,7 @@ func statusBar(t *testing.T, m *Model) string {
 // news goes after a few seconds and errors after a while, and a tick says
 // a frame is due when one does.
 func TestNoticesDoNotGoStale(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	now := t0
 	m.Now = func() time.Time { return now }
@@ -74,6 +75,7 @@ func TestNoticesDoNotGoStale(t *testing.T) {
 // the last column, and no joiner reaches the screen. Ctrl-L asks for a
 // redraw of the whole terminal.
 func TestJoinedEmojiKeepTheStatusBarWhole(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Resize(140, 20)
 	family := "👨‍👩‍👧"
@@ -101,6 +103,7 @@ func itemStatus(st wire.StatusPush) client.Item {
 
 // A turn waiting for a bot names the bot it waits for.
 func TestWaitingNamesTheBot(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Resize(140, 20)
 	m.Sessions[0].Provider = "bot:helper"
@@ -113,6 +116,7 @@ func TestWaitingNamesTheBot(t *testing.T) {
 // The status bar counts viewers only while connected: while the daemon is
 // away (or cannot start) the last count is stale, and it is not shown.
 func TestViewerCountOnlyWhileConnected(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Resize(100, 30)
 	m.Focused().Viewers = 2

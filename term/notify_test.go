@@ -19,6 +19,7 @@ func turnEnd(off int64, state, errText string) wire.Event {
 // the terminal window lost the focus; history does not; /notify off
 // silences it all.
 func TestNotifyWhenATurnEndsElsewhere(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	front, bg := m.Sessions[0], m.Sessions[1]
 	m.Item(bg.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseIdle})) // loaded: what follows is live
@@ -55,6 +56,7 @@ func TestNotifyWhenATurnEndsElsewhere(t *testing.T) {
 // The escape sequences carry no control character or separator from the
 // text they show, whatever a title or an error holds.
 func TestNotificationSequencesAreClean(t *testing.T) {
+	t.Parallel()
 	got := notification("albedo: a;b", "evil\x1b]0;pwned\x07 text\n"+strings.Repeat("x", 300), false)
 	want := "\x1b]9;albedo: a,b: evil ]0,pwned  text " + strings.Repeat("x", 99) + "…\x07"
 	if !strings.HasPrefix(got, want) {
@@ -74,6 +76,7 @@ func TestNotificationSequencesAreClean(t *testing.T) {
 
 // Ctrl-T shows the time of each message in its header, and hides it again.
 func TestTimestampsToggle(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	stamp := t0.Local().Format(stampLayout(t0))
 	if contains(screen(t, m), stamp) {

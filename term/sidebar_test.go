@@ -24,6 +24,7 @@ func ids(m *Model) []string {
 // the top; the focus stays on its session throughout. The same events give
 // the same order whatever order the list came in.
 func TestSidebarFollowsActivity(t *testing.T) {
+	t.Parallel()
 	list := []wire.Session{
 		{ID: "s-1", UpdatedAt: t0.Add(-3 * time.Hour)},
 		{ID: "s-2", UpdatedAt: t0.Add(-1 * time.Hour)},
@@ -58,6 +59,7 @@ func TestSidebarFollowsActivity(t *testing.T) {
 // the focus moves, comes back with the focus, and is never sent to
 // another; a deleted session's draft goes to the inputs Up recalls.
 func TestDraftPerSession(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	typeText(m, "for planning")
 	m.Key(key(tcell.KeyDown, 0, tcell.ModAlt))
@@ -89,6 +91,7 @@ func TestDraftPerSession(t *testing.T) {
 // Ctrl-G and a few letters reach any of 40 sessions: the list narrows to
 // titles or ids holding them, Enter focuses the selected one.
 func TestGoToSession(t *testing.T) {
+	t.Parallel()
 	m := NewModel(100, 30)
 	var list []wire.Session
 	for i := range 40 {

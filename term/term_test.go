@@ -79,6 +79,7 @@ func demo() *Model {
 }
 
 func TestDrawPanes(t *testing.T) {
+	t.Parallel()
 	r := screen(t, demo())
 	for _, want := range []string{
 		"sessions", "● planning", "notes", "(3) 2h", // sidebar: running mark, unread, activity
@@ -97,6 +98,7 @@ func TestDrawPanes(t *testing.T) {
 }
 
 func TestCommittedReplyReplacesStream(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	s := m.Sessions[0]
 	m.Item(s.ID, client.Item{Frame: wire.Frame{Op: wire.PushDelta, Text: &wire.TextPush{TurnID: "t2", Text: " more"}}})
@@ -113,6 +115,7 @@ func TestCommittedReplyReplacesStream(t *testing.T) {
 }
 
 func TestWideCharactersWrap(t *testing.T) {
+	t.Parallel()
 	m := NewModel(30, 12) // no sidebar below 50 columns
 	long := strings.Repeat("日本語", 6) + " 👩‍💻👩‍💻 done"
 	m.Sessions = []*SessionView{{ID: "s", Follow: true, Events: []wire.Event{msg(1, "user", "user", long)}}}
@@ -146,6 +149,7 @@ func typeText(m *Model, s string) {
 }
 
 func TestComposerKeys(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Sessions[0].Phase = wire.PhaseIdle
 	typeText(m, "hello")
@@ -184,6 +188,7 @@ func TestComposerKeys(t *testing.T) {
 }
 
 func TestNavigationKeys(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Key(key(tcell.KeyDown, 0, tcell.ModAlt))
 	if m.Focus != 1 || m.Sessions[1].Unread != 0 {
@@ -218,6 +223,7 @@ func TestNavigationKeys(t *testing.T) {
 }
 
 func TestInterruptAndQuit(t *testing.T) {
+	t.Parallel()
 	m := demo() // the focused session is running
 	if cmds := m.Key(key(tcell.KeyEscape, 0, 0)); len(cmds) != 1 || cmds[0] != (cmdInterrupt{Session: "s-aaaaaaaa"}) {
 		t.Fatalf("esc: %#v", cmds)
@@ -251,6 +257,7 @@ func TestInterruptAndQuit(t *testing.T) {
 }
 
 func TestSlashCommands(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Sessions[0].ETag = `"7"`
 	run := func(line string) []Cmd {
@@ -306,6 +313,7 @@ func eqPatch(a, b wire.SessionPatch) bool {
 }
 
 func TestStatusBarStates(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	now := t0
 	m.Now = func() time.Time { return now }
@@ -343,6 +351,7 @@ func TestStatusBarStates(t *testing.T) {
 // Any size, however small, draws without panicking; the status bar stays
 // on the last row.
 func TestResizeAndTinyTerminals(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	for _, sz := range [][2]int{{20, 5}, {1, 1}, {0, 0}, {5, 2}, {49, 8}, {50, 8}, {200, 60}, {20, 5}} {
 		m.Resize(sz[0], sz[1])
@@ -362,6 +371,7 @@ func TestResizeAndTinyTerminals(t *testing.T) {
 }
 
 func TestScrollback(t *testing.T) {
+	t.Parallel()
 	m := NewModel(60, 10)
 	s := &SessionView{ID: "s", Follow: true}
 	for i := range 40 {
@@ -395,6 +405,7 @@ func TestScrollback(t *testing.T) {
 }
 
 func TestUnreadCountsOnlyNewMessages(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	b := m.Sessions[1]
 	b.Unread = 0
@@ -415,6 +426,7 @@ func TestUnreadCountsOnlyNewMessages(t *testing.T) {
 // A session deleted elsewhere leaves the sidebar; the focus stays on a
 // neighbour.
 func TestDeletedSessionLeavesTheSidebar(t *testing.T) {
+	t.Parallel()
 	m := demo()
 	m.Focus = 1
 	m.SubEnded("s-aaaaaaaa", wire.Errorf(wire.CodeNotFound, "session %q was deleted", "s-aaaaaaaa"))

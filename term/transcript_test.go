@@ -31,6 +31,7 @@ func naive(s *SessionView, width int) []line {
 // Through appends, a change of width, deltas across newlines, a new turn
 // and a reset, every window of the kept lines equals a fresh rendering.
 func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	s := &SessionView{ID: "s", More: true, Model: "m"}
 	check := func(step string, width int) {
@@ -76,6 +77,7 @@ func TestRenderedLinesMatchAFreshRendering(t *testing.T) {
 // Replies to inputs queued behind a turn name their question; a reply
 // right after its question does not.
 func TestQueuedRepliesNameTheirQuestion(t *testing.T) {
+	t.Parallel()
 	m := NewModel(80, 30)
 	s := &SessionView{ID: "s", Follow: true}
 	q := func(off int64, turn, text string) wire.Event {

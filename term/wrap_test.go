@@ -6,6 +6,7 @@ import (
 )
 
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		text  string
@@ -41,6 +42,7 @@ func TestWrap(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
+	t.Parallel()
 	if got := truncate("hello world", 6); got != "hello…" {
 		t.Fatalf("%q", got)
 	}
@@ -55,6 +57,7 @@ func TestTruncate(t *testing.T) {
 // What displayable leaves reaches the terminal: no control character, no
 // joiner whose width terminals disagree on, and nothing else changed.
 func TestDisplayable(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"plain text":       "plain text",
 		"\tx":              "    x",

@@ -8,6 +8,7 @@ import (
 )
 
 func TestStats(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(stats([]wire.TurnMessage{
 		{Role: "user", Text: "hello albedo, count these words"},
 		{Role: "assistant", Text: "albedo counts words"},

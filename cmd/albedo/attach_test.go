@@ -4,6 +4,7 @@ import "testing"
 
 // Share links and tokens parse; anything else is refused with a reason.
 func TestParseShare(t *testing.T) {
+	t.Parallel()
 	good := map[string]shareLink{
 		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", base: "http://127.0.0.1:7411", port: 7411},
 		shareURL("http://127.0.0.1:9", "s 1", "t+/="):        {token: "t+/=", session: "s 1", base: "http://127.0.0.1:9", port: 9},

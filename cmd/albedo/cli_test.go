@@ -32,6 +32,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 // Bad arguments exit 2 with a message saying what is wrong, before any
 // daemon is asked.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args  []string
 		stdin string
@@ -53,6 +54,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			_, stderr, code := runCLI(t, tt.stdin, tt.args...)
 			if code != exitUsage || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tt.want)
@@ -62,6 +64,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestInputText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		words []string
 		stdin string
@@ -80,6 +83,7 @@ func TestInputText(t *testing.T) {
 	}
 }
 
+// Not parallel: it sets the package's version, which every command reads.
 func TestVersion(t *testing.T) {
 	stdout, _, code := runCLI(t, "", "--version")
 	if code != 0 || !strings.HasPrefix(stdout, "albedo version "+wire.Version+"-dev (") {
@@ -95,6 +99,7 @@ func TestVersion(t *testing.T) {
 // Completion offers short ids (described by titles) and titles (by short
 // ids), and full ids once they are being typed.
 func TestSessionNames(t *testing.T) {
+	t.Parallel()
 	ss := []wire.Session{
 		{ID: "019ad2f1-7c00-7000-8000-00000039d669", Title: "notes"},
 		{ID: "019ad2f1-7c00-7000-8000-0000aaaa1111"},
@@ -118,6 +123,7 @@ func TestSessionNames(t *testing.T) {
 }
 
 func TestHumanTime(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 6, 45, 24, 123456789, time.UTC)
 	if got, want := humanTime(at.Format(time.RFC3339Nano)), at.Local().Format("2006-01-02 15:04:05"); got != want {
 		t.Fatalf("humanTime = %q, want %q", got, want)
@@ -128,6 +134,7 @@ func TestHumanTime(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want string

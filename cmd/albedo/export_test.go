@@ -10,6 +10,7 @@ import (
 // Each kind of event becomes what a reader of the transcript needs, and
 // the events that say nothing new (a turn started or completed) nothing.
 func TestMarkdownEvent(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 6, 45, 24, 0, time.UTC)
 	title := "plans"
 	tests := []struct {

@@ -26,6 +26,7 @@ const (
 // that only group others (bots, completion), every row names commands
 // that exist, and every --flag a row shows is a flag of its command.
 func TestDocCommandsTable(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(cliDoc)
 	if err != nil {
 		t.Fatal(err)
@@ -146,9 +147,10 @@ func spanFlags(span string) []string {
 // Every flag a user can see (not hidden, not help) is named somewhere as
 // --flag in docs/cli.md (the Commands table, the flags of every command)
 // or in docs/server.md (the daemon's flags), which the table points to.
-// --workspace went undocumented while the table test only checked the
-// other way round.
+// The table test checks the other way round only: that what the docs
+// name exists, not that what exists is named.
 func TestDocNamesEveryFlag(t *testing.T) {
+	t.Parallel()
 	var docs string
 	for _, p := range []string{cliDoc, serverDoc} {
 		b, err := os.ReadFile(p)
@@ -174,6 +176,7 @@ func TestDocNamesEveryFlag(t *testing.T) {
 // The exit statuses the table of docs/cli.md lists are exactly the ones
 // the code has, and `send --help` lists each one send can end with.
 func TestDocExitStatuses(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(cliDoc)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // The printer shows each piece of a reply once and ends its line with the
 // committed message's rest; whatever interrupts the line ends it first.
 func TestReplyPrinter(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		op     wire.Op // partial, delta, or event (a commit)
 		turn   string

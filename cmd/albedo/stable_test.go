@@ -12,6 +12,7 @@ import (
 // A daemon keeps the token and port of the one before it; a broken file
 // gives a new token; a port taken since gives another port.
 func TestStableTokenAndPort(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	first := loadStable(home)
 	if !validToken(first.Token) || first.Port != 0 {
