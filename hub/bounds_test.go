@@ -25,6 +25,7 @@ func frames(buf []byte) [][]byte {
 // order, for the next batch: a batch is at most the limit plus one frame,
 // however many replies wait.
 func TestFillBoundsRepliesByBytes(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	c := h.Connect(ConnInfo{Name: "t"})
 	defer c.Close()
@@ -58,6 +59,7 @@ func TestFillBoundsRepliesByBytes(t *testing.T) {
 // MaxReplyBytes, and goes on when Fill takes them: what a client that
 // never reads can make the daemon hold is bounded.
 func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
+	t.Parallel()
 	const bound = 8 << 10
 	h := newTestHub(t, Options{MaxReplyBytes: bound})
 	c := h.Connect(ConnInfo{Name: "t"})
@@ -114,6 +116,7 @@ func TestAwaitRoomHoldsAReaderAtTheBound(t *testing.T) {
 // A late subscriber catching up on large events gets them a batch at a
 // time, each about the limit, not a page of 256 of them in one message.
 func TestCatchUpBatchesAreBoundedByBytes(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	mustCreate(t, h, "s")
 	big := strings.Repeat("x", 20_000)
@@ -172,6 +175,7 @@ func (p floodProvider) Stream(ctx context.Context, _ provider.Request, emit func
 // why: a provider (or a bot) that streams without end cannot grow a
 // message, and the daemon, without bound.
 func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
+	t.Parallel()
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)
 	reg.Register("flood", floodProvider{n: 100, size: 64 << 10})
 	const limit = 256 << 10
@@ -209,6 +213,7 @@ func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
 // the events of the connection's other sessions go out at once, not when
 // the interval is over.
 func TestDeferredPresenceDoesNotHoldUpOtherSessions(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	ctx := context.Background()
 	mustCreate(t, h, "s1")
@@ -261,6 +266,7 @@ func (p blockProvider) Stream(ctx context.Context, _ provider.Request, emit func
 // queued one runs after it, since a session's turns are stopped only once
 // its delete is committed.
 func TestFailedDeleteLeavesTurnsRunning(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)
 	reg.Register("block", blockProvider{release})

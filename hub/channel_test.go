@@ -14,6 +14,7 @@ import (
 // metaOf takes a committed event's Meta as it is and decodes only events
 // read back from storage (the JSON here would not decode).
 func TestMetaOfCommittedEventsIsNotDecoded(t *testing.T) {
+	t.Parallel()
 	e := db.Event{Type: wire.EventMessage, JSON: []byte("not json"),
 		Meta: db.Meta{Role: wire.RoleUser, InputID: "i1", TurnID: "t1"}}
 	if m := metaOf(e); m.Role != wire.RoleUser || m.InputID != "i1" || m.TurnID != "t1" || m.Type != wire.EventMessage {
@@ -50,6 +51,7 @@ func BenchmarkMetaOfReply(b *testing.B) {
 // leaving in any order leave the others listed once each, at their index,
 // and the session's viewers are those still there.
 func TestChannelSubsLeaveInAnyOrder(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	mustCreate(t, h, "s")
 	ch, werr := h.channel(context.Background(), "s")

@@ -13,6 +13,7 @@ import (
 // or only their JSON, and with kinds their JSON is not read: the node
 // that committed them says what drives turns.
 func TestNoticeEvents(t *testing.T) {
+	t.Parallel()
 	committed := []wire.Event{
 		{Type: wire.EventMessage, Role: wire.RoleUser, Text: "hi", InputID: "in1", TurnID: "t1"},
 		{Type: wire.EventTurn, TurnID: "t1", State: wire.TurnStarted},

@@ -30,8 +30,8 @@ func (h *Hub) lookupStored(hash string, gen uint64) (Principal, bool) {
 		if err != nil {
 			return Principal{}, false
 		}
-		if testHookTokenRead != nil {
-			testHookTokenRead()
+		if h.testHookTokenRead != nil {
+			h.testHookTokenRead()
 		}
 		h.tokens.mu.Lock()
 		if h.tokens.gen == gen {
@@ -55,10 +55,6 @@ func (h *Hub) lookupStored(hash string, gen uint64) (Principal, bool) {
 	h.tokens.put(hash, p)
 	return p, true
 }
-
-// testHookTokenRead, when set by a test, runs after a lookup's read of the
-// store and before its put.
-var testHookTokenRead func()
 
 // lookupToken reads the token of hash from the store.
 func (h *Hub) lookupToken(hash string) (db.Token, error) {

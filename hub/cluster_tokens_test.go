@@ -25,6 +25,7 @@ func clusterPair(t *testing.T) (a, b *Hub) {
 // is (it holds the tokens' ops, as a revocation waiting for the store
 // does) while the lookup runs.
 func TestTokenLookupsHoldNothingBack(t *testing.T) {
+	t.Parallel()
 	a, b := clusterPair(t)
 	ctx := context.Background()
 	tok, err := a.AddBot(ctx, "helper", nil)
@@ -58,6 +59,7 @@ func TestTokenLookupsHoldNothingBack(t *testing.T) {
 // A made-up token is looked up in the store once; its repeats are
 // refused from memory. A token made afterwards is still found.
 func TestMadeUpTokensAreLookedUpOnce(t *testing.T) {
+	t.Parallel()
 	a, b := clusterPair(t)
 	for range 3 {
 		if _, ok := b.Authenticate("albot_madeup"); ok {
@@ -80,6 +82,7 @@ func TestMadeUpTokensAreLookedUpOnce(t *testing.T) {
 // store and its put is not undone: a revocation leaves it refused, a
 // narrowing (its session deleted) leaves it narrowed.
 func TestChangesDuringALookupStand(t *testing.T) {
+	t.Parallel()
 	a, b := clusterPair(t)
 	ctx := context.Background()
 	for _, id := range []string{"x", "y"} {
@@ -97,8 +100,7 @@ func TestChangesDuringALookupStand(t *testing.T) {
 	}
 	hook := func(f func()) {
 		var once sync.Once
-		testHookTokenRead = func() { once.Do(f) }
-		t.Cleanup(func() { testHookTokenRead = nil })
+		b.testHookTokenRead = func() { once.Do(f) }
 	}
 
 	hook(func() {

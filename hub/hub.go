@@ -148,6 +148,11 @@ type Hub struct {
 	mu    sync.Mutex
 	chans map[string]*channel
 	conns map[*Conn]struct{}
+
+	// testHookTokenRead, when a test sets it, runs after a lookup's read
+	// of the store and before its put (lookupStored). Set only by the
+	// goroutine that then calls Authenticate.
+	testHookTokenRead func()
 }
 
 // Open opens (creating and migrating it if needed) the database at path

@@ -156,6 +156,7 @@ func subscribe(c *Conn, s wire.Sub) {
 // A subscriber that subscribes after N while appends race receives exactly
 // N+1…head and then live events: no gap, no duplicate.
 func TestSubscribeAfterWhileAppending(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{RingSize: 16, PageSize: 7})
 	const total = 600
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -190,6 +191,7 @@ func TestSubscribeAfterWhileAppending(t *testing.T) {
 }
 
 func TestSubscribeWithoutCursorResets(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	mustCreate(t, h, "s")
 	appendN(t, h, "s", 30)
@@ -244,6 +246,7 @@ func mustEpoch(t testing.TB, h *Hub, id string) string {
 }
 
 func TestSubscribeMissingSession(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	r := newReader(t, h.Connect(ConnInfo{}))
 	subscribe(r.c, wire.Sub{Session: "ghost"})
@@ -258,6 +261,7 @@ func TestSubscribeMissingSession(t *testing.T) {
 
 // Presence lists each watching connection and follows joins and leaves.
 func TestPresence(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	mustCreate(t, h, "s")
 	a := newReader(t, h.Connect(ConnInfo{ID: "a", Name: "alice", Role: "owner"}))

@@ -23,6 +23,7 @@ func offsets(r *ring, next int64, limit int) []int64 {
 }
 
 func TestRingGrowsOnDemand(t *testing.T) {
+	t.Parallel()
 	r := newRing(256, 1<<20)
 	if r.buf != nil {
 		t.Fatalf("an unused ring holds a buffer of %d", len(r.buf))
@@ -47,6 +48,7 @@ func TestRingGrowsOnDemand(t *testing.T) {
 
 // Growth keeps the order when the oldest entries have wrapped around.
 func TestRingGrowsAcrossWrap(t *testing.T) {
+	t.Parallel()
 	r := newRing(64, 100) // ten 10-byte frames at most
 	for off := int64(1); off <= 100; off++ {
 		r.push(ringEntry(off, 10))
@@ -78,6 +80,7 @@ func TestRingGrowsAcrossWrap(t *testing.T) {
 }
 
 func TestRingRestartsOnAGapAndSizeZeroHoldsNothing(t *testing.T) {
+	t.Parallel()
 	r := newRing(16, 1<<20)
 	for off := int64(1); off <= 5; off++ {
 		r.push(ringEntry(off, 1))

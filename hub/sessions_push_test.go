@@ -11,6 +11,7 @@ import (
 // sessions push, not one each: the push is a flag, so a connection that
 // reads slowly holds nothing more however many sessions change.
 func TestSessionsPushCoalesces(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	listener, other := h.Connect(ConnInfo{}), h.Connect(ConnInfo{})
 	listener.ListenSessions()

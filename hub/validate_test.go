@@ -12,6 +12,7 @@ import (
 // A bot's reply with U+0000 is refused naming the field, before the turn
 // is touched: the same rule as every text field.
 func TestBotReplyWithNULIsABadRequest(t *testing.T) {
+	t.Parallel()
 	h := newTestHub(t, Options{})
 	c := h.Connect(ConnInfo{Name: "bot"})
 	defer c.Close()

@@ -25,6 +25,7 @@ func collect(t *testing.T, p Provider, ctx context.Context, req Request) ([]stri
 }
 
 func TestEchoStreamsInChunks(t *testing.T) {
+	t.Parallel()
 	got, err := collect(t, Echo{}, context.Background(), Request{Messages: []Message{
 		{Role: "user", Text: "first"}, {Role: "assistant", Text: "x"}, {Role: "user", Text: "hello there world"},
 	}})
@@ -47,6 +48,7 @@ func fake(t *testing.T) *fakeopenai.Server {
 }
 
 func TestOpenAIStreamsAndSendsModelAndEffort(t *testing.T) {
+	t.Parallel()
 	f := fake(t)
 	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "base-model"}, "k")
 	got, err := collect(t, p, context.Background(), Request{
@@ -75,6 +77,7 @@ func TestOpenAIStreamsAndSendsModelAndEffort(t *testing.T) {
 }
 
 func TestOpenAIFailuresAreReadable(t *testing.T) {
+	t.Parallel()
 	f := fake(t)
 	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m", IdleTimeout: Duration{300 * time.Millisecond}}, "")
 	cases := []struct {
@@ -105,6 +108,7 @@ func TestOpenAIFailuresAreReadable(t *testing.T) {
 }
 
 func TestOpenAIHonoursCancel(t *testing.T) {
+	t.Parallel()
 	f := fake(t)
 	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m"}, "")
 	block := make(chan struct{})
@@ -131,6 +135,7 @@ func TestOpenAIHonoursCancel(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	r, err := NewRegistry(Config{Providers: map[string]Profile{"local": {Kind: "openai", BaseURL: "http://x/v1"}}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +159,7 @@ func TestRegistry(t *testing.T) {
 // List names echo and each profile with its kind and default model, the
 // default first in its own field, and nothing of URLs or keys.
 func TestRegistryList(t *testing.T) {
+	t.Parallel()
 	r, err := NewRegistry(Config{DefaultProvider: "local", Providers: map[string]Profile{
 		"local":  {BaseURL: "http://secret.example/v1", APIKeyEnv: "KEY", DefaultModel: "m1"},
 		"remote": {Kind: "openai", BaseURL: "http://x/v1"},
