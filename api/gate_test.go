@@ -123,7 +123,7 @@ func TestPreHelloWebsocketsAreBounded(t *testing.T) {
 
 // On loopback, a request whose Host is not a loopback name is refused:
 // a web page that rebinds its own name to 127.0.0.1 cannot reach the
-// daemon (issue 13).
+// daemon (DNS rebinding).
 func TestHostMustBeLoopback(t *testing.T) {
 	e := newEnv(t, Options{})
 	hc := &http.Client{Transport: &http.Transport{}}

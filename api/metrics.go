@@ -42,8 +42,8 @@ var (
 		"Duration of the turns this daemon ran, from start to committed end, by final state.", []string{"state"}, nil)
 )
 
-// NewNATSLag is the gauge the NATS fan-out between nodes fills (issue 18;
-// not built here): how far, in seconds, this node's view of a session
+// NewNATSLag is the gauge the NATS fan-out between nodes fills (the
+// daemon wires it with --nats): how far, in seconds, this node's view of a session
 // trails the commit on another node, as of the newest notice. Whoever
 // wires --nats makes it with NewNATSLag, registers it on the daemon's
 // registry (cmd/albedo, metrics.go) and sets it; a daemon without NATS

@@ -103,7 +103,7 @@ func TestRefusalsReadWell(t *testing.T) {
 // token of that session alone (its connections close with 4401) and takes
 // the session off a bot's list of several (its connections close to come
 // back with the new scope), so a session made again under the same id is
-// none of theirs (issue 13).
+// none of theirs.
 func TestScopedTokensDieWithTheirSession(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.create("s")

@@ -40,9 +40,9 @@ func logCount(t *testing.T, home, s string) int {
 	return strings.Count(string(b), s)
 }
 
-// Issue 14, defect 5: a command on a home whose config.toml is broken
-// fails at once, saying why once (it took 28 s and printed the error five
-// times), and the daemon's log has the error once per start.
+// A command on a home whose config.toml is broken fails at once, saying
+// why once (it used to take 28 s and print the error five times), and the
+// daemon's log has the error once per start.
 func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 	home := t.TempDir()
 	stopOnCleanup(t, home)
@@ -85,13 +85,13 @@ func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 	}
 }
 
-// Issue 14, defect 5: after a crash with a broken config, a stream tries
-// to start a daemon once, reports why it cannot (StartFailed, the reason
-// in one line), and tries again only when config.toml changes (before the
-// fix it retried in a loop, 47 errors in daemon.log within seconds, and
-// said "daemon unavailable" with no reason). The issue asks for the
-// reason within a second; the test allows twice that for a loaded machine
-// under -race (it takes 0.1–0.3 s here), where the old loop took 27–30 s.
+// After a crash with a broken config, a stream tries to start a daemon
+// once, reports why it cannot (StartFailed, the reason in one line), and
+// tries again only when config.toml changes (it used to retry in a loop,
+// 47 errors in daemon.log within seconds, and say "daemon unavailable"
+// with no reason). The goal is the reason within a second; the test
+// allows twice that for a loaded machine under -race (it takes 0.1–0.3 s
+// here), where the old loop took 27–30 s.
 func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
 	home, ss := connectedStream(t)
 

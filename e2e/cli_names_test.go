@@ -45,7 +45,7 @@ func wantExit(t *testing.T, what string, stderr string, code, wantCode int, want
 // Every command that names a session takes the short id the terminal
 // shows (the id's last 8 characters), a unique prefix or suffix, or an
 // exact title; one that fits several sessions is refused with their list,
-// one that fits none exits 4 (issue 14, defect 7).
+// one that fits none exits 4.
 func TestCLISessionNames(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
@@ -148,8 +148,8 @@ func TestCLIExportRenameRm(t *testing.T) {
 	wantExit(t, "rm of a deleted session", stderr, code, 4, "no session is named")
 }
 
-// Bot errors say what is wrong in words, and bots ls shows times a person
-// reads (issue 14, defect 12).
+// Bot errors say what is wrong in words, not HTTP's, and bots ls shows
+// times a person reads.
 func TestCLIBotMessages(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home

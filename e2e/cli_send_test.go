@@ -98,8 +98,7 @@ func (p *sendProc) wait(t *testing.T) string {
 
 // send to a bot:NAME session that no bot serves says, once and at once,
 // that it waits for that bot; Ctrl-C and --timeout end it with exit 7 and
-// a message that the input stays queued, not "context canceled" (issue
-// 14, defect 11).
+// a message that the input stays queued, not "context canceled".
 func TestCLISendWaitingForBot(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
@@ -127,7 +126,7 @@ func TestCLISendWaitingForBot(t *testing.T) {
 
 // A turn interrupted while send waits exits 6 and prints what streamed
 // before, once: with stdout not a terminal the deltas are not printed, only
-// the committed text (issue 14, defect 8).
+// the committed text.
 func TestCLISendInterrupted(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
 	home := fx.home
@@ -184,8 +183,7 @@ func shown(home string, args ...string) string {
 }
 
 // On a terminal, send and tail show a reply as it streams, before it is
-// committed, and then once; sessions rm asks there and deletes on "y"
-// (issue 14, defect 8 and features).
+// committed, and then once; sessions rm asks there and deletes on "y".
 func TestCLIStreamsToATerminal(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{fake: true})
 	home := fx.home

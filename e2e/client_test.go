@@ -37,7 +37,7 @@ func streamTurn(t *testing.T, sub *client.Subscription, turn string) (reply, end
 	}
 }
 
-// Scenario 1: the same client across a restart. It sends a turn, the daemon
+// The same client across a restart. It sends a turn, the daemon
 // is stopped with `albedo stop` and brought back by `albedo sessions`, and
 // the client — not rebuilt — reads history, sends a second turn through its
 // stream and streams the reply; its snapshot names the new pid, port and

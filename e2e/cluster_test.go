@@ -23,7 +23,7 @@ import (
 	"albedo/wire"
 )
 
-// A cluster is albedo daemons on one PostgreSQL database (issue 17), each
+// A cluster is albedo daemons on one PostgreSQL database, each
 // with a home of its own, as nodes on separate machines would be; the
 // package's private PostgreSQL (db/pgtest) gives each test a database.
 type cluster struct {
@@ -186,8 +186,7 @@ func turnsOf(t *testing.T, evs []wire.Event) (inputs []string, closed map[string
 
 // Inputs sent to 20 sessions (51 each) through three nodes at once: every node
 // answers GET …/events with the same bytes, offsets dense, each input's
-// turn started and closed exactly once, in input order, across nodes
-// (issue 17, acceptance 2 and 3).
+// turn started and closed exactly once, in input order, across nodes.
 func TestClusterInputsThroughThreeNodes(t *testing.T) {
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -343,7 +342,7 @@ func checkTakeover(t *testing.T, evs []wire.Event, partial string) {
 
 // The node running a turn is SIGKILLed: another commits the turn as
 // interrupted (daemon_restart) with the checkpointed text within the
-// lease and 2 s, then runs the queued inputs in order (acceptance 4).
+// lease and 2 s, then runs the queued inputs in order.
 func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx := ctxT(t)
@@ -370,7 +369,7 @@ func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
 // The node running a turn is stopped (SIGSTOP) past its lease, then let
 // go on: another node has taken the turn over meanwhile, and nothing the
 // first writes for it afterwards is committed — it finds its lease lost
-// and drops the turn (acceptance 5).
+// and drops the turn.
 func TestClusterFencesAStoppedNode(t *testing.T) {
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx := ctxT(t)
@@ -412,7 +411,7 @@ func waitLog(t *testing.T, ctx context.Context, d *daemon, want string) {
 
 // PostgreSQL restarted while three nodes take inputs: the nodes reconnect
 // by themselves, every input a client holds a receipt for is in its
-// session's log exactly once, and every turn closes (acceptance 6). A
+// session's log exactly once, and every turn closes. A
 // client that got an error sends the same input again, as the contract
 // says, until it has a receipt.
 func TestClusterSurvivesAStoreRestart(t *testing.T) {

@@ -63,7 +63,7 @@ func TestOneDaemonPerHome(t *testing.T) {
 
 // A daemon whose daemon.json was removed is still found: status waits for
 // the daemon to write it again (it does within a second) instead of
-// starting a second one, and stop finds it through the lock (issue 13).
+// starting a second one, and stop finds it through the lock.
 func TestDaemonFileRemovedWhileRunning(t *testing.T) {
 	home := t.TempDir()
 	d := startDaemon(t, home)

@@ -13,7 +13,7 @@ import (
 	"albedo/wire"
 )
 
-// Scenario 7: a send whose receipt is lost to a SIGKILL (the input is
+// A send whose receipt is lost to a SIGKILL (the input is
 // committed, the reply never read) is retried with the same input_id after
 // the restart: one user message, one turn.
 func TestLostReceiptRetriedOnce(t *testing.T) {
@@ -102,9 +102,9 @@ func TestStreamSendWhileDown(t *testing.T) {
 }
 
 // Inputs that wait for their receipts while the daemon is down are
-// accepted, once it is back, in the order they were sent (issue 13: the
-// client re-sent them in map order, and an input typed before another could
-// be stored after it).
+// accepted, once it is back, in the order they were sent (the client
+// used to re-send them in map order, and an input typed before another
+// could be stored after it).
 func TestPendingInputsResentInOrder(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
@@ -165,7 +165,7 @@ func TestQueuedInputsKeepTheirOrder(t *testing.T) {
 	}
 }
 
-// Scenario 6: three clients watch one session through a restart and a
+// Three clients watch one session through a restart and a
 // turn; their committed event sequences are identical and contiguous.
 func TestViewersAgreeAcrossRestart(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s"})
@@ -235,7 +235,7 @@ func TestViewersAgreeAcrossRestart(t *testing.T) {
 	}
 }
 
-// Scenario 8: one client with 50 sessions open across a restart; each
+// One client with 50 sessions open across a restart; each
 // resumes from its own offset, none replays from the start.
 func TestFiftyChannelsResume(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{})

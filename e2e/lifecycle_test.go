@@ -99,9 +99,9 @@ func livePID(t *testing.T, home string) int {
 	return info.PID
 }
 
-// Issue 14, defect 4: `albedo stop` sticks while a client that starts
-// daemons is attached. Its stream says Stopped and starts none (before the
-// fix it had started the next daemon within ~120 ms); it follows a daemon
+// `albedo stop` sticks while a client that starts daemons is attached.
+// Its stream says Stopped and starts none (it used to start the next
+// daemon within ~120 ms); it follows a daemon
 // that a command starts; a new stream (the terminal's r) starts one; and a
 // SIGKILL is still recovered from on its own.
 func TestStopSticksWhileAStreamWaits(t *testing.T) {

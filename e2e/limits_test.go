@@ -16,7 +16,7 @@ import (
 // A flood of connections that prove no token — idle sockets, /healthz
 // keep-alives, websockets that never say hello — cannot take the file
 // descriptors the owner needs: with 128 of them, 300 such connections
-// held open leave the owner's calls and stream served (issue 13, defect 4).
+// held open leave the owner's calls and stream served.
 func TestTokenlessFloodLeavesTheOwnerServed(t *testing.T) {
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("needs prlimit (util-linux)")
@@ -77,7 +77,7 @@ func TestTokenlessFloodLeavesTheOwnerServed(t *testing.T) {
 
 // A stream whose token the daemon refuses — revoked while connected, or
 // wrong from the start — ends with unauthorized instead of reconnecting
-// for ever (issue 13).
+// for ever.
 func TestRefusedTokenEndsTheStream(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{})
 	tok, err := fx.c.AddBot(fx.ctx, "b1", nil)

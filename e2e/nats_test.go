@@ -203,7 +203,7 @@ func clusterSessions(t *testing.T, ctx context.Context, cl *cluster, prefix stri
 
 // Viewers on all three nodes watch the same 20 sessions while inputs come
 // through every node: each sees every event once, in order, byte for
-// byte what GET …/events answers (issue 18, acceptance 1).
+// byte what GET …/events answers.
 func TestClusterViewersOnEveryNodeSeeEveryEvent(t *testing.T) {
 	cl, _ := startNATSCluster(t, 3)
 	ctx := ctxT(t)
@@ -221,7 +221,7 @@ func TestClusterViewersOnEveryNodeSeeEveryEvent(t *testing.T) {
 
 // NATS stops for 5 s while inputs come through every node, then starts
 // again: nothing is lost or duplicated, and viewers are caught up within
-// the reconcile interval (issue 18, acceptance 2).
+// the reconcile interval.
 func TestClusterRidesOutANATSOutage(t *testing.T) {
 	cl, ns := startNATSCluster(t, 3)
 	ctx := ctxT(t)
@@ -368,7 +368,7 @@ func (c *cutter) port() int { return c.ln.Addr().(*net.TCPAddr).Port }
 
 // A client whose connection is cut every 200 ms and sent to a random node
 // reattaches each time with recovered: true, never "reset: ahead", and
-// sees the log with no gap or duplicate (issue 18, acceptance 3). It
+// sees the log with no gap or duplicate. It
 // speaks the protocol itself, with a viewer token made on one node (which
 // the others learn from the store).
 func TestClusterReattachesAcrossNodes(t *testing.T) {
@@ -489,7 +489,7 @@ func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epo
 }
 
 // Viewers on each node are in every node's presence, and a SIGKILLed
-// node's viewers leave it within the TTL (issue 18, acceptance 4).
+// node's viewers leave it within the TTL.
 func TestClusterPresenceSpansNodes(t *testing.T) {
 	cl, _ := startNATSCluster(t, 3)
 	ctx := ctxT(t)
@@ -534,7 +534,7 @@ func TestClusterPresenceSpansNodes(t *testing.T) {
 // once the interrupted message is committed; a viewer token revoked on A
 // closes its sockets on B with 4401; bot and viewer tokens made on A work
 // on B; and on a node not running the turn, the partial text plus the
-// deltas equal the committed message (issue 18, acceptance 5 and 6).
+// deltas equal the committed message.
 func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)
@@ -768,7 +768,7 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 // The terminal, pointed at a load balancer with ALBEDO_URL and an owner
 // token made by command, follows its session while the node behind it is
 // killed: it reconnects through the balancer to another node, and every
-// reply shows once (issue 18, acceptance 7).
+// reply shows once.
 func TestClusterTerminalSurvivesItsNode(t *testing.T) {
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)
@@ -833,8 +833,8 @@ func TestClusterTerminalSurvivesItsNode(t *testing.T) {
 // A bot connected to one node serves the turns another node runs: the
 // example bot, pointed at node B with --url, answers a session whose turn
 // runs on node A; killed mid-turn and started again on node A, it
-// completes the turn, which starts over (issue 18: the example bot works
-// against a cluster).
+// completes the turn, which starts over: the example bot works against
+// a cluster.
 func TestClusterBotServesAnotherNodesTurns(t *testing.T) {
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)

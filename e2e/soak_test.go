@@ -24,7 +24,7 @@ var soakFor = flag.Duration("soak", 0, "run TestSoak this long, with a kill ever
 // soakRSSLimit is the most the daemon may hold, in MiB, at any check.
 const soakRSSLimit = 400
 
-// TestSoak is a bounded, repeatable chaos run (issue 13): writers queue
+// TestSoak is a bounded, repeatable chaos run: writers queue
 // inputs to echo, streaming-provider and bot sessions, viewers watch them
 // all, and the daemon is stopped or SIGKILLed at random, again and again.
 // After each restart and at the end the logs are checked: offsets dense,

@@ -128,7 +128,7 @@ func has(sub string) func(string) bool {
 	return func(s string) bool { return strings.Contains(s, sub) }
 }
 
-// Scenario 2: a turn that blocks at the provider is interrupted (with Esc in
+// A turn that blocks at the provider is interrupted (with Esc in
 // a terminal client); the daemon restarts; the session is idle with its last turn interrupted; the
 // terminal client opens it, shows the transcript, accepts ordinary input
 // without any slash command, and the answer arrives.
@@ -172,7 +172,7 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 	u.waitFor("the answer", has("fake: plain input"))
 }
 
-// Scenario 3: a terminal client on a session gets its reset, the daemon
+// A terminal client on a session gets its reset, the daemon
 // is stopped (the terminal says so) and started again, a turn is sent from
 // another client, and the terminal shows the reply without ever showing a
 // stream error.

@@ -14,15 +14,15 @@ import (
 	"albedo/wire"
 )
 
-// perfAttempts is how many tries each of test 5's goals gets. This 2-CPU
-// machine runs the other test packages beside this one in CI, and a page
-// that does not get the CPU misses a goal however fast it is; so the best
-// of up to 3 attempts counts, an attempt that meets the goal ends the
-// loop, and every attempt's figure is logged. A page slow every time
-// still fails.
+// perfAttempts is how many tries each of the page's speed goals gets.
+// This 2-CPU machine runs the other test packages beside this one in CI,
+// and a page that does not get the CPU misses a goal however fast it is;
+// so the best of up to 3 attempts counts, an attempt that meets the goal
+// ends the loop, and every attempt's figure is logged. A page slow every
+// time still fails.
 const perfAttempts = 3
 
-// Test 5: the goals, asserted (docs/benchmarks.md has the
+// The page's speed goals, asserted (docs/benchmarks.md has the
 // figures). A session of 5 000 messages opens on its latest in at most
 // 1 s, from navigation, and scrolling up pages older ones in; then 100
 // events a second for 10 s cause no main-thread task over 50 ms (the Long

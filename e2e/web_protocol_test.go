@@ -12,9 +12,9 @@ import (
 	"albedo/wire"
 )
 
-// The page speaks the protocol as every client does (issue 15, "the same
-// protocol as every client"). These tests watch its websocket from
-// Chromium's side (recordSockets) and the daemon's.
+// The page speaks the same protocol as every other client, with nothing
+// of its own. These tests watch its websocket from Chromium's side
+// (recordSockets) and the daemon's.
 
 // One websocket carries every session the page shows: the one open and
 // those of the list, each live (their messages count as unread).

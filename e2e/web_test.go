@@ -56,7 +56,7 @@ func (p *page) messages() []domMessage {
 	return out
 }
 
-// Test 1: an owner page (albedo open's link) sends a message with Enter;
+// An owner page (albedo open's link) sends a message with Enter;
 // the reply streams in, is replaced by the committed one, and the DOM's
 // messages equal GET /v1/sessions/{id}/events.
 func TestWebOwnerSendsAndStreams(t *testing.T) {
@@ -88,7 +88,7 @@ func shareLink(t *testing.T, home, session string) string {
 	return strings.TrimSpace(lastLine(cli(t, home, "share", session)))
 }
 
-// Test 2: an owner page and a viewer page (albedo share's link) show the
+// An owner page and a viewer page (albedo share's link) show the
 // same transcript while a turn streams and after; the viewer has a badge
 // and no composer, and a send forced through its socket is refused.
 func TestWebOwnerAndViewerAgree(t *testing.T) {
@@ -134,7 +134,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 	}
 }
 
-// Test 4: a message holding markup that would run script, and a
+// A message holding markup that would run script, and a
 // javascript: link, render inert: nothing runs, and the link goes nowhere.
 func TestWebMarkupIsInert(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "xss", Provider: "fake"}})
@@ -163,7 +163,7 @@ func TestWebMarkupIsInert(t *testing.T) {
 	}
 }
 
-// Test 6: revoking a share closes the viewer page's socket, and the page
+// Revoking a share closes the viewer page's socket, and the page
 // says the link was revoked instead of trying again.
 func TestWebRevokedShareSaysSo(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "revoked"}})
@@ -178,7 +178,7 @@ func TestWebRevokedShareSaysSo(t *testing.T) {
 	viewer.screenshot("web-revoked")
 }
 
-// Test 3: the daemon is stopped gracefully, then SIGKILLed mid-reply: both
+// The daemon is stopped gracefully, then SIGKILLed mid-reply: both
 // pages say they are reconnecting, come back by themselves, and hold every
 // message exactly once, as the daemon has them.
 func TestWebPagesSurviveRestarts(t *testing.T) {

@@ -95,7 +95,7 @@ func (wc *conn) writer() *writer {
 // until then. A hello goes deep (its sessions are loaded from the
 // database), and a goroutine keeps the stack it grew to while it lives:
 // the reader, which an idle connection keeps for its whole life, starts
-// small instead (issue 16: 8 KiB of stack per idle connection).
+// small instead.
 func (wc *conn) serve() {
 	wc.ctx, wc.cancel = context.WithCancel(context.Background())
 	rest, ok := wc.awaitHello(wc.ctx)
@@ -140,9 +140,9 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 	}
 	// The socket is read under a context that never ends: given one that
 	// can, coder/websocket arms a context.AfterFunc for every message it
-	// reads (an allocation and a registration with the context: 5.7 % of
-	// the daemon's CPU at 100 writers, issue 16). The end of ctx closes
-	// the socket (read), which ends a read in progress all the same.
+	// reads (an allocation and a registration with the context, for
+	// every message). The end of ctx closes the socket (read), which ends
+	// a read in progress all the same.
 	rctx := context.WithoutCancel(ctx)
 	for {
 		typ, r, err := wc.ws.Reader(rctx)

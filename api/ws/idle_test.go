@@ -18,7 +18,7 @@ import (
 
 // An idle connection keeps no writer goroutine: it ends once the hello's
 // reply is written, and one starts again when there is something to
-// write (issue 16, idle memory).
+// write: its stack is not part of an idle connection's memory.
 func TestIdleWriterEndsAndComesBack(t *testing.T) {
 	e := newEnv(t, Options{})
 	idle := make(chan struct{}, 16)

@@ -4,9 +4,8 @@ import "sync"
 
 // writerPool runs connections' writers on a few goroutines instead of one
 // started per connection per wake. An event for 100 viewers wakes 100
-// writers at once; starting a goroutine for each was most of the hub's
-// cost per event (issue 16: 0.6 µs of 5.6 per delivery at 100 viewers ×
-// 1 000 events/s). A worker starts when a writer is queued and fewer than
+// writers at once, and starting a goroutine for each would cost more
+// than the hub's own work per event. A worker starts when a writer is queued and fewer than
 // the pool's size work (max, plus any loans: lend), takes writers in
 // turn, and ends when the queue is empty: an idle server keeps no
 // goroutine, and an idle connection costs nothing here.
@@ -26,17 +25,36 @@ import "sync"
 // the peer. Such a frame lends the pool a worker for as long as it waits
 // (lend, from leanConn.Write): the pool may run one more, so the worker it
 // holds is replaced.
+//
+// Who owns a connection's write side (the one goroutine that may call
+// hub.Conn.Fill and write its messages) changes at run time:
+//
+//	state           owner                          enters by                         leaves by
+//	idle            nobody                         run ends with nothing to write    kick: queued, or its own goroutine
+//	queued          the pool (next or queue)       kick → submit                     a worker's take
+//	on a worker     that pool worker               take                              run ends (idle), or leave
+//	left the pool   the worker's goroutine, now    leave: a write that would wait,   run ends; the goroutine ends
+//	                the connection's own           a close handshake
+//	own goroutine   a goroutine of its own         kick, on a socket that is not     run ends
+//	                                               the kernel's (no lean socket)
+//
+// A loan is not a state of a writer's: lend raises the pool's size while a
+// frame of others waits for its peer, holding the frame lock a worker may
+// be waiting for, and giveBack lowers it (the next take past the size ends
+// its worker). writer.mu's running flag keeps a writer in at most one of
+// the states but idle, so that at most one goroutine owns its write side.
+// Each transition has a stress test in pool_test.go.
 type writerPool struct {
 	max int
+	run func(*writer) // what a worker does with a writer it takes: (*writer).run
 
 	mu   sync.Mutex
 	lent int // workers lent by frames waiting for their peers: the pool runs up to max+lent
 	// The writer queued last runs first, as Go's scheduler runs the
 	// goroutine readied last: a commit's receipt, queued after the
 	// commit's pushes to every viewer, would otherwise wait behind them,
-	// and a publisher that keeps a window in flight would slow down (a
-	// plain FIFO cut fan-out to 100 viewers from 800 k to 630 k deliveries
-	// a second). The writer it displaces goes to the back of the queue.
+	// and a publisher that keeps a window in flight would slow down. The
+	// writer it displaces goes to the back of the queue.
 	// So that next cannot starve the queue when writers arrive as fast as
 	// they are taken, a take from next is followed by one from the queue.
 	next     *writer
@@ -81,7 +99,7 @@ func (p *writerPool) work() {
 		}
 		left = false
 		w.left = &left
-		w.run()
+		p.run(w)
 		if left {
 			return // left the pool while blocked (leave): a replacement works
 		}

@@ -92,6 +92,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	// A few workers more than processors: a writer whose cursor is behind
 	// the ring reads the database (a cgo call) while the others write.
 	s.writers.max = max(4, runtime.GOMAXPROCS(0))
+	s.writers.run = (*writer).run
 	return s
 }
 

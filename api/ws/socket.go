@@ -16,7 +16,7 @@ import (
 // An idle websocket should hold no buffer. coder/websocket keeps, for the
 // life of a connection, the bufio reader and writer its Hijack returned:
 // net/http's, 4 KiB each, a quarter of an idle connection's memory with
-// the GC's headroom on them (issue 16). Nothing is read or written most of
+// the GC's headroom on them. Nothing is read or written most of
 // the time, so the connection is handed a lean socket instead: bufio
 // buffers of the smallest size bufio allows, over a leanConn that takes a
 // buffer from a pool only while there is something to read or to write,
@@ -94,6 +94,23 @@ func hijackerOf(w http.ResponseWriter) (http.Hijacker, error) {
 // sends between cork and uncork leaves in one write syscall, and a frame
 // written by anyone else (a ping, a pong, a close) that waits for the
 // peer lends the writers' pool a worker meanwhile.
+//
+// It sits under coder/websocket and reads the frames the library writes,
+// so it depends on how the library writes them (checked by
+// TestCoderWebsocketWritesAsTheLeanSocketReads, which an upgrade of the
+// library that writes otherwise fails):
+//
+//   - the library writes through the bufio.Writer Hijack returned (16
+//     bytes, leanBufio), so that no Write holds bytes of two frames;
+//   - it writes a frame's header whole, in the Write that starts the
+//     frame, and flushes at each frame's end;
+//   - a message written with (*websocket.Conn).Write is one unfragmented
+//     text frame;
+//   - every frame is written under the library's frame lock, one at a
+//     time.
+//
+// Anything else fails the Write with an error (errFrameHeader, a write
+// past its frame's end) rather than sending bytes out of their frame.
 type leanConn struct {
 	net.Conn
 	raw syscall.RawConn

@@ -16,15 +16,14 @@ import (
 // calls kick (hub.Conn.OnWake) when there is, and kick has the server's
 // writerPool (or, for a socket that is not the kernel's, a goroutine of
 // its own) run the writer until Fill has nothing more. An idle connection
-// so costs its reader's goroutine and nothing else that runs (issue 16:
-// a writer parked per connection was a fifth of an idle connection's
-// memory, its stack).
+// so costs its reader's goroutine and nothing else that runs: a writer
+// parked per connection would hold a stack for every idle one.
 //
 // The write timeout is one timer per connection, armed around each write,
 // rather than a context per write: coder/websocket watches a write's
 // context with a context.AfterFunc, and at one small batch per event (a
-// steady rate, many viewers) making and watching those contexts was a
-// tenth of the daemon's CPU. Writes get a context that never ends; the
+// steady rate, many viewers) making and watching those contexts would
+// cost more than the write. Writes get a context that never ends; the
 // timer cuts the connection, which ends the write.
 //
 // kick and beat may be called from any goroutine; run is the only one that
