@@ -246,28 +246,10 @@ func (wc *conn) awaitHello(ctx context.Context) ([][]byte, bool) {
 // hello authenticates, registers the connection with the hub, and queues the
 // hello reply with one sub reply for each of cmd.Subs.
 func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
-	p := wc.principal()
-	if p.Role == "" {
-		var ok bool
-		p, ok = wc.s.opts.Authenticate(cmd.Token)
-		if !ok {
-			wc.ws.Close(StatusBadToken, "unknown or revoked token")
-			return false
-		}
-	}
-	// Revocation closes the connections it finds by their principal, and
-	// this one has been findable only since now: look the token up again,
-	// so that one revoked (or narrowed) while this connection was being set
-	// up is not missed.
-	wc.hcMu.Lock()
-	wc.p = p
-	wc.hcMu.Unlock()
-	cur, ok := wc.s.hub.Current(p)
+	p, ok := wc.helloPrincipal(cmd.Token)
 	if !ok {
-		wc.ws.Close(StatusBadToken, "token revoked")
 		return false
 	}
-	p = cur
 	// Authenticated: it no longer waits for hello, before its reply can
 	// tell the client so (a client that connects again on that reply
 	// must find the room it left; TestPreHelloWebsocketsAreBounded).
@@ -295,19 +277,54 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		hc.ListenSessions()
 		reply.Sessions = true
 	}
-	if len(cmd.Subs) == 0 {
-		hc.ReplyJSON(reply)
-		return true
+	wc.helloSubs(ctx, hc, cmd.Subs, reply)
+	return true
+}
+
+// helloPrincipal is the principal of the upgrade's header, or else of the
+// token in hello; a connection whose token is unknown or revoked is
+// closed with 4401.
+func (wc *conn) helloPrincipal(token string) (hub.Principal, bool) {
+	p := wc.principal()
+	if p.Role == "" {
+		var ok bool
+		p, ok = wc.s.opts.Authenticate(token)
+		if !ok {
+			wc.ws.Close(StatusBadToken, "unknown or revoked token")
+			return p, false
+		}
 	}
-	if len(cmd.Subs) > wc.s.hub.MaxChannels() {
-		reply.OK, reply.Error = false, wire.Errorf(wire.CodeTooMany, "hello has %d subs; the limit is %d", len(cmd.Subs), wc.s.hub.MaxChannels())
+	// Revocation closes the connections it finds by their principal, and
+	// this one has been findable only since now: look the token up again,
+	// so that one revoked (or narrowed) while this connection was being set
+	// up is not missed.
+	wc.hcMu.Lock()
+	wc.p = p
+	wc.hcMu.Unlock()
+	cur, ok := wc.s.hub.Current(p)
+	if !ok {
+		wc.ws.Close(StatusBadToken, "token revoked")
+		return p, false
+	}
+	return cur, true
+}
+
+// helloSubs subscribes hc to the subs of a hello and queues the hello's
+// reply, with one sub reply for each.
+func (wc *conn) helloSubs(ctx context.Context, hc *hub.Conn, subs []wire.Sub, reply wire.Reply) {
+	if len(subs) == 0 {
 		hc.ReplyJSON(reply)
-		return true
+		return
+	}
+	if len(subs) > wc.s.hub.MaxChannels() {
+		reply.OK, reply.Error = false, wire.Errorf(wire.CodeTooMany, "hello has %d subs; the limit is %d", len(subs), wc.s.hub.MaxChannels())
+		hc.ReplyJSON(reply)
+		return
 	}
 	// Subs outside the token's scope are refused one by one; the rest go on.
 	var allowed []wire.Sub
-	refused := make([]*wire.Error, len(cmd.Subs))
-	for i, sb := range cmd.Subs {
+	refused := make([]*wire.Error, len(subs))
+	for i, sb := range subs {
 		if werr := wc.authorizeOp(wire.OpSub, sb.Session); werr != nil {
 			refused[i] = werr
 			continue
@@ -315,8 +332,8 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		allowed = append(allowed, sb)
 	}
 	hc.Subscribe(ctx, allowed, func(rs []wire.SubReply) any {
-		reply.Subs = make([]wire.SubReply, len(cmd.Subs))
-		for i, sb := range cmd.Subs {
+		reply.Subs = make([]wire.SubReply, len(subs))
+		for i, sb := range subs {
 			if refused[i] != nil {
 				reply.Subs[i] = wire.SubReply{Session: sb.Session, Error: refused[i]}
 				continue
@@ -325,7 +342,6 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		}
 		return reply
 	})
-	return true
 }
 
 // writeDirect writes one frame before the writer goroutine exists.
