@@ -8,6 +8,7 @@ import (
 )
 
 func TestUnknownBotProviderRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	var eb wire.ErrorBody
 	code, _ := e.do("POST", "/v1/sessions", nil, `{"provider":"bot:ghost"}`, &eb)
@@ -21,6 +22,7 @@ func TestUnknownBotProviderRefused(t *testing.T) {
 // serving connection when the first drops, and commits what the bot
 // finished, authored by the bot.
 func TestBotServedTurn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	botTok := e.botToken("helper")
 	s := e.createWith("s", `{"provider":"bot:helper"}`)
@@ -91,6 +93,7 @@ func TestBotServedTurn(t *testing.T) {
 // A bot's post is a message with role bot and the bot as author; it
 // starts no turn and is idempotent.
 func TestBotPost(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	s := e.create("s")
 	b := e.dialToken(e.botToken("poster")).HelloFromStart(s)
@@ -126,6 +129,7 @@ func TestBotPost(t *testing.T) {
 // reusing a send's id with other text is conflict, and so is a send
 // reusing a post's.
 func TestPostAndSendShareInputIDs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	s := e.create("s")
 	const sent, posted = "0190a8a0-0000-7000-8000-0000000000a1", "0190a8a0-0000-7000-8000-0000000000a2"
@@ -152,6 +156,7 @@ func TestPostAndSendShareInputIDs(t *testing.T) {
 // Interrupting a bot-served turn commits what the bot streamed; the bot's
 // next reply to it is refused.
 func TestInterruptBotTurn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	tok := e.botToken("slow")
 	s := e.createWith("s", `{"provider":"bot:slow"}`)

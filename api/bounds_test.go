@@ -35,6 +35,7 @@ func bigSession(e *env, n, size int) wire.Session {
 // alone), so a client with a small read limit is served; every event once,
 // in order.
 func TestCatchUpMessagesAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	s := bigSession(e, 6, 100_000)
 	zero, window := int64(0), 10000
@@ -82,6 +83,7 @@ func TestCatchUpMessagesAreBounded(t *testing.T) {
 // A history page of large events ends at 1 MiB with more, not at its
 // count of events.
 func TestHistoryPageIsBoundedByBytes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	bigSession(e, 6, 200_000) // 24 events, 12 of them about 200 KB
 	var p wire.Page

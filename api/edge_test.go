@@ -33,6 +33,7 @@ func (e *env) otherProcess() *hub.Hub {
 // daemon re-reads its tokens (SIGHUP), exactly like the daemon.json token;
 // removing it there and re-reading closes its websockets with 4401.
 func TestOwnerTokensFromTheStore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	other := e.otherProcess()
 	tok, err := other.AddOwner(context.Background(), "alice")
@@ -97,6 +98,7 @@ func TestOwnerTokensFromTheStore(t *testing.T) {
 // check answer, and 503 with a reason that names the check (not its
 // error) otherwise, and while the daemon stops.
 func TestReadyz(t *testing.T) {
+	t.Parallel()
 	var natsDown atomic.Bool
 	e := newEnv(t, Options{ReadyChecks: []ReadyCheck{{Name: "nats", Check: func(context.Context) error {
 		if natsDown.Load() {
@@ -162,6 +164,7 @@ func (r *recorder) WriteHeader(code int) { r.code = code }
 // writer's batch sizes and commit latency, and turn durations, from what
 // the daemon has done.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e.srv.Collector())
@@ -255,6 +258,7 @@ func TestMetrics(t *testing.T) {
 // The table of metrics in docs/server.md names every metric the daemon
 // exports.
 func TestDocNamesEveryMetric(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/server.md")
 	if err != nil {
 		t.Fatal(err)

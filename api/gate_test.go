@@ -27,6 +27,7 @@ func (c *closeConn) Close() error { c.closed = true; return nil }
 // Past its bound, a new connection that has not sent a request closes the
 // oldest such one; one that has sent its request no longer counts.
 func TestFreshConnsEvictTheOldest(t *testing.T) {
+	t.Parallel()
 	f := freshConns{max: 2}
 	c := []*closeConn{{}, {}, {}, {}}
 	f.connState(c[0], http.StateNew)
@@ -47,6 +48,7 @@ func TestFreshConnsEvictTheOldest(t *testing.T) {
 
 // Only a request that proved a token keeps its connection alive.
 func TestKeepAliveOnlyWithAToken(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	hs := httptest.NewServer(e.srv.HTTPServer().Handler)
 	t.Cleanup(hs.Close)
@@ -85,6 +87,7 @@ func TestKeepAliveOnlyWithAToken(t *testing.T) {
 // at a time; past that an upgrade is refused with 429 too_many, and a
 // hello makes room.
 func TestPreHelloWebsocketsAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{MaxPreHello: 2})
 	dial := func() (*websocket.Conn, *http.Response, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -125,6 +128,7 @@ func TestPreHelloWebsocketsAreBounded(t *testing.T) {
 // a web page that rebinds its own name to 127.0.0.1 cannot reach the
 // daemon (DNS rebinding).
 func TestHostMustBeLoopback(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
@@ -154,6 +158,7 @@ func TestHostMustBeLoopback(t *testing.T) {
 // DNS name can stand for), a loopback name, or one of the names the
 // operator gave (its certificate's, --host; a wildcard covers one label).
 func TestPublicHostsAreTheOperatorsNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{Public: true, Hosts: []string{"albedo.example.com", "*.team.example"}})
 	hc := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(hc.CloseIdleConnections)
@@ -189,6 +194,7 @@ func TestPublicHostsAreTheOperatorsNames(t *testing.T) {
 // A websocket from a page of another origin is refused before the
 // upgrade, whatever its token (coder/websocket checks Origin against Host).
 func TestCrossOriginWebsocketRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -202,6 +208,7 @@ func TestCrossOriginWebsocketRefused(t *testing.T) {
 // Channels per connection are bounded: a hello with more subs than the
 // limit, or a sub past it, gets too_many and watches nothing more.
 func TestChannelsPerConnectionAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnvWith(t, Options{}, hub.Options{MaxChannels: 2})
 	for _, id := range []string{"a", "b", "c"} {
 		e.create(id)

@@ -12,6 +12,7 @@ import (
 const uuid1 = "0190a8a0-0000-7000-8000-000000000001"
 
 func TestSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	var created wire.Session
 	if code, _ := e.do("POST", "/v1/sessions", nil, `{"title":"a","model":"m"}`, &created); code != http.StatusCreated {
@@ -47,6 +48,7 @@ func TestSessionLifecycle(t *testing.T) {
 }
 
 func TestInputsIdempotent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	var r1, r2, r3 wire.Receipt
@@ -85,6 +87,7 @@ func TestInputsIdempotent(t *testing.T) {
 
 // Every refusal has its code, and none changes what is stored.
 func TestHTTPBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	var r wire.Receipt
@@ -151,6 +154,7 @@ func TestHTTPBadInput(t *testing.T) {
 }
 
 func TestHistoryPaging(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	for i := range 7 {

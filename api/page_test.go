@@ -10,6 +10,7 @@ import (
 // strict policy and its own content type; what is not an asset is 404;
 // the Host check holds for them as for the API.
 func TestPageIsServedUnderItsPolicy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	noToken := map[string]string{"Authorization": ""}
 	for path, ctype := range map[string]string{
@@ -59,6 +60,7 @@ func TestPageIsServedUnderItsPolicy(t *testing.T) {
 // websocket URL the daemon hands out (the page's policy, a share's or a
 // bot's ws_url) is wss://; without the header, ws://.
 func TestWSURLBehindATLSProxy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	for _, tc := range []struct {

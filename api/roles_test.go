@@ -37,6 +37,7 @@ func (e *env) as(token string) map[string]string {
 
 // Every route echo serves has an entry in the permission table.
 func TestEveryRouteHasPermissions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	for _, r := range e.srv.e.Routes() {
 		if r.Path == "/healthz" || !strings.HasPrefix(r.Path, "/v1/") || strings.HasPrefix(r.Method, "echo_") {
@@ -51,6 +52,7 @@ func TestEveryRouteHasPermissions(t *testing.T) {
 // The role table: every HTTP route and websocket op, for each role,
 // allowed or refused with forbidden.
 func TestRoleTable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	e.create("del-owner")
@@ -159,6 +161,7 @@ func (e *env) dialToken(token string) *wsClient {
 // Tokens limited to sessions: a viewer sees its session and nothing else,
 // a bot limited to a list too.
 func TestTokenScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("mine")
 	e.create("other")
@@ -243,6 +246,7 @@ func TestTokenScope(t *testing.T) {
 // A revoked token is refused at once, and its open connections are closed
 // with 4401.
 func TestRevokedTokenRefusedAndClosed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	bot := e.botToken("gone")

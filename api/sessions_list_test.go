@@ -17,6 +17,7 @@ import (
 // hub.MaxSessionsPage however large a limit is asked for, and the pages'
 // next cursors walk every session once, in the order of their ids.
 func TestSessionListPages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	const n = hub.MaxSessionsPage + 5
 	var wg sync.WaitGroup
@@ -81,6 +82,7 @@ func TestSessionListPages(t *testing.T) {
 // TestSessionListBadPage: a limit or a cursor that is not one is a
 // bad_request, never a 500.
 func TestSessionListBadPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("a")
 	b64 := base64.RawURLEncoding.EncodeToString
@@ -105,6 +107,7 @@ func TestSessionListBadPage(t *testing.T) {
 // TestScopedTokenPagesItsSessions: a bot limited to three sessions pages
 // through those three only.
 func TestScopedTokenPagesItsSessions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	for _, id := range []string{"a", "b", "c", "d", "e"} {
 		e.create(id)

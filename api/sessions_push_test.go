@@ -10,6 +10,7 @@ import (
 // push when a session is made or deleted; other roles are not told, and
 // their hello says so.
 func TestSessionsPush(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	isSessions := func(f wire.Frame) bool { return f.Op == wire.PushSessions }

@@ -111,6 +111,7 @@ func seenText(w *wsClient, want string) (string, []wire.Event) {
 // viewer subscribing mid-turn gets the text so far as a partial, then the
 // rest.
 func TestTurnStreamsToEveryViewer(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake"}`)
 	a, b := e.w, e.dial(true).HelloFromStart(e.s)
 
@@ -167,6 +168,7 @@ func TestTurnStreamsToEveryViewer(t *testing.T) {
 // message with a turn event of reason "user"; the session then answers the
 // next input normally.
 func TestInterruptBlockedTurn(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake"}`)
 	w := e.w
 
@@ -234,6 +236,7 @@ func TestInterruptBlockedTurn(t *testing.T) {
 // The session's model and effort drive each request; a cleared effort is
 // not sent.
 func TestModelAndEffortReachTheProvider(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake","model":"m1","effort":"high"}`)
 	turn := func(n int) {
 		var r wire.Receipt
@@ -269,6 +272,7 @@ func TestModelAndEffortReachTheProvider(t *testing.T) {
 // Each kind of provider failure fails the turn with a readable error, and
 // the daemon keeps serving.
 func TestProviderFailuresFailTheTurn(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake"}`)
 	cases := []struct {
 		reply fakeopenai.Reply
@@ -303,6 +307,7 @@ func TestProviderFailuresFailTheTurn(t *testing.T) {
 
 // Inputs run one at a time in acceptance order; status shows the queue.
 func TestTurnsQueueInOrder(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake"}`)
 	w := e.w
 	release := make(chan struct{})
@@ -338,6 +343,7 @@ func TestTurnsQueueInOrder(t *testing.T) {
 }
 
 func TestUnknownProviderRefused(t *testing.T) {
+	t.Parallel()
 	e, _ := newFakeEnv(t)
 	var body wire.ErrorBody
 	code, _ := e.do("POST", "/v1/sessions", nil, `{"provider":"nope"}`, &body)
@@ -351,6 +357,7 @@ func TestUnknownProviderRefused(t *testing.T) {
 // pushes follow the order things happened. Before, the text due to every
 // cursor went out with the first batch of old events.
 func TestCatchUpGetsStreamingTextAfterItsTurn(t *testing.T) {
+	t.Parallel()
 	e := newTurnEnv(t, `{"provider":"fake"}`)
 	// About 100 KiB of history: more than one message (64 KiB) of
 	// catch-up.

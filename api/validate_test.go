@@ -13,6 +13,7 @@ import (
 // U+0000 in any text field is a 400 bad_request that names the field —
 // never a 500 — and changes nothing stored (docs/protocol.md, "Text").
 func TestNULInATextFieldIsABadRequestNamingIt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	var s wire.Session
@@ -63,6 +64,7 @@ func TestNULInATextFieldIsABadRequestNamingIt(t *testing.T) {
 // One UUID written another way (upper case, braces, urn:uuid:) is not a
 // second input: only the canonical form is accepted, with a clear error.
 func TestInputIDMustBeCanonical(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	for _, id := range []string{strings.ToUpper(uuid1), "{" + uuid1 + "}", "urn:uuid:" + uuid1, strings.ReplaceAll(uuid1, "-", "")} {
@@ -83,6 +85,7 @@ func TestInputIDMustBeCanonical(t *testing.T) {
 
 // Refusals name the role with its article: "an owner token", "a bot token".
 func TestRefusalsReadWell(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
 	for role, want := range cases {
 		got := hub.Principal{Role: wire.TokenRole(role)}.Authorize(nil, "do x", "")
@@ -105,6 +108,7 @@ func TestRefusalsReadWell(t *testing.T) {
 // back with the new scope), so a session made again under the same id is
 // none of theirs.
 func TestScopedTokensDieWithTheirSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	e.create("t")
@@ -145,6 +149,7 @@ func TestScopedTokensDieWithTheirSession(t *testing.T) {
 // each get their reply with their own id, not one error with id 0; what
 // cannot be read after them gets an error of its own.
 func TestCommandsBackToBackGetTheirOwnReplies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	w := e.dial(true)
 	w.Hello()
@@ -163,6 +168,7 @@ func TestCommandsBackToBackGetTheirOwnReplies(t *testing.T) {
 // made and when it is patched, naming the ones there are; each of those,
 // and empty (none set), is taken.
 func TestEffortIsOneOfTheLevels(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	var s wire.Session

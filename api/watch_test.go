@@ -13,6 +13,7 @@ import (
 // until it watches; "watch" moves it either way, and both others and the
 // HTTP status see the change.
 func TestBackgroundSubscribersAreNotViewers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("s")
 	viewer := e.dial(true)

@@ -26,6 +26,7 @@ func isReplyTo(id int64) func(wire.Frame) bool {
 // Every bad frame gets its documented error, the connection stays open, and
 // nothing stored changes.
 func TestWSBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	sess := e.create("s")
 	e.do("PUT", "/v1/sessions/s/inputs/"+uuid1, nil, `{"text":"keep me"}`, nil)
@@ -103,6 +104,7 @@ func TestWSBadInput(t *testing.T) {
 }
 
 func TestWSClosesOnAbuse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{HelloTimeout: 200 * time.Millisecond, MaxFrame: 4096})
 	t.Run("wrong token in hello", func(t *testing.T) {
 		w := e.dial(false)
@@ -143,6 +145,7 @@ func TestWSClosesOnAbuse(t *testing.T) {
 // One websocket watching 100 sessions gets each session's events in order,
 // batched several frames per message.
 func TestWSManyChannelsOneSocket(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	var subs []wire.Sub
 	for i := range 100 {

@@ -14,6 +14,7 @@ import (
 // TestByeDuringUpgrade: a connection upgraded while Bye begins is not in
 // Bye's list; it must close itself rather than keep Bye waiting for ever.
 func TestByeDuringUpgrade(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	accepted, release := make(chan struct{}), make(chan struct{})
 	e.srv.afterAccept = func() { close(accepted); <-release }

@@ -42,6 +42,7 @@ var quickFrames = []struct {
 }
 
 func TestQuickCommand(t *testing.T) {
+	t.Parallel()
 	for _, tc := range quickFrames {
 		cmd, ok := quickCommand([]byte(tc.frame))
 		if ok != tc.quick {

@@ -20,6 +20,7 @@ import (
 // reply is written, and one starts again when there is something to
 // write: its stack is not part of an idle connection's memory.
 func TestIdleWriterEndsAndComesBack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	idle := make(chan struct{}, 16)
 	e.srv.writerIdle = func() { idle <- struct{}{} }
@@ -63,6 +64,7 @@ func TestIdleWriterEndsAndComesBack(t *testing.T) {
 // before the upgrade's answer: what net/http read past the request reaches
 // the websocket, though the connection lets go of net/http's buffers.
 func TestHelloBeforeTheUpgradeAnswer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	host := strings.TrimPrefix(e.url, "http://")
 	c, err := net.Dial("tcp", host)

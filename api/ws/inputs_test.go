@@ -17,6 +17,7 @@ import (
 // receipt, a post to a missing session fails alone, receipts come in
 // command order, and a command after them (ping) is answered after them.
 func TestPipelinedPosts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{})
 	e.create("a")
 	e.create("b")

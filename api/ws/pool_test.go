@@ -65,6 +65,7 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 // taken in its turn even though a new writer takes the next slot before
 // every take.
 func TestWriterPoolQueueIsBoundedAndFair(t *testing.T) {
+	t.Parallel()
 	p := &writerPool{} // max 0: no worker starts; the test takes
 	const conns = 1000
 	ws := make([]*writer, conns)
