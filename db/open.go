@@ -67,6 +67,10 @@ type Options struct {
 	// walLimitPages is the WAL size, in pages, past which a checkpoint
 	// waits for its turn to rewind the WAL (default walLimitDefault).
 	walLimitPages int
+	// ckptEvery is how often the checkpointer runs (default
+	// checkpointEvery): tests that checkpoint by hand, and count on the
+	// WAL being as they left it, set it past their end.
+	ckptEvery time.Duration
 }
 
 // busyWait is how long a connection waits for a lock before SQLITE_BUSY.
@@ -145,7 +149,11 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
-	go d.checkpoints()
+	every := opts.ckptEvery
+	if every <= 0 {
+		every = checkpointEvery
+	}
+	go d.checkpoints(every)
 	return d, nil
 }
 
@@ -244,10 +252,11 @@ func hasLegacyPosts(ctx context.Context, db *bun.DB) (bool, error) {
 // checkpointEvery is how often the checkpointer runs.
 const checkpointEvery = time.Second
 
-// checkpoints runs a checkpoint every second until Close.
-func (d *DB) checkpoints() {
+// checkpoints runs a checkpoint every interval (a second, but in
+// tests) until Close.
+func (d *DB) checkpoints(every time.Duration) {
 	defer close(d.ckptDone)
-	t := time.NewTicker(checkpointEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestWALStaysBoundedUnderContinuousWrites: a writer that never pauses must
@@ -115,7 +116,7 @@ func fillWAL(t *testing.T, d *DB, s string, n int) {
 // what it shows. TestWALStaysBoundedUnderContinuousWrites has writes go
 // on throughout.
 func TestWriterRewindsALargeWAL(t *testing.T) {
-	d := openTest(t, Options{walLimitPages: 64})
+	d := openTest(t, Options{walLimitPages: 64, ckptEvery: time.Hour}) // its checkpoints only
 	createSession(t, d, "s")
 	fillWAL(t, d, "s", 200) // ~800 KiB, over the 256 KiB limit
 	if n := walFrames(t, d); n < 64 {
@@ -138,7 +139,7 @@ func TestWriterRewindsALargeWAL(t *testing.T) {
 // grown since the checkpoint asked, the next one empties the file itself
 // (a TRUNCATE), so that the WAL stays bounded.
 func TestCheckpointTruncatesWhenNoRewind(t *testing.T) {
-	d := openTest(t, Options{walLimitPages: 64})
+	d := openTest(t, Options{walLimitPages: 64, ckptEvery: time.Hour}) // its checkpoints only
 	createSession(t, d, "s")
 	fillWAL(t, d, "s", 10)
 	ctx := context.Background()
