@@ -32,6 +32,7 @@ func oneBatch(t *testing.T, d *DB, fns ...func(*Tx) error) []error {
 // memory written to the session row, so that a reopened database goes
 // on from them.
 func TestInputsInOneBatch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		ctx := context.Background()
 		d, err := Open(ctx, tgt, Options{})
@@ -133,6 +134,7 @@ func TestInputsInOneBatch(t *testing.T) {
 // the migration cannot match to its event) is still found, so its repeat
 // is answered once and not accepted again.
 func TestPostRecords(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		ctx := context.Background()
 		d, err := Open(ctx, tgt, Options{})
@@ -225,6 +227,7 @@ func TestPostRecords(t *testing.T) {
 // receipt, nothing new stored) or a conflict, never two inputs — whether
 // the first is committed or earlier in the same batch.
 func TestSendAndPostShareInputIDs(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		ctx := context.Background()
 		d, err := Open(ctx, tgt, Options{})

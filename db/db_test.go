@@ -37,6 +37,7 @@ func appendText(ctx context.Context, d *DB, session, text string) ([]Event, erro
 }
 
 func TestMigrateEmptyAndAgain(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "m.db")
 	ctx := context.Background()
 	applied, err := Migrate(ctx, path)
@@ -67,6 +68,7 @@ func TestMigrateEmptyAndAgain(t *testing.T) {
 
 // Offsets stay dense and unique when 50 goroutines append to 10 sessions.
 func TestDenseOffsetsUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		var mu sync.Mutex
 		seen := map[string][]int64{} // offsets in the order OnCommit saw them
@@ -143,6 +145,7 @@ func TestDenseOffsetsUnderConcurrency(t *testing.T) {
 
 // A failing request in a batch costs only itself.
 func TestFailedRequestIsIsolated(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		createSession(t, d, "s")
@@ -193,6 +196,7 @@ func TestFailedRequestIsIsolated(t *testing.T) {
 }
 
 func TestAppendMissingSession(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		_, err := appendText(context.Background(), d, "nope", "x")
@@ -203,6 +207,7 @@ func TestAppendMissingSession(t *testing.T) {
 }
 
 func TestCreateIdempotentAndConflict(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		ctx := context.Background()
@@ -230,6 +235,7 @@ func TestCreateIdempotentAndConflict(t *testing.T) {
 }
 
 func TestPatchVersionsAndEvents(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		ctx := context.Background()
@@ -267,6 +273,7 @@ func TestPatchVersionsAndEvents(t *testing.T) {
 }
 
 func TestPutInputIdempotent(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		ctx := context.Background()
@@ -308,6 +315,7 @@ func TestPutInputIdempotent(t *testing.T) {
 }
 
 func TestEventsBefore(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		ctx := context.Background()
@@ -327,6 +335,7 @@ func TestEventsBefore(t *testing.T) {
 // TestPendingInputsUseTheIndex: a starting daemon reads only the inputs
 // whose turn has not ended, through the partial index, not every input.
 func TestPendingInputsUseTheIndex(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	if got := queryPlan(t, d, pendingInputsSQL); !strings.Contains(got, "USING INDEX inputs_pending") || strings.Contains(got, "TEMP B-TREE") {
 		t.Fatalf("plan: %s", got)
@@ -360,6 +369,7 @@ func queryPlan(t *testing.T, d *DB, q string, args ...any) string {
 // events is read a few at a time, never a whole count of them, and a page
 // always holds at least one event, whatever its size.
 func TestPagesAreBoundedByBytes(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{})
 		ctx := context.Background()

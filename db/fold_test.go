@@ -47,6 +47,7 @@ func postText(t *testing.T, d *DB, session, inputID, text string) (Input, bool, 
 // Every read sees a session's events whole and in order while some are in
 // events and the newest in the log, across every boundary between the two.
 func TestReadsSpanTheLogAndEvents(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{FoldRows: 7, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "a")
@@ -103,6 +104,7 @@ func TestReadsSpanTheLogAndEvents(t *testing.T) {
 // The log stays bounded: it never holds more than a fold's worth and a
 // batch, whatever has been written.
 func TestTheLogIsFolded(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{FoldRows: 10, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
@@ -122,6 +124,7 @@ func TestTheLogIsFolded(t *testing.T) {
 // A daemon that starts again counts what the log holds, so that the log
 // stays bounded across restarts.
 func TestOpenCountsTheLog(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := t.TempDir() + "/albedo.db"
 	d, err := Open(ctx, path, Options{FoldRows: 5, AlwaysLog: true})
@@ -144,6 +147,7 @@ func TestOpenCountsTheLog(t *testing.T) {
 // the same receipt, no second event, and a conflict for other text,
 // whether the batch that repeats it runs optimistically or not.
 func TestRepeatAfterTheFold(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{FoldRows: 4, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
@@ -193,6 +197,7 @@ func TestRepeatAfterTheFold(t *testing.T) {
 // key), past the range one statement covers, and its events in both
 // tables; another session's stay.
 func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d := openOn(t, tgt, Options{FoldRows: 1000, AlwaysLog: true})
 		ctx := context.Background()
@@ -239,6 +244,7 @@ func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
 // Reads go through the (session, offset) index of both tables, and SQLite
 // merges the two in order: no table scan, no sort.
 func TestReadsMergeBothTables(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	for name, q := range map[string]string{
 		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL,
@@ -258,6 +264,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 // A session is read through sessions_now with one probe of the log's
 // index per column it takes from there: no scan of the log.
 func TestSessionReadsProbeTheLog(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	got := queryPlan(t, d, sessionSQL, "s")
 	if strings.Contains(got, "SCAN") || strings.Count(got, "SEARCH l USING") != 4 {
@@ -270,6 +277,7 @@ func TestSessionReadsProbeTheLog(t *testing.T) {
 // in the log with no session), nor handed to the commit hook, and the
 // batch's other writes stand.
 func TestAppendThenDeleteInOneBatch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		var mu sync.Mutex
 		hooked := map[string]int{} // events the commit hook saw, per session
@@ -324,6 +332,7 @@ func TestAppendThenDeleteInOneBatch(t *testing.T) {
 // optimisation, OP_Clear), not row by row: which a foreign key on the log
 // or a trigger would prevent.
 func TestFoldClearsTheLog(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	rows, err := d.rw.DB.Query("EXPLAIN DELETE FROM events_log")
 	if err != nil {
@@ -351,6 +360,7 @@ func TestFoldClearsTheLog(t *testing.T) {
 // sessions to the log; a session's many, or a batch of one or two
 // sessions, straight into events.
 func TestWhereEventsGo(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	ctx := context.Background()
 	for _, s := range []string{"a", "b", "c", "d", "e"} {
@@ -408,6 +418,7 @@ func TestWhereEventsGo(t *testing.T) {
 // and after the fold, which brings the row up to date (migration
 // sessions_now).
 func TestLoggedSessionsReadWhole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := t.TempDir() + "/albedo.db"
 	d, err := Open(ctx, path, Options{FoldRows: 1 << 30})
@@ -515,6 +526,7 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 // that went on after a failed statement would empty the log outside any
 // transaction. The writer's connection is left with its foreign keys on.
 func TestAFailedFoldLeavesTheLog(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{FoldRows: 3, AlwaysLog: true})
 	ctx := context.Background()
 	createSession(t, d, "s")
@@ -559,6 +571,7 @@ func TestAFailedFoldLeavesTheLog(t *testing.T) {
 // foreign key's check, which counts violations (OP_FkCounter) and aborts
 // at the statement's end: the straight path keeps its journal.
 func TestFlushStatementsDoNotAbort(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	stmts := d.dialect.flushStmts()
 	for name, q := range map[string]string{

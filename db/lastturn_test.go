@@ -12,6 +12,7 @@ import (
 // The session row keeps the state of its newest turn event, written with
 // the head at each commit, whatever else the batch holds.
 func TestSessionKeepsItsLastTurn(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	createSession(t, d, "s")
 	createSession(t, d, "other")

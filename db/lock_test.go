@@ -16,6 +16,7 @@ import (
 // (lock.go's order). Batches found a row locked elsewhere and ran again
 // (LockRetries): the test makes them contend.
 func TestThreeDaemonsKeepOffsetsDense(t *testing.T) {
+	t.Parallel()
 	tgt := pgtest.Shared(t).Database(t)
 	ctx := context.Background()
 	var nodes []*DB

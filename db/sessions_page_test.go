@@ -14,6 +14,7 @@ import (
 // active during the walk, which in an order by activity would move them
 // ahead of the pages read. only keeps a token's sessions.
 func TestSessionsPagesWalkTheList(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, target string) {
 		ctx := context.Background()
 		d := openOn(t, target, Options{})
@@ -71,6 +72,7 @@ func TestSessionsPagesWalkTheList(t *testing.T) {
 // A page reads its own sessions through the primary key, not every
 // session: no scan of sessions, no sort.
 func TestSessionsPageReadsOnlyItsPage(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{})
 	for name, q := range map[string]string{
 		"all":  d.sessionsPageQuery("s1", 100, nil).String(),

@@ -17,6 +17,7 @@ import (
 // fast this machine writes between two checkpoints, so that is logged, not
 // asserted.
 func TestWALStaysBoundedUnderContinuousWrites(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{walLimitPages: 64}) // 256 KiB of pages
 	createSession(t, d, "s")
 	ctx := context.Background()
@@ -116,6 +117,7 @@ func fillWAL(t *testing.T, d *DB, s string, n int) {
 // what it shows. TestWALStaysBoundedUnderContinuousWrites has writes go
 // on throughout.
 func TestWriterRewindsALargeWAL(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{walLimitPages: 64, ckptEvery: time.Hour}) // its checkpoints only
 	createSession(t, d, "s")
 	fillWAL(t, d, "s", 200) // ~800 KiB, over the 256 KiB limit
@@ -139,6 +141,7 @@ func TestWriterRewindsALargeWAL(t *testing.T) {
 // grown since the checkpoint asked, the next one empties the file itself
 // (a TRUNCATE), so that the WAL stays bounded.
 func TestCheckpointTruncatesWhenNoRewind(t *testing.T) {
+	t.Parallel()
 	d := openTest(t, Options{walLimitPages: 64, ckptEvery: time.Hour}) // its checkpoints only
 	createSession(t, d, "s")
 	fillWAL(t, d, "s", 10)

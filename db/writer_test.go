@@ -16,6 +16,7 @@ import (
 // waiting: once Close has begun nothing more is queued (Writer.queue), so
 // no request waits for a writer that has stopped.
 func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d, err := Open(context.Background(), tgt, Options{})
 		if err != nil {
@@ -50,8 +51,10 @@ func TestDoAfterCloseReturnsErrClosed(t *testing.T) {
 // same network poll get to queue first (Writer.gather). Without the
 // yield, the scheduler ran the writer as soon as the first sender blocked,
 // and batches held one request. The stats count every request once.
+// It sets GOMAXPROCS for the whole process, so it runs alone: not in
+// parallel, before the parallel tests start.
 func TestConcurrentWritersShareCommits(t *testing.T) {
-	eachBackend(t, func(t *testing.T, tgt string) {
+	eachBackendInTurn(t, func(t *testing.T, tgt string) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 		d := openOn(t, tgt, Options{})
 		const writers, each = 50, 20
@@ -94,6 +97,7 @@ func TestConcurrentWritersShareCommits(t *testing.T) {
 // across sessions, on the writer goroutine; after Close, at once with
 // ErrClosed.
 func TestThenAnswersInOrder(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		d, err := Open(context.Background(), tgt, Options{})
 		if err != nil {
@@ -145,6 +149,7 @@ func TestThenAnswersInOrder(t *testing.T) {
 // optimistic insert, and the batch runs again carefully, finding it. One
 // that fails is run again carefully, and fails alone with its error.
 func TestLoneRequestsRunOptimistically(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, tgt string) {
 		ctx := context.Background()
 		d := openOn(t, tgt, Options{})

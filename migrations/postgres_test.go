@@ -19,6 +19,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.ThenStop(m).Run()) }
 // PostgreSQL's set applies to an empty database, makes the tables the code
 // uses with the columns it writes, and rolls back to nothing.
 func TestPostgresMigrations(t *testing.T) {
+	t.Parallel()
 	url := pgtest.Shared(t).Database(t)
 	sqldb, err := sql.Open("pgx", url)
 	if err != nil {

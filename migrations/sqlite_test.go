@@ -77,6 +77,7 @@ func migrateWith(t *testing.T, bdb *bun.DB, ms *migrate.Migrations) *migrate.Mig
 // whose id a post already took keeps NULL (the two stay as accepted), and
 // rolling back leaves the posts' ids alone.
 func TestInputIDsBackfill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bdb := openSQLite(t)
 	migrateWith(t, bdb, upTo(t, "20261130000006"))
@@ -127,6 +128,7 @@ func TestInputIDsBackfill(t *testing.T) {
 // on events that held them; rolling it back moves the log's events into
 // events and brings the index back.
 func TestEventsLogMigration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bdb := openSQLite(t)
 	exec := execer(t, bdb)
@@ -172,6 +174,7 @@ func TestEventsLogMigration(t *testing.T) {
 // sessions_now reads a session's counters from its row and, where newer,
 // from its logged events; rolling it back writes those into the row.
 func TestSessionsNowMigration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	bdb := openSQLite(t)
 	exec := execer(t, bdb)
