@@ -98,8 +98,9 @@ export class Client {
   // retry waits a random time up to the backoff ceiling, then connects.
   retry(error, atLeastMs = 0) {
     if (this.closed) return;
-    this.attempt++;
+    // The first attempt waits up to BACKOFF_BASE_MS, as the Go client's.
     const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.attempt, 16));
+    this.attempt++;
     const inMs = Math.max(atLeastMs, Math.floor(Math.random() * ceiling));
     this.setState({ phase: 'reconnecting', attempt: this.attempt, inMs, at: Date.now() + inMs, error: String(error && error.message || error) });
     clearTimeout(this.timer);
