@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -20,18 +21,42 @@ import (
 	"albedo/wire"
 )
 
-// browser is a headless Debian Chromium driven over the DevTools protocol
-// (chromedp), with a fresh profile; each page is a tab of it.
+// browser is the package's headless Debian Chromium, driven over the
+// DevTools protocol (chromedp), as one test sees it: each page the test
+// opens is a tab of its own, closed when the test ends.
 type browser struct {
 	t   *testing.T
 	ctx context.Context
 }
 
-// startBrowser starts Chromium for one test. The flags are the ones this
-// machine needs: no sandbox (we run as root in CI), no GPU, and nothing
-// that reaches for the network on its own (there is none).
+// chromium is the one Chromium process the package's tests share, started
+// by the first that asks (startBrowser) and stopped by TestMain
+// (stopChromium). A Chromium for each test cost a second of CPU at each
+// start, on a machine whose two cores the tests beside it need; tabs
+// share nothing a test looks at: each has its own sessionStorage (which
+// holds the page's token), and each test's daemon is another origin.
+var chromium struct {
+	once   sync.Once
+	ctx    context.Context // the browser's; a tab is chromedp.NewContext(ctx)
+	cancel func()
+	dir    string // its profile
+	err    error
+}
+
+// startBrowser returns the package's Chromium for t, starting it if no
+// test has yet. The flags are the ones this machine needs: no sandbox (we
+// run as root in CI), no GPU, and nothing that reaches for the network on
+// its own (there is none).
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
+	chromium.once.Do(func() { chromium.err = launchChromium() })
+	if chromium.err != nil {
+		t.Fatal(chromium.err)
+	}
+	return &browser{t: t, ctx: chromium.ctx}
+}
+
+func launchChromium() error {
 	exe := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -40,7 +65,11 @@ func startBrowser(t *testing.T) *browser {
 		}
 	}
 	if exe == "" {
-		t.Fatal("Chromium is required for this test: apt-get install chromium (.ci/run installs it)")
+		return errors.New("Chromium is required for this test: apt-get install chromium (.ci/run installs it)")
+	}
+	dir, err := os.MkdirTemp("", "albedo-e2e-chromium-")
+	if err != nil {
+		return err
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -49,7 +78,7 @@ func startBrowser(t *testing.T) *browser {
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(dir),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
@@ -61,10 +90,21 @@ func startBrowser(t *testing.T) *browser {
 	if err := chromedp.Do(bctx); err != nil { // starts the browser
 		cancelBrowser()
 		cancelAlloc()
-		t.Fatalf("start Chromium: %v", err)
+		os.RemoveAll(dir)
+		return fmt.Errorf("start Chromium: %v", err)
 	}
-	t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
-	return &browser{t: t, ctx: bctx}
+	chromium.ctx, chromium.dir = bctx, dir
+	chromium.cancel = func() { cancelBrowser(); cancelAlloc() }
+	return nil
+}
+
+// stopChromium stops the package's Chromium, if a test started it, and
+// removes its profile. Called by TestMain once the tests are done.
+func stopChromium() {
+	if chromium.cancel != nil {
+		chromium.cancel()
+		os.RemoveAll(chromium.dir)
+	}
 }
 
 // page is one tab, and what its scripts logged and threw (shown when a

@@ -42,6 +42,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	stopChromium()
 	pgtest.StopShared()
 	// Every test stops what it starts: no albedo process may outlive it.
 	if left := leftovers(); len(left) > 0 {
