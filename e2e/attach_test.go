@@ -13,6 +13,7 @@ import (
 // with a read-only badge; what is typed is not sent (the daemon stores
 // nothing), and the owner's next message arrives.
 func TestAttachAShareInTmux(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "shared"}})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "hello"); err != nil {
 		t.Fatal(err)

@@ -53,6 +53,7 @@ func startBot(t *testing.T, home, token string, pace time.Duration) *botProc {
 // process; two viewers see the streamed reply; the bot killed mid-turn and
 // started again completes the turn.
 func TestExampleBotAnswersAndSurvivesItsDeath(t *testing.T) {
+	parallel(t)
 	// The CLI's daemon, as a user has: the bot, the session and the shares
 	// below are all made with the CLI.
 	fx := newFixture(t, fixtureOpts{cli: true})
@@ -167,6 +168,7 @@ func waitPhase(ctx context.Context, c *client.Client, session string, phase wire
 // Presence follows joins, leaves, a viewer's dropped connection and a
 // daemon restart.
 func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "p"})
 	owner := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer owner.Close()
@@ -241,6 +243,7 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 // A bot's Post through the client stream: a bot message, no turn, and the
 // same receipt when posted again with the same input_id.
 func TestBotPostThroughTheClient(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "p"})
 	tok, err := fx.c.AddBot(fx.ctx, "poster", nil)
 	if err != nil {

@@ -44,6 +44,7 @@ func logCount(t *testing.T, home, s string) int {
 // why once (it used to take 28 s and print the error five times), and the
 // daemon's log has the error once per start.
 func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
 	writeConfig(t, home, brokenTOML)
@@ -93,6 +94,8 @@ func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 // allows twice that for a loaded machine under -race (it takes 0.1–0.3 s
 // here), where the old loop took 27–30 s.
 func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
+	// Not parallel: it wants the reason within 2 s of the kill, a bound
+	// the package's other tests beside it could push it past.
 	home, ss := connectedStream(t)
 
 	writeConfig(t, home, brokenTOML)
@@ -135,6 +138,7 @@ func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
 // The terminal's status bar says why the daemon cannot start, r tries
 // again (once), and a fixed config.toml brings it back on its own.
 func TestTerminalSaysWhyTheDaemonCannotStart(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
 	cli(t, home, "status")

@@ -47,6 +47,7 @@ func wantExit(t *testing.T, what string, stderr string, code, wantCode int, want
 // exact title; one that fits several sessions is refused with their list,
 // one that fits none exits 4.
 func TestCLISessionNames(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
 	alpha := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "alpha")))
@@ -98,6 +99,7 @@ func TestCLISessionNames(t *testing.T) {
 // transcript to read (md); sessions rename and rm take the names too, and
 // rm without a terminal needs --yes.
 func TestCLIExportRenameRm(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "log")))
@@ -151,6 +153,7 @@ func TestCLIExportRenameRm(t *testing.T) {
 // Bot errors say what is wrong in words, not HTTP's, and bots ls shows
 // times a person reads.
 func TestCLIBotMessages(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
 	_, stderr, code := cliRun(t, home, "", "bots", "rm", "ghost")
@@ -184,6 +187,7 @@ func alsoFull(before, prefix, short, id string) []string {
 // --version, and completion: the bash script, and session names offered
 // through cobra's __complete wherever a session is named.
 func TestCLIVersionAndCompletion(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
 	if out := cli(t, home, "--version"); !strings.HasPrefix(out, "albedo version "+wire.Version) {

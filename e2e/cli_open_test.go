@@ -19,6 +19,7 @@ import (
 // xdg-open does on a machine with no browser). The link has albedo
 // share's form, holds the owner's token, and logs a page in.
 func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "opened"}})
 	info, err := client.ReadDaemonFile(fx.home)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -100,6 +99,7 @@ func (p *sendProc) wait(t *testing.T) string {
 // that it waits for that bot; Ctrl-C and --timeout end it with exit 7 and
 // a message that the input stays queued, not "context canceled".
 func TestCLISendWaitingForBot(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{cli: true})
 	home := fx.home
 	cli(t, home, "bots", "add", "helper") // and no bot connects
@@ -128,6 +128,7 @@ func TestCLISendWaitingForBot(t *testing.T) {
 // before, once: with stdout not a terminal the deltas are not printed, only
 // the committed text.
 func TestCLISendInterrupted(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
 	home := fx.home
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--provider", "fake")))
@@ -170,7 +171,7 @@ func startTmuxCmd(t *testing.T, w, h int, cmd string) *tmux {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
-	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x := &tmux{t: t, socket: tmuxSocket()}
 	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	return x
@@ -185,6 +186,7 @@ func shown(home string, args ...string) string {
 // On a terminal, send and tail show a reply as it streams, before it is
 // committed, and then once; sessions rm asks there and deletes on "y".
 func TestCLIStreamsToATerminal(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true})
 	home := fx.home
 	s, err := fx.c.NewSession(fx.ctx, wire.SessionCreate{Provider: "fake", Title: "streamy"})

@@ -16,6 +16,7 @@ import (
 // albedo send prints the reply and exits 0; a failed turn exits 5 with the
 // provider's error; albedo tail --json prints push frames as received.
 func TestCLISendAndTail(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, cli: true})
 	home := fx.home
 	id := strings.TrimSpace(lastLine(cli(t, home, "sessions", "new", "--title", "cli", "--provider", "fake")))

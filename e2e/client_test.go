@@ -44,6 +44,7 @@ func streamTurn(t *testing.T, sub *client.Subscription, turn string) (reply, end
 // token. The provider saw both prompts, with the model selected and the
 // effort that was cleared before the restart still cleared after it.
 func TestSameClientAcrossRestart(t *testing.T) {
+	parallel(t)
 	// The CLI stops and starts this daemon, as a user would.
 	fx := newFixture(t, fixtureOpts{fake: true, cli: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
 	model, effort, none := "m1", "high", ""
@@ -107,9 +108,15 @@ func TestSameClientAcrossRestart(t *testing.T) {
 // with SIGKILL; one client subscribed to all 20 receives, per session,
 // every offset from 1 to head exactly once and in order.
 func TestChaosRestartsLoseNothing(t *testing.T) {
+	parallelHeavy(t)
 	fx := newFixture(t, fixtureOpts{})
-	// d is the daemon of the moment: each restart below replaces it.
-	d, c, ctx := fx.d, fx.c, fx.ctx
+	// d is the daemon of the moment: each restart below replaces it. The
+	// fixture's 60 s are too few for 1 250 inputs and ten restarts of a
+	// race-built daemon beside the package's other tests (it takes 20 s
+	// alone, 50 there): ctx only ends a run that hangs.
+	d, c := fx.d, fx.c
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	const sessions, inputs, restarts = 20, 1250, 10 // each input: message + 3-event turn
 	ids := make([]string, sessions)
 	st := c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{First: 50 * time.Millisecond, Cap: 500 * time.Millisecond}})
@@ -243,6 +250,7 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 // purpose is waited for, TestStopSticksWhileAStreamWaits) ends with
 // daemon_unavailable within its budget plus one backoff step, not with EOF.
 func TestStreamBudgetEndsUnavailable(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	const budget = 3 * time.Second
 	var states []client.State

@@ -47,7 +47,65 @@ type node struct {
 // on a database of the package's PostgreSQL.
 func startCluster(t *testing.T, n int, lease time.Duration) *cluster {
 	t.Helper()
-	return startClusterOn(t, pgtest.Shared(t).Database(t), n, lease)
+	return startClusterOn(t, clusterDatabase(t, n), n, lease)
+}
+
+// The package's PostgreSQL takes 200 connections (db/pgtest's
+// max_connections) and a node opens up to 16 (db's pgPoolSize); the test
+// itself holds a few (its own look at the store, the database's
+// creation). Clusters of tests running at once could ask for more than
+// the server takes, so each test first waits for its share of
+// pgConnBudget.
+const (
+	pgConnBudget  = 190
+	pgConnsByNode = 16
+	pgConnsByTest = 4
+)
+
+var pgConns = newWeights(pgConnBudget)
+
+// clusterDatabase is a new database of the package's PostgreSQL for a
+// cluster of n nodes, once the connections they may open are free; they
+// are counted free again after the test's other cleanups (its daemons
+// killed, its database dropped).
+func clusterDatabase(t *testing.T, n int) string {
+	t.Helper()
+	pgConns.acquire(t, n*pgConnsByNode+pgConnsByTest)
+	return pgtest.Shared(t).Database(t)
+}
+
+// weights is a semaphore of a number of units, taken a test's whole
+// need at once, so that two tests cannot each hold part of what both
+// need.
+type weights struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+	max  int
+}
+
+func newWeights(n int) *weights {
+	w := &weights{free: n, max: n}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// acquire waits until n units are free and takes them until t's cleanup.
+func (w *weights) acquire(t *testing.T, n int) {
+	t.Helper()
+	n = min(n, w.max)
+	w.mu.Lock()
+	for w.free < n {
+		w.cond.Wait()
+	}
+	w.free -= n
+	w.mu.Unlock()
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.free += n
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	})
 }
 
 // startClusterOn starts n nodes on the database at url; extra are more
@@ -188,6 +246,7 @@ func turnsOf(t *testing.T, evs []wire.Event) (inputs []string, closed map[string
 // answers GET …/events with the same bytes, offsets dense, each input's
 // turn started and closed exactly once, in input order, across nodes.
 func TestClusterInputsThroughThreeNodes(t *testing.T) {
+	parallelLongHeavy(t)
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -344,6 +403,8 @@ func checkTakeover(t *testing.T, evs []wire.Event, partial string) {
 // interrupted (daemon_restart) with the checkpointed text within the
 // lease and 2 s, then runs the queued inputs in order.
 func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
+	// Not parallel: it wants the takeover within 2 s of the lease's end,
+	// a bound the package's other tests beside it could push it past.
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx := ctxT(t)
 	block := make(chan struct{})
@@ -371,6 +432,7 @@ func TestClusterTakesOverAKilledNodesTurn(t *testing.T) {
 // first writes for it afterwards is committed — it finds its lease lost
 // and drops the turn.
 func TestClusterFencesAStoppedNode(t *testing.T) {
+	parallel(t)
 	cl := startCluster(t, 3, 2*time.Second)
 	ctx := ctxT(t)
 	block := make(chan struct{})
@@ -415,13 +477,18 @@ func waitLog(t *testing.T, ctx context.Context, d *daemon, want string) {
 // client that got an error sends the same input again, as the contract
 // says, until it has a receipt.
 func TestClusterSurvivesAStoreRestart(t *testing.T) {
+	parallelLongHeavy(t)
 	srv, err := pgtest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
 	cl := startClusterOn(t, srv.Database(t), 3, 2*time.Second)
-	ctx := ctxT(t)
+	// Three nodes and a store restart beside the package's other tests
+	// take more than ctxT's 60 s (30 s alone): ctx only ends a run that
+	// hangs.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	const sessions, each = 4, 40
 	var ids []string
 	for i := range sessions {
@@ -500,6 +567,7 @@ func TestClusterSurvivesAStoreRestart(t *testing.T) {
 // at all) still never tells a client that arrives with a later cursor
 // "reset: ahead": it reads the head from the store first.
 func TestClusterNodeBehindIsNotAhead(t *testing.T) {
+	parallel(t)
 	cl := startCluster(t, 2, 2*time.Second)
 	ctx := ctxT(t)
 	a, b := cl.nodes[0], cl.nodes[1]

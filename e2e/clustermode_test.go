@@ -91,6 +91,7 @@ func daemonURL(t *testing.T, home string) (string, string) {
 // nor does it find the daemon started again on another port, which only
 // daemon.json (not read here) would tell.
 func TestClusterModeCLIAndBot(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	url, token := daemonURL(t, fx.home)
 	other := t.TempDir()
@@ -190,7 +191,9 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 	if _, held := client.LockHolder(fx.home); held {
 		t.Fatal("a daemon was started on the server's home")
 	}
-	if left := leftovers(); len(left) > 0 {
+	// Any process this test or its commands started names one of its two
+	// homes (tests running beside it have their own).
+	if left := leftoversOf(fx.home, other); len(left) > 0 {
 		t.Fatalf("albedo processes run after the daemon was killed: %v", left)
 	}
 	// Started again on another port, it is not found: the URL is all a
@@ -217,6 +220,7 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 // same port: it reconnects by itself, reattaches, and shows every reply
 // once.
 func TestClusterModeTerminalInTmux(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	url, token := daemonURL(t, fx.home)
 	other := t.TempDir()

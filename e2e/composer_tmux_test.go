@@ -18,6 +18,7 @@ import (
 // (tmux's bracketed paste) and Enter is one message holding every
 // character. Both are read back from the daemon.
 func TestComposerInTmux(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
 	x := startTmux(t, home, 120, 35)

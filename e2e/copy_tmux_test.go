@@ -11,8 +11,12 @@ import (
 // xterm-like terminals, so under tmux's own TERM the status bar said
 // "copied" and nothing was.
 func TestCopyInTmux(t *testing.T) {
+	// The parent holds no slot of its own: it only waits for its
+	// subtests, each of which takes one.
+	t.Parallel()
 	for _, term := range []string{"screen-256color", "tmux-256color", "xterm-256color"} {
 		t.Run(term, func(t *testing.T) {
+			parallel(t)
 			// A home each: on a home with a session, the composer shows
 			// before Ctrl-N's new session takes the focus.
 			home := t.TempDir()

@@ -16,6 +16,7 @@ import (
 // A second daemon on the same home refuses with a clear message; a stale
 // daemon.json naming a dead pid does not block a new daemon.
 func TestOneDaemonPerHome(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	d := startDaemon(t, home)
 	out, err := exec.Command(albedoBin, "daemon", "--home", home).CombinedOutput()
@@ -65,6 +66,7 @@ func TestOneDaemonPerHome(t *testing.T) {
 // the daemon to write it again (it does within a second) instead of
 // starting a second one, and stop finds it through the lock.
 func TestDaemonFileRemovedWhileRunning(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	d := startDaemon(t, home)
 	pid := d.cmd.Process.Pid
@@ -93,6 +95,7 @@ func TestDaemonFileRemovedWhileRunning(t *testing.T) {
 
 // Every log line names the node (--node, by default host name and pid).
 func TestDaemonLogsNameTheNode(t *testing.T) {
+	parallel(t)
 	d := startDaemon(t, t.TempDir(), "--node", "alpha")
 	d.stop()
 	for _, l := range strings.Split(strings.TrimSpace(d.log.String()), "\n") {

@@ -74,6 +74,7 @@ func selfSignedSerial(t *testing.T, dir string, serial int64) (certFile, keyFile
 // no restart; a pair that cannot be read is refused and the one served
 // stays.
 func TestTLSCertificateReloadsOnSIGHUP(t *testing.T) {
+	parallel(t)
 	home, dir := t.TempDir(), t.TempDir()
 	cert, key, _ := selfSignedSerial(t, dir, 1)
 	d := startDaemon(t, home, "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key)
@@ -124,6 +125,7 @@ func TestTLSCertificateReloadsOnSIGHUP(t *testing.T) {
 // The edge's flags refuse what would be unsafe or meaningless, as usage
 // errors (exit 2) that say what to do, before the daemon takes its home.
 func TestEdgeFlagsRefused(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	cert, key, _ := selfSigned(t, t.TempDir())
 	cases := []struct {
@@ -158,6 +160,7 @@ func TestEdgeFlagsRefused(t *testing.T) {
 // metrics listener, JSON logs; removing a token closes its websocket with
 // 4401.
 func TestTeamServerEdge(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	cert, key, pool := selfSigned(t, t.TempDir())
 	addOwner := func(name string) string {
@@ -329,6 +332,7 @@ func TestTeamServerEdge(t *testing.T) {
 // The tokens command refuses bad input as usage errors and names the
 // commands for other roles.
 func TestTokensCommandRefusals(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	cases := []struct {
 		args []string

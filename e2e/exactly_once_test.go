@@ -17,6 +17,7 @@ import (
 // committed, the reply never read) is retried with the same input_id after
 // the restart: one user message, one turn.
 func TestLostReceiptRetriedOnce(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	// A watcher sees the commit; the sender never reads its reply.
 	st := fx.c.Stream(client.StreamOptions{})
@@ -77,6 +78,7 @@ func TestLostReceiptRetriedOnce(t *testing.T) {
 // An input sent through the stream while the daemon is down is delivered
 // once it is back, exactly once.
 func TestStreamSendWhileDown(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer st.Close()
@@ -106,6 +108,7 @@ func TestStreamSendWhileDown(t *testing.T) {
 // used to re-send them in map order, and an input typed before another
 // could be stored after it).
 func TestPendingInputsResentInOrder(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer st.Close()
@@ -144,6 +147,7 @@ func TestPendingInputsResentInOrder(t *testing.T) {
 // on other goroutines (the terminal used to send each from a goroutine of
 // its own, which could reorder two typed quickly).
 func TestQueuedInputsKeepTheirOrder(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	st := fx.c.Stream(client.StreamOptions{})
 	defer st.Close()
@@ -168,6 +172,7 @@ func TestQueuedInputsKeepTheirOrder(t *testing.T) {
 // Three clients watch one session through a restart and a
 // turn; their committed event sequences are identical and contiguous.
 func TestViewersAgreeAcrossRestart(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s"})
 	first := fx.c
 	if _, err := first.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before"); err != nil {
@@ -238,6 +243,7 @@ func TestViewersAgreeAcrossRestart(t *testing.T) {
 // One client with 50 sessions open across a restart; each
 // resumes from its own offset, none replays from the start.
 func TestFiftyChannelsResume(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	st := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer st.Close()
@@ -294,6 +300,7 @@ func TestFiftyChannelsResume(t *testing.T) {
 // 200 clients losing the daemon at once spread their first reconnect
 // attempts over the jitter window.
 func TestNoReconnectStorm(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	const n = 200
 	first := make(chan time.Duration, n)

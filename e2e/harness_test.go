@@ -27,6 +27,7 @@ import (
 var albedoBin, botBin string
 
 func TestMain(m *testing.M) {
+	setParallel()
 	quickRaceExit()
 	dir, err := os.MkdirTemp("", "albedo-e2e-")
 	if err != nil {
@@ -74,8 +75,15 @@ func quickRaceExit() {
 	os.Setenv("GORACE", strings.TrimSpace(gorace+" atexit_sleep_ms=100"))
 }
 
-// leftovers lists live processes running the binary under test.
-func leftovers() []int {
+// leftovers lists live processes running the binaries under test.
+func leftovers() []int { return leftoversOf() }
+
+// leftoversOf lists live processes running the binaries under test that
+// name one of homes on their command line or in their environment
+// (ALBEDO_HOME=…): a process the test using those homes started, or that
+// a command of its started, and none of the tests running beside it. No
+// homes: every such process.
+func leftoversOf(homes ...string) []int {
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
@@ -90,9 +98,27 @@ func leftovers() []int {
 		if !client.ProcessAlive(pid) {
 			continue // a zombie already dead
 		}
+		if len(homes) > 0 && !namesAHome(e.Name(), homes) {
+			continue
+		}
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// namesAHome says whether process pid's arguments or environment name
+// one of homes.
+func namesAHome(pid string, homes []string) bool {
+	cmdline, _ := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+	environ, _ := os.ReadFile(filepath.Join("/proc", pid, "environ"))
+	for _, h := range homes {
+		for _, f := range append(strings.Split(string(cmdline), "\x00"), strings.Split(string(environ), "\x00")...) {
+			if f == h || f == "ALBEDO_HOME="+h || f == "--home="+h {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cli runs an albedo subcommand on home and returns its output.

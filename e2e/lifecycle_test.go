@@ -105,6 +105,7 @@ func livePID(t *testing.T, home string) int {
 // that a command starts; a new stream (the terminal's r) starts one; and a
 // SIGKILL is still recovered from on its own.
 func TestStopSticksWhileAStreamWaits(t *testing.T) {
+	parallel(t)
 	home, ss := connectedStream(t)
 	// Connected to a daemon: the only way to leave Stopped in this test is
 	// a daemon started by someone, which is a failure until a command runs.
@@ -161,6 +162,7 @@ func TestStopSticksWhileAStreamWaits(t *testing.T) {
 // The terminal in a real terminal: after `albedo stop` it says so and
 // starts no daemon; r starts one and it connects.
 func TestTerminalStopSticksInTmux(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
 	x := startTmux(t, home, 100, 30)
@@ -185,6 +187,7 @@ func TestTerminalStopSticksInTmux(t *testing.T) {
 // A terminal whose stream has given up ("daemon unavailable") notices a
 // daemon coming back and connects to it by itself, without r.
 func TestTerminalNoticesTheDaemonComingBack(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "back"}})
 	u := startUIWith(t, fx.c, 100, 30, client.StreamOptions{Budget: 500 * time.Millisecond,
 		Backoff: client.BackoffOptions{Cap: 100 * time.Millisecond}})

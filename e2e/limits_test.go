@@ -18,6 +18,7 @@ import (
 // descriptors the owner needs: with 128 of them, 300 such connections
 // held open leave the owner's calls and stream served.
 func TestTokenlessFloodLeavesTheOwnerServed(t *testing.T) {
+	parallel(t)
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("needs prlimit (util-linux)")
 	}
@@ -79,6 +80,7 @@ func TestTokenlessFloodLeavesTheOwnerServed(t *testing.T) {
 // wrong from the start — ends with unauthorized instead of reconnecting
 // for ever.
 func TestRefusedTokenEndsTheStream(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	tok, err := fx.c.AddBot(fx.ctx, "b1", nil)
 	if err != nil {

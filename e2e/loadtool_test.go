@@ -17,6 +17,7 @@ import (
 // against a real daemon and a real peer. Numbers are not asserted, only
 // what must hold at any speed: no event lost, no gap, no duplicate.
 func TestLoadToolSmoke(t *testing.T) {
+	parallel(t)
 	dir := t.TempDir()
 	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/albedo-bench", "./peers/centrifuge")
 	build.Dir = filepath.Join("..", "bench")

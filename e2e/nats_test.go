@@ -20,7 +20,6 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 
 	"albedo/client"
-	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -45,7 +44,7 @@ func startNATS(t *testing.T, port int) *natsserver.Server {
 func startNATSCluster(t *testing.T, n int) (*cluster, *natsserver.Server) {
 	t.Helper()
 	ns := startNATS(t, -1)
-	cl := startClusterOn(t, pgtest.Shared(t).Database(t), n, 2*time.Second, "--nats", ns.ClientURL())
+	cl := startClusterOn(t, clusterDatabase(t, n), n, 2*time.Second, "--nats", ns.ClientURL())
 	return cl, ns
 }
 
@@ -205,6 +204,7 @@ func clusterSessions(t *testing.T, ctx context.Context, cl *cluster, prefix stri
 // through every node: each sees every event once, in order, byte for
 // byte what GET …/events answers.
 func TestClusterViewersOnEveryNodeSeeEveryEvent(t *testing.T) {
+	parallelHeavy(t)
 	cl, _ := startNATSCluster(t, 3)
 	ctx := ctxT(t)
 	ids, epochs := clusterSessions(t, ctx, cl, "v", 20)
@@ -223,6 +223,7 @@ func TestClusterViewersOnEveryNodeSeeEveryEvent(t *testing.T) {
 // again: nothing is lost or duplicated, and viewers are caught up within
 // the reconcile interval.
 func TestClusterRidesOutANATSOutage(t *testing.T) {
+	parallelHeavy(t)
 	cl, ns := startNATSCluster(t, 3)
 	ctx := ctxT(t)
 	ids, epochs := clusterSessions(t, ctx, cl, "n", 6)
@@ -372,6 +373,7 @@ func (c *cutter) port() int { return c.ln.Addr().(*net.TCPAddr).Port }
 // speaks the protocol itself, with a viewer token made on one node (which
 // the others learn from the store).
 func TestClusterReattachesAcrossNodes(t *testing.T) {
+	parallelLong(t)
 	cl, _ := startNATSCluster(t, 3)
 	ctx, cancel := context.WithTimeout(context.Background(), clusterCutFor+time.Minute)
 	defer cancel()
@@ -491,6 +493,7 @@ func attachOnce(t *testing.T, ctx context.Context, port int, token, session, epo
 // Viewers on each node are in every node's presence, and a SIGKILLed
 // node's viewers leave it within the TTL.
 func TestClusterPresenceSpansNodes(t *testing.T) {
+	parallel(t)
 	cl, _ := startNATSCluster(t, 3)
 	ctx := ctxT(t)
 	ids, epochs := clusterSessions(t, ctx, cl, "p", 1)
@@ -536,6 +539,7 @@ func TestClusterPresenceSpansNodes(t *testing.T) {
 // on B; and on a node not running the turn, the partial text plus the
 // deltas equal the committed message.
 func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
+	parallel(t)
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)
 	a, b := cl.nodes[0], cl.nodes[1]
@@ -709,8 +713,9 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 // A node's /readyz says whether it hears the other nodes (NATS), and its
 // /metrics how late their notices arrive.
 func TestClusterReadinessFollowsNATS(t *testing.T) {
+	parallel(t)
 	ns := startNATS(t, -1)
-	cl := startClusterOn(t, pgtest.Shared(t).Database(t), 2, 2*time.Second, "--nats", ns.ClientURL(), "--metrics-addr", "127.0.0.1:0")
+	cl := startClusterOn(t, clusterDatabase(t, 2), 2, 2*time.Second, "--nats", ns.ClientURL(), "--metrics-addr", "127.0.0.1:0")
 	ctx := ctxT(t)
 	var metricsAddr string
 	for _, line := range strings.Split(cl.nodes[0].d.logText(), "\n") {
@@ -770,6 +775,7 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 // killed: it reconnects through the balancer to another node, and every
 // reply shows once.
 func TestClusterTerminalSurvivesItsNode(t *testing.T) {
+	parallel(t)
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)
 	out := cli(t, cl.nodes[0].home, "tokens", "add", "--role", "owner", "tmux", "--db", cl.url)
@@ -836,6 +842,7 @@ func TestClusterTerminalSurvivesItsNode(t *testing.T) {
 // completes the turn, which starts over: the example bot works against
 // a cluster.
 func TestClusterBotServesAnotherNodesTurns(t *testing.T) {
+	parallel(t)
 	cl, _ := startNATSCluster(t, 2)
 	ctx := ctxT(t)
 	a, b := cl.nodes[0], cl.nodes[1]

@@ -16,6 +16,7 @@ import (
 // 100 subs reattaches every channel from its own offset: exactly the events
 // after it, no reset, no replay from the start.
 func TestReattach100ChannelsAfterRestart(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	c := fx.c
 

@@ -33,6 +33,7 @@ const soakRSSLimit = 400
 // queued it, no viewer saw a gap or a duplicate, and the daemon's RSS
 // stayed under soakRSSLimit.
 func TestSoak(t *testing.T) {
+	parallelLong(t)
 	dur, minGap, maxGap := 60*time.Second, 8*time.Second, 12*time.Second
 	if *soakFor > 0 {
 		dur, minGap, maxGap = *soakFor, 10*time.Second, 40*time.Second

@@ -21,6 +21,7 @@ import (
 // receipt if it was committed, a new one if not), and each session's
 // history reads back whole, in order, once each.
 func TestPostsSurviveKillsAcrossFolds(t *testing.T) {
+	parallelHeavy(t)
 	fx := newFixture(t, fixtureOpts{})
 	const writers, posts = 12, 400
 	sessions := make([]wire.Session, writers)

@@ -133,6 +133,7 @@ func has(sub string) func(string) bool {
 // terminal client opens it, shows the transcript, accepts ordinary input
 // without any slash command, and the answer arrives.
 func TestTerminalReopensInterruptedSession(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "reopened", Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)
@@ -177,6 +178,7 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 // another client, and the terminal shows the reply without ever showing a
 // stream error.
 func TestTerminalFollowsAcrossRestart(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "followed"}})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before the restart"); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,7 +30,7 @@ func startTmuxEnv(t *testing.T, env string, w, h int, args ...string) *tmux {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
-	x := &tmux{t: t, socket: fmt.Sprintf("albedo-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x := &tmux{t: t, socket: tmuxSocket()}
 	cmd := fmt.Sprintf("TERM=xterm-256color %s %s", env, albedoBin)
 	for _, a := range args {
 		cmd += " '" + a + "'"
@@ -37,6 +38,20 @@ func startTmuxEnv(t *testing.T, env string, w, h int, args ...string) *tmux {
 	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	return x
+}
+
+// tmuxSockets counts the tmux servers this process has started, and
+// tmuxEpoch tells this process from an earlier one that had its pid.
+var (
+	tmuxSockets atomic.Int64
+	tmuxEpoch   = time.Now().UnixNano()
+)
+
+// tmuxSocket names a new private tmux server: this process's, and one of
+// its own among those of the tests running at once (a name made of the
+// time alone could be two tests' if they asked in the same instant).
+func tmuxSocket() string {
+	return fmt.Sprintf("albedo-e2e-%d-%d-%d", os.Getpid(), tmuxEpoch, tmuxSockets.Add(1))
 }
 
 func (x *tmux) run(args ...string) string {
@@ -83,6 +98,7 @@ func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "
 // restart the daemon from outside, type another, and the pane shows both
 // replies once each and a status bar back to "connected".
 func TestTerminalInTmux(t *testing.T) {
+	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
 	x := startTmux(t, home, 100, 30)

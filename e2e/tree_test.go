@@ -32,7 +32,7 @@ func isRunTrace(p string) bool {
 // file or a database anywhere in the repository: a mistyped --home once
 // committed a whole home. Outside a git checkout there is nothing to check.
 func TestNothingARunLeavesIsTracked(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	out, err := exec.Command("git", "-C", "..", "ls-files", "-z").Output()
 	if err != nil {
 		t.Skipf("not a git checkout (%v)", err)
@@ -49,7 +49,7 @@ func TestNothingARunLeavesIsTracked(t *testing.T) {
 }
 
 func TestIsLeftover(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for p, want := range map[string]bool{
 		"stop/albedo.db": true, "x/daemon.lock": true, "daemon.log": true,
 		"a/b/c.db-wal": true, "db/open.go": false, "docs/daemon.md": false,

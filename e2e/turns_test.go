@@ -33,6 +33,7 @@ func waitTurn(t *testing.T, c *client.Client, session string, after int64, turn 
 // A cleared effort stays cleared across a restart: the provider gets the
 // model and no reasoning_effort.
 func TestEffortClearedSurvivesRestart(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake", Model: "m1", Effort: "high"}})
 	empty := ""
 	if _, err := fx.c.PatchSession(fx.ctx, "s", fx.s.ETag, wire.SessionPatch{Effort: &empty}); err != nil {
@@ -75,6 +76,7 @@ func TestEffortClearedSurvivesRestart(t *testing.T) {
 // reason daemon_restart, the session is idle, every input that got a
 // receipt is in the log, and the input queued behind it runs.
 func TestCrashMidTurn(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)
@@ -135,6 +137,7 @@ func TestCrashMidTurn(t *testing.T) {
 // A graceful stop interrupts the running turn and commits what streamed,
 // with reason daemon_shutdown, before the daemon exits.
 func TestStopInterruptsRunningTurn(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Provider: "fake"}})
 	block := make(chan struct{})
 	defer close(block)

@@ -14,6 +14,7 @@ import (
 // viewer" each; when the second moves to the first's session, both show
 // 2 there, and the status the API gives agrees.
 func TestViewersAreWhoLooks(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
 	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // (after confirm, stubbed). A rename, from the page or from another
 // client, renames the header and the tab at once, not only the list.
 func TestWebRenameSettingsAndDelete(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "first"}})
 	if _, err := fx.c.CreateSession(fx.ctx, "o", wire.SessionCreate{Title: "other"}); err != nil {
 		t.Fatal(err)

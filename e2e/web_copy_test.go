@@ -21,6 +21,7 @@ import (
 // secure context, and navigator.clipboard is undefined there) it selects
 // the code for Ctrl-C instead of throwing.
 func TestWebCodeBlockCopyButton(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "code", Provider: "fake"}})
 	const code = "fmt.Println(\"hi\")\nreturn nil"
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Here:\n\n```go\n" + code + "\n```\n"}})

@@ -34,6 +34,7 @@ type focused struct {
 // buttons (they are off-screen); the toggle says it is closed. Open, Tab
 // reaches them, Esc closes it, and choosing a session closes it too.
 func TestWebDrawerKeyboardAt360(t *testing.T) {
+	parallel(t)
 	_, p := alphaBetaPage(t)
 	p.do(chromedp.EmulateViewport(360, 740))
 	p.wait("the list folded", `getComputedStyle(document.querySelector('#toggle')).display !== 'none' &&
@@ -99,6 +100,7 @@ func TestWebDrawerKeyboardAt360(t *testing.T) {
 // redrawing (it redraws on every session's activity): it stays on the
 // same session's button.
 func TestWebListKeepsFocusAcrossRedraws(t *testing.T) {
+	parallel(t)
 	fx, p := alphaBetaPage(t)
 	eval[bool](p, `(() => { document.querySelector('#sessions li[data-session=b] button').focus(); return true })()`)
 	// Activity in beta and a session made elsewhere: two redraws.

@@ -18,6 +18,8 @@ import (
 // open session leaves the list and the header, and the page says so;
 // with the last one gone the page says there is none.
 func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
+	// Not parallel: it wants the page changed within 3 s, a bound the
+	// package's other tests beside it could push it past.
 	fx, p := alphaBetaPage(t)
 	eval[bool](p, `(() => { albedo.api.sessions = () => new Promise(() => {}); return true })()`)
 
@@ -43,6 +45,7 @@ func TestWebDeletedElsewhereLeavesAtOnce(t *testing.T) {
 // takes it, empty is the daemon's default, and a name the daemon cannot
 // run is refused with the profiles it has.
 func TestWebNewSessionWithAProvider(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha"}})
 	cli(t, fx.home, "bots", "add", "helper")
 	p := startBrowser(t).open(ownerLink(t, fx.home, "a"))
@@ -91,6 +94,7 @@ func TestWebNewSessionWithAProvider(t *testing.T) {
 // daemon answers at most 100 sessions to a request that names no limit,
 // and the page, asking for pages of 50 here, lists all 103, newest first.
 func TestWebListsEveryPageOfSessions(t *testing.T) {
+	parallel(t)
 	fx, p := alphaBetaPage(t)
 	eval[bool](p, `(() => { albedo.api.constructor.pageSize = 50; return true })()`)
 	for i := range 101 {

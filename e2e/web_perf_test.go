@@ -28,6 +28,8 @@ const perfAttempts = 3
 // events a second for 10 s cause no main-thread task over 50 ms (the Long
 // Tasks API reports exactly those), and the DOM stays bounded.
 func TestWebLongSessionAndSteadyStream(t *testing.T) {
+	// Not parallel: its goals are how fast a page is with the CPU it
+	// gets, and the package's other tests beside it would take that CPU.
 	fx := newFixture(t, fixtureOpts{})
 	cli(t, fx.home, "bots", "add", "idle")
 	if _, err := fx.c.CreateSession(fx.ctx, "s", wire.SessionCreate{Title: "long", Provider: "bot:idle"}); err != nil {

@@ -19,6 +19,7 @@ import (
 // One websocket carries every session the page shows: the one open and
 // those of the list, each live (their messages count as unread).
 func TestWebOneSocketForEverySession(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
 	for id, title := range map[string]string{"b": "beta", "c": "gamma"} {
 		if _, err := fx.c.CreateSession(fx.ctx, id, wire.SessionCreate{Title: title}); err != nil {
@@ -55,6 +56,7 @@ func TestWebOneSocketForEverySession(t *testing.T) {
 // own epoch and offset (the session shown as a viewer, the others in the
 // background), and the daemon resumes each: no reset, nothing twice.
 func TestWebHelloAfterRestartResumesEachSub(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
 	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
 		t.Fatal(err)
@@ -128,6 +130,7 @@ func TestWebHelloAfterRestartResumesEachSub(t *testing.T) {
 // the page is back: in the order typed, each committed once and
 // answered once.
 func TestWebInputsWhileDownArriveInOrderOnce(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "offline"}})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
@@ -152,6 +155,7 @@ func TestWebInputsWhileDownArriveInOrderOnce(t *testing.T) {
 // daemon's partial to a late subscriber), then the rest, then the
 // committed message.
 func TestWebLateJoinerSeesThePartialReply(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "midturn", Provider: "fake"}})
 	block := make(chan struct{})
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"the text ", "so far"}, Block: block})
@@ -187,6 +191,7 @@ func TestWebLateJoinerSeesThePartialReply(t *testing.T) {
 // protocol.js run in the page against a WebSocket stand-in whose hello is
 // always refused.
 func TestWebProtocolClosesTheSocketOfARefusedHello(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	info, err := client.ReadDaemonFile(fx.home)
 	if err != nil {

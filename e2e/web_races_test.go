@@ -49,6 +49,7 @@ func shownTimes(text string) string {
 // session switched to, nor draw one twice, nor draw one in another
 // session's transcript.
 func TestWebSwitchWithinAFrame(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	cli(t, fx.home, "bots", "add", "idle")
 	// Inputs to a bot that never connects are one event each: the message.
@@ -155,6 +156,7 @@ func viewIsWhole(id string) string {
 // daemon does not know, as after a session was made again), then lets
 // the request go on: the page must drop that page and show its view whole.
 func TestWebHistoryPageAfterAResetIsDropped(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
 	cli(t, fx.home, "bots", "add", "idle")
 	if _, err := fx.c.CreateSession(fx.ctx, "s", wire.SessionCreate{Title: "paged", Provider: "bot:idle"}); err != nil {

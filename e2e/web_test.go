@@ -60,6 +60,7 @@ func (p *page) messages() []domMessage {
 // the reply streams in, is replaced by the committed one, and the DOM's
 // messages equal GET /v1/sessions/{id}/events.
 func TestWebOwnerSendsAndStreams(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "web", Provider: "fake"}})
 	block := make(chan struct{})
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Hello ", "from the ", "stream"}, Block: block})
@@ -92,6 +93,7 @@ func shareLink(t *testing.T, home, session string) string {
 // same transcript while a turn streams and after; the viewer has a badge
 // and no composer, and a send forced through its socket is refused.
 func TestWebOwnerAndViewerAgree(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "shared", Provider: "fake"}})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "first"); err != nil {
 		t.Fatal(err)
@@ -137,6 +139,7 @@ func TestWebOwnerAndViewerAgree(t *testing.T) {
 // A message holding markup that would run script, and a
 // javascript: link, render inert: nothing runs, and the link goes nowhere.
 func TestWebMarkupIsInert(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "xss", Provider: "fake"}})
 	evil := "<img src=x onerror=\"window.pwned=1\"> [click](javascript:window.pwned=2) <script>window.pwned=3</script>" +
 		"<a href=\"javascript:window.pwned=4\">a</a> <svg onload=\"window.pwned=5\"></svg> <iframe src=\"javascript:parent.pwned=6\"></iframe>"
@@ -166,6 +169,7 @@ func TestWebMarkupIsInert(t *testing.T) {
 // Revoking a share closes the viewer page's socket, and the page
 // says the link was revoked instead of trying again.
 func TestWebRevokedShareSaysSo(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "revoked"}})
 	b := startBrowser(t)
 	viewer := b.open(shareLink(t, fx.home, "s"))
@@ -182,6 +186,7 @@ func TestWebRevokedShareSaysSo(t *testing.T) {
 // pages say they are reconnecting, come back by themselves, and hold every
 // message exactly once, as the daemon has them.
 func TestWebPagesSurviveRestarts(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "restarts", Provider: "fake"}})
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "before"); err != nil {
 		t.Fatal(err)
@@ -255,6 +260,7 @@ func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
 // composer interrupts the running turn; at 360 px the list folds away
 // behind its button.
 func TestWebSessionListIsLive(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "a", create: wire.SessionCreate{Title: "alpha", Provider: "fake"}})
 	if _, err := fx.c.CreateSession(fx.ctx, "b", wire.SessionCreate{Title: "beta"}); err != nil {
 		t.Fatal(err)
@@ -307,6 +313,7 @@ func TestWebSessionListIsLive(t *testing.T) {
 // transcript itself is a log, not live (opening a session would read it
 // all out).
 func TestWebAnnouncesNewMessages(t *testing.T) {
+	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "a11y"}})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
