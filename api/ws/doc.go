@@ -42,9 +42,9 @@
 //   - server.go: Server, its options, the upgrade (Serve), Bye and Close,
 //     and the connections a revocation closes.
 //   - conn.go: one connection, hello and its read loop.
-//   - ops.go: the ops' dispatch and permission table, and each op.
-//   - decode.go: a fast path that decodes send and post, the hot ops,
-//     without reflection; everything else goes to encoding/json.
+//   - ops.go: the ops' dispatch and permission table, each op, and the
+//     frames' split and decode (go-json-experiment's v1;
+//     what it refuses, encoding/json).
 //   - inputs.go: inputs in flight, answered by their commit's receipts.
 //   - writer.go: a connection's writer and heartbeat.
 //   - pool.go: the writer pool, and who owns a connection's write side.

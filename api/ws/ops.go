@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"albedo/hub"
 	"albedo/wire"
 )
@@ -59,7 +61,7 @@ func splitFrames(msg []byte) [][]byte {
 		if len(line) == 0 {
 			continue
 		}
-		if quickValid(line) || json.Valid(line) { // quickValid: a send or post, read faster
+		if jsonv1.Valid(line) || json.Valid(line) { // the faster check first
 			out = append(out, line) // the common case: one value
 			continue
 		}
@@ -81,10 +83,13 @@ func splitFrames(msg []byte) [][]byte {
 // decodeCommand parses one frame. On failure it still returns whatever id
 // could be read, so that the error reply can name the command.
 func decodeCommand(f []byte) (wire.Command, *wire.Error) {
-	// send and post without reflection; whatever quickCommand does not
-	// read, encoding/json does (its doc comment).
-	cmd, quick := quickCommand(f)
-	if !quick {
+	// go-json-experiment's v1 first: encoding/json's semantics on the
+	// faster decoder that is becoming encoding/json/v2. Whatever it
+	// refuses, encoding/json decides again, so every error and its words
+	// are still encoding/json's (FuzzDecodeCommandIsEncodingJSONs).
+	var cmd wire.Command
+	if jsonv1.Unmarshal(f, &cmd) != nil {
+		cmd = wire.Command{}
 		if err := json.Unmarshal(f, &cmd); err != nil {
 			var probe struct {
 				ID any `json:"id"`
