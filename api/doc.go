@@ -12,4 +12,16 @@
 // The websocket endpoint /v1/ws is package api/ws: this package
 // authenticates the upgrade's header, if any, and hands the request to it
 // (ws.Server.Serve); tokens revoked here close their websockets there.
+//
+// # Files
+//
+//   - server.go: Server, its options and routes; Bye, Close, /healthz.
+//   - auth.go: bearer tokens and the routes' permission table.
+//   - gate.go: the bounds on what a client without a token may hold
+//     (fresh connections, keep-alive only with a token) and the Host
+//     check against DNS rebinding: the gate before any route.
+//   - sessions.go, admin.go: the session routes; tokens, bots, shares.
+//   - errors.go: every error in the contract's shape, and its status.
+//   - ready.go, metrics.go: /readyz and the Prometheus collector.
+//   - page.go: the browser client's page and assets, and its policy.
 package api
