@@ -1,11 +1,8 @@
 package ws
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
-
-	"albedo/wire"
 )
 
 // decodeFrames are frames of the hot path and their oddities, each of
@@ -41,31 +38,6 @@ var decodeFrames = []string{
 	`[]`,
 	`nul`,
 	``,
-}
-
-// decodeCommandStd is decodeCommand with encoding/json alone: what the
-// daemon decided before it had a faster decoder.
-func decodeCommandStd(f []byte) (wire.Command, *wire.Error) {
-	var cmd wire.Command
-	if err := json.Unmarshal(f, &cmd); err != nil {
-		var probe struct {
-			ID any `json:"id"`
-		}
-		var id int64
-		if json.Unmarshal(f, &probe) == nil {
-			if n, ok := probe.ID.(float64); ok && n == float64(int64(n)) && n > 0 {
-				id = int64(n)
-			}
-		}
-		return wire.Command{ID: id}, wire.Errorf(wire.CodeBadRequest, "malformed frame: %v", err)
-	}
-	if cmd.ID <= 0 {
-		return wire.Command{}, wire.Errorf(wire.CodeBadRequest, "id must be a positive integer")
-	}
-	if cmd.Op == "" {
-		return cmd, wire.Errorf(wire.CodeBadRequest, "op is required")
-	}
-	return cmd, nil
 }
 
 // checkDecode holds decodeCommand to encoding/json: the same command, the

@@ -89,20 +89,32 @@ func decodeCommand(f []byte) (wire.Command, *wire.Error) {
 	// are still encoding/json's (FuzzDecodeCommandIsEncodingJSONs).
 	var cmd wire.Command
 	if jsonv1.Unmarshal(f, &cmd) != nil {
-		cmd = wire.Command{}
-		if err := json.Unmarshal(f, &cmd); err != nil {
-			var probe struct {
-				ID any `json:"id"`
-			}
-			var id int64
-			if json.Unmarshal(f, &probe) == nil {
-				if n, ok := probe.ID.(float64); ok && n == float64(int64(n)) && n > 0 {
-					id = int64(n)
-				}
-			}
-			return wire.Command{ID: id}, wire.Errorf(wire.CodeBadRequest, "malformed frame: %v", err)
-		}
+		return decodeCommandStd(f)
 	}
+	return checkCommand(cmd)
+}
+
+// decodeCommandStd is decodeCommand by encoding/json alone: the decision
+// the faster decoder must agree with.
+func decodeCommandStd(f []byte) (wire.Command, *wire.Error) {
+	var cmd wire.Command
+	if err := json.Unmarshal(f, &cmd); err != nil {
+		var probe struct {
+			ID any `json:"id"`
+		}
+		var id int64
+		if json.Unmarshal(f, &probe) == nil {
+			if n, ok := probe.ID.(float64); ok && n == float64(int64(n)) && n > 0 {
+				id = int64(n)
+			}
+		}
+		return wire.Command{ID: id}, wire.Errorf(wire.CodeBadRequest, "malformed frame: %v", err)
+	}
+	return checkCommand(cmd)
+}
+
+// checkCommand refuses a decoded command without a positive id or an op.
+func checkCommand(cmd wire.Command) (wire.Command, *wire.Error) {
 	if cmd.ID <= 0 {
 		return wire.Command{}, wire.Errorf(wire.CodeBadRequest, "id must be a positive integer")
 	}

@@ -151,9 +151,7 @@ func (r *poolRig) run(w *writer) {
 	if !st.running.CompareAndSwap(false, true) {
 		r.t.Error("two goroutines run one writer")
 	}
-	n := r.inPool.Add(1)
-	for m := r.maxIn.Load(); n > m && !r.maxIn.CompareAndSwap(m, n); m = r.maxIn.Load() {
-	}
+	raiseTo(&r.maxIn, r.inPool.Add(1))
 	r.behave(w)
 	if !*w.left {
 		r.inPool.Add(-1)
@@ -185,7 +183,12 @@ func (r *poolRig) lend() {
 	r.p.mu.Lock()
 	n := int32(r.p.lent)
 	r.p.mu.Unlock()
-	for m := r.maxLent.Load(); n > m && !r.maxLent.CompareAndSwap(m, n); m = r.maxLent.Load() {
+	raiseTo(&r.maxLent, n)
+}
+
+// raiseTo makes m at least n.
+func raiseTo(m *atomic.Int32, n int32) {
+	for old := m.Load(); n > old && !m.CompareAndSwap(old, n); old = m.Load() {
 	}
 }
 
