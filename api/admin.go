@@ -25,6 +25,7 @@ func (s *Server) addBot(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	noStore(c)
 	return c.JSON(http.StatusCreated, map[string]any{"name": req.Name, "token": tok, "sessions": req.Sessions,
 		"ws_url": wsURL(c.Request())})
 }
@@ -55,6 +56,7 @@ func (s *Server) share(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	noStore(c)
 	return c.JSON(http.StatusCreated, map[string]any{"session": c.Param("id"), "token": tok,
 		"ws_url": wsURL(c.Request())})
 }

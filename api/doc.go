@@ -21,6 +21,7 @@
 //     (fresh connections, keep-alive only with a token) and the Host
 //     check against DNS rebinding: the gate before any route.
 //   - sessions.go, admin.go: the session routes; tokens, bots, shares.
+//   - nostore.go: what a reply that carries a token says to caches.
 //   - errors.go: every error in the contract's shape, and its status.
 //   - ready.go, metrics.go: /readyz and the Prometheus collector.
 //   - page.go: the browser client's page and assets, and its policy.
