@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -88,38 +89,98 @@ func (s *Server) keepAliveForTokens(next echo.HandlerFunc) echo.HandlerFunc {
 // checkHost is the root middleware that refuses a Host header the daemon
 // does not answer to (allowedHost): on loopback, a name a web page
 // controls cannot reach the daemon by resolving to 127.0.0.1 (DNS
-// rebinding); beyond loopback, only the names the operator gave.
+// rebinding); beyond loopback, only the names the operator gave. A Host
+// that is not a name or address and a decimal port is refused first:
+// the page's policy and the ws_url of shares and bots are built from the
+// Host, and nothing else may reach them.
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if !s.allowedHost(c.Request().Host) {
+		host := c.Request().Host
+		name, ok := hostName(host)
+		if !ok {
+			return wire.Errorf(wire.CodeBadRequest, "host %q is not a DNS name or an IP address, with or without a decimal port", host)
+		}
+		if !s.allowedName(name) {
 			if !s.opts.Public {
-				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", c.Request().Host)
+				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", host)
 			}
-			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", c.Request().Host)
+			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", host)
 		}
 		return next(c)
 	}
 }
 
-// allowedHost says whether a Host header (with or without a port) is one
-// the daemon answers to: a loopback name or address always; beyond
-// loopback (Options.Public) also any IP address, which no DNS name can
-// stand for, and the names of Options.Hosts.
+// allowedHost says whether a Host header (with or without a port) is well
+// formed (hostName) and names the daemon (allowedName).
 func (s *Server) allowedHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	if loopbackHost(host) {
+	name, ok := hostName(host)
+	return ok && s.allowedName(name)
+}
+
+// allowedName says whether a host name (hostName's) is one the daemon
+// answers to: a loopback name or address always; beyond loopback
+// (Options.Public) also any IP address, which no DNS name can stand for,
+// and the names of Options.Hosts.
+func (s *Server) allowedName(name string) bool {
+	if loopbackHost(name) {
 		return true
 	}
 	if !s.opts.Public {
 		return false
 	}
-	if net.ParseIP(host) != nil {
+	if net.ParseIP(name) != nil {
 		return true
 	}
-	return slices.ContainsFunc(s.opts.Hosts, func(pat string) bool { return hostMatches(pat, host) })
+	return slices.ContainsFunc(s.opts.Hosts, func(pat string) bool { return hostMatches(pat, name) })
+}
+
+// hostName returns the name of a Host header, without its port, brackets
+// or final dot, and whether the header is well formed: a DNS name or an
+// IPv4 address, or an IPv6 address in brackets, then perhaps a colon and
+// a decimal port. What is well formed holds only letters, digits and
+// ".-:[]", so it can go into a header or a URL as it is.
+func hostName(host string) (string, bool) {
+	name, port, err := net.SplitHostPort(host)
+	switch {
+	case err == nil:
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return "", false
+		}
+	case strings.HasPrefix(host, "["): // no port
+		n, ok := strings.CutSuffix(host[1:], "]")
+		if !ok {
+			return "", false
+		}
+		name = n
+	default:
+		name = host
+	}
+	bracketed := strings.HasPrefix(host, "[")
+	if ip := net.ParseIP(name); ip != nil {
+		// Brackets around an IPv6 address and only there; no zone.
+		return name, bracketed == strings.Contains(name, ":")
+	}
+	name = strings.TrimSuffix(name, ".")
+	return name, !bracketed && dnsName(name)
+}
+
+// dnsName says whether name is a DNS name: dot-separated labels of
+// letters, digits and inner hyphens.
+func dnsName(name string) bool {
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(name, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // loopbackHost says whether a host name (no port) names this machine's

@@ -74,7 +74,8 @@ func pageCSP(ws string) string {
 // r came over TLS, to the daemon or to a proxy before it that says so
 // (X-Forwarded-Proto or Forwarded's proto, as a load balancer that ends
 // TLS sets them: --insecure-no-tls). Either header only changes what the
-// requester itself is told.
+// requester itself is told. r.Host goes in as it is: checkHost lets
+// through only a name or address and a decimal port.
 func wsURL(r *http.Request) string {
 	if r.TLS != nil || forwardedTLS(r.Header) {
 		return "wss://" + r.Host + "/v1/ws"

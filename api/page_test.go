@@ -89,3 +89,42 @@ func TestWSURLBehindATLSProxy(t *testing.T) {
 		}
 	}
 }
+
+// A Host that is not a name or address and a decimal port is refused
+// before any route, so that nothing of it reaches the page's policy,
+// which names the daemon's websocket by the Host it was reached by.
+func TestMalformedHostNeverReachesThePolicy(t *testing.T) {
+	t.Parallel()
+	local := newEnv(t, Options{})
+	public := newEnv(t, Options{Public: true, Hosts: []string{"*.team.example"}})
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	for _, tc := range []struct {
+		e    *env
+		host string
+	}{
+		{local, "127.0.0.1:1;script-src;x"},
+		{local, "localhost:80,x"},
+		{local, "[::1]:1'x"},
+		{local, "localhost:"},
+		{local, "127.0.0.1:99999"},
+		{local, "[localhost]:80"},
+		{public, "10.0.0.1:1;script-src;x"},
+		{public, "a;script-src;x.team.example"},
+		{public, "a'b.team.example:443"},
+	} {
+		req, _ := http.NewRequest("GET", tc.e.url+"/", nil)
+		req.Host = tc.host
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("Host %q: %v", tc.host, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode > 499 {
+			t.Errorf("Host %q: %d, want a 4xx", tc.host, resp.StatusCode)
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); csp != "" {
+			t.Errorf("Host %q: a policy %q", tc.host, csp)
+		}
+	}
+}
