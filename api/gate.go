@@ -87,12 +87,13 @@ func (s *Server) keepAliveForTokens(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // checkHost is the root middleware that refuses a Host header the daemon
-// does not answer to (allowedHost): on loopback, a name a web page
-// controls cannot reach the daemon by resolving to 127.0.0.1 (DNS
-// rebinding); beyond loopback, only the names the operator gave. A Host
-// that is not a name or address and a decimal port is refused first:
-// the page's policy and the ws_url of shares and bots are built from the
-// Host, and nothing else may reach them.
+// does not answer to (allowedName): a name a web page controls cannot
+// reach the daemon by resolving to its address (DNS rebinding), so only
+// loopback names, the names the operator gave (--host, the certificate's)
+// and, beyond loopback, IP addresses are served. A Host that is not a
+// name or address and a decimal port is refused first: the page's policy
+// and the ws_url of shares and bots are built from the Host, and nothing
+// else may reach them.
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		host := c.Request().Host
@@ -102,7 +103,7 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if !s.allowedName(name) {
 			if !s.opts.Public {
-				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address; this daemon answers on loopback only", host)
+				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address, its certificate's names or --host; this daemon listens on loopback only", host)
 			}
 			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", host)
 		}
@@ -118,20 +119,15 @@ func (s *Server) allowedHost(host string) bool {
 }
 
 // allowedName says whether a host name (hostName's) is one the daemon
-// answers to: a loopback name or address always; beyond loopback
-// (Options.Public) also any IP address, which no DNS name can stand for,
-// and the names of Options.Hosts.
+// answers to: a loopback name or address, and the names of Options.Hosts
+// (the operator's, also on loopback, where a proxy on the machine may
+// forward one); beyond loopback (Options.Public) also any IP address,
+// which no DNS name can stand for.
 func (s *Server) allowedName(name string) bool {
-	if loopbackHost(name) {
+	if loopbackHost(name) || slices.ContainsFunc(s.opts.Hosts, func(pat string) bool { return hostMatches(pat, name) }) {
 		return true
 	}
-	if !s.opts.Public {
-		return false
-	}
-	if net.ParseIP(name) != nil {
-		return true
-	}
-	return slices.ContainsFunc(s.opts.Hosts, func(pat string) bool { return hostMatches(pat, name) })
+	return s.opts.Public && net.ParseIP(name) != nil
 }
 
 // hostName returns the name of a Host header, without its port, brackets

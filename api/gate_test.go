@@ -191,6 +191,36 @@ func TestPublicHostsAreTheOperatorsNames(t *testing.T) {
 	}
 }
 
+// On loopback too the daemon answers to the names the operator gave
+// (--host, its certificate's), so that a proxy on the machine can forward
+// a public name to it; other names and other IP addresses stay refused.
+func TestLoopbackAnswersToTheOperatorsNames(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Hosts: []string{"albedo.example.com", "*.team.example"}})
+	hc := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(hc.CloseIdleConnections)
+	cases := []struct {
+		host string
+		ok   bool
+	}{
+		{"albedo.example.com", true}, {"ALBEDO.example.com.:443", true}, {"a.team.example:8443", true}, {"127.0.0.1:1", true},
+		{"evil.example", false}, {"team.example", false}, {"10.0.0.1", false},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest("GET", e.url+"/v1/sessions", nil)
+		req.Host = tc.host
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ok := resp.StatusCode == 200; ok != tc.ok {
+			t.Errorf("Host %q: %d, want served: %v", tc.host, resp.StatusCode, tc.ok)
+		}
+	}
+}
+
 // A websocket from a page of another origin is refused before the
 // upgrade, whatever its token (coder/websocket checks Origin against Host).
 func TestCrossOriginWebsocketRefused(t *testing.T) {

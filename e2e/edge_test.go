@@ -122,6 +122,35 @@ func TestTLSCertificateReloadsOnSIGHUP(t *testing.T) {
 	}
 }
 
+// A daemon on loopback answers to --host and its certificate's names
+// too, as one beyond loopback does: a proxy on the machine forwards a
+// public name to it. Other names stay refused.
+func TestLoopbackDaemonAnswersToItsNames(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	cert, key, pool := selfSigned(t, t.TempDir())
+	startDaemon(t, home, "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", key, "--host", "albedo.example")
+	info, err := client.ReadDaemonFile(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 10 * time.Second}
+	t.Cleanup(hc.CloseIdleConnections)
+	for host, want := range map[string]int{"albedo.example": 200, "albedo.test:" + strconv.Itoa(info.Port): 200, "localhost": 200, "evil.example": 403} {
+		req, _ := http.NewRequest("GET", "https://127.0.0.1:"+strconv.Itoa(info.Port)+"/v1/sessions", nil)
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+info.Token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+}
+
 // The edge's flags refuse what would be unsafe or meaningless, as usage
 // errors (exit 2) that say what to do, before the daemon takes its home.
 func TestEdgeFlagsRefused(t *testing.T) {

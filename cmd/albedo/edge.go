@@ -44,7 +44,7 @@ func (f *edgeFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain); with --tls-key")
 	fl.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fl.BoolVar(&f.insecureNoTLS, "insecure-no-tls", false, "serve plain HTTP beyond loopback (TLS ends before the daemon, at a load balancer or a proxy)")
-	fl.StringSliceVar(&f.hosts, "host", nil, "a name clients reach the daemon by (Host header), besides IP addresses, loopback names and the certificate's names; repeatable, *.example.com matches one label")
+	fl.StringSliceVar(&f.hosts, "host", nil, "a name clients reach the daemon by (Host header), on loopback too, besides loopback names, the certificate's names and (beyond loopback) IP addresses; repeatable, *.example.com matches one label")
 	fl.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /readyz on this address without a token (e.g. 10.0.0.5:9090); off by default")
 	fl.StringVar(&f.logFormat, "log-format", "text", "log lines as text (key=value) or json (one object a line)")
 }
