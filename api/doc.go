@@ -18,8 +18,9 @@
 //   - server.go: Server, its options and routes; Bye, Close, /healthz.
 //   - auth.go: bearer tokens and the routes' permission table.
 //   - gate.go: the bounds on what a client without a token may hold
-//     (fresh connections, keep-alive only with a token) and the Host
-//     check against DNS rebinding: the gate before any route.
+//     (fresh connections, keep-alive only with a token), the Host
+//     check against DNS rebinding and the Origin's scheme: the gate
+//     before any route.
 //   - sessions.go, admin.go: the session routes; tokens, bots, shares.
 //   - nostore.go: what a reply that carries a token says to caches.
 //   - errors.go: every error in the contract's shape, and its status.

@@ -93,7 +93,7 @@ func (s *Server) keepAliveForTokens(next echo.HandlerFunc) echo.HandlerFunc {
 // and, beyond loopback, IP addresses are served. A Host that is not a
 // name or address and a decimal port is refused first: the page's policy
 // and the ws_url of shares and bots are built from the Host, and nothing
-// else may reach them.
+// else may reach them. Last, an Origin of another scheme (checkOrigin).
 func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		host := c.Request().Host
@@ -107,8 +107,32 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", host)
 		}
+		if err := checkOrigin(c.Request()); err != nil {
+			return err
+		}
 		return next(c)
 	}
+}
+
+// checkOrigin refuses a request whose Origin has another scheme than the
+// one the daemon is reached by (https when it serves TLS, or a proxy
+// before it that ends TLS says so: wsURL's forwardedTLS). Such a page is
+// another origin on the same host, say one served in clear by whoever is
+// on the network; coder/websocket compares an Origin's host with the
+// Host, not its scheme. A request without Origin is not from a page.
+func checkOrigin(r *http.Request) error {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
+	}
+	want := "http"
+	if r.TLS != nil || forwardedTLS(r.Header) {
+		want = "https"
+	}
+	if scheme, _, _ := strings.Cut(origin, "://"); !strings.EqualFold(scheme, want) {
+		return wire.Errorf(wire.CodeForbidden, "origin %q is not of this daemon, which is reached by %s://", origin, want)
+	}
+	return nil
 }
 
 // allowedHost says whether a Host header (with or without a port) is well

@@ -235,6 +235,63 @@ func TestCrossOriginWebsocketRefused(t *testing.T) {
 	}
 }
 
+// An Origin of another scheme than the one the daemon is reached by is
+// another origin on the same host (a page served in clear to a daemon on
+// TLS, or the other way round): its websocket is refused before the
+// upgrade, and so is any request it makes. Behind a proxy that ends TLS
+// and says so (X-Forwarded-Proto), the daemon is reached by https.
+func TestOriginOfAnotherSchemeRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	tlsSrv := httptest.NewTLSServer(e.srv.Handler())
+	t.Cleanup(tlsSrv.Close)
+	plain := strings.TrimPrefix(e.url, "http://")
+	secure := strings.TrimPrefix(tlsSrv.URL, "https://")
+	for _, tc := range []struct {
+		name, url, origin, proto string
+		ok                       bool
+	}{
+		{"plain, http Origin", "ws://" + plain, "http://" + plain, "", true},
+		{"plain, https Origin", "ws://" + plain, "https://" + plain, "", false},
+		{"TLS, https Origin", "wss://" + secure, "https://" + secure, "", true},
+		{"TLS, http Origin", "wss://" + secure, "http://" + secure, "", false},
+		{"behind a TLS proxy, https Origin", "ws://" + plain, "https://" + plain, "https", true},
+		{"behind a TLS proxy, http Origin", "ws://" + plain, "http://" + plain, "https", false},
+		{"no Origin", "ws://" + plain, "", "", true},
+	} {
+		hdr := http.Header{"Authorization": {"Bearer " + testToken}}
+		if tc.origin != "" {
+			hdr.Set("Origin", tc.origin)
+		}
+		if tc.proto != "" {
+			hdr.Set("X-Forwarded-Proto", tc.proto)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, resp, err := websocket.Dial(ctx, tc.url+"/v1/ws", &websocket.DialOptions{Subprotocols: []string{wire.Subprotocol},
+			HTTPClient: tlsSrv.Client(), HTTPHeader: hdr})
+		cancel()
+		if tc.ok && err != nil {
+			t.Errorf("%s: %v, want the upgrade", tc.name, err)
+		}
+		if !tc.ok && (err == nil || resp == nil || resp.StatusCode != http.StatusForbidden) {
+			t.Errorf("%s: %v %v, want 403", tc.name, resp, err)
+		}
+		if c != nil {
+			c.CloseNow()
+		}
+		req, _ := http.NewRequest("GET", strings.Replace(tc.url, "ws", "http", 1)+"/v1/sessions", nil)
+		req.Header = hdr
+		r, err := tlsSrv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if ok := r.StatusCode == 200; ok != tc.ok {
+			t.Errorf("%s: GET /v1/sessions %d, want served: %v", tc.name, r.StatusCode, tc.ok)
+		}
+	}
+}
+
 // Channels per connection are bounded: a hello with more subs than the
 // limit, or a sub past it, gets too_many and watches nothing more.
 func TestChannelsPerConnectionAreBounded(t *testing.T) {
