@@ -10,31 +10,37 @@ import (
 	"albedo/wire"
 )
 
-// permissions names the roles allowed on every HTTP route, by method and
-// echo path; ws.ops (api/ws/ops.go) does the same for every websocket op.
-// These two tables are the only places roles are enforced (hub/access.go). Session scope (a
-// viewer's one session, a bot's list) is checked on top, against the
-// session the request names.
-var permissions = map[string][]wire.TokenRole{
-	"GET /v1/sessions":                      hub.Everyone, // a bot or a viewer sees its sessions only
-	"POST /v1/sessions":                     hub.OwnerOnly,
-	"PUT /v1/sessions/:id":                  hub.OwnerOnly,
-	"GET /v1/sessions/:id":                  hub.Everyone,
-	"PATCH /v1/sessions/:id":                hub.OwnerOnly,
-	"DELETE /v1/sessions/:id":               hub.OwnerOnly,
-	"GET /v1/sessions/:id/events":           hub.Everyone,
-	"PUT /v1/sessions/:id/inputs/:input_id": hub.OwnerBot,
-	"GET /v1/sessions/:id/inputs/:input_id": hub.OwnerBot,
-	"POST /v1/sessions/:id/interrupt":       hub.OwnerOnly,
-	"GET /v1/sessions/:id/status":           hub.Everyone,
-	"POST /v1/sessions/:id/shares":          hub.OwnerOnly,
-	"DELETE /v1/sessions/:id/shares":        hub.OwnerOnly,
-	"GET /v1/providers":                     hub.OwnerOnly,
-	"GET /v1/bots":                          hub.OwnerOnly,
-	"POST /v1/bots":                         hub.OwnerOnly,
-	"DELETE /v1/bots/:name":                 hub.OwnerOnly,
-	"POST /v1/daemon/shutdown":              hub.OwnerOnly,
-	"GET /v1/ws":                            hub.Everyone,
+// permissions names who may call every HTTP route, by method and echo
+// path: the roles, and the access to the session the route names;
+// ws.ops (api/ws/ops.go) does the same for every websocket op. These two
+// tables are the only places roles and access are enforced
+// (hub/access.go).
+var permissions = map[string]hub.Rule{
+	"GET /v1/sessions":                       {Roles: hub.Everyone}, // each sees their sessions only
+	"POST /v1/sessions":                      {Roles: hub.People},
+	"PUT /v1/sessions/:id":                   {Roles: hub.People}, // an id taken by a session they cannot see is a conflict (hub)
+	"GET /v1/sessions/:id":                   {Roles: hub.Everyone, Need: wire.AccessRead},
+	"PATCH /v1/sessions/:id":                 {Roles: hub.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id":                {Roles: hub.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/events":            {Roles: hub.Everyone, Need: wire.AccessRead},
+	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
+	"POST /v1/sessions/:id/interrupt":        {Roles: hub.Speakers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/status":            {Roles: hub.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/shares":           {Roles: hub.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares":         {Roles: hub.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/grants":            {Roles: hub.People, Need: wire.AccessCreator},
+	"PUT /v1/sessions/:id/grants/:member":    {Roles: hub.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/grants/:member": {Roles: hub.People, Need: wire.AccessCreator},
+	"GET /v1/members":                        {Roles: hub.OwnerOnly},
+	"POST /v1/members":                       {Roles: hub.OwnerOnly},
+	"DELETE /v1/members/:name":               {Roles: hub.OwnerOnly},
+	"GET /v1/providers":                      {Roles: hub.People},
+	"GET /v1/bots":                           {Roles: hub.OwnerOnly},
+	"POST /v1/bots":                          {Roles: hub.OwnerOnly},
+	"DELETE /v1/bots/:name":                  {Roles: hub.OwnerOnly},
+	"POST /v1/daemon/shutdown":               {Roles: hub.OwnerOnly},
+	"GET /v1/ws":                             {Roles: hub.Everyone},
 }
 
 // bearer returns the token of an Authorization header, or "".
@@ -46,11 +52,11 @@ func bearer(h string) string {
 	return ""
 }
 
-// authenticate resolves a token: the owner's (daemon.json), else a bot's or
-// a viewer's.
+// authenticate resolves a token: daemon.json's, which acts as the home's
+// own member (Options.Owner), else a stored one.
 func (s *Server) authenticate(token string) (hub.Principal, bool) {
 	if token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
-		return hub.Principal{Role: wire.TokenOwner, Name: "user"}, true
+		return s.owner, true
 	}
 	return s.hub.Authenticate(token)
 }
@@ -76,8 +82,8 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		// A path echo did not route (404, 405) has no entry: let echo say
 		// so. Every route has one (TestEveryRouteHasPermissions).
 		route := c.Request().Method + " " + c.Path()
-		if roles, routed := permissions[route]; routed {
-			if werr := p.Authorize(roles, "call "+route, c.Param("id")); werr != nil {
+		if rule, routed := permissions[route]; routed {
+			if werr := p.Authorize(rule, "call "+route, c.Param("id")); werr != nil {
 				return werr
 			}
 		}

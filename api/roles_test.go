@@ -95,7 +95,7 @@ func TestRoleTable(t *testing.T) {
 			path := strings.ReplaceAll(rt.path, "%s", string(role))
 			body := strings.ReplaceAll(rt.body, "%s", string(role))
 			op := routeKey(rt.method, path)
-			want := slices.Contains(permissions[op], role)
+			want := slices.Contains(permissions[op].Roles, role)
 			t.Run(string(role)+" "+op, func(t *testing.T) {
 				var raw json.RawMessage
 				code, _ := e.do(rt.method, path, e.as(tokens[role]), body, &raw)

@@ -21,7 +21,10 @@ import (
 // docs/protocol.md. The websocket's (Heartbeat … MaxBatch, MaxPreHello) go
 // to its endpoint, ws.Server.
 type Options struct {
-	Token        string        // the owner token of daemon.json
+	Token string // the owner token of daemon.json
+	// Owner is who daemon.json's token acts as: the home's own member, an
+	// admin (hub.EnsureMember). Unset, an owner named "user".
+	Owner        hub.Principal
 	Boot         string        // this daemon start's random id, reported in hello
 	Heartbeat    time.Duration // websocket ping interval (15 s)
 	WriteTimeout time.Duration // a write that cannot complete this long closes the connection, logged as "slow" (30 s)
@@ -65,8 +68,9 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	ws    *ws.Server // the websocket endpoint, /v1/ws
-	fresh freshConns // connections that have not sent a request yet
+	owner hub.Principal // who Options.Token acts as
+	ws    *ws.Server    // the websocket endpoint, /v1/ws
+	fresh freshConns    // connections that have not sent a request yet
 
 	mu      sync.Mutex
 	unready string // why the last /readyz was not ready ("": it was)
@@ -80,7 +84,10 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh}}
+	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh}, owner: opts.Owner}
+	if s.owner.Role == "" {
+		s.owner = hub.Principal{Role: wire.TokenOwner, Name: "user"}
+	}
 	s.ws = ws.New(h, ws.Options{
 		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,
 		HelloTimeout: opts.HelloTimeout, MaxFrame: opts.MaxFrame, MaxBatch: opts.MaxBatch,
@@ -112,6 +119,12 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.GET("/sessions/:id/status", s.status)
 	v1.POST("/sessions/:id/shares", s.share)
 	v1.DELETE("/sessions/:id/shares", s.unshare)
+	v1.GET("/sessions/:id/grants", s.listGrants)
+	v1.PUT("/sessions/:id/grants/:member", s.putGrant)
+	v1.DELETE("/sessions/:id/grants/:member", s.deleteGrant)
+	v1.GET("/members", s.listMembers)
+	v1.POST("/members", s.addMember)
+	v1.DELETE("/members/:name", s.removeMember)
 	v1.GET("/providers", s.listProviders)
 	v1.GET("/bots", s.listBots)
 	v1.POST("/bots", s.addBot)

@@ -40,7 +40,7 @@ func (s *Server) listSessions(c echo.Context) error {
 		return wire.Errorf(wire.CodeBadRequest, "limit must be at least 1")
 	}
 	p, _ := principalOf(c)
-	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), limit, p.Sessions)
+	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), limit, p.Sees())
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,8 @@ func (s *Server) createSession(c echo.Context) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	sess, _, err := s.hub.CreateSession(c.Request().Context(), "", req)
+	p, _ := principalOf(c)
+	sess, _, err := s.hub.CreateSessionBy(c.Request().Context(), p, "", req)
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,8 @@ func (s *Server) putSession(c echo.Context) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	sess, created, err := s.hub.CreateSession(c.Request().Context(), c.Param("id"), req)
+	p, _ := principalOf(c)
+	sess, created, err := s.hub.CreateSessionBy(c.Request().Context(), p, c.Param("id"), req)
 	if err != nil {
 		return err
 	}
@@ -169,7 +171,7 @@ func (s *Server) putInput(c echo.Context) error {
 		return err
 	}
 	pr, _ := principalOf(c)
-	r, err := s.hub.PutInput(c.Request().Context(), c.Param("id"), c.Param("input_id"), in.Text, pr.Name)
+	r, err := s.hub.PutInput(c.Request().Context(), c.Param("id"), c.Param("input_id"), in.Text, pr.Author())
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ func TestRefusalsReadWell(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
 	for role, want := range cases {
-		got := hub.Principal{Role: wire.TokenRole(role)}.Authorize(nil, "do x", "")
+		got := hub.Principal{Role: wire.TokenRole(role)}.Authorize(hub.Rule{}, "do x", "")
 		if got == nil || got.Message != want+" token may not do x" {
 			t.Errorf("a refusal of a %s: %+v, want %q", role, got, want+" token may not do x")
 		}

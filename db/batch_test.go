@@ -44,7 +44,7 @@ func TestInputsInOneBatch(t *testing.T) {
 		got := map[int]Input{}
 		put := func(i int, session, id, text string) func(*Tx) error {
 			return func(tx *Tx) error {
-				in, _, _, err := tx.PutInput(ctx, session, id, text, wire.RoleBot, "bot")
+				in, _, _, err := tx.PutInput(ctx, session, id, text, wire.RoleBot, wire.Author{Name: "bot"})
 				got[i] = in
 				return err
 			}
@@ -147,7 +147,7 @@ func TestPostRecords(t *testing.T) {
 			var created bool
 			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
 				var err error
-				in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+				in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, wire.Author{Name: "bot"})
 				return err
 			})
 			return in, created, err
@@ -199,7 +199,7 @@ func TestPostRecords(t *testing.T) {
 		putAt := func(i int, id, text string) func(*Tx) error {
 			return func(tx *Tx) error {
 				var err error
-				ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+				ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, wire.Author{Name: "bot"})
 				return err
 			}
 		}
@@ -243,7 +243,7 @@ func TestSendAndPostShareInputIDs(t *testing.T) {
 		put := func(got *answer, role wire.Role, id, text string) func(*Tx) error {
 			return func(tx *Tx) error {
 				var err error
-				got.in, got.created, _, err = tx.PutInput(ctx, "s", id, text, role, string(role))
+				got.in, got.created, _, err = tx.PutInput(ctx, "s", id, text, role, wire.Author{Name: string(role)})
 				return err
 			}
 		}

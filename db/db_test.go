@@ -283,7 +283,7 @@ func TestPutInputIdempotent(t *testing.T) {
 			var created bool
 			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
 				var err error
-				in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleUser, "me")
+				in, created, _, err = tx.PutInput(ctx, "s", id, text, wire.RoleUser, wire.Author{Name: "me"})
 				return err
 			})
 			return in, created, err

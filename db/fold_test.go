@@ -38,7 +38,7 @@ func postText(t *testing.T, d *DB, session, inputID, text string) (Input, bool, 
 	var created bool
 	_, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
 		var err error
-		in, created, _, err = tx.PutInput(context.Background(), session, inputID, text, wire.RoleBot, "bot")
+		in, created, _, err = tx.PutInput(context.Background(), session, inputID, text, wire.RoleBot, wire.Author{Name: "bot"})
 		return err
 	})
 	return in, created, err
@@ -180,7 +180,7 @@ func TestRepeatAfterTheFold(t *testing.T) {
 	putAt := func(i int, id, text string) func(*Tx) error {
 		return func(tx *Tx) error {
 			var err error
-			ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, "bot")
+			ins[i], made[i], _, err = tx.PutInput(ctx, "s", id, text, wire.RoleBot, wire.Author{Name: "bot"})
 			return err
 		}
 	}
@@ -206,7 +206,7 @@ func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
 		const posts = deleteIDsRange + 100
 		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
 			for i := range posts {
-				if _, _, _, err := tx.PutInput(ctx, "s", fmt.Sprint("p", i), "x", wire.RoleBot, "bot"); err != nil {
+				if _, _, _, err := tx.PutInput(ctx, "s", fmt.Sprint("p", i), "x", wire.RoleBot, wire.Author{Name: "bot"}); err != nil {
 					return err
 				}
 			}
@@ -293,12 +293,12 @@ func TestAppendThenDeleteInOneBatch(t *testing.T) {
 		createSession(t, d, "y")
 		errs := oneBatch(t, d,
 			func(tx *Tx) error {
-				_, _, _, err := tx.PutInput(ctx, "x", "p1", "to x", wire.RoleBot, "bot")
+				_, _, _, err := tx.PutInput(ctx, "x", "p1", "to x", wire.RoleBot, wire.Author{Name: "bot"})
 				return err
 			},
 			func(tx *Tx) error { _, _, err := tx.DeleteSession(ctx, "x"); return err },
 			func(tx *Tx) error {
-				_, _, _, err := tx.PutInput(ctx, "y", "p1", "to y", wire.RoleBot, "bot")
+				_, _, _, err := tx.PutInput(ctx, "y", "p1", "to y", wire.RoleBot, wire.Author{Name: "bot"})
 				return err
 			})
 		for i, err := range errs {
@@ -436,7 +436,7 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 	}
 	post := func(s, id string) func(*Tx) error {
 		return func(tx *Tx) error {
-			_, _, _, err := tx.PutInput(ctx, s, id, "text "+id, wire.RoleBot, "bot")
+			_, _, _, err := tx.PutInput(ctx, s, id, "text "+id, wire.RoleBot, wire.Author{Name: "bot"})
 			return err
 		}
 	}

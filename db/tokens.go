@@ -13,17 +13,22 @@ import (
 	"albedo/wire"
 )
 
-// Token is a stored owner, bot or viewer token: never the token itself,
-// its hash.
+// Token is a stored owner, member, bot or viewer token: never the token
+// itself, its hash.
 type Token struct {
-	bun.BaseModel `bun:"table:tokens"`
+	bun.BaseModel `bun:"table:tokens,alias:t"`
 
 	ID        string         `bun:"id,pk"`
-	Kind      wire.TokenRole `bun:"kind"` // owner, bot or viewer
-	Name      string         `bun:"name"`
+	Kind      wire.TokenRole `bun:"kind"` // owner, member, bot or viewer
+	Name      string         `bun:"name"` // a member's, bot's or owner token's name; "viewer"
 	Hash      string         `bun:"hash"`
 	Sessions  string         `bun:"sessions"`
+	Member    string         `bun:"member"` // a member token's member id
+	Label     string         `bun:"label"`  // what a member token was made for: "invite", a browser
 	CreatedAt string         `bun:"created_at"`
+	// A member token's member, as Tokens and TokenByHash read it.
+	MemberName string `bun:"member_name,scanonly"`
+	Admin      bool   `bun:"member_admin,scanonly"`
 }
 
 // SessionList is the sessions the token is limited to; nil means all.
@@ -111,7 +116,7 @@ func (t *Tx) dropSessionTokens(ctx context.Context, session string) (revoked []s
 // Tokens lists every token.
 func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
 	var ts []Token
-	if err := d.ro.NewSelect().Model(&ts).Order("kind", "name", "created_at").Scan(ctx); err != nil {
+	if err := withMember(d.ro.NewSelect().Model(&ts)).Order("t.kind", "t.name", "t.created_at").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	return ts, nil
@@ -121,7 +126,7 @@ func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
 // of a cluster that has not heard of a token made on another looks here.
 func (d *DB) TokenByHash(ctx context.Context, hash string) (Token, error) {
 	var t Token
-	err := d.ro.NewSelect().Model(&t).Where("hash = ?", hash).Limit(1).Scan(ctx)
+	err := withMember(d.ro.NewSelect().Model(&t)).Where("t.hash = ?", hash).Limit(1).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrNotFound
 	}
@@ -129,4 +134,11 @@ func (d *DB) TokenByHash(ctx context.Context, hash string) (Token, error) {
 		return Token{}, fmt.Errorf("look up token: %w", err)
 	}
 	return t, nil
+}
+
+// withMember reads each token's member with it (Token.MemberName, Admin).
+func withMember(q *bun.SelectQuery) *bun.SelectQuery {
+	return q.ColumnExpr("t.*").
+		ColumnExpr("coalesce(m.name, '') AS member_name, (m.admin IS TRUE) AS member_admin").
+		Join("LEFT JOIN members AS m ON m.id = t.member")
 }

@@ -160,7 +160,7 @@ func TestLoneRequestsRunOptimistically(t *testing.T) {
 			var created bool
 			_, err := d.Writer().Do(ctx, func(tx *Tx) error {
 				var err error
-				in, created, _, err = tx.PutInput(ctx, "s", "0199a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", text, wire.RoleBot, "bot")
+				in, created, _, err = tx.PutInput(ctx, "s", "0199a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", text, wire.RoleBot, wire.Author{Name: "bot"})
 				return err
 			})
 			return in, created, err

@@ -10,34 +10,106 @@ import (
 // The sets of token roles (docs/protocol.md, "Roles, tokens and bots")
 // that the permission tables name: api's for the HTTP routes, api/ws's
 // for the websocket ops. Those two tables are the only places roles are
-// enforced; session scope is checked on top, against the session a
-// request names (Principal.CanSee).
+// enforced; access to the session a request names is checked on top
+// (Rule.Need, Principal.Access).
 var (
 	OwnerOnly = []wire.TokenRole{wire.TokenOwner}
-	OwnerBot  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot}
-	Everyone  = []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer}
+	People    = []wire.TokenRole{wire.TokenOwner, wire.TokenMember}
+	Writers   = []wire.TokenRole{wire.TokenOwner, wire.TokenMember, wire.TokenBot, wire.TokenGuest}
+	Speakers  = []wire.TokenRole{wire.TokenOwner, wire.TokenMember, wire.TokenGuest}
+	Everyone  = []wire.TokenRole{wire.TokenOwner, wire.TokenMember, wire.TokenBot, wire.TokenViewer, wire.TokenGuest}
 	BotOnly   = []wire.TokenRole{wire.TokenBot}
 )
 
-// Authorize says whether p, of one of roles, may do what (words for the
-// refusal: "call GET /v1/bots"), on session when one is named.
-func (p Principal) Authorize(roles []wire.TokenRole, what, session string) *wire.Error {
-	if p.Allowed(roles, session) {
-		return nil
-	}
-	if !slices.Contains(roles, p.Role) {
-		return wire.Errorf(wire.CodeForbidden, "%s token may not %s", withArticle(string(p.Role)), what)
-	}
-	if session != "" && !p.CanSee(session) {
-		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
-	}
-	return nil
+// Rule is one entry of a permission table: the roles that may call a
+// route or send an op, and the access to the session it names that the
+// caller must hold. A rule with no Need, or a request that names no
+// session, checks the roles alone.
+type Rule struct {
+	Roles []wire.TokenRole
+	Need  wire.Access
 }
 
-// Allowed says whether p may act, by its role, on session ("" for none):
+// rank orders accesses: none < read < write < creator.
+func rank(a wire.Access) int {
+	switch a {
+	case wire.AccessRead:
+		return 1
+	case wire.AccessWrite:
+		return 2
+	case wire.AccessCreator:
+		return 3
+	}
+	return 0
+}
+
+// Access is what p may do in session: creator for an owner (an admin may
+// do everything a creator may), a member's grant, write for a bot or a
+// guest of its sessions, read for a viewer of its own; "" for none.
+func (p Principal) Access(session string) wire.Access {
+	switch p.Role {
+	case wire.TokenOwner:
+		return wire.AccessCreator
+	case wire.TokenMember:
+		if p.grants == nil {
+			return ""
+		}
+		return p.grants.access(p.MemberID, session)
+	case wire.TokenBot, wire.TokenGuest:
+		if p.CanSee(session) {
+			return wire.AccessWrite
+		}
+	case wire.TokenViewer:
+		if p.CanSee(session) {
+			return wire.AccessRead
+		}
+	}
+	return ""
+}
+
+// CanSee says whether p may read session at all.
+func (p Principal) CanSee(session string) bool {
+	switch p.Role {
+	case wire.TokenOwner:
+		return true
+	case wire.TokenMember:
+		return p.Access(session) != ""
+	}
+	return p.Sessions == nil || slices.Contains(p.Sessions, session)
+}
+
+// Authorize says whether p may do what (words for the refusal: "call GET
+// /v1/bots") by rule, on session when one is named.
+func (p Principal) Authorize(rule Rule, what, session string) *wire.Error {
+	if p.Allowed(rule, session) {
+		return nil
+	}
+	if !slices.Contains(rule.Roles, p.Role) {
+		return wire.Errorf(wire.CodeForbidden, "%s token may not %s", withArticle(string(p.Role)), what)
+	}
+	has := p.Access(session)
+	if has == "" {
+		if p.Role == wire.TokenMember {
+			return wire.Errorf(wire.CodeForbidden, "%s has no access to session %q", p.Name, session)
+		}
+		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
+	}
+	if rule.Need == wire.AccessCreator {
+		return wire.Errorf(wire.CodeForbidden, "only an admin or the session's creator may %s", what)
+	}
+	return wire.Errorf(wire.CodeForbidden, "%s access to session %q does not let %s %s", has, session, p.Name, what)
+}
+
+// Allowed says whether p may act by rule on session ("" for none):
 // Authorize without the words of a refusal.
-func (p Principal) Allowed(roles []wire.TokenRole, session string) bool {
-	return slices.Contains(roles, p.Role) && (session == "" || p.CanSee(session))
+func (p Principal) Allowed(rule Rule, session string) bool {
+	if !slices.Contains(rule.Roles, p.Role) {
+		return false
+	}
+	if session == "" || rule.Need == "" {
+		return true
+	}
+	return rank(p.Access(session)) >= rank(rule.Need)
 }
 
 // withArticle puts "a" or "an" before a role's name.

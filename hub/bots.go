@@ -245,11 +245,14 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 // Post puts a bot's message into a session: a message with role bot,
 // authored by the bot; it starts no turn. Idempotent by input_id.
 func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string) (wire.Receipt, error) {
-	return h.putInput(ctx, session, inputID, text, wire.RoleBot, bot)
+	return h.putInput(ctx, session, inputID, text, wire.RoleBot, botAuthor(bot))
 }
 
 // SubmitPost queues a bot's post as Post does and returns without waiting
 // for its commit (see SubmitInput).
-func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text, bot string, then func(wire.Receipt, error)) {
+func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, bot wire.Author, then func(wire.Receipt, error)) {
 	h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
 }
+
+// botAuthor is a bot as the author of its posts (Principal.AuthorID).
+func botAuthor(name string) wire.Author { return wire.Author{Name: name, ID: "bot:" + name} }

@@ -188,7 +188,7 @@ func TestReplyPastTheLimitFailsTheTurn(t *testing.T) {
 	r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
 	zero := int64(0)
 	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
-	if _, err := h.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", "user"); err != nil {
+	if _, err := h.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "user"}); err != nil {
 		t.Fatal(err)
 	}
 	var msg *wire.Event
@@ -280,7 +280,7 @@ func TestFailedDeleteLeavesTurnsRunning(t *testing.T) {
 	zero := int64(0)
 	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
 	for i := range 2 {
-		if _, err := h.PutInput(ctx, "s", fmt.Sprintf("0190a8a0-0000-7000-8000-00000000000%d", i+1), "go", "user"); err != nil {
+		if _, err := h.PutInput(ctx, "s", fmt.Sprintf("0190a8a0-0000-7000-8000-00000000000%d", i+1), "go", wire.Author{Name: "user"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -93,9 +93,16 @@ type presenceNotice struct {
 }
 
 type tokensNotice struct {
-	Node     string   `json:"node"`
-	Revoked  []string `json:"revoked,omitempty"`
-	Narrowed []string `json:"narrowed,omitempty"`
+	Node     string        `json:"node"`
+	Revoked  []string      `json:"revoked,omitempty"`
+	Narrowed []string      `json:"narrowed,omitempty"`
+	Grants   []grantChange `json:"grants,omitempty"`
+}
+
+// grantChange names a member's access to a session that changed.
+type grantChange struct {
+	Member  string `json:"member"`
+	Session string `json:"session"`
 }
 
 // sessionNotice names a session made or deleted (by its subject).

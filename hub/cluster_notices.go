@@ -244,12 +244,15 @@ func (h *Hub) onTokens(n tokensNotice) {
 	h.tokens.ops.Lock()
 	h.tokens.drop(n.Revoked)
 	h.tokens.ops.Unlock()
-	if len(n.Narrowed) > 0 {
+	if len(n.Narrowed)+len(n.Grants) > 0 {
 		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
 		defer cancel()
 		if err := h.loadTokens(ctx); err != nil {
 			h.log.Warn("re-read tokens", "err", err)
 		}
+	}
+	for _, g := range n.Grants {
+		h.cutAccess(g.Member, g.Session, h.tokens.access(g.Member, g.Session))
 	}
 	if f := h.tokenHook.Load(); f != nil {
 		(*f)(n.Revoked, n.Narrowed)
@@ -259,6 +262,7 @@ func (h *Hub) onTokens(n tokensNotice) {
 // onDeleted ends a session another node deleted: its turns here stop,
 // its watchers here get a reset (deleted).
 func (h *Hub) onDeleted(n sessionNotice) {
+	h.tokens.dropSession(n.Session)
 	h.cancelTurns(n.Session)
 	h.dropChannel(n.Session)
 	h.sessionsChanged()

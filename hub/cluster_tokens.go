@@ -35,7 +35,7 @@ func (h *Hub) lookupStored(hash string, gen uint64) (Principal, bool) {
 		}
 		h.tokens.mu.Lock()
 		if h.tokens.gen == gen {
-			p := principalOf(t)
+			p := h.tokens.principalOf(t)
 			h.tokens.putLocked(hash, p)
 			h.tokens.mu.Unlock()
 			return p, true
@@ -51,7 +51,7 @@ func (h *Hub) lookupStored(hash string, gen uint64) (Principal, bool) {
 	if err != nil {
 		return Principal{}, false
 	}
-	p := principalOf(t)
+	p := h.tokens.principalOf(t)
 	h.tokens.put(hash, p)
 	return p, true
 }

@@ -11,11 +11,15 @@ import (
 	"albedo/wire"
 )
 
-// ConnInfo names a connection in presence pushes.
+// ConnInfo names a connection in presence pushes: the identity of its
+// token (Name, Role, AuthorID: Principal's), never what its client says,
+// and the device label its client gave.
 type ConnInfo struct {
-	ID   string
-	Name string
-	Role wire.TokenRole
+	ID       string
+	Name     string
+	Role     wire.TokenRole
+	AuthorID string
+	Device   string
 }
 
 func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.Name, Role: i.Role} }

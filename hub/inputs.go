@@ -11,11 +11,11 @@ import (
 // and the user's message event, then queues the turn that answers it. A
 // repeat with the same text returns the stored receipt; other text for the
 // same id is a conflict.
-func (h *Hub) PutInput(ctx context.Context, session, inputID, text, author string) (wire.Receipt, error) {
-	return h.putInput(ctx, session, inputID, text, wire.RoleUser, author)
+func (h *Hub) PutInput(ctx context.Context, session, inputID, text string, by wire.Author) (wire.Receipt, error) {
+	return h.putInput(ctx, session, inputID, text, wire.RoleUser, by)
 }
 
-func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author string) (wire.Receipt, error) {
+func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author) (wire.Receipt, error) {
 	if err := h.checkInput(session, inputID, text); err != nil {
 		return wire.Receipt{}, err
 	}
@@ -41,11 +41,11 @@ func (h *Hub) CheckInput(session, inputID, text string) error {
 // another are accepted (given their order) and answered in that order, so
 // one connection can have many in flight. The caller checks the input
 // first (CheckInput).
-func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error)) {
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) {
 	h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
 }
 
-func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author string, then func(wire.Receipt, error)) {
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, then func(wire.Receipt, error)) {
 	in := new(db.Input)
 	h.db.Writer().Then(ctx, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
 		if err != nil {
@@ -57,7 +57,7 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, ro
 }
 
 // putInput is the write of an input, storing its receipt in in.
-func putInput(ctx context.Context, in *db.Input, session, inputID, text string, role wire.Role, author string) func(*db.Tx) error {
+func putInput(ctx context.Context, in *db.Input, session, inputID, text string, role wire.Role, author wire.Author) func(*db.Tx) error {
 	return func(tx *db.Tx) error {
 		var err error
 		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)

@@ -45,6 +45,14 @@ func wireErr(err error) error {
 // otherwise the create is idempotent: the same body for the same id returns
 // the existing session with created=false, another body is a conflict.
 func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
+	return h.CreateSessionBy(ctx, Principal{}, id, req)
+}
+
+// CreateSessionBy is CreateSession by a principal: a member (an admin too)
+// becomes the session's creator, in the session's own transaction. An id
+// taken by a session the principal cannot see is a conflict, saying
+// nothing of that session.
+func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
 	if id == "" {
 		u, err := uuid.NewV7()
 		if err != nil {
@@ -71,11 +79,20 @@ func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCrea
 	var out db.Session
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
-		out, created, err = tx.CreateSession(ctx, row)
-		return err
+		if out, created, err = tx.CreateSession(ctx, row); err != nil || !created || by.MemberID == "" {
+			return err
+		}
+		return tx.PutGrant(ctx, db.Grant{Session: id, Member: by.MemberID, Access: wire.AccessCreator})
 	})
+	if err == nil && !created && by.Role != "" && !by.CanSee(id) {
+		err = wire.Errorf(wire.CodeConflict, "session id %q is taken", id)
+	}
 	if err != nil {
 		return wire.Session{}, false, wireErr(err)
+	}
+	if created && by.MemberID != "" {
+		h.tokens.setAccess(by.MemberID, id, wire.AccessCreator)
+		h.grantsChanged(by.MemberID, id)
 	}
 	if created {
 		h.sessionsChanged()
@@ -232,8 +249,9 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	// into the deleted session, which is logged and harmless.
 	h.cancelTurns(id)
 	h.tokens.drop(revoked)
+	h.tokens.dropSession(id)
 	for _, t := range nts {
-		h.tokens.replace(t.Hash, principalOf(t))
+		h.tokens.replace(t.Hash, h.tokens.principalOf(t))
 		narrowed = append(narrowed, t.ID)
 	}
 	h.dropChannel(id)

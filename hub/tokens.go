@@ -18,15 +18,46 @@ import (
 
 // Principal is who a token acts as.
 type Principal struct {
-	Role     wire.TokenRole
-	Name     string
-	TokenID  string   // "" for the owner
-	Sessions []string // the sessions it may touch; nil means all
+	Role     wire.TokenRole // owner for an admin member
+	Name     string         // the member's, the bot's, the owner token's; "viewer"
+	TokenID  string         // "" for the daemon.json token
+	Sessions []string       // a bot's, viewer's or guest's sessions; nil means all (a member's are in grants)
+	MemberID string         // the member it is a token of (an admin's too); "" for none
+
+	grants *tokenTable // where a member's access is looked up (access.go)
 }
 
-// CanSee says whether p may touch session.
-func (p Principal) CanSee(session string) bool {
-	return p.Sessions == nil || slices.Contains(p.Sessions, session)
+// AuthorID is the stable id of p as an author (wire.Event.AuthorID): a
+// member's id; "bot:NAME" for a bot; "token:NAME" for an owner token of no
+// member; "viewer" or "owner" for what has neither.
+func (p Principal) AuthorID() string {
+	switch {
+	case p.MemberID != "":
+		return p.MemberID
+	case p.Role == wire.TokenBot:
+		return "bot:" + p.Name
+	case p.Role == wire.TokenOwner && p.TokenID != "":
+		return "token:" + p.Name
+	}
+	return string(p.Role)
+}
+
+// Author is p as the author of an input.
+func (p Principal) Author() wire.Author { return wire.Author{Name: p.Name, ID: p.AuthorID()} }
+
+// Sees lists the sessions p may see when that is a list (a member's, a
+// bot's, a viewer's); nil means all.
+func (p Principal) Sees() []string {
+	if p.Role == wire.TokenMember {
+		if p.grants == nil {
+			return []string{}
+		}
+		return p.grants.sessionsOf(p.MemberID)
+	}
+	if p.Role == wire.TokenOwner {
+		return nil
+	}
+	return p.Sessions
 }
 
 var validBotName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
@@ -46,6 +77,9 @@ type tokenTable struct {
 	// in a cluster) puts what it read only if none came since it began:
 	// a revocation or a narrowing that lands meanwhile is not undone.
 	gen uint64
+	// grants is each member's access to sessions, by member id and
+	// session (members.go).
+	grants map[string]map[string]wire.Access
 	// misses are hashes the store did not have when looked up, at most
 	// maxMisses: a token cannot exist before it is made, and is unknown to
 	// anyone until then, so a hash that missed never becomes a token, and
@@ -101,14 +135,26 @@ func (h *Hub) loadTokens(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := h.loadGrants(ctx); err != nil {
+		return err
+	}
 	for _, t := range ts {
-		h.tokens.put(t.Hash, principalOf(t))
+		h.tokens.put(t.Hash, h.tokens.principalOf(t))
 	}
 	return nil
 }
 
-func principalOf(t db.Token) Principal {
-	return Principal{Role: t.Kind, Name: t.Name, TokenID: t.ID, Sessions: t.SessionList()}
+// principalOf is who a stored token acts as: for a member's token, the
+// member, as owner when they are an admin.
+func (t *tokenTable) principalOf(tok db.Token) Principal {
+	p := Principal{Role: tok.Kind, Name: tok.Name, TokenID: tok.ID, Sessions: tok.SessionList(), grants: t}
+	if tok.Kind == wire.TokenMember {
+		p.MemberID, p.Name, p.Sessions = tok.Member, tok.MemberName, nil
+		if tok.Admin {
+			p.Role = wire.TokenOwner
+		}
+	}
+	return p
 }
 
 // Current returns p as its token stands now: the owner as it is, a bot or
@@ -180,7 +226,7 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 	}); err != nil {
 		return "", wireErr(err)
 	}
-	h.tokens.put(row.Hash, principalOf(row))
+	h.tokens.put(row.Hash, h.tokens.principalOf(row))
 	return tok, nil
 }
 
@@ -198,7 +244,7 @@ func (h *Hub) Share(ctx context.Context, session string) (string, error) {
 	}); err != nil {
 		return "", wireErr(err)
 	}
-	h.tokens.put(row.Hash, principalOf(row))
+	h.tokens.put(row.Hash, h.tokens.principalOf(row))
 	return tok, nil
 }
 

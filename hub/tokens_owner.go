@@ -33,7 +33,7 @@ func (h *Hub) AddOwner(ctx context.Context, name string) (string, error) {
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
 		return "", wireErr(err)
 	}
-	h.tokens.put(row.Hash, principalOf(row))
+	h.tokens.put(row.Hash, h.tokens.principalOf(row))
 	return tok, nil
 }
 
@@ -76,10 +76,13 @@ func (h *Hub) ReloadTokens(ctx context.Context) (revoked []string, _ error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := h.loadGrants(ctx); err != nil {
+		return nil, err
+	}
 	fresh := make(map[string]Principal, len(ts))
 	live := make(map[string]bool, len(ts))
 	for _, t := range ts {
-		fresh[t.Hash] = principalOf(t)
+		fresh[t.Hash] = h.tokens.principalOf(t)
 		live[t.ID] = true
 	}
 	h.tokens.mu.Lock()

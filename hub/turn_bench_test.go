@@ -51,7 +51,7 @@ func BenchmarkTurns(b *testing.B) {
 				go func() {
 					defer wg.Done()
 					for n := w; n < b.N; n += 8 {
-						if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", "user"); err != nil {
+						if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", wire.Author{Name: "user"}); err != nil {
 							b.Error(err)
 							return
 						}
@@ -133,7 +133,7 @@ func BenchmarkDeltaLatency(b *testing.B) {
 				}()
 			}
 			b.ResetTimer()
-			if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "go", "user"); err != nil {
+			if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "go", wire.Author{Name: "user"}); err != nil {
 				b.Fatal(err)
 			}
 			for {

@@ -31,6 +31,7 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	}
 	dst = appendOmitEmpty(dst, `,"role":`, string(ev.Role))
 	dst = appendOmitEmpty(dst, `,"author":`, ev.Author)
+	dst = appendOmitEmpty(dst, `,"author_id":`, ev.AuthorID)
 	dst = appendOmitEmpty(dst, `,"text":`, ev.Text)
 	dst = appendOmitEmpty(dst, `,"input_id":`, ev.InputID)
 	dst = appendOmitEmpty(dst, `,"turn_id":`, ev.TurnID)
@@ -62,6 +63,7 @@ func EventSize(ev *Event) int {
 	}
 	field(len(`,"role":`), string(ev.Role))
 	field(len(`,"author":`), ev.Author)
+	field(len(`,"author_id":`), ev.AuthorID)
 	field(len(`,"text":`), ev.Text)
 	field(len(`,"input_id":`), ev.InputID)
 	field(len(`,"turn_id":`), ev.TurnID)

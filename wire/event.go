@@ -34,6 +34,13 @@ const (
 	ReasonDaemonRestart  = "daemon_restart"
 )
 
+// Author is who wrote an input: the name and id its message carries
+// (Event.Author, Event.AuthorID).
+type Author struct {
+	Name string
+	ID   string
+}
+
 // Event is one entry of a session's durable log. Offset and At are assigned
 // by the database writer at commit; the other fields depend on Type.
 //
@@ -46,8 +53,13 @@ type Event struct {
 
 	// message
 	Role   Role   `json:"role,omitempty"`
-	Author string `json:"author,omitempty"`
-	Text   string `json:"text,omitempty"`
+	Author string `json:"author,omitempty"` // who wrote it: a person's name, a bot's, a model's
+	// AuthorID names the author of an input for good: a member's id,
+	// "bot:NAME", "guest:…", or "token:NAME" for an owner token with no
+	// member. A name may come again (a member removed, another added);
+	// an id does not.
+	AuthorID string `json:"author_id,omitempty"`
+	Text     string `json:"text,omitempty"`
 	// message and turn
 	InputID string `json:"input_id,omitempty"`
 	TurnID  string `json:"turn_id,omitempty"`

@@ -38,6 +38,7 @@ const (
 	ResetEpoch   = "epoch"    // the cursor's epoch is not the session's
 	ResetAhead   = "ahead"    // the cursor is beyond the head
 	ResetDeleted = "deleted"  // the session was deleted; the subscription ends
+	ResetRevoked = "revoked"  // the connection's access to the session was taken back; the subscription ends
 	ByeShutdown  = "shutdown" // closes with 1001
 	ByeRestart   = "restart"  // closes with 1012
 )
@@ -53,6 +54,9 @@ const (
 	MaxInputBytes = 256 << 10 // default input text limit (too_large)
 	MaxChannels   = 10000     // default channels per connection (too_many)
 	HeartbeatMS   = 15000     // default server ping interval
+	// MaxClientBytes bounds hello's client, a device label (bad_request
+	// past it): presence repeats it to every watcher.
+	MaxClientBytes = 64
 )
 
 // Command is one client → server frame: {"id":N,"op":"…",…}.

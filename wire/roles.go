@@ -13,12 +13,64 @@ const (
 )
 
 // TokenRole is what a token may do (docs/protocol.md, "Roles, tokens and
-// bots"); presence reports it for each viewer.
+// bots"); presence reports it for each person.
 type TokenRole string
 
-// Token roles.
+// Token roles. An owner is an admin: the daemon.json token, an admin
+// member's, or an owner token. A member's access to a session is theirs
+// by grant (Access); a viewer and a guest hold a link to one session, to
+// watch or to write in.
 const (
 	TokenOwner  TokenRole = "owner"
+	TokenMember TokenRole = "member"
 	TokenBot    TokenRole = "bot"
 	TokenViewer TokenRole = "viewer"
+	TokenGuest  TokenRole = "guest"
 )
+
+// Access is a member's access to one session (docs/protocol.md, "Members
+// and grants").
+type Access string
+
+// Accesses. A session's creator holds it as creator, which may also
+// rename, delete, share and grant it; read and write are granted.
+const (
+	AccessRead    Access = "read"
+	AccessWrite   Access = "write"
+	AccessCreator Access = "creator"
+)
+
+// Member is one named person of a home or server (GET /v1/members).
+type Member struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Admin     bool   `json:"admin"`
+	CreatedAt string `json:"created_at"`
+	Online    int    `json:"online"` // their connections now, on this node
+}
+
+// MemberCreate is POST /v1/members's body.
+type MemberCreate struct {
+	Name  string `json:"name"`
+	Admin bool   `json:"admin,omitempty"`
+}
+
+// MemberCreated is POST /v1/members's reply: the token, once.
+type MemberCreated struct {
+	Name  string `json:"name"`
+	Admin bool   `json:"admin"`
+	Token string `json:"token"`
+	URL   string `json:"url"` // opens the page as that member
+}
+
+// Grant is one member's access to a session (GET /v1/sessions/{id}/grants).
+type Grant struct {
+	Member string `json:"member"` // the member's name
+	Access Access `json:"access"`
+	At     string `json:"created_at"`
+}
+
+// GrantPut is PUT /v1/sessions/{id}/grants/{member}'s body.
+type GrantPut struct {
+	Access Access `json:"access"`
+}

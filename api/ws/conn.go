@@ -257,12 +257,15 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		wc.preHello = false
 		wc.s.leavePreHello()
 	}
-	// Presence names a bot by its name; others by the client they run.
-	name := cmd.Client
-	if name == "" || p.Role == wire.TokenBot {
-		name = p.Name
+	// Presence names a connection by its token's identity; the client's
+	// name is only the label of a device, bounded so that presence is.
+	if len(cmd.Client) > wire.MaxClientBytes {
+		wc.writeDirect(ctx, errorReply(cmd.ID, wire.Errorf(wire.CodeBadRequest,
+			"hello's client is a device label of at most %d bytes, not %d", wire.MaxClientBytes, len(cmd.Client))))
+		wc.ws.Close(websocket.StatusPolicyViolation, "client label too long")
+		return false
 	}
-	hc := wc.s.hub.Connect(hub.ConnInfo{Name: name, Role: p.Role})
+	hc := wc.s.hub.Connect(hub.ConnInfo{Name: p.Name, Role: p.Role, AuthorID: p.AuthorID(), Device: cmd.Client})
 	w := newWriter(wc.ctx, wc.cancel, wc, hc)
 	hc.OnWake(w.kick)
 	wc.hcMu.Lock()
@@ -272,8 +275,9 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
 		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(), Role: p.Role,
 	}
-	// Only an owner may list sessions, so only an owner hears of them.
-	if cmd.Sessions && p.Role == wire.TokenOwner {
+	// Only people list sessions (an owner all, a member theirs), so only
+	// they hear of them.
+	if cmd.Sessions && (p.Role == wire.TokenOwner || p.Role == wire.TokenMember) {
 		hc.ListenSessions()
 		reply.Sessions = true
 	}

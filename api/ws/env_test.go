@@ -87,7 +87,7 @@ func (e *env) create(id string) wire.Session {
 func (e *env) input(session string, n int, text string) {
 	e.t.Helper()
 	id := fmt.Sprintf("0190a8a0-0000-7000-8000-%012d", n)
-	if _, err := e.hub.PutInput(context.Background(), session, id, text, "user"); err != nil {
+	if _, err := e.hub.PutInput(context.Background(), session, id, text, wire.Author{Name: "user"}); err != nil {
 		e.t.Fatalf("input %d to %s: %v", n, session, err)
 	}
 }

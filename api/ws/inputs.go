@@ -13,7 +13,7 @@ import (
 const maxInFlight = 64
 
 // submit is hub.Hub.SubmitInput or SubmitPost.
-type submit func(ctx context.Context, session, inputID, text, author string, then func(wire.Receipt, error))
+type submit func(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error))
 
 // inFlight queues an input for commit and reads on: its receipt is queued
 // by the database writer once the input is committed (hub.SubmitInput), so
@@ -39,7 +39,7 @@ func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put 
 	}
 	wc.inflight.Add(1)
 	id := cmd.ID // not cmd: the closure would move the whole command to the heap
-	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Name, func(r wire.Receipt, err error) {
+	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Author(), func(r wire.Receipt, err error) {
 		wc.replyReceipt(id, r, err)
 		<-wc.slots
 		wc.inflight.Done()

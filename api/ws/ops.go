@@ -12,41 +12,45 @@ import (
 	"albedo/wire"
 )
 
-// opRule is one websocket command: the roles that may send it and the method
-// that runs it. The method answers with exactly one reply.
+// opRule is one websocket command: who may send it (the roles, and the
+// access to the session it names) and the method that runs it. The method
+// answers with exactly one reply.
 type opRule struct {
-	roles []wire.TokenRole
-	run   func(wc *conn, ctx context.Context, cmd wire.Command)
+	rule hub.Rule
+	run  func(wc *conn, ctx context.Context, cmd wire.Command)
 }
 
 // ops is the websocket's dispatch table, and its permission table beside
 // the HTTP routes' (api/auth.go). hello is handled before this table is used
 // (awaitHello); here it is only a mistake.
 var ops = map[wire.Op]opRule{
-	wire.OpHello:     {hub.Everyone, (*conn).helloAgain},
-	wire.OpPing:      {hub.Everyone, (*conn).ping},
-	wire.OpSub:       {hub.Everyone, (*conn).sub},
-	wire.OpUnsub:     {hub.Everyone, (*conn).unsub},
-	wire.OpWatch:     {hub.Everyone, (*conn).watch},
-	wire.OpSend:      {hub.OwnerBot, (*conn).send},
-	wire.OpInterrupt: {hub.OwnerOnly, (*conn).interrupt},
-	wire.OpPost:      {hub.BotOnly, (*conn).post},
-	wire.OpServe:     {hub.BotOnly, (*conn).serveBot},
-	wire.OpReply:     {hub.BotOnly, (*conn).replyTurn},
+	wire.OpHello:     {hub.Rule{Roles: hub.Everyone}, (*conn).helloAgain},
+	wire.OpPing:      {hub.Rule{Roles: hub.Everyone}, (*conn).ping},
+	wire.OpSub:       {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).sub},
+	wire.OpUnsub:     {hub.Rule{Roles: hub.Everyone}, (*conn).unsub},
+	wire.OpWatch:     {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).watch},
+	wire.OpSend:      {hub.Rule{Roles: hub.Writers, Need: wire.AccessWrite}, (*conn).send},
+	wire.OpInterrupt: {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
+	wire.OpPost:      {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).post},
+	wire.OpServe:     {hub.Rule{Roles: hub.BotOnly}, (*conn).serveBot},
+	wire.OpReply:     {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does
 // not know): the permission table, read.
-func Roles(op wire.Op) []wire.TokenRole { return slices.Clone(ops[op].roles) }
+func Roles(op wire.Op) []wire.TokenRole { return slices.Clone(ops[op].rule.Roles) }
+
+// Need returns the access to the session it names that op requires.
+func Need(op wire.Op) wire.Access { return ops[op].rule.Need }
 
 // authorizeOp says whether the connection's principal may send op about
 // session (when one is named).
 func (wc *conn) authorizeOp(op wire.Op, session string) *wire.Error {
-	roles := ops[op].roles
-	if wc.p.Allowed(roles, session) {
+	rule := ops[op].rule
+	if wc.p.Allowed(rule, session) {
 		return nil // the words of a refusal are not made for every command
 	}
-	return wc.p.Authorize(roles, "use the websocket op "+string(op), session)
+	return wc.p.Authorize(rule, "use the websocket op "+string(op), session)
 }
 
 // splitFrames splits a client's message into its frames: one per line, as

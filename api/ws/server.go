@@ -256,15 +256,26 @@ func (s *Server) closeDoors() []*conn {
 // StatusBadToken for a token revoked, another code for one whose scope
 // changed (its client connects again).
 func (s *Server) CloseTokens(ids []string, code websocket.StatusCode, reason string) {
+	s.closeWhere(func(p hub.Principal) bool { return p.TokenID != "" && slices.Contains(ids, p.TokenID) }, code, reason)
+}
+
+// CloseMember closes the connections that act as a member, whatever their
+// token: the daemon.json token's too.
+func (s *Server) CloseMember(id string, code websocket.StatusCode, reason string) {
+	s.closeWhere(func(p hub.Principal) bool { return id != "" && p.MemberID == id }, code, reason)
+}
+
+// closeWhere closes the connections whose principal doomed says.
+func (s *Server) closeWhere(doomed func(hub.Principal) bool, code websocket.StatusCode, reason string) {
 	s.mu.Lock()
-	var doomed []*conn
+	var cs []*conn
 	for c := range s.conns {
-		if id := c.principal().TokenID; id != "" && slices.Contains(ids, id) {
-			doomed = append(doomed, c)
+		if doomed(c.principal()) {
+			cs = append(cs, c)
 		}
 	}
 	s.mu.Unlock()
-	for _, c := range doomed {
+	for _, c := range cs {
 		go c.ws.Close(code, reason)
 	}
 }
@@ -275,7 +286,7 @@ func (s *Server) ConnsByRole() map[wire.TokenRole]int {
 	s.mu.Lock()
 	conns := slices.Collect(maps.Keys(s.conns))
 	s.mu.Unlock()
-	byRole := map[wire.TokenRole]int{wire.TokenOwner: 0, wire.TokenBot: 0, wire.TokenViewer: 0}
+	byRole := map[wire.TokenRole]int{wire.TokenOwner: 0, wire.TokenMember: 0, wire.TokenBot: 0, wire.TokenViewer: 0, wire.TokenGuest: 0}
 	for _, wc := range conns {
 		byRole[wc.principal().Role]++
 	}

@@ -96,7 +96,8 @@ type daemon struct {
 	keep    func()        // stops keepDaemonFile and waits for it
 	nc      *nats.Conn    // the cluster's NATS, with --nats
 	natsLag prometheus.Gauge
-	cert    *servedCert // the TLS certificate, with --tls-cert
+	cert    *servedCert   // the TLS certificate, with --tls-cert
+	owner   hub.Principal // the home's own member, whom daemon.json's token acts as
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -244,6 +245,9 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 	if d.hub, err = hub.Open(ctx, target, hopts, d.log); err != nil {
 		return err
 	}
+	if d.owner, err = d.hub.EnsureMember(ctx, ownerName(cfg.Name)); err != nil {
+		return fmt.Errorf("%s name %q: %w", client.ConfigFile, cfg.Name, err)
+	}
 	if db.IsPostgres(target) {
 		d.log.Info("store", "db", db.RedactURL(target))
 	}
@@ -378,7 +382,7 @@ func loadProviders(home string) (*provider.Registry, provider.Config, error) {
 func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo, f daemonFlags) {
 	unauth := unauthenticatedBound()
 	d.srv = api.New(d.hub, api.Options{
-		Token: info.Token, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
+		Token: info.Token, Owner: d.owner, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		MaxFresh: unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
 		ReadyChecks: d.natsReady(),
 		OnShutdown: func() {

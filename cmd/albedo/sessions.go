@@ -17,7 +17,7 @@ import (
 func newSessionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "list sessions, most recently active first (and: new, rm, rename)",
+		Short: "list sessions, most recently active first (and: new, rm, rename, grant, ungrant, grants)",
 		Args:  cobra.NoArgs,
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
 			ss, err := c.Sessions(ctx)
@@ -37,7 +37,8 @@ func newSessionsCmd(g *globals) *cobra.Command {
 			return tw.Flush()
 		}),
 	}
-	cmd.AddCommand(newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g))
+	cmd.AddCommand(newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
+		newSessionsGrantCmd(g), newSessionsUngrantCmd(g), newSessionsGrantsCmd(g))
 	return cmd
 }
 

@@ -27,6 +27,9 @@ type Config struct {
 	// DatabaseURL is a postgres:// URL shared with the other nodes of a
 	// cluster; empty is the home's SQLite file.
 	DatabaseURL string `toml:"database_url"`
+	// Name is the member name of the person who runs this daemon, whom its
+	// daemon.json token acts as; empty is their login name.
+	Name string `toml:"name"`
 }
 
 // Profile is one [providers.NAME] table.

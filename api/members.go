@@ -1,0 +1,79 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"albedo/api/ws"
+	"albedo/wire"
+)
+
+// Routes for members and their access to sessions; their shape is in
+// docs/protocol.md, "Members and grants".
+
+func (s *Server) listMembers(c echo.Context) error {
+	ms, err := s.hub.Members(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"members": ms})
+}
+
+func (s *Server) addMember(c echo.Context) error {
+	var req wire.MemberCreate
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	tok, m, err := s.hub.AddMember(c.Request().Context(), req.Name, req.Admin)
+	if err != nil {
+		return err
+	}
+	noStore(c)
+	return c.JSON(http.StatusCreated, wire.MemberCreated{Name: m.Name, Admin: m.Admin, Token: tok, URL: pageURL(c.Request(), tok)})
+}
+
+func (s *Server) removeMember(c echo.Context) error {
+	id, tokens, err := s.hub.RemoveMember(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	s.ws.CloseTokens(tokens, ws.StatusBadToken, "token revoked: the member was removed")
+	s.ws.CloseMember(id, ws.StatusBadToken, "the member was removed")
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) listGrants(c echo.Context) error {
+	gs, err := s.hub.Grants(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"grants": gs})
+}
+
+func (s *Server) putGrant(c echo.Context) error {
+	var req wire.GrantPut
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	if err := s.hub.Grant(c.Request().Context(), c.Param("id"), c.Param("member"), req.Access); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (s *Server) deleteGrant(c echo.Context) error {
+	if err := s.hub.Ungrant(c.Request().Context(), c.Param("id"), c.Param("member")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// pageURL is the link that opens the page with token, on the address the
+// request came to: the token in the #fragment, which a browser never sends.
+func pageURL(r *http.Request, token string) string {
+	base := strings.TrimSuffix(strings.Replace(wsURL(r), "ws", "http", 1), "/v1/ws")
+	return base + "/#" + url.Values{"token": {token}}.Encode()
+}

@@ -1,0 +1,148 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"albedo/wire"
+)
+
+// Member is a named person of a home or server. Their tokens are rows of
+// tokens of kind member (Token.Member is the member's id).
+type Member struct {
+	bun.BaseModel `bun:"table:members"`
+
+	ID        string `bun:"id,pk"`
+	Name      string `bun:"name"`
+	Admin     bool   `bun:"admin"`
+	CreatedAt string `bun:"created_at"`
+}
+
+// Grant is a member's access to one session.
+type Grant struct {
+	bun.BaseModel `bun:"table:grants"`
+
+	Session   string      `bun:"session,pk"`
+	Member    string      `bun:"member,pk"`
+	Access    wire.Access `bun:"access"`
+	CreatedAt string      `bun:"created_at"`
+}
+
+// CreateMember stores a member and returns it as stored; a name taken is
+// ErrConflict.
+func (t *Tx) CreateMember(ctx context.Context, m Member) (Member, error) {
+	m.CreatedAt = formatTime(t.now)
+	n, err := t.NewSelect().Model((*Member)(nil)).Where("name = ?", m.Name).Count(ctx)
+	if err != nil {
+		return Member{}, fmt.Errorf("look up member: %w", err)
+	}
+	if n > 0 {
+		return Member{}, fmt.Errorf("member %q exists: %w", m.Name, ErrConflict)
+	}
+	if _, err := t.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return Member{}, fmt.Errorf("insert member: %w", err)
+	}
+	return m, nil
+}
+
+// DeleteMember removes the member named name with their tokens and grants
+// and returns the member and the ids of their tokens; no such member is
+// ErrNotFound.
+func (t *Tx) DeleteMember(ctx context.Context, name string) (Member, []string, error) {
+	var m Member
+	err := t.NewSelect().Model(&m).Where("name = ?", name).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Member{}, nil, fmt.Errorf("member %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Member{}, nil, fmt.Errorf("look up member: %w", err)
+	}
+	var ids []string
+	if err := t.NewSelect().Model((*Token)(nil)).Column("id").Where("member = ?", m.ID).Scan(ctx, &ids); err != nil {
+		return Member{}, nil, fmt.Errorf("find member tokens: %w", err)
+	}
+	for _, q := range []*bun.DeleteQuery{
+		t.NewDelete().Model((*Token)(nil)).Where("member = ?", m.ID),
+		t.NewDelete().Model((*Grant)(nil)).Where("member = ?", m.ID),
+		t.NewDelete().Model((*Member)(nil)).Where("id = ?", m.ID),
+	} {
+		if _, err := q.Exec(ctx); err != nil {
+			return Member{}, nil, fmt.Errorf("delete member: %w", err)
+		}
+	}
+	return m, ids, nil
+}
+
+// MemberByName reads the member named name, or ErrNotFound, in the
+// request's transaction.
+func (t *Tx) MemberByName(ctx context.Context, name string) (Member, error) {
+	var m Member
+	err := t.NewSelect().Model(&m).Where("name = ?", name).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Member{}, fmt.Errorf("member %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("look up member: %w", err)
+	}
+	return m, nil
+}
+
+// Members lists every member, by name.
+func (d *DB) Members(ctx context.Context) ([]Member, error) {
+	var ms []Member
+	if err := d.ro.NewSelect().Model(&ms).Order("name").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list members: %w", err)
+	}
+	return ms, nil
+}
+
+// PutGrant gives member access to session, replacing the access they had;
+// the session is checked in the same transaction.
+func (t *Tx) PutGrant(ctx context.Context, g Grant) error {
+	if err := t.CheckSession(ctx, g.Session); err != nil {
+		return err
+	}
+	g.CreatedAt = formatTime(t.now)
+	if _, err := t.NewInsert().Model(&g).On("CONFLICT (session, member) DO UPDATE").Set("access = EXCLUDED.access").Exec(ctx); err != nil {
+		return fmt.Errorf("put grant: %w", err)
+	}
+	return nil
+}
+
+// DeleteGrant takes a member's access to a session back; none is
+// ErrNotFound.
+func (t *Tx) DeleteGrant(ctx context.Context, session, member string) error {
+	res, err := t.NewDelete().Model((*Grant)(nil)).Where("session = ? AND member = ?", session, member).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("delete grant: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("grant: %w", ErrNotFound)
+	}
+	return nil
+}
+
+// deleteSessionGrants removes a deleted session's grants.
+func (t *Tx) deleteSessionGrants(ctx context.Context, session string) error {
+	if _, err := t.NewDelete().Model((*Grant)(nil)).Where("session = ?", session).Exec(ctx); err != nil {
+		return fmt.Errorf("delete grants of %s: %w", session, err)
+	}
+	return nil
+}
+
+// Grants lists every grant, or those of one session.
+func (d *DB) Grants(ctx context.Context, session string) ([]Grant, error) {
+	var gs []Grant
+	q := d.ro.NewSelect().Model(&gs).Order("session", "created_at")
+	if session != "" {
+		q = q.Where("session = ?", session)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list grants: %w", err)
+	}
+	return gs, nil
+}

@@ -1,0 +1,259 @@
+package hub
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"albedo/db"
+	"albedo/wire"
+)
+
+// Members are the named people of a home or server (docs/protocol.md,
+// "Members and grants"). Each has personal tokens, stored like bot tokens
+// (the hash only) with kind member; an admin's act as owner tokens. A
+// member who is not an admin sees the sessions they made (access creator)
+// and those granted to them (read or write): the grants, which the token
+// table keeps in memory beside the tokens, under the same locks, so that
+// a check of access reads no store.
+
+// MemberInvite labels the token a member is made with.
+const MemberInvite = "invite"
+
+// AddMember makes a member and their first token, labelled invite, which
+// is returned once.
+func (h *Hub) AddMember(ctx context.Context, name string, admin bool) (string, wire.Member, error) {
+	if !validBotName.MatchString(name) {
+		return "", wire.Member{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	m := db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Admin: admin}
+	tok := newToken("almem_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: name, Hash: hashToken(tok),
+		Member: m.ID, Label: MemberInvite, MemberName: name, Admin: admin}
+	var made db.Member
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error // the batch may run this twice: m stays as it was
+		if made, err = tx.CreateMember(ctx, m); err != nil {
+			return err
+		}
+		return tx.CreateToken(ctx, row)
+	}); err != nil {
+		return "", wire.Member{}, wireErr(err)
+	}
+	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	return tok, wire.Member{ID: m.ID, Name: name, Admin: admin, CreatedAt: made.CreatedAt}, nil
+}
+
+// EnsureMember returns the member named name, made an admin if there is
+// none: the person who runs a local daemon, whose daemon.json token acts
+// as them.
+func (h *Hub) EnsureMember(ctx context.Context, name string) (Principal, error) {
+	if !validBotName.MatchString(name) {
+		return Principal{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	var m db.Member
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		if m, err = tx.MemberByName(ctx, name); err == nil {
+			return nil
+		}
+		m, err = tx.CreateMember(ctx, db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Admin: true})
+		return err
+	}); err != nil {
+		return Principal{}, wireErr(err)
+	}
+	role := wire.TokenMember
+	if m.Admin {
+		role = wire.TokenOwner
+	}
+	return Principal{Role: role, Name: m.Name, MemberID: m.ID, grants: &h.tokens}, nil
+}
+
+// RemoveMember removes a member with their tokens and grants, and returns
+// their tokens' ids, whose connections the caller closes (4401); the
+// member's connections that no token id finds (the daemon.json token's)
+// are cut by member id with CutMember.
+func (h *Hub) RemoveMember(ctx context.Context, name string) (string, []string, error) {
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	var m db.Member
+	var ids []string
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		m, ids, err = tx.DeleteMember(ctx, name)
+		return err
+	}); err != nil {
+		return "", nil, wireErr(err)
+	}
+	h.tokens.drop(ids)
+	h.tokens.mu.Lock()
+	delete(h.tokens.grants, m.ID)
+	h.tokens.gen++
+	h.tokens.mu.Unlock()
+	h.tokensChanged(ids, nil)
+	return m.ID, ids, nil
+}
+
+// Members lists the members, with how many connections each has here.
+func (h *Hub) Members(ctx context.Context) ([]wire.Member, error) {
+	ms, err := h.db.Members(ctx)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	online := h.onlineByAuthor()
+	out := make([]wire.Member, len(ms))
+	for i, m := range ms {
+		out[i] = wire.Member{ID: m.ID, Name: m.Name, Admin: m.Admin, CreatedAt: m.CreatedAt, Online: online[m.ID]}
+	}
+	return out, nil
+}
+
+// Grant gives the member named member access (read or write) to session.
+// The creator's access is theirs for good: granting them is a conflict.
+func (h *Hub) Grant(ctx context.Context, session, member string, access wire.Access) error {
+	if access != wire.AccessRead && access != wire.AccessWrite {
+		return wire.Errorf(wire.CodeBadRequest, `access is "read" or "write", not %q`, access)
+	}
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	var m db.Member
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		if m, err = tx.MemberByName(ctx, member); err != nil {
+			return err
+		}
+		if h.tokens.access(m.ID, session) == wire.AccessCreator {
+			return wire.Errorf(wire.CodeConflict, "%s made session %q: their access is theirs", member, session)
+		}
+		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: access})
+	}); err != nil {
+		return wireErr(err)
+	}
+	was := h.tokens.setAccess(m.ID, session, access)
+	if rank(access) < rank(was) {
+		h.cutAccess(m.ID, session, access)
+	}
+	h.grantsChanged(m.ID, session)
+	return nil
+}
+
+// Ungrant takes a member's access to session back. The creator's cannot
+// be taken back (conflict).
+func (h *Hub) Ungrant(ctx context.Context, session, member string) error {
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	var m db.Member
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		if m, err = tx.MemberByName(ctx, member); err != nil {
+			return err
+		}
+		if h.tokens.access(m.ID, session) == wire.AccessCreator {
+			return wire.Errorf(wire.CodeConflict, "%s made session %q: their access is theirs", member, session)
+		}
+		return tx.DeleteGrant(ctx, session, m.ID)
+	}); err != nil {
+		return wireErr(err)
+	}
+	h.tokens.setAccess(m.ID, session, "")
+	h.cutAccess(m.ID, session, "")
+	h.grantsChanged(m.ID, session)
+	return nil
+}
+
+// Grants lists who has access to session, by grant or as its creator.
+func (h *Hub) Grants(ctx context.Context, session string) ([]wire.Grant, error) {
+	if _, err := h.db.Session(ctx, session); err != nil {
+		return nil, wireErr(err)
+	}
+	gs, err := h.db.Grants(ctx, session)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	ms, err := h.db.Members(ctx)
+	if err != nil {
+		return nil, wireErr(err)
+	}
+	names := make(map[string]string, len(ms))
+	for _, m := range ms {
+		names[m.ID] = m.Name
+	}
+	out := make([]wire.Grant, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, wire.Grant{Member: names[g.Member], Access: g.Access, At: g.CreatedAt})
+	}
+	return out, nil
+}
+
+// loadGrants reads every grant into the token table.
+func (h *Hub) loadGrants(ctx context.Context) error {
+	gs, err := h.db.Grants(ctx, "")
+	if err != nil {
+		return err
+	}
+	byMember := map[string]map[string]wire.Access{}
+	for _, g := range gs {
+		if byMember[g.Member] == nil {
+			byMember[g.Member] = map[string]wire.Access{}
+		}
+		byMember[g.Member][g.Session] = g.Access
+	}
+	h.tokens.mu.Lock()
+	h.tokens.grants = byMember
+	h.tokens.gen++
+	h.tokens.mu.Unlock()
+	return nil
+}
+
+// access is a member's access to session ("" for none).
+func (t *tokenTable) access(member, session string) wire.Access {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.grants[member][session]
+}
+
+// setAccess records a member's access to session ("" for none) and
+// returns what it was.
+func (t *tokenTable) setAccess(member, session string, a wire.Access) wire.Access {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.grants[member][session]
+	if a == "" {
+		delete(t.grants[member], session)
+	} else {
+		if t.grants == nil {
+			t.grants = map[string]map[string]wire.Access{}
+		}
+		if t.grants[member] == nil {
+			t.grants[member] = map[string]wire.Access{}
+		}
+		t.grants[member][session] = a
+	}
+	t.gen++
+	return was
+}
+
+// dropSession forgets every member's access to a deleted session.
+func (t *tokenTable) dropSession(session string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, g := range t.grants {
+		delete(g, session)
+	}
+	t.gen++
+}
+
+// sessionsOf lists the sessions a member has access to, sorted.
+func (t *tokenTable) sessionsOf(member string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := slices.Sorted(maps.Keys(t.grants[member]))
+	if out == nil {
+		return []string{} // none, which nil is not (Principal.Sees)
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+package hub
+
+import "albedo/wire"
+
+// cutAccess ends the subscriptions to session of a member's connections
+// once the member has no access to it (now ""): each gets a reset push
+// with reason revoked. An access narrowed to read cuts nothing: every
+// command is checked against the access of the moment (Principal.Access).
+func (h *Hub) cutAccess(member, session string, now wire.Access) {
+	if now != "" {
+		return
+	}
+	ch := h.served(session)
+	if ch == nil {
+		return
+	}
+	ch.mu.Lock()
+	subs := ch.subList()
+	epoch := ch.epoch
+	ch.mu.Unlock()
+	var frame []byte
+	for _, s := range subs {
+		c := s.conn
+		if c.info.AuthorID != member || c.info.Role != wire.TokenMember {
+			continue
+		}
+		if frame == nil {
+			frame = wire.Encode(wire.ResetPush{Op: wire.PushReset, Session: session, Epoch: epoch, Reason: wire.ResetRevoked})
+		}
+		c.mu.Lock()
+		if c.subs[session] == s {
+			c.dropLocked(s)
+			c.queueReply(frame)
+		}
+		c.mu.Unlock()
+		c.signal()
+	}
+	h.viewersChanged(ch)
+}
+
+// onlineByAuthor counts this node's connections by their author id.
+func (h *Hub) onlineByAuthor() map[string]int {
+	n := map[string]int{}
+	for _, c := range h.Conns() {
+		n[c.info.AuthorID]++
+	}
+	return n
+}
+
+// grantsChanged tells the other nodes of a cluster that a member's access
+// to a session changed: they read the grants again and cut what was taken
+// back.
+func (h *Hub) grantsChanged(member, session string) {
+	if h.bus == nil {
+		return
+	}
+	h.bus.publish(subjTokens, tokensNotice{Node: h.opts.Node, Grants: []grantChange{{Member: member, Session: session}}})
+}

@@ -1,0 +1,34 @@
+-- Members: the named people of a home or server. Their personal tokens are
+-- rows of tokens with kind 'member', the member's id in member and a label
+-- naming the device or link it was made for.
+CREATE TABLE members (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL UNIQUE,
+    admin      BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TEXT NOT NULL
+);
+
+--bun:split
+
+-- A member's access to a session they did not make: 'read' or 'write';
+-- 'creator' marks the member who made it. Removed with the session or the
+-- member, by the statements that remove those.
+CREATE TABLE grants (
+    session    TEXT NOT NULL,
+    member     TEXT NOT NULL,
+    access     TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (session, member)
+);
+
+--bun:split
+
+CREATE INDEX grants_member ON grants (member);
+
+--bun:split
+
+ALTER TABLE tokens ADD COLUMN member TEXT NOT NULL DEFAULT '';
+
+--bun:split
+
+ALTER TABLE tokens ADD COLUMN label TEXT NOT NULL DEFAULT '';
