@@ -152,17 +152,51 @@ func TestWebMarkupIsInert(t *testing.T) {
 	p := b.open(ownerLink(t, fx.home, "s"))
 	p.wait("the reply", `document.querySelectorAll('#transcript article[data-role=assistant]').length === 1`)
 	// Click every link the reply has, then give anything queued a frame.
-	p.wait("clicked links", `(() => { for (const a of document.querySelectorAll('#transcript a')) a.click(); return true })()`)
+	// Not those to the daemon's own pages (the <img>'s, now a link to x):
+	// they run nothing, and the tab they open would hide this one, whose
+	// frames would stop.
+	p.wait("clicked links", `(() => { for (const a of document.querySelectorAll('#transcript a')) if (!a.href.startsWith(location.origin + '/')) a.click(); return true })()`)
 	p.wait("a frame later", `new Promise(r => requestAnimationFrame(() => setTimeout(() => r(true), 50)))`)
 	if got := eval[any](p, `window.pwned ?? null`); got != nil {
 		t.Fatalf("a script ran: window.pwned = %v", got)
 	}
-	bad := eval[int](p, `document.querySelectorAll('#transcript script, #transcript iframe, #transcript [onerror], #transcript [onload], #transcript a[href^="javascript"]').length`)
+	bad := eval[int](p, `document.querySelectorAll('#transcript script, #transcript iframe, #transcript img, #transcript [onerror], #transcript [onload], #transcript a[href^="javascript"]').length`)
 	if bad != 0 {
 		t.Fatalf("%d dangerous elements or attributes in the transcript", bad)
 	}
 	if user := eval[string](p, `document.querySelector('#transcript article[data-role=user] .body').textContent`); user != evil {
 		t.Fatalf("the user's text is shown as %q", user)
+	}
+}
+
+// An image in a reply, Markdown or raw HTML (inside a <picture> too),
+// becomes a link to it: the page draws no image, so a message cannot make
+// it show one, or fetch one; a link to what no link may point to (data:)
+// keeps its text and goes nowhere.
+func TestWebImagesBecomeLinks(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "images", Provider: "fake"}})
+	reply := "![md](https://img.example/md.png) <img src=\"https://img.example/raw.png\" alt=\"raw\"> " +
+		"<img src=\"data:image/gif;base64,R0lGODlhAQABAAAAACw=\" alt=\"inline\"> " +
+		"<picture><source srcset=\"https://img.example/p.webp\"><img src=\"https://img.example/p.png\" alt=\"pic\"></picture> " +
+		"<video poster=\"https://img.example/v.png\" src=\"https://img.example/v.mp4\">vid</video>"
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{reply}})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "show me"); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	p.wait("the reply", `document.querySelectorAll('#transcript article[data-role=assistant][data-offset]').length === 1`)
+	if n := eval[int](p, `document.querySelectorAll('#transcript img, #transcript picture, #transcript source, #transcript video, #transcript audio').length`); n != 0 {
+		t.Fatalf("%d images or media in the transcript: %s", n, eval[string](p, `document.querySelector('#transcript article[data-role=assistant] .body').innerHTML`))
+	}
+	links := eval[string](p, `JSON.stringify([...document.querySelectorAll('#transcript article[data-role=assistant] .body a')].map(a => [a.textContent, a.getAttribute('href'), a.rel]))`)
+	want := `[["[image: md]","https://img.example/md.png","noopener noreferrer"],` +
+		`["[image: raw]","https://img.example/raw.png","noopener noreferrer"],` +
+		`["[image: inline]",null,"noopener noreferrer"],` +
+		`["[image: pic]","https://img.example/p.png","noopener noreferrer"]]`
+	if links != want {
+		t.Fatalf("the reply's links\n%s\nwant\n%s", links, want)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Replies' Markdown: marked makes HTML, DOMPurify keeps what is safe.
-// Images become links (the page loads nothing from elsewhere); links open
-// a new tab without telling it where they came from; each code block gets
-// a copy button.
+// Images, Markdown's or raw HTML's, become links (the page shows and
+// loads no image a message names), and audio, video and their sources go
+// (what they held as fallback stays); links open a new tab without
+// telling it where they came from; each code block gets a copy button.
 
 import { marked } from './vendor/marked.esm.js';
 import DOMPurify from './vendor/purify.es.mjs';
@@ -25,9 +26,19 @@ function escapeHTML(s) {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
 
+const purify = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button', 'picture', 'source', 'audio', 'video', 'track'],
+  // A fragment of DOMPurify's inert document: its images are not fetched
+  // before they are replaced.
+  RETURN_DOM_FRAGMENT: true,
+};
+
 // renderMarkdown draws text into el, sanitised, with copy buttons.
 export function renderMarkdown(el, text) {
-  el.innerHTML = DOMPurify.sanitize(marked.parse(text), { USE_PROFILES: { html: true }, FORBID_TAGS: ['style', 'form', 'input', 'textarea', 'button'] });
+  const frag = DOMPurify.sanitize(marked.parse(text), purify);
+  for (const img of frag.querySelectorAll('img')) img.replaceWith(imageLink(img));
+  el.replaceChildren(frag);
   for (const pre of el.querySelectorAll('pre')) {
     const b = document.createElement('button');
     b.type = 'button';
@@ -37,6 +48,18 @@ export function renderMarkdown(el, text) {
     b.addEventListener('click', () => copy(pre.querySelector('code') || pre, b));
     pre.prepend(b);
   }
+}
+
+// imageLink is what a raw <img> becomes, as the renderer's image does: a
+// link to it, if its src is one a link may have (not data:, say).
+function imageLink(img) {
+  const src = img.getAttribute('src') || '';
+  const a = document.createElement('a');
+  if (src && DOMPurify.isValidAttribute('a', 'href', src)) a.setAttribute('href', src);
+  a.setAttribute('target', '_blank');
+  a.setAttribute('rel', 'noopener noreferrer');
+  a.textContent = `[image: ${img.getAttribute('alt') || src}]`;
+  return a;
 }
 
 // copy puts the code on the clipboard, as written (marked ends it with a
