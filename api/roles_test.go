@@ -120,6 +120,7 @@ func TestRoleTable(t *testing.T) {
 		{Op: wire.OpPost, Session: "s", InputID: uuid1[:35] + "8", Text: "x"},
 		{Op: wire.OpServe},
 		{Op: wire.OpReply, TurnID: "nope", Text: "x"},
+		{Op: wire.OpTyping, Session: "s"},
 	}
 	for _, role := range []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer} {
 		w := e.dialToken(tokens[role])

@@ -35,13 +35,14 @@ type Options struct {
 	MaxFresh     int           // connections that have not sent a request yet (256; gate.go)
 	MaxPreHello  int           // websockets waiting for a token in hello (256; gate.go)
 	// Public says the daemon listens beyond loopback. Off, only requests
-	// whose Host is a loopback name or address are served: a daemon on
-	// loopback is not reachable through a name a web page controls (DNS
-	// rebinding). On, a Host may also be any IP address or one of Hosts.
+	// whose Host is a loopback name or address, or one of Hosts, are
+	// served: a daemon on loopback is not reachable through a name a web
+	// page controls (DNS rebinding). On, a Host may also be any IP address.
 	Public bool
-	// Hosts are the names a Public daemon answers to: its certificate's
-	// DNS names and the operator's --host; "*.example.com" matches one
-	// label. Every other name is refused with 403, as on loopback.
+	// Hosts are the names the daemon answers to besides loopback's, on
+	// loopback too: its certificate's DNS names and the operator's --host;
+	// "*.example.com" matches one label. Every other name is refused with
+	// 403.
 	Hosts []string
 	// ReadyChecks are asked by GET /readyz after the store's own (ready.go):
 	// a cluster's NATS connection, say.

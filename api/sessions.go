@@ -44,6 +44,9 @@ func (s *Server) listSessions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	for i := range ss {
+		ss[i].Access = p.Access(ss[i].ID)
+	}
 	return c.JSON(http.StatusOK, wire.SessionList{Sessions: ss, Next: next})
 }
 
@@ -57,6 +60,7 @@ func (s *Server) createSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	sess.Access = p.Access(sess.ID)
 	c.Response().Header().Set("ETag", sess.ETag)
 	return c.JSON(http.StatusCreated, sess)
 }
@@ -76,6 +80,7 @@ func (s *Server) putSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	sess.Access = p.Access(sess.ID)
 	c.Response().Header().Set("ETag", sess.ETag)
 	if created {
 		return c.JSON(http.StatusCreated, sess)
@@ -88,6 +93,8 @@ func (s *Server) getSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	p, _ := principalOf(c)
+	sess.Access = p.Access(sess.ID)
 	c.Response().Header().Set("ETag", sess.ETag)
 	return c.JSON(http.StatusOK, sess)
 }

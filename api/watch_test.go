@@ -1,7 +1,6 @@
 package api
 
 import (
-	"slices"
 	"testing"
 
 	"albedo/wire"
@@ -18,19 +17,19 @@ func TestBackgroundSubscribersAreNotViewers(t *testing.T) {
 	e.create("s")
 	viewer := e.dial(true)
 	viewer.Hello(wire.Sub{Session: "s"})
-	viewers := func(w *wsClient, want int) []wire.Viewer {
+	viewers := func(w *wsClient, want int) []wire.Person {
 		t.Helper()
 		st := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Viewers == want })
 		if st.Status.Viewers != want {
 			t.Fatalf("status viewers %d, want %d", st.Status.Viewers, want)
 		}
-		p := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == want })
+		p := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == want })
 		var got wire.Status
 		e.do("GET", "/v1/sessions/s/status", nil, "", &got)
 		if got.Viewers != want {
 			t.Fatalf("GET status viewers %d, want %d", got.Viewers, want)
 		}
-		return p.Presence.Viewers
+		return p.Presence.People
 	}
 	viewers(viewer, 1)
 
@@ -62,7 +61,7 @@ func TestBackgroundSubscribersAreNotViewers(t *testing.T) {
 	// A re-sub says it again: without watch, it is a viewer.
 	bg.Send(wire.Command{ID: 5, Op: wire.OpSub, Session: "s"})
 	bg.Reply(5)
-	if pr := viewers(viewer, 2); !slices.ContainsFunc(pr, func(v wire.Viewer) bool { return v.Role == wire.TokenOwner }) {
+	if pr := viewers(viewer, 2); len(pr) != 1 || pr[0].Role != wire.TokenOwner || pr[0].Devices != 2 {
 		t.Fatalf("presence %+v", pr)
 	}
 }

@@ -377,6 +377,17 @@ func (st *Stream) watch(s *Subscription, on bool) {
 	}
 }
 
+// typed sends a typing command for s, when connected.
+func (st *Stream) typed(s *Subscription) {
+	st.mu.Lock()
+	mine := st.subs[s.session] == s
+	conn := st.conn
+	st.mu.Unlock()
+	if mine && conn != nil {
+		conn.command(wire.Command{Op: wire.OpTyping, Session: s.session}, nil)
+	}
+}
+
 func (st *Stream) unsubscribe(s *Subscription) {
 	st.mu.Lock()
 	mine := st.subs[s.session] == s

@@ -92,6 +92,11 @@ func (s *Subscription) Watch(on bool) {
 	}
 }
 
+// Typed tells the session's watchers that this client's user is writing
+// a message in it (presence marks them typing for wire.TypingMS). It is
+// dropped while disconnected: a mark that late would say nothing true.
+func (s *Subscription) Typed() { s.stream.typed(s) }
+
 // Close ends the subscription.
 func (s *Subscription) Close() { s.stream.unsubscribe(s) }
 

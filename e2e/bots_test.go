@@ -173,27 +173,27 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	owner := fx.c.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	defer owner.Close()
 	sub := owner.Subscribe("p", client.Cursor{Epoch: fx.s.Epoch})
-	waitPresence := func(what string, ok func([]wire.Viewer) bool) {
+	waitPresence := func(what string, ok func(*wire.PresencePush) bool) {
 		t.Helper()
 		for {
 			it, err := sub.Next(fx.ctx)
 			if err != nil {
 				t.Fatalf("waiting for %s: %v", what, err)
 			}
-			if it.Op == wire.PushPresence && ok(it.Presence.Viewers) {
+			if it.Op == wire.PushPresence && ok(it.Presence) {
 				return
 			}
 		}
 	}
-	roles := func(vs []wire.Viewer) string {
+	roles := func(p *wire.PresencePush) string {
 		var rs []string
-		for _, v := range vs {
+		for _, v := range p.People {
 			rs = append(rs, string(v.Role))
 		}
 		sort.Strings(rs)
 		return strings.Join(rs, ",")
 	}
-	waitPresence("the owner alone", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+	waitPresence("the owner alone", func(vs *wire.PresencePush) bool { return roles(vs) == "owner" })
 
 	share, err := fx.c.Share(fx.ctx, "p")
 	if err != nil {
@@ -202,41 +202,33 @@ func TestPresenceThroughJoinsLeavesAndRestart(t *testing.T) {
 	vc, _ := client.New(client.Options{Home: fx.home, Token: share.Token, Name: "watcher/1"})
 	vst := vc.Stream(client.StreamOptions{Backoff: client.BackoffOptions{Cap: 300 * time.Millisecond}})
 	vsub := vst.Subscribe("p", client.Cursor{})
-	waitPresence("the viewer's arrival", func(vs []wire.Viewer) bool {
-		return roles(vs) == "owner,viewer" && (vs[0].Name == "watcher/1" || vs[1].Name == "watcher/1")
+	// A person is named by their token, never by the client's name.
+	waitPresence("the viewer's arrival", func(vs *wire.PresencePush) bool {
+		return roles(vs) == "owner,viewer" && vs.People[1].Name == "viewer" && vs.Viewers == 2
 	})
 	vsub.Close()
-	waitPresence("the viewer's departure", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+	waitPresence("the viewer's departure", func(vs *wire.PresencePush) bool { return roles(vs) == "owner" })
 
 	// A viewer whose connection just drops.
 	w := dialWS(t, client.Snapshot{BaseURL: fx.c.Snapshot().BaseURL, Token: share.Token})
 	w.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "p"}}})
-	waitPresence("the raw viewer", func(vs []wire.Viewer) bool { return roles(vs) == "owner,viewer" })
+	waitPresence("the raw viewer", func(vs *wire.PresencePush) bool { return roles(vs) == "owner,viewer" })
 	w.c.CloseNow()
-	waitPresence("the dropped viewer gone", func(vs []wire.Viewer) bool { return roles(vs) == "owner" })
+	waitPresence("the dropped viewer gone", func(vs *wire.PresencePush) bool { return roles(vs) == "owner" })
 
 	// Through a restart: both reattach and presence lists both again.
 	vsub = vst.Subscribe("p", client.Cursor{})
 	defer vst.Close()
-	before := map[string]bool{}
-	waitPresence("the viewer back", func(vs []wire.Viewer) bool {
-		for _, v := range vs {
-			before[v.Conn] = true
-		}
-		return roles(vs) == "owner,viewer"
-	})
+	waitPresence("the viewer back", func(vs *wire.PresencePush) bool { return roles(vs) == "owner,viewer" })
 	fx.d.stop()
 	startDaemon(t, fx.home)
-	// Both on connections of the new daemon: a presence push from before
-	// the stop does not count.
-	waitPresence("both after the restart", func(vs []wire.Viewer) bool {
-		for _, v := range vs {
-			if before[v.Conn] {
-				return false
-			}
-		}
-		return roles(vs) == "owner,viewer"
+	// Both on connections of the new daemon, and live there: the viewer
+	// leaving is seen.
+	waitPresence("both after the restart", func(vs *wire.PresencePush) bool {
+		return roles(vs) == "owner,viewer" && vs.Viewers == 2
 	})
+	vsub.Close()
+	waitPresence("the viewer gone after the restart", func(vs *wire.PresencePush) bool { return roles(vs) == "owner" && vs.Viewers == 1 })
 	_ = vsub
 }
 

@@ -10,9 +10,10 @@ import (
 )
 
 // A session's viewers are the terminals looking at it, not every terminal
-// that follows it in its sidebar: two terminals on two sessions show "1
-// viewer" each; when the second moves to the first's session, both show
-// 2 there, and the status the API gives agrees.
+// that follows it in its sidebar: two terminals on two sessions show the
+// owner once each; when the second moves to the first's session, both
+// show the owner on two devices there, and the status the API gives
+// agrees.
 func TestViewersAreWhoLooks(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
@@ -21,20 +22,25 @@ func TestViewersAreWhoLooks(t *testing.T) {
 	}
 	// b is newer, so it is on top of both sidebars and focused at start:
 	// both terminals look at it.
+	ms, err := fx.c.Members(fx.ctx)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("members %+v: %v", ms, err)
+	}
+	twice, once := "connected │ watching: "+ms[0].Name+" ×2", "connected │ watching: "+ms[0].Name+" "
 	one := startUI(t, fx.c, 100, 30)
 	two := startUI(t, fx.c, 100, 30)
-	one.waitFor("b with two viewers", has("connected │ 2 viewers"))
-	two.waitFor("b with two viewers", has("connected │ 2 viewers"))
+	one.waitFor("b with two viewers", has(twice))
+	two.waitFor("b with two viewers", has(twice))
 	waitViewers(t, fx, "a", 0)
 	one.scr.InjectKey(tcell.KeyDown, 0, tcell.ModAlt) // one looks at a
-	one.waitFor("a with one viewer", has("connected │ 1 viewer"))
-	two.waitFor("b with one viewer", has("connected │ 1 viewer"))
+	one.waitFor("a with one viewer", has(once))
+	two.waitFor("b with one viewer", has(once))
 	for _, id := range []string{"a", "b"} {
 		waitViewers(t, fx, id, 1)
 	}
 	two.scr.InjectKey(tcell.KeyDown, 0, tcell.ModAlt) // two joins one on a
-	one.waitFor("a with two viewers", has("connected │ 2 viewers"))
-	two.waitFor("a with two viewers", has("connected │ 2 viewers"))
+	one.waitFor("a with two viewers", has(twice))
+	two.waitFor("a with two viewers", has(twice))
 	waitViewers(t, fx, "a", 2)
 	waitViewers(t, fx, "b", 0)
 }

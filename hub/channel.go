@@ -29,6 +29,7 @@ type channel struct {
 	ring     ring       // allocated while anyone subscribes
 	subs     []*sub     // the cursors on it, each at its index (sub.at)
 	watching int        // the subs that are viewers (not in the background)
+	people   people     // the viewers by identity (presence.go)
 	presence []byte     // the encoded presence push; nil when the viewers changed since
 
 	run runState // the turn runner's view; see turn.go
@@ -41,9 +42,12 @@ type channel struct {
 	endedTurn     string // the newest turn seen closing: its late text is ignored
 }
 
-// remoteViewers is another node's viewers of a session, as of at.
+// remoteViewers is another node's viewers of a session, as of at: its
+// first people, how many it has, and its connections.
 type remoteViewers struct {
-	viewers []wire.Viewer
+	people  []wire.Person
+	total   int
+	viewers int
 	at      time.Time
 }
 
@@ -185,32 +189,9 @@ func (ch *channel) removeSub(s *sub) {
 // per join. Caller holds mu.
 func (ch *channel) presenceFrame() []byte {
 	if ch.presence == nil {
-		ch.presence = wire.Encode(wire.PresencePush{Op: wire.PushPresence, Session: ch.id, Viewers: ch.viewers()})
+		ch.presence = wire.Encode(ch.presencePush(time.Now()))
 	}
 	return ch.presence
-}
-
-// viewers lists the connections watching, those in the background left
-// out. A connection holds at most one sub per session, so subs are
-// connections. Caller holds mu.
-func (ch *channel) viewers() []wire.Viewer {
-	out := ch.localViewers()
-	for _, rv := range ch.remoteViewers {
-		out = append(out, rv.viewers...)
-	}
-	return out
-}
-
-// localViewers lists this node's viewers only: what it tells the others.
-// Caller holds mu.
-func (ch *channel) localViewers() []wire.Viewer {
-	out := make([]wire.Viewer, 0, ch.watching)
-	for _, s := range ch.subs {
-		if !s.background {
-			out = append(out, s.conn.info.viewer())
-		}
-	}
-	return out
 }
 
 // setWatching makes s a viewer (on) or a subscriber in the background, and
@@ -222,8 +203,10 @@ func (ch *channel) setWatching(s *sub, on bool) bool {
 	s.background = !on
 	if on {
 		ch.watching++
+		ch.people.join(s.conn.info)
 	} else {
 		ch.watching--
+		ch.people.leave(s.conn.info)
 	}
 	ch.presence = nil
 	return true
@@ -234,7 +217,7 @@ func (ch *channel) statusPush() wire.StatusPush {
 	st := ch.status()
 	viewers := ch.watching
 	for _, rv := range ch.remoteViewers {
-		viewers += len(rv.viewers)
+		viewers += rv.viewers
 	}
 	return wire.StatusPush{
 		Op: wire.PushStatus, Session: ch.id,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"albedo/db"
 	"albedo/wire"
@@ -60,7 +61,7 @@ func TestChannelSubsLeaveInAnyOrder(t *testing.T) {
 	}
 	conns := make([]*Conn, 7)
 	for i := range conns {
-		conns[i] = h.Connect(ConnInfo{Name: fmt.Sprint("c", i)})
+		conns[i] = h.Connect(ConnInfo{Name: fmt.Sprint("c", i), AuthorID: fmt.Sprint("c", i)})
 		subscribe(conns[i], wire.Sub{Session: "s"})
 	}
 	check := func(left map[*Conn]bool) {
@@ -74,8 +75,8 @@ func TestChannelSubsLeaveInAnyOrder(t *testing.T) {
 			}
 			seen[s.conn] = true
 		}
-		if len(seen) != len(left) || len(ch.localViewers()) != len(left) {
-			t.Fatalf("%d cursors and %d viewers for %d connections", len(seen), len(ch.localViewers()), len(left))
+		if people, _ := ch.people.first(len(conns), time.Now()); len(seen) != len(left) || len(people) != len(left) {
+			t.Fatalf("%d cursors and %d people for %d connections", len(seen), len(people), len(left))
 		}
 	}
 	left := map[*Conn]bool{}

@@ -86,10 +86,14 @@ type statusNotice struct {
 	LastTurn *string    `json:"last_turn,omitempty"`
 }
 
+// presenceNotice is a node's viewers of a session: its first people (as a
+// presence push lists them), how many people and connections it has.
 type presenceNotice struct {
 	Node    string        `json:"node"`
 	Session string        `json:"session"`
-	Viewers []wire.Viewer `json:"viewers"`
+	People  []wire.Person `json:"people"`
+	Total   int           `json:"total"`
+	Viewers int           `json:"viewers"`
 }
 
 type tokensNotice struct {

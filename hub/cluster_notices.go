@@ -220,15 +220,15 @@ func (h *Hub) onPresence(n presenceNotice) {
 	}
 	ch.mu.Lock()
 	_, had := ch.remoteViewers[n.Node]
-	if len(n.Viewers) == 0 {
+	if n.Viewers == 0 {
 		delete(ch.remoteViewers, n.Node)
 	} else {
 		if ch.remoteViewers == nil {
 			ch.remoteViewers = map[string]remoteViewers{}
 		}
-		ch.remoteViewers[n.Node] = remoteViewers{viewers: n.Viewers, at: time.Now()}
+		ch.remoteViewers[n.Node] = remoteViewers{people: n.People, total: n.Total, viewers: n.Viewers, at: time.Now()}
 	}
-	changed := had || len(n.Viewers) > 0
+	changed := had || n.Viewers > 0
 	if changed {
 		ch.presence = nil
 	}
@@ -357,9 +357,10 @@ func (h *Hub) publishPresence(ch *channel) {
 		return
 	}
 	ch.mu.Lock()
-	v := ch.localViewers()
+	people, total := ch.people.first(wire.MaxPresencePeople, time.Now())
+	n := presenceNotice{Node: h.opts.Node, Session: ch.id, People: people, Total: total, Viewers: ch.watching}
 	ch.mu.Unlock()
-	h.bus.publish(subjPresence, presenceNotice{Node: h.opts.Node, Session: ch.id, Viewers: v})
+	h.bus.publish(subjPresence, n)
 }
 
 // publishPresenceSoon tells the other nodes this node's viewers of ch

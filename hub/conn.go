@@ -22,7 +22,6 @@ type ConnInfo struct {
 	Device   string
 }
 
-func (i ConnInfo) viewer() wire.Viewer { return wire.Viewer{Conn: i.ID, Name: i.Name, Role: i.Role} }
 
 // Conn is the hub's side of one client connection: its subscriptions
 // (cursors) and the replies waiting to be written. The transport (api)

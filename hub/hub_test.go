@@ -259,26 +259,3 @@ func TestSubscribeMissingSession(t *testing.T) {
 	}
 }
 
-// Presence lists each watching connection and follows joins and leaves.
-func TestPresence(t *testing.T) {
-	t.Parallel()
-	h := newTestHub(t, Options{})
-	mustCreate(t, h, "s")
-	a := newReader(t, h.Connect(ConnInfo{ID: "a", Name: "alice", Role: "owner"}))
-	subscribe(a.c, wire.Sub{Session: "s"})
-	if p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence }); len(p.Presence.Viewers) != 1 {
-		t.Fatalf("presence %+v", p.Presence.Viewers)
-	}
-	b := h.Connect(ConnInfo{ID: "b", Name: "bob", Role: "viewer"})
-	subscribe(b, wire.Sub{Session: "s"})
-	// Presence pushes are coalesced state: wait for the one naming both.
-	p := a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == 2 })
-	if vs := p.Presence.Viewers; vs[0].Name+vs[1].Name != "alicebob" && vs[0].Name+vs[1].Name != "bobalice" {
-		t.Fatalf("after join: %+v", p.Presence.Viewers)
-	}
-	b.Close()
-	p = a.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && len(f.Presence.Viewers) == 1 })
-	if vs := p.Presence.Viewers; vs[0].Name != "alice" {
-		t.Fatalf("after leave: %+v", p.Presence.Viewers)
-	}
-}

@@ -427,6 +427,10 @@ func (a *App) run(cmds []Cmd) {
 				err := a.c.DeleteSession(a.ctx, cmd.Session)
 				a.post(resDeleted{Session: cmd.Session, Err: err})
 			})
+		case cmdTyped:
+			if sub := a.subs[cmd.Session]; sub != nil {
+				sub.Typed()
+			}
 		case cmdRedraw:
 			a.scr.Sync()
 		case cmdMouse:

@@ -34,7 +34,10 @@ type (
 		Before  int64
 	}
 	cmdProviders struct{} // what /new may name: the daemon's providers and bots
+	cmdTyped     struct{ Session string } // the draft changed: presence says so to the others
 )
+
+func (cmdTyped) isCmd() {}
 
 func (cmdSend) isCmd()       {}
 func (cmdInterrupt) isCmd()  {}

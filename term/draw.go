@@ -318,7 +318,7 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		// Who watches is known only while connected: a count from before
 		// the connection went is stale, and the daemon may be gone.
 		if m.Conn.Phase == client.Connected {
-			parts = append(parts, fmt.Sprintf("%d viewer%s", s.Viewers, map[bool]string{true: "", false: "s"}[s.Viewers == 1]))
+			parts = append(parts, presenceText(s))
 		}
 		if s.Queued > 0 {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))

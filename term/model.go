@@ -51,6 +51,8 @@ type Model struct {
 	pasting     bool      // inside a bracketed paste
 	pasted      []rune    // the paste so far, inserted whole at its end
 	Quit        bool
+	typedAt     time.Time // when a cmdTyped last went out
+	typedIn     string    // and for which session
 
 	Now func() time.Time // injectable clock for relative times
 }
@@ -68,14 +70,16 @@ type SessionView struct {
 	StreamTurn string // the turn whose reply is streaming
 	StreamText string
 
-	Phase    wire.Phase
-	TurnID   string
-	Queued   int
-	LastTurn string
-	Model    string
-	Effort   string
-	ETag     string
-	Viewers  int
+	Phase      wire.Phase
+	TurnID     string
+	Queued     int
+	LastTurn   string
+	Model      string
+	Effort     string
+	ETag       string
+	Viewers    int
+	People     []wire.Person // who watches, as the last presence push listed them
+	MorePeople int           // people beyond People
 
 	Unread       int
 	LastActivity time.Time

@@ -117,6 +117,36 @@ func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 
 // composerKey is typing and line editing in the composer.
 func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
+	before := len(m.Composer)
+	m.editComposer(ev)
+	if len(m.Composer) != before || ev.Key() == tcell.KeyRune {
+		return m.typed()
+	}
+	return nil
+}
+
+// typedEvery is how often the composer says "typing" while its draft
+// changes: often enough that the mark (wire.TypingMS) does not lapse
+// while someone types on.
+const typedEvery = 2 * time.Second
+
+// typed says the focused session's draft changed, at most every
+// typedEvery; a /command is not a message being written.
+func (m *Model) typed() []Cmd {
+	s := m.Focused()
+	if s == nil || m.ReadOnly || (len(m.Composer) > 0 && m.Composer[0] == '/') {
+		return nil
+	}
+	now := m.Now()
+	if s.ID == m.typedIn && now.Sub(m.typedAt) < typedEvery {
+		return nil
+	}
+	m.typedAt, m.typedIn = now, s.ID
+	return []Cmd{cmdTyped{Session: s.ID}}
+}
+
+// editComposer applies one key of line editing to the composer.
+func (m *Model) editComposer(ev *tcell.EventKey) {
 	switch ev.Key() {
 	case tcell.KeyRune:
 		// A rune with Alt or Ctrl is a key no binding took, not text.
@@ -143,7 +173,6 @@ func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	case tcell.KeyCtrlU:
 		m.Composer, m.Cursor = nil, 0
 	}
-	return nil
 }
 
 func (m *Model) insert(r rune) { m.insertText([]rune{r}) }
@@ -352,6 +381,8 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 			s.StreamTurn, s.StreamText = it.Text.TurnID, ""
 		}
 		s.StreamText += it.Text.Text
+	case wire.PushPresence:
+		s.People, s.MorePeople = it.Presence.People, it.Presence.More
 	case wire.PushStatus:
 		st := it.Status
 		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag

@@ -17,6 +17,7 @@ const (
 	OpPost      Op = "post"
 	OpServe     Op = "serve"
 	OpReply     Op = "reply"
+	OpTyping    Op = "typing" // the sender's draft in a session changed (presence shows it)
 )
 
 // Pushes (server → client).

@@ -49,19 +49,36 @@ type StatusPush struct {
 	Viewers  int     `json:"viewers"`
 }
 
-// Viewer is one connection watching a session.
-type Viewer struct {
-	Conn string    `json:"conn"`
-	Name string    `json:"name"`
-	Role TokenRole `json:"role"`
+// Person is one identity watching a session (a member, a guest, a bot, the
+// viewers of a link), however many connections ("devices") it watches
+// from.
+type Person struct {
+	ID      string    `json:"id"`   // the author id its messages carry (Event.AuthorID)
+	Name    string    `json:"name"` // its token's name, never what a client says
+	Role    TokenRole `json:"role"`
+	Devices int       `json:"devices"`
+	// Typing says its draft in this session changed in the last
+	// TypingMS: a client shows it until then, unless a later push says
+	// otherwise.
+	Typing bool `json:"typing,omitempty"`
 }
 
-// PresencePush lists who watches a session.
+// PresencePush says who watches a session: the first MaxPresencePeople
+// people, in the order they came, and how many more there are. Its size
+// does not depend on the audience, nor on what clients write.
 type PresencePush struct {
 	Op      Op       `json:"op"` // "presence"
 	Session string   `json:"session"`
-	Viewers []Viewer `json:"viewers"`
+	People  []Person `json:"people"`
+	More    int      `json:"more"`    // people watching beyond the list
+	Viewers int      `json:"viewers"` // connections watching, as status counts them
 }
+
+// Presence bounds.
+const (
+	MaxPresencePeople = 32   // people listed in a presence push
+	TypingMS          = 5000 // how long a typing mark lasts
+)
 
 // ByePush announces a deliberate close.
 type ByePush struct {

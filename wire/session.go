@@ -30,6 +30,9 @@ type Session struct {
 	ETag      string    `json:"etag"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Access is what the caller may do in it: creator (an admin's
+	// everywhere), write or read.
+	Access Access `json:"access,omitempty"`
 }
 
 // SessionList is the body of GET /v1/sessions: one page of the list. Next,

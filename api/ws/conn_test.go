@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,31 @@ func TestByeDuringUpgrade(t *testing.T) {
 	_, _, err := conn.Read(context.Background())
 	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Fatalf("the late connection ended with %v, want 1001", err)
+	}
+}
+
+// hello's client is a device label of at most wire.MaxClientBytes: presence
+// repeats names to every watcher, so a longer one is refused, and a
+// connection is named by its token whatever its client says.
+func TestHelloClientIsABoundedLabel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("s")
+	w := e.dial(true)
+	w.Send(wire.Command{ID: 1, Op: wire.OpHello, Client: strings.Repeat("x", wire.MaxClientBytes+1)})
+	if r := w.Reply(1); r.OK || r.Error == nil || r.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("a %d-byte client: %+v", wire.MaxClientBytes+1, r)
+	}
+	if code := w.Closed(); code != websocket.StatusPolicyViolation {
+		t.Fatalf("closed with %d", code)
+	}
+	ok := e.dial(true)
+	ok.Send(wire.Command{ID: 1, Op: wire.OpHello, Client: strings.Repeat("y", wire.MaxClientBytes), Subs: []wire.Sub{{Session: "s"}}})
+	if r := ok.Reply(1); !r.OK {
+		t.Fatalf("a %d-byte client: %+v", wire.MaxClientBytes, r.Error)
+	}
+	p := ok.Next(func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+	if len(p.Presence.People) != 1 || p.Presence.People[0].Name != "user" || p.Presence.People[0].Role != wire.TokenOwner {
+		t.Fatalf("presence names the client, not the token: %+v", p.Presence.People)
 	}
 }

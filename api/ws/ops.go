@@ -34,6 +34,7 @@ var ops = map[wire.Op]opRule{
 	wire.OpPost:      {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).post},
 	wire.OpServe:     {hub.Rule{Roles: hub.BotOnly}, (*conn).serveBot},
 	wire.OpReply:     {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
+	wire.OpTyping:    {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).typing},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does
@@ -248,6 +249,15 @@ func (wc *conn) interrupt(ctx context.Context, cmd wire.Command) {
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
+}
+
+// typing marks the sender as typing in a session it watches (presence).
+func (wc *conn) typing(_ context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	wc.hc.Typed(cmd.Session)
+	wc.replyOK(cmd.ID)
 }
 
 func (wc *conn) serveBot(_ context.Context, cmd wire.Command) {

@@ -62,6 +62,22 @@ func (o *OpenAI) Author(req Request) string {
 
 var errIdle = errors.New("idle timeout")
 
+// participantName is an author as the OpenAI format's name of a message
+// allows it (1-64 of a-z A-Z 0-9 _ -): other characters become _; "" for
+// no author.
+func participantName(author string) string {
+	if len(author) > 64 {
+		author = author[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, author)
+}
+
 // Stream implements Provider.
 func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {
 	model := o.model(req)
@@ -72,7 +88,13 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 	for _, m := range req.Messages {
 		switch m.Role {
 		case wire.RoleUser:
-			params.Messages = append(params.Messages, openai.UserMessage(m.Text))
+			msg := openai.UserMessage(m.Text)
+			if name := participantName(m.Author); name != "" {
+				// Who wrote each input, so that a model can tell the
+				// people of a shared session apart.
+				msg.OfUser.Name = openai.String(name)
+			}
+			params.Messages = append(params.Messages, msg)
 		case wire.RoleAssistant:
 			params.Messages = append(params.Messages, openai.AssistantMessage(m.Text))
 		case wire.RoleSystem:

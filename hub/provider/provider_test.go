@@ -178,3 +178,29 @@ func TestRegistryList(t *testing.T) {
 		t.Fatalf("List leaks: %s", b)
 	}
 }
+
+// Each user message carries its author as the OpenAI format's name, made to
+// fit the format's rule, so that a model can tell the people apart.
+func TestOpenAISendsAuthorsAsNames(t *testing.T) {
+	t.Parallel()
+	f := fake(t)
+	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m"}, "k")
+	_, err := collect(t, p, context.Background(), Request{Messages: []Message{
+		{Role: "user", Author: "ann", Text: "hi"},
+		{Role: "assistant", Author: "m", Text: "hello"},
+		{Role: "user", Author: "bob.lee", Text: "and me"},
+		{Role: "user", Text: "nobody"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, raw := range f.Requests()[0].Messages {
+		var m struct{ Role, Name string }
+		_ = json.Unmarshal(raw, &m)
+		names = append(names, m.Role+":"+m.Name)
+	}
+	if got := strings.Join(names, " "); got != "user:ann assistant: user:bob_lee user:" {
+		t.Fatalf("roles and names sent: %s", got)
+	}
+}

@@ -110,9 +110,12 @@ async function onHello(r) {
   const first = app.role === null;
   app.role = r.role;
   if (first) {
-    document.body.classList.toggle('viewer', r.role !== 'owner');
-    $('badge').hidden = r.role === 'owner';
-    if (r.role !== 'owner') for (const el of document.querySelectorAll('.owner-only')) el.remove();
+    // An owner (an admin) and a member are people who write; what a member
+    // may do in each session is its access (drawComposer).
+    const person = r.role === 'owner' || r.role === 'member';
+    document.body.classList.toggle('viewer', !person);
+    $('badge').hidden = person;
+    if (!person) for (const el of document.querySelectorAll('.owner-only')) el.remove();
     $('app').hidden = false;
   }
   await refresh();
@@ -219,7 +222,7 @@ function handlerFor(v) {
       drawListSoon();
     },
     presence(f) {
-      v.presence = f.viewers || [];
+      v.presence = f;
       if (v.id === app.current) drawMeta();
     },
     end(err) {
@@ -560,13 +563,47 @@ function drawMeta() {
   if (st.effort) parts.push(`effort ${st.effort}`);
   if (st.queued) parts.push(`${st.queued} queued`);
   if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
-  else if (v.running) parts.push(`${st.phase}${app.role === 'owner' ? ' (Esc interrupts)' : ''}`);
+  else if (v.running) parts.push(`${st.phase}${v.session.access === 'creator' || v.session.access === 'write' ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
-  const roles = {};
-  for (const p of v.presence) roles[p.role] = (roles[p.role] || 0) + 1;
-  const who = Object.entries(roles).map(([r, n]) => (n > 1 ? `${r} ×${n}` : r));
+  const p = v.presence || { people: [], more: 0, viewers: 0 };
+  const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
+  if (p.more > 0) who.push(`+${p.more} more`);
   $('presence').textContent = who.length ? `watching: ${who.join(', ')}` : '';
-  $('presence').dataset.viewers = String(v.presence.length);
+  $('presence').dataset.viewers = String(p.viewers || 0);
+  $('presence').dataset.typing = (p.people || []).filter((x) => x.typing).map((x) => x.name).join(',');
+  drawComposer(v);
+  // A typing mark lapses on its own unless a later push renews it.
+  clearTimeout(v.typingLapse);
+  if (who.some((w) => w.endsWith('✎'))) v.typingLapse = setTimeout(() => { for (const x of p.people) x.typing = false; if (v.id === app.current) drawMeta(); }, TYPING_MS);
+}
+
+// TYPING_MS is how long a typing mark lasts (wire.TypingMS).
+const TYPING_MS = 5000;
+
+// drawComposer makes the composer inert, and says why, in a session the
+// person may only watch.
+function drawComposer(v) {
+  const input = $('input');
+  if (!input) return;
+  const readOnly = v.session.access === 'read';
+  input.disabled = readOnly;
+  input.placeholder = readOnly ? 'read-only: you may watch this session, not write in it' : input.dataset.placeholder || input.placeholder;
+  if ($('send')) $('send').disabled = readOnly;
+}
+
+// typed tells the session's other watchers that its person is writing, at
+// most every TYPED_EVERY_MS while the draft changes.
+const TYPED_EVERY_MS = 2000;
+let typedAt = 0;
+let typedIn = '';
+function typed() {
+  const text = $('input').value;
+  if (!app.current || !text || text.startsWith('/')) return;
+  const now = Date.now();
+  if (app.current === typedIn && now - typedAt < TYPED_EVERY_MS) return;
+  typedAt = now;
+  typedIn = app.current;
+  app.client.typing(app.current);
 }
 
 // --- the owner's actions ------------------------------------------------
@@ -612,6 +649,8 @@ function wireOwner() {
     }
   });
   $('send').addEventListener('click', send);
+  input.dataset.placeholder = input.placeholder;
+  input.addEventListener('input', typed);
   wireNewSession(app.api, {
     create: async (body) => {
       const s = await app.api.create(body);

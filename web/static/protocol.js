@@ -253,6 +253,12 @@ export class Client {
     this.command({ op: 'watch', session, watch: on });
   }
 
+  // typing says the person is writing in a session (presence shows it);
+  // dropped while not connected.
+  typing(session) {
+    if (this.subs.has(session)) this.command({ op: 'typing', session });
+  }
+
   unsubscribe(session) {
     if (this.subs.delete(session)) this.command({ op: 'unsub', session });
   }

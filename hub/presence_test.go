@@ -1,0 +1,93 @@
+package hub
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"albedo/wire"
+)
+
+// presenceWhere waits for r's presence push that ok accepts.
+func presenceWhere(t *testing.T, r *reader, ok func(*wire.PresencePush) bool) *wire.PresencePush {
+	t.Helper()
+	return r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && ok(f.Presence) }).Presence
+}
+
+// Presence lists people, not connections: one entry per identity with its
+// devices, in the order they came, following joins and leaves.
+func TestPresenceListsPeople(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	ann := ConnInfo{Name: "ann", Role: wire.TokenMember, AuthorID: "m-ann", Device: "term"}
+	a := newReader(t, h.Connect(ann))
+	subscribe(a.c, wire.Sub{Session: "s"})
+	presenceWhere(t, a, func(p *wire.PresencePush) bool { return len(p.People) == 1 && p.People[0].Name == "ann" })
+
+	phone := ann
+	phone.Device = "phone"
+	a2 := h.Connect(phone)
+	subscribe(a2, wire.Sub{Session: "s"})
+	b := h.Connect(ConnInfo{Name: "bob", Role: wire.TokenMember, AuthorID: "m-bob"})
+	subscribe(b, wire.Sub{Session: "s"})
+	p := presenceWhere(t, a, func(p *wire.PresencePush) bool { return p.Viewers == 3 })
+	if len(p.People) != 2 || p.People[0].ID != "m-ann" || p.People[0].Devices != 2 || p.People[1].ID != "m-bob" || p.People[1].Devices != 1 || p.More != 0 {
+		t.Fatalf("ann on two devices and bob: %+v", p)
+	}
+	a2.Close()
+	p = presenceWhere(t, a, func(p *wire.PresencePush) bool { return p.Viewers == 2 })
+	if len(p.People) != 2 || p.People[0].Devices != 1 {
+		t.Fatalf("after ann's phone left: %+v", p)
+	}
+	b.Close()
+	presenceWhere(t, a, func(p *wire.PresencePush) bool { return p.Viewers == 1 && len(p.People) == 1 && p.People[0].Name == "ann" })
+}
+
+// However large the audience, a presence push lists at most
+// MaxPresencePeople people and counts the rest; a crowd of one link's
+// viewers is one entry.
+func TestPresenceIsBounded(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	const people, links = 100, 50
+	for i := range people {
+		subscribe(h.Connect(ConnInfo{Name: fmt.Sprint("p", i), Role: wire.TokenMember, AuthorID: fmt.Sprint("m", i)}), wire.Sub{Session: "s"})
+	}
+	for range links {
+		subscribe(h.Connect(ConnInfo{Name: "viewer", Role: wire.TokenViewer, AuthorID: "viewer"}), wire.Sub{Session: "s"})
+	}
+	p := presenceWhere(t, r, func(p *wire.PresencePush) bool { return p.Viewers == 1+people+links })
+	if len(p.People) != wire.MaxPresencePeople || p.More != 1+people+1-wire.MaxPresencePeople || p.People[0].Name != "owner" {
+		t.Fatalf("a crowd: %d listed, %d more, first %+v", len(p.People), p.More, p.People[0])
+	}
+	if n := len(wire.Encode(p)); n > 8<<10 {
+		t.Fatalf("a presence push of %d bytes", n)
+	}
+}
+
+// A typing mark shows on the person, and lapses on its own with a push
+// that says so.
+func TestPresenceShowsTyping(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	ann := h.Connect(ConnInfo{Name: "ann", Role: wire.TokenMember, AuthorID: "m-ann"})
+	subscribe(ann, wire.Sub{Session: "s"})
+	presenceWhere(t, r, func(p *wire.PresencePush) bool { return len(p.People) == 2 })
+	ann.Typed("s")
+	start := time.Now()
+	p := presenceWhere(t, r, func(p *wire.PresencePush) bool { return len(p.People) == 2 && p.People[1].Typing })
+	if p.People[0].Typing {
+		t.Fatalf("the owner shows as typing: %+v", p)
+	}
+	presenceWhere(t, r, func(p *wire.PresencePush) bool { return len(p.People) == 2 && !p.People[1].Typing })
+	if since := time.Since(start); since < wire.TypingMS*time.Millisecond*9/10 {
+		t.Fatalf("the typing mark lapsed after %v", since)
+	}
+}
