@@ -22,7 +22,6 @@ type ConnInfo struct {
 	Device   string
 }
 
-
 // Conn is the hub's side of one client connection: its subscriptions
 // (cursors) and the replies waiting to be written. The transport (api)
 // writes with one goroutine at a time calling Fill, which it starts or

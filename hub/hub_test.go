@@ -258,4 +258,3 @@ func TestSubscribeMissingSession(t *testing.T) {
 		t.Fatalf("failed sub left a channel")
 	}
 }
-

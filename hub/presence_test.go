@@ -41,7 +41,9 @@ func TestPresenceListsPeople(t *testing.T) {
 		t.Fatalf("after ann's phone left: %+v", p)
 	}
 	b.Close()
-	presenceWhere(t, a, func(p *wire.PresencePush) bool { return p.Viewers == 1 && len(p.People) == 1 && p.People[0].Name == "ann" })
+	presenceWhere(t, a, func(p *wire.PresencePush) bool {
+		return p.Viewers == 1 && len(p.People) == 1 && p.People[0].Name == "ann"
+	})
 }
 
 // However large the audience, a presence push lists at most

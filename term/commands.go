@@ -33,7 +33,7 @@ type (
 		Session string
 		Before  int64
 	}
-	cmdProviders struct{} // what /new may name: the daemon's providers and bots
+	cmdProviders struct{}                 // what /new may name: the daemon's providers and bots
 	cmdTyped     struct{ Session string } // the draft changed: presence says so to the others
 )
 
