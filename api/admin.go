@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"albedo/api/ws"
+	"albedo/wire"
 
 	"github.com/labstack/echo/v4"
 )
@@ -52,13 +53,33 @@ func (s *Server) removeBot(c echo.Context) error {
 }
 
 func (s *Server) share(c echo.Context) error {
-	tok, err := s.hub.Share(c.Request().Context(), c.Param("id"))
+	var req wire.LinkCreate
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	tok, link, err := s.hub.Share(c.Request().Context(), c.Param("id"), req)
 	if err != nil {
 		return err
 	}
 	noStore(c)
-	return c.JSON(http.StatusCreated, map[string]any{"session": c.Param("id"), "token": tok,
-		"ws_url": wsURL(c.Request())})
+	return c.JSON(http.StatusCreated, wire.LinkCreated{Link: link, Token: tok, WSURL: wsURL(c.Request())})
+}
+
+func (s *Server) listLinks(c echo.Context) error {
+	ls, err := s.hub.Links(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"links": ls})
+}
+
+func (s *Server) unlink(c echo.Context) error {
+	ids, err := s.hub.Unlink(c.Request().Context(), c.Param("id"), c.Param("label"))
+	if err != nil {
+		return err
+	}
+	s.ws.CloseTokens(ids, ws.StatusBadToken, "token revoked")
+	return c.NoContent(http.StatusNoContent)
 }
 
 func (s *Server) unshare(c echo.Context) error {

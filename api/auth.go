@@ -29,6 +29,8 @@ var permissions = map[string]hub.Rule{
 	"GET /v1/sessions/:id/status":            {Roles: hub.Everyone, Need: wire.AccessRead},
 	"POST /v1/sessions/:id/shares":           {Roles: hub.People, Need: wire.AccessCreator},
 	"DELETE /v1/sessions/:id/shares":         {Roles: hub.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/shares":            {Roles: hub.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares/:label":  {Roles: hub.People, Need: wire.AccessCreator},
 	"GET /v1/sessions/:id/grants":            {Roles: hub.People, Need: wire.AccessCreator},
 	"PUT /v1/sessions/:id/grants/:member":    {Roles: hub.People, Need: wire.AccessCreator},
 	"DELETE /v1/sessions/:id/grants/:member": {Roles: hub.People, Need: wire.AccessCreator},
@@ -42,6 +44,10 @@ var permissions = map[string]hub.Rule{
 	"POST /v1/daemon/shutdown":               {Roles: hub.OwnerOnly},
 	"GET /v1/ws":                             {Roles: hub.Everyone},
 }
+
+// LinkExpired is the reason of the close (4401) of a connection whose
+// link expired, beside "token revoked": clients say which.
+const LinkExpired = "link expired"
 
 // bearer returns the token of an Authorization header, or "".
 func bearer(h string) string {
@@ -76,6 +82,9 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if !ok {
 			if tok == "" {
 				return wire.Errorf(wire.CodeUnauthorized, "missing Authorization: Bearer <token>")
+			}
+			if s.hub.TokenExpired(tok) {
+				return wire.Errorf(wire.CodeUnauthorized, "this link has expired")
 			}
 			return wire.Errorf(wire.CodeUnauthorized, "unknown or revoked token")
 		}

@@ -97,6 +97,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	// Tokens another node of a cluster revoked or narrowed end their
 	// connections here too.
 	h.OnTokensChanged(s.closeTokens)
+	h.OnLinksExpired(func(ids []string) { s.ws.CloseTokens(ids, ws.StatusBadToken, LinkExpired) })
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
@@ -120,6 +121,8 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.GET("/sessions/:id/status", s.status)
 	v1.POST("/sessions/:id/shares", s.share)
 	v1.DELETE("/sessions/:id/shares", s.unshare)
+	v1.GET("/sessions/:id/shares", s.listLinks)
+	v1.DELETE("/sessions/:id/shares/:label", s.unlink)
 	v1.GET("/sessions/:id/grants", s.listGrants)
 	v1.PUT("/sessions/:id/grants/:member", s.putGrant)
 	v1.DELETE("/sessions/:id/grants/:member", s.deleteGrant)

@@ -223,14 +223,38 @@ func (c *Client) RemoveBot(ctx context.Context, name string) error {
 	return err
 }
 
-// Share makes a read-only viewer token for a session (owner only).
+// Share makes a read link to a session, with a label of the daemon's
+// choosing, that never expires (ShareLink says more).
 func (c *Client) Share(ctx context.Context, session string) (BotToken, error) {
-	var t BotToken
-	_, err := c.call(ctx, http.MethodPost, sessPath(session)+"/shares", nil, nil, &t, false)
-	return t, err
+	l, err := c.ShareLink(ctx, session, wire.LinkCreate{})
+	return BotToken{Name: l.Label, Token: l.Token, Session: l.Session}, err
 }
 
-// Unshare revokes every viewer token of a session.
+// ShareLink makes a link to a session (its creator or an admin): read or
+// write, labelled, perhaps expiring. Its token is in the reply, once.
+func (c *Client) ShareLink(ctx context.Context, session string, req wire.LinkCreate) (wire.LinkCreated, error) {
+	var l wire.LinkCreated
+	_, err := c.call(ctx, http.MethodPost, sessPath(session)+"/shares", nil, req, &l, false)
+	return l, err
+}
+
+// Links lists a session's links, never their tokens.
+func (c *Client) Links(ctx context.Context, session string) ([]wire.Link, error) {
+	var out struct {
+		Links []wire.Link `json:"links"`
+	}
+	_, err := c.call(ctx, http.MethodGet, sessPath(session)+"/shares", nil, nil, &out, true)
+	return out.Links, err
+}
+
+// Unlink revokes the link of a session labelled label; its connections
+// are closed with 4401.
+func (c *Client) Unlink(ctx context.Context, session, label string) error {
+	_, err := c.call(ctx, http.MethodDelete, sessPath(session)+"/shares/"+url.PathEscape(label), nil, nil, nil, true)
+	return err
+}
+
+// Unshare revokes every link of a session.
 func (c *Client) Unshare(ctx context.Context, session string) error {
 	_, err := c.call(ctx, http.MethodDelete, sessPath(session)+"/shares", nil, nil, nil, false)
 	return err

@@ -37,6 +37,9 @@ type Options struct {
 	HTTP *http.Client
 	// Name is reported in hello as the client ("name/version").
 	Name string
+	// Guest is the name a guest (a write link's token) goes by; others'
+	// names are their tokens'.
+	Guest string
 	// CallRetry bounds how long an HTTP call keeps looking for a daemon
 	// across a restart (30 s).
 	CallRetry time.Duration

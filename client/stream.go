@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -291,6 +292,9 @@ func (st *Stream) run() {
 		if st.refusedForGood(err) {
 			// The state first, as below.
 			ue := &wire.Error{Code: wire.CodeUnauthorized, Message: "the daemon refused this token: it is wrong, or was revoked"}
+			if strings.Contains(err.Error(), "expired") { // the close's reason, or a 401's words
+				ue.Message = "this link has expired: ask for a new one"
+			}
 			st.setState(State{Phase: Unavailable, Err: ue})
 			st.finish(ue)
 			return

@@ -191,7 +191,7 @@ func (sc *streamConn) hello(done chan<- error) error {
 		}
 		done <- nil
 	})
-	return sc.write(wire.Encode(wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Subs: bodies, Sessions: sc.st.opts.OnSessions != nil}))
+	return sc.write(wire.Encode(wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Name: sc.st.c.opts.Guest, Subs: bodies, Sessions: sc.st.opts.OnSessions != nil}))
 }
 
 func (sc *streamConn) register(fn func(wire.Reply)) int64 {

@@ -23,8 +23,10 @@ type Token struct {
 	Name      string         `bun:"name"` // a member's, bot's or owner token's name; "viewer"
 	Hash      string         `bun:"hash"`
 	Sessions  string         `bun:"sessions"`
-	Member    string         `bun:"member"` // a member token's member id
-	Label     string         `bun:"label"`  // what a member token was made for: "invite", a browser
+	Member    string         `bun:"member"`     // a member token's member id
+	Label     string         `bun:"label"`      // what a member token was made for: "invite", a browser; a link's name
+	ExpiresAt string         `bun:"expires_at"` // a link's end; "" for never
+	LastUsed  string         `bun:"last_used"`  // a link's last use, as last recorded
 	CreatedAt string         `bun:"created_at"`
 	// A member token's member, as Tokens and TokenByHash read it.
 	MemberName string `bun:"member_name,scanonly"`
@@ -43,6 +45,16 @@ func (t Token) SessionList() []string {
 // token of the same kind) is ErrConflict.
 func (t *Tx) CreateToken(ctx context.Context, tok Token) error {
 	tok.CreatedAt = formatTime(t.now)
+	if tok.Kind == wire.TokenViewer || tok.Kind == wire.TokenGuest {
+		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind IN (?) AND sessions = ? AND label = ?",
+			bun.In([]wire.TokenRole{wire.TokenViewer, wire.TokenGuest}), tok.Sessions, tok.Label).Count(ctx)
+		if err != nil {
+			return fmt.Errorf("look up link: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("session %s has a link labelled %q: %w", tok.Sessions, tok.Label, ErrConflict)
+		}
+	}
 	if tok.Kind == wire.TokenBot || tok.Kind == wire.TokenOwner {
 		n, err := t.NewSelect().Model((*Token)(nil)).Where("kind = ? AND name = ?", tok.Kind, tok.Name).Count(ctx)
 		if err != nil {
@@ -141,4 +153,42 @@ func withMember(q *bun.SelectQuery) *bun.SelectQuery {
 	return q.ColumnExpr("t.*").
 		ColumnExpr("coalesce(m.name, '') AS member_name, (m.admin IS TRUE) AS member_admin").
 		Join("LEFT JOIN members AS m ON m.id = t.member")
+}
+
+// linkKinds are the kinds of a link's token.
+var linkKinds = []wire.TokenRole{wire.TokenViewer, wire.TokenGuest}
+
+// Links lists a session's links, oldest first.
+func (d *DB) Links(ctx context.Context, session string) ([]Token, error) {
+	var ts []Token
+	if err := d.ro.NewSelect().Model(&ts).Where("kind IN (?) AND sessions = ?", bun.In(linkKinds), session).
+		Order("created_at").Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list links: %w", err)
+	}
+	return ts, nil
+}
+
+// DeleteLink removes a session's link labelled label and returns its id;
+// none is ErrNotFound.
+func (t *Tx) DeleteLink(ctx context.Context, session, label string) (string, error) {
+	var ids []string
+	if err := t.NewSelect().Model((*Token)(nil)).Column("id").
+		Where("kind IN (?) AND sessions = ? AND label = ?", bun.In(linkKinds), session, label).Scan(ctx, &ids); err != nil {
+		return "", fmt.Errorf("find link: %w", err)
+	}
+	if len(ids) == 0 {
+		return "", fmt.Errorf("link %q of %s: %w", label, session, ErrNotFound)
+	}
+	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id = ?", ids[0]).Exec(ctx); err != nil {
+		return "", fmt.Errorf("delete link: %w", err)
+	}
+	return ids[0], nil
+}
+
+// TouchToken records that a token was used now.
+func (t *Tx) TouchToken(ctx context.Context, id string) error {
+	if _, err := t.NewUpdate().Model((*Token)(nil)).Set("last_used = ?", formatTime(t.now)).Where("id = ?", id).Exec(ctx); err != nil {
+		return fmt.Errorf("touch token: %w", err)
+	}
+	return nil
 }

@@ -134,16 +134,19 @@ type Hub struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	runners  sync.WaitGroup
-	stopping atomic.Bool // no new inputs, no new turns
+	loops    sync.WaitGroup // background loops that end with ctx, not turns: expireLinks
+	stopping atomic.Bool    // no new inputs, no new turns
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns
 	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
 	stats  hubStats   // for Stats
 
-	bus       *bus                                             // nil on a daemon alone
-	tokenHook atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
-	reconcile chan struct{}                                    // asks the heartbeat for a look at the store now
+	bus         *bus                                             // nil on a daemon alone
+	tokenHook   atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
+	expiredHook atomic.Pointer[func(ids []string)]               // closes connections of links that expired (links.go)
+	links       linkUse                                          // when links were last used (links.go)
+	reconcile   chan struct{}                                    // asks the heartbeat for a look at the store now
 
 	mu    sync.Mutex
 	chans map[string]*channel
@@ -184,6 +187,8 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 		return nil, err
 	}
 	h.db = d
+	h.loops.Add(1)
+	go h.expireLinks()
 	reg.SetBots(func(name string) (provider.Provider, error) {
 		if !h.botExists(name) {
 			return nil, fmt.Errorf("unknown bot %q: add it with `albedo bots add %s`", name, name)
@@ -200,6 +205,7 @@ func (h *Hub) Close(ctx context.Context) error {
 	h.InterruptAll(ctx, wire.ReasonDaemonShutdown)
 	h.cancel()
 	h.runners.Wait()
+	h.loops.Wait()
 	return h.db.Close(ctx)
 }
 

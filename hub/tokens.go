@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -23,6 +24,8 @@ type Principal struct {
 	TokenID  string         // "" for the daemon.json token
 	Sessions []string       // a bot's, viewer's or guest's sessions; nil means all (a member's are in grants)
 	MemberID string         // the member it is a token of (an admin's too); "" for none
+	// ExpiresAt is when a link's token stops being accepted; zero for never.
+	ExpiresAt time.Time
 
 	grants *tokenTable // where a member's access is looked up (access.go)
 }
@@ -38,8 +41,15 @@ func (p Principal) AuthorID() string {
 		return "bot:" + p.Name
 	case p.Role == wire.TokenOwner && p.TokenID != "":
 		return "token:" + p.Name
+	case p.Role == wire.TokenGuest:
+		return "guest:" + p.TokenID + ":" + p.Name
 	}
 	return string(p.Role)
+}
+
+// Expired says whether p is a link past its end at now.
+func (p Principal) Expired(now time.Time) bool {
+	return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt)
 }
 
 // Author is p as the author of an input.
@@ -148,6 +158,9 @@ func (h *Hub) loadTokens(ctx context.Context) error {
 // member, as owner when they are an admin.
 func (t *tokenTable) principalOf(tok db.Token) Principal {
 	p := Principal{Role: tok.Kind, Name: tok.Name, TokenID: tok.ID, Sessions: tok.SessionList(), grants: t}
+	if tok.ExpiresAt != "" {
+		p.ExpiresAt, _ = time.Parse(time.RFC3339Nano, tok.ExpiresAt)
+	}
 	if tok.Kind == wire.TokenMember {
 		p.MemberID, p.Name, p.Sessions = tok.Member, tok.MemberName, nil
 		if tok.Admin {
@@ -191,10 +204,16 @@ func (h *Hub) Authenticate(token string) (Principal, bool) {
 	_, missed := h.tokens.misses[hash]
 	gen := h.tokens.gen
 	h.tokens.mu.RUnlock()
-	if ok || missed || !h.db.Shared() {
-		return p, ok
+	if !ok && !missed && h.db.Shared() {
+		p, ok = h.lookupStored(hash, gen)
 	}
-	return h.lookupStored(hash, gen)
+	if ok && p.Expired(time.Now()) {
+		return Principal{}, false
+	}
+	if ok && p.TokenID != "" && (p.Role == wire.TokenViewer || p.Role == wire.TokenGuest) {
+		h.touchLink(p.TokenID)
+	}
+	return p, ok
 }
 
 func newToken(prefix string) string {
@@ -230,33 +249,10 @@ func (h *Hub) AddBot(ctx context.Context, name string, sessions []string) (strin
 	return tok, nil
 }
 
-// Share makes a read-only viewer token for one session.
-func (h *Hub) Share(ctx context.Context, session string) (string, error) {
-	tok := newToken("alview_")
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenViewer, Name: "viewer", Hash: hashToken(tok), Sessions: session}
-	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
-		if err := tx.CheckSession(ctx, session); err != nil { // in the token's transaction, as in AddBot
-			return err
-		}
-		return tx.CreateToken(ctx, row)
-	}); err != nil {
-		return "", wireErr(err)
-	}
-	h.tokens.put(row.Hash, h.tokens.principalOf(row))
-	return tok, nil
-}
-
 // RemoveBot revokes a bot's token and returns its token id, whose live
 // connections the caller closes.
 func (h *Hub) RemoveBot(ctx context.Context, name string) ([]string, error) {
 	return h.revoke(ctx, wire.TokenBot, name, "")
-}
-
-// Unshare revokes every viewer token of a session.
-func (h *Hub) Unshare(ctx context.Context, session string) ([]string, error) {
-	return h.revoke(ctx, wire.TokenViewer, "", session)
 }
 
 func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session string) ([]string, error) {

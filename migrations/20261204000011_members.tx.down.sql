@@ -1,4 +1,12 @@
-DELETE FROM tokens WHERE kind = 'member';
+DELETE FROM tokens WHERE kind IN ('member', 'guest');
+
+--bun:split
+
+ALTER TABLE tokens DROP COLUMN last_used;
+
+--bun:split
+
+ALTER TABLE tokens DROP COLUMN expires_at;
 
 --bun:split
 

@@ -1,6 +1,8 @@
 -- Members: the named people of a home or server. Their personal tokens are
 -- rows of tokens with kind 'member', the member's id in member and a label
--- naming the device or link it was made for.
+-- naming the device or link it was made for. A link to one session (kind
+-- 'viewer' to read, 'guest' to write) has a label too, unique in its
+-- session, and may expire; last_used says when it was last used.
 CREATE TABLE members (
     id         TEXT PRIMARY KEY,
     name       TEXT NOT NULL UNIQUE,
@@ -33,3 +35,11 @@ ALTER TABLE tokens ADD COLUMN member TEXT NOT NULL DEFAULT '';
 --bun:split
 
 ALTER TABLE tokens ADD COLUMN label TEXT NOT NULL DEFAULT '';
+
+--bun:split
+
+ALTER TABLE tokens ADD COLUMN expires_at TEXT NOT NULL DEFAULT '';
+
+--bun:split
+
+ALTER TABLE tokens ADD COLUMN last_used TEXT NOT NULL DEFAULT '';

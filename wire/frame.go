@@ -68,6 +68,7 @@ type Command struct {
 	// hello
 	Token  string `json:"token,omitempty"`
 	Client string `json:"client,omitempty"`
+	Name   string `json:"name,omitempty"` // a guest's name of their choosing (write links)
 	Subs   []Sub  `json:"subs,omitempty"`
 	// Sessions asks for a sessions push whenever a session is made or
 	// deleted (owner tokens; others are not told).

@@ -74,3 +74,31 @@ type Grant struct {
 type GrantPut struct {
 	Access Access `json:"access"`
 }
+
+// LinkCreate is POST /v1/sessions/{id}/shares's body: all optional.
+type LinkCreate struct {
+	Access    Access `json:"access,omitempty"`     // read (the default) or write
+	ExpiresIn string `json:"expires_in,omitempty"` // a Go duration ("24h"); none: it never expires
+	Label     string `json:"label,omitempty"`      // unique in the session; none: one is made
+}
+
+// Link is one link to a session, as listed: never its token.
+type Link struct {
+	Session   string `json:"session"`
+	Label     string `json:"label"`
+	Access    Access `json:"access"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+	LastUsed  string `json:"last_used,omitempty"`
+	CreatedAt string `json:"created_at"`
+}
+
+// LinkCreated is POST /v1/sessions/{id}/shares's reply: the link with its
+// token, once.
+type LinkCreated struct {
+	Link
+	Token string `json:"token"`
+	WSURL string `json:"ws_url"`
+}
+
+// MaxGuestName bounds the name a guest picks (hello's name).
+const MaxGuestName = 64

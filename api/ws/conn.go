@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -265,6 +268,15 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		wc.ws.Close(websocket.StatusPolicyViolation, "client label too long")
 		return false
 	}
+	if p.Role == wire.TokenGuest {
+		name, werr := guestName(cmd.Name)
+		if werr != nil {
+			wc.writeDirect(ctx, errorReply(cmd.ID, werr))
+			wc.ws.Close(websocket.StatusPolicyViolation, "bad guest name")
+			return false
+		}
+		p.Name = name
+	}
 	hc := wc.s.hub.Connect(hub.ConnInfo{Name: p.Name, Role: p.Role, AuthorID: p.AuthorID(), Device: cmd.Client})
 	w := newWriter(wc.ctx, wc.cancel, wc, hc)
 	hc.OnWake(w.kick)
@@ -283,6 +295,19 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 	}
 	wc.helloSubs(ctx, hc, cmd.Subs, reply)
 	return true
+}
+
+// guestName is the name a guest picked in hello, checked: at most
+// wire.MaxGuestName bytes of printable text, trimmed; "guest" for none.
+func guestName(name string) (string, *wire.Error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "guest", nil
+	}
+	if len(name) > wire.MaxGuestName || !utf8.ValidString(name) || strings.IndexFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return "", wire.Errorf(wire.CodeBadRequest, "a guest's name is 1-%d bytes of printable text", wire.MaxGuestName)
+	}
+	return name, nil
 }
 
 // helloPrincipal is the principal of the upgrade's header, or else of the

@@ -11,56 +11,77 @@ import (
 
 	"albedo/client"
 	"albedo/term"
+	"albedo/wire"
 )
 
 func newAttachCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "attach URL|TOKEN",
-		Short: "open a shared session (a link or token from albedo share) in the terminal, read-only",
-		Long: "Open the session a viewer token reads in the full-screen terminal, read-only: its transcript\n" +
-			"live, nothing sent or changed. The argument is the link albedo share prints\n" +
-			"(http://127.0.0.1:PORT/#session=ID&token=TOKEN) or the token alone. The link must be\n" +
-			"one of this machine's daemon (the one of --home), or, with --url or $ALBEDO_URL, one of\n" +
-			"that server; the link's token is used, not --token or $ALBEDO_TOKEN.",
+	var name string
+	cmd := &cobra.Command{
+		Use:   "attach LINK|TOKEN [--name N]",
+		Short: "open a shared session (a link or token from albedo share) in the terminal",
+		Long: "Open the session of a link in the full-screen terminal: its transcript live. A read link\n" +
+			"watches, nothing sent or changed; a write link (albedo share --write) also writes, as a\n" +
+			"guest named --name (else the login name). The argument is the link albedo share prints\n" +
+			"(http://HOST:PORT/#session=ID&token=TOKEN), which holds the daemon's address: it is\n" +
+			"opened wherever this command runs, whatever the home, and no daemon is started. A bare\n" +
+			"token goes to this machine's daemon (the one of --home), or, with --url or $ALBEDO_URL,\n" +
+			"to that server; the link's token is used, not --token or $ALBEDO_TOKEN.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			link, err := parseShare(args[0])
 			if err != nil {
 				return usageErrorf("%v", err)
 			}
-			g.token = link.token
-			c, err := g.newClient("albedo-term/1", true)
+			if name == "" {
+				name = ownerName("")
+			}
+			var c *client.Client
+			if link.base != "" {
+				c, err = client.New(client.Options{URL: link.base, Token: link.token, Name: "albedo-term/1", Guest: name})
+			} else {
+				g.token = link.token
+				var o client.Options
+				if o, err = g.options("albedo-term/1", true); err == nil {
+					o.Guest = name
+					c, err = client.New(o)
+				}
+			}
 			if err != nil {
 				return err
 			}
 			return attach(cmd.Context(), c, link)
 		},
 	}
+	cmd.Flags().StringVar(&name, "name", "", "the name a guest of a write link goes by (default: the login name)")
+	return cmd
 }
 
-// attach checks the link against the daemon (or server) it finds and
-// opens the terminal read-only.
+// attach checks the link's token against the daemon (or server) and opens
+// the terminal: read-only for a read link.
 func attach(ctx context.Context, c *client.Client, link shareLink) error {
-	snap, err := c.Discover(ctx)
-	if err != nil {
-		return err
-	}
-	switch {
-	case link.base == "":
-	case c.URL() != "" && link.base != c.URL():
-		return fmt.Errorf("this link is for %s, not for the server of this command (%s)", link.base, c.URL())
-	case c.URL() == "" && link.port != snap.Port:
-		return fmt.Errorf("this link is for %s; the daemon of %s listens on port %d: "+
-			"albedo attach opens links of this machine's daemon (or, with --url, of that server)", link.base, c.Home(), snap.Port)
+	if err := reach(ctx, c); err != nil {
+		return fmt.Errorf("the link's daemon does not answer at %s: %w", c.URL(), err)
 	}
 	ss, err := c.Sessions(ctx)
+	if code := client.Code(err); code == wire.CodeUnauthorized {
+		return fmt.Errorf("the link was refused: %s", unauthorizedWords(err))
+	}
 	if err != nil {
-		return fmt.Errorf("the token was refused (revoked, or not this daemon's): %w", err)
+		return err
 	}
 	if link.session != "" && (len(ss) != 1 || ss[0].ID != link.session) {
 		return fmt.Errorf("the token is not for session %s", link.session)
 	}
-	return term.Run(ctx, term.Options{Client: c, ReadOnly: true})
+	readOnly := len(ss) == 1 && ss[0].Access == wire.AccessRead
+	return term.Run(ctx, term.Options{Client: c, ReadOnly: readOnly})
+}
+
+// unauthorizedWords says why a link's token was refused.
+func unauthorizedWords(err error) string {
+	if strings.Contains(err.Error(), "expired") {
+		return "this link has expired; ask for a new one"
+	}
+	return "it was revoked, or is not this daemon's; ask for a new one"
 }
 
 // shareLink is what a share link or token says.

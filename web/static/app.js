@@ -23,6 +23,7 @@ function takeToken() {
     sessionStorage.setItem('albedo.token', p.get('token'));
     if (p.get('session')) sessionStorage.setItem('albedo.session', p.get('session'));
     else sessionStorage.removeItem('albedo.session');
+    if (p.get('name')) localStorage.setItem('albedo.guest', p.get('name'));
     history.replaceState(null, '', location.pathname);
   }
   return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session') };
@@ -98,7 +99,7 @@ function showState(s) {
     }
     case 'revoked':
       el.textContent = 'disconnected';
-      banner('This link was revoked: ask its owner for a new one.');
+      banner(/expired/.test(s.error || '') ? 'This link has expired: ask its owner for a new one.' : 'This link was revoked: ask its owner for a new one.');
       $('app').hidden = true;
       break;
     default:
@@ -113,9 +114,13 @@ async function onHello(r) {
     // An owner (an admin) and a member are people who write; what a member
     // may do in each session is its access (drawComposer).
     const person = r.role === 'owner' || r.role === 'member';
-    document.body.classList.toggle('viewer', !person);
+    const writer = person || r.role === 'guest'; // a guest writes in its one session
+    document.body.classList.toggle('viewer', !writer);
     $('badge').hidden = person;
-    if (!person) for (const el of document.querySelectorAll('.owner-only')) el.remove();
+    if (r.role === 'guest') $('badge').textContent = 'guest';
+    for (const el of document.querySelectorAll('.owner-only')) {
+      if (!person && !(writer && el.id === 'composer')) el.remove();
+    }
     $('app').hidden = false;
   }
   await refresh();
@@ -134,7 +139,7 @@ async function refresh() {
   try {
     list = await app.api.sessions();
   } catch (e) {
-    if (e.status === 401) showState({ phase: 'revoked' });
+    if (e.status === 401) showState({ phase: 'revoked', error: e.message });
     return;
   }
   if (n < listApplied) return;
@@ -705,6 +710,19 @@ async function patch(v, body) {
 
 // --- start ----------------------------------------------------------------
 
+// guestName is the name the holder of a write link (an alguest_ token)
+// goes by: the one they gave before on this browser, else asked for once
+// (a link may carry it as #name=); others' names are their tokens'.
+function guestName(token) {
+  if (!token.startsWith('alguest_')) return '';
+  let name = localStorage.getItem('albedo.guest') || '';
+  if (!name) {
+    name = (prompt('Your name, as the others in this session will see it', '') || '').trim().slice(0, 64);
+    if (name) localStorage.setItem('albedo.guest', name);
+  }
+  return name;
+}
+
 function start() {
   const { token, session } = takeToken();
   if (!token) {
@@ -716,6 +734,7 @@ function start() {
   app.client = new Client({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`,
     token,
+    guest: guestName(token),
     onState: showState,
     onHello: (r) => { onHello(r); },
     onSessions: () => { refresh(); },

@@ -41,10 +41,11 @@ export function uuidv7() {
 // presence; and end(error) when the daemon refuses or ends it (code
 // not_found when the session was deleted, here or elsewhere).
 export class Client {
-  constructor({ url, token, name = 'albedo-web/1', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
+  constructor({ url, token, name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
     this.url = url;
     this.token = token;
     this.name = name;
+    this.guest = guest; // a write link's holder's name
     this.onState = onState;
     this.onHello = onHello;
     this.onSessions = onSessions;
@@ -109,7 +110,7 @@ export class Client {
 
   hello() {
     const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
-    this.command({ op: 'hello', token: this.token, client: this.name, subs, sessions: true }, (r) => {
+    this.command({ op: 'hello', token: this.token, client: this.name, ...(this.guest ? { name: this.guest } : {}), subs, sessions: true }, (r) => {
       if (!r.ok) {
         // The daemon keeps a socket whose hello it refused open (only a
         // bad token closes it): close it before trying on a new one.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -132,11 +133,22 @@ func (w *Client) Reply(id int64) wire.Reply {
 // Closed waits for the connection to end and returns its close status.
 func (w *Client) Closed() websocket.StatusCode {
 	w.T.Helper()
+	return w.ClosedWith().Code
+}
+
+// ClosedWith waits for the connection's close, reading past any pending
+// frames, and returns its code and reason.
+func (w *Client) ClosedWith() websocket.CloseError {
+	w.T.Helper()
 	for {
 		select {
 		case _, ok := <-w.in:
 			if !ok {
-				return websocket.CloseStatus(<-w.err)
+				var ce websocket.CloseError
+				if !errors.As(<-w.err, &ce) {
+					return websocket.CloseError{Code: -1}
+				}
+				return ce
 			}
 		case <-time.After(10 * time.Second):
 			w.T.Fatalf("connection still open after 10s")
