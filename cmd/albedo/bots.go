@@ -131,4 +131,3 @@ func (g *globals) completeBots(cmd *cobra.Command, args []string, toComplete str
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
-
