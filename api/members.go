@@ -45,6 +45,25 @@ func (s *Server) removeMember(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// myToken makes a personal token of the caller's member (albedo open's,
+// one per browser).
+func (s *Server) myToken(c echo.Context) error {
+	var req struct {
+		Label string `json:"label"`
+	}
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	p, _ := principalOf(c)
+	tok, old, err := s.hub.MemberToken(c.Request().Context(), p, req.Label)
+	if err != nil {
+		return err
+	}
+	s.ws.CloseTokens(old, ws.StatusBadToken, "token replaced")
+	noStore(c)
+	return c.JSON(http.StatusCreated, map[string]string{"name": p.Name, "label": req.Label, "token": tok, "url": pageURL(c.Request(), tok)})
+}
+
 func (s *Server) listGrants(c echo.Context) error {
 	gs, err := s.hub.Grants(c.Request().Context(), c.Param("id"))
 	if err != nil {

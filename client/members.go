@@ -52,3 +52,13 @@ func (c *Client) Grants(ctx context.Context, session string) ([]wire.Grant, erro
 	_, err := c.call(ctx, http.MethodGet, sessPath(session)+"/grants", nil, nil, &out, true)
 	return out.Grants, err
 }
+
+// MyToken makes a personal token of the caller's member, labelled label
+// (the browser or device it is for), replacing one of the same label.
+func (c *Client) MyToken(ctx context.Context, label string) (string, error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	_, err := c.call(ctx, http.MethodPost, "/v1/me/tokens", nil, map[string]string{"label": label}, &out, false)
+	return out.Token, err
+}

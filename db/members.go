@@ -146,3 +146,19 @@ func (d *DB) Grants(ctx context.Context, session string) ([]Grant, error) {
 	}
 	return gs, nil
 }
+
+// DeleteMemberTokens removes a member's tokens labelled label and returns
+// their ids (none is no error).
+func (t *Tx) DeleteMemberTokens(ctx context.Context, member, label string) ([]string, error) {
+	var ids []string
+	if err := t.NewSelect().Model((*Token)(nil)).Column("id").Where("member = ? AND label = ?", member, label).Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("find member tokens: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("delete member tokens: %w", err)
+	}
+	return ids, nil
+}

@@ -17,7 +17,9 @@ import (
 // on standard error whether one opened it: $BROWSER is first a script that
 // records the link it is given, then false, which opens nothing (as
 // xdg-open does on a machine with no browser). The link has albedo
-// share's form, holds the owner's token, and logs a page in.
+// share's form and logs a page in as the home's member, through a personal
+// token of that browser: not daemon.json's, which is new on every boot;
+// the same on a second open, another for another browser.
 func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "opened"}})
@@ -43,11 +45,22 @@ func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
 		return o.String(), e.String()
 	}
 	base := "http://127.0.0.1:" + strconv.Itoa(info.Port) + "/#"
-	wantLink := func(out, frag string) string {
+	tokens := map[string]string{} // by browser
+	wantLink := func(out, frag, browser string) string {
 		t.Helper()
-		if out != base+frag+"token="+info.Token+"\n" {
-			t.Fatalf("albedo open printed %q, not the link %s%stoken=…", out, base, frag)
+		tok, ok := strings.CutPrefix(strings.TrimSpace(out), base+frag+"token=")
+		if !ok || !strings.HasPrefix(tok, "almem_") || tok == info.Token || !strings.HasSuffix(out, "\n") {
+			t.Fatalf("albedo open printed %q, not the link %s%stoken=<a personal token>", out, base, frag)
 		}
+		if was, seen := tokens[browser]; seen && was != tok {
+			t.Fatalf("a second open with %s made another token", browser)
+		}
+		for b, other := range tokens {
+			if b != browser && other == tok {
+				t.Fatalf("%s and %s share a token", b, browser)
+			}
+		}
+		tokens[browser] = tok
 		return strings.TrimSpace(out)
 	}
 	if share := lastLine(cli(t, fx.home, "share", "s")); !regexp.MustCompile(`^` + regexp.QuoteMeta(base) + `session=s&token=\S+$`).MatchString(share) {
@@ -55,7 +68,9 @@ func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
 	}
 
 	out, stderr := open(browser, "s")
-	link := wantLink(out, "session=s&")
+	link := wantLink(out, "session=s&", browser)
+	again, _ := open(browser, "s")
+	wantLink(again, "session=s&", browser)
 	if want := "opened the browser client with $BROWSER (" + browser + ")\n"; stderr != want {
 		t.Fatalf("albedo open said %q, not %q", stderr, want)
 	}
@@ -69,7 +84,7 @@ func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
 	}
 
 	out, stderr = open("false")
-	wantLink(out, "")
+	wantLink(out, "", "false")
 	if want := "no browser opened: $BROWSER (false) failed with exit status 1; open the link above\n"; stderr != want {
 		t.Fatalf("albedo open said %q, not %q", stderr, want)
 	}

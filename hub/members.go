@@ -257,3 +257,38 @@ func (t *tokenTable) sessionsOf(member string) []string {
 	}
 	return out
 }
+
+// MemberToken makes a personal token of p's member, labelled label (the
+// browser or device it is for), and returns it once, with the ids of the
+// token it replaces (one of the same label), whose connections the caller
+// closes: a browser whose token was lost gets a new one, not a second.
+func (h *Hub) MemberToken(ctx context.Context, p Principal, label string) (string, []string, error) {
+	if p.MemberID == "" {
+		return "", nil, wire.Errorf(wire.CodeBadRequest, "this token is not a member's: make a member (albedo members add) and use theirs")
+	}
+	if !validLabel.MatchString(label) {
+		return "", nil, wire.Errorf(wire.CodeBadRequest, "a token's label is 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	h.tokens.ops.RLock()
+	defer h.tokens.ops.RUnlock()
+	tok := newToken("almem_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: p.Name, Hash: hashToken(tok),
+		Member: p.MemberID, Label: label, MemberName: p.Name, Admin: p.Role == wire.TokenOwner}
+	var old []string
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		if _, err = tx.MemberByName(ctx, p.Name); err != nil {
+			return err
+		}
+		if old, err = tx.DeleteMemberTokens(ctx, p.MemberID, label); err != nil {
+			return err
+		}
+		return tx.CreateToken(ctx, row)
+	}); err != nil {
+		return "", nil, wireErr(err)
+	}
+	h.tokens.drop(old)
+	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	h.tokensChanged(old, nil)
+	return tok, old, nil
+}

@@ -280,7 +280,7 @@ func listenStamped(home, addr string) (net.Listener, wire.DaemonInfo, error) {
 		return nil, wire.DaemonInfo{}, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	info := wire.DaemonInfo{
-		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: st.Token, Boot: randomHex(8),
+		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: randomHex(32), Boot: randomHex(8),
 		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second),
 	}
 	st.Port = info.Port

@@ -25,12 +25,14 @@ func newOpenCmd(g *globals) *cobra.Command {
 	var printOnly bool
 	cmd := &cobra.Command{
 		Use:   "open [SESSION] [--print]",
-		Short: "open the browser client, as the owner, in the default browser, and print its link",
-		Long: "Open the page the daemon serves (all sessions, as their owner) in the default browser\n" +
+		Short: "open the browser client, as you, in the default browser, and print its link",
+		Long: "Open the page the daemon serves (every session you may see, as you) in the default browser\n" +
 			"($BROWSER, else xdg-open, or open on macOS), on SESSION if one is named. The link is\n" +
 			"printed either way, so that it can be opened by hand; standard error says whether a\n" +
-			"browser opened it. With --print, only the link is printed. The link holds the owner's\n" +
-			"token (in its #fragment, which a browser never sends), so treat it like the token: the\n" +
+			"browser opened it. With --print, only the link is printed. The link holds a personal\n" +
+			"token of yours for that browser (in its #fragment, which a browser never sends), made\n" +
+			"once and kept in the home's page.tokens, so that open pages reconnect after a restart\n" +
+			"although daemon.json's token is new on every boot. Treat the link like the token: the\n" +
 			"browser's command line, which other local users can see, holds it too. With --url or\n" +
 			"$ALBEDO_URL the page is that server's and the token is the command's (--token or\n" +
 			"$ALBEDO_TOKEN).\n\n" + sessionArgHelp,
@@ -40,7 +42,15 @@ func newOpenCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			frag := url.Values{"token": {snap.Token}}
+			tok := snap.Token
+			if c.URL() == "" {
+				// A home's daemon: the page gets a personal token of its
+				// own, which outlives this boot's daemon.json token.
+				if tok, err = pageToken(ctx, c); err != nil {
+					return err
+				}
+			}
+			frag := url.Values{"token": {tok}}
 			if len(args) == 1 {
 				s, err := c.ResolveSession(ctx, args[0])
 				if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,34 +11,27 @@ import (
 )
 
 // stable is what a daemon keeps from the one before it on the same home,
-// in daemon.stable (0600, beside daemon.json, which holds the same token):
-// the owner's token and the port. Clients that read daemon.json find a new
-// daemon wherever it is; a browser page cannot: it holds the token and the
-// address it was opened with. Keeping both lets an open page reconnect
-// after a restart, a crash included, as every other client does. Deleting
-// the file while no daemon runs makes the next one pick a new token (and
-// port): the way to revoke the owner's token.
+// in daemon.stable (0600, beside daemon.json): the port. An open browser
+// page holds the address it was opened on, so keeping the port lets it
+// reconnect after a restart, a crash included, as every other client
+// does; it holds a personal token of its own (albedo open), not
+// daemon.json's, which is new on every boot: a token once seen in ps, a
+// scrollback or a process that took the port while the daemon was down
+// is refused by the next daemon.
 type stable struct {
-	Token string `json:"token"`
-	Port  int    `json:"port"`
+	Port int `json:"port"`
 }
 
-// loadStable reads home's daemon.stable, or returns a new token (and no
-// port) when there is none or it is unreadable.
+// loadStable reads home's daemon.stable, or returns no port when there is
+// none or it is unreadable.
 func loadStable(home string) stable {
 	var st stable
 	b, err := os.ReadFile(filepath.Join(home, client.StableFile))
-	if err == nil && json.Unmarshal(b, &st) == nil && validToken(st.Token) && st.Port >= 0 && st.Port < 1<<16 {
+	if err == nil && json.Unmarshal(b, &st) == nil && st.Port >= 0 && st.Port < 1<<16 {
 		return st
 	}
-	return stable{Token: randomHex(32)}
+	return stable{}
 }
-
-func validToken(t string) bool {
-	b, err := hex.DecodeString(t)
-	return err == nil && len(b) == 32
-}
-
 // saveStable writes st atomically, readable by the user only.
 func saveStable(home string, st stable) error {
 	b, err := json.Marshal(st)

@@ -4,18 +4,19 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"albedo/client"
 )
 
-// A daemon keeps the token and port of the one before it; a broken file
-// gives a new token; a port taken since gives another port.
-func TestStableTokenAndPort(t *testing.T) {
+// A daemon keeps the port of the one before it, and no token; a port
+// taken since gives another port; a broken file gives none.
+func TestStablePort(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	first := loadStable(home)
-	if !validToken(first.Token) || first.Port != 0 {
+	if first.Port != 0 {
 		t.Fatalf("first %+v", first)
 	}
 	ln, err := listenStable(defaultAddr, first)
@@ -29,7 +30,10 @@ func TestStableTokenAndPort(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(home, client.StableFile)); fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", fi.Mode())
 	}
-	// Still taken: another port, the same token.
+	if b, _ := os.ReadFile(filepath.Join(home, client.StableFile)); strings.Contains(string(b), "token") {
+		t.Fatalf("daemon.stable keeps a token: %s", b)
+	}
+	// Still taken: another port.
 	again := loadStable(home)
 	if again != first {
 		t.Fatalf("loaded %+v, saved %+v", again, first)
@@ -52,10 +56,10 @@ func TestStableTokenAndPort(t *testing.T) {
 	if ln3.Addr().(*net.TCPAddr).Port != first.Port {
 		t.Fatalf("port %d, want %d", ln3.Addr().(*net.TCPAddr).Port, first.Port)
 	}
-	if err := os.WriteFile(filepath.Join(home, client.StableFile), []byte(`{"token":"short"}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(home, client.StableFile), []byte(`{"port":-4}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if st := loadStable(home); st.Token == first.Token || !validToken(st.Token) {
+	if st := loadStable(home); st.Port != 0 {
 		t.Fatalf("a broken file gave %+v", st)
 	}
 }
