@@ -32,6 +32,7 @@ func loadStable(home string) stable {
 	}
 	return stable{}
 }
+
 // saveStable writes st atomically, readable by the user only.
 func saveStable(home string, st stable) error {
 	b, err := json.Marshal(st)
