@@ -65,6 +65,9 @@ func (s *Server) authenticate(token string) (hub.Principal, bool) {
 	if token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
 		return s.owner, true
 	}
+	if strings.HasPrefix(token, sessionPrefix) {
+		return s.fromSessionToken(token)
+	}
 	return s.hub.Authenticate(token)
 }
 

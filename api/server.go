@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -24,7 +25,11 @@ type Options struct {
 	Token string // the owner token of daemon.json
 	// Owner is who daemon.json's token acts as: the home's own member, an
 	// admin (hub.EnsureMember). Unset, an owner named "user".
-	Owner        hub.Principal
+	Owner hub.Principal
+	// ProofKey is the key the page's links carry, with which the daemon
+	// proves itself before a page says hello (api/ws/prove.go); none: no
+	// proof.
+	ProofKey     []byte
 	Boot         string        // this daemon start's random id, reported in hello
 	Heartbeat    time.Duration // websocket ping interval (15 s)
 	WriteTimeout time.Duration // a write that cannot complete this long closes the connection, logged as "slow" (30 s)
@@ -70,6 +75,7 @@ type Server struct {
 	e    *echo.Echo
 
 	owner hub.Principal // who Options.Token acts as
+	boot  []byte        // this boot's secret, under which session tokens are made (session.go)
 	ws    *ws.Server    // the websocket endpoint, /v1/ws
 	fresh freshConns    // connections that have not sent a request yet
 
@@ -86,6 +92,8 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh}, owner: opts.Owner}
+	s.boot = make([]byte, 32)
+	_, _ = rand.Read(s.boot)
 	if s.owner.Role == "" {
 		s.owner = hub.Principal{Role: wire.TokenOwner, Name: "user"}
 	}
@@ -93,6 +101,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,
 		HelloTimeout: opts.HelloTimeout, MaxFrame: opts.MaxFrame, MaxBatch: opts.MaxBatch,
 		MaxPreHello: opts.MaxPreHello, Authenticate: s.authenticate,
+		ProofKey: opts.ProofKey, SessionToken: s.sessionToken,
 	}, log)
 	// Tokens another node of a cluster revoked or narrowed end their
 	// connections here too.

@@ -25,7 +25,7 @@ func TestAttachAShareInTmux(t *testing.T) {
 	}
 	x := startTmux(t, fx.home, 120, 30, "attach", link)
 	x.waitPane("the shared transcript, read-only", func(s string) bool {
-		return strings.Contains(s, "echo: hello") && strings.Contains(s, "viewer (read-only)") && strings.Contains(s, "1 viewer")
+		return strings.Contains(s, "echo: hello") && strings.Contains(s, "viewer (read-only)") && strings.Contains(s, "watching: viewer")
 	})
 	x.keys("-l", "sneaky")
 	x.keys("Enter")

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,9 +49,12 @@ func TestCLIOpenPrintsTheLinkAndSaysWhetherItOpened(t *testing.T) {
 	tokens := map[string]string{} // by browser
 	wantLink := func(out, frag, browser string) string {
 		t.Helper()
-		tok, ok := strings.CutPrefix(strings.TrimSpace(out), base+frag+"token=")
-		if !ok || !strings.HasPrefix(tok, "almem_") || tok == info.Token || !strings.HasSuffix(out, "\n") {
-			t.Fatalf("albedo open printed %q, not the link %s%stoken=<a personal token>", out, base, frag)
+		rest, ok := strings.CutPrefix(strings.TrimSpace(out), base)
+		q, err := url.ParseQuery(rest)
+		tok := q.Get("token")
+		if !ok || err != nil || !strings.HasPrefix(tok, "almem_") || tok == info.Token || !strings.HasSuffix(out, "\n") ||
+			len(q.Get("k")) != 64 || (frag != "") != (q.Get("session") == "s") {
+			t.Fatalf("albedo open printed %q, not the link %s%sk=<the daemon's key>&token=<a personal token>", out, base, frag)
 		}
 		if was, seen := tokens[browser]; seen && was != tok {
 			t.Fatalf("a second open with %s made another token", browser)

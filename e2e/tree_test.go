@@ -9,7 +9,7 @@ import (
 
 // homeFiles are the names of what a daemon home holds (client/home.go) and
 // of SQLite's files beside a database: a run's traces, never source.
-var homeFiles = []string{"daemon.json", "daemon.lock", "daemon.log", "daemon.down", "daemon.stable", "page.tokens"}
+var homeFiles = []string{"daemon.json", "daemon.lock", "daemon.log", "daemon.down", "daemon.stable", "page.tokens", "daemon.key"}
 
 // isRunTrace reports whether a tracked path is something a run leaves
 // behind: a daemon home's file or a SQLite database.

@@ -17,6 +17,7 @@ const (
 	OpPost      Op = "post"
 	OpServe     Op = "serve"
 	OpReply     Op = "reply"
+	OpProve     Op = "prove"  // before hello: the daemon proves it holds the link's key (docs/security.md)
 	OpTyping    Op = "typing" // the sender's draft in a session changed (presence shows it)
 )
 
@@ -69,7 +70,9 @@ type Command struct {
 	Token  string `json:"token,omitempty"`
 	Client string `json:"client,omitempty"`
 	Name   string `json:"name,omitempty"` // a guest's name of their choosing (write links)
-	Subs   []Sub  `json:"subs,omitempty"`
+	// prove
+	Nonce string `json:"nonce,omitempty"`
+	Subs  []Sub  `json:"subs,omitempty"`
 	// Sessions asks for a sessions push whenever a session is made or
 	// deleted (owner tokens; others are not told).
 	Sessions bool `json:"sessions,omitempty"`
@@ -116,6 +119,13 @@ type Reply struct {
 	Role        TokenRole  `json:"role,omitempty"` // of the token: what the client may do
 	Subs        []SubReply `json:"subs,omitempty"`
 	Sessions    bool       `json:"sessions,omitempty"` // sessions pushes will come
+	// SessionToken is a bearer for HTTP calls made for this connection,
+	// good until this daemon stops: a page sends it, not its own token,
+	// with its requests (docs/security.md).
+	SessionToken string `json:"session_token,omitempty"`
+
+	// prove
+	Proof string `json:"proof,omitempty"`
 
 	// sub (inline), send, interrupt
 	*SubReply
@@ -150,3 +160,13 @@ type SubReply struct {
 	Head      int64  `json:"head"`
 	Recovered bool   `json:"recovered"`
 }
+
+// Nonce bounds of a prove command.
+const (
+	MinNonce = 16
+	MaxNonce = 128
+)
+
+// ProofContext is what the daemon's proof covers besides the nonce: the
+// proof is hex(HMAC-SHA256(key, ProofContext + nonce)).
+const ProofContext = "albedo-prove-v1:"

@@ -234,6 +234,10 @@ func (wc *conn) awaitHello(ctx context.Context) ([][]byte, bool) {
 				wc.writeDirect(ctx, errorReply(cmd.ID, werr))
 				continue
 			}
+			if cmd.Op == wire.OpProve {
+				wc.writeDirect(ctx, wc.prove(cmd))
+				continue
+			}
 			if cmd.Op != wire.OpHello {
 				wc.writeDirect(ctx, errorReply(cmd.ID, wire.Errorf(wire.CodeHelloRequired, "send hello first")))
 				continue
@@ -286,6 +290,9 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 	reply := wire.Reply{
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
 		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(), Role: p.Role,
+	}
+	if f := wc.s.opts.SessionToken; f != nil {
+		reply.SessionToken = f(p)
 	}
 	// Only people list sessions (an owner all, a member theirs), so only
 	// they hear of them.

@@ -33,6 +33,12 @@ type Options struct {
 	// Authenticate resolves the token a hello carries, for a connection
 	// whose upgrade carried none.
 	Authenticate func(token string) (hub.Principal, bool)
+	// ProofKey, when set, answers prove before hello (prove.go): the key
+	// the page's link carries.
+	ProofKey []byte
+	// SessionToken, when set, makes the bearer a hello's reply hands out
+	// for HTTP calls made for the connection.
+	SessionToken func(hub.Principal) string
 }
 
 func (o *Options) defaults() {

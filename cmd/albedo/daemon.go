@@ -98,6 +98,7 @@ type daemon struct {
 	natsLag prometheus.Gauge
 	cert    *servedCert   // the TLS certificate, with --tls-cert
 	owner   hub.Principal // the home's own member, whom daemon.json's token acts as
+	key     []byte        // daemon.key: what the daemon proves itself to pages with
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -206,6 +207,10 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	}
 	ln, info, err := listenStamped(home, f.listen)
 	if err != nil {
+		return nil, err
+	}
+	if d.key, err = loadDaemonKey(home); err != nil {
+		ln.Close()
 		return nil, err
 	}
 	d.serve(ln, tlsCfg, info, f)
@@ -382,7 +387,7 @@ func loadProviders(home string) (*provider.Registry, provider.Config, error) {
 func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo, f daemonFlags) {
 	unauth := unauthenticatedBound()
 	d.srv = api.New(d.hub, api.Options{
-		Token: info.Token, Owner: d.owner, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
+		Token: info.Token, Owner: d.owner, ProofKey: d.key, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		MaxFresh: unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
 		ReadyChecks: d.natsReady(),
 		OnShutdown: func() {

@@ -51,6 +51,9 @@ func newOpenCmd(g *globals) *cobra.Command {
 				}
 			}
 			frag := url.Values{"token": {tok}}
+			if k := linkKey(c.Home()); k != "" && c.URL() == "" {
+				frag.Set("k", k)
+			}
 			if len(args) == 1 {
 				s, err := c.ResolveSession(ctx, args[0])
 				if err != nil {

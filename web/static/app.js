@@ -24,9 +24,11 @@ function takeToken() {
     if (p.get('session')) sessionStorage.setItem('albedo.session', p.get('session'));
     else sessionStorage.removeItem('albedo.session');
     if (p.get('name')) localStorage.setItem('albedo.guest', p.get('name'));
+    if (p.get('k')) sessionStorage.setItem('albedo.key', p.get('k'));
+    else sessionStorage.removeItem('albedo.key');
     history.replaceState(null, '', location.pathname);
   }
-  return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session') };
+  return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session'), key: sessionStorage.getItem('albedo.key') || '' };
 }
 
 // View is what the page knows of one session.
@@ -724,16 +726,19 @@ function guestName(token) {
 }
 
 function start() {
-  const { token, session } = takeToken();
+  const { token, session, key } = takeToken();
   if (!token) {
     banner('Open this page with a link: `albedo open` for your sessions, or one made by `albedo share`.');
     return;
   }
   app.wanted = session;
-  app.api = new Api(token);
+  // With the daemon's key, HTTP calls carry the session token of this
+  // boot's hello, never the page's own token (docs/security.md).
+  app.api = new Api(key ? () => app.client.sessionToken : token);
   app.client = new Client({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`,
     token,
+    key,
     guest: guestName(token),
     onState: showState,
     onHello: (r) => { onHello(r); },

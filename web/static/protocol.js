@@ -41,9 +41,11 @@ export function uuidv7() {
 // presence; and end(error) when the daemon refuses or ends it (code
 // not_found when the session was deleted, here or elsewhere).
 export class Client {
-  constructor({ url, token, name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
+  constructor({ url, token, key = '', name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
     this.url = url;
     this.token = token;
+    this.key = key; // the daemon's key, from the link: it proves itself before hello (prove)
+    this.sessionToken = ''; // the bearer of HTTP calls, from this boot's hello
     this.name = name;
     this.guest = guest; // a write link's holder's name
     this.onState = onState;
@@ -77,13 +79,14 @@ export class Client {
       return;
     }
     this.ws = ws;
-    ws.onopen = () => this.hello();
+    ws.onopen = () => (this.key ? this.prove() : this.hello());
     ws.onmessage = (m) => {
       if (ws === this.ws) this.receive(String(m.data));
     };
     ws.onclose = (e) => {
       if (ws !== this.ws || this.closed) return;
       this.ws = null;
+      this.sessionToken = ''; // this boot's: the next daemon's hello gives another
       this.failReplies();
       if (e.code === CLOSE_BAD_TOKEN) {
         this.closed = true;
@@ -108,6 +111,29 @@ export class Client {
     this.timer = setTimeout(() => this.connect(), inMs);
   }
 
+  // prove asks the daemon to prove it holds the link's key, with a fresh
+  // nonce, before the page hands it its token: a process that took the
+  // port while the daemon was down cannot, and learns nothing.
+  prove() {
+    const nonce = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    const sent = this.ws;
+    this.command({ op: 'prove', nonce }, async (r) => {
+      let ok = false;
+      try {
+        ok = r.ok && (await proofOf(this.key, nonce)) === r.proof;
+      } catch (e) {
+        ok = false;
+      }
+      if (sent !== this.ws) return;
+      if (ok) {
+        this.hello();
+        return;
+      }
+      this.drop();
+      this.retry(new Error('what answers at this address is not your daemon: it did not prove itself'));
+    }, true);
+  }
+
   hello() {
     const subs = [...this.subs.entries()].map(([session, s]) => this.subBody(session, s));
     this.command({ op: 'hello', token: this.token, client: this.name, ...(this.guest ? { name: this.guest } : {}), subs, sessions: true }, (r) => {
@@ -120,6 +146,7 @@ export class Client {
       }
       this.ready = true;
       this.attempt = 0;
+      this.sessionToken = r.session_token || '';
       (r.subs || []).forEach((sr, i) => this.subReplied(subs[i].session, sr));
       this.onHello(r);
       this.setState({ phase: 'connected' });
@@ -291,17 +318,34 @@ export class Client {
   }
 }
 
-// Api is the daemon's HTTP API with a token.
+// PROOF_CONTEXT is what the daemon's proof covers besides the nonce
+// (wire.ProofContext).
+const PROOF_CONTEXT = 'albedo-prove-v1:';
+
+// proofOf is the proof a daemon holding key (hex) gives for nonce:
+// hex(HMAC-SHA256(key, PROOF_CONTEXT + nonce)).
+async function proofOf(key, nonce) {
+  const raw = new Uint8Array(key.match(/../g).map((h) => parseInt(h, 16)));
+  const k = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await crypto.subtle.sign('HMAC', k, new TextEncoder().encode(PROOF_CONTEXT + nonce));
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// Api is the daemon's HTTP API with a token: token() says which, at each
+// call (a page whose daemon proves itself sends this boot's session token,
+// never its own).
 export class Api {
   // pageSize is how many sessions sessions() asks for a page.
   static pageSize = 1000;
 
   constructor(token) {
-    this.token = token;
+    this.token = typeof token === 'function' ? token : () => token;
   }
 
   async call(method, path, { body, headers = {} } = {}) {
-    const init = { method, headers: { Authorization: `Bearer ${this.token}`, ...headers } };
+    const token = this.token();
+    if (!token) throw Object.assign(new Error('not connected to the daemon yet'), { code: 'unavailable', status: 0 });
+    const init = { method, headers: { Authorization: `Bearer ${token}`, ...headers } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers['Content-Type'] = 'application/json';
