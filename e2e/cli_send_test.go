@@ -215,8 +215,9 @@ func TestCLIStreamsToATerminal(t *testing.T) {
 	}
 	// An event after the reply shows that tail has printed the commit.
 	putInput(t, fx, s.ID, "next")
-	pane = tail.waitPane("the next event", has("#5 user: next"))
-	if !strings.Contains(pane, "#1 user: question\nassistant: streamed so far\n") || strings.Count(pane, "streamed so far") != 1 {
+	me := homeMember(t, fx)
+	pane = tail.waitPane("the next event", has("#5 user "+me+": next"))
+	if !strings.Contains(pane, "#1 user "+me+": question\nassistant: streamed so far\n") || strings.Count(pane, "streamed so far") != 1 {
 		t.Fatalf("tail:\n%s", pane)
 	}
 	rm := startTmuxCmd(t, 120, 10, shown(home, "sessions", "rm", "streamy"))

@@ -223,7 +223,9 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 func TestClusterModeTerminalInTmux(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
-	url, token := daemonURL(t, fx.home)
+	url, _ := daemonURL(t, fx.home)
+	// A stored token: daemon.json's is new on every boot.
+	token := strings.TrimSpace(lastLine(cli(t, fx.home, "members", "add", "remote", "--admin")))
 	other := t.TempDir()
 	x := startTmuxEnv(t, fmt.Sprintf("ALBEDO_HOME=%s ALBEDO_URL=%s ALBEDO_TOKEN=%s", other, url, token), 100, 30)
 	x.waitPane("a connected status bar", has(" connected"))

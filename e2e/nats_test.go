@@ -690,6 +690,56 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 		}
 	}
 
+	// A member made on A: a grant on A lets them in on B, its revocation
+	// on A ends their subscription on B, their removal closes them there.
+	ann, err := a.c.AddMember(ctx, "ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := conn(ann.Token)
+	frames := func(keep func(wire.Frame) bool) wire.Frame {
+		for {
+			_, data, err := member.Read(ctx)
+			if err != nil {
+				t.Fatalf("the member's socket on the other node: %v", err)
+			}
+			for line := range strings.SplitSeq(string(data), "\n") {
+				f, err := wire.DecodeFrame([]byte(line))
+				if err == nil && keep(f) {
+					return f
+				}
+			}
+		}
+	}
+	if err := a.c.Grant(ctx, s.ID, "ann", wire.AccessRead); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(2); ; id++ { // B hears of the grant by notice: ask until it has
+		sub, _ := json.Marshal(wire.Command{ID: id, Op: wire.OpSub, Session: s.ID})
+		if err := member.Write(ctx, websocket.MessageText, sub); err != nil {
+			t.Fatal(err)
+		}
+		if r := frames(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == id }); r.Reply.OK {
+			break
+		}
+	}
+	if err := a.c.Ungrant(ctx, s.ID, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	frames(func(f wire.Frame) bool { return f.Op == wire.PushReset && f.Reset.Reason == wire.ResetRevoked })
+	if err := a.c.RemoveMember(ctx, "ann"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, _, err := member.Read(ctx)
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != wire.CloseBadToken {
+				t.Fatalf("the removed member's socket on the other node ended with %v (%d), not 4401", err, code)
+			}
+			break
+		}
+	}
+
 	// B's stream is told of a session made on A, and of its deletion.
 	for _, change := range []func() error{
 		func() error { _, err := a.c.CreateSession(ctx, "made-on-a", wire.SessionCreate{}); return err },

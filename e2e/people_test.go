@@ -120,3 +120,14 @@ func TestRestartChangesDaemonJSONToken(t *testing.T) {
 	p.wait("the reply after the restart", shownCommitted("echo: two"))
 	wantMessages(t, fx, "s", p.messages())
 }
+
+// homeMember is the name of the home's own member, whom daemon.json's token
+// acts as: the author of what the fixture's client sends.
+func homeMember(t *testing.T, fx *fixture) string {
+	t.Helper()
+	ms, err := fx.c.Members(fx.ctx)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("members %+v: %v", ms, err)
+	}
+	return ms[0].Name
+}
