@@ -127,7 +127,7 @@ func TestCLIExportRenameRm(t *testing.T) {
 		}
 	}
 	md := cli(t, home, "export", "log")
-	for _, want := range []string{"# log\n", "- id: `" + id + "`", "\n## user ("+homeMember(t, fx)+")\n", "\none\n", "\n## assistant (echo)\n", "\necho: two\n"} {
+	for _, want := range []string{"# log\n", "- id: `" + id + "`", "\n## user (" + homeMember(t, fx) + ")\n", "\none\n", "\n## assistant (echo)\n", "\necho: two\n"} {
 		if !strings.Contains(md, want) {
 			t.Fatalf("the Markdown transcript lacks %q:\n%s", want, md)
 		}
