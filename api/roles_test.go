@@ -121,6 +121,7 @@ func TestRoleTable(t *testing.T) {
 		{Op: wire.OpServe},
 		{Op: wire.OpReply, TurnID: "nope", Text: "x"},
 		{Op: wire.OpTyping, Session: "s"},
+		{Op: wire.OpPeople, Session: "s"},
 	}
 	for _, role := range []wire.TokenRole{wire.TokenOwner, wire.TokenBot, wire.TokenViewer} {
 		w := e.dialToken(tokens[role])

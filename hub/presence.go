@@ -162,3 +162,41 @@ func (h *Hub) typingLapse(ch *channel, id string, after time.Duration) {
 		h.viewersChanged(ch)
 	})
 }
+
+// People lists up to wire.MaxPeoplePage of the people watching session,
+// which the connection subscribes to, from the from'th on (this node's in
+// the order they came, then those other nodes listed), and the index of
+// the page after ("0": none). ok is false without a subscription.
+func (c *Conn) People(session string, from int) (_ []wire.Person, next int, ok bool) {
+	c.mu.Lock()
+	s := c.subs[session]
+	c.mu.Unlock()
+	if s == nil {
+		return nil, 0, false
+	}
+	ch := s.ch
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	now := time.Now()
+	all, _ := ch.people.first(len(ch.people.list), now)
+	seen := make(map[string]bool, len(all))
+	for _, p := range all {
+		seen[p.ID] = true
+	}
+	for _, rv := range ch.remoteViewers {
+		for _, p := range rv.people {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				all = append(all, p)
+			}
+		}
+	}
+	if from >= len(all) {
+		return []wire.Person{}, 0, true
+	}
+	end := min(from+wire.MaxPeoplePage, len(all))
+	if end < len(all) {
+		next = end
+	}
+	return all[from:end], next, true
+}

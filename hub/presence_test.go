@@ -69,6 +69,25 @@ func TestPresenceIsBounded(t *testing.T) {
 	if n := len(wire.Encode(p)); n > 8<<10 {
 		t.Fatalf("a presence push of %d bytes", n)
 	}
+	// The whole list, a page at a time, on request.
+	var all []wire.Person
+	for from := 0; ; {
+		page, next, ok := r.c.People("s", from)
+		if !ok || len(page) > wire.MaxPeoplePage {
+			t.Fatalf("a page from %d: %d people, ok %v", from, len(page), ok)
+		}
+		all = append(all, page...)
+		if next == 0 {
+			break
+		}
+		from = next
+	}
+	if len(all) != 1+people+1 || all[0].Name != "owner" || all[len(all)-1].Name != "viewer" || all[len(all)-1].Devices != links {
+		t.Fatalf("paged through %d people, first %+v, last %+v", len(all), all[0], all[len(all)-1])
+	}
+	if _, _, ok := r.c.People("nosuch", 0); ok {
+		t.Fatal("people of a session not subscribed")
+	}
 }
 
 // A typing mark shows on the person, and lapses on its own with a push

@@ -18,6 +18,7 @@ const (
 	OpServe     Op = "serve"
 	OpReply     Op = "reply"
 	OpProve     Op = "prove"  // before hello: the daemon proves it holds the link's key (docs/security.md)
+	OpPeople    Op = "people" // a page of who watches a session, past what presence lists
 	OpTyping    Op = "typing" // the sender's draft in a session changed (presence shows it)
 )
 
@@ -126,6 +127,10 @@ type Reply struct {
 
 	// prove
 	Proof string `json:"proof,omitempty"`
+
+	// people: a page, and where the next one starts (0: none)
+	People []Person `json:"people,omitempty"`
+	Next   int64    `json:"next,omitempty"`
 
 	// sub (inline), send, interrupt
 	*SubReply

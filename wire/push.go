@@ -222,3 +222,6 @@ func DecodeFrame(raw []byte) (Frame, error) {
 	}
 	return f, nil
 }
+
+// MaxPeoplePage is how many people one people reply lists.
+const MaxPeoplePage = 100

@@ -35,6 +35,7 @@ var ops = map[wire.Op]opRule{
 	wire.OpServe:     {hub.Rule{Roles: hub.BotOnly}, (*conn).serveBot},
 	wire.OpReply:     {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
 	wire.OpTyping:    {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).typing},
+	wire.OpPeople:    {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).people},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does
@@ -249,6 +250,28 @@ func (wc *conn) interrupt(ctx context.Context, cmd wire.Command) {
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
+}
+
+// people answers a page of who watches a session (after: the index the
+// page starts at, a reply's next).
+func (wc *conn) people(_ context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	from := int64(0)
+	if cmd.After != nil {
+		from = *cmd.After
+	}
+	if from < 0 {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "after is a non-negative index"))
+		return
+	}
+	ps, next, ok := wc.hc.People(cmd.Session, int(min(from, 1<<30)))
+	if !ok {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeNotFound, "no subscription to session %q on this connection", cmd.Session))
+		return
+	}
+	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, People: ps, Next: int64(next)})
 }
 
 // typing marks the sender as typing in a session it watches (presence).
