@@ -31,6 +31,11 @@ type channel struct {
 	watching int        // the subs that are viewers (not in the background)
 	people   people     // the viewers by identity (presence.go)
 	presence []byte     // the encoded presence push; nil when the viewers changed since
+	// presenceAt is when the viewers' change was last marked on every
+	// cursor, and presenceDue says a marking waits for its turn
+	// (presenceSoon).
+	presenceAt  time.Time
+	presenceDue bool
 
 	run runState // the turn runner's view; see turn.go
 

@@ -346,10 +346,10 @@ func (h *Hub) statusChanged(ch *channel) {
 }
 
 // viewersChanged is presenceChanged for a change of this node's viewers:
-// its cursors at once, the other nodes of a cluster soon after
-// (publishPresenceSoon).
+// its cursors at once or within presenceEvery (presenceSoon), the other
+// nodes of a cluster soon after (publishPresenceSoon).
 func (h *Hub) viewersChanged(ch *channel) {
-	h.presenceChanged(ch)
+	h.presenceSoon(ch)
 	h.publishPresenceSoon(ch)
 }
 

@@ -200,3 +200,32 @@ func (c *Conn) People(session string, from int) (_ []wire.Person, next int, ok b
 	}
 	return all[from:end], next, true
 }
+
+// presenceSoon marks presence and status due on every cursor of ch: at
+// once if it has not been done in the last presenceEvery, else once when
+// that has passed, for every change meanwhile. A crowd forming on one
+// session then costs each join a count, and the audience one marking per
+// interval, rather than one marking of every cursor per join, which made
+// the joins of N connections cost N².
+func (h *Hub) presenceSoon(ch *channel) {
+	ch.mu.Lock()
+	if ch.presenceDue {
+		ch.mu.Unlock()
+		return
+	}
+	wait := presenceEvery - time.Since(ch.presenceAt)
+	if wait <= 0 {
+		ch.presenceAt = time.Now()
+		ch.mu.Unlock()
+		h.presenceChanged(ch)
+		return
+	}
+	ch.presenceDue = true
+	ch.mu.Unlock()
+	time.AfterFunc(wait, func() {
+		ch.mu.Lock()
+		ch.presenceDue, ch.presenceAt = false, time.Now()
+		ch.mu.Unlock()
+		h.presenceChanged(ch)
+	})
+}

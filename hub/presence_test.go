@@ -112,3 +112,35 @@ func TestPresenceShowsTyping(t *testing.T) {
 		t.Fatalf("the typing mark lapsed after %v", since)
 	}
 }
+
+// A crowd forming on one session costs each watcher a status and a
+// presence push per presenceEvery, not one per join: 300 joins in a burst
+// reach an early watcher as a few pushes of each.
+func TestCrowdJoinsAreCoalesced(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+	const n = 300
+	start := time.Now()
+	for i := range n {
+		subscribe(h.Connect(ConnInfo{Name: fmt.Sprint("p", i), Role: wire.TokenMember, AuthorID: fmt.Sprint("m", i)}), wire.Sub{Session: "s"})
+	}
+	statuses, presences := 0, 0
+	r.next(t, func(f wire.Frame) bool {
+		switch f.Op {
+		case wire.PushStatus:
+			statuses++
+		case wire.PushPresence:
+			presences++
+			return f.Presence.Viewers == n+1
+		}
+		return false
+	})
+	most := int(time.Since(start)/presenceEvery) + 3
+	if statuses > most || presences > most {
+		t.Fatalf("%d joins in %v reached a watcher as %d statuses and %d presences (at most %d each)", n, time.Since(start), statuses, presences, most)
+	}
+}
