@@ -26,7 +26,7 @@ const remoteTTL = 3 * heartbeatEvery
 //   - forgets what other nodes said that they have not repeated within
 //     remoteTTL (a node that died).
 func (h *Hub) heartbeat() {
-	defer h.runners.Done()
+	defer h.loops.Done()
 	t := time.NewTicker(heartbeatEvery)
 	defer t.Stop()
 	for {

@@ -188,7 +188,7 @@ func (h *Hub) renew(ch *channel, l db.Lease, lost chan struct{}) (stop func()) {
 // watchOrphans claims, every Lease/3, sessions with work and no live
 // lease, until the hub closes.
 func (h *Hub) watchOrphans() {
-	defer h.runners.Done()
+	defer h.loops.Done()
 	t := time.NewTicker(h.opts.Lease / 3)
 	defer t.Stop()
 	for {

@@ -134,7 +134,7 @@ type Hub struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	runners  sync.WaitGroup
-	loops    sync.WaitGroup // background loops that end with ctx, not turns: expireLinks
+	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans
 	stopping atomic.Bool    // no new inputs, no new turns
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens

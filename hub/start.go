@@ -25,11 +25,13 @@ func (h *Hub) Start(ctx context.Context) error {
 		}
 		// With NATS or without, other nodes' commits reach this node's
 		// viewers: at once by notice, within a heartbeat from the store.
-		h.runners.Add(1)
+		// Both are loops, not turns: a stop waits for the turns to end
+		// (InterruptAll), and these only for the hub's context.
+		h.loops.Add(1)
 		go h.heartbeat()
 		// Other nodes may be running some of these: each is repaired
 		// and resumed by whichever node claims its lease (cluster_leases.go).
-		h.runners.Add(1)
+		h.loops.Add(1)
 		go h.watchOrphans()
 		return nil
 	}
