@@ -96,13 +96,19 @@ func TestOwnerTokensFromTheStore(t *testing.T) {
 
 // /readyz needs no token, answers 200 while the store and every extra
 // check answer, and 503 with a reason that names the check (not its
-// error) otherwise, and while the daemon stops.
+// error) otherwise, and while the daemon stops; an advisory check (a
+// cluster's NATS) is reported and leaves it ready.
 func TestReadyz(t *testing.T) {
 	t.Parallel()
-	var natsDown atomic.Bool
+	var natsDown, adviceDown atomic.Bool
 	e := newEnv(t, Options{ReadyChecks: []ReadyCheck{{Name: "nats", Check: func(context.Context) error {
 		if natsDown.Load() {
 			return errors.New("nats: connection refused to 10.1.2.3:4222")
+		}
+		return nil
+	}}, {Name: "advice", Advisory: true, Check: func(context.Context) error {
+		if adviceDown.Load() {
+			return errors.New("down")
 		}
 		return nil
 	}}}})
@@ -115,6 +121,11 @@ func TestReadyz(t *testing.T) {
 	if code, st := get(); code != 200 || !st.Ready || st.Checks["store"] != "ok" || st.Checks["nats"] != "ok" {
 		t.Fatalf("ready: %d %+v", code, st)
 	}
+	adviceDown.Store(true)
+	if code, st := get(); code != 200 || !st.Ready || st.Checks["advice"] != "failing" {
+		t.Fatalf("an advisory check failing: %d %+v", code, st)
+	}
+	adviceDown.Store(false)
 	natsDown.Store(true)
 	code, st := get()
 	if code != 503 || st.Ready || st.Reason != "nats: failing" || strings.Contains(st.Reason, "10.1.2.3") {

@@ -12,9 +12,13 @@ import (
 // GET /readyz tells a load balancer whether to send this daemon traffic:
 // 200 {"ready":true,"checks":{…}} when every check passes, else 503
 // {"ready":false,"reason","checks"}. It needs no token: it says only
-// whether the store (and, in a cluster, NATS) answers, in words that name
-// no host or error detail (those go to the log, once per change). A
-// daemon that is stopping is not ready, so that traffic drains first.
+// whether the store answers, in words that name no host or error detail
+// (those go to the log, once per change). An advisory check (a cluster's
+// NATS) is reported among the checks but does not make the daemon
+// unready: inputs, turns and history need only the store, and a balancer
+// that probes every node would otherwise take them all out at once while
+// NATS is away. A daemon that is stopping is not ready, so that traffic
+// drains first.
 
 // ReadyCheck is one dependency /readyz asks about. Check is given a
 // context that ends after ReadyTimeout; it may be called from any
@@ -22,6 +26,8 @@ import (
 type ReadyCheck struct {
 	Name  string
 	Check func(context.Context) error
+	// Advisory checks are reported, and leave the daemon ready.
+	Advisory bool
 }
 
 // ReadyTimeout bounds each check, so that a store that hangs makes the
@@ -63,6 +69,9 @@ func (s *Server) ready(ctx context.Context) readyState {
 			st.Checks[c.Name] = "no answer within " + ReadyTimeout.String()
 		default:
 			st.Checks[c.Name] = "failing"
+		}
+		if c.Advisory {
+			continue
 		}
 		st.Ready, st.Reason = false, c.Name+": "+st.Checks[c.Name]
 		s.noteReady(st.Reason, err)

@@ -760,8 +760,8 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 	}
 }
 
-// A node's /readyz says whether it hears the other nodes (NATS), and its
-// /metrics how late their notices arrive.
+// A node's /readyz says whether it hears the other nodes (NATS), staying
+// ready without them, and its /metrics how late their notices arrive.
 func TestClusterReadinessFollowsNATS(t *testing.T) {
 	parallel(t)
 	ns := startNATS(t, -1)
@@ -812,10 +812,22 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_lag_seconds ") {
 		t.Fatalf("/metrics has no NATS lag:\n%s", body)
 	}
+	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_connected 1") {
+		t.Fatalf("/metrics does not say NATS is connected:\n%s", body)
+	}
+	// NATS away: the node stays ready (the store is all inputs, turns and
+	// history need), says so among its checks, and in its metric; inputs
+	// still work.
 	port := ns.Addr().(*net.TCPAddr).Port
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	waitReady(503, "nats")
+	waitReady(200, `"nats":"failing"`)
+	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_connected 0") {
+		t.Fatalf("/metrics does not say NATS is away:\n%s", body)
+	}
+	if _, err := cl.nodes[0].c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "while NATS is away"); err != nil {
+		t.Fatal(err)
+	}
 	startNATS(t, port)
 	waitReady(200, `"nats":"ok"`)
 }

@@ -21,6 +21,16 @@ func (d *daemon) serveMetrics(ln net.Listener) {
 	if d.natsLag != nil {
 		reg.MustRegister(d.natsLag)
 	}
+	if d.nc != nil {
+		nc := d.nc
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_nats_connected",
+			Help: "1 while this node is connected to the cluster's NATS, else 0."}, func() float64 {
+			if nc.IsConnected() {
+				return 1
+			}
+			return 0
+		}))
+	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{d}, MaxRequestsInFlight: 4}))
 	mux.Handle("GET /readyz", d.srv.ReadyHandler())

@@ -40,7 +40,7 @@ func (d *daemon) natsReady() []api.ReadyCheck {
 	if d.nc == nil {
 		return nil
 	}
-	return []api.ReadyCheck{{Name: "nats", Check: func(context.Context) error {
+	return []api.ReadyCheck{{Name: "nats", Advisory: true, Check: func(context.Context) error {
 		if st := d.nc.Status(); st != nats.CONNECTED {
 			return fmt.Errorf("NATS is %s", st)
 		}
