@@ -182,3 +182,17 @@ func (d *DB) RunOwner(ctx context.Context, session string) (string, error) {
 	}
 	return owner, nil
 }
+
+// ClusterID is the identity of the cluster that shares this database
+// (migration cluster_id), which its nodes put in their NATS subjects; ""
+// on SQLite, which has one daemon.
+func (d *DB) ClusterID(ctx context.Context) (string, error) {
+	if !d.dialect.pg {
+		return "", nil
+	}
+	var id string
+	if err := d.ro.NewSelect().Table("cluster").Column("id").Limit(1).Scan(ctx, &id); err != nil {
+		return "", fmt.Errorf("read the cluster's id: %w", err)
+	}
+	return id, nil
+}

@@ -32,8 +32,8 @@ import (
 //     takes the turn for lost when the announcement lapses.
 
 const (
-	subjBots     = "albedo.bots"     // botsNotice: the bots a node serves
-	subjBotReply = "albedo.botreply" // botReply: a remote bot's answer, to the turn's node
+	subjBots     = "bots"     // botsNotice: the bots a node serves
+	subjBotReply = "botreply" // botReply: a remote bot's answer, to the turn's node
 )
 
 type botsNotice struct {

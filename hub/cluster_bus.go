@@ -22,14 +22,14 @@ import (
 // use (cluster_tokens.go); viewers and run state, at the other node's
 // next heartbeat. A node ignores its own notices (nodeHeader).
 const (
-	subjEvents   = "albedo.ev"       // evNotice: a commit's events
-	subjText     = "albedo.text"     // textNotice: a running turn's reply, from its node
-	subjStatus   = "albedo.status"   // statusNotice: a session's run state, from the node running it
-	subjPresence = "albedo.presence" // presenceNotice: a node's viewers of a session
-	subjTokens   = "albedo.tokens"   // tokensNotice: tokens revoked or narrowed
-	subjDeleted  = "albedo.deleted"  // sessionNotice: a session deleted
-	subjCreated  = "albedo.created"  // sessionNotice: a session made
-	subjRequest  = "albedo.req"      // request: to the node running a session's turns
+	subjEvents   = "ev"       // evNotice: a commit's events
+	subjText     = "text"     // textNotice: a running turn's reply, from its node
+	subjStatus   = "status"   // statusNotice: a session's run state, from the node running it
+	subjPresence = "presence" // presenceNotice: a node's viewers of a session
+	subjTokens   = "tokens"   // tokensNotice: tokens revoked or narrowed
+	subjDeleted  = "deleted"  // sessionNotice: a session deleted
+	subjCreated  = "created"  // sessionNotice: a session made
+	subjRequest  = "req"      // request: to the node running a session's turns
 )
 
 // maxNoticeEvents is the most bytes of events a notice carries; a commit
@@ -131,8 +131,9 @@ type response struct {
 
 // bus is a hub's NATS side: nil on a daemon alone.
 type bus struct {
-	nc   *nats.Conn
-	node string
+	nc    *nats.Conn
+	node  string
+	space string // "albedo." and the cluster's id (db.ClusterID): every subject starts with it
 
 	mu      sync.Mutex
 	pending map[*channel]bool // presence changes waiting for their coalesced notice
@@ -142,12 +143,15 @@ type bus struct {
 // node itself skips it unread (every node hears its own notices). A
 // notice that cannot go (NATS down) is dropped: the store has what it
 // says.
+// subj is a notice's subject in this cluster's space: albedo.CLUSTER.NAME.
+func (b *bus) subj(name string) string { return b.space + "." + name }
+
 func (b *bus) publish(subject string, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return
 	}
-	m := nats.NewMsg(subject)
+	m := nats.NewMsg(b.subj(subject))
 	m.Header.Set(nodeHeader, b.node)
 	m.Data = data
 	_ = b.nc.PublishMsg(m)

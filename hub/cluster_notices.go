@@ -31,7 +31,7 @@ func (h *Hub) startBus() error {
 		{subjBotReply, decoded(h, h.onBotReply)},
 	}
 	for _, s := range subs {
-		if _, err := h.bus.nc.Subscribe(s.subject, s.handle); err != nil {
+		if _, err := h.bus.nc.Subscribe(h.bus.subj(s.subject), s.handle); err != nil {
 			return fmt.Errorf("subscribe to %s: %w", s.subject, err)
 		}
 	}
@@ -308,7 +308,7 @@ func (h *Hub) ask(ctx context.Context, r request, timeout time.Duration) (respon
 	data, _ := json.Marshal(r)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	msg, err := h.bus.nc.RequestWithContext(rctx, subjRequest, data)
+	msg, err := h.bus.nc.RequestWithContext(rctx, h.bus.subj(subjRequest), data)
 	if err != nil {
 		return response{}, fmt.Errorf("ask node %s to %s: %w", r.To, r.Op, err)
 	}

@@ -187,6 +187,18 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 		return nil, err
 	}
 	h.db = d
+	if h.bus != nil {
+		id, err := d.ClusterID(ctx)
+		if err != nil {
+			d.Close(ctx)
+			cancel()
+			return nil, err
+		}
+		h.bus.space = "albedo"
+		if id != "" {
+			h.bus.space += "." + id
+		}
+	}
 	h.loops.Add(1)
 	go h.expireLinks()
 	reg.SetBots(func(name string) (provider.Provider, error) {
