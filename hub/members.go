@@ -118,32 +118,19 @@ func (h *Hub) Grant(ctx context.Context, session, member string, access wire.Acc
 	if access != wire.AccessRead && access != wire.AccessWrite {
 		return wire.Errorf(wire.CodeBadRequest, `access is "read" or "write", not %q`, access)
 	}
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
-	var m db.Member
-	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
-		var err error
-		if m, err = tx.MemberByName(ctx, member); err != nil {
-			return err
-		}
-		if h.tokens.access(m.ID, session) == wire.AccessCreator {
-			return wire.Errorf(wire.CodeConflict, "%s made session %q: their access is theirs", member, session)
-		}
-		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: access})
-	}); err != nil {
-		return wireErr(err)
-	}
-	was := h.tokens.setAccess(m.ID, session, access)
-	if rank(access) < rank(was) {
-		h.cutAccess(m.ID, session, access)
-	}
-	h.grantsChanged(m.ID, session)
-	return nil
+	return h.setGrant(ctx, session, member, access)
 }
 
 // Ungrant takes a member's access to session back. The creator's cannot
 // be taken back (conflict).
 func (h *Hub) Ungrant(ctx context.Context, session, member string) error {
+	return h.setGrant(ctx, session, member, "")
+}
+
+// setGrant stores a member's grant of session (none: takes it back), then
+// the token table's, cuts what was narrowed away (cutAccess) and tells the
+// other nodes.
+func (h *Hub) setGrant(ctx context.Context, session, member string, access wire.Access) error {
 	h.tokens.ops.RLock()
 	defer h.tokens.ops.RUnlock()
 	var m db.Member
@@ -155,12 +142,16 @@ func (h *Hub) Ungrant(ctx context.Context, session, member string) error {
 		if h.tokens.access(m.ID, session) == wire.AccessCreator {
 			return wire.Errorf(wire.CodeConflict, "%s made session %q: their access is theirs", member, session)
 		}
-		return tx.DeleteGrant(ctx, session, m.ID)
+		if access == "" {
+			return tx.DeleteGrant(ctx, session, m.ID)
+		}
+		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: access})
 	}); err != nil {
 		return wireErr(err)
 	}
-	h.tokens.setAccess(m.ID, session, "")
-	h.cutAccess(m.ID, session, "")
+	if was := h.tokens.setAccess(m.ID, session, access); rank(access) < rank(was) {
+		h.cutAccess(m.ID, session, access)
+	}
 	h.grantsChanged(m.ID, session)
 	return nil
 }
