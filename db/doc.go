@@ -73,5 +73,8 @@
 //   - inputs.go: inputs and bot posts, accepted once per input id.
 //   - turns.go: partial text of running turns, pending inputs, transcripts.
 //   - tokens.go: owner, bot and viewer tokens.
+//   - members.go: members and their grants.
+//   - changes.go: PostgreSQL's record of changes to who may do what, which
+//     every node of a cluster follows.
 //   - runs.go: PostgreSQL's turn leases.
 package db

@@ -71,6 +71,11 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	if args, err = b.updateSessions(ctx, tx, stmts, args); err != nil {
 		return 0, err
 	}
+	if b.w.shared {
+		if err := b.recordChanges(ctx, tx, reqs); err != nil { // last: see recordChanges
+			return 0, err
+		}
+	}
 	return len(logArgs) / eventColumns, nil
 }
 

@@ -74,6 +74,7 @@ func (t *Tx) DeleteMember(ctx context.Context, name string) (Member, []string, e
 			return Member{}, nil, fmt.Errorf("delete member: %w", err)
 		}
 	}
+	t.recordRevoked(ids)
 	return m, ids, nil
 }
 
@@ -110,6 +111,7 @@ func (t *Tx) PutGrant(ctx context.Context, g Grant) error {
 	if _, err := t.NewInsert().Model(&g).On("CONFLICT (session, member) DO UPDATE").Set("access = EXCLUDED.access").Exec(ctx); err != nil {
 		return fmt.Errorf("put grant: %w", err)
 	}
+	t.record(ChangeGrant, g.Member, g.Session)
 	return nil
 }
 
@@ -123,6 +125,7 @@ func (t *Tx) DeleteGrant(ctx context.Context, session, member string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("grant: %w", ErrNotFound)
 	}
+	t.record(ChangeGrant, member, session)
 	return nil
 }
 
@@ -160,5 +163,6 @@ func (t *Tx) DeleteMemberTokens(ctx context.Context, member, label string) ([]st
 	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("delete member tokens: %w", err)
 	}
+	t.recordRevoked(ids)
 	return ids, nil
 }

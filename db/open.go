@@ -63,6 +63,9 @@ type Options struct {
 	// a commit survives a crash of the process, which is the contract's
 	// durability rule; FULL also survives power loss, at an fsync a commit).
 	Synchronous string
+	// Node names the daemon (or command) in the changes it records on a
+	// shared store (changes.go), so that it skips its own.
+	Node string
 
 	// walLimitPages is the WAL size, in pages, past which a checkpoint
 	// waits for its turn to rewind the WAL (default walLimitDefault).

@@ -89,6 +89,7 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 		return Session{}, false, fmt.Errorf("insert session: %w", err)
 	}
 	t.setCounters(s.ID, counters{})
+	t.record(ChangeCreated, s.ID, "")
 	return s, true, nil
 }
 
@@ -169,6 +170,7 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	}
 	t.setCounters(id, counters{head: -1})
 	t.deleted = append(t.deleted, id)
+	t.record(ChangeDeleted, id, "")
 	if err := t.deleteSessionGrants(ctx, id); err != nil {
 		return nil, nil, err
 	}

@@ -90,6 +90,7 @@ func (t *Tx) DeleteTokens(ctx context.Context, kind wire.TokenRole, name, sessio
 	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(ids)).Exec(ctx); err != nil {
 		return nil, fmt.Errorf("delete tokens: %w", err)
 	}
+	t.recordRevoked(ids)
 	return ids, nil
 }
 
@@ -115,12 +116,14 @@ func (t *Tx) dropSessionTokens(ctx context.Context, session string) (revoked []s
 		if _, err := t.NewUpdate().Model(&tok).Column("sessions").WherePK().Exec(ctx); err != nil {
 			return nil, nil, fmt.Errorf("narrow token %s: %w", tok.ID, err)
 		}
+		t.record(ChangeNarrowed, tok.ID, "")
 		narrowed = append(narrowed, tok)
 	}
 	if len(revoked) > 0 {
 		if _, err := t.NewDelete().Model((*Token)(nil)).Where("id IN (?)", bun.In(revoked)).Exec(ctx); err != nil {
 			return nil, nil, fmt.Errorf("delete tokens of %s: %w", session, err)
 		}
+		t.recordRevoked(revoked)
 	}
 	return revoked, narrowed, nil
 }
@@ -182,6 +185,7 @@ func (t *Tx) DeleteLink(ctx context.Context, session, label string) (string, err
 	if _, err := t.NewDelete().Model((*Token)(nil)).Where("id = ?", ids[0]).Exec(ctx); err != nil {
 		return "", fmt.Errorf("delete link: %w", err)
 	}
+	t.recordRevoked(ids[:1])
 	return ids[0], nil
 }
 

@@ -23,6 +23,7 @@ type Tx struct {
 	locked    map[string]counters // shared: session rows this request locked (lock.go)
 	deleted   []string            // sessions this request deleted
 	committed []Committed         // this request's events, inserted at the batch's flush
+	changes   []Change            // shared: this request's changes to who may do what (changes.go)
 }
 
 // postKey names a bot post: its input id in its session.

@@ -56,6 +56,7 @@ type Writer struct {
 	// it writes from their rows, locked to its commit (lock.go).
 	heads  map[string]counters
 	shared bool
+	node   string // Options.Node, in the changes it records
 	// SQLite only: how many events the log holds, and how many start a
 	// fold (fold.go). Owned by the writer goroutine.
 	logRows, foldRows int
@@ -99,6 +100,7 @@ func newWriter(db *bun.DB, d *dialect, opts Options, legacyPosts bool, logRows i
 		db:          db,
 		dialect:     d,
 		shared:      d.pg,
+		node:        opts.Node,
 		onCommit:    opts.OnCommit,
 		maxBatch:    opts.MaxBatch,
 		single:      opts.NoGroupCommit,

@@ -47,7 +47,7 @@ func TestClustersOnOneNATSAreApart(t *testing.T) {
 			select {
 			case s := <-subjects:
 				parts := strings.Split(s, ".")
-				if len(parts) == 3 && parts[0] == "albedo" && parts[2] == "created" {
+				if len(parts) == 3 && parts[0] == "albedo" && parts[2] == "changes" {
 					return parts[1]
 				}
 			case <-deadline:

@@ -19,16 +19,15 @@ import (
 // also in the store, where a node finds it anyway. A session's head is
 // re-read at every heartbeat (cluster_heartbeat.go) and when a cursor
 // asks for more than the node has seen (catchUp); a token, at its first
-// use (cluster_tokens.go); viewers and run state, at the other node's
+// use (cluster_tokens.go); a change to who may do what, within a second
+// (cluster_changes.go); viewers and run state, at the other node's
 // next heartbeat. A node ignores its own notices (nodeHeader).
 const (
 	subjEvents   = "ev"       // evNotice: a commit's events
 	subjText     = "text"     // textNotice: a running turn's reply, from its node
 	subjStatus   = "status"   // statusNotice: a session's run state, from the node running it
 	subjPresence = "presence" // presenceNotice: a node's viewers of a session
-	subjTokens   = "tokens"   // tokensNotice: tokens revoked or narrowed
-	subjDeleted  = "deleted"  // sessionNotice: a session deleted
-	subjCreated  = "created"  // sessionNotice: a session made
+	subjChanges  = "changes"  // changesNotice: the store has new changes to who may do what
 	subjRequest  = "req"      // request: to the node running a session's turns
 )
 
@@ -96,23 +95,10 @@ type presenceNotice struct {
 	Viewers int           `json:"viewers"`
 }
 
-type tokensNotice struct {
-	Node     string        `json:"node"`
-	Revoked  []string      `json:"revoked,omitempty"`
-	Narrowed []string      `json:"narrowed,omitempty"`
-	Grants   []grantChange `json:"grants,omitempty"`
-}
-
-// grantChange names a member's access to a session that changed.
-type grantChange struct {
-	Member  string `json:"member"`
-	Session string `json:"session"`
-}
-
-// sessionNotice names a session made or deleted (by its subject).
-type sessionNotice struct {
-	Node    string `json:"node"`
-	Session string `json:"session"`
+// changesNotice rings the other nodes to read the store's changes now
+// (cluster_changes.go): the changes themselves are only in the store.
+type changesNotice struct {
+	Node string `json:"node"`
 }
 
 type request struct {

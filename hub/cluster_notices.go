@@ -23,9 +23,7 @@ func (h *Hub) startBus() error {
 		{subjText, decoded(h, h.onText)},
 		{subjStatus, decoded(h, h.onStatus)},
 		{subjPresence, decoded(h, h.onPresence)},
-		{subjTokens, decoded(h, h.onTokens)},
-		{subjDeleted, decoded(h, h.onDeleted)},
-		{subjCreated, decoded(h, h.onCreated)},
+		{subjChanges, decoded(h, h.onChanges)},
 		{subjRequest, h.onRequest},
 		{subjBots, decoded(h, h.onBots)},
 		{subjBotReply, decoded(h, h.onBotReply)},
@@ -238,40 +236,8 @@ func (h *Hub) onPresence(n presenceNotice) {
 	}
 }
 
-// onTokens forgets tokens another node revoked, re-reads those it
-// narrowed, and has this node's connections of them closed.
-func (h *Hub) onTokens(n tokensNotice) {
-	h.tokens.ops.Lock()
-	h.tokens.drop(n.Revoked)
-	h.tokens.ops.Unlock()
-	if len(n.Narrowed)+len(n.Grants) > 0 {
-		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
-		defer cancel()
-		if err := h.loadTokens(ctx); err != nil {
-			h.log.Warn("re-read tokens", "err", err)
-		}
-	}
-	for _, g := range n.Grants {
-		h.cutAccess(g.Member, g.Session, h.tokens.access(g.Member, g.Session))
-	}
-	if f := h.tokenHook.Load(); f != nil {
-		(*f)(n.Revoked, n.Narrowed)
-	}
-}
-
-// onDeleted ends a session another node deleted: its turns here stop,
-// its watchers here get a reset (deleted).
-func (h *Hub) onDeleted(n sessionNotice) {
-	h.tokens.dropSession(n.Session)
-	h.cancelTurns(n.Session)
-	h.dropChannel(n.Session)
-	h.sessionsChanged()
-}
-
-// onCreated tells this node's listeners of a session another node made.
-func (h *Hub) onCreated(n sessionNotice) {
-	h.sessionsChanged()
-}
+// onChanges has this node read the store's changes now.
+func (h *Hub) onChanges(changesNotice) { h.ringChanges() }
 
 // onRequest answers a request addressed to this node: an interrupt of a
 // turn it runs, answered once the interrupted turn is committed.
@@ -391,14 +357,6 @@ func (h *Hub) relayText(session, turn string, pos int, text string, full bool) {
 		return
 	}
 	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Pos: pos, Text: text, Full: full})
-}
-
-// tokensChanged tells the other nodes of tokens revoked or narrowed here.
-func (h *Hub) tokensChanged(revoked, narrowed []string) {
-	if h.bus == nil || len(revoked)+len(narrowed) == 0 {
-		return
-	}
-	h.bus.publish(subjTokens, tokensNotice{Node: h.opts.Node, Revoked: revoked, Narrowed: narrowed})
 }
 
 // OnTokensChanged sets what closes this node's connections of tokens

@@ -38,11 +38,12 @@
 //	cluster_notices.go    what a node does with the other nodes' notices, and what it tells them
 //	cluster_bots.go       a turn handed to its bot's connection on another node
 //	cluster_tokens.go     a token made on another node, looked up in the store
+//	cluster_changes.go    the store's changes to who may do what, followed every second (or when rung)
 //
 // The single-node files call into the cluster's in a few places, each of
 // which does nothing on a daemon alone (no NATS: h.bus is nil; SQLite:
 // h.db.Shared() is false): a notice published (publishStatus,
-// publishPresenceSoon, relayText, tokensChanged, publishBots, bus.events),
+// publishPresenceSoon, relayText, changed, publishBots, bus.events),
 // another node asked (interruptRemote, remoteServer), a head re-read
 // (catchUp), a lease claimed (wake), the cluster's loops started (Start).
 //

@@ -134,7 +134,7 @@ type Hub struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	runners  sync.WaitGroup
-	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans
+	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans, followChanges
 	stopping atomic.Bool    // no new inputs, no new turns
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
@@ -147,6 +147,7 @@ type Hub struct {
 	expiredHook atomic.Pointer[func(ids []string)]               // closes connections of links that expired (links.go)
 	links       linkUse                                          // when links were last used (links.go)
 	reconcile   chan struct{}                                    // asks the heartbeat for a look at the store now
+	changesRung chan struct{}                                    // asks followChanges for a look at the store now
 
 	mu    sync.Mutex
 	chans map[string]*channel
@@ -172,11 +173,12 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), stats: newHubStats()}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
 	if opts.NATS != nil {
 		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
 	}
 	dopts := opts.DB
+	dopts.Node = opts.Node
 	dopts.OnCommit = h.onCommit
 	if then := opts.DB.OnCommit; then != nil {
 		dopts.OnCommit = func(cs []db.Committed) { h.onCommit(cs); then(cs) }

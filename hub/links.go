@@ -109,7 +109,7 @@ func (h *Hub) Unlink(ctx context.Context, session, label string) ([]string, erro
 	}
 	ids := []string{id}
 	h.tokens.drop(ids)
-	h.tokensChanged(ids, nil)
+	h.changed()
 	return ids, nil
 }
 

@@ -94,7 +94,7 @@ func (h *Hub) RemoveMember(ctx context.Context, name string) (string, []string, 
 	delete(h.tokens.grants, m.ID)
 	h.tokens.gen++
 	h.tokens.mu.Unlock()
-	h.tokensChanged(ids, nil)
+	h.changed()
 	return m.ID, ids, nil
 }
 
@@ -152,7 +152,7 @@ func (h *Hub) setGrant(ctx context.Context, session, member string, access wire.
 	if was := h.tokens.setAccess(m.ID, session, access); rank(access) < rank(was) {
 		h.cutAccess(m.ID, session, access)
 	}
-	h.grantsChanged(m.ID, session)
+	h.changed()
 	return nil
 }
 
@@ -280,6 +280,6 @@ func (h *Hub) MemberToken(ctx context.Context, p Principal, label string) (strin
 	}
 	h.tokens.drop(old)
 	h.tokens.put(row.Hash, h.tokens.principalOf(row))
-	h.tokensChanged(old, nil)
+	h.changed()
 	return tok, old, nil
 }

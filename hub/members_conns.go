@@ -46,13 +46,3 @@ func (h *Hub) onlineByAuthor() map[string]int {
 	}
 	return n
 }
-
-// grantsChanged tells the other nodes of a cluster that a member's access
-// to a session changed: they read the grants again and cut what was taken
-// back.
-func (h *Hub) grantsChanged(member, session string) {
-	if h.bus == nil {
-		return
-	}
-	h.bus.publish(subjTokens, tokensNotice{Node: h.opts.Node, Grants: []grantChange{{Member: member, Session: session}}})
-}

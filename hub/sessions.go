@@ -92,13 +92,10 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 	}
 	if created && by.MemberID != "" {
 		h.tokens.setAccess(by.MemberID, id, wire.AccessCreator)
-		h.grantsChanged(by.MemberID, id)
 	}
 	if created {
 		h.sessionsChanged()
-		if h.bus != nil {
-			h.bus.publish(subjCreated, sessionNotice{Node: h.opts.Node, Session: id})
-		}
+		h.changed()
 	}
 	return out.Wire(h.phase(id)), created, nil
 }
@@ -256,10 +253,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	}
 	h.dropChannel(id)
 	h.sessionsChanged()
-	if h.bus != nil {
-		h.bus.publish(subjDeleted, sessionNotice{Node: h.opts.Node, Session: id})
-	}
-	h.tokensChanged(revoked, narrowed)
+	h.changed()
 	return revoked, narrowed, nil
 }
 

@@ -14,10 +14,18 @@ import (
 // checkpointed so far), and inputs still queued are queued again, in order.
 // Call it once, before serving.
 func (h *Hub) Start(ctx context.Context) error {
+	// The changes' number before the tokens are read: a change made
+	// meanwhile is applied again, which is harmless, rather than missed.
+	from, err := h.db.ChangeGen(ctx)
+	if err != nil {
+		return err
+	}
 	if err := h.loadTokens(ctx); err != nil {
 		return err
 	}
 	if h.db.Shared() {
+		h.loops.Add(1)
+		go h.followChanges(from)
 		if h.bus != nil {
 			if err := h.startBus(); err != nil {
 				return err

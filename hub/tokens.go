@@ -268,7 +268,7 @@ func (h *Hub) revoke(ctx context.Context, kind wire.TokenRole, name, session str
 		return nil, wireErr(err)
 	}
 	h.tokens.drop(ids)
-	h.tokensChanged(ids, nil)
+	h.changed()
 	return ids, nil
 }
 

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -15,7 +16,8 @@ import (
 // with kind owner, one per name, and act exactly like the daemon.json
 // token. The command writes the store itself (no daemon needs to run, and
 // a server's first token cannot come through its API); a running daemon
-// learns of the change on SIGHUP (ReloadTokens).
+// learns of the change on SIGHUP (ReloadTokens), and the nodes of a
+// cluster from the store's changes (cluster_changes.go).
 
 // MaxTokenNameLen bounds the name of an owner (and a bot) token.
 const MaxTokenNameLen = 64
@@ -68,32 +70,49 @@ func (h *Hub) Tokens(ctx context.Context) ([]TokenInfo, error) {
 // another process (the tokens command, another node) are accepted from now
 // on, and the ids of those gone from the store are returned, for the
 // caller to close their connections with 4401. The daemon calls it on
-// SIGHUP; a cluster's notices may call it too.
+// SIGHUP.
 func (h *Hub) ReloadTokens(ctx context.Context) (revoked []string, _ error) {
+	revoked, narrowed, err := h.reloadTokens(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f := h.tokenHook.Load(); f != nil && len(narrowed) > 0 {
+		(*f)(nil, narrowed)
+	}
+	if len(revoked)+len(narrowed) > 0 {
+		h.changed()
+	}
+	return revoked, nil
+}
+
+// reloadTokens makes the token table and the grants what the store holds,
+// and returns the ids of the tokens gone from the store and of those whose
+// sessions changed.
+func (h *Hub) reloadTokens(ctx context.Context) (revoked, narrowed []string, _ error) {
 	h.tokens.ops.Lock()
 	defer h.tokens.ops.Unlock()
 	ts, err := h.db.Tokens(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := h.loadGrants(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fresh := make(map[string]Principal, len(ts))
-	live := make(map[string]bool, len(ts))
 	for _, t := range ts {
 		fresh[t.Hash] = h.tokens.principalOf(t)
-		live[t.ID] = true
 	}
 	h.tokens.mu.Lock()
-	for _, p := range h.tokens.byHash {
-		if !live[p.TokenID] {
+	for hash, p := range h.tokens.byHash {
+		switch q, ok := fresh[hash]; {
+		case !ok:
 			revoked = append(revoked, p.TokenID)
+		case !slices.Equal(p.Sessions, q.Sessions):
+			narrowed = append(narrowed, p.TokenID)
 		}
 	}
 	h.tokens.byHash = fresh
 	h.tokens.gen++
 	h.tokens.mu.Unlock()
-	h.tokensChanged(revoked, nil) // the other nodes of a cluster close theirs too
-	return revoked, nil
+	return revoked, narrowed, nil
 }

@@ -24,7 +24,10 @@ import (
 // team server's first owner token cannot come through its API, and a
 // daemon need not run. A daemon running on the home is then told with
 // SIGHUP, and re-reads its tokens (closing the websockets of removed ones
-// with 4401).
+// with 4401). The nodes of a cluster need no telling: a new token is
+// looked up in the store at its first use, and a removal is among the
+// store's changes, which every node applies within a second
+// (hub/cluster_changes.go).
 
 func newTokensCmd(g *globals) *cobra.Command {
 	var dbURL string
@@ -45,8 +48,8 @@ func newTokensAddCmd(g *globals, dbURL *string) *cobra.Command {
 		Long: "Make a token named NAME that acts as the owner (everything the daemon.json token may do),\n" +
 			"for a team server's people and tools. It is printed once on standard output; only its\n" +
 			"SHA-256 is stored. NAME is 1-64 of a-z 0-9 . _ -, starting with a letter or digit, and\n" +
-			"unique among owner tokens. A daemon running on the home is told at once (SIGHUP); other\n" +
-			"nodes of a cluster accept the token after a SIGHUP or a restart.\n\n" +
+			"unique among owner tokens. A daemon running on the home is told at once (SIGHUP); the\n" +
+			"nodes of a cluster (--db postgres://…) accept it at its first use.\n\n" +
 			"--role is required, and only owner is made here: bot tokens come from albedo bots add,\n" +
 			"viewer tokens from albedo share.",
 		Args: cobra.ExactArgs(1),
@@ -119,8 +122,11 @@ func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
 func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove NAME",
-		Short: "revoke an owner token; a daemon running on the home closes its websockets with 4401",
-		Args:  cobra.ExactArgs(1),
+		Short: "revoke an owner token; every daemon on the store closes its websockets with 4401",
+		Long: "Revoke the owner token named NAME. A daemon running on the home is told at once (SIGHUP);\n" +
+			"every node of a cluster (--db postgres://…) refuses the token within a second or two, and\n" +
+			"closes its websockets with 4401, with NATS or without.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
 				_, err := h.RemoveOwner(ctx, args[0])
@@ -185,8 +191,5 @@ func (g *globals) tellDaemon(home string) {
 		fmt.Fprintf(g.stderr, "could not tell the daemon (pid %d) to re-read its tokens: %v; send it SIGHUP\n", pid, err)
 		return
 	}
-	// Other nodes of a cluster find a new token in the store on its first
-	// use; a removed one they hear of from this daemon over NATS (--nats),
-	// else at their own SIGHUP.
-	fmt.Fprintf(g.stderr, "told the daemon (pid %d) to re-read its tokens (other nodes without --nats: send them SIGHUP to drop a removed one)\n", pid)
+	fmt.Fprintf(g.stderr, "told the daemon (pid %d) to re-read its tokens\n", pid)
 }

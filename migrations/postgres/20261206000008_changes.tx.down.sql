@@ -1,0 +1,5 @@
+DROP TABLE changes;
+
+--bun:split
+
+ALTER TABLE cluster DROP COLUMN gen;
