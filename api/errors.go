@@ -66,7 +66,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.JSON(he.Code, wire.ErrorBody{Error: we})
 		return
 	default:
-		we = wire.AsError(s.log, err)
+		we = wire.AsError(s.log, err, "route", c.Request().Method+" "+c.Path(), "session", c.Param("id"))
 	}
 	we.Retryable = false // an HTTP caller reads the status instead
 	_ = c.JSON(httpStatus(we.Code), wire.ErrorBody{Error: we})

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,13 +52,27 @@ type ErrorBody struct {
 }
 
 // AsError turns any error into a contract error. An error that is not one
-// already is a bug or a storage failure: it is logged here, once, and
-// reported as internal without its details.
-func AsError(log *slog.Logger, err error) *Error {
+// already is a bug or a storage failure: it is logged here, once, with
+// attrs (what was asked: the route or op, the session) and a reference
+// that the client's message carries too, so that an operator finds the
+// line wherever the daemon logs (daemon.log on a home, stderr on a
+// server), and reported as internal without its details. A nil log logs
+// nothing, for a caller that only asks the code.
+func AsError(log *slog.Logger, err error, attrs ...any) *Error {
 	var we *Error
 	if errors.As(err, &we) {
 		return we
 	}
-	log.Error("internal error", "err", err)
-	return &Error{Code: CodeInternal, Message: "internal error; see daemon.log"}
+	ref := errorRef()
+	if log != nil {
+		log.Error("internal error", append([]any{"ref", ref, "err", err}, attrs...)...)
+	}
+	return &Error{Code: CodeInternal, Message: "internal error " + ref + "; the daemon's log has its cause under ref=" + ref}
+}
+
+// errorRef is a short random reference for one internal error.
+func errorRef() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -26,7 +26,7 @@ type submit func(ctx context.Context, session, inputID, text string, author wire
 func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
 	if err := h.CheckInput(cmd.Session, cmd.InputID, cmd.Text); err != nil {
 		wc.inflight.Wait()
-		wc.replyReceipt(cmd.ID, wire.Receipt{}, err)
+		wc.replyReceipt(cmd.ID, cmd.Session, wire.Receipt{}, err)
 		return
 	}
 	if wc.slots == nil {
@@ -38,9 +38,9 @@ func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put 
 		return // the connection is ending; nothing was queued
 	}
 	wc.inflight.Add(1)
-	id := cmd.ID // not cmd: the closure would move the whole command to the heap
+	id, session := cmd.ID, cmd.Session // not cmd: the closure would move the whole command to the heap
 	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Author(), func(r wire.Receipt, err error) {
-		wc.replyReceipt(id, r, err)
+		wc.replyReceipt(id, session, r, err)
 		<-wc.slots
 		wc.inflight.Done()
 	})

@@ -230,9 +230,9 @@ func (wc *conn) post(ctx context.Context, cmd wire.Command) {
 	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitPost)
 }
 
-func (wc *conn) replyReceipt(id int64, r wire.Receipt, err error) {
+func (wc *conn) replyReceipt(id int64, session string, r wire.Receipt, err error) {
 	if err != nil {
-		wc.replyErr(id, wire.AsError(wc.s.log, err))
+		wc.replyErr(id, wire.AsError(wc.s.log, err, "op", "send", "session", session))
 		return
 	}
 	// Encode(wire.Reply{ID: id, OK: true, Receipt: &r}), by hand: every
@@ -246,7 +246,7 @@ func (wc *conn) interrupt(ctx context.Context, cmd wire.Command) {
 	}
 	turn, done, err := wc.s.hub.Interrupt(ctx, cmd.Session, wire.ReasonUser)
 	if err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err))
+		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", cmd.Op, "session", cmd.Session))
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
@@ -294,7 +294,7 @@ func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
 		return
 	}
 	if err := wc.s.hub.Reply(wc.hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err))
+		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", cmd.Op, "turn", cmd.TurnID))
 		return
 	}
 	wc.replyOK(cmd.ID)
