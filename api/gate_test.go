@@ -1,8 +1,10 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -310,5 +312,43 @@ func TestChannelsPerConnectionAreBounded(t *testing.T) {
 	w2.Send(wire.Command{ID: 2, Op: wire.OpSub, Session: "c"})
 	if r := w2.Reply(2); r.OK || r.Error == nil || r.Error.Code != wire.CodeTooMany {
 		t.Fatalf("a third sub, limit 2: %+v", r)
+	}
+}
+
+// The health checks answer whatever Host a balancer's probe sends, or
+// none (haproxy's plain `option httpchk GET /readyz` is HTTP/1.0 without
+// one); every other route keeps the Host check.
+func TestHealthChecksAnswerAnyHost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addr := strings.TrimPrefix(e.url, "http://")
+	probe := func(request string) string {
+		t.Helper()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, request); err != nil {
+			t.Fatal(err)
+		}
+		status, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(status)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		for _, req := range []string{
+			"GET " + path + " HTTP/1.0\r\n\r\n",
+			"GET " + path + " HTTP/1.1\r\nHost: node-3.internal:8080\r\nConnection: close\r\n\r\n",
+		} {
+			if got := probe(req); !strings.HasSuffix(got, " 200 OK") {
+				t.Errorf("%q: %s, want 200", req, got)
+			}
+		}
+	}
+	if got := probe("GET /v1/sessions HTTP/1.1\r\nHost: node-3.internal:8080\r\nAuthorization: Bearer " + testToken + "\r\nConnection: close\r\n\r\n"); !strings.Contains(got, " 403 ") {
+		t.Errorf("the API with a foreign Host: %s, want 403", got)
 	}
 }
