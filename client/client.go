@@ -230,8 +230,10 @@ func (c *Client) probe(ctx context.Context) (Snapshot, error) {
 	if !ProcessAlive(info.PID) {
 		return Snapshot{}, fmt.Errorf("daemon.json names pid %d, which is not running", info.PID)
 	}
-	s := Snapshot{PID: info.PID, Port: info.Port, Token: info.Token, Boot: info.Boot,
-		BaseURL: "http://127.0.0.1:" + strconv.Itoa(info.Port)}
+	s := Snapshot{PID: info.PID, Port: info.Port, Token: info.Token, Boot: info.Boot, BaseURL: info.URL}
+	if s.BaseURL == "" {
+		s.BaseURL = "http://127.0.0.1:" + strconv.Itoa(info.Port)
+	}
 	if c.opts.Token != "" {
 		s.Token = c.opts.Token
 	}

@@ -122,8 +122,13 @@ type Interrupted struct {
 
 // DaemonInfo is the content of $ALBEDO_HOME/daemon.json.
 type DaemonInfo struct {
-	PID       int       `json:"pid"`
-	Port      int       `json:"port"`
+	PID  int `json:"pid"`
+	Port int `json:"port"`
+	// URL is the base URL a client on the machine reaches the daemon by:
+	// its scheme and the address it listens on (127.0.0.1 when that is
+	// every address). A file without one (an older daemon's) means
+	// http://127.0.0.1:PORT.
+	URL       string    `json:"url,omitempty"`
 	Token     string    `json:"token"`
 	Boot      string    `json:"boot"`
 	Version   string    `json:"version"`

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -205,7 +206,7 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err != nil {
 		return nil, err
 	}
-	ln, info, err := listenStamped(home, f.listen)
+	ln, info, err := listenStamped(home, f.listen, tlsCfg != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +279,7 @@ func (d *daemon) loadTLS(f *daemonFlags) (*tls.Config, error) {
 // listenStamped listens on addr (the port of the daemon before when it is
 // free, stable.go) and returns the daemon.json this boot will publish,
 // after daemon.stable has recorded its port.
-func listenStamped(home, addr string) (net.Listener, wire.DaemonInfo, error) {
+func listenStamped(home, addr string, tls bool) (net.Listener, wire.DaemonInfo, error) {
 	st := loadStable(home)
 	ln, err := listenStable(addr, st)
 	if err != nil {
@@ -286,7 +287,7 @@ func listenStamped(home, addr string) (net.Listener, wire.DaemonInfo, error) {
 	}
 	info := wire.DaemonInfo{
 		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: randomHex(32), Boot: randomHex(8),
-		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second),
+		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second), URL: localURL(ln.Addr().(*net.TCPAddr), tls),
 	}
 	st.Port = info.Port
 	if err := saveStable(home, st); err != nil {
@@ -294,6 +295,21 @@ func listenStamped(home, addr string) (net.Listener, wire.DaemonInfo, error) {
 		return nil, wire.DaemonInfo{}, err
 	}
 	return ln, info, nil
+}
+
+// localURL is the base URL a client on this machine reaches a listener
+// on addr by: its own address, or 127.0.0.1 when it listens on every
+// address.
+func localURL(addr *net.TCPAddr, tls bool) string {
+	scheme := "http"
+	if tls {
+		scheme = "https"
+	}
+	host := "127.0.0.1"
+	if !addr.IP.IsUnspecified() {
+		host = addr.IP.String()
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
 }
 
 // serveDebug serves /metrics and /readyz with --metrics-addr and Go's
