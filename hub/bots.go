@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -33,15 +32,43 @@ type botTurn struct {
 	emit   func(string)
 	closed bool
 	done   chan error // capacity 1
+	// acked answers the bot's reply that ended the turn (Reply's acked),
+	// once that end is committed; whoever ends the turn otherwise takes
+	// it (takeAcked) and answers that the reply did not take.
+	acked func(error)
 }
 
-func (t *botTurn) finish(err error) {
+func (t *botTurn) finish(err error) { t.finishAcked(err, nil) }
+
+// finishAcked ends the turn with err, for the bot's reply acked answers
+// (nil: none waits); a turn already ended refuses acked at once.
+func (t *botTurn) finishAcked(err error, acked func(error)) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		if acked != nil {
+			acked(errTurnEnded(t.turnID))
+		}
+		return
+	}
+	t.closed, t.acked = true, acked
+	t.done <- err
+	t.mu.Unlock()
+}
+
+// takeAcked returns the answer waiting for the turn's end to be
+// committed, once; nil if none waits.
+func (t *botTurn) takeAcked() func(error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.closed {
-		t.closed = true
-		t.done <- err
-	}
+	a := t.acked
+	t.acked = nil
+	return a
+}
+
+// errTurnEnded refuses a reply to a turn that ended meanwhile.
+func errTurnEnded(turn string) error {
+	return wire.Errorf(wire.CodeNotServing, "turn %q has ended", turn)
 }
 
 func (t *botTurn) text(s string) bool {
@@ -134,8 +161,12 @@ func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
 }
 
 // Reply takes a serving bot's answer to a turn: text streams out as deltas,
-// done commits the reply, a non-empty errText fails the turn.
-func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string) error {
+// done commits the reply, a non-empty errText fails the turn. It returns
+// an error at once for a reply it refuses; otherwise acked answers the
+// reply: at once for text, and for an end once that end is committed,
+// wherever in a cluster the turn runs, so that what the bot sends next
+// (a post) lands after it.
+func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string, acked func(error)) error {
 	if err := checkTexts("text", text, "error", errText); err != nil {
 		return err // before the turn is touched: the bot may send it again
 	}
@@ -149,13 +180,15 @@ func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string) err
 		return wire.Errorf(wire.CodeNotServing, "this connection does not serve turn %q (never handed to it, or already ended)", turnID)
 	}
 	if text != "" && !t.text(text) {
-		return wire.Errorf(wire.CodeNotServing, "turn %q has ended", turnID)
+		return errTurnEnded(turnID)
 	}
 	switch {
 	case errText != "":
-		t.finish(fmt.Errorf("bot: %s", errText))
+		t.finishAcked(fmt.Errorf("bot: %s", errText), acked)
 	case done:
-		t.finish(nil)
+		t.finishAcked(nil, acked)
+	default:
+		acked(nil)
 	}
 	return nil
 }
@@ -193,12 +226,13 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 				if !errors.Is(err, errLost) {
 					return err
 				}
+				// At once to the bot's next connection: what node
+				// announced is forgotten until it announces again.
+				b.h.forgetBotNode(node)
 				if req.Restart != nil {
 					req.Restart()
 				}
-				select { // not at once: the node may announce it no more
-				case <-time.After(heartbeatEvery / 4):
-				case <-ctx.Done():
+				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				continue
@@ -231,9 +265,15 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 				}
 				continue
 			}
+			if acked := t.takeAcked(); acked != nil {
+				b.h.afterTurnEnd(req.TurnID, acked)
+			}
 			return err
 		case <-ctx.Done():
-			t.finish(ctx.Err()) // later replies get not_serving
+			t.finish(ctx.Err())                       // later replies get not_serving
+			if acked := t.takeAcked(); acked != nil { // the bot's end came too late
+				acked(errTurnEnded(req.TurnID))
+			}
 			c.mu.Lock()
 			delete(c.turns, req.TurnID)
 			c.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,10 +27,18 @@ import (
 //     (subjBotReply, addressed to the turn's node): text, then done or an
 //     error, or "lost" when its connection drops — as a local turn would,
 //     the turn then starts over with the next serving connection.
+//   - A reply that ends the turn (done, or an error) is acknowledged to
+//     the bot once the turn's node has committed that end: the done
+//     asks for it (Ack), and the turn's node answers (Committed) after
+//     its commit.
 //   - An interrupt on the turn's node cancels it there ("bot-cancel"):
 //     the bot's later replies get not_serving, as they would locally.
-//   - A bot node that dies stops announcing the bot: the turn's node
-//     takes the turn for lost when the announcement lapses.
+//   - The turn's node asks the bot's node every botCheckEvery whether it
+//     still serves the turn ("bot-check"): a node that says no, or has
+//     not answered botCheckMisses times running (it died), has lost it,
+//     and its announcements are forgotten, so the turn goes at once to
+//     the bot's next connection wherever it is (and waits for it when
+//     there is none).
 
 const (
 	subjBots     = "bots"     // botsNotice: the bots a node serves
@@ -48,6 +57,11 @@ type botReply struct {
 	Done  bool   `json:"done,omitempty"`
 	Error string `json:"error,omitempty"`
 	Lost  bool   `json:"lost,omitempty"`
+	// Ack, with Done or Error: the bot waits to hear that the end is
+	// committed. Committed, from the turn's node: it is (Error empty),
+	// or could not be (Error says why).
+	Ack       bool `json:"ack,omitempty"`
+	Committed bool `json:"committed,omitempty"`
 }
 
 // botTurnRequest is the body of a "bot-turn" request.
@@ -67,6 +81,7 @@ type remoteBots struct {
 	nodes   map[string]map[string]time.Time // bot → node → last announced
 	waiting map[string]*remoteTurn          // turns this node handed out, by turn id
 	served  map[string]*botTurn             // turns this node serves for another, by turn id
+	acks    map[string]func(error)          // bots' ends of turns served here, waiting for the turn's node to commit them
 }
 
 // remoteTurn collects a remote bot's replies to one turn for its Stream.
@@ -159,18 +174,18 @@ func (h *Hub) remoteServer(bot string) string {
 	return ""
 }
 
-// stillServes says whether node has announced the bot lately.
-func (h *Hub) stillServes(node, bot string) bool {
-	rb := &h.remote
-	rb.mu.Lock()
-	defer rb.mu.Unlock()
-	at, ok := rb.nodes[bot][node]
-	return ok && time.Since(at) < remoteTTL
-}
-
-// onBotReply routes a remote bot's reply to the turn waiting for it here.
+// onBotReply routes a remote bot's reply to the turn waiting for it here,
+// or the turn's node's word that a bot's end is committed to that bot.
 func (h *Hub) onBotReply(rep botReply) {
 	if rep.To != h.opts.Node {
+		return
+	}
+	if rep.Committed {
+		var err error
+		if rep.Error != "" {
+			err = wire.Errorf(wire.CodeNotServing, "%s", rep.Error)
+		}
+		h.answerAck(rep.Turn, err)
 		return
 	}
 	h.remote.mu.Lock()
@@ -203,13 +218,21 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 		h.log.Info("a bot's node did not take a turn", "node", node, "bot", b.name, "err", err)
 		return errLost
 	}
-	check := time.NewTicker(heartbeatEvery)
+	check := time.NewTicker(botCheckEvery)
 	defer check.Stop()
+	misses := 0
 	for {
 		select {
 		case <-rt.signal:
 		case <-check.C:
-			if !h.stillServes(node, b.name) {
+			switch serving, answered := h.stillServesTurn(ctx, node, req); {
+			case serving:
+				misses = 0
+				continue
+			case answered:
+				return errLost // the bot's connection there is gone
+			}
+			if misses++; misses >= botCheckMisses {
 				return errLost // the bot's node is gone
 			}
 			continue
@@ -221,6 +244,15 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 			return ctx.Err()
 		}
 		for _, rep := range rt.take() {
+			if rep.Ack && (rep.Done || rep.Error != "") {
+				h.afterTurnEnd(req.TurnID, func(err error) {
+					back := botReply{To: node, Turn: req.TurnID, Committed: true}
+					if err != nil {
+						back.Error = err.Error()
+					}
+					h.bus.publish(subjBotReply, back)
+				})
+			}
 			switch {
 			case rep.Text != "":
 				emit(rep.Text)
@@ -238,6 +270,34 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 // botRequestTimeout bounds handing a turn to a bot's node, or cancelling
 // it there: the node answers at once, before the bot replies.
 const botRequestTimeout = 10 * time.Second
+
+// botCheckEvery is how often the turn's node asks the bot's node whether
+// it still serves the turn; botCheckMisses checks unanswered, or one
+// answered no, and the turn is lost. A node that died is found within
+// about a second, not when its announcements lapse (remoteTTL).
+const (
+	botCheckEvery  = 400 * time.Millisecond
+	botCheckMisses = 2
+)
+
+// stillServesTurn asks node whether it still serves the turn of req, and
+// says whether it answered at all.
+func (h *Hub) stillServesTurn(ctx context.Context, node string, req provider.Request) (serving, answered bool) {
+	body, _ := json.Marshal(botTurnRequest{From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
+	resp, err := h.ask(ctx, request{To: node, Op: "bot-check", Session: req.Session, Body: body}, botCheckEvery)
+	return err == nil && resp.Running, err == nil
+}
+
+// forgetBotNode forgets what node announced of its bots, until it
+// announces them again: a turn that lost its bot there looks elsewhere.
+func (h *Hub) forgetBotNode(node string) {
+	rb := &h.remote
+	rb.mu.Lock()
+	for _, nodes := range rb.nodes {
+		delete(nodes, node)
+	}
+	rb.mu.Unlock()
+}
 
 // serveRemoteTurn hands a turn another node runs to a bot connected here
 // and relays its replies there.
@@ -267,20 +327,65 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 	c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: r.Session, TurnID: r.Turn, InputID: r.Input, Messages: r.Messages})
 	go func() {
 		err := <-t.done
-		h.remote.mu.Lock()
-		delete(h.remote.served, r.Turn)
-		h.remote.mu.Unlock()
+		forget := func() {
+			h.remote.mu.Lock()
+			delete(h.remote.served, r.Turn)
+			h.remote.mu.Unlock()
+		}
+		acked := t.takeAcked()
 		switch {
 		case errors.Is(err, errLost):
+			forget()
 			reply(botReply{Lost: true})
+			return
 		case errors.Is(err, errCancelled):
-		case err != nil:
-			reply(botReply{Error: err.Error()})
-		default:
-			reply(botReply{Done: true})
+			forget()
+			if acked != nil {
+				acked(errTurnEnded(r.Turn))
+			}
+			return
 		}
+		// Still served, for the checks, until the end has surely reached
+		// the turn's node: a check answered no while the end is on its
+		// way would start the turn over.
+		time.AfterFunc(botRequestTimeout, forget)
+		end := botReply{Done: err == nil, Ack: acked != nil}
+		if err != nil {
+			end.Error = strings.TrimPrefix(err.Error(), "bot: ")
+		}
+		if acked != nil {
+			h.awaitAck(r.Turn, acked)
+		}
+		reply(end)
 	}()
 	return nil
+}
+
+// awaitAck keeps a bot's acknowledgement of its end of a turn served here
+// until the turn's node says the end is committed (onBotReply), or for
+// botRequestTimeout: a node that died meanwhile commits nothing, and the
+// turn runs again elsewhere.
+func (h *Hub) awaitAck(turn string, acked func(error)) {
+	h.remote.mu.Lock()
+	if h.remote.acks == nil {
+		h.remote.acks = map[string]func(error){}
+	}
+	h.remote.acks[turn] = acked
+	h.remote.mu.Unlock()
+	time.AfterFunc(botRequestTimeout, func() {
+		h.answerAck(turn, wire.Errorf(wire.CodeNotServing, "the node running turn %q did not confirm its end within %v", turn, botRequestTimeout))
+	})
+}
+
+// answerAck answers the acknowledgement waiting for turn, once.
+func (h *Hub) answerAck(turn string, err error) {
+	h.remote.mu.Lock()
+	acked := h.remote.acks[turn]
+	delete(h.remote.acks, turn)
+	h.remote.mu.Unlock()
+	if acked != nil {
+		acked(err)
+	}
 }
 
 // errCancelled ends a turn served for another node that cancelled it.
@@ -304,6 +409,10 @@ func (h *Hub) handleBotRequest(m *nats.Msg, r request) {
 		resp.Error = wire.Errorf(wire.CodeBadRequest, "bot request: %v", err)
 	} else if r.Op == "bot-turn" {
 		resp.Error = h.serveRemoteTurn(br)
+	} else if r.Op == "bot-check" {
+		h.remote.mu.Lock()
+		resp.Running = h.remote.served[br.Turn] != nil
+		h.remote.mu.Unlock()
 	} else {
 		h.cancelRemoteTurn(br.Turn)
 	}

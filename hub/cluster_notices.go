@@ -247,7 +247,7 @@ func (h *Hub) onRequest(m *nats.Msg) {
 		return
 	}
 	switch r.Op {
-	case "bot-turn", "bot-cancel":
+	case "bot-turn", "bot-cancel", "bot-check":
 		h.handleBotRequest(m, r)
 		return
 	case "interrupt":

@@ -148,6 +148,7 @@ type Hub struct {
 	links       linkUse                                          // when links were last used (links.go)
 	reconcile   chan struct{}                                    // asks the heartbeat for a look at the store now
 	changesRung chan struct{}                                    // asks followChanges for a look at the store now
+	ends        endWaiters                                       // what waits for turns' ends to be committed
 
 	mu    sync.Mutex
 	chans map[string]*channel

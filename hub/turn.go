@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"albedo/db"
@@ -179,7 +180,44 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	if p != nil {
 		author = p.Author(req)
 	}
-	return h.commitTurn(ctx, ch, q, outcome(ctx, text, author, err))
+	state := h.commitTurn(ctx, ch, q, outcome(ctx, text, author, err))
+	h.turnEnded(q.turnID, state)
+	return state
+}
+
+// endWaiters are what waits for a turn's end to be committed (a bot's
+// acknowledgement of its last reply), by turn id; each is called once, by
+// turnEnded.
+type endWaiters struct {
+	mu sync.Mutex
+	m  map[string][]func(error)
+}
+
+// afterTurnEnd calls f once the end of the turn this node runs is
+// committed, or with an error if it could not be.
+func (h *Hub) afterTurnEnd(turn string, f func(error)) {
+	h.ends.mu.Lock()
+	defer h.ends.mu.Unlock()
+	if h.ends.m == nil {
+		h.ends.m = map[string][]func(error){}
+	}
+	h.ends.m[turn] = append(h.ends.m[turn], f)
+}
+
+// turnEnded answers what waits for the turn's end: state is its final
+// state, "" when the commit failed or the turn was dropped.
+func (h *Hub) turnEnded(turn, state string) {
+	h.ends.mu.Lock()
+	fs := h.ends.m[turn]
+	delete(h.ends.m, turn)
+	h.ends.mu.Unlock()
+	var err error
+	if state == "" {
+		err = wire.Errorf(wire.CodeNotServing, "the end of turn %q was not committed: the turn was interrupted, or runs again", turn)
+	}
+	for _, f := range fs {
+		f(err)
+	}
 }
 
 // startTurn commits the turn's start: its started event and the input's

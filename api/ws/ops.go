@@ -293,9 +293,17 @@ func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
 		return
 	}
-	if err := wc.s.hub.Reply(wc.hc, cmd.TurnID, cmd.Text, cmd.Done, cmd.Error); err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", cmd.Op, "turn", cmd.TurnID))
-		return
+	id, turn := cmd.ID, cmd.TurnID
+	answer := func(err error) {
+		if err != nil {
+			wc.replyErr(id, wire.AsError(wc.s.log, err, "op", wire.OpReply, "turn", turn))
+			return
+		}
+		wc.replyOK(id)
 	}
-	wc.replyOK(cmd.ID)
+	// An end (done, error) is answered once it is committed (hub.Reply),
+	// by whichever goroutine sees the commit; the reader reads on.
+	if err := wc.s.hub.Reply(wc.hc, turn, cmd.Text, cmd.Done, cmd.Error, answer); err != nil {
+		answer(err)
+	}
 }
