@@ -39,6 +39,7 @@ type readyState struct {
 	Ready  bool              `json:"ready"`
 	Reason string            `json:"reason,omitempty"`
 	Checks map[string]string `json:"checks"`
+	Build  Build             `json:"build"`
 }
 
 // checks are the store's, then Options.ReadyChecks (NATS's, in a cluster).
@@ -52,9 +53,9 @@ func (s *Server) checks() []ReadyCheck {
 
 // ready runs the checks in order and stops at the first that fails.
 func (s *Server) ready(ctx context.Context) readyState {
-	st := readyState{Ready: true, Checks: map[string]string{}}
+	st := readyState{Ready: true, Checks: map[string]string{}, Build: s.opts.Build}
 	if s.ws.Closing() || s.hub.IsStopping() {
-		return readyState{Reason: "the daemon is stopping", Checks: st.Checks}
+		return readyState{Reason: "the daemon is stopping", Checks: st.Checks, Build: st.Build}
 	}
 	for _, c := range s.checks() {
 		cctx, cancel := context.WithTimeout(ctx, ReadyTimeout)

@@ -54,6 +54,16 @@ type Options struct {
 	ReadyChecks []ReadyCheck
 	// OnShutdown is called (on its own goroutine) by POST /v1/daemon/shutdown.
 	OnShutdown func()
+	// Build is the binary's version and commit, which /readyz reports and
+	// albedo_build_info carries, so that an operator tells builds apart.
+	Build Build
+}
+
+// Build names a binary: its version, and the commit it was built from
+// ("" when unknown).
+type Build struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
 }
 
 func (o *Options) defaults() {

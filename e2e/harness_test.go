@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 	}
 	albedoBin = filepath.Join(dir, "albedo")
 	botBin = filepath.Join(dir, "albedo-examplebot")
-	build := exec.Command("go", "build", "-race", "-o", dir+"/", "albedo/cmd/albedo", "albedo/cmd/albedo-examplebot")
+	// -buildvcs=auto whatever GOFLAGS says: the binary names the commit
+	// it was built from (checkBuild).
+	build := exec.Command("go", "build", "-race", "-buildvcs=auto", "-o", dir+"/", "albedo/cmd/albedo", "albedo/cmd/albedo-examplebot")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build albedo:", err)

@@ -801,6 +801,7 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 		}
 	}
 	waitReady(200, `"nats":"ok"`)
+	checkBuild(t, get)
 	s, err := cl.nodes[1].c.CreateSession(ctx, "lag", wire.SessionCreate{})
 	if err != nil {
 		t.Fatal(err)

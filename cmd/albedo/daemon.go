@@ -221,7 +221,7 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	if err := d.publish(info); err != nil {
 		return nil, err
 	}
-	log.Info("daemon listening", "addr", ln.Addr().String(), "tls", tlsCfg != nil, "port", info.Port, "pid", info.PID, "home", home, "version", wire.Version)
+	log.Info("daemon listening", "addr", ln.Addr().String(), "tls", tlsCfg != nil, "port", info.Port, "pid", info.PID, "home", home, "version", versionString())
 	return d, nil
 }
 
@@ -405,7 +405,7 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 	d.srv = api.New(d.hub, api.Options{
 		Token: info.Token, Owner: d.owner, ProofKey: d.key, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		MaxFresh: unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
-		ReadyChecks: d.natsReady(),
+		ReadyChecks: d.natsReady(), Build: daemonBuild(),
 		OnShutdown: func() {
 			select {
 			case d.stop <- struct{}{}:

@@ -18,6 +18,10 @@ import (
 func (d *daemon) serveMetrics(ln net.Listener) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), d.srv.Collector())
+	b := daemonBuild()
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_build_info",
+		Help:        "1, labelled with the binary's version and the commit it was built from.",
+		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit}}, func() float64 { return 1 }))
 	if d.natsLag != nil {
 		reg.MustRegister(d.natsLag)
 	}

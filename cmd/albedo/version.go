@@ -1,8 +1,11 @@
 package main
 
 import (
+	"runtime"
 	"runtime/debug"
+	"strings"
 
+	"albedo/api"
 	"albedo/wire"
 )
 
@@ -13,32 +16,48 @@ import (
 // It is a package variable because -X can set nothing else.
 var version string
 
-// versionString is what `albedo --version` prints: the linked version, or
-// else the protocol's version marked as a development build, with the
-// commit Go stamped into the binary when it was built from a checkout.
-func versionString() string {
-	if version != "" {
-		return version
+// build is what this binary is: its version (the linked one, else the
+// protocol's marked -dev) and the commit Go stamped into it when it was
+// built from a checkout ("" when it was not; "+modified" when the
+// checkout had changes).
+func build() (ver, commit string) {
+	ver = version
+	if ver == "" {
+		ver = wire.Version + "-dev"
 	}
-	v := wire.Version + "-dev"
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return v
+		return ver, ""
 	}
-	var rev, dirty string
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
+			commit = s.Value[:min(len(s.Value), 12)] + commit
 		case "vcs.modified":
 			if s.Value == "true" {
-				dirty = ", modified"
+				commit += "+modified"
 			}
 		}
 	}
-	about := info.GoVersion
-	if rev != "" {
-		about = "commit " + rev[:min(len(rev), 12)] + dirty + ", " + about
+	if strings.HasPrefix(commit, "+") { // modified, of no known commit
+		commit = ""
 	}
-	return v + " (" + about + ")"
+	return ver, commit
+}
+
+// daemonBuild is build as the API reports it.
+func daemonBuild() api.Build {
+	ver, commit := build()
+	return api.Build{Version: ver, Commit: commit}
+}
+
+// versionString is what `albedo --version` prints: the version, with the
+// commit and Go's version.
+func versionString() string {
+	ver, commit := build()
+	about := runtime.Version()
+	if commit != "" {
+		about = "commit " + commit + ", " + about
+	}
+	return ver + " (" + about + ")"
 }
