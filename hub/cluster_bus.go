@@ -74,6 +74,10 @@ type textNotice struct {
 	Pos     int    `json:"pos"`            // bytes of the reply before Text
 	Text    string `json:"text"`           // a delta, or the whole reply so far (Full)
 	Full    bool   `json:"full,omitempty"` // Text replaces what came before
+	// Restart, with Full and no Text: the reply starts over (a bot's
+	// connection dropped). Any other whole text that is a prefix of what
+	// a node shows is older than what it shows, and changes nothing.
+	Restart bool `json:"restart,omitempty"`
 }
 
 type statusNotice struct {

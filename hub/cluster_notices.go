@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -158,8 +159,8 @@ func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub, int64) {}) }
 // onText relays the streaming reply of a turn another node runs, so that
 // this node's viewers see it as that node's do. Deltas must follow one
 // another (Pos); after a lost one this node shows nothing more of the
-// reply until the next whole text, which the running node sends at each
-// checkpoint.
+// reply until the next whole text, which the running node sends every
+// second while the reply grows (relayWhole).
 func (h *Hub) onText(n textNotice) {
 	ch := h.served(n.Session)
 	if ch == nil {
@@ -172,6 +173,9 @@ func (h *Hub) onText(n textNotice) {
 	}
 	var replace, appendIt bool
 	switch {
+	case n.Full && !n.Restart && n.Turn == ch.run.streamTurn && strings.HasPrefix(ch.run.streamText.String(), n.Text):
+		// What this node shows already (relayWhole's snapshot, sent
+		// beside the deltas, may come after one that followed it).
 	case n.Full:
 		ch.run.streamTurn = n.Turn
 		ch.run.streamText.Reset()
@@ -359,7 +363,50 @@ func (h *Hub) relayText(session, turn string, pos int, text string, full bool) {
 	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Pos: pos, Text: text, Full: full})
 }
 
+// relayRestart tells the other nodes that a turn's reply starts over.
+func (h *Hub) relayRestart(session, turn string) {
+	if h.bus == nil {
+		return
+	}
+	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Full: true, Restart: true})
+}
+
 // OnTokensChanged sets what closes this node's connections of tokens
 // another node revoked (4401) or narrowed (to reconnect with their new
 // scope): the API server's.
 func (h *Hub) OnTokensChanged(f func(revoked, narrowed []string)) { h.tokenHook.Store(&f) }
+
+// relayWhole tells the other nodes, every checkpointEvery while the turn
+// streams and the reply grew, its whole text so far: a node that joined
+// late or lost a delta shows nothing more of the reply until then (onText),
+// and a provider that pauses sends no delta to carry it. It returns what
+// stops it.
+func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
+	if h.bus == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(checkpointEvery)
+		defer t.Stop()
+		sent := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			ch.mu.Lock()
+			var text string
+			if ch.run.streamTurn == turn && ch.run.streamText.Len() != sent {
+				text = ch.run.streamText.String()
+			}
+			ch.mu.Unlock()
+			if text != "" {
+				sent = len(text)
+				h.relayText(ch.id, turn, 0, text, true)
+			}
+		}
+	}()
+	return func() { close(done) }
+}

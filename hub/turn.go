@@ -292,8 +292,9 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		ch.run.streamText.Reset()
 		ch.mu.Unlock()
 		h.replaceText(ch, q.turnID, "") // starts over: an empty partial
-		h.relayText(ch.id, q.turnID, 0, "", true)
+		h.relayRestart(ch.id, q.turnID)
 	}
+	defer h.relayWhole(ch, q.turnID)()
 	last := time.Now()
 	err := p.Stream(sctx, req, func(d string) {
 		if d == "" || sctx.Err() != nil {
@@ -313,8 +314,6 @@ func (h *Hub) streamTurn(ctx context.Context, ch *channel, q queued, p provider.
 		if time.Since(last) >= checkpointEvery {
 			last = time.Now()
 			partial := text.String()
-			// The whole text, for nodes that joined late or lost a delta.
-			h.relayText(ch.id, q.turnID, 0, partial, true)
 			_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
 				if err := tx.CheckRun(bg, ch.id, q.lease); err != nil {
 					return err
