@@ -14,7 +14,6 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
-	"github.com/uptrace/bun/migrate"
 
 	"albedo/migrations"
 )
@@ -41,6 +40,8 @@ type DB struct {
 	closeOnce          sync.Once
 
 	w *Writer
+	// migrated names the migrations Open applied (Migrated).
+	migrated []string
 }
 
 // Options tune Open. The zero value is the daemon's default.
@@ -63,6 +64,9 @@ type Options struct {
 	// a commit survives a crash of the process, which is the contract's
 	// durability rule; FULL also survives power loss, at an fsync a commit).
 	Synchronous string
+	// NoMigrate refuses a database that needs migrations instead of
+	// running them (`albedo migrate` runs them on purpose).
+	NoMigrate bool
 	// Node names the daemon (or command) in the changes it records on a
 	// shared store (changes.go), so that it skips its own.
 	Node string
@@ -118,7 +122,7 @@ func Open(ctx context.Context, target string, opts Options) (*DB, error) {
 }
 
 func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
-	rw, err := openSQLiteWriter(ctx, path, opts.Synchronous)
+	rw, applied, err := openSQLiteWriter(ctx, path, opts.Synchronous, opts.NoMigrate)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +154,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		csql.Close()
 		return fail(err)
 	}
-	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{}), migrated: applied}
 	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
 	every := opts.ckptEvery
 	if every <= 0 {
@@ -162,14 +166,14 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 
 // openSQLiteWriter opens the writer's connection to the database at path,
 // creating the file if needed, and migrates it to the newest schema.
-func openSQLiteWriter(ctx context.Context, path, sync string) (*bun.DB, error) {
+func openSQLiteWriter(ctx context.Context, path, sync string, noMigrate bool) (*bun.DB, []string, error) {
 	// Conversations are private: create the file 0600 before SQLite does.
 	if f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
 	}
 	wsql, err := sql.Open("sqlite3", dsn(path, false, sync, busyWait))
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	// One connection: SQLite has one writer anyway, and a single connection
 	// makes the writer goroutine the only place that can hold the lock.
@@ -177,11 +181,12 @@ func openSQLiteWriter(ctx context.Context, path, sync string) (*bun.DB, error) {
 	wsql.SetMaxIdleConns(1)
 	wsql.SetConnMaxLifetime(0)
 	rw := bun.NewDB(wsql, sqlitedialect.New())
-	if err := migrateUp(ctx, rw); err != nil {
+	applied, err := migrateApply(ctx, rw, migrations.New, !noMigrate)
+	if err != nil {
 		rw.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return rw, nil
+	return rw, applied, nil
 }
 
 // openSQLiteReaders opens the pool of read-only connections to the
@@ -310,45 +315,6 @@ func (d *DB) checkpoint() {
 		d.asked = pages
 		d.w.askRewind()
 	}
-}
-
-// Migrate runs the schema's migrations on the database at path and returns
-// the names of those it applied. Open does this itself; Migrate exists for
-// tests and tools.
-func Migrate(ctx context.Context, path string) ([]string, error) {
-	wsql, err := sql.Open("sqlite3", dsn(path, false, "", busyWait))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	wsql.SetMaxOpenConns(1)
-	rw := bun.NewDB(wsql, sqlitedialect.New())
-	defer rw.Close()
-	return migrateApply(ctx, rw, migrations.New)
-}
-
-func migrateUp(ctx context.Context, rw *bun.DB) error {
-	_, err := migrateApply(ctx, rw, migrations.New)
-	return err
-}
-
-func migrateApply(ctx context.Context, rw *bun.DB, set func() (*migrate.Migrations, error)) ([]string, error) {
-	ms, err := set()
-	if err != nil {
-		return nil, err
-	}
-	m := migrate.NewMigrator(rw, ms, migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
-		return nil, fmt.Errorf("init migrations: %w", err)
-	}
-	g, err := m.Migrate(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	var names []string
-	for _, mg := range g.Migrations {
-		names = append(names, mg.Name)
-	}
-	return names, nil
 }
 
 // Writer returns the group-commit writer.

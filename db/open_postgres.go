@@ -39,7 +39,8 @@ func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("connect to %s: %w", RedactURL(url), err)
 	}
-	if err := migratePostgres(ctx, bdb); err != nil {
+	applied, err := migratePostgres(ctx, bdb, !opts.NoMigrate)
+	if err != nil {
 		bdb.Close()
 		return nil, err
 	}
@@ -48,24 +49,24 @@ func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
 		bdb.Close()
 		return nil, err
 	}
-	d := &DB{path: RedactURL(url), dialect: &dialect{pg: true}, rw: bdb, ro: bdb}
+	d := &DB{path: RedactURL(url), dialect: &dialect{pg: true}, rw: bdb, ro: bdb, migrated: applied}
 	d.w = newWriter(bdb, d.dialect, opts, legacy, 0)
 	return d, nil
 }
 
-// migratePostgres applies PostgreSQL's migration set, holding an advisory
-// lock meanwhile so that nodes started together migrate one at a time
-// (bun's own migration lock fails instead of waiting).
-func migratePostgres(ctx context.Context, bdb *bun.DB) error {
+// migratePostgres applies PostgreSQL's migration set (or, unless apply,
+// checks that none is pending), holding an advisory lock meanwhile so
+// that nodes started together migrate one at a time (bun's own migration
+// lock fails instead of waiting).
+func migratePostgres(ctx context.Context, bdb *bun.DB, apply bool) ([]string, error) {
 	conn, err := bdb.DB.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, pgMigrationLock); err != nil {
-		return fmt.Errorf("migrate: wait for other nodes: %w", err)
+		return nil, fmt.Errorf("migrate: wait for other nodes: %w", err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, pgMigrationLock)
-	_, err = migrateApply(ctx, bdb, migrations.NewPostgres)
-	return err
+	return migrateApply(ctx, bdb, migrations.NewPostgres, apply)
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,6 +191,9 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 		return nil, err
 	}
 	h.db = d
+	if ms := d.Migrated(); len(ms) > 0 {
+		log.Info("applied migrations", "migrations", strings.Join(ms, ","))
+	}
 	if h.bus != nil {
 		id, err := d.ClusterID(ctx)
 		if err != nil {

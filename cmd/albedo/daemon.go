@@ -41,6 +41,7 @@ type daemonFlags struct {
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
 	nats         string // a nats:// URL joining the other nodes; empty: none
 	lease        time.Duration
+	noMigrate    bool // refuse a store that needs migrations rather than run them
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {
@@ -77,6 +78,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
 	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
 	cmd.Flags().StringVar(&f.nats, "nats", "", "a nats:// URL: the other nodes of the cluster hear this one's events, viewers and turns there (needs --db)")
+	cmd.Flags().BoolVar(&f.noMigrate, "no-migrate", false, "refuse to start on a store that needs migrations, rather than run them (albedo migrate runs them)")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
 }
@@ -237,6 +239,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		return err
 	}
 	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
+	hopts.DB.NoMigrate = f.noMigrate
 	if f.nats != "" {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
