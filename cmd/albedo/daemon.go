@@ -39,7 +39,9 @@ type daemonFlags struct {
 	debugAddr    string
 	node         string // this daemon's name among the nodes of a cluster, in every log line and lease
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
-	nats         string // a nats:// URL joining the other nodes; empty: none
+	dbFile       string // a file holding db's URL, a secret
+	natsFlags
+	natsOpts     []nats.Option // natsFlags' (check)
 	lease        time.Duration
 	noMigrate    bool // refuse a store that needs migrations rather than run them
 }
@@ -56,11 +58,14 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			if g.url != "" || g.token != "" {
 				return usageErrorf("albedo daemon runs the daemon of a home: --url and --token are for its clients")
 			}
-			if err := f.check(); err != nil {
-				return err
-			}
 			home, err := g.resolveHome()
 			if err != nil {
+				return err
+			}
+			if err := applyDaemonConfig(cmd.Flags(), home, os.Getenv); err != nil {
+				return err
+			}
+			if err := f.check(); err != nil {
 				return err
 			}
 			if f.node == "" {
@@ -70,14 +75,15 @@ func newDaemonCmd(g *globals) *cobra.Command {
 			return runDaemon(cmd.Context(), home, f, log)
 		},
 	}
-	f.register(cmd)
+	f.edgeFlags.register(cmd)
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection whose write waits this long (no heartbeat ping is sent meanwhile)")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
 	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
-	cmd.Flags().StringVar(&f.nats, "nats", "", "a nats:// URL: the other nodes of the cluster hear this one's events, viewers and turns there (needs --db)")
+	cmd.Flags().StringVar(&f.dbFile, "db-file", "", "read --db's URL, a secret, from this file instead")
+	f.natsFlags.register(cmd)
 	cmd.Flags().BoolVar(&f.noMigrate, "no-migrate", false, "refuse to start on a store that needs migrations, rather than run them (albedo migrate runs them)")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
@@ -244,7 +250,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
 		}
-		if d.nc, err = connectNATS(f.nats, f.node, d.log); err != nil {
+		if d.nc, err = connectNATS(f.nats, f.node, f.natsOpts, d.log); err != nil {
 			return err
 		}
 		hopts.NATS = d.nc

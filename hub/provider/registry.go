@@ -30,6 +30,9 @@ type Config struct {
 	// Name is the member name of the person who runs this daemon, whom its
 	// daemon.json token acts as; empty is their login name.
 	Name string `toml:"name"`
+	// Daemon is the [daemon] table: values of `albedo daemon`'s flags, by
+	// flag name, which the command reads itself (cmd/albedo/daemonconfig.go).
+	Daemon map[string]any `toml:"daemon"`
 }
 
 // Profile is one [providers.NAME] table.
