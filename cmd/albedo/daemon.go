@@ -41,9 +41,9 @@ type daemonFlags struct {
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
 	dbFile       string // a file holding db's URL, a secret
 	natsFlags
-	natsOpts     []nats.Option // natsFlags' (check)
-	lease        time.Duration
-	noMigrate    bool // refuse a store that needs migrations rather than run them
+	natsOpts  []nats.Option // natsFlags' (check)
+	lease     time.Duration
+	noMigrate bool // refuse a store that needs migrations rather than run them
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {

@@ -41,7 +41,7 @@ func TestDaemonFlagsFromEnvironmentAndConfig(t *testing.T) {
 	}
 
 	for conf, says := range map[string]string{
-		"[daemon]\nnoed = \"x\"\n":    `"noed" is not a flag of albedo daemon`,
+		"[daemon]\nnoed = \"x\"\n":     `"noed" is not a flag of albedo daemon`,
 		"[daemon]\nlease = \"soon\"\n": "[daemon] lease",
 		"[daemon]\nlease = {a = 1}\n":  "[daemon] lease",
 	} {
