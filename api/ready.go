@@ -54,6 +54,9 @@ func (s *Server) checks() []ReadyCheck {
 // ready runs the checks in order and stops at the first that fails.
 func (s *Server) ready(ctx context.Context) readyState {
 	st := readyState{Ready: true, Checks: map[string]string{}, Build: s.opts.Build}
+	if s.draining.Load() {
+		return readyState{Reason: "the daemon is draining", Checks: st.Checks, Build: st.Build}
+	}
 	if s.ws.Closing() || s.hub.IsStopping() {
 		return readyState{Reason: "the daemon is stopping", Checks: st.Checks, Build: st.Build}
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -89,6 +90,8 @@ type Server struct {
 	ws    *ws.Server    // the websocket endpoint, /v1/ws
 	fresh freshConns    // connections that have not sent a request yet
 
+	draining atomic.Bool // Drain was called
+
 	mu      sync.Mutex
 	unready string // why the last /readyz was not ready ("": it was)
 
@@ -166,6 +169,16 @@ func (s *Server) Handler() http.Handler { return s.e }
 // (ws.Server.Bye) and refuses new ones.
 func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duration) {
 	s.ws.Bye(ctx, reason, retryAfter)
+}
+
+// Drain takes the daemon out of service for a while before it stops:
+// /readyz says 503 (draining) at once, so that a balancer sends it nothing
+// new; new websockets are refused; each open one is asked to reconnect
+// elsewhere at a random moment within window (ws.Server.Drain). HTTP
+// requests are served until the stop.
+func (s *Server) Drain(ctx context.Context, window time.Duration) {
+	s.draining.Store(true)
+	s.ws.Drain(ctx, window)
 }
 
 // Close cuts every websocket connection and waits for their goroutines. It

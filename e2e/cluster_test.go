@@ -39,8 +39,16 @@ type cluster struct {
 type node struct {
 	name string
 	home string
+	args []string // its daemon's flags, to start it again (restart)
 	d    *daemon
 	c    *client.Client
+}
+
+// restart starts the node's daemon again, once the last one has exited,
+// with the same flags and home (so the same port, when it is free).
+func (nd *node) restart(t *testing.T) {
+	t.Helper()
+	nd.d = startDaemon(t, nd.home, nd.args...)
 }
 
 // startCluster starts n nodes with provider "fake" and the given lease,
@@ -129,7 +137,8 @@ func startClusterOn(t *testing.T, url string, n int, lease time.Duration, extra 
 		if err := os.WriteFile(filepath.Join(nd.home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		nd.d = startDaemon(t, nd.home, append([]string{"--db", cl.url, "--node", nd.name, "--lease", lease.String()}, extra...)...)
+		nd.args = append([]string{"--db", cl.url, "--node", nd.name, "--lease", lease.String()}, extra...)
+		nd.d = startDaemon(t, nd.home, nd.args...)
 		nd.c = newClient(t, nd.home)
 		cl.nodes = append(cl.nodes, nd)
 	}

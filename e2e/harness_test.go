@@ -161,6 +161,12 @@ func (l *logLines) WriteString(s string) {
 	l.b.WriteString(s)
 }
 
+// Write makes logLines an io.Writer, for a process's output.
+func (l *logLines) Write(p []byte) (int, error) {
+	l.WriteString(string(p))
+	return len(p), nil
+}
+
 func (l *logLines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -44,9 +44,9 @@ func (h *Hub) wake(ch *channel) {
 		ch.mu.Unlock()
 		return
 	}
-	if h.stopping.Load() {
+	if h.stopping.Load() || h.draining.Load() {
 		ch.mu.Unlock()
-		return
+		return // the other nodes claim it (watchOrphans)
 	}
 	ch.run.running = true
 	h.runners.Add(1)
@@ -104,7 +104,7 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			return
 		default:
 		}
-		if h.stopping.Load() || ch.isDeleted() {
+		if h.stopping.Load() || h.draining.Load() || ch.isDeleted() {
 			giveUp()
 			return
 		}

@@ -137,6 +137,7 @@ type Hub struct {
 	runners  sync.WaitGroup
 	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans, followChanges
 	stopping atomic.Bool    // no new inputs, no new turns
+	draining atomic.Bool    // no new leases claimed; those held given up after their turn (Drain)
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
 	bots   botTable   // connections serving bot turns

@@ -119,3 +119,20 @@ func (h *Hub) Stopping() { h.stopping.Store(true) }
 
 // IsStopping says whether Stopping was called.
 func (h *Hub) IsStopping() bool { return h.stopping.Load() }
+
+// Drain readies the node to leave a cluster: it claims no session's
+// turns from now on, and gives up each lease it holds once the turn
+// running under it ends, so that the other nodes run what is queued (at
+// once: given up, a lease is theirs to claim). Inputs are still accepted.
+// WaitTurns waits for the turns running here.
+func (h *Hub) Drain() { h.draining.Store(true) }
+
+// WaitTurns waits until no turn runs on this node, or ctx ends.
+func (h *Hub) WaitTurns(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { h.runners.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

@@ -44,6 +44,7 @@ const (
 	ResetRevoked = "revoked"  // the connection's access to the session was taken back; the subscription ends
 	ByeShutdown  = "shutdown" // closes with 1001
 	ByeRestart   = "restart"  // closes with 1012
+	ByeDrain     = "drain"    // closes with 1012: the node is leaving; reconnect at once (through the balancer, to another)
 )
 
 // CloseBadToken is the websocket close code of a connection whose token is

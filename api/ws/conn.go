@@ -60,7 +60,7 @@ type closeReq struct {
 // bye queues a bye push and asks the writer to close once it is written.
 func (wc *conn) bye(reason string, retryAfter time.Duration) {
 	code := websocket.StatusGoingAway
-	if reason == wire.ByeRestart {
+	if reason == wire.ByeRestart || reason == wire.ByeDrain {
 		code = websocket.StatusServiceRestart
 	}
 	wc.closeOnce.Do(func() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"slices"
@@ -231,6 +232,34 @@ func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duratio
 			c.ws.CloseNow()
 		}
 		<-done
+	}
+}
+
+// Drain refuses new websockets (503, as a stop does) and asks every open
+// connection to reconnect elsewhere: each gets bye (drain) and 1012 at a
+// random moment within window, so that the nodes its clients come back
+// to are not stampeded. It returns once every connection has closed, or
+// when ctx ends.
+func (s *Server) Drain(ctx context.Context, window time.Duration) {
+	conns := s.closeDoors()
+	timers := make([]*time.Timer, 0, len(conns))
+	for _, c := range conns {
+		at := time.Duration(0)
+		if window > 0 {
+			at = rand.N(window)
+		}
+		timers = append(timers, time.AfterFunc(at, func() { c.bye(wire.ByeDrain, 0) }))
+	}
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
 	}
 }
 

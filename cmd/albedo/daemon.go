@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,9 +42,10 @@ type daemonFlags struct {
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
 	dbFile       string // a file holding db's URL, a secret
 	natsFlags
-	natsOpts  []nats.Option // natsFlags' (check)
-	lease     time.Duration
-	noMigrate bool // refuse a store that needs migrations rather than run them
+	natsOpts    []nats.Option // natsFlags' (check)
+	lease       time.Duration
+	noMigrate   bool // refuse a store that needs migrations rather than run them
+	drainWindow time.Duration
 }
 
 func newDaemonCmd(g *globals) *cobra.Command {
@@ -84,6 +86,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
 	cmd.Flags().StringVar(&f.dbFile, "db-file", "", "read --db's URL, a secret, from this file instead")
 	f.natsFlags.register(cmd)
+	cmd.Flags().DurationVar(&f.drainWindow, "drain-window", 10*time.Second, "on SIGUSR2 (albedo drain), how long the node takes to send its clients elsewhere and let its turns end before it stops")
 	cmd.Flags().BoolVar(&f.noMigrate, "no-migrate", false, "refuse to start on a store that needs migrations, rather than run them (albedo migrate runs them)")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
@@ -120,6 +123,11 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	// SIGUSR2 drains the node, then stops it (albedo drain sends it; NATS's
+	// lame-duck mode is the same signal).
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	defer signal.Stop(usr2)
 	d, err := startDaemon(ctx, home, f, log)
 	if err != nil {
 		return err
@@ -130,6 +138,9 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 			d.reloadTokens(ctx)
 			d.reloadCert()
 			continue
+		case <-usr2:
+			d.stoppedOnPurpose()
+			d.drain(f.drainWindow)
 		case <-ctx.Done():
 			d.stoppedOnPurpose()
 		case <-d.stop:
@@ -528,6 +539,22 @@ func (d *daemon) abort() {
 	if d.unlock != nil {
 		d.unlock()
 	}
+}
+
+// drain takes the node out of service before it stops (shutdown, next):
+// /readyz turns 503 and new websockets are refused; the open ones are
+// asked to reconnect elsewhere over window, with jitter; the node claims
+// no more turns, and waits for those running to end, within window.
+// Inputs are still accepted meanwhile; the other nodes run them.
+func (d *daemon) drain(window time.Duration) {
+	d.log.Info("daemon draining", "window", window)
+	ctx, cancel := context.WithTimeout(context.Background(), window)
+	defer cancel()
+	d.hub.Drain()
+	var wg sync.WaitGroup
+	wg.Go(func() { d.srv.Drain(ctx, window) })
+	wg.Go(func() { d.hub.WaitTurns(ctx) })
+	wg.Wait()
 }
 
 // shutdown stops a running daemon in the order of docs/protocol.md.
