@@ -3,6 +3,8 @@ package api
 import (
 	"errors"
 	"net/http"
+	"sync"
+	"sync/atomic"
 
 	"github.com/labstack/echo/v4"
 
@@ -63,11 +65,33 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			msg = m
 		}
 		we = &wire.Error{Code: code, Message: msg}
+		s.errs.add(code)
 		_ = c.JSON(he.Code, wire.ErrorBody{Error: we})
 		return
 	default:
 		we = wire.AsError(s.log, err, "route", c.Request().Method+" "+c.Path(), "session", c.Param("id"))
 	}
 	we.Retryable = false // an HTTP caller reads the status instead
+	s.errs.add(we.Code)
 	_ = c.JSON(httpStatus(we.Code), wire.ErrorBody{Error: we})
+}
+
+// errorCounts counts error replies by code, for albedo_errors_total. The
+// codes are the contract's, a few dozen at most, so the map is bounded.
+type errorCounts struct{ m sync.Map } // wire.Code → *atomic.Int64
+
+func (e *errorCounts) add(code wire.Code) {
+	n, ok := e.m.Load(code)
+	if !ok {
+		n, _ = e.m.LoadOrStore(code, new(atomic.Int64))
+	}
+	n.(*atomic.Int64).Add(1)
+}
+
+// each calls f with every code counted and its count.
+func (e *errorCounts) each(f func(wire.Code, int64)) {
+	e.m.Range(func(k, v any) bool {
+		f(k.(wire.Code), v.(*atomic.Int64).Load())
+		return true
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"albedo/db"
+	"albedo/wire"
 )
 
 // The daemon's Prometheus metrics. They are read when scraped, from the
@@ -40,18 +41,19 @@ var (
 		"Events the folds of SQLite's event log moved into the events table.", nil, nil)
 	descTurns = prometheus.NewDesc("albedo_turn_seconds",
 		"Duration of the turns this daemon ran, from start to committed end, by final state.", []string{"state"}, nil)
+	descErrors = prometheus.NewDesc("albedo_errors_total",
+		"Error replies, HTTP and websocket, by the contract's code (internal: see the log under its ref).", []string{"code"}, nil)
+	descReady = prometheus.NewDesc("albedo_ready",
+		"1 while /readyz would answer 200 (the store answers; not draining or stopping), else 0.", nil, nil)
+	descTakeovers = prometheus.NewDesc("albedo_lease_takeovers_total",
+		"Turns another node left running (it died, or lost the lease) that this node committed as interrupted and went on from.", nil, nil)
+	descPeerLag = prometheus.NewDesc("albedo_nats_lag_seconds",
+		"How long after their commit on another node its commit notices arrived here, by that node.", []string{"peer"}, nil)
+	descPeerSilence = prometheus.NewDesc("albedo_nats_peer_silence_seconds",
+		"Seconds since the last notice from another node over NATS, which repeats itself every 2 s: past 6 s, NATS or that node is down.", []string{"peer"}, nil)
+	descClockSkew = prometheus.NewDesc("albedo_clock_skew_seconds",
+		"How far this node's clock is ahead of the store's (PostgreSQL's), as last measured; past 1 s the node warns.", nil, nil)
 )
-
-// NewNATSLag is the gauge the NATS fan-out between nodes fills (the
-// daemon wires it with --nats): how far, in seconds, this node's view of a session
-// trails the commit on another node, as of the newest notice. Whoever
-// wires --nats makes it with NewNATSLag, registers it on the daemon's
-// registry (cmd/albedo, metrics.go) and sets it; a daemon without NATS
-// does not export it.
-func NewNATSLag() prometheus.Gauge {
-	return prometheus.NewGauge(prometheus.GaugeOpts{Name: "albedo_nats_lag_seconds",
-		Help: "How far this node's view of sessions trails commits on other nodes, as of the newest NATS notice."})
-}
 
 // Collector returns the collector of the server's metrics, to register on
 // the daemon's registry. Collect may be called from any goroutine.
@@ -60,7 +62,8 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns} {
+	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
+		descErrors, descReady, descTakeovers, descPeerLag, descPeerSilence, descClockSkew} {
 		ch <- d
 	}
 }
@@ -78,6 +81,22 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for state, h := range st.Turns {
 		ch <- constHistogram(descTurns, h, state)
 	}
+	ch <- prometheus.MustNewConstMetric(descTakeovers, prometheus.CounterValue, float64(st.Takeovers))
+	for name, p := range st.Peers {
+		ch <- constHistogram(descPeerLag, p.Lag, name)
+		ch <- prometheus.MustNewConstMetric(descPeerSilence, prometheus.GaugeValue, p.Silence.Seconds(), name)
+	}
+	if st.ClockMeasured {
+		ch <- prometheus.MustNewConstMetric(descClockSkew, prometheus.GaugeValue, st.ClockSkew.Seconds())
+	}
+	c.s.errs.each(func(code wire.Code, n int64) {
+		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, float64(n), string(code))
+	})
+	ready := 0.0
+	if c.s.readyNow() {
+		ready = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descReady, prometheus.GaugeValue, ready)
 
 	ws := c.s.hub.WriterStats()
 	ch <- prometheus.MustNewConstMetric(descRetries, prometheus.CounterValue, float64(ws.Retries), "request_failed")

@@ -124,3 +124,10 @@ func (s *Server) ReadyHandler() http.Handler {
 		_ = json.NewEncoder(w).Encode(st)
 	})
 }
+
+// readyNow runs the checks as /readyz does, for the albedo_ready gauge.
+func (s *Server) readyNow() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), ReadyTimeout)
+	defer cancel()
+	return s.ready(ctx).Ready
+}

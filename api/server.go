@@ -91,6 +91,7 @@ type Server struct {
 	fresh freshConns    // connections that have not sent a request yet
 
 	draining atomic.Bool // Drain was called
+	errs     errorCounts // error replies by code, HTTP and websocket
 
 	mu      sync.Mutex
 	unready string // why the last /readyz was not ready ("": it was)
@@ -114,7 +115,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,
 		HelloTimeout: opts.HelloTimeout, MaxFrame: opts.MaxFrame, MaxBatch: opts.MaxBatch,
 		MaxPreHello: opts.MaxPreHello, Authenticate: s.authenticate,
-		ProofKey: opts.ProofKey, SessionToken: s.sessionToken,
+		ProofKey: opts.ProofKey, SessionToken: s.sessionToken, OnError: s.errs.add,
 	}, log)
 	// Tokens another node of a cluster revoked or narrowed end their
 	// connections here too.

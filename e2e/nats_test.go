@@ -810,11 +810,27 @@ func TestClusterReadinessFollowsNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTurnsClosed(t, ctx, cl.nodes[1].c, s.ID, 1)
-	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_lag_seconds ") {
+	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_lag_seconds_count{peer=") {
 		t.Fatalf("/metrics has no NATS lag:\n%s", body)
 	}
 	if _, body := get("/metrics"); !strings.Contains(body, "\nalbedo_nats_connected 1") {
 		t.Fatalf("/metrics does not say NATS is connected:\n%s", body)
+	}
+	// What an operator alerts on.
+	if _, err := cl.nodes[0].c.Sessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := statusWith(t, cl.nodes[0], cl.nodes[0].c.Snapshot().Token, "/v1/sessions/no-such-session"); code != 404 {
+		t.Fatalf("a missing session: %d", code)
+	}
+	_, body := get("/metrics")
+	for _, want := range []string{
+		`albedo_errors_total{code="not_found"} 1`, "\nalbedo_ready 1", `albedo_nats_peer_silence_seconds{peer="node-1"}`,
+		"\nalbedo_lease_takeovers_total 0", "\nalbedo_clock_skew_seconds ", `go_sql_in_use_connections{db_name="albedo"}`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
 	}
 	// NATS away: the node stays ready (the store is all inputs, turns and
 	// history need), says so among its checks, and in its metric; inputs

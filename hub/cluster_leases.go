@@ -129,6 +129,7 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 				h.log.Warn("repair a turn", "session", ch.id, "err", err)
 				return
 			}
+			h.stats.takeovers.Add(1)
 			continue
 		}
 		ch.mu.Lock()

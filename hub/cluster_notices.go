@@ -46,9 +46,11 @@ func (h *Hub) startBus() error {
 // node's own notices unread and dropping any it cannot read.
 func decoded[T any](h *Hub, handle func(T)) func(*nats.Msg) {
 	return func(m *nats.Msg) {
-		if m.Header.Get(nodeHeader) == h.opts.Node {
+		node := m.Header.Get(nodeHeader)
+		if node == h.opts.Node {
 			return
 		}
+		h.stats.heard(node, 0, false)
 		var n T
 		if json.Unmarshal(m.Data, &n) != nil {
 			return
@@ -71,8 +73,8 @@ func (h *Hub) served(session string) *channel {
 // events it does not have yet into the ring, or, when the notice carries
 // none, the new head, which its cursors then page to from the store.
 func (h *Hub) onEvents(n evNotice) {
-	if f := h.opts.OnNoticeLag; f != nil && n.At > 0 {
-		f(max(time.Since(time.Unix(0, n.At)), 0))
+	if n.At > 0 {
+		h.stats.heard(n.Node, max(time.Since(time.Unix(0, n.At)), 0), true)
 	}
 	ch := h.served(n.Session)
 	if ch == nil || n.Last < n.First {

@@ -39,6 +39,7 @@
 //	cluster_bots.go       a turn handed to its bot's connection on another node
 //	cluster_tokens.go     a token made on another node, looked up in the store
 //	cluster_changes.go    the store's changes to who may do what, followed every second (or when rung)
+//	cluster_clock.go      this node's clock compared with the store's, every 30 s
 //
 // The single-node files call into the cluster's in a few places, each of
 // which does nothing on a daemon alone (no NATS: h.bus is nil; SQLite:

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"database/sql"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -52,9 +53,6 @@ type Options struct {
 	// (cluster_bus.go): its commits, streaming replies, viewers and run
 	// state go to them, theirs come here.
 	NATS *nats.Conn
-	// OnNoticeLag, if set, is told how long after its commit another
-	// node's commit notice arrived (the metric albedo_nats_lag_seconds).
-	OnNoticeLag func(time.Duration)
 
 	// Node names this daemon in the turn leases of a shared (PostgreSQL)
 	// database; Lease is how long a claim lasts unrenewed (DefaultLease).
@@ -434,3 +432,6 @@ func (h *Hub) MaxChannels() int { return h.opts.MaxChannels }
 
 // WriterStats returns the database writer's counters (db.Writer.Stats).
 func (h *Hub) WriterStats() db.WriterStats { return h.db.Writer().Stats() }
+
+// SQL is the store's pool, for its statistics (the daemon's metrics).
+func (h *Hub) SQL() *sql.DB { return h.db.SQL() }

@@ -41,6 +41,8 @@ func (h *Hub) Start(ctx context.Context) error {
 		// and resumed by whichever node claims its lease (cluster_leases.go).
 		h.loops.Add(1)
 		go h.watchOrphans()
+		h.loops.Add(1)
+		go h.watchClock()
 		return nil
 	}
 	ins, err := h.db.PendingInputs(ctx)

@@ -135,6 +135,9 @@ func errorReply(id int64, e *wire.Error) wire.Reply {
 }
 
 func (wc *conn) replyErr(id int64, e *wire.Error) {
+	if f := wc.s.opts.OnError; f != nil {
+		f(e.Code)
+	}
 	wc.hc.ReplyJSON(errorReply(id, e))
 }
 

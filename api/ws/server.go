@@ -40,6 +40,9 @@ type Options struct {
 	// SessionToken, when set, makes the bearer a hello's reply hands out
 	// for HTTP calls made for the connection.
 	SessionToken func(hub.Principal) string
+	// OnError, when set, is told the code of every error reply (the
+	// metric albedo_errors_total). It must return at once.
+	OnError func(wire.Code)
 }
 
 func (o *Options) defaults() {

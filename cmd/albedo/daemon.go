@@ -20,7 +20,6 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/nats-io/nats.go"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"albedo/api"
@@ -107,7 +106,6 @@ type daemon struct {
 	stop    chan struct{} // POST /v1/daemon/shutdown; capacity 1
 	keep    func()        // stops keepDaemonFile and waits for it
 	nc      *nats.Conn    // the cluster's NATS, with --nats
-	natsLag prometheus.Gauge
 	cert    *servedCert   // the TLS certificate, with --tls-cert
 	owner   hub.Principal // the home's own member, whom daemon.json's token acts as
 	key     []byte        // daemon.key: what the daemon proves itself to pages with
@@ -265,8 +263,6 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 			return err
 		}
 		hopts.NATS = d.nc
-		d.natsLag = api.NewNATSLag()
-		hopts.OnNoticeLag = func(lag time.Duration) { d.natsLag.Set(lag.Seconds()) }
 	}
 	if d.hub, err = hub.Open(ctx, target, hopts, d.log); err != nil {
 		return err

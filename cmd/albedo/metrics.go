@@ -13,8 +13,9 @@ import (
 
 // serveMetrics serves Prometheus' /metrics and /readyz on --metrics-addr,
 // without a token (api/metrics.go says why it is a listener of its own).
-// The registry holds Go's and the process's collectors and the API's, and
-// with --nats how late other nodes' notices arrive (api.NewNATSLag).
+// The registry holds Go's and the process's collectors, the store's pool
+// (go_sql_*: connections in use and idle, and the waits for one), the
+// API's, and the build's.
 func (d *daemon) serveMetrics(ln net.Listener) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), d.srv.Collector())
@@ -22,9 +23,7 @@ func (d *daemon) serveMetrics(ln net.Listener) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_build_info",
 		Help:        "1, labelled with the binary's version and the commit it was built from.",
 		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit}}, func() float64 { return 1 }))
-	if d.natsLag != nil {
-		reg.MustRegister(d.natsLag)
-	}
+	reg.MustRegister(collectors.NewDBStatsCollector(d.hub.SQL(), "albedo"))
 	if d.nc != nil {
 		nc := d.nc
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_nats_connected",
