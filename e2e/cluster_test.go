@@ -131,18 +131,26 @@ func startClusterOn(t *testing.T, url string, n int, lease time.Duration, extra 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.sql.Close() })
-	cfg := fmt.Sprintf("[providers.fake]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"fake-model\"\n", f.URL)
-	for i := range n {
-		nd := &node{name: fmt.Sprintf("node-%d", i), home: t.TempDir()}
-		if err := os.WriteFile(filepath.Join(nd.home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		nd.args = append([]string{"--db", cl.url, "--node", nd.name, "--lease", lease.String()}, extra...)
-		nd.d = startDaemon(t, nd.home, nd.args...)
-		nd.c = newClient(t, nd.home)
-		cl.nodes = append(cl.nodes, nd)
+	for range n {
+		cl.add(t, cl.url, extra...)
 	}
 	return cl
+}
+
+// add starts one more node of the cluster, on the database at dbURL (the
+// cluster's, or a way to it: a proxy) with extra flags.
+func (cl *cluster) add(t *testing.T, dbURL string, extra ...string) *node {
+	t.Helper()
+	cfg := fmt.Sprintf("[providers.fake]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"fake-model\"\n", cl.fake.URL)
+	nd := &node{name: fmt.Sprintf("node-%d", len(cl.nodes)), home: t.TempDir()}
+	if err := os.WriteFile(filepath.Join(nd.home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nd.args = append([]string{"--db", dbURL, "--node", nd.name, "--lease", cl.lease.String()}, extra...)
+	nd.d = startDaemon(t, nd.home, nd.args...)
+	nd.c = newClient(t, nd.home)
+	cl.nodes = append(cl.nodes, nd)
+	return nd
 }
 
 // owner names the node holding the session's lease, waiting for one.
