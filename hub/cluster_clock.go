@@ -26,26 +26,34 @@ func (h *Hub) watchClock() {
 	defer t.Stop()
 	warned := false
 	for {
-		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-		skew, rtt, err := h.db.ClockSkew(ctx)
-		cancel()
-		if err == nil {
-			h.stats.clockSkew.Store(int64(skew))
-			h.stats.clockMeasured.Store(true)
-			off := skew.Abs() > maxClockSkew+rtt/2
-			switch {
-			case off && !warned:
-				h.log.Warn("this node's clock and the store's differ: event times and the NATS lag come from each node's clock; run NTP",
-					"ahead_by", skew.Round(time.Millisecond), "round_trip", rtt.Round(time.Millisecond))
-			case !off && warned:
-				h.log.Info("this node's clock agrees with the store's again", "ahead_by", skew.Round(time.Millisecond))
-			}
-			warned = off
-		}
+		warned = h.checkClock(h.db.ClockSkew, warned)
 		select {
 		case <-h.ctx.Done():
 			return
 		case <-t.C:
 		}
 	}
+}
+
+// checkClock measures the clocks once with measure and records the skew;
+// warned says whether the last look warned, and it returns whether this
+// one does (or would, still).
+func (h *Hub) checkClock(measure func(context.Context) (skew, rtt time.Duration, _ error), warned bool) bool {
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	skew, rtt, err := measure(ctx)
+	cancel()
+	if err != nil {
+		return warned
+	}
+	h.stats.clockSkew.Store(int64(skew))
+	h.stats.clockMeasured.Store(true)
+	off := skew.Abs() > maxClockSkew+rtt/2
+	switch {
+	case off && !warned:
+		h.log.Warn("this node's clock and the store's differ: event times and the NATS lag come from each node's clock; run NTP",
+			"ahead_by", skew.Round(time.Millisecond), "round_trip", rtt.Round(time.Millisecond))
+	case !off && warned:
+		h.log.Info("this node's clock agrees with the store's again", "ahead_by", skew.Round(time.Millisecond))
+	}
+	return off
 }
