@@ -55,37 +55,7 @@ func TestClusterSoak(t *testing.T) {
 	cut := startStoreGate(t, dbURL)
 	cl.add(t, cut.url, extra...) // node-2 reaches the store through the gate
 	lb, stats := startHAProxy(t, cl.nodes)
-	token := ownerToken(t, cl.url)
-	c, err := client.New(client.Options{URL: lb, Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const sessions = 3
-	var ids []string
-	epochs := map[string]string{}
-	for i := range sessions {
-		s, err := c.CreateSession(ctx, fmt.Sprint("soak-", i), wire.SessionCreate{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, epochs[s.ID] = append(ids, s.ID), s.Epoch
-	}
-	view := viewThrough(t, ctx, lb, token, epochs)
-	w := startWriters(ctx, lb, token, ids)
-
-	healthy := func() {
-		t.Helper()
-		for _, nd := range cl.nodes {
-			deadline := time.Now().Add(30 * time.Second)
-			for readyzCode(t, nd) != 200 {
-				if time.Now().After(deadline) {
-					t.Fatalf("%s is not ready again:\n%s", nd.name, nd.d.logText())
-				}
-				time.Sleep(20 * time.Millisecond) // polling under a deadline
-			}
-		}
-		waitUp(t, stats, 3)
-	}
+	load := startLoad(t, ctx, cl, lb, "soak-")
 	faults := []struct {
 		name string
 		do   func()
@@ -118,42 +88,13 @@ func TestClusterSoak(t *testing.T) {
 	for i := 0; time.Now().Before(end) || i < len(faults); i++ {
 		f := faults[i%len(faults)]
 		f.do()
-		healthy()
+		healthy(t, cl, stats)
 		survived[f.name]++
 		pause(ctx, time.Duration(500+rand.IntN(1500))*time.Millisecond) // writes between faults
 	}
-	acked, errs, longest := w.stop()
 	checking := time.Now()
-	t.Logf("faults over after %v", time.Since(end.Add(-dur)).Round(time.Second))
-
-	total := 0
-	for i, id := range ids {
-		evs := waitTurnsClosed(t, ctx, c, id, len(acked[i]))
-		var got []string
-		for _, e := range evs {
-			if e.Type == wire.EventMessage && e.Role == wire.RoleUser {
-				got = append(got, e.InputID)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(acked[i]) {
-			t.Fatalf("session %s holds %d inputs, %d acknowledged: not each once, in order", id, len(got), len(acked[i]))
-		}
-		total += len(got)
-		for j, e := range evs {
-			if e.Offset != int64(j+1) {
-				t.Fatalf("session %s: offset %d at %d: not dense", id, e.Offset, j+1)
-			}
-		}
-		view.waitFor(t, id, int64(len(evs)))
-		base := rawEvents(t, cl.nodes[0], id)
-		for _, nd := range cl.nodes[1:] {
-			if string(rawEvents(t, nd, id)) != string(base) {
-				t.Fatalf("%s and %s serve session %s differently", cl.nodes[0].name, nd.name, id)
-			}
-		}
-	}
-	view.check(t)
-	t.Logf("checked in %v", time.Since(checking).Round(time.Second))
+	total, errs, longest := load.finish(t, ctx, cl)
+	t.Logf("faults over after %v; checked in %v", checking.Sub(end.Add(-dur)).Round(time.Second), time.Since(checking).Round(time.Second))
 	var list []string
 	for name, n := range survived {
 		list = append(list, fmt.Sprintf("%s ×%d", name, n))

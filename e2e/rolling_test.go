@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"albedo/client"
 	"albedo/wire"
 )
@@ -26,62 +24,7 @@ func TestClusterRollingRestartBehindHAProxy(t *testing.T) {
 	cl := startClusterOn(t, clusterDatabase(t, 3), 3, 2*time.Second, "--nats", ns.url, "--drain-window", "1500ms")
 	ctx := ctxT(t)
 	lb, stats := startHAProxy(t, cl.nodes)
-	shell := t.TempDir()
-	var token string
-	for line := range strings.Lines(cli(t, shell, "tokens", "add", "--role", "owner", "ops", "--db", cl.url)) {
-		if strings.HasPrefix(line, "alown_") {
-			token = strings.TrimSpace(line)
-		}
-	}
-	c, err := client.New(client.Options{URL: lb, Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const sessions = 3
-	var ids []string
-	epochs := map[string]string{}
-	for i := range sessions {
-		s, err := c.CreateSession(ctx, fmt.Sprint("rolling-", i), wire.SessionCreate{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, s.ID)
-		epochs[s.ID] = s.Epoch
-	}
-	view := viewThrough(t, ctx, lb, token, epochs)
-
-	// Writers, one a session, each on a stream of its own through the
-	// balancer, until the restarts are over.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	acked := make([][]string, sessions)
-	errs := make(chan error, 64)
-	var mu sync.Mutex
-	var longest time.Duration
-	for i, id := range ids {
-		wg.Go(func() {
-			wc, _ := client.New(client.Options{URL: lb, Token: token})
-			st := wc.Stream(client.StreamOptions{})
-			defer st.Close()
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				in := uuid.NewString()
-				start := time.Now()
-				if _, err := st.Send(ctx, id, in, fmt.Sprint("input ", n)); err != nil {
-					errs <- fmt.Errorf("session %s, input %d: %w", id, n, err)
-					return
-				}
-				mu.Lock()
-				acked[i] = append(acked[i], in)
-				longest = max(longest, time.Since(start))
-				mu.Unlock()
-			}
-		})
-	}
+	load := startLoad(t, ctx, cl, lb, "rolling-")
 
 	restarted := 0
 	for _, nd := range cl.nodes {
@@ -95,35 +38,70 @@ func TestClusterRollingRestartBehindHAProxy(t *testing.T) {
 			t.Fatalf("%s did not drain cleanly:\n%s", nd.name, nd.d.logText())
 		}
 		nd.restart(t)
-		deadline := time.Now().Add(15 * time.Second)
-		for readyzCode(t, nd) != 200 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s is not ready again", nd.name)
-			}
-			time.Sleep(20 * time.Millisecond) // polling under a deadline
-		}
-		waitUp(t, stats, 3) // the balancer sends it clients again before the next goes
+		healthy(t, cl, stats) // the balancer sends it clients again before the next goes
 		restarted++
 	}
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Errorf("a writer saw an error: %v", err)
+	total, errs, longest := load.finish(t, ctx, cl)
+	if len(errs) > 0 {
+		t.Fatalf("the writers saw errors: %v", errs)
 	}
-	if t.Failed() {
-		return
-	}
+	t.Logf("%d nodes drained and restarted; %d inputs acknowledged, none lost or repeated; longest send %v", restarted, total, longest.Round(time.Millisecond))
+}
 
+// load is writers and a viewer through a cluster's balancer, on
+// sessions of their own.
+type load struct {
+	c    *client.Client // the owner's, through the balancer
+	ids  []string
+	view *viewer
+	w    *writers
+}
+
+// startLoad makes three sessions named prefix0… through the balancer at
+// lb, as an owner of the cluster's store, and starts a viewer of them and
+// a writer to each.
+func startLoad(t *testing.T, ctx context.Context, cl *cluster, lb, prefix string) *load {
+	t.Helper()
+	token := ownerToken(t, cl.url)
+	c, err := client.New(client.Options{URL: lb, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &load{c: c}
+	epochs := map[string]string{}
+	for i := range 3 {
+		s, err := c.CreateSession(ctx, fmt.Sprint(prefix, i), wire.SessionCreate{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.ids, epochs[s.ID] = append(l.ids, s.ID), s.Epoch
+	}
+	l.view = viewThrough(t, ctx, lb, token, epochs)
+	l.w = startWriters(ctx, lb, token, l.ids)
+	return l
+}
+
+// finish stops the writers and checks what the cluster kept: every
+// acknowledged input once and in order, dense offsets, the same bytes on
+// every node, a viewer that has it all with no gap, duplicate or reset.
+// It returns how many inputs were acknowledged, the writers' errors by
+// code, and the longest send.
+func (l *load) finish(t *testing.T, ctx context.Context, cl *cluster) (int, map[string]int, time.Duration) {
+	t.Helper()
+	acked, errs, longest := l.w.stop()
 	total := 0
-	for i, id := range ids {
-		got := userInputs(t, ctx, c, id)
-		if fmt.Sprint(got) != fmt.Sprint(acked[i]) {
+	for i, id := range l.ids {
+		evs := waitTurnsClosed(t, ctx, l.c, id, len(acked[i]))
+		if got := userInputs(evs); fmt.Sprint(got) != fmt.Sprint(acked[i]) {
 			t.Fatalf("session %s holds %d inputs, %d acknowledged: not each once, in order", id, len(got), len(acked[i]))
 		}
-		total += len(got)
-		head := int64(len(waitTurnsClosed(t, ctx, c, id, len(got))))
-		view.waitFor(t, id, head)
+		total += len(acked[i])
+		for j, e := range evs {
+			if e.Offset != int64(j+1) {
+				t.Fatalf("session %s: offset %d at %d: not dense", id, e.Offset, j+1)
+			}
+		}
+		l.view.waitFor(t, id, int64(len(evs)))
 		base := rawEvents(t, cl.nodes[0], id)
 		for _, nd := range cl.nodes[1:] {
 			if string(rawEvents(t, nd, id)) != string(base) {
@@ -131,15 +109,30 @@ func TestClusterRollingRestartBehindHAProxy(t *testing.T) {
 			}
 		}
 	}
-	view.check(t)
-	t.Logf("%d nodes drained and restarted; %d inputs acknowledged, none lost or repeated; longest send %v", restarted, total, longest.Round(time.Millisecond))
+	l.view.check(t)
+	return total, errs, longest
 }
 
-// userInputs lists the input ids of a session's user messages, in order.
-func userInputs(t *testing.T, ctx context.Context, c *client.Client, session string) []string {
+// healthy waits until every node of cl is ready and the balancer holds
+// them all up.
+func healthy(t *testing.T, cl *cluster, stats string) {
 	t.Helper()
+	for _, nd := range cl.nodes {
+		deadline := time.Now().Add(30 * time.Second)
+		for readyzCode(t, nd) != 200 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s is not ready again:\n%s", nd.name, nd.d.logText())
+			}
+			time.Sleep(20 * time.Millisecond) // polling under a deadline
+		}
+	}
+	waitUp(t, stats, len(cl.nodes))
+}
+
+// userInputs lists the input ids of the user messages of evs, in order.
+func userInputs(evs []wire.Event) []string {
 	var ids []string
-	for _, e := range events(t, ctx, c, session) {
+	for _, e := range evs {
 		if e.Type == wire.EventMessage && e.Role == wire.RoleUser {
 			ids = append(ids, e.InputID)
 		}
