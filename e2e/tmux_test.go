@@ -124,3 +124,25 @@ func TestTerminalInTmux(t *testing.T) {
 	}
 	x.keys("C-q")
 }
+
+// On a fresh home the first message typed starts a conversation: Enter
+// with no session open makes one and sends the message in it, as every
+// chat does; nothing typed is thrown away.
+func TestTerminalFirstMessageStartsASession(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	x := startTmux(t, home, 100, 30)
+	x.waitPane("a connected status bar", has(" connected"))
+	x.keys("-l", "my very first words")
+	x.keys("Enter")
+	pane := x.waitPane("the first reply", has("echo: my very first words"))
+	if strings.Contains(pane, "no session") {
+		t.Fatalf("the terminal refused the first message:\n%s", pane)
+	}
+	sessions := cli(t, home, "sessions")
+	if strings.Count(sessions, "\n") != 2 { // the header and the one made
+		t.Fatalf("albedo sessions:\n%s", sessions)
+	}
+	x.keys("C-q")
+}

@@ -420,7 +420,7 @@ func (a *App) run(cmds []Cmd) {
 		case cmdNewSession:
 			a.goRun(func() {
 				s, err := a.c.NewSession(a.ctx, wire.SessionCreate{Provider: cmd.Provider})
-				a.post(resCreated{Session: s, Err: err})
+				a.post(resCreated{Session: s, Then: cmd.Then, Err: err})
 			})
 		case cmdDelete:
 			a.goRun(func() {

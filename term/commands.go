@@ -22,14 +22,17 @@ type (
 		Patch         wire.SessionPatch
 		Retried       bool
 	}
-	cmdNewSession struct{ Provider string }
-	cmdDelete     struct{ Session string }
-	cmdRetry      struct{}
-	cmdRedraw     struct{} // the terminal's whole screen again (Ctrl-L)
-	cmdNotify     struct{ Title, Body string }
-	cmdCopy       struct{ Text string } // to the clipboard, through the terminal
-	cmdMouse      struct{ On bool }     // capture the mouse (wheel scrolls) or leave it to the terminal
-	cmdLoadOlder  struct {
+	cmdNewSession struct {
+		Provider string
+		Then     string // an input to send in it once made: what was typed with no session open
+	}
+	cmdDelete    struct{ Session string }
+	cmdRetry     struct{}
+	cmdRedraw    struct{} // the terminal's whole screen again (Ctrl-L)
+	cmdNotify    struct{ Title, Body string }
+	cmdCopy      struct{ Text string } // to the clipboard, through the terminal
+	cmdMouse     struct{ On bool }     // capture the mouse (wheel scrolls) or leave it to the terminal
+	cmdLoadOlder struct {
 		Session string
 		Before  int64
 	}
@@ -60,6 +63,7 @@ type (
 	}
 	resCreated struct {
 		Session wire.Session
+		Then    string // cmdNewSession's
 		Err     error
 	}
 	resPatched struct {

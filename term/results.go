@@ -14,7 +14,7 @@ func (m *Model) Result(r any) []Cmd {
 	case resSessions:
 		m.listed(r)
 	case resCreated:
-		m.created(r)
+		return m.created(r)
 	case resPatched:
 		m.patched(r)
 	case resSent:
@@ -56,11 +56,16 @@ func (m *Model) listed(r resSessions) {
 	}
 }
 
-// created focuses a session made here, composer ready.
-func (m *Model) created(r resCreated) {
+// created focuses a session made here, composer ready, and sends in it
+// what was typed while none was open; a session that could not be made
+// gives that text back to the composer.
+func (m *Model) created(r resCreated) []Cmd {
 	if r.Err != nil {
 		m.notify(true, "new session: "+r.Err.Error())
-		return
+		if r.Then != "" && len(m.Composer) == 0 {
+			m.setComposer(r.Then)
+		}
+		return nil
 	}
 	m.notify(false, "")
 	s := m.session(r.Session.ID)
@@ -71,6 +76,11 @@ func (m *Model) created(r resCreated) {
 	}
 	m.setFocus(slices.Index(m.Sessions, s))
 	m.Pane = paneComposer
+	if r.Then == "" {
+		return nil
+	}
+	s.Follow = true
+	return []Cmd{cmdSend{Session: s.ID, Text: r.Then}}
 }
 
 func (m *Model) patched(r resPatched) {

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -439,5 +440,31 @@ func TestDeletedSessionLeavesTheSidebar(t *testing.T) {
 	}
 	if r := screen(t, m); !contains(r, "No session yet") {
 		t.Fatalf("empty sidebar:\n%s", strings.Join(r, "\n"))
+	}
+}
+
+// Enter with no session open makes one and sends what was typed in it; a
+// session that cannot be made gives the text back to the composer.
+func TestFirstMessageMakesASession(t *testing.T) {
+	m := NewModel(100, 30)
+	for _, r := range "hello there" {
+		m.Key(key(tcell.KeyRune, r, 0))
+	}
+	cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+	if len(cmds) != 1 || cmds[0] != (cmdNewSession{Then: "hello there"}) {
+		t.Fatalf("enter with no session: %#v", cmds)
+	}
+	cmds = m.Result(resCreated{Session: wire.Session{ID: "first", Epoch: "e"}, Then: "hello there"})
+	if len(cmds) != 1 || cmds[0] != (cmdSend{Session: "first", Text: "hello there"}) || m.Focused().ID != "first" {
+		t.Fatalf("once made: %#v, focus %v", cmds, m.Focused())
+	}
+
+	m = NewModel(100, 30)
+	for _, r := range "keep me" {
+		m.Key(key(tcell.KeyRune, r, 0))
+	}
+	m.Key(key(tcell.KeyEnter, 0, 0))
+	if cmds := m.Result(resCreated{Then: "keep me", Err: errors.New("the daemon is away")}); cmds != nil || string(m.Composer) != "keep me" {
+		t.Fatalf("not made: %#v, composer %q", cmds, string(m.Composer))
 	}
 }

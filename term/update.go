@@ -229,8 +229,10 @@ func (m *Model) submit() []Cmd {
 	}
 	s := m.Focused()
 	if s == nil {
-		m.notify(true, "no session: Ctrl-N creates one")
-		return nil
+		// The first message of a fresh home starts its conversation, as
+		// in every chat: nothing typed is thrown away.
+		m.notify(false, "creating a session…")
+		return []Cmd{cmdNewSession{Then: text}}
 	}
 	s.Follow = true
 	return []Cmd{cmdSend{Session: s.ID, Text: text}}
