@@ -22,7 +22,8 @@ import (
 // NATS URL down. A node with the right password hears NATS, and its
 // command line holds no secret; one with a wrong password does not start,
 // and says why. Another NATS takes a token over TLS, its certificate
-// trusted through --nats-ca.
+// trusted through --nats-ca. A node whose NATS is not up starts all the
+// same, and says NATS is failing.
 func TestClusterNodesConfiguredWithoutArgv(t *testing.T) {
 	parallel(t)
 	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true,
@@ -52,9 +53,9 @@ func TestClusterNodesConfiguredWithoutArgv(t *testing.T) {
 	}
 	t.Cleanup(ts.Shutdown)
 	tlsURL := strings.Replace(ts.ClientURL(), "nats://", "tls://", 1)
-	url := clusterDatabase(t, 3)
+	url := clusterDatabase(t, 4)
 	ready := map[string]string{}
-	for i, password := range []string{"nats-secret", "wrong", "nats-token"} {
+	for i, password := range []string{"nats-secret", "wrong", "nats-token", "nats-down"} {
 		home := t.TempDir()
 		write := func(name, content string) string {
 			t.Helper()
@@ -67,9 +68,12 @@ func TestClusterNodesConfiguredWithoutArgv(t *testing.T) {
 		dbFile, pwFile := write("db-url", url+"\n"), write("nats-password", password+"\n")
 		conf := fmt.Sprintf("[daemon]\ndb-file = %q\nnats = %q\nnats-user = \"albedo\"\nnats-password-file = %q\nnode = \"configured-%d\"\n",
 			dbFile, "nats://127.0.0.1:1,"+ns.ClientURL(), pwFile, i) // a server that is down first: the client tries the next
-		if password == "nats-token" {
+		switch password {
+		case "nats-token":
 			conf = fmt.Sprintf("[daemon]\ndb-file = %q\nnats = %q\nnats-token-file = %q\nnats-ca = %q\nnode = \"configured-%d\"\n",
 				dbFile, tlsURL, pwFile, certFile, i)
+		case "nats-down": // no NATS at all: the node starts, and says NATS is failing
+			conf = fmt.Sprintf("[daemon]\ndb-file = %q\nnats = \"nats://127.0.0.1:1\"\nnode = \"configured-%d\"\n", dbFile, i)
 		}
 		write(client.ConfigFile, conf)
 		if password == "wrong" {
@@ -92,6 +96,9 @@ func TestClusterNodesConfiguredWithoutArgv(t *testing.T) {
 		}
 		base, _ := daemonURL(t, home)
 		want := "ok"
+		if password == "nats-down" {
+			want = "failing"
+		}
 		deadline := time.Now().Add(10 * time.Second)
 		for ready[home] != want {
 			resp, err := http.Get(base + "/readyz")

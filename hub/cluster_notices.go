@@ -39,6 +39,9 @@ func (h *Hub) startBus() error {
 		h.log.Info("NATS reconnected; reading the heads of served sessions", "url", nc.ConnectedUrlRedacted())
 		h.reconcileNow()
 	})
+	if !h.bus.nc.IsConnected() {
+		return nil // NATS is not up yet: the subscriptions are made when it is
+	}
 	return h.bus.nc.Flush()
 }
 

@@ -133,6 +133,10 @@ func connectNATS(urls, node string, extra []nats.Option, log *slog.Logger) (*nat
 	if nc.IsConnected() {
 		return nc, nil
 	}
+	if err := nc.LastError(); isNATSAuthError(err) { // refused in Connect's own first round
+		nc.Close()
+		return nil, fmt.Errorf("NATS at %s refused this node's credentials (--nats-creds, --nats-nkey, --nats-user, --nats-token-file): %w", redactURLs(urls), err)
+	}
 	// Not connected yet: NATS may be down, which the node rides out, or
 	// it may refuse this node's credentials, which is a mistake to say
 	// now rather than run without NATS.
