@@ -70,3 +70,21 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// What the daemon refuses of a command's arguments is a usage error,
+// exit status 2, as docs/cli.md's table says: a provider it does not
+// have, an effort it does not know.
+func TestCLIRefusedArgumentsAreUsageErrors(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{})
+	for _, args := range [][]string{
+		{"sessions", "new", "--provider", "nosuchprov"},
+		{"sessions", "new", "--effort", "bogus"},
+	} {
+		out, err := exec.Command(albedoBin, append([]string{"--home", fx.home}, args...)...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("albedo %s: %v, want exit status 2\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}

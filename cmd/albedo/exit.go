@@ -48,6 +48,10 @@ func exitCode(err error) int {
 		return exitUsage
 	case client.Code(err) == wire.CodeNotFound:
 		return exitNotFound
+	case client.Code(err) == wire.CodeBadRequest:
+		// The daemon refused what the command was given (a provider it
+		// does not have, an effort it does not know): a usage error too.
+		return exitUsage
 	}
 	return exitOther
 }

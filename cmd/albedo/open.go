@@ -68,8 +68,7 @@ func newOpenCmd(g *globals) *cobra.Command {
 			}
 			opener, err := openBrowser(ctx, link)
 			if err != nil {
-				fmt.Fprintf(g.stderr, "no browser opened: %v; open the link above\n", err)
-				return nil
+				return &exitError{code: exitOther, err: fmt.Errorf("no browser opened: %v; open the link above", err)}
 			}
 			fmt.Fprintf(g.stderr, "opened the browser client with %s\n", opener)
 			return nil
