@@ -46,7 +46,7 @@ const (
 // writing), and leaving the sidebar by writing (Enter, Right or a rune):
 // the keys any text field has, which the help does not spell out.
 var keyTable = []keyEntry{
-	{"Enter", "send", []binding{
+	{"Enter", "send; with no session open, make one and send in it", []binding{
 		{key: tcell.KeyEnter, mods: modPlain, when: inComposer, run: (*Model).submit},
 	}},
 	{"Alt-Enter", "new line; so do Ctrl-J and Shift-Enter", []binding{
