@@ -88,3 +88,14 @@ func TestCLIRefusedArgumentsAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// albedo sessions ls lists as albedo sessions does, as bots ls and
+// members ls list theirs.
+func TestCLISessionsLs(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "listed"})
+	list, ls := cli(t, fx.home, "sessions"), cli(t, fx.home, "sessions", "ls")
+	if list != ls || !strings.Contains(ls, "listed") {
+		t.Fatalf("albedo sessions:\n%s\nalbedo sessions ls:\n%s", list, ls)
+	}
+}

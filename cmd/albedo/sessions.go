@@ -17,29 +17,36 @@ import (
 func newSessionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "list sessions, most recently active first (and: new, rm, rename, grant, ungrant, grants)",
+		Short: "list sessions, most recently active first (and: ls, new, rm, rename, grant, ungrant, grants)",
 		Args:  cobra.NoArgs,
-		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
-			ss, err := c.Sessions(ctx)
-			if err != nil {
-				return err
-			}
-			if len(ss) == 0 {
-				printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
-				return nil
-			}
-			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
-			for _, s := range ss {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
-					orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
-		}),
+		RunE:  g.listSessions(),
 	}
-	cmd.AddCommand(newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
+	// ls lists too, as bots ls and members ls do.
+	ls := &cobra.Command{Use: "ls", Short: "list sessions, as albedo sessions does", Args: cobra.NoArgs, RunE: g.listSessions()}
+	cmd.AddCommand(ls, newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
 		newSessionsGrantCmd(g), newSessionsUngrantCmd(g), newSessionsGrantsCmd(g))
 	return cmd
+}
+
+// listSessions prints the sessions, most recently active first.
+func (g *globals) listSessions() func(*cobra.Command, []string) error {
+	return g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+		ss, err := c.Sessions(ctx)
+		if err != nil {
+			return err
+		}
+		if len(ss) == 0 {
+			printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
+			return nil
+		}
+		tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
+		for _, s := range ss {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
+				orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
+		}
+		return tw.Flush()
+	})
 }
 
 func newSessionsNewCmd(g *globals) *cobra.Command {
