@@ -397,14 +397,7 @@ func (d *daemon) startFailed(ctx context.Context, err error, config client.Confi
 
 // loadProviders reads config.toml into the providers turns may use.
 func loadProviders(home string) (*provider.Registry, provider.Config, error) {
-	path := filepath.Join(home, client.ConfigFile)
-	cfg, err := provider.LoadConfig(path)
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		// "PATH line 3: what" rather than LoadConfig's "read PATH: toml:
-		// line 3: what": clients show it in a status bar.
-		return nil, cfg, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
-	}
+	cfg, err := loadConfig(home)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -413,6 +406,40 @@ func loadProviders(home string) (*provider.Registry, provider.Config, error) {
 		return nil, cfg, fmt.Errorf("%s: %w", client.ConfigFile, err)
 	}
 	return reg, cfg, nil
+}
+
+// loadConfig reads the home's config.toml.
+func loadConfig(home string) (provider.Config, error) {
+	path := filepath.Join(home, client.ConfigFile)
+	cfg, err := provider.LoadConfig(path)
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// "PATH line 3: what" rather than LoadConfig's "read PATH: toml:
+		// line 3: what": clients show it in a status bar.
+		return cfg, fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
+	}
+	return cfg, err
+}
+
+// homeStore resolves the home and its store as the daemon would (--db's
+// dbURL, else database_url, else the home's SQLite file), creating the
+// home if needed: for the commands that write the store themselves.
+func (g *globals) homeStore(dbURL string) (home, target string, _ error) {
+	home, err := g.resolveHome()
+	if err != nil {
+		return "", "", err
+	}
+	cfg, err := loadConfig(home)
+	if err != nil {
+		return "", "", err
+	}
+	if target, err = storeTarget(home, dbURL, cfg); err != nil {
+		return "", "", err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return "", "", fmt.Errorf("create home %s: %w", home, err)
+	}
+	return home, target, nil
 }
 
 // serve starts the API on ln, over TLS when tlsCfg is set.

@@ -41,12 +41,8 @@ func newDrainCmd(g *globals) *cobra.Command {
 				return fmt.Errorf("drain daemon pid %d: %w", pid, err)
 			}
 			printf(g.stdout, "draining daemon pid %d\n", pid)
-			deadline := time.Now().Add(wait)
-			for client.ProcessAlive(pid) {
-				if time.Now().After(deadline) {
-					return fmt.Errorf("daemon pid %d did not exit within %v", pid, wait)
-				}
-				time.Sleep(20 * time.Millisecond)
+			if err := waitExit(pid, wait); err != nil {
+				return err
 			}
 			printf(g.stdout, "stopped daemon pid %d\n", pid)
 			return nil

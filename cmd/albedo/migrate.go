@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,20 +22,9 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			"daemon's. A store migrated by a newer build is refused, as the daemon refuses it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			home, err := g.resolveHome()
+			_, target, err := g.homeStore(dbURL)
 			if err != nil {
 				return err
-			}
-			_, cfg, err := loadProviders(home)
-			if err != nil {
-				return err
-			}
-			target, err := storeTarget(home, dbURL, cfg)
-			if err != nil {
-				return usageErrorf("%v", err)
-			}
-			if err := os.MkdirAll(home, 0o700); err != nil {
-				return fmt.Errorf("create home %s: %w", home, err)
 			}
 			applied, err := db.Migrate(cmd.Context(), target)
 			if err != nil {

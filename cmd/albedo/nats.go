@@ -135,7 +135,7 @@ func connectNATS(urls, node string, extra []nats.Option, log *slog.Logger) (*nat
 	}
 	if err := nc.LastError(); isNATSAuthError(err) { // refused in Connect's own first round
 		nc.Close()
-		return nil, fmt.Errorf("NATS at %s refused this node's credentials (--nats-creds, --nats-nkey, --nats-user, --nats-token-file): %w", redactURLs(urls), err)
+		return nil, refusedBy(urls, err)
 	}
 	// Not connected yet: NATS may be down, which the node rides out, or
 	// it may refuse this node's credentials, which is a mistake to say
@@ -144,11 +144,17 @@ func connectNATS(urls, node string, extra []nats.Option, log *slog.Logger) (*nat
 	case <-connected:
 	case err := <-refused:
 		nc.Close()
-		return nil, fmt.Errorf("NATS at %s refused this node's credentials (--nats-creds, --nats-nkey, --nats-user, --nats-token-file): %w", redactURLs(urls), err)
+		return nil, refusedBy(urls, err)
 	case <-time.After(natsFirstWait):
 		log.Warn("NATS does not answer yet; the node starts and keeps trying", "nats", redactURLs(urls))
 	}
 	return nc, nil
+}
+
+// refusedBy is the start's error when NATS at urls refuses this node's
+// credentials.
+func refusedBy(urls string, err error) error {
+	return fmt.Errorf("NATS at %s refused this node's credentials (--nats-creds, --nats-nkey, --nats-user, --nats-token-file): %w", redactURLs(urls), err)
 }
 
 // natsFirstWait is how long a start waits for NATS to answer before it

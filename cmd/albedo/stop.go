@@ -44,17 +44,25 @@ func newStopCmd(g *globals) *cobra.Command {
 				return err
 			}
 			// Wait for the process to go: the next command must not find it.
-			deadline := time.Now().Add(30 * time.Second)
-			for client.ProcessAlive(snap.PID) {
-				if time.Now().After(deadline) {
-					return fmt.Errorf("daemon pid %d did not exit within 30s", snap.PID)
-				}
-				time.Sleep(20 * time.Millisecond)
+			if err := waitExit(snap.PID, 30*time.Second); err != nil {
+				return err
 			}
 			printf(g.stdout, "stopped daemon pid %d\n", snap.PID)
 			return nil
 		},
 	}
+}
+
+// waitExit waits until the process pid has exited, at most wait.
+func waitExit(pid int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for client.ProcessAlive(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("daemon pid %d did not exit within %v", pid, wait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
 }
 
 // shutdownByLock stops the daemon pid, which holds the home but whose

@@ -5,18 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"albedo/client"
 	"albedo/hub"
-	"albedo/hub/provider"
 	"albedo/wire"
 )
 
@@ -147,25 +143,9 @@ func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 // withStore opens the store of the home (as the daemon would: --db, else
 // database_url, else the home's SQLite file) and runs fn on it.
 func (g *globals) withStore(ctx context.Context, dbURL string, fn func(ctx context.Context, h *hub.Hub, home string) error) error {
-	home, err := g.resolveHome()
+	home, target, err := g.homeStore(dbURL)
 	if err != nil {
 		return err
-	}
-	path := filepath.Join(home, client.ConfigFile)
-	cfg, err := provider.LoadConfig(path)
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s line %d: %s", path, pe.Position.Line, pe.Message)
-	}
-	if err != nil {
-		return err
-	}
-	target, err := storeTarget(home, dbURL, cfg)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("create home %s: %w", home, err)
 	}
 	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h, err := hub.Open(ctx, target, hub.Options{Node: "albedo-tokens"}, log)
