@@ -2,11 +2,7 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -124,48 +120,3 @@ func (d *DB) Changes(ctx context.Context, after, upTo int64) ([]Change, error) {
 	}
 	return cs, nil
 }
-
-// TokenByID reads a token by its id, or ErrNotFound.
-func (d *DB) TokenByID(ctx context.Context, id string) (Token, error) {
-	var t Token
-	err := withMember(d.ro.NewSelect().Model(&t)).Where("t.id = ?", id).Limit(1).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Token{}, ErrNotFound
-	}
-	if err != nil {
-		return Token{}, fmt.Errorf("look up token: %w", err)
-	}
-	return t, nil
-}
-
-// GrantOf reads a member's access to a session, "" for none.
-func (d *DB) GrantOf(ctx context.Context, member, session string) (string, error) {
-	var access []string
-	if err := d.ro.NewSelect().Model((*Grant)(nil)).Column("access").
-		Where("session = ? AND member = ?", session, member).Scan(ctx, &access); err != nil {
-		return "", fmt.Errorf("read grant: %w", err)
-	}
-	return strings.Join(access, ""), nil
-}
-
-// ClockSkew measures how far this machine's clock is ahead of the
-// store's (PostgreSQL's now()), taking the middle of the query's round
-// trip as the moment the store read its clock; it returns the round trip
-// too, which bounds the measure's error. SQLite has no clock of its own:
-// zero.
-func (d *DB) ClockSkew(ctx context.Context) (skew, rtt time.Duration, _ error) {
-	if !d.dialect.pg {
-		return 0, 0, nil
-	}
-	var at time.Time
-	before := time.Now()
-	if err := d.ro.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&at); err != nil {
-		return 0, 0, fmt.Errorf("read the store's clock: %w", err)
-	}
-	after := time.Now()
-	rtt = after.Sub(before)
-	return before.Add(rtt / 2).Sub(at), rtt, nil
-}
-
-// SQL is the database's pool, for its statistics (the daemon's metrics).
-func (d *DB) SQL() *sql.DB { return d.ro.DB }

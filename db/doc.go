@@ -61,7 +61,8 @@
 //     events in bulk.
 //   - rewind.go: the writer's own checkpoint between two batches, after
 //     which its next commit starts SQLite's WAL again from its beginning.
-//   - stats.go: the writer's counters and latency histograms.
+//   - stats.go: the writer's counters and latency histograms; the pool's
+//     statistics, and the store's clock against this machine's.
 //   - benchnostore_off.go, benchnostore_on.go: each build's keeper, what
 //     a batch's writes become: flushed and committed, or, in the bench's
 //     build with its store taken out (-tags benchnostore, KeepsNothing),

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -148,6 +149,16 @@ func (d *DB) Grants(ctx context.Context, session string) ([]Grant, error) {
 		return nil, fmt.Errorf("list grants: %w", err)
 	}
 	return gs, nil
+}
+
+// GrantOf reads a member's access to a session, "" for none.
+func (d *DB) GrantOf(ctx context.Context, member, session string) (string, error) {
+	var access []string
+	if err := d.ro.NewSelect().Model((*Grant)(nil)).Column("access").
+		Where("session = ? AND member = ?", session, member).Scan(ctx, &access); err != nil {
+		return "", fmt.Errorf("read grant: %w", err)
+	}
+	return strings.Join(access, ""), nil
 }
 
 // DeleteMemberTokens removes a member's tokens labelled label and returns

@@ -1,6 +1,9 @@
 package db
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
 	"math/bits"
 	"sync/atomic"
 	"time"
@@ -141,3 +144,25 @@ func (h *Histogram) Snapshot() HistogramSnapshot {
 // a SQLite commit takes tens of microseconds to milliseconds, one on
 // PostgreSQL over a network a few milliseconds.
 var commitBounds = []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5}
+
+// ClockSkew measures how far this machine's clock is ahead of the
+// store's (PostgreSQL's now()), taking the middle of the query's round
+// trip as the moment the store read its clock; it returns the round trip
+// too, which bounds the measure's error. SQLite has no clock of its own:
+// zero.
+func (d *DB) ClockSkew(ctx context.Context) (skew, rtt time.Duration, _ error) {
+	if !d.dialect.pg {
+		return 0, 0, nil
+	}
+	var at time.Time
+	before := time.Now()
+	if err := d.ro.QueryRowContext(ctx, `SELECT clock_timestamp()`).Scan(&at); err != nil {
+		return 0, 0, fmt.Errorf("read the store's clock: %w", err)
+	}
+	after := time.Now()
+	rtt = after.Sub(before)
+	return before.Add(rtt / 2).Sub(at), rtt, nil
+}
+
+// SQL is the database's pool, for its statistics (the daemon's metrics).
+func (d *DB) SQL() *sql.DB { return d.ro.DB }

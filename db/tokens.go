@@ -140,8 +140,19 @@ func (d *DB) Tokens(ctx context.Context) ([]Token, error) {
 // TokenByHash reads the token whose hash is hash, or ErrNotFound: a node
 // of a cluster that has not heard of a token made on another looks here.
 func (d *DB) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	return d.tokenWhere(ctx, "t.hash = ?", hash)
+}
+
+// TokenByID reads a token by its id, or ErrNotFound: a node applying
+// another's narrowing of it (hub's cluster_changes.go).
+func (d *DB) TokenByID(ctx context.Context, id string) (Token, error) {
+	return d.tokenWhere(ctx, "t.id = ?", id)
+}
+
+// tokenWhere reads the token where holds, with its member, or ErrNotFound.
+func (d *DB) tokenWhere(ctx context.Context, where string, arg string) (Token, error) {
 	var t Token
-	err := withMember(d.ro.NewSelect().Model(&t)).Where("t.hash = ?", hash).Limit(1).Scan(ctx)
+	err := withMember(d.ro.NewSelect().Model(&t)).Where(where, arg).Limit(1).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrNotFound
 	}
