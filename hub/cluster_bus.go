@@ -48,6 +48,9 @@ type evNotice struct {
 	Kinds []eventKind `json:"kinds,omitempty"`
 }
 
+// committedAt is when the notice's commit was, for its lag (decoded).
+func (n evNotice) committedAt() int64 { return n.At }
+
 // eventKind is what a node needs of an event besides its JSON.
 type eventKind struct {
 	Type    wire.EventType `json:"t"`

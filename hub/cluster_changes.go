@@ -111,9 +111,7 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 		}
 	}
 	for _, id := range deleted {
-		h.tokens.dropSession(id)
-		h.cancelTurns(id)
-		h.dropChannel(id)
+		h.sessionGone(id)
 	}
 	for _, g := range grants {
 		a, err := h.db.GrantOf(ctx, g.A, g.B)
@@ -180,9 +178,7 @@ func (h *Hub) resync(ctx context.Context) error {
 	}
 	for _, id := range ids {
 		if _, ok := heads[id]; !ok {
-			h.tokens.dropSession(id)
-			h.cancelTurns(id)
-			h.dropChannel(id)
+			h.sessionGone(id)
 			continue
 		}
 		h.cutLost(id)

@@ -46,17 +46,24 @@ func (h *Hub) startBus() error {
 }
 
 // decoded adapts a handler of one notice type to NATS, skipping the
-// node's own notices unread and dropping any it cannot read.
+// node's own notices unread and dropping any it cannot read. It records
+// that the other node was heard, and, for a notice of a commit, how late
+// (Stats.Peers): once a notice.
 func decoded[T any](h *Hub, handle func(T)) func(*nats.Msg) {
 	return func(m *nats.Msg) {
 		node := m.Header.Get(nodeHeader)
 		if node == h.opts.Node {
 			return
 		}
-		h.stats.heard(node, 0, false)
 		var n T
 		if json.Unmarshal(m.Data, &n) != nil {
+			h.stats.heard(node, 0, false)
 			return
+		}
+		if c, ok := any(n).(interface{ committedAt() int64 }); ok && c.committedAt() > 0 {
+			h.stats.heard(node, max(time.Since(time.Unix(0, c.committedAt())), 0), true)
+		} else {
+			h.stats.heard(node, 0, false)
 		}
 		handle(n)
 	}
@@ -76,9 +83,6 @@ func (h *Hub) served(session string) *channel {
 // events it does not have yet into the ring, or, when the notice carries
 // none, the new head, which its cursors then page to from the store.
 func (h *Hub) onEvents(n evNotice) {
-	if n.At > 0 {
-		h.stats.heard(n.Node, max(time.Since(time.Unix(0, n.At)), 0), true)
-	}
 	ch := h.served(n.Session)
 	if ch == nil || n.Last < n.First {
 		return

@@ -127,12 +127,15 @@ func (h *Hub) IsStopping() bool { return h.stopping.Load() }
 // WaitTurns waits for the turns running here.
 func (h *Hub) Drain() { h.draining.Store(true) }
 
-// WaitTurns waits until no turn runs on this node, or ctx ends.
-func (h *Hub) WaitTurns(ctx context.Context) {
+// WaitTurns waits until no turn runs on this node, or returns ctx's
+// error when it ends first.
+func (h *Hub) WaitTurns(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() { h.runners.Wait(); close(done) }()
 	select {
 	case <-done:
+		return nil
 	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

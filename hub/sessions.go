@@ -244,17 +244,24 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	// Its turns stop only now that the delete is committed: a delete that
 	// fails changes nothing. A turn that ends meanwhile fails to commit
 	// into the deleted session, which is logged and harmless.
-	h.cancelTurns(id)
+	h.sessionGone(id)
 	h.tokens.drop(revoked)
-	h.tokens.dropSession(id)
 	for _, t := range nts {
 		h.tokens.replace(t.Hash, h.tokens.principalOf(t))
 		narrowed = append(narrowed, t.ID)
 	}
-	h.dropChannel(id)
 	h.sessionsChanged()
 	h.changed()
 	return revoked, narrowed, nil
+}
+
+// sessionGone ends what this node holds of a session that was deleted,
+// here or on another node: its turns stop, its grants are forgotten, and
+// its watchers get a reset (deleted).
+func (h *Hub) sessionGone(id string) {
+	h.cancelTurns(id)
+	h.tokens.dropSession(id)
+	h.dropChannel(id)
 }
 
 // dropChannel forgets a deleted session's channel: its watchers get a

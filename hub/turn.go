@@ -448,11 +448,7 @@ func (h *Hub) InterruptAll(ctx context.Context, reason string) {
 			cancel(&interruption{reason: reason})
 		}
 	}
-	done := make(chan struct{})
-	go func() { h.runners.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
+	if h.WaitTurns(ctx) != nil {
 		h.log.Warn("turns still running at stop", "err", ctx.Err())
 	}
 }
