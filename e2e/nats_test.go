@@ -60,8 +60,13 @@ type watcher struct {
 }
 
 func watch(t *testing.T, ctx context.Context, nd *node, epochs map[string]string) *watcher {
-	w := &watcher{t: t, node: nd.name, got: map[string][]string{}}
-	st := nd.c.Stream(client.StreamOptions{})
+	return watchWith(t, ctx, nd.c, nd.name, epochs)
+}
+
+// watchWith is watch through any client (a balancer's, say), named name.
+func watchWith(t *testing.T, ctx context.Context, c *client.Client, name string, epochs map[string]string) *watcher {
+	w := &watcher{t: t, node: name, got: map[string][]string{}}
+	st := c.Stream(client.StreamOptions{})
 	t.Cleanup(func() { st.Close() })
 	for id, epoch := range epochs {
 		sub := st.Subscribe(id, client.Cursor{Epoch: epoch})
@@ -73,7 +78,7 @@ func watch(t *testing.T, ctx context.Context, nd *node, epochs map[string]string
 				}
 				switch it.Op {
 				case wire.PushReset:
-					w.fail("%s: a reset (%s) on %s", id, it.Reset.Reason, nd.name)
+					w.fail("%s: a reset (%s) on %s", id, it.Reset.Reason, name)
 				case wire.PushEvent:
 					var f struct {
 						Event json.RawMessage `json:"event"`
@@ -81,7 +86,7 @@ func watch(t *testing.T, ctx context.Context, nd *node, epochs map[string]string
 					_ = json.Unmarshal(it.Raw, &f)
 					w.mu.Lock()
 					if want := int64(len(w.got[id]) + 1); it.Event.Offset != want {
-						w.errs = append(w.errs, fmt.Sprintf("%s on %s: offset %d where %d was next", id, nd.name, it.Event.Offset, want))
+						w.errs = append(w.errs, fmt.Sprintf("%s on %s: offset %d where %d was next", id, name, it.Event.Offset, want))
 					}
 					w.got[id] = append(w.got[id], string(f.Event))
 					w.mu.Unlock()

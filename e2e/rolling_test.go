@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +52,7 @@ func TestClusterRollingRestartBehindHAProxy(t *testing.T) {
 type load struct {
 	c    *client.Client // the owner's, through the balancer
 	ids  []string
-	view *viewer
+	view *watcher
 	w    *writers
 }
 
@@ -76,7 +75,7 @@ func startLoad(t *testing.T, ctx context.Context, cl *cluster, lb, prefix string
 		}
 		l.ids, epochs[s.ID] = append(l.ids, s.ID), s.Epoch
 	}
-	l.view = viewThrough(t, ctx, lb, token, epochs)
+	l.view = watchWith(t, ctx, c, "the balancer", epochs)
 	l.w = startWriters(ctx, lb, token, l.ids)
 	return l
 }
@@ -101,7 +100,13 @@ func (l *load) finish(t *testing.T, ctx context.Context, cl *cluster) (int, map[
 				t.Fatalf("session %s: offset %d at %d: not dense", id, e.Offset, j+1)
 			}
 		}
-		l.view.waitFor(t, id, int64(len(evs)))
+		deadline := time.Now().Add(30 * time.Second)
+		for !l.view.has(id, len(evs)) { // fails at once on a gap, a duplicate or a reset
+			if time.Now().After(deadline) {
+				t.Fatalf("the viewer does not have session %s's %d events", id, len(evs))
+			}
+			time.Sleep(20 * time.Millisecond) // polling under a deadline
+		}
 		base := rawEvents(t, cl.nodes[0], id)
 		for _, nd := range cl.nodes[1:] {
 			if string(rawEvents(t, nd, id)) != string(base) {
@@ -109,7 +114,6 @@ func (l *load) finish(t *testing.T, ctx context.Context, cl *cluster) (int, map[
 			}
 		}
 	}
-	l.view.check(t)
 	return total, errs, longest
 }
 
@@ -138,81 +142,4 @@ func userInputs(evs []wire.Event) []string {
 		}
 	}
 	return ids
-}
-
-// viewer follows sessions through the balancer and records, per session,
-// the newest offset it was given, and what it saw wrong.
-type viewer struct {
-	mu   sync.Mutex
-	last map[string]int64
-	errs []string
-	seen chan struct{} // a tick on every event
-}
-
-// viewThrough starts a viewer of the sessions of epochs at url.
-func viewThrough(t *testing.T, ctx context.Context, url, token string, epochs map[string]string) *viewer {
-	t.Helper()
-	c, err := client.New(client.Options{URL: url, Token: token})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := c.Stream(client.StreamOptions{})
-	t.Cleanup(func() { st.Close() })
-	v := &viewer{last: map[string]int64{}, seen: make(chan struct{}, 1)}
-	for id, epoch := range epochs {
-		sub := st.Subscribe(id, client.Cursor{Epoch: epoch})
-		go func() {
-			for {
-				it, err := sub.Next(ctx)
-				if err != nil {
-					return
-				}
-				v.mu.Lock()
-				switch {
-				case it.Op == wire.PushReset && it.Reset.Reason != wire.ResetNew:
-					v.errs = append(v.errs, fmt.Sprintf("%s: a reset (%s)", id, it.Reset.Reason))
-				case it.Op == wire.PushEvent:
-					if it.Event.Offset != v.last[id]+1 {
-						v.errs = append(v.errs, fmt.Sprintf("%s: offset %d after %d", id, it.Event.Offset, v.last[id]))
-					}
-					v.last[id] = it.Event.Offset
-				}
-				v.mu.Unlock()
-				select {
-				case v.seen <- struct{}{}:
-				default:
-				}
-			}
-		}()
-	}
-	return v
-}
-
-// waitFor waits until the viewer has session's events up to head.
-func (v *viewer) waitFor(t *testing.T, session string, head int64) {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for {
-		v.mu.Lock()
-		got := v.last[session]
-		v.mu.Unlock()
-		if got >= head {
-			return
-		}
-		select {
-		case <-v.seen:
-		case <-deadline:
-			t.Fatalf("the viewer has session %s up to %d, not %d", session, got, head)
-		}
-	}
-}
-
-// check fails t with what the viewer saw wrong.
-func (v *viewer) check(t *testing.T) {
-	t.Helper()
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, e := range v.errs {
-		t.Error("viewer: " + e)
-	}
 }
