@@ -226,15 +226,24 @@ func (s *Server) Bye(ctx context.Context, reason string, retryAfter time.Duratio
 	for _, c := range conns {
 		c.bye(reason, retryAfter)
 	}
+	if !s.allEnded(ctx) {
+		for _, c := range conns {
+			c.ws.CloseNow()
+		}
+		s.wg.Wait()
+	}
+}
+
+// allEnded waits until every connection has ended (true), or ctx ends
+// first (false).
+func (s *Server) allEnded(ctx context.Context) bool {
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		return true
 	case <-ctx.Done():
-		for _, c := range conns {
-			c.ws.CloseNow()
-		}
-		<-done
+		return false
 	}
 }
 
@@ -258,12 +267,7 @@ func (s *Server) Drain(ctx context.Context, window time.Duration) {
 			t.Stop()
 		}
 	}()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
+	s.allEnded(ctx)
 }
 
 // Close cuts every connection and waits for their goroutines. It is safe
