@@ -385,11 +385,11 @@ func (h *Hub) relayRestart(session, turn string) {
 // scope): the API server's.
 func (h *Hub) OnTokensChanged(f func(revoked, narrowed []string)) { h.tokenHook.Store(&f) }
 
-// relayWhole tells the other nodes, every checkpointEvery while the turn
-// streams and the reply grew, its whole text so far: a node that joined
-// late or lost a delta shows nothing more of the reply until then (onText),
-// and a provider that pauses sends no delta to carry it. It returns what
-// stops it.
+// relayWhole tells the other nodes the turn's whole text so far while it
+// streams: every checkpointEvery when the reply grew, and every
+// heartbeatEvery when it did not (a provider that pauses), so that a node
+// that lost a delta, or whose viewer came during the pause, shows the
+// reply so far (onText) within a heartbeat. It returns what stops it.
 func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
 	if h.bus == nil {
 		return func() {}
@@ -398,7 +398,7 @@ func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
 	go func() {
 		t := time.NewTicker(checkpointEvery)
 		defer t.Stop()
-		sent := 0
+		sent, at := 0, time.Now()
 		for {
 			select {
 			case <-done:
@@ -407,12 +407,12 @@ func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
 			}
 			ch.mu.Lock()
 			var text string
-			if ch.run.streamTurn == turn && ch.run.streamText.Len() != sent {
+			if n := ch.run.streamText.Len(); ch.run.streamTurn == turn && (n != sent || time.Since(at) >= heartbeatEvery) {
 				text = ch.run.streamText.String()
 			}
 			ch.mu.Unlock()
 			if text != "" {
-				sent = len(text)
+				sent, at = len(text), time.Now()
 				h.relayText(ch.id, turn, 0, text, true)
 			}
 		}

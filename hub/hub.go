@@ -133,7 +133,7 @@ type Hub struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	runners  sync.WaitGroup
-	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans, followChanges
+	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans, followChanges, watchClock
 	stopping atomic.Bool    // no new inputs, no new turns
 	draining atomic.Bool    // no new leases claimed; those held given up after their turn (Drain)
 
