@@ -33,7 +33,7 @@ func TestWebCodeBlockCopyButton(t *testing.T) {
 	p := b.open(link)
 	origin := link[:strings.Index(link, "/#")]
 	p.wait("the code block and its button", `!document.querySelector('#stream') &&
-		document.querySelector('#transcript article[data-offset] pre button.copy')?.textContent === 'copy'`)
+		document.querySelector('#transcript article[data-offset] .codeblock button.copy')?.textContent === 'copy'`)
 
 	// The clipboard as a person at the browser has it: permitted, and the
 	// page focused (headless Chromium's window never is).
@@ -47,8 +47,8 @@ func TestWebCodeBlockCopyButton(t *testing.T) {
 		_, err := cdp.Call(ctx, t, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true})
 		return err
 	}))
-	p.do(chromedp.Click(chromedp.CSS("#transcript pre button.copy")))
-	p.wait("copied", `document.querySelector('#transcript pre button.copy').textContent === 'copied'`)
+	p.do(chromedp.Click(chromedp.CSS("#transcript .codeblock button.copy")))
+	p.wait("copied", `document.querySelector('#transcript .codeblock button.copy').textContent === 'copied'`)
 	p.wait("the clipboard read", `navigator.clipboard.readText().then(t => { window.clipboardText = t; return true })`)
 	if got := eval[string](p, `clipboardText`); got != code {
 		t.Fatalf("the clipboard holds %q, not the code %q", got, code)
@@ -56,8 +56,8 @@ func TestWebCodeBlockCopyButton(t *testing.T) {
 
 	// No clipboard: the code is selected instead.
 	eval[bool](p, `(() => { Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined, configurable: true}); return navigator.clipboard === undefined })()`)
-	p.do(chromedp.Click(chromedp.CSS("#transcript pre button.copy")))
-	p.wait("the code selected", `document.querySelector('#transcript pre button.copy').textContent === 'selected: press Ctrl-C' &&
+	p.do(chromedp.Click(chromedp.CSS("#transcript .codeblock button.copy")))
+	p.wait("the code selected", `document.querySelector('#transcript .codeblock button.copy').textContent === 'selected: press Ctrl-C' &&
 		getSelection().toString() === `+jsString(code))
 	if ex := p.exceptions(); len(ex) > 0 {
 		t.Fatalf("the page threw: %v", ex)

@@ -79,7 +79,7 @@ func TestWebHelloAfterRestartResumesEachSub(t *testing.T) {
 		want["a"].Head, want["b"].Head))
 
 	fx.d.stop()
-	p.wait("reconnecting", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
+	p.wait("the daemon stopped", `document.querySelector('#conn').textContent.startsWith('daemon stopped')`)
 	startDaemon(t, fx.home)
 	p.wait("connected again", `document.querySelector('#conn').textContent === 'connected'`)
 	hellos := ws.sentOps(wire.OpHello)
@@ -136,15 +136,15 @@ func TestWebInputsWhileDownArriveInOrderOnce(t *testing.T) {
 	p := b.open(ownerLink(t, fx.home, "s"))
 	p.waitOpen("offline")
 	fx.d.stop()
-	p.wait("reconnecting", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
+	p.wait("the daemon stopped", `document.querySelector('#conn').textContent.startsWith('daemon stopped')`)
 	typed := []string{"first while down", "second while down", "third while down"}
 	for i, text := range typed {
 		eval[bool](p, fmt.Sprintf(`(() => { const i = document.querySelector('#input'); i.focus(); i.value = %q; return true })()`, text))
 		p.do(pressEnter("#input"))
-		p.wait("the inputs waiting", fmt.Sprintf(`document.querySelector('#pending').textContent === '%d sending…'`, i+1))
+		p.wait("the inputs waiting, in the transcript", fmt.Sprintf(`document.querySelector('#pending').textContent === '%d sending…' && document.querySelectorAll('#transcript .outbox article.pending').length === %d && document.querySelector('#transcript .outbox').lastElementChild.innerText.includes(%q)`, i+1, i+1, text))
 	}
 	startDaemon(t, fx.home)
-	p.wait("their replies", shownCommitted("echo: third while down")+` && document.querySelector('#pending').textContent === ''`)
+	p.wait("their replies", shownCommitted("echo: third while down")+` && document.querySelector('#pending').textContent === '' && !document.querySelector('#transcript .outbox')`)
 	if got := waitInputs(t, fx.c, "s", 3); fmt.Sprint(got) != fmt.Sprint(typed) {
 		t.Fatalf("the daemon stored %q, typed %q", got, typed)
 	}

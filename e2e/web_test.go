@@ -236,7 +236,7 @@ func TestWebPagesSurviveRestarts(t *testing.T) {
 	waitAll("the first reply", `document.querySelector('#conn').textContent === 'connected' && `+shownCommitted("fake: before"))
 
 	fx.d.stop()
-	waitAll("reconnecting after a stop", `document.querySelector('#conn').textContent.startsWith('reconnecting in')`)
+	waitAll("stopped, said so", `document.querySelector('#conn').textContent.startsWith('daemon stopped')`)
 	d := startDaemon(t, fx.home)
 	waitAll("connected again", `document.querySelector('#conn').textContent === 'connected'`)
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "after the stop"); err != nil {

@@ -6,8 +6,8 @@ import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
 import { wireNewSession } from './newsession.js';
 import { renderMarkdown } from './markdown.js';
-
-const $ = (id) => document.getElementById(id);
+import { $ } from './dom.js';
+import { icon } from './icons.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -83,13 +83,23 @@ function banner(text) {
 
 let countdown = null;
 
+// showState says how the page's connection is, and offers "retry now"
+// while it is down (the page also finds a daemon that comes back on its
+// own, within a fifth of a second: protocol.js's probe).
 function showState(s) {
   const el = $('conn');
   clearInterval(countdown);
   el.classList.toggle('down', s.phase !== 'connected');
+  el.title = '';
+  if (app.client) drawOutbox();
+  $('retry').hidden = s.phase !== 'reconnecting' && s.phase !== 'stopped';
   switch (s.phase) {
     case 'connected':
       el.textContent = 'connected';
+      break;
+    case 'stopped':
+      el.textContent = 'daemon stopped: waiting for it to start';
+      el.title = 'albedo stop, or the daemon shut down on purpose: `albedo` or `albedo open` starts it again';
       break;
     case 'reconnecting': {
       const tick = () => {
@@ -328,6 +338,18 @@ function select(id) {
 
 // --- the transcript ----------------------------------------------------
 
+// The transcript's own elements beside its messages: the marker of older
+// messages (first), the streaming reply, and the outbox of inputs not yet
+// committed (last). Held here, never looked up by id: a message may carry
+// the same id.
+const parts = { older: null, stream: null, outbox: null };
+
+// part is that element if the transcript holds it now.
+function part(name) {
+  const el = parts[name];
+  return el && el.parentNode === $('transcript') ? el : null;
+}
+
 function drawSession() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
@@ -348,6 +370,7 @@ function drawSession() {
   }
   tr.append(frag);
   drawStream();
+  drawOutbox();
   drawMeta();
   tr.scrollTop = tr.scrollHeight;
 }
@@ -363,6 +386,7 @@ function olderMarker() {
   const p = document.createElement('p');
   p.className = 'older';
   p.id = 'older';
+  parts.older = p;
   p.textContent = 'older messages: scroll up to load';
   return p;
 }
@@ -402,7 +426,7 @@ function flushAppends() {
     if (el) frag.append(el);
     closes = closes || ev.type === 'message' || ev.type === 'turn';
   }
-  tr.insertBefore(frag, $('stream'));
+  tr.insertBefore(frag, part('stream') || part('outbox'));
   announce(evs);
   if (closes) drawStream();
   if (follow) {
@@ -434,7 +458,7 @@ function trim(v) {
   v.events = v.events.filter((e) => e.offset >= first);
   v.more = true;
   v.gen++;
-  if (!$('older')) tr.prepend(olderMarker());
+  if (!part('older')) tr.prepend(olderMarker());
 }
 
 function header(role, author, note, at) {
@@ -476,7 +500,7 @@ function eventElement(ev) {
         const d = document.createElement('div');
         d.className = `turn ${ev.state}`;
         d.dataset.turnOffset = ev.offset;
-        d.textContent = ev.state === 'failed' ? `⚠ turn failed: ${ev.error || ''}` : `⏹ interrupted (${(ev.reason || '').replaceAll('_', ' ')})`;
+        d.append(icon(ev.state === 'failed' ? 'warn' : 'stop'), ev.state === 'failed' ? ` turn failed: ${ev.error || ''}` : ` interrupted (${(ev.reason || '').replaceAll('_', ' ')})`);
         return d;
       }
       return null;
@@ -503,7 +527,7 @@ const drawStreamSoon = paced(() => { flushAppends(); drawStream(); }, 0);
 function drawStream() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
-  let el = $('stream');
+  let el = part('stream');
   if (!v || !v.stream) {
     if (el) el.remove();
     return;
@@ -516,10 +540,41 @@ function drawStream() {
     el.dataset.role = 'assistant';
     el.setAttribute('aria-busy', 'true');
     el.append(header('assistant', v.status?.model || '', '', ''), Object.assign(document.createElement('div'), { className: 'body' }));
-    tr.append(el);
+    parts.stream = el;
+    tr.insertBefore(el, part('outbox'));
   }
   el.dataset.turn = v.stream.turn;
   renderMarkdown(el.querySelector('.body'), v.stream.text);
+  if (follow) tr.scrollTop = tr.scrollHeight;
+}
+
+// drawOutbox shows the inputs to the open session that the daemon has
+// not yet committed (typed while it is down, or on their way), in the
+// order sent, after everything committed: each leaves once the daemon
+// has it, and its message event takes its place.
+function drawOutbox() {
+  const tr = $('transcript');
+  const waiting = [...app.client.pending.values()].filter((p) => p.session === app.current);
+  let box = part('outbox');
+  if (waiting.length === 0) {
+    if (box) box.remove();
+    return;
+  }
+  const follow = following();
+  if (!box) {
+    box = document.createElement('div');
+    box.className = 'outbox';
+    parts.outbox = box;
+    tr.append(box);
+  }
+  box.replaceChildren(...waiting.map((p) => {
+    const a = document.createElement('article');
+    a.className = 'msg pending';
+    a.dataset.role = 'user';
+    a.append(header('user', '', app.client.state.phase === 'connected' ? 'sending…' : 'waiting for the daemon: sent when it is back', ''));
+    a.append(Object.assign(document.createElement('div'), { className: 'body plain', textContent: p.text }));
+    return a;
+  }));
   if (follow) tr.scrollTop = tr.scrollHeight;
 }
 
@@ -544,7 +599,7 @@ async function loadOlder() {
       const el = eventElement(ev);
       if (el) frag.append(el);
     }
-    const marker = $('older');
+    const marker = part('older');
     if (marker) marker.after(frag);
     else tr.prepend(frag);
     v.events = before.concat(v.events);
@@ -570,7 +625,7 @@ function drawMeta() {
   if (st.effort) parts.push(`effort ${st.effort}`);
   if (st.queued) parts.push(`${st.queued} queued`);
   if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
-  else if (v.running) parts.push(`${st.phase}${v.session.access === 'creator' || v.session.access === 'write' ? ' (Esc interrupts)' : ''}`);
+  else if (v.running) parts.push(`${st.phase}${writable(v) ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
   const p = v.presence || { people: [], more: 0, viewers: 0 };
   const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
@@ -596,6 +651,7 @@ function drawComposer(v) {
   input.disabled = readOnly;
   input.placeholder = readOnly ? 'read-only: you may watch this session, not write in it' : input.dataset.placeholder || input.placeholder;
   if ($('send')) $('send').disabled = readOnly;
+  if ($('stop')) $('stop').hidden = !(v.running && writable(v));
 }
 
 // typed tells the session's other watchers that its person is writing, at
@@ -621,16 +677,29 @@ async function send() {
   if (!text.trim() || !app.current) return;
   input.value = '';
   const pending = $('pending');
-  const n = app.client.pending.size + 1;
-  pending.textContent = `${n} sending…`;
+  const sent = app.client.send(app.current, text); // pending from here on
+  pending.textContent = `${app.client.pending.size} sending…`;
+  drawOutbox();
   try {
-    await app.client.send(app.current, text);
+    await sent;
   } catch (e) {
     input.value = input.value || text; // nothing typed is lost
     notice(`not sent: ${e.message}`, true);
   } finally {
     pending.textContent = app.client.pending.size ? `${app.client.pending.size} sending…` : '';
+    drawOutbox();
   }
+}
+
+// interrupt stops the open session's turn, if one runs and the person
+// may write in it: the Stop button, and Esc from anywhere on the page.
+function interrupt() {
+  const v = app.views.get(app.current);
+  if (v && v.running && writable(v)) act('interrupt', () => app.api.interrupt(v.id));
+}
+
+function writable(v) {
+  return v.session.access !== 'read' && !!$('input');
 }
 
 // act runs an owner's action; an error is the notice, and what the
@@ -650,12 +719,16 @@ function wireOwner() {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       send();
-    } else if (e.key === 'Escape') {
-      const v = app.views.get(app.current);
-      if (v && v.running) act('interrupt', () => app.api.interrupt(v.id));
     }
   });
   $('send').addEventListener('click', send);
+  $('stop').prepend(icon('stop'));
+  $('stop').addEventListener('click', interrupt);
+  // Esc interrupts from anywhere on the page but the list and the
+  // settings, where it closes what is open.
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !e.defaultPrevented && !e.isComposing && !e.target.closest?.('#sidebar, #editor')) interrupt();
+  });
   input.dataset.placeholder = input.placeholder;
   input.addEventListener('input', typed);
   wireNewSession(app.api, {
@@ -746,7 +819,8 @@ function start() {
   });
   window.albedo = app; // for tests and the curious: the page's state
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
-  app.drawer = drawer($('sidebar'), $('toggle'));
+  app.drawer = drawer($('sidebar'), $('toggle'), $('closelist'));
+  $('retry').addEventListener('click', () => app.client.retryNow());
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
 }

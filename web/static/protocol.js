@@ -10,6 +10,10 @@ const BACKOFF_BASE_MS = 250;
 // The cap of every client's backoff (docs/protocol.md; client/backoff.go).
 const BACKOFF_CAP_MS = 5000;
 const CLOSE_BAD_TOKEN = 4401;
+// While the socket is down the daemon's /healthz is asked this often, one
+// request at a time: a daemon that comes back is reached within it, not
+// at the end of a backoff of up to BACKOFF_CAP_MS.
+const PROBE_MS = 200;
 
 // uuidv7 is a time-ordered UUID, the form input ids take.
 export function uuidv7() {
@@ -29,8 +33,10 @@ export function uuidv7() {
 // Client is one connection to a daemon, kept up until close().
 //
 //   onState({phase, attempt, inMs, error}): phase is 'connecting',
-//     'connected', 'reconnecting' (inMs until the next attempt), or
-//     'revoked' (the token was refused: nothing more will happen).
+//     'connected', 'reconnecting' (inMs until the next attempt),
+//     'stopped' (the daemon said it was stopped on purpose, bye
+//     shutdown: it is waited for as in reconnecting), or 'revoked' (the
+//     token was refused: nothing more will happen).
 //   onHello(reply): each time a hello is answered (role, conn, boot).
 //   onSessions(): the daemon says the list of sessions changed (one made
 //     or deleted, anywhere): list them again. Asked for in every hello;
@@ -60,6 +66,9 @@ export class Client {
     this.attempt = 0;
     this.timer = null;
     this.closed = false;
+    this.stopped = false; // the daemon said bye (shutdown): down on purpose
+    this.probing = false;
+    this.probeURL = url.replace(/^ws/, 'http').replace(/\/v1\/ws$/, '/healthz');
     this.state = { phase: 'connecting' };
     this.connect();
   }
@@ -106,9 +115,48 @@ export class Client {
     const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.min(this.attempt, 16));
     this.attempt++;
     const inMs = Math.max(atLeastMs, Math.floor(Math.random() * ceiling));
-    this.setState({ phase: 'reconnecting', attempt: this.attempt, inMs, at: Date.now() + inMs, error: String(error && error.message || error) });
+    const phase = this.stopped ? 'stopped' : 'reconnecting';
+    this.setState({ phase, attempt: this.attempt, inMs, at: Date.now() + inMs, error: String(error && error.message || error) });
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.connect(), inMs);
+    this.probe();
+  }
+
+  // retryNow connects at once, if no socket is up or on its way.
+  retryNow() {
+    if (this.closed || this.ws) return;
+    clearTimeout(this.timer);
+    this.connect();
+  }
+
+  // probe asks the daemon's /healthz every PROBE_MS while no socket is
+  // up or on its way. Only an answer after a refusal (the daemon was down
+  // and is back) cuts the backoff short: a daemon that answers HTTP while
+  // it refuses sockets (stopping, or too busy) is waited for with the
+  // backoff, not hammered. The request carries no token.
+  probe() {
+    if (this.probing || this.closed) return;
+    this.probing = true;
+    let down = false;
+    const idle = () => this.closed || this.ws;
+    const tick = async () => {
+      if (idle()) { this.probing = false; return; }
+      let up = false;
+      try {
+        up = (await fetch(this.probeURL, { cache: 'no-store' })).ok;
+      } catch {
+        up = false;
+      }
+      if (idle()) { this.probing = false; return; }
+      if (!up) down = true;
+      else if (down) {
+        this.probing = false;
+        this.retryNow();
+        return;
+      }
+      setTimeout(tick, PROBE_MS);
+    };
+    setTimeout(tick, PROBE_MS);
   }
 
   // prove asks the daemon to prove it holds the link's key, with a fresh
@@ -146,6 +194,7 @@ export class Client {
       }
       this.ready = true;
       this.attempt = 0;
+      this.stopped = false;
       this.sessionToken = r.session_token || '';
       (r.subs || []).forEach((sr, i) => this.subReplied(subs[i].session, sr));
       this.onHello(r);
@@ -213,7 +262,9 @@ export class Client {
       return;
     }
     if (f.op === 'bye') {
-      // The daemon stops: reconnect no sooner than it says.
+      // The daemon stops: reconnect no sooner than it says. A stop on
+      // purpose (albedo stop) is said as such until a daemon is back.
+      this.stopped = f.reason === 'shutdown';
       this.drop();
       this.retry(new Error(f.reason || 'daemon stopping'), f.retry_after_ms || 0);
       return;
