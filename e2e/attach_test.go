@@ -10,8 +10,9 @@ import (
 )
 
 // A share opens in the terminal with albedo attach: the transcript, live,
-// with a read-only badge; what is typed is not sent (the daemon stores
-// nothing), and the owner's next message arrives.
+// with a read-only badge; what is typed is refused at the first key and
+// never piles up in the composer (the daemon stores nothing), and the
+// owner's next message arrives.
 func TestAttachAShareInTmux(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "shared"}})
@@ -28,8 +29,11 @@ func TestAttachAShareInTmux(t *testing.T) {
 		return strings.Contains(s, "echo: hello") && strings.Contains(s, "viewer (read-only)") && strings.Contains(s, "watching: viewer")
 	})
 	x.keys("-l", "sneaky")
+	pane := x.waitPane("the refusal, at the first key", has("read-only: this view"))
+	if strings.Contains(pane, "sneaky") {
+		t.Fatalf("the read-only composer took the typing:\n%s", pane)
+	}
 	x.keys("Enter")
-	x.waitPane("the refusal", has("read-only: this view"))
 	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "second"); err != nil {
 		t.Fatal(err)
 	}

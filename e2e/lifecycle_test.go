@@ -159,8 +159,9 @@ func TestStopSticksWhileAStreamWaits(t *testing.T) {
 	}, phase(client.Stopped))
 }
 
-// The terminal in a real terminal: after `albedo stop` it says so and
-// starts no daemon; r starts one and it connects.
+// The terminal in a real terminal: after `albedo stop` it says so, with
+// nothing after it in the status bar, and starts no daemon; r starts one
+// and it connects.
 func TestTerminalStopSticksInTmux(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
@@ -168,10 +169,17 @@ func TestTerminalStopSticksInTmux(t *testing.T) {
 	x := startTmux(t, home, 100, 30)
 	x.waitPane("a connected status bar", has(" connected"))
 	first := livePID(t, home)
+	x.keys("-l", "hello")
+	x.keys("Enter")
+	x.waitPane("the first reply", has("echo: hello"))
 
 	cli(t, home, "stop")
-	x.waitPane("the stopped status bar", has("daemon stopped — r to start"))
+	pane := x.waitPane("the stopped status bar", has("daemon stopped — r to start"))
 	noDaemon(t, home, "the terminal says stopped")
+	lines := strings.Split(strings.TrimRight(pane, "\n"), "\n")
+	if bar := strings.TrimRight(lines[len(lines)-1], " "); strings.HasSuffix(bar, "│") {
+		t.Fatalf("a stray separator ends the status bar: %q", bar)
+	}
 
 	x.keys("r")
 	x.waitPane("a connected status bar", func(s string) bool {

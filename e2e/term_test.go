@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,9 @@ import (
 	"albedo/term"
 	"albedo/wire"
 )
+
+// runningFor is the status bar's running turn with its time so far.
+var runningFor = regexp.MustCompile(`running \d+ s \(Esc interrupts\)`)
 
 // ui runs the terminal client on a simulation screen against a daemon.
 type ui struct {
@@ -143,10 +147,11 @@ func TestTerminalReopensInterruptedSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-fx.fake.Arrived()
-	// The terminal shows the reply streaming; Esc interrupts it.
+	// The terminal shows the reply streaming, and for how long it has run;
+	// Esc interrupts it.
 	first := startUI(t, fx.c, 100, 30)
 	first.waitFor("the streaming reply", func(s string) bool {
-		return strings.Contains(s, "never finished") && strings.Contains(s, "running (Esc interrupts)")
+		return strings.Contains(s, "never finished") && runningFor.MatchString(s)
 	})
 	first.scr.InjectKey(tcell.KeyEscape, 0, tcell.ModNone)
 	first.waitFor("the interrupted reply", func(s string) bool {

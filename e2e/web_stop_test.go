@@ -18,8 +18,8 @@ const stopCue = `(() => { const d = document.querySelector('.turn.interrupted');
 
 // While a turn runs the page shows a Stop button, which a tap on a phone
 // reaches (360 px): it interrupts the turn, and goes once the turn has
-// ended. Esc interrupts from anywhere on the page, not only from inside
-// the text box.
+// ended; the meta line says how long the turn has run. Esc interrupts
+// from anywhere on the page, not only from inside the text box.
 func TestWebStopButtonAndEscFromAnywhere(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "stop", Provider: "fake"}})
@@ -38,6 +38,7 @@ func TestWebStopButtonAndEscFromAnywhere(t *testing.T) {
 		}
 		p.wait("the Stop button, on screen", `(() => { const b = document.querySelector('#stop'); const r = b.getBoundingClientRect();
 			return !b.hidden && r.width > 0 && r.right <= innerWidth && r.bottom <= innerHeight && b.querySelector('svg.icon') })()`)
+		p.wait("how long it has run", `/running \d+ s \(Esc interrupts\)/.test(document.querySelector('#settings').textContent)`)
 		return block
 	}
 

@@ -90,16 +90,32 @@ func TestMouseCommand(t *testing.T) {
 	}
 }
 
-// A read-only view (a viewer's share) sends and changes nothing: Enter
-// keeps the text and says why, Ctrl-N and the commands that change a
-// session are refused, Esc and Ctrl-C do not interrupt; reading works.
+// A read-only view (a viewer's share) sends and changes nothing: the
+// composer takes no text but a /command, typed or pasted, and says why at
+// the first key; Ctrl-N and the commands that change a session are
+// refused, Esc and Ctrl-C do not interrupt; reading works.
 func TestReadOnlyView(t *testing.T) {
 	t.Parallel()
 	m := demo() // the focused session is running
 	m.ReadOnly = true
 	typeText(m, "hello")
-	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); cmds != nil || string(m.Composer) != "hello" || !strings.Contains(m.Notice, "read-only") {
-		t.Fatalf("Enter: %#v composer %q notice %q", cmds, string(m.Composer), m.Notice)
+	if string(m.Composer) != "" || !strings.Contains(m.Notice, "read-only") {
+		t.Fatalf("typing: composer %q notice %q", string(m.Composer), m.Notice)
+	}
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); cmds != nil || string(m.Composer) != "" {
+		t.Fatalf("Enter: %#v composer %q", cmds, string(m.Composer))
+	}
+	m.Paste(true)
+	for _, r := range "pasted" {
+		m.Key(key(tcell.KeyRune, r, 0))
+	}
+	m.Paste(false)
+	if string(m.Composer) != "" {
+		t.Fatalf("a paste went into a read-only composer: %q", string(m.Composer))
+	}
+	typeText(m, "/he")
+	if string(m.Composer) != "/he" {
+		t.Fatalf("a command is not typed: %q", string(m.Composer))
 	}
 	m.setComposer("")
 	for _, line := range []string{"/title x", "/new", "/delete", "/model m", "/effort low"} {

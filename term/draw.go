@@ -323,13 +323,21 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		if s.Queued > 0 {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
 		}
+		// A running turn says for how long: a provider that says nothing
+		// for a while is otherwise a frozen screen.
+		since := ""
+		if e := m.elapsedText(s); e != "" {
+			since = " " + e
+		}
 		switch {
 		case s.Phase == wire.PhaseWaiting && strings.HasPrefix(s.Provider, "bot:"):
-			parts = append(parts, "waiting for bot "+strings.TrimPrefix(s.Provider, "bot:")+" to connect (Esc interrupts)")
+			parts = append(parts, "waiting for bot "+strings.TrimPrefix(s.Provider, "bot:")+" to connect"+since+" (Esc interrupts)")
 		case s.running():
-			parts = append(parts, string(s.Phase)+" (Esc interrupts)")
+			parts = append(parts, string(s.Phase)+since+" (Esc interrupts)")
 		}
-		left += " │ " + strings.Join(parts, " · ")
+		if len(parts) > 0 {
+			left += " │ " + strings.Join(parts, " · ")
+		}
 	}
 	put(scr, 0, y, m.Width, left, stStatus)
 	notice, isErr := m.notice(), m.NoticeErr

@@ -36,6 +36,8 @@ type Model struct {
 	NoticeErr   bool
 	noticeUntil time.Time // when it goes; zero: when replaced (or, noticeConn, when the connection changes)
 	noticeConn  bool
+	noticeAt    time.Time // when it was set
+	elapsed     string    // the running turn's time as the status bar last showed it
 	ShowHelp    bool
 	Times       bool      // message headers show their time (Ctrl-T)
 	ReadOnly    bool      // a viewer's shared session: nothing is sent or changed
@@ -72,6 +74,8 @@ type SessionView struct {
 
 	Phase      wire.Phase
 	TurnID     string
+	turnSince  time.Time // when the running turn started, as far as this client knows
+	turnOf     string    // the turn turnSince is of
 	Queued     int
 	LastTurn   string
 	Model      string
@@ -83,7 +87,7 @@ type SessionView struct {
 
 	Unread       int
 	LastActivity time.Time
-	loaded       bool // the first status after a reset has arrived: later events are new
+	history      int64 // the last reset's head: events up to it are history it brings, not news
 
 	// Scrolling: follow the end, or keep Top (a line index) in view.
 	Follow bool
@@ -121,6 +125,15 @@ func (m *Model) session(id string) *SessionView {
 // running says whether a turn runs or waits in s.
 func (s *SessionView) running() bool {
 	return s.Phase == wire.PhaseRunning || s.Phase == wire.PhaseWaiting
+}
+
+// news says whether ev happened while this client watched, rather than
+// being history that a reset brings (every subscription starts with
+// one). The reset's head says where news begins; the first status after
+// it does not: it may come before the history has all arrived, its own
+// head running ahead of the events.
+func (s *SessionView) news(ev wire.Event) bool {
+	return ev.Offset > s.history
 }
 
 // name is what the sidebar shows.

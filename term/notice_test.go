@@ -51,6 +51,7 @@ func TestNoticesDoNotGoStale(t *testing.T) {
 		t.Fatalf("retrying stayed after connecting: %q", bar)
 	}
 
+	m.Item(s.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseIdle}))
 	m.Result(resPatched{Session: wire.Session{ID: s.ID, Title: "x"}})
 	if !strings.Contains(statusBar(t, m), "settings saved") || m.Tick() {
 		t.Fatalf("no settings saved: %q", statusBar(t, m))
@@ -108,7 +109,7 @@ func TestWaitingNamesTheBot(t *testing.T) {
 	m.Resize(140, 20)
 	m.Sessions[0].Provider = "bot:helper"
 	m.Item(m.Sessions[0].ID, itemStatus(wire.StatusPush{Phase: wire.PhaseWaiting, TurnID: "t9"}))
-	if bar := statusBar(t, m); !strings.Contains(bar, "waiting for bot helper to connect (Esc interrupts)") {
+	if bar := statusBar(t, m); !strings.Contains(bar, "waiting for bot helper to connect 0 s (Esc interrupts)") {
 		t.Fatalf("status bar %q", bar)
 	}
 }
@@ -129,5 +130,77 @@ func TestViewerCountOnlyWhileConnected(t *testing.T) {
 		if r := screen(t, m); contains(r, "viewer") {
 			t.Fatalf("%v: a count shown:\n%s", p, strings.Join(r, "\n"))
 		}
+	}
+}
+
+// An error about what was typed (an unknown command) goes once the person
+// writes on, after it has been seen; a notice about the connection stays
+// while its state does. The status bar ends with no stray separator when
+// there is nothing to say of the session.
+func TestTypingOnDropsAnOldNotice(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	now := t0
+	m.Now = func() time.Time { return now }
+	runLine(m, "/bogus")
+	if !strings.Contains(statusBar(t, m), "unknown command /bogus") {
+		t.Fatalf("no refusal: %q", statusBar(t, m))
+	}
+	typeText(m, "h")
+	if !strings.Contains(statusBar(t, m), "unknown command /bogus") {
+		t.Fatalf("the refusal went before it could be read: %q", statusBar(t, m))
+	}
+	now = now.Add(staleAfter)
+	typeText(m, "i")
+	if bar := statusBar(t, m); strings.Contains(bar, "unknown command") {
+		t.Fatalf("the refusal stayed while the person wrote on: %q", bar)
+	}
+
+	m.ConnState(client.State{Phase: client.Unavailable})
+	m.setComposer("")
+	m.Key(key(tcell.KeyRune, 'r', 0))
+	now = now.Add(time.Minute)
+	typeText(m, "x")
+	if !strings.Contains(statusBar(t, m), "retrying…") {
+		t.Fatalf("a connection notice went with typing: %q", statusBar(t, m))
+	}
+
+	s := m.Sessions[0]
+	s.Model, s.Effort, s.Phase, s.Queued = "", "", wire.PhaseIdle, 0
+	m.ConnState(client.State{Phase: client.Stopped})
+	m.notify(false, "")
+	if bar := strings.TrimRight(statusBar(t, m), " "); strings.HasSuffix(bar, "│") {
+		t.Fatalf("a stray separator ends the status bar: %q", bar)
+	}
+}
+
+// A running turn says in the status bar how long it has run, counted from
+// its started event (or from when the client learnt of it), and a tick
+// redraws once a second while it runs, not on every beat.
+func TestRunningTurnShowsItsTime(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	now := t0
+	m.Now = func() time.Time { return now }
+	s := m.Sessions[0]
+	m.Item(s.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseIdle}))
+	m.Item(s.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseRunning, TurnID: "t10"}))
+	started := wire.Event{Offset: 90, Type: wire.EventTurn, State: wire.TurnStarted, TurnID: "t10", At: t0.Add(-3 * time.Second)}
+	m.Item(s.ID, itemEvent(started))
+	m.Tick()
+	if bar := statusBar(t, m); !strings.Contains(bar, "running 3 s (Esc interrupts)") {
+		t.Fatalf("status bar %q", bar)
+	}
+	now = now.Add(400 * time.Millisecond)
+	if m.Tick() {
+		t.Fatal("a tick redrew within the same second")
+	}
+	now = now.Add(62 * time.Second)
+	if !m.Tick() || !strings.Contains(statusBar(t, m), "running 1 m 05 s") {
+		t.Fatalf("after a minute: %q", statusBar(t, m))
+	}
+	m.Item(s.ID, itemStatus(wire.StatusPush{Phase: wire.PhaseIdle}))
+	if bar := statusBar(t, m); strings.Contains(bar, "running") {
+		t.Fatalf("the time stayed after the turn: %q", bar)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // the daemon's restart, which the status bar shows), and only when s is
 // not in front of them.
 func (m *Model) turnEnded(s *SessionView, ev wire.Event) []Cmd {
-	if !s.loaded || m.Quiet || m.Focused() == s && m.TermFocused {
+	if !s.news(ev) || m.Quiet || m.Focused() == s && m.TermFocused {
 		return nil
 	}
 	switch ev.State {

@@ -47,7 +47,7 @@ func TestNotifyWhenATurnEndsElsewhere(t *testing.T) {
 	}
 	// History a reset brings is not news.
 	m.Quiet = false
-	m.Item(bg.ID, itemReset())
+	m.Item(bg.ID, itemReset(11))
 	if cmds := m.Item(bg.ID, itemEvent(turnEnd(11, wire.TurnCompleted, ""))); cmds != nil {
 		t.Fatalf("history: %#v", cmds)
 	}
@@ -92,6 +92,7 @@ func TestTimestampsToggle(t *testing.T) {
 	}
 }
 
-func itemReset() client.Item {
-	return client.Item{Frame: wire.Frame{Op: wire.PushReset, Reset: &wire.ResetPush{Epoch: "e2"}}}
+// itemReset is a reset whose history runs to head.
+func itemReset(head int64) client.Item {
+	return client.Item{Frame: wire.Frame{Op: wire.PushReset, Reset: &wire.ResetPush{Epoch: "e2", Head: head}}}
 }

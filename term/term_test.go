@@ -405,19 +405,24 @@ func TestScrollback(t *testing.T) {
 	}
 }
 
+// Unread counts what happened while the client watched, not the history a
+// reset brings, even when the status comes before that history has all
+// arrived (its head runs ahead of the events, as the protocol allows).
 func TestUnreadCountsOnlyNewMessages(t *testing.T) {
 	t.Parallel()
 	m := demo()
 	b := m.Sessions[1]
 	b.Unread = 0
-	old := msg(1, "user", "user", "old")
-	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushReset, Reset: &wire.ResetPush{Epoch: "e"}}})
-	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushEvent, Event: &old}})
-	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushStatus, Status: &wire.StatusPush{Phase: wire.PhaseIdle}}})
+	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushReset, Reset: &wire.ResetPush{Epoch: "e", Head: 16}}})
+	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushStatus, Status: &wire.StatusPush{Phase: wire.PhaseIdle, Head: 16}}})
+	for off := int64(1); off <= 16; off++ {
+		old := msg(off, "user", "user", "old")
+		m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushEvent, Event: &old}})
+	}
 	if b.Unread != 0 {
 		t.Fatalf("history counted as unread: %d", b.Unread)
 	}
-	fresh := msg(2, "assistant", "echo", "new")
+	fresh := msg(17, "assistant", "echo", "new")
 	m.Item(b.ID, client.Item{Frame: wire.Frame{Op: wire.PushEvent, Event: &fresh}})
 	if b.Unread != 1 {
 		t.Fatalf("unread %d, want 1", b.Unread)

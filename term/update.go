@@ -27,7 +27,7 @@ func (m *Model) notify(isErr bool, msg string) {
 	if isErr {
 		d = errorNoticeFor
 	}
-	m.Notice, m.NoticeErr, m.noticeUntil, m.noticeConn = msg, isErr, m.Now().Add(d), false
+	m.Notice, m.NoticeErr, m.noticeUntil, m.noticeConn, m.noticeAt = msg, isErr, m.Now().Add(d), false, m.Now()
 }
 
 // notifyConn sets a notice about the connection, which lasts until its
@@ -43,7 +43,26 @@ func (m *Model) Tick() bool {
 		m.Notice = ""
 		return true
 	}
+	if s := m.Focused(); s != nil && s.running() {
+		if e := m.elapsedText(s); e != m.elapsed {
+			m.elapsed = e
+			return true
+		}
+	}
 	return m.Conn.Phase == client.Reconnecting
+}
+
+// elapsedText is how long s's turn has run, in whole seconds: "5 s",
+// "2 m 05 s".
+func (m *Model) elapsedText(s *SessionView) string {
+	if s.turnSince.IsZero() {
+		return ""
+	}
+	d := max(m.Now().Sub(s.turnSince), 0) / time.Second
+	if d < 60 {
+		return fmt.Sprintf("%d s", d)
+	}
+	return fmt.Sprintf("%d m %02d s", d/60, d%60)
 }
 
 // notice is the notice to show now, if any.
@@ -115,14 +134,48 @@ func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 	return nil
 }
 
-// composerKey is typing and line editing in the composer.
+// composerKey is typing and line editing in the composer. A notice
+// about what the person did before (an unknown command, a refusal) goes
+// once they write on: it is about the last thing they typed, not this.
 func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
+	if m.ReadOnly && ev.Key() == tcell.KeyRune && !m.commandAt(ev.Rune()) {
+		m.refuseWriting()
+		return nil
+	}
 	before := len(m.Composer)
 	m.editComposer(ev)
 	if len(m.Composer) != before || ev.Key() == tcell.KeyRune {
+		m.dropStaleNotice()
 		return m.typed()
 	}
 	return nil
+}
+
+// commandAt says whether r, typed at the cursor, is part of a /command:
+// the only writing a read-only view takes (/copy, /help, …).
+func (m *Model) commandAt(r rune) bool {
+	if len(m.Composer) == 0 || m.Cursor == 0 {
+		return r == '/'
+	}
+	return m.Composer[0] == '/'
+}
+
+// refuseWriting says, at the first key, that a read-only view sends
+// nothing: the key is not taken, so no text piles up that could never go.
+func (m *Model) refuseWriting() {
+	m.notify(true, "read-only: this view of a shared session cannot send or change anything (/help lists what it can do)")
+}
+
+// staleAfter is how long a notice stays up however the person writes on:
+// long enough to be seen.
+const staleAfter = time.Second
+
+// dropStaleNotice clears a notice shown for staleAfter or more, but one
+// about the connection (it lasts while the state it tells of does).
+func (m *Model) dropStaleNotice() {
+	if m.Notice != "" && !m.noticeConn && m.Now().Sub(m.noticeAt) >= staleAfter {
+		m.Notice = ""
+	}
 }
 
 // typedEvery is how often the composer says "typing" while its draft
@@ -300,6 +353,10 @@ func (m *Model) Paste(start bool) []Cmd {
 	if m.Pane == paneSidebar {
 		m.Pane = paneComposer // a paste is writing, like typing
 	}
+	if m.ReadOnly && (len(m.pasted) == 0 || !m.commandAt(m.pasted[0])) {
+		m.refuseWriting()
+		return nil
+	}
 	m.insertText(m.pasted)
 	return nil
 }
@@ -370,7 +427,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 	}
 	switch it.Op {
 	case wire.PushReset:
-		s.Epoch, s.Events, s.More, s.loaded = it.Reset.Epoch, nil, it.Reset.More, false
+		s.Epoch, s.Events, s.More, s.history = it.Reset.Epoch, nil, it.Reset.More, it.Reset.Head
 		s.rerender()
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
@@ -388,12 +445,14 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 	case wire.PushStatus:
 		st := it.Status
 		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag
+		if s.running() && s.turnOf != st.TurnID {
+			s.turnSince, s.turnOf = m.Now(), st.TurnID // its started event, if it comes, is more exact
+		}
 		s.LastTurn = ""
 		if st.LastTurn != nil {
 			s.LastTurn = *st.LastTurn
 		}
 		s.Viewers = st.Viewers
-		s.loaded = true
 		if s == m.Focused() && s.running() {
 			m.quitArmed = false // Ctrl-C interrupts now: it no longer quits
 		}
@@ -409,10 +468,13 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		if ev.Role == wire.RoleAssistant && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", "" // the committed reply replaces the stream
 		}
-		if s.loaded && m.Focused() != s {
+		if s.news(ev) && m.Focused() != s {
 			s.Unread++
 		}
 	case wire.EventTurn:
+		if ev.State == wire.TurnStarted {
+			s.turnSince, s.turnOf = ev.At, ev.TurnID
+		}
 		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", ""
 		}

@@ -41,9 +41,14 @@ class View {
     this.gen = 0; // grows when events[0] changes but by paging in: a reset, a trim
     this.stream = null; // {turn, text}
     this.status = null;
+    this.turnSince = 0; // when the running turn started, as far as the page knows
+    this.turnOf = ''; // the turn turnSince is of
     this.presence = [];
     this.unread = 0;
-    this.loaded = false; // the first status after a reset came: later events are news
+    // The last reset's head: events up to it are the history it brings,
+    // later ones are news. Not the first status after it: that may come
+    // before the history has all arrived (its head runs ahead).
+    this.history = 0;
     this.deleting = false; // deleted from this page: its end is no news
     this.activity = Date.parse(s.updated_at) || 0;
   }
@@ -161,7 +166,7 @@ async function refresh() {
     seen.add(s.id);
     let v = app.views.get(s.id);
     if (v) {
-      v.session = { ...v.session, title: s.title, provider: s.provider };
+      v.session = { ...v.session, title: s.title, provider: s.provider, resolved_provider: s.resolved_provider };
       if (v.id === app.current) drawTitle(v);
       continue;
     }
@@ -202,7 +207,7 @@ function handlerFor(v) {
       v.events = [];
       v.more = f.more;
       v.stream = null;
-      v.loaded = false;
+      v.history = f.head;
       if (v.id === app.current) drawSession();
     },
     event(ev) {
@@ -215,11 +220,15 @@ function handlerFor(v) {
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
+      if (ev.type === 'turn' && ev.state === 'started') {
+        v.turnSince = Date.parse(ev.at) || Date.now();
+        v.turnOf = ev.turn_id;
+      }
       if (ev.type === 'settings' && ev.title !== undefined) {
         v.session = { ...v.session, title: ev.title };
         if (v.id === app.current) drawTitle(v);
       }
-      if (ev.type === 'message' && v.loaded && v.id !== app.current) v.unread++;
+      if (ev.type === 'message' && ev.offset > v.history && v.id !== app.current) v.unread++;
       if (v.id === app.current) appendEvent(v, ev);
       drawListSoon();
     },
@@ -234,7 +243,10 @@ function handlerFor(v) {
     },
     status(f) {
       v.status = f;
-      v.loaded = true;
+      if (v.running && v.turnOf !== f.turn_id) {
+        v.turnSince = Date.now(); // its started event, if it comes, is more exact
+        v.turnOf = f.turn_id;
+      }
       if (v.id === app.current) drawMeta();
       drawListSoon();
     },
@@ -619,13 +631,15 @@ function drawMeta() {
   const v = app.views.get(app.current);
   if (!v) return;
   const st = v.status || {};
-  const provider = v.session.provider || 'echo';
+  // The daemon says which provider the turns use (its default_provider
+  // when the session names none); echo is for a daemon too old to say.
+  const provider = v.session.resolved_provider || v.session.provider || 'echo';
   const parts = [`provider ${provider}`];
   if (st.model) parts.push(`model ${st.model}`);
   if (st.effort) parts.push(`effort ${st.effort}`);
   if (st.queued) parts.push(`${st.queued} queued`);
   if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
-  else if (v.running) parts.push(`${st.phase}${writable(v) ? ' (Esc interrupts)' : ''}`);
+  else if (v.running) parts.push(`${st.phase} ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
   const p = v.presence || { people: [], more: 0, viewers: 0 };
   const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
@@ -637,6 +651,13 @@ function drawMeta() {
   // A typing mark lapses on its own unless a later push renews it.
   clearTimeout(v.typingLapse);
   if (who.some((w) => w.endsWith('✎'))) v.typingLapse = setTimeout(() => { for (const x of p.people) x.typing = false; if (v.id === app.current) drawMeta(); }, TYPING_MS);
+}
+
+// elapsed is how long v's turn has run: "5 s", "2 m 05 s". A provider
+// that says nothing for a while otherwise looks like a frozen page.
+function elapsed(v) {
+  const d = Math.max(0, Math.floor((Date.now() - v.turnSince) / 1000));
+  return d < 60 ? `${d} s` : `${Math.floor(d / 60)} m ${String(d % 60).padStart(2, '0')} s`;
 }
 
 // TYPING_MS is how long a typing mark lasts (wire.TypingMS).
@@ -823,6 +844,8 @@ function start() {
   $('retry').addEventListener('click', () => app.client.retryNow());
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
+  // A running turn's time, in the meta line, goes on by the second.
+  setInterval(() => { if (app.views.get(app.current)?.running) drawMeta(); }, 1000);
 }
 
 start();
