@@ -118,11 +118,10 @@ func (r *mdRenderer) spans(n ast.Node, st tcell.Style, paras *[][]span) {
 		switch c := c.(type) {
 		case *ast.Text:
 			add(string(c.Segment.Value(r.src)), st)
-			switch {
-			case c.HardLineBreak():
+			// A line break is a line break, hard or soft, as in any
+			// chat (GFM's breaks); only a blank line makes a paragraph.
+			if c.HardLineBreak() || c.SoftLineBreak() {
 				*paras = append(*paras, nil)
-			case c.SoftLineBreak():
-				add(" ", st)
 			}
 		case *ast.String:
 			add(string(c.Value), st)
@@ -178,7 +177,9 @@ func nodeText(n ast.Node, src []byte) []byte {
 }
 
 // code renders a code block behind a gutter, headed by its number and
-// language; lines longer than the width are cut into pieces.
+// language (/copy code N, or Ctrl-Y then c, copies it), highlighted when
+// chroma knows the language (highlight.go); lines longer than the width
+// are cut into pieces.
 func (r *mdRenderer) code(n ast.Node, lang string, width int) []line {
 	r.codes++
 	head := "code " + strconv.Itoa(r.codes)
@@ -187,15 +188,15 @@ func (r *mdRenderer) code(n ast.Node, lang string, width int) []line {
 	}
 	out := []line{{text: truncate("╭ "+head, width), style: stGutter}}
 	w := max(width-2, 1)
-	for _, l := range codeLines(n, r.src) {
-		for {
-			shown := displayable(l)
-			cut := cutAt(shown, w)
-			out = append(out, spanLine([]span{{"│ ", stGutter}, {shown[:cut], stCode}}, stCode))
-			if cut == len(shown) {
-				break
-			}
-			l = shown[cut:]
+	src := codeLines(n, r.src)
+	lit := highlightLines(lang, src)
+	for i, l := range src {
+		spans := []span{{l, stCode}}
+		if lit != nil {
+			spans = lit[i]
+		}
+		for _, piece := range cutCells(codeCells(spans), w) {
+			out = append(out, spanLine(append([]span{{"│ ", stGutter}}, piece...), stCode))
 		}
 	}
 	return out
@@ -210,23 +211,6 @@ func codeLines(n ast.Node, src []byte) []string {
 		out = append(out, strings.TrimRight(string(seg.Value(src)), "\r\n"))
 	}
 	return out
-}
-
-// cutAt is the byte index at which s holds at most w cells (at least one
-// cluster, so a piece is never empty).
-func cutAt(s string, w int) int {
-	used, i, state := 0, 0, -1
-	for rest := s; rest != ""; {
-		var cl string
-		var cw int
-		cl, rest, cw, state = nextCluster(rest, state)
-		if used+cw > w && i > 0 {
-			return i
-		}
-		used += cw
-		i += len(cl)
-	}
-	return len(s)
 }
 
 // list renders a list: a bullet or number before each item, its lines

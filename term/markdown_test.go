@@ -100,7 +100,8 @@ func TestCodeBlocks(t *testing.T) {
 // Markdown from a model is untrusted text: nothing in it may panic the
 // renderer or put a control character on the screen.
 func FuzzMarkdown(f *testing.F) {
-	for _, s := range []string{mdReply, "", "```", "- a\n  - b\n    - c", "| a | b |\n| - | - |\n| 1 | 2 |", "<div>x</div>", "[x]: y\n[x]", "\x1b[31mred", "- [ ] task\n- [x] done"} {
+	for _, s := range []string{mdReply, "", "```", "- a\n  - b\n    - c", "| a | b |\n| - | - |\n| 1 | 2 |", "<div>x</div>", "[x]: y\n[x]", "\x1b[31mred", "- [ ] task\n- [x] done",
+		"```go\n\tx := \"a\x1b\"\t// c\n```", "```python\n'''\n", "```js\n\t\t`x${\n```", "a\nb\r\nc"} {
 		f.Add(s, 20)
 	}
 	f.Fuzz(func(t *testing.T, s string, w int) {
@@ -119,4 +120,38 @@ func FuzzMarkdown(f *testing.F) {
 func hasAttr(st tcell.Style, a tcell.AttrMask) bool {
 	_, _, attrs := st.Decompose()
 	return attrs&a != 0
+}
+
+// A line break in a reply is a line break, as in any chat; a code block
+// in a language chroma knows is highlighted (keywords, strings and
+// comments each in their own style), its tabs at stops of 4 whatever
+// token they fall in, its text unchanged; one in no language stays plain.
+func TestLineBreaksAndHighlightedCode(t *testing.T) {
+	t.Parallel()
+	m := NewModel(70, 30)
+	reply := "line one\nline two\n\n```go\nfunc main() {\n\treturn \"hi\" // done\n}\n```\n\n```\nplain\ttext\n```"
+	s := &SessionView{ID: "s", Follow: true, Events: []wire.Event{msg(1, wire.RoleAssistant, "m", reply)}}
+	m.Sessions, m.Focus = []*SessionView{s}, 0
+	scr := drawn(t, m)
+	joined := strings.Join(rows(scr), "\n")
+	for _, row := range rows(scr) {
+		if strings.Contains(row, "line one") && strings.Contains(row, "line two") {
+			t.Errorf("the line break collapsed: %q", row)
+		}
+	}
+	for _, want := range []string{"line one", "line two", "│ func main() {", "│     return \"hi\" // done", "│ plain   text"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("lacks %q:\n%s", want, joined)
+		}
+	}
+	kw, str, com, plain := styleAt(t, scr, "return"), styleAt(t, scr, `"hi"`), styleAt(t, scr, "// done"), styleAt(t, scr, "plain")
+	if kw == str || kw == com || str == com || kw == stCode {
+		t.Errorf("tokens share a style: keyword %v, string %v, comment %v", kw, str, com)
+	}
+	if plain != stCode {
+		t.Errorf("a block with no language is styled %v, not as code", plain)
+	}
+	if got := codeBlocks(reply); len(got) != 2 || got[0] != "func main() {\n\treturn \"hi\" // done\n}" {
+		t.Errorf("the code to copy: %q", got)
+	}
 }
