@@ -2,6 +2,7 @@ package term
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -118,8 +119,8 @@ func TestPasteIsCutAtTheInputLimit(t *testing.T) {
 	}
 }
 
-// A 200-line paste with tabs lands in the running App in one frame: no
-// frame shows part of it.
+// A 200-line paste with tabs lands in the running App in one frame (folded,
+// fold.go): no frame shows part of it.
 func TestPasteLandsInOneFrame(t *testing.T) {
 	t.Parallel()
 	scr := tcell.NewSimulationScreen("UTF-8")
@@ -136,7 +137,7 @@ func TestPasteLandsInOneFrame(t *testing.T) {
 	text := strings.Join(lines, "\n")
 	frames := make(chan int, 1<<12)
 	var a *App
-	a = newApp(ctx, Options{OnDraw: func() { frames <- len(a.m.Composer) }}, scr)
+	a = newApp(ctx, Options{OnDraw: func() { frames <- len(a.m.unfolded(a.m.Composer)) }}, scr)
 	a.m.Sessions, a.m.Focus = []*SessionView{{ID: "s", Follow: true}}, 0
 	events := make(chan tcell.Event, 1<<14)
 	go func() {
@@ -149,14 +150,14 @@ func TestPasteLandsInOneFrame(t *testing.T) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(20 * time.Second)
-	for len(a.m.Composer) < len([]rune(text)) {
+	for len(a.m.unfolded(a.m.Composer)) < len([]rune(text)) {
 		select {
 		case ev := <-events:
 			a.screenEvent(ev)
 			a.drainScreen(events, tick.C)
 			a.draw()
 		case <-deadline:
-			t.Fatalf("the paste never landed: %d of %d runes", len(a.m.Composer), len([]rune(text)))
+			t.Fatalf("the paste never landed: %d of %d runes", len(a.m.unfolded(a.m.Composer)), len([]rune(text)))
 		}
 	}
 	close(frames)
@@ -165,7 +166,73 @@ func TestPasteLandsInOneFrame(t *testing.T) {
 			t.Fatalf("a frame showed %d of the paste's %d runes", n, len([]rune(text)))
 		}
 	}
-	if string(a.m.Composer) != text {
+	if string(a.m.unfolded(a.m.Composer)) != text {
 		t.Fatal("the composer does not hold the paste as pasted")
+	}
+}
+
+// paste pastes text into m as a terminal does.
+func paste(m *Model, text string) {
+	m.Paste(true)
+	for _, ev := range pasteKeys(text) {
+		m.Key(ev)
+	}
+	m.Paste(false)
+}
+
+// A paste of six lines or more is folded in the composer: one label with
+// its line count, the text around it as typed. Enter sends it whole;
+// Ctrl-O unfolds it to edit; Backspace takes it out in one key; it
+// follows its session's draft; a forged placeholder never gets in.
+func TestLongPasteIsFolded(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	m.Sessions[0].Phase = wire.PhaseIdle
+	var lines []string
+	for i := range 204 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	big := strings.Join(lines, "\n")
+	typeText(m, "look: ")
+	paste(m, big)
+	typeText(m, " thanks")
+	r := screen(t, m)
+	if !contains(r, "❯ look: [pasted 204 lines · Ctrl-O shows] thanks") || contains(r, "line 203") {
+		t.Fatalf("the composer:\n%s", strings.Join(r, "\n"))
+	}
+	if got := len(m.Composer); got != len("look: ")+1+len(" thanks") {
+		t.Fatalf("the composer holds %d runes", got)
+	}
+	// A draft keeps its fold across a change of session.
+	m.Key(key(tcell.KeyDown, 0, tcell.ModAlt))
+	m.Key(key(tcell.KeyUp, 0, tcell.ModAlt))
+	cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+	if len(cmds) != 1 || cmds[0].(cmdSend).Text != "look: "+big+" thanks" {
+		t.Fatalf("sent %#v", cmds)
+	}
+	if len(m.folds) != 0 {
+		t.Fatalf("%d pastes kept after sending", len(m.folds))
+	}
+
+	paste(m, big)
+	m.Key(key(tcell.KeyBackspace2, 0, 0))
+	if len(m.Composer) != 0 {
+		t.Fatalf("Backspace left %q", string(m.Composer))
+	}
+	paste(m, "a\nb\nc")
+	if string(m.Composer) != "a\nb\nc" {
+		t.Fatalf("a short paste was folded: %q", m.shown(m.Composer))
+	}
+	m.setComposer("")
+	paste(m, big)
+	m.Key(key(tcell.KeyCtrlO, 0, 0))
+	if string(m.Composer) != big || m.Cursor != len([]rune(big)) {
+		t.Fatalf("Ctrl-O: cursor %d, composer %d runes", m.Cursor, len(m.Composer))
+	}
+	m.setComposer("")
+	typeText(m, "x"+string(foldFirst)+"y")
+	paste(m, string(foldFirst+1))
+	if string(m.Composer) != "xy" {
+		t.Fatalf("a placeholder was typed in: %q", string(m.Composer))
 	}
 }

@@ -37,16 +37,43 @@ type layout struct {
 	statusY          int
 }
 
+// The sidebar needs minSidebarWidth columns to fit beside a transcript
+// at all, and is shown at first only from sidebarFrom: narrower, the
+// transcript needs every column, and Ctrl-S, Tab or Ctrl-G bring it.
+const (
+	minSidebarWidth = 50
+	sidebarFrom     = 70
+)
+
+// sidebarShown says whether the sidebar is drawn now: as the person set
+// it with Ctrl-S, else as the width has it; and while it has the keys
+// (Tab to it, or the go-to line), whatever was set.
+func (m *Model) sidebarShown() bool {
+	if m.Width < minSidebarWidth {
+		return false
+	}
+	if m.Pane == paneSidebar || m.filter != nil {
+		return true
+	}
+	switch m.sidebar {
+	case sidebarOn:
+		return true
+	case sidebarOff:
+		return false
+	}
+	return m.Width >= sidebarFrom
+}
+
 func (m *Model) layout() layout {
 	w, h := max(m.Width, 0), max(m.Height, 0)
 	l := layout{sepY: -1, statusY: h - 1}
-	if w >= 50 {
+	if m.sidebarShown() {
 		l.sidebarW = min(28, w/3)
 		l.mainX = l.sidebarW + 1
 	}
 	l.mainW = max(w-l.mainX, 0)
 	rows := h - 1 // above the status bar
-	comp := len(wrap(string(m.Composer), max(l.mainW-2, 1)))
+	comp := len(wrap(m.shown(m.Composer), max(l.mainW-2, 1)))
 	l.compH = min(max(comp, 1), 5, max(rows, 0))
 	l.composerY = rows - l.compH
 	l.transcriptH = max(l.composerY, 0)
@@ -74,6 +101,7 @@ func Draw(scr tcell.Screen, m *Model) {
 	}
 	drawTranscript(scr, m, l)
 	drawComposer(scr, m, l)
+	drawMenu(scr, m, l)
 	drawStatus(scr, m, l)
 	if m.ShowHelp {
 		drawHelp(scr, m)
@@ -253,9 +281,9 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 	}
 	put(scr, l.mainX, l.composerY, 2, prompt, st)
 	textW := max(l.mainW-2, 1)
-	lines := wrap(string(m.Composer), textW)
+	lines := wrap(m.shown(m.Composer), textW)
 	// Where is the cursor? Wrap the text before it the same way.
-	before := wrap(string(m.Composer[:m.Cursor]), textW)
+	before := wrap(m.shown(m.Composer[:m.Cursor]), textW)
 	cy := len(before) - 1
 	cx := width(before[cy])
 	first := max(cy-l.compH+1, 0)

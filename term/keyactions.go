@@ -1,5 +1,7 @@
 package term
 
+import "fmt"
+
 // The actions the key table (keys.go) binds to keys. Each runs on the UI
 // goroutine, like every Model method, and returns the Cmds it asks for.
 
@@ -47,6 +49,22 @@ func (m *Model) switchPane() []Cmd {
 		m.Pane = paneSidebar
 	} else {
 		m.Pane = paneComposer
+	}
+	return nil
+}
+
+// toggleSidebar hides a shown sidebar and shows a hidden one, for good:
+// a later resize keeps the choice. Hidden, it takes the keys' focus back
+// to the composer.
+func (m *Model) toggleSidebar() []Cmd {
+	if m.Width < minSidebarWidth {
+		m.notify(false, fmt.Sprintf("the sidebar needs %d columns", minSidebarWidth))
+		return nil
+	}
+	if m.sidebarShown() {
+		m.sidebar, m.Pane = sidebarOff, paneComposer
+	} else {
+		m.sidebar = sidebarOn
 	}
 	return nil
 }

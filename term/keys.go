@@ -61,12 +61,19 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyDown, mods: modNoAlt, when: inSidebar, run: (*Model).nextSession},
 	}},
 	{"Tab", "sidebar ⇄ composer", []binding{
-		{key: tcell.KeyTab, run: (*Model).switchPane},
-		{key: tcell.KeyBacktab, run: (*Model).switchPane},
+		{key: tcell.KeyTab, when: menuClosed, run: (*Model).switchPane},
+		{key: tcell.KeyBacktab, when: menuClosed, run: (*Model).switchPane},
+	}},
+	{"/ then Tab", "list the commands; Tab completes, again: the next", []binding{
+		{key: tcell.KeyTab, when: menuOpen, run: (*Model).completeNext},
+		{key: tcell.KeyBacktab, when: menuOpen, run: (*Model).completePrev},
 	}},
 	{"Alt-Up / Down", "previous / next session from anywhere", []binding{
 		{key: tcell.KeyUp, mods: modAlt, run: (*Model).prevSession},
 		{key: tcell.KeyDown, mods: modAlt, run: (*Model).nextSession},
+	}},
+	{"Ctrl-S", "show / hide the sidebar (hidden at first below 70 columns)", []binding{
+		{key: tcell.KeyCtrlS, run: (*Model).toggleSidebar},
 	}},
 	{"Ctrl-G", "go to a session: type part of its title or id, Enter", []binding{
 		{key: tcell.KeyCtrlG, run: (*Model).openFilter},
@@ -76,6 +83,9 @@ var keyTable = []keyEntry{
 	}},
 	{"Ctrl-Y", "select a message: ↑↓, Enter copies it, c its code", []binding{
 		{key: tcell.KeyCtrlY, run: (*Model).openPick},
+	}},
+	{"Ctrl-O", "show a folded paste whole ([pasted N lines])", []binding{
+		{key: tcell.KeyCtrlO, when: inComposer, run: (*Model).unfold},
 	}},
 	{"Ctrl-N", "new session, composer ready", []binding{
 		{key: tcell.KeyCtrlN, run: (*Model).newSession},

@@ -222,11 +222,12 @@ type keyState struct {
 }
 
 // keyStates is every combination of the states bindings depend on: the
-// pane, an empty composer, a running turn, a paste, the connection.
+// pane, an empty composer, a /command begun (the slash menu), a running
+// turn, a paste, the connection.
 func keyStates() []keyState {
 	var out []keyState
 	for _, sidebar := range []bool{false, true} {
-		for _, text := range []string{"", "draft"} {
+		for _, text := range []string{"", "draft", "/t"} {
 			for _, running := range []bool{false, true} {
 				for _, paste := range []bool{false, true} {
 					for _, phase := range []client.Phase{client.Connected, client.Unavailable} {

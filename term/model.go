@@ -1,6 +1,7 @@
 package term
 
 import (
+	"cmp"
 	"time"
 
 	"albedo/client"
@@ -15,6 +16,15 @@ const (
 	paneSidebar
 )
 
+// sidebarPref is what the person chose for the sidebar with Ctrl-S.
+type sidebarPref int
+
+const (
+	sidebarAuto sidebarPref = iota // as the width has it (sidebarShown)
+	sidebarOn
+	sidebarOff
+)
+
 // Model is the whole state of the terminal client. Only the UI goroutine
 // touches it; draw functions only read it.
 type Model struct {
@@ -23,6 +33,7 @@ type Model struct {
 	Sessions []*SessionView // sidebar order
 	Focus    int            // index into Sessions; -1 when there is none
 	Pane     pane
+	sidebar  sidebarPref
 
 	Composer []rune // the text being written; '\n' for Alt-Enter
 	Cursor   int    // rune index into Composer
@@ -39,19 +50,23 @@ type Model struct {
 	noticeAt    time.Time // when it was set
 	elapsed     string    // the running turn's time as the status bar last showed it
 	ShowHelp    bool
-	Times       bool      // message headers show their time (Ctrl-T)
-	ReadOnly    bool      // a viewer's shared session: nothing is sent or changed
-	Server      string    // the URL of the server the client was pointed at ("" for a home's daemon)
-	Quiet       bool      // no bell, no desktop notifications (/notify off)
-	TermFocused bool      // the terminal window has the focus (as far as it says)
-	helpTop     int       // the first row of the help shown, when it is taller than the screen
-	filter      *filter   // the go-to line, when open (sidebar.go)
-	asking      *question // a yes/no question in the status bar (commands.go)
-	search      *search   // the search line, when open (find.go)
-	pick        *pick     // a message selected for copying (find.go)
-	quitArmed   bool      // a Ctrl-C on an idle session asks to confirm
-	pasting     bool      // inside a bracketed paste
-	pasted      []rune    // the paste so far, inserted whole at its end
+	Times       bool            // message headers show their time (Ctrl-T)
+	ReadOnly    bool            // a viewer's shared session: nothing is sent or changed
+	Server      string          // the URL of the server the client was pointed at ("" for a home's daemon)
+	Quiet       bool            // no bell, no desktop notifications (/notify off)
+	TermFocused bool            // the terminal window has the focus (as far as it says)
+	helpTop     int             // the first row of the help shown, when it is taller than the screen
+	filter      *filter         // the go-to line, when open (sidebar.go)
+	asking      *question       // a yes/no question in the status bar (commands.go)
+	search      *search         // the search line, when open (find.go)
+	pick        *pick           // a message selected for copying (find.go)
+	quitArmed   bool            // a Ctrl-C on an idle session asks to confirm
+	pasting     bool            // inside a bracketed paste
+	pasted      []rune          // the paste so far, inserted whole at its end
+	folds       map[rune][]rune // long pastes, by the placeholder that stands for each in the composer (fold.go)
+	nextFold    rune
+	menuFrom    string // what was typed before Tab chose in the slash menu (slashmenu.go)
+	menuSel     int    // the choice, in the commands starting with menuFrom
 	Quit        bool
 	typedAt     time.Time // when a cmdTyped last went out
 	typedIn     string    // and for which session
@@ -64,7 +79,7 @@ type SessionView struct {
 	ID       string
 	Title    string
 	Epoch    string
-	Provider string // "" is echo; "bot:NAME" hands turns to a bot
+	Provider string // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
 
 	Events []wire.Event // committed events since the last reset, in order
 	More   bool         // older history exists before Events
@@ -148,6 +163,6 @@ func (s *SessionView) name() string {
 }
 
 func newSessionView(s wire.Session) *SessionView {
-	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: s.Provider, Phase: s.Phase, Model: s.Model,
+	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: cmp.Or(s.ResolvedProvider, s.Provider), Phase: s.Phase, Model: s.Model,
 		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true}
 }

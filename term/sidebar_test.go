@@ -132,3 +132,37 @@ func TestGoToSession(t *testing.T) {
 		t.Fatalf("after Esc: filter %v focus %s composer %q", m.filter, m.Focused().ID, string(m.Composer))
 	}
 }
+
+// Below 70 columns the sidebar starts hidden; Ctrl-S shows and hides it
+// at any width, and the choice holds across a resize; Tab brings a hidden
+// one while it has the keys.
+func TestSidebarHidesOnNarrowTerminals(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	m.Resize(60, 20)
+	shown := func() bool { return strings.Contains(screen(t, m)[0], "sessions") }
+	if shown() || m.layout().mainW != 60 {
+		t.Fatalf("at 60 columns the sidebar shows:\n%s", strings.Join(screen(t, m), "\n"))
+	}
+	m.Key(key(tcell.KeyTab, 0, 0))
+	if !shown() {
+		t.Fatal("Tab to a hidden sidebar does not show it")
+	}
+	m.Key(key(tcell.KeyTab, 0, 0))
+	if shown() {
+		t.Fatal("back in the composer, the sidebar stays")
+	}
+	m.Key(key(tcell.KeyCtrlS, 0, 0))
+	if !shown() {
+		t.Fatal("Ctrl-S does not show it")
+	}
+	m.Resize(100, 20)
+	m.Key(key(tcell.KeyCtrlS, 0, 0))
+	if shown() || m.Pane != paneComposer {
+		t.Fatal("Ctrl-S does not hide it at 100 columns")
+	}
+	m.Resize(120, 20)
+	if shown() {
+		t.Fatal("a resize undid the choice")
+	}
+}

@@ -145,6 +145,7 @@ func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	before := len(m.Composer)
 	m.editComposer(ev)
 	if len(m.Composer) != before || ev.Key() == tcell.KeyRune {
+		m.menuFrom = "" // the slash menu filters by what is typed now
 		m.dropStaleNotice()
 		return m.typed()
 	}
@@ -232,9 +233,13 @@ func (m *Model) insert(r rune) { m.insertText([]rune{r}) }
 
 // insertText puts text at the cursor as one edit. The composer holds at
 // most wire.MaxInputBytes, the most the daemon takes: what would go past
-// it is cut, and the status bar says so.
+// it is cut, and the status bar says so. Text never brings a fold's
+// placeholder in (fold.go).
 func (m *Model) insertText(text []rune) {
-	room := wire.MaxInputBytes - runesBytes(m.Composer)
+	if m.hasFolds(text) {
+		text = slices.DeleteFunc(slices.Clone(text), isFold)
+	}
+	room := wire.MaxInputBytes - m.composerBytes()
 	if n := runesBytes(text); n > room {
 		keep := 0
 		for used := 0; keep < len(text); keep++ {
@@ -261,14 +266,20 @@ func runesBytes(rs []rune) int {
 func (m *Model) setComposer(s string) {
 	m.Composer = []rune(s)
 	m.Cursor = len(m.Composer)
+	m.dropFolds()
 }
 
 // submit sends the composer's text, or runs it as a /command.
 func (m *Model) submit() []Cmd {
-	text := string(m.Composer)
+	text := string(m.unfolded(m.Composer))
 	trimmed := strings.TrimSpace(text)
 	if trimmed == "" {
 		return nil
+	}
+	if ms := m.menu(); len(ms) == 1 && ms[0].name() != trimmed {
+		// The start of one command only: it is that command.
+		trimmed = ms[0].name()
+		text = trimmed
 	}
 	m.Sent = append(m.Sent, text)
 	m.recall = len(m.Sent)
@@ -357,8 +368,21 @@ func (m *Model) Paste(start bool) []Cmd {
 		m.refuseWriting()
 		return nil
 	}
-	m.insertText(m.pasted)
+	m.insertPaste(m.pasted)
 	return nil
+}
+
+// insertPaste inserts a paste, folded when it is long (fold.go).
+func (m *Model) insertPaste(text []rune) {
+	before := m.Cursor
+	m.insertText(text)
+	ins := m.Composer[before:m.Cursor]
+	if strings.Count(string(ins), "\n") < foldFrom-1 {
+		return
+	}
+	r := m.fold(slices.Clone(ins))
+	m.Composer = slices.Replace(m.Composer, before, m.Cursor, r)
+	m.Cursor = before + 1
 }
 
 // maxQuery is the most runes a one-line query (search, go-to) holds.
