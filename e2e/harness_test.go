@@ -284,7 +284,7 @@ func withFake(t *testing.T, home string) *fakeopenai.Server {
 type fixtureOpts struct {
 	// fake gives the daemon provider "fake", a fake OpenAI-compatible
 	// endpoint (fixture.fake); its config.toml is written before the daemon
-	// starts, which reads it only then.
+	// starts, so that the first turn already has it.
 	fake bool
 	// cli leaves the daemon to the CLI: `albedo sessions` starts it, detached,
 	// as a user's first command does, and `albedo stop` ends it with the

@@ -109,6 +109,7 @@ type daemon struct {
 	cert    *servedCert   // the TLS certificate, with --tls-cert
 	owner   hub.Principal // the home's own member, whom daemon.json's token acts as
 	key     []byte        // daemon.key: what the daemon proves itself to pages with
+	unwatch func()        // stops watchConfig and waits for it
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -243,8 +244,10 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 }
 
 // openHub reads config.toml's providers, picks the store (storeTarget),
-// joins the cluster's NATS with --nats, and opens the hub on them.
+// joins the cluster's NATS with --nats, opens the hub on them, and
+// watches config.toml for edits of its providers (liveconfig.go).
 func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
+	text := readConfigText(filepath.Join(d.home, client.ConfigFile)) // before it is read: an edit after is a change
 	reg, cfg, err := loadProviders(d.home)
 	if err != nil {
 		return err
@@ -267,6 +270,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 	if d.hub, err = hub.Open(ctx, target, hopts, d.log); err != nil {
 		return err
 	}
+	d.unwatch = d.watchConfig(reg, cfg, text)
 	if d.owner, err = d.hub.EnsureMember(ctx, ownerName(cfg.Name)); err != nil {
 		return fmt.Errorf("%s name %q: %w", client.ConfigFile, cfg.Name, err)
 	}
@@ -541,6 +545,9 @@ func (d *daemon) abort() {
 	if d.keep != nil {
 		d.keep()
 	}
+	if d.unwatch != nil {
+		d.unwatch()
+	}
 	if d.dbg != nil {
 		d.dbg.Close()
 	}
@@ -586,6 +593,7 @@ func (d *daemon) shutdown() {
 	log.Info("daemon stopping")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	d.unwatch()                                            // edits of config.toml no longer apply
 	d.hub.Stopping()                                       // 1. refuse new inputs
 	d.hub.InterruptAll(ctx, wire.ReasonDaemonShutdown)     // 2. interrupt and commit running turns
 	d.srv.Bye(ctx, wire.ByeShutdown, 250*time.Millisecond) // 3. bye, then close every socket

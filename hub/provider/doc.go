@@ -1,7 +1,8 @@
 // Package provider holds what answers a turn: the built-in echo provider,
 // OpenAI-compatible chat-completions endpoints (through the official OpenAI
 // Go SDK), and the registry that maps a session's provider name to one of
-// them, read from $ALBEDO_HOME/config.toml.
+// them, read from $ALBEDO_HOME/config.toml (and again, by Reload, when a
+// running daemon sees the file change).
 //
 // A Provider streams a reply for a transcript by calling emit with each
 // piece of text, and stops when ctx ends. It returns nil only when the reply

@@ -149,5 +149,8 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 		}
 		return fmt.Errorf("provider %q answered HTTP %d: %s%s", o.name, apiErr.StatusCode, msg, hint)
 	}
+	if why, ok := unreachable(err); ok {
+		return fmt.Errorf("profile %q: nothing answers at %s (%s): check its base_url in config.toml", o.name, o.baseURL, why)
+	}
 	return fmt.Errorf("provider %q: the reply stream broke: %v", o.name, err)
 }

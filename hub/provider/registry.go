@@ -3,9 +3,12 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -75,17 +78,56 @@ func LoadConfig(path string) (Config, error) {
 }
 
 // Registry resolves a session's provider name. Its methods may be called
-// from any goroutine. Register and SetBots are for building it: call them
-// before the registry is shared (the hub's Open calls SetBots).
+// from any goroutine, Reload and Register too: they replace the table of
+// providers whole, so a reader sees the table before or the one after,
+// and a turn that got its provider keeps it whatever happens next.
+// SetBots is for building it: call it before the registry is shared (the
+// hub's Open calls it).
 type Registry struct {
+	table atomic.Pointer[table] // never changed in place; replaced under mu
+
+	mu     sync.Mutex
+	custom map[string]Provider // registered in code; kept across reloads; guarded by mu
+
+	bots func(name string) (Provider, error) // resolves "bot:NAME"; nil until set
+}
+
+// table is one version of the registry's providers, read-only once stored.
+type table struct {
 	def       string
 	providers map[string]Provider
-	bots      func(name string) (Provider, error) // resolves "bot:NAME"; nil until set
 }
 
 // NewRegistry builds the providers of c. getenv reads api_key_env.
 func NewRegistry(c Config, getenv func(string) string) (*Registry, error) {
-	r := &Registry{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}}
+	r := &Registry{custom: map[string]Provider{}}
+	t, err := buildTable(c, getenv, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.table.Store(t)
+	return r, nil
+}
+
+// Reload replaces the providers with those of c, for the next turns (a
+// running turn keeps the provider it started with). Providers registered
+// in code stay. If c is refused, the providers before stay and the error
+// says why.
+func (r *Registry) Reload(c Config, getenv func(string) string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, err := buildTable(c, getenv, r.custom)
+	if err != nil {
+		return err
+	}
+	r.table.Store(t)
+	return nil
+}
+
+// buildTable makes the providers of c, echo and custom among them (custom
+// replaces a profile of the same name).
+func buildTable(c Config, getenv func(string) string, custom map[string]Provider) (*table, error) {
+	t := &table{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}}
 	names := make([]string, 0, len(c.Providers))
 	for n := range c.Providers {
 		names = append(names, n)
@@ -105,22 +147,23 @@ func NewRegistry(c Config, getenv func(string) string) (*Registry, error) {
 			if p.APIKeyEnv != "" {
 				key = getenv(p.APIKeyEnv)
 			}
-			r.providers[n] = NewOpenAI(n, p, key)
+			t.providers[n] = NewOpenAI(n, p, key)
 		default:
 			return nil, fmt.Errorf("provider %q: unknown kind %q (want \"openai\")", n, p.Kind)
 		}
 	}
-	if r.def == "" {
-		r.def = NameEcho
+	maps.Copy(t.providers, custom)
+	if t.def == "" {
+		t.def = NameEcho
 	}
-	if _, ok := r.providers[r.def]; !ok && !strings.HasPrefix(r.def, BotPrefix) {
-		return nil, fmt.Errorf("default_provider %q is not echo nor a [providers.%s] table", r.def, r.def)
+	if _, ok := t.providers[t.def]; !ok && !strings.HasPrefix(t.def, BotPrefix) {
+		return nil, fmt.Errorf("default_provider %q is not echo nor a [providers.%s] table", t.def, t.def)
 	}
-	return r, nil
+	return t, nil
 }
 
 // Default is the provider of sessions that name none.
-func (r *Registry) Default() string { return r.def }
+func (r *Registry) Default() string { return r.table.Load().def }
 
 // Check says whether name can answer turns, in words for the user.
 func (r *Registry) Check(name string) error {
@@ -130,8 +173,9 @@ func (r *Registry) Check(name string) error {
 
 // Get returns the provider for a session's provider name ("" = default).
 func (r *Registry) Get(name string) (Provider, error) {
+	t := r.table.Load()
 	if name == "" {
-		name = r.def
+		name = t.def
 	}
 	if strings.HasPrefix(name, BotPrefix) {
 		if r.bots == nil {
@@ -139,11 +183,11 @@ func (r *Registry) Get(name string) (Provider, error) {
 		}
 		return r.bots(strings.TrimPrefix(name, BotPrefix))
 	}
-	if p, ok := r.providers[name]; ok {
+	if p, ok := t.providers[name]; ok {
 		return p, nil
 	}
-	known := make([]string, 0, len(r.providers))
-	for n := range r.providers {
+	known := make([]string, 0, len(t.providers))
+	for n := range t.providers {
 		known = append(known, n)
 	}
 	sort.Strings(known)
@@ -155,9 +199,10 @@ func (r *Registry) Get(name string) (Provider, error) {
 // their URLs or keys. Providers registered in code (tests) are listed by
 // name, as kind "custom".
 func (r *Registry) List() wire.Providers {
-	out := wire.Providers{Default: r.def, Providers: []wire.ProviderInfo{{Name: NameEcho, Kind: "echo"}}}
-	names := make([]string, 0, len(r.providers))
-	for n := range r.providers {
+	t := r.table.Load()
+	out := wire.Providers{Default: t.def, Providers: []wire.ProviderInfo{{Name: NameEcho, Kind: "echo"}}}
+	names := make([]string, 0, len(t.providers))
+	for n := range t.providers {
 		if n != NameEcho {
 			names = append(names, n)
 		}
@@ -165,7 +210,7 @@ func (r *Registry) List() wire.Providers {
 	sort.Strings(names)
 	for _, n := range names {
 		info := wire.ProviderInfo{Name: n, Kind: "custom"}
-		if o, ok := r.providers[n].(*OpenAI); ok {
+		if o, ok := t.providers[n].(*OpenAI); ok {
 			info.Kind, info.Model = "openai", o.defaultModel
 		}
 		out.Providers = append(out.Providers, info)
@@ -173,9 +218,17 @@ func (r *Registry) List() wire.Providers {
 	return out
 }
 
-// Register adds (or replaces) a provider under name. For embedding albedo
-// and for tests; call it before the registry is shared.
-func (r *Registry) Register(name string, p Provider) { r.providers[name] = p }
+// Register adds (or replaces) a provider under name, which reloads keep.
+// For embedding albedo and for tests.
+func (r *Registry) Register(name string, p Provider) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.custom[name] = p
+	old := r.table.Load()
+	t := &table{def: old.def, providers: maps.Clone(old.providers)}
+	t.providers[name] = p
+	r.table.Store(t)
+}
 
 // SetBots sets how "bot:NAME" resolves; call it before the registry is
 // shared.
