@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -97,7 +98,17 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 		h.sessionsChanged()
 		h.changed()
 	}
-	return out.Wire(h.phase(id)), created, nil
+	return h.wireSession(out), created, nil
+}
+
+// wireSession is s as the contract shapes it, with what only this daemon
+// knows now: its phase, and the provider its turns resolve to (the
+// session's own, else the default of config.toml, which may change
+// between boots).
+func (h *Hub) wireSession(s db.Session) wire.Session {
+	w := s.Wire(h.phase(s.ID))
+	w.ResolvedProvider = cmp.Or(s.Provider, h.providers.Default())
+	return w
 }
 
 // Providers lists the providers a new session may name (bots aside).
@@ -117,7 +128,7 @@ func (h *Hub) Session(ctx context.Context, id string) (wire.Session, error) {
 	if err != nil {
 		return wire.Session{}, wireErr(err)
 	}
-	return s.Wire(h.phase(id)), nil
+	return h.wireSession(s), nil
 }
 
 // MaxSessionsPage is the most sessions one page of the list holds.
@@ -142,7 +153,7 @@ func (h *Hub) SessionsPage(ctx context.Context, after string, limit int64, only 
 	}
 	out := make([]wire.Session, len(ss))
 	for i := range ss {
-		out[i] = ss[i].Wire(h.phase(ss[i].ID))
+		out[i] = h.wireSession(ss[i])
 	}
 	if more {
 		next = SessionCursor(ss[len(ss)-1].ID)
@@ -201,7 +212,7 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 		return wire.Session{}, wireErr(err)
 	}
 	h.settingsChanged(out)
-	return out.Wire(h.phase(id)), nil
+	return h.wireSession(out), nil
 }
 
 // settingsChanged records a newer version of a session's settings in its

@@ -18,18 +18,25 @@ const (
 // Session is the body of session create, get and patch replies and one item
 // of a session list.
 type Session struct {
-	ID        string    `json:"id"`
-	Epoch     string    `json:"epoch"`
-	Title     string    `json:"title"`
-	Workspace string    `json:"workspace"`
-	Provider  string    `json:"provider"`
-	Model     string    `json:"model"`
-	Effort    string    `json:"effort"`
-	Phase     Phase     `json:"phase"`
-	Head      int64     `json:"head"`
-	ETag      string    `json:"etag"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID        string `json:"id"`
+	Epoch     string `json:"epoch"`
+	Title     string `json:"title"`
+	Workspace string `json:"workspace"`
+	// Provider is the provider the session was made with; "" is none
+	// named, which the daemon's default_provider serves.
+	Provider string `json:"provider"`
+	// ResolvedProvider is the provider a turn of the session would use
+	// now: Provider, else the answering daemon's default_provider, else
+	// echo. Clients show it rather than guess the default, which
+	// config.toml sets.
+	ResolvedProvider string    `json:"resolved_provider"`
+	Model            string    `json:"model"`
+	Effort           string    `json:"effort"`
+	Phase            Phase     `json:"phase"`
+	Head             int64     `json:"head"`
+	ETag             string    `json:"etag"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`

@@ -36,20 +36,30 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "albedo-examplebot:", err)
-		os.Exit(1)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
 	}
+	fmt.Fprintln(os.Stderr, "albedo-examplebot:", err)
+	if errors.As(err, new(*usageError)) {
+		os.Exit(2)
+	}
+	os.Exit(1)
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("albedo-examplebot", flag.ContinueOnError)
-	home := fs.String("home", "", "albedo home (default $ALBEDO_HOME, else the standard place)")
-	url := fs.String("url", "", "a server's URL instead of a home (default $ALBEDO_URL unless --home is given)")
-	token := fs.String("token", os.Getenv("ALBEDO_BOT_TOKEN"), "the bot's token (default $ALBEDO_BOT_TOKEN; with a URL, else $ALBEDO_TOKEN)")
-	pace := fs.Duration("pace", 50*time.Millisecond, "pause between streamed pieces of an answer")
-	if err := fs.Parse(args); err != nil {
+	home := fs.String("home", "", "the albedo home `DIR` (default $ALBEDO_HOME, else the standard place)")
+	url := fs.String("url", "", "a server's `URL` instead of a home (default $ALBEDO_URL unless --home is given)")
+	// No default from the environment here: the usage would print it,
+	// and it is a secret.
+	token := fs.String("token", "", "the bot's `TOKEN` (default $ALBEDO_BOT_TOKEN; with a URL, else $ALBEDO_TOKEN)")
+	pace := fs.Duration("pace", 50*time.Millisecond, "the pause `D` between streamed pieces of an answer")
+	if ok, err := parseFlags(fs, args, stdout); !ok {
 		return err
+	}
+	if *token == "" {
+		*token = os.Getenv("ALBEDO_BOT_TOKEN")
 	}
 	if *url != "" && *home != "" {
 		return errors.New("--url and --home exclude each other")

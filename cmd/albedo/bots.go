@@ -57,7 +57,8 @@ func newBotsAddCmd(g *globals) *cobra.Command {
 }
 
 func newBotsLsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON *bool
+	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "list bots: the sessions each may serve, its connections, when it was made",
 		Args:  cobra.NoArgs,
@@ -65,6 +66,9 @@ func newBotsLsCmd(g *globals) *cobra.Command {
 			bots, err := c.Bots(ctx)
 			if err != nil {
 				return err
+			}
+			if *asJSON {
+				return printJSONList(g.stdout, bots)
 			}
 			if len(bots) == 0 {
 				printf(g.stdout, "no bots yet: albedo bots add NAME\n")
@@ -82,6 +86,8 @@ func newBotsLsCmd(g *globals) *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+	asJSON = jsonFlag(cmd)
+	return cmd
 }
 
 // humanTime shows an API timestamp (RFC 3339, nanoseconds) to the second,

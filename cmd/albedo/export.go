@@ -81,7 +81,11 @@ func exportMarkdown(ctx context.Context, c *client.Client, s wire.Session, w io.
 		title = "Session " + client.ShortID(s.ID)
 	}
 	fmt.Fprintf(w, "# %s\n\n", title)
-	fmt.Fprintf(w, "- id: `%s`\n- provider: %s\n", s.ID, orDash(s.Provider))
+	provider := orDash(providerOf(s))
+	if s.Provider == "" && s.ResolvedProvider != "" {
+		provider += " (the daemon's default)"
+	}
+	fmt.Fprintf(w, "- id: `%s`\n- provider: %s\n", s.ID, provider)
 	if s.Model != "" {
 		fmt.Fprintf(w, "- model: %s\n", s.Model)
 	}

@@ -50,7 +50,8 @@ func newMembersAddCmd(g *globals) *cobra.Command {
 }
 
 func newMembersLsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON *bool
+	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "list members: admin or not, their connections now, when they were added",
 		Args:  cobra.NoArgs,
@@ -58,6 +59,9 @@ func newMembersLsCmd(g *globals) *cobra.Command {
 			ms, err := c.Members(ctx)
 			if err != nil {
 				return err
+			}
+			if *asJSON {
+				return printJSONList(g.stdout, ms)
 			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tROLE\tONLINE\tADDED")
@@ -71,6 +75,8 @@ func newMembersLsCmd(g *globals) *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+	asJSON = jsonFlag(cmd)
+	return cmd
 }
 
 func newMembersRmCmd(g *globals) *cobra.Command {
@@ -139,7 +145,8 @@ func newSessionsUngrantCmd(g *globals) *cobra.Command {
 }
 
 func newSessionsGrantsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON *bool
+	cmd := &cobra.Command{
 		Use:   "grants SESSION",
 		Short: "list who has access to a session: its creator and the members granted",
 		Long:  sessionArgHelp,
@@ -153,6 +160,9 @@ func newSessionsGrantsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if *asJSON {
+				return printJSONList(g.stdout, gs)
+			}
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "MEMBER\tACCESS\tSINCE")
 			for _, gr := range gs {
@@ -162,6 +172,8 @@ func newSessionsGrantsCmd(g *globals) *cobra.Command {
 		}),
 		ValidArgsFunction: g.completeSessions,
 	}
+	asJSON = jsonFlag(cmd)
+	return cmd
 }
 
 // notFoundExit gives a not_found its exit status (no such member, or no

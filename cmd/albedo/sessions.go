@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,21 +20,26 @@ func newSessionsCmd(g *globals) *cobra.Command {
 		Use:   "sessions",
 		Short: "list sessions, most recently active first (and: ls, new, rm, rename, grant, ungrant, grants)",
 		Args:  cobra.NoArgs,
-		RunE:  g.listSessions(),
 	}
+	cmd.RunE = g.listSessions(jsonFlag(cmd))
 	// ls lists too, as bots ls and members ls do.
-	ls := &cobra.Command{Use: "ls", Short: "list sessions, as albedo sessions does", Args: cobra.NoArgs, RunE: g.listSessions()}
+	ls := &cobra.Command{Use: "ls", Short: "list sessions, as albedo sessions does", Args: cobra.NoArgs}
+	ls.RunE = g.listSessions(jsonFlag(ls))
 	cmd.AddCommand(ls, newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
 		newSessionsGrantCmd(g), newSessionsUngrantCmd(g), newSessionsGrantsCmd(g))
 	return cmd
 }
 
-// listSessions prints the sessions, most recently active first.
-func (g *globals) listSessions() func(*cobra.Command, []string) error {
+// listSessions prints the sessions, most recently active first: a table,
+// or with asJSON the API's session objects.
+func (g *globals) listSessions(asJSON *bool) func(*cobra.Command, []string) error {
 	return g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
 		ss, err := c.Sessions(ctx)
 		if err != nil {
 			return err
+		}
+		if *asJSON {
+			return printJSONList(g.stdout, ss)
 		}
 		if len(ss) == 0 {
 			printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
@@ -43,7 +49,7 @@ func (g *globals) listSessions() func(*cobra.Command, []string) error {
 		fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
 		for _, s := range ss {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
-				orDash(s.Provider), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
+				orDash(providerOf(s)), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
 		}
 		return tw.Flush()
 	})
@@ -162,6 +168,10 @@ func titleOr(s wire.Session, alt string) string {
 	}
 	return fmt.Sprintf("%q", s.Title)
 }
+
+// providerOf is the provider a turn of s would use, as the daemon
+// resolves it; a daemon too old to say gives the session's own.
+func providerOf(s wire.Session) string { return cmp.Or(s.ResolvedProvider, s.Provider) }
 
 func orDash(s string) string {
 	if s == "" {

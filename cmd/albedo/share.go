@@ -82,7 +82,8 @@ func newShareCmd(g *globals) *cobra.Command {
 }
 
 func newShareLsCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON *bool
+	cmd := &cobra.Command{
 		Use:   "ls SESSION",
 		Short: "list a session's links: label, access, expiry, last use (never a token)",
 		Long:  sessionArgHelp,
@@ -95,6 +96,9 @@ func newShareLsCmd(g *globals) *cobra.Command {
 			ls, err := c.Links(ctx, s.ID)
 			if err != nil {
 				return err
+			}
+			if *asJSON {
+				return printJSONList(g.stdout, ls)
 			}
 			if len(ls) == 0 {
 				printf(g.stdout, "no links to %s: albedo share %s\n", s.ID, s.ID)
@@ -109,6 +113,8 @@ func newShareLsCmd(g *globals) *cobra.Command {
 		}),
 		ValidArgsFunction: g.completeSessions,
 	}
+	asJSON = jsonFlag(cmd)
+	return cmd
 }
 
 func newShareRmCmd(g *globals) *cobra.Command {

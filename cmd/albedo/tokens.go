@@ -86,7 +86,8 @@ func newTokensAddCmd(g *globals, dbURL *string) *cobra.Command {
 }
 
 func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
-	return &cobra.Command{
+	var asJSON *bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list stored tokens (owners, bots, viewers): role, name, sessions, when made; never the tokens",
 		Args:  cobra.NoArgs,
@@ -95,6 +96,9 @@ func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
 				ts, err := h.Tokens(ctx)
 				if err != nil {
 					return err
+				}
+				if *asJSON {
+					return printJSONList(g.stdout, ts)
 				}
 				if len(ts) == 0 {
 					printf(g.stdout, "no tokens yet: albedo tokens add --role owner NAME\n")
@@ -113,6 +117,8 @@ func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
 			})
 		},
 	}
+	asJSON = jsonFlag(cmd)
+	return cmd
 }
 
 func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
