@@ -514,10 +514,25 @@ const daemonFileCheck = time.Second
 // was removed is otherwise unreachable, though it holds the home (stop and
 // status find it through the lock meanwhile; client.LockHolder).
 func (d *daemon) keepDaemonFile(info wire.DaemonInfo) func() {
+	return every(daemonFileCheck, func() {
+		if cur, err := client.ReadDaemonFile(d.home); err == nil && cur.Boot == info.Boot {
+			return
+		}
+		if err := writeDaemonFile(d.home, info); err != nil {
+			d.log.Error("restore daemon.json", "err", err)
+			return
+		}
+		d.log.Warn("daemon.json was gone or replaced; written again", "home", d.home)
+	})
+}
+
+// every runs fn every period on a goroutine of its own until the func it
+// returns is called; that func waits for a run under way to end.
+func every(period time.Duration, fn func()) func() {
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(daemonFileCheck)
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			select {
@@ -525,14 +540,7 @@ func (d *daemon) keepDaemonFile(info wire.DaemonInfo) func() {
 				return
 			case <-t.C:
 			}
-			if cur, err := client.ReadDaemonFile(d.home); err == nil && cur.Boot == info.Boot {
-				continue
-			}
-			if err := writeDaemonFile(d.home, info); err != nil {
-				d.log.Error("restore daemon.json", "err", err)
-				continue
-			}
-			d.log.Warn("daemon.json was gone or replaced; written again", "home", d.home)
+			fn()
 		}
 	}()
 	return func() { close(stop); <-done }

@@ -45,21 +45,7 @@ type liveConfig struct {
 // an edit in between is applied like any other.
 func (d *daemon) watchConfig(reg *provider.Registry, cfg provider.Config, text []byte) func() {
 	lc := &liveConfig{path: filepath.Join(d.home, client.ConfigFile), reg: reg, log: d.log, good: cfg, text: text, seen: text}
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(configPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			lc.poll()
-		}
-	}()
-	return func() { close(stop); <-done }
+	return every(configPoll, lc.poll)
 }
 
 // readConfigText is config.toml's text; a missing file reads as empty,
