@@ -45,7 +45,9 @@ func TestComposerInTmux(t *testing.T) {
 	}
 	x.run("load-buffer", "-b", "p", buf)
 	x.run("paste-buffer", "-p", "-b", "p", "-t", "albedo")
-	x.waitPane("the end of the paste in the composer", has("199 col "+strings.Repeat("x", 49)))
+	x.waitPane("the paste folded in the composer", has("❯ [pasted 200 lines · Ctrl-O shows]"))
+	x.keys("C-o")
+	x.waitPane("the end of the paste, unfolded", has("199 col "+strings.Repeat("x", 49)))
 	x.keys("Enter")
 	x.waitPane("the composer emptied by sending", has("message · /help"))
 

@@ -177,6 +177,7 @@ export class Client {
         this.hello();
         return;
       }
+      this.stopped = false; // something answers now, and it is not our daemon
       this.drop();
       this.retry(new Error('what answers at this address is not your daemon: it did not prove itself'));
     }, true);
