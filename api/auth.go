@@ -38,6 +38,7 @@ var permissions = map[string]hub.Rule{
 	"POST /v1/members":                       {Roles: hub.OwnerOnly},
 	"DELETE /v1/members/:name":               {Roles: hub.OwnerOnly},
 	"POST /v1/me/tokens":                     {Roles: hub.People},
+	"GET /v1/search":                         {Roles: hub.Everyone}, // each finds what they may read only
 	"GET /v1/providers":                      {Roles: hub.People},
 	"GET /v1/bots":                           {Roles: hub.OwnerOnly},
 	"POST /v1/bots":                          {Roles: hub.OwnerOnly},

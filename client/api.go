@@ -129,6 +129,26 @@ func (c *Client) History(ctx context.Context, id string, after, before int64, li
 	return p, err
 }
 
+// Search finds the messages holding query that the token may read,
+// newest first (GET /v1/search): in session only if it is not "", from
+// the cursor after ("" for the newest), at most limit (0: the daemon's
+// default).
+func (c *Client) Search(ctx context.Context, query, session, after string, limit int) (wire.SearchResults, error) {
+	q := url.Values{"q": {query}}
+	if session != "" {
+		q.Set("session", session)
+	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out wire.SearchResults
+	_, err := c.call(ctx, http.MethodGet, "/v1/search?"+q.Encode(), nil, nil, &out, true)
+	return out, err
+}
+
 // PutInput submits an input under inputID (a UUID). It is idempotent, so it
 // is retried across restarts with the same id; the receipt is the same
 // whichever attempt landed.

@@ -75,6 +75,10 @@
 //   - turns.go: partial text of running turns, pending inputs, transcripts.
 //   - tokens.go: owner, bot and viewer tokens.
 //   - members.go: members and their grants.
+//   - search.go: full-text search over messages, indexed by the batch that
+//     commits them or, for SQLite's log, by its fold; searchquery.go parses
+//     what people type into both stores' syntax; searchmatch.go matches it
+//     in Go, as the index would, for the messages the log holds.
 //   - changes.go: PostgreSQL's record of changes to who may do what, which
 //     every node of a cluster follows.
 //   - runs.go: PostgreSQL's turn leases.

@@ -36,6 +36,9 @@ type Event struct {
 type Meta struct {
 	Role                   wire.Role
 	InputID, TurnID, State string
+	// Text is a message's text, which the batch indexes for search
+	// (search.go); empty for other events.
+	Text string
 }
 
 // Decode returns the event as a wire.Event.
@@ -65,6 +68,9 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 		js := wire.AppendEvent(make([]byte, 0, wire.EventSize(&ev)), &ev)
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: js,
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
+		if ev.Type == wire.EventMessage {
+			out[i].Meta.Text = ev.Text
+		}
 		if ev.Type == wire.EventTurn {
 			c.lastTurn = ev.State
 		}

@@ -14,7 +14,7 @@ import (
 
 // flushBufs are the argument lists of a batch's statements (flush), kept
 // for the next batch.
-type flushBufs struct{ args, logArgs, ids []any }
+type flushBufs struct{ args, logArgs, ids, search []any }
 
 // maxKeptArgs bounds the lists flushBufs keeps (16 bytes an argument): a
 // rare batch of many events does not leave its lists in memory.
@@ -22,7 +22,7 @@ const maxKeptArgs = 4096
 
 // keep takes the lists back for the next batch, emptied so that they hold
 // no event's bytes, or drops those grown past maxKeptArgs.
-func (f *flushBufs) keep(args, logArgs, ids []any) {
+func (f *flushBufs) keep(args, logArgs, ids, search []any) {
 	kept := func(s []any) []any {
 		if cap(s) > maxKeptArgs {
 			return nil
@@ -30,7 +30,7 @@ func (f *flushBufs) keep(args, logArgs, ids []any) {
 		clear(s[:cap(s)])
 		return s[:0]
 	}
-	f.args, f.logArgs, f.ids = kept(args), kept(logArgs), kept(ids)
+	f.args, f.logArgs, f.ids, f.search = kept(args), kept(logArgs), kept(ids), kept(search)
 }
 
 // flush writes what the accepted requests of the batch appended: their
@@ -51,8 +51,8 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 	// anew for each, they were much of what the daemon allocated per
 	// input.
 	bufs := &b.w.bufs
-	args, logArgs, ids := b.eventArgs(reqs, bufs.args[:0], bufs.logArgs[:0], bufs.ids[:0])
-	defer func() { bufs.keep(args, logArgs, ids) }()
+	args, logArgs, ids, search := b.eventArgs(reqs, bufs.args[:0], bufs.logArgs[:0], bufs.ids[:0], bufs.search[:0])
+	defer func() { bufs.keep(args, logArgs, ids, search) }()
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
 	d, stmts := b.w.dialect, b.w.dialect.flushStmts()
@@ -68,6 +68,9 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 		return 0, fmt.Errorf("insert input ids: %w", err)
 	}
 	var err error
+	if search, err = b.index(ctx, tx, stmts, search); err != nil {
+		return 0, err
+	}
 	if args, err = b.updateSessions(ctx, tx, stmts, args); err != nil {
 		return 0, err
 	}
@@ -82,9 +85,10 @@ func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlo
 // eventArgs appends the parameters of the events the accepted requests
 // of reqs keep: to args those that go straight into events, to logArgs
 // those that go to the log (recording their sessions in
-// batchMaps.logged), and to ids those of the input ids their messages
-// take.
-func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids []any) (_, _, _ []any) {
+// batchMaps.logged), to ids those of the input ids their messages take,
+// and to search the (session, offset, text) of each message with text
+// that goes straight into events.
+func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any) (_, _, _, _ []any) {
 	var atArg any = b.at              // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
 	logged := b.w.maps.logged         // sessions whose events went to the log
@@ -117,10 +121,14 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids []any) (_, _,
 				// is never written once Append has made it, and the
 				// drivers copy what they bind.
 				*to = append(*to, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
+				// A logged message is indexed by the fold (search.go).
+				if e.Meta.Text != "" && to == &args {
+					search = append(search, e.Session, e.Offset, e.Meta.Text)
+				}
 			}
 		}
 	}
-	return args, logArgs, ids
+	return args, logArgs, ids, search
 }
 
 // countEvents counts, in batchMaps.count, each session's events that the
@@ -229,6 +237,9 @@ func (s *sizedStmts) get(n int) string { return (*s)[bits.TrailingZeros(uint(n))
 // backend.
 type flushStmts struct {
 	insertEvents, insertLog, insertInputIDs, updateSessions *sizedStmts
+	// The search index's (search.go): on SQLite its documents and their
+	// text, on PostgreSQL its documents with their tsvector.
+	insertDocs, insertText *sizedStmts
 }
 
 // newFlushStmts makes the statements with the conflict clause or (" OR
@@ -253,6 +264,12 @@ func newFlushStmts(or string) *flushStmts {
 // journal, for its foreign key's check (the fold runs with foreign keys
 // off). PostgreSQL has no such clause, nor the journal.
 var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
+
+func init() {
+	sqliteFlush.insertDocs = sized(insertSearchDocsSQL(" OR ROLLBACK"))
+	sqliteFlush.insertText = sized(insertSearchTextSQL)
+	pgFlush.insertDocs = sized(insertSearchTSVSQL)
+}
 
 // flushStmts returns the batch's statements for the backend.
 func (d *dialect) flushStmts() *flushStmts {

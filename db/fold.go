@@ -128,6 +128,10 @@ func fold(ctx context.Context, db *sql.DB) (err error) {
 		_ = tx.Rollback()
 		return fmt.Errorf("fold: bring the sessions' rows up to date: %w", err)
 	}
+	if err := indexLog(ctx, tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events_log`); err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("fold: empty the log: %w", err)

@@ -161,6 +161,9 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM events_log WHERE session = ?`), id); err != nil {
 		return nil, nil, fmt.Errorf("delete logged events: %w", err)
 	}
+	if err := t.deleteSearchDocs(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("delete session: %w", err)

@@ -223,3 +223,49 @@ func TestSessionsNowMigration(t *testing.T) {
 		t.Fatalf("sessions_now is still there (%d, %v)", views, err)
 	}
 }
+
+// search indexes the messages stored before it, in the tree and in the
+// log, in the order they were committed, and only messages with text;
+// rolling it back drops the index.
+func TestSearchMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bdb := openSQLite(t)
+	exec := execer(t, bdb)
+	migrateWith(t, bdb, upTo(t, "20261204000011"))
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at) VALUES
+		('s', 1, 'message', '{"text":"the old kettle"}', '2026-01-01T00:00:01Z'),
+		('s', 2, 'turn', '{"state":"started"}', '2026-01-01T00:00:02Z')`)
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at) VALUES
+		('s', 3, 'message', '{"text":"a newer kettle"}', '2026-01-01T00:00:03Z'),
+		('s', 4, 'message', '{"text":""}', '2026-01-01T00:00:04Z')`)
+	m := migrateWith(t, bdb, upTo(t, "20261205000012"))
+	var got []string
+	rows, err := bdb.QueryContext(ctx, `SELECT d."offset" || ':' || search_fts.text FROM search_fts CROSS JOIN search_docs d ON d.docid = search_fts.docid
+		WHERE search_fts MATCH 'kettle' ORDER BY search_fts.docid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	rows.Close()
+	if strings.Join(got, " | ") != "1:the old kettle | 3:a newer kettle" {
+		t.Fatalf("indexed: %q", got)
+	}
+	var docs int
+	if err := bdb.QueryRowContext(ctx, `SELECT count(*) FROM search_docs`).Scan(&docs); err != nil || docs != 2 {
+		t.Fatalf("%d documents, %v", docs, err)
+	}
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := bdb.QueryRowContext(ctx, `SELECT count(*) FROM search_docs`).Scan(&docs); err == nil {
+		t.Fatal("search_docs is still there after rolling back")
+	}
+}

@@ -1,0 +1,261 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/uptrace/bun"
+)
+
+// Full-text search over every message, found the moment anyone can see
+// it.
+//
+// Each message with text is a document, numbered in the order it is
+// indexed (docid), in search_docs with its session and offset. On
+// PostgreSQL search_docs also holds the text's tsvector, with a GIN index,
+// written by the batch that commits the message (flush), its docid a
+// sequence's. On SQLite the text is in search_fts, an FTS4 table under
+// the same docid (mattn/go-sqlite3 builds FTS3/4 by default; FTS5 would
+// need a build tag on every build command). There, a message written
+// straight into events is indexed by its batch, numbered from the
+// largest docid (the writer is alone); one written to the log (fold.go)
+// is indexed by the fold that moves it, a thousand at a time: FTS4 writes
+// a segment per transaction, and one per batch halved the writer's
+// inputs/s at 100 writers. Until its fold, search reads the log itself
+// (searchLog): the log holds about a thousand rows, matched here as the
+// index would, and each logged message is given the docid its fold will
+// give it (the largest indexed + its rank in the log), so that results
+// and cursors do not change when it folds. Both stores use the 'simple'
+// rules: words lower-cased, no stemming, accents kept, any script.
+//
+// Results are newest first: the largest docids, below a cursor. On
+// SQLite a message written straight into events while others wait in the
+// log is numbered before them, so the newest thousand or so may come a
+// little out of order.
+
+// searchDocColumns is how many parameters a document takes in the batch
+// (session, offset, text).
+const searchDocColumns = 3
+
+// index writes the documents of a batch's messages (search holds session,
+// offset and text for each) and returns search, reused for the SQLite
+// rows.
+func (b *batchState) index(ctx context.Context, tx bun.Tx, stmts *flushStmts, search []any) ([]any, error) {
+	if len(search) == 0 {
+		return search, nil
+	}
+	d := b.w.dialect
+	if d.pg {
+		if err := insertRows(ctx, tx, d, stmts.insertDocs.get, searchDocColumns, search); err != nil {
+			return search, fmt.Errorf("index messages: %w", err)
+		}
+		return search, nil
+	}
+	var last int64
+	if err := tx.Tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+		return search, fmt.Errorf("index messages: %w", err)
+	}
+	// In place: (session, offset, text) becomes (docid, session, offset)
+	// for search_docs, then (docid, text) for search_fts.
+	n := len(search) / searchDocColumns
+	texts := make([]any, 0, 2*n)
+	for i := range n {
+		row := search[i*searchDocColumns : (i+1)*searchDocColumns]
+		docid := last + int64(i) + 1
+		texts = append(texts, docid, row[2])
+		row[0], row[1], row[2] = docid, row[0], row[1]
+	}
+	if err := insertRows(ctx, tx, d, stmts.insertDocs.get, searchDocColumns, search); err != nil {
+		return search, fmt.Errorf("index messages: %w", err)
+	}
+	if err := insertRows(ctx, tx, d, stmts.insertText.get, 2, texts); err != nil {
+		return search, fmt.Errorf("index messages' text: %w", err)
+	}
+	return search, nil
+}
+
+// insertSearchDocsSQL inserts n of SQLite's documents: (docid, session, offset).
+func insertSearchDocsSQL(or string) func(n int) string {
+	return func(n int) string {
+		return `INSERT` + or + ` INTO search_docs (docid, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
+	}
+}
+
+// insertSearchTextSQL inserts n texts into SQLite's FTS4 table: (docid, text).
+func insertSearchTextSQL(n int) string {
+	return `INSERT INTO search_fts (docid, text) VALUES (?,?)` + strings.Repeat(",(?,?)", n-1)
+}
+
+// insertSearchTSVSQL inserts n of PostgreSQL's documents: (session,
+// offset, text), the text made a tsvector.
+func insertSearchTSVSQL(n int) string {
+	return `INSERT INTO search_docs (session, "offset", tsv) VALUES (?,?,to_tsvector('simple',?))` +
+		strings.Repeat(",(?,?,to_tsvector('simple',?))", n-1)
+}
+
+// deleteSearchDocs forgets a deleted session's documents on SQLite (on
+// PostgreSQL its foreign key does).
+func (t *Tx) deleteSearchDocs(ctx context.Context, session string) error {
+	if t.batch.w.dialect.pg {
+		return nil
+	}
+	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_fts WHERE docid IN (SELECT docid FROM search_docs WHERE session = ?)`, session); err != nil {
+		return fmt.Errorf("delete search text: %w", err)
+	}
+	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_docs WHERE session = ?`, session); err != nil {
+		return fmt.Errorf("delete search docs: %w", err)
+	}
+	return nil
+}
+
+// SearchHit is one message found: its document, where it is, and a
+// snippet of its text with the matches between « and ».
+type SearchHit struct {
+	DocID   int64
+	Session string
+	Offset  int64
+	Snippet string
+}
+
+// Match marks, around each match in a snippet.
+const (
+	MatchStart = "«"
+	MatchEnd   = "»"
+)
+
+// Search returns the newest messages matching q with a docid below
+// before (0: from the newest), at most limit, in session only if it is
+// not "".
+func (d *DB) Search(ctx context.Context, q Query, session string, before int64, limit int) ([]SearchHit, error) {
+	if before <= 0 {
+		before = 1 << 62
+	}
+	var (
+		query string
+		args  []any
+	)
+	in := ""
+	if d.dialect.pg {
+		if session != "" {
+			in = ` AND d.session = ?`
+		}
+		// The page is chosen first, its snippets made for it alone.
+		query = `SELECT p.docid, p.session, p."offset", ts_headline('simple', e.payload::jsonb->>'text', to_tsquery('simple', ?),
+			'StartSel=` + MatchStart + `, StopSel=` + MatchEnd + `, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
+			FROM (SELECT d.docid, d.session, d."offset" FROM search_docs d
+				WHERE d.tsv @@ to_tsquery('simple', ?) AND d.docid < ?` + in + ` ORDER BY d.docid DESC LIMIT ?) p
+			JOIN events e ON e.session = p.session AND e."offset" = p."offset"
+			ORDER BY p.docid DESC`
+		ts := q.TSQuery()
+		args = []any{ts, ts, before}
+	} else {
+		if session != "" {
+			in = ` AND search_docs.session = ?`
+		}
+		// CROSS JOIN: the full-text index leads, and search_docs is read
+		// by docid for its hits only.
+		query = `SELECT search_fts.docid, search_docs.session, search_docs."offset",
+			snippet(search_fts, '` + MatchStart + `', '` + MatchEnd + `', '…', -1, 24)
+			FROM search_fts CROSS JOIN search_docs ON search_docs.docid = search_fts.docid
+			WHERE search_fts MATCH ? AND search_fts.docid < ?` + in + `
+			ORDER BY search_fts.docid DESC LIMIT ?`
+		args = []any{q.MatchFTS(), before}
+	}
+	if session != "" {
+		args = append(args, session)
+	}
+	// One snapshot for the log and the index: a fold between the two
+	// reads would show its messages twice, or not at all.
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rtx.Rollback()
+	var out []SearchHit
+	if !d.dialect.pg {
+		if out, err = searchLog(ctx, rtx, q, session, before, limit); err != nil {
+			return nil, err
+		}
+		if len(out) == limit {
+			return out, nil
+		}
+		if len(out) > 0 {
+			args[1] = out[len(out)-1].DocID // the index holds what is older
+		}
+	}
+	args = append(args, limit-len(out))
+	rows, err := rtx.QueryContext(ctx, d.dialect.bind(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h SearchHit
+		if err := rows.Scan(&h.DocID, &h.Session, &h.Offset, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// indexLog indexes the log's messages, in a fold's transaction before the
+// log is emptied, in the order they were logged: the docids searchLog
+// gave them.
+func indexLog(ctx context.Context, tx *sql.Tx) error {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+		return fmt.Errorf("fold: index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR ROLLBACK INTO search_docs (session, "offset")
+		SELECT session, "offset" FROM events_log WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`); err != nil {
+		return fmt.Errorf("fold: index: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts (docid, text)
+		SELECT ? + row_number() OVER (ORDER BY r), t FROM (
+			SELECT rowid AS r, json_extract(payload, '$.text') AS t FROM events_log WHERE type = 'message'
+		) WHERE coalesce(t, '') <> ''`, last); err != nil {
+		return fmt.Errorf("fold: index text: %w", err)
+	}
+	return nil
+}
+
+// searchLog finds q in the messages of SQLite's log that are below
+// before, at most limit, newest first, each with the docid its fold will
+// give it.
+func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit int) ([]SearchHit, error) {
+	var last int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+		return nil, fmt.Errorf("search the log: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT session, "offset", json_extract(payload, '$.text') FROM events_log
+		WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("search the log: %w", err)
+	}
+	defer rows.Close()
+	var out []SearchHit
+	for docid := last + 1; rows.Next(); docid++ {
+		var h SearchHit
+		var text string
+		if err := rows.Scan(&h.Session, &h.Offset, &text); err != nil {
+			return nil, fmt.Errorf("search the log: %w", err)
+		}
+		if docid >= before || session != "" && h.Session != session || !q.Matches(text) {
+			continue
+		}
+		h.DocID, h.Snippet = docid, q.Snippet(text)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search the log: %w", err)
+	}
+	slices.Reverse(out)
+	return out[:min(len(out), limit)], nil
+}

@@ -1,0 +1,138 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// search runs q and returns its hits as "session/offset snippet".
+func search(t *testing.T, d *DB, q, session string, before int64, limit int) ([]string, []SearchHit) {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := d.Search(context.Background(), pq, session, before, limit)
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s/%d %s", h.Session, h.Offset, h.Snippet))
+	}
+	return out, hits
+}
+
+// A message is found as soon as its batch commits, in the log or the
+// tree (SQLite), newest first, with the match marked; by phrase, prefix,
+// alternative and exclusion; in one session; a page at a time below a
+// cursor. A deleted session's messages are found no more; the rest stay.
+func TestSearchFindsCommittedMessages(t *testing.T) {
+	t.Parallel()
+	for _, logged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "straight", true: "logged"}[logged], func(t *testing.T) {
+			t.Parallel()
+			testSearch(t, Options{FoldRows: 3, AlwaysLog: logged})
+		})
+	}
+}
+
+// testSearch is TestSearchFindsCommittedMessages on each backend with
+// opts: on SQLite, logged, some messages are folded and indexed by then,
+// the rest found in the log.
+func testSearch(t *testing.T, opts Options) {
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, opts)
+		createSession(t, d, "a")
+		createSession(t, d, "b")
+		texts := []struct{ session, text string }{
+			{"a", "the blue deploy went fine"},
+			{"b", "Deploying green today"},
+			{"a", "nothing to see here"},
+			{"b", "blue green deploy, at last"},
+			{"a", "Grüße aus 東京"},
+		}
+		for i, m := range texts {
+			if _, _, err := postText(t, d, m.session, fmt.Sprint("p", i), m.text); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := search(t, d, "deploy", "", 0, 10)
+		if len(got) != 2 || !strings.HasPrefix(got[0], "b/2 ") || !strings.HasPrefix(got[1], "a/1 ") {
+			t.Fatalf("deploy: %q", got)
+		}
+		if !strings.Contains(got[0], MatchStart+"deploy"+MatchEnd) {
+			t.Fatalf("the match is not marked: %q", got[0])
+		}
+		for _, c := range []struct {
+			q, session string
+			want       int
+		}{
+			{"deploy*", "", 3}, {`"blue green"`, "", 1}, {"blue OR today", "", 3}, {"deploy -green", "", 1},
+			{"deploy*", "b", 2}, {"grüße", "", 1}, {"東京", "", 1}, {"absent", "", 0},
+		} {
+			if got, _ := search(t, d, c.q, c.session, 0, 10); len(got) != c.want {
+				t.Errorf("%q in %q: %q, want %d hits", c.q, c.session, got, c.want)
+			}
+		}
+		// Pages: the cursor is the last hit's docid.
+		first, page := search(t, d, "deploy*", "", 0, 2)
+		rest, _ := search(t, d, "deploy*", "", page[1].DocID, 2)
+		if len(first) != 2 || len(rest) != 1 || !strings.HasPrefix(rest[0], "a/1 ") {
+			t.Fatalf("pages %q then %q", first, rest)
+		}
+		if _, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
+			_, _, err := tx.DeleteSession(context.Background(), "b")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := search(t, d, "deploy*", "", 0, 10); len(got) != 1 || !strings.HasPrefix(got[0], "a/1 ") {
+			t.Fatalf("after b's delete: %q", got)
+		}
+	})
+}
+
+// The log's matcher finds what FTS4 finds, for the same texts and
+// queries: a message answers the same before and after its fold.
+func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
+	t.Parallel()
+	d := openTest(t, Options{})
+	ctx := context.Background()
+	texts := []string{"the blue deploy went fine", "Deploying green today", "foo-bar baz", "Grüße aus 東京, grüße!",
+		"it's a deploy's day", "x1 y2 z3", "ÉCOLE école", "tabs\tand\nnew lines", "deploy deploy deploy", ""}
+	for i, text := range texts {
+		if _, err := d.w.db.ExecContext(ctx, `INSERT INTO search_fts (docid, text) VALUES (?, ?)`, i+1, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, raw := range []string{"deploy", "deploy*", `"blue deploy"`, "foo-bar", "bar", "grüße", "東京", "école", "ecole", "deploy -blue",
+		"green OR fine", "s", "it", "x1", "y2 z3", `"new lines"`, "tabs and", "deploy's", "d*"} {
+		q, err := ParseQuery(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		rows, err := d.ro.DB.QueryContext(ctx, `SELECT docid FROM search_fts WHERE search_fts MATCH ? ORDER BY docid`, q.MatchFTS())
+		if err != nil {
+			t.Fatalf("%q: %v", raw, err)
+		}
+		for rows.Next() {
+			var id int
+			rows.Scan(&id)
+			want = append(want, id)
+		}
+		rows.Close()
+		var got []int
+		for i, text := range texts {
+			if q.Matches(text) {
+				got = append(got, i+1)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: the log matches %v, the index %v", raw, got, want)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+DROP TABLE search_fts;
+
+--bun:split
+
+DROP TABLE search_docs;
