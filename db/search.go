@@ -179,12 +179,21 @@ func (d *DB) Search(ctx context.Context, q Query, session string, before int64, 
 		if out, err = searchLog(ctx, rtx, q, session, before, limit); err != nil {
 			return nil, err
 		}
-		if len(out) == limit {
+		if len(out) > 0 {
+			before = out[len(out)-1].DocID // the index holds what is older
+		}
+		if session != "" && len(out) < limit {
+			more, scanned, err := searchSession(ctx, rtx, q, session, before, limit-len(out), sessionScan)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+			before = scanned
+		}
+		if len(out) == limit || before <= 1 {
 			return out, nil
 		}
-		if len(out) > 0 {
-			args[1] = out[len(out)-1].DocID // the index holds what is older
-		}
+		args[1] = before
 	}
 	args = append(args, limit-len(out))
 	rows, err := rtx.QueryContext(ctx, d.dialect.bind(query), args...)
@@ -258,4 +267,55 @@ func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before 
 	}
 	slices.Reverse(out)
 	return out[:min(len(out), limit)], nil
+}
+
+// sessionScan is how many of a session's newest documents a search in it
+// reads and matches itself before it asks the index for older ones.
+// FTS4 answers a word by reading its list of documents in every session:
+// for a common word, hundreds of milliseconds over a million messages,
+// for a few hits in one session. Its documents, newest first, are its
+// index's (session, docid) range, each read with its event.
+const sessionScan = 20000
+
+// searchSession finds q in session's newest indexed documents below
+// before, at most limit, reading at most scan of them; it returns the
+// hits and the docid below which it did not look (1 when it read them
+// all).
+func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit, scan int) ([]SearchHit, int64, error) {
+	var out []SearchHit
+	for read := 0; read < scan; {
+		rows, err := tx.QueryContext(ctx, `SELECT d.docid, d."offset", json_extract(coalesce(
+				(SELECT payload FROM events e WHERE e.session = d.session AND e."offset" = d."offset"),
+				(SELECT payload FROM events_log l WHERE l.session = d.session AND l."offset" = d."offset")), '$.text')
+			FROM search_docs d WHERE d.session = ? AND d.docid < ? ORDER BY d.docid DESC LIMIT ?`, session, before, min(500, scan-read))
+		if err != nil {
+			return nil, 0, fmt.Errorf("search the session: %w", err)
+		}
+		n := 0
+		for rows.Next() {
+			var h SearchHit
+			var text sql.NullString
+			if err := rows.Scan(&h.DocID, &h.Offset, &text); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("search the session: %w", err)
+			}
+			n, read, before = n+1, read+1, h.DocID
+			if !q.Matches(text.String) {
+				continue
+			}
+			h.Session, h.Snippet = session, q.Snippet(text.String)
+			if out = append(out, h); len(out) == limit {
+				rows.Close()
+				return out, before, nil
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, fmt.Errorf("search the session: %w", err)
+		}
+		if n < min(500, scan-read+n) {
+			return out, 1, nil // read them all
+		}
+	}
+	return out, before, nil
 }

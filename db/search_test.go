@@ -136,3 +136,46 @@ func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
 		}
 	}
 }
+
+// A search in one session reads its newest documents itself, up to its
+// bound, and says where it stopped, for the index to go on from there.
+func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
+	t.Parallel()
+	d := openTest(t, Options{})
+	createSession(t, d, "s")
+	for i := range 7 {
+		if _, _, err := postText(t, d, "s", fmt.Sprint("p", i), fmt.Sprintf("note %d kettle%d", i, i%2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, _ := ParseQuery("kettle1")
+	run := func(before int64, limit, scan int) ([]int64, int64) {
+		t.Helper()
+		tx, err := d.ro.DB.BeginTx(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		hits, stop, err := searchSession(context.Background(), tx, q, "s", before, limit, scan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var offs []int64
+		for _, h := range hits {
+			offs = append(offs, h.Offset)
+			if !strings.Contains(h.Snippet, MatchStart+"kettle1"+MatchEnd) {
+				t.Fatalf("snippet %q", h.Snippet)
+			}
+		}
+		return offs, stop
+	}
+	if offs, stop := run(1<<62, 10, 100); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
+		t.Fatalf("all: %v, stopped below %d", offs, stop)
+	}
+	if offs, stop := run(1<<62, 10, 3); fmt.Sprint(offs) != "[6]" || stop != 5 {
+		t.Fatalf("three documents read: %v, stopped below %d", offs, stop)
+	}
+	if offs, stop := run(1<<62, 2, 100); fmt.Sprint(offs) != "[6 4]" || stop != 4 {
+		t.Fatalf("a page of two: %v, stopped below %d", offs, stop)
+	}
+}

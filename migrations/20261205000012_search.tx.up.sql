@@ -12,7 +12,9 @@ CREATE TABLE search_docs (
 
 --bun:split
 
-CREATE INDEX search_docs_session ON search_docs (session, "offset");
+-- A session's documents, newest first: its deletion, and a search in it
+-- (db.searchSession).
+CREATE INDEX search_docs_session ON search_docs (session, docid);
 
 --bun:split
 
