@@ -464,6 +464,11 @@ func (a *App) run(cmds []Cmd) {
 				}
 				a.post(r)
 			})
+		case cmdSearch:
+			a.goRun(func() {
+				res, err := a.c.Search(a.ctx, cmd.Query, "", "", 50)
+				a.post(resSearch{Query: cmd.Query, Results: res, Err: err})
+			})
 		case cmdLoadOlder:
 			a.goRun(func() {
 				p, err := a.c.History(a.ctx, cmd.Session, 0, cmd.Before, 100)

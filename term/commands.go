@@ -38,7 +38,10 @@ type (
 	}
 	cmdProviders struct{}                 // what /new may name: the daemon's providers and bots
 	cmdTyped     struct{ Session string } // the draft changed: presence says so to the others
+	cmdSearch    struct{ Query string }   // search every session (hits.go)
 )
+
+func (cmdSearch) isCmd() {}
 
 func (cmdTyped) isCmd() {}
 
@@ -92,6 +95,11 @@ type (
 		List wire.Providers
 		Bots []string
 		Err  error
+	}
+	resSearch struct {
+		Query   string
+		Results wire.SearchResults
+		Err     error
 	}
 )
 
@@ -154,6 +162,7 @@ var slashCommands = []slashCommand{
 		return m.patchFocused(wire.SessionPatch{Effort: &arg})
 	}},
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
+	{"/search TEXT", "search every session; Enter opens a hit", (*Model).searchAll},
 	{"/mouse on|off", "off: the terminal selects text; on: the wheel scrolls", func(m *Model, arg string) []Cmd {
 		if arg != "on" && arg != "off" {
 			m.notify(true, "usage: /mouse on|off")

@@ -103,6 +103,9 @@ func Draw(scr tcell.Screen, m *Model) {
 	drawComposer(scr, m, l)
 	drawMenu(scr, m, l)
 	drawStatus(scr, m, l)
+	if m.hits != nil {
+		drawHits(scr, m)
+	}
 	if m.ShowHelp {
 		drawHelp(scr, m)
 	}

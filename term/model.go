@@ -60,6 +60,8 @@ type Model struct {
 	asking      *question       // a yes/no question in the status bar (commands.go)
 	search      *search         // the search line, when open (find.go)
 	pick        *pick           // a message selected for copying (find.go)
+	hits        *hits           // a search's results across sessions (hits.go)
+	jump        *jump           // a hit being opened, its page on its way
 	quitArmed   bool            // a Ctrl-C on an idle session asks to confirm
 	pasting     bool            // inside a bracketed paste
 	pasted      []rune          // the paste so far, inserted whole at its end
@@ -149,6 +151,11 @@ func (s *SessionView) running() bool {
 // head running ahead of the events.
 func (s *SessionView) news(ev wire.Event) bool {
 	return ev.Offset > s.history
+}
+
+// caughtUp says whether the history the last reset brings has all come.
+func (s *SessionView) caughtUp() bool {
+	return len(s.Events) > 0 && s.Events[len(s.Events)-1].Offset >= s.history
 }
 
 // name is what the sidebar shows.

@@ -33,6 +33,8 @@ func (m *Model) Result(r any) []Cmd {
 		return m.older(r)
 	case resProviders:
 		m.providers(r)
+	case resSearch:
+		m.found(r)
 	}
 	return nil
 }
@@ -119,6 +121,9 @@ func (m *Model) older(r resOlder) []Cmd {
 		if f := m.search; f != nil && s == m.Focused() {
 			f.loading = false
 		}
+		if j := m.jump; j != nil && s != nil && j.session == s.ID {
+			m.jump = nil // the page did not join what is loaded
+		}
 		return nil
 	}
 	before := s.lineCount(m.look())
@@ -127,6 +132,9 @@ func (m *Model) older(r resOlder) []Cmd {
 	s.rerender()
 	added := s.lineCount(m.look()) - before
 	s.Top += added
+	if j := m.jump; j != nil && j.session == s.ID {
+		return m.land()
+	}
 	return m.searchMoved(s, added)
 }
 

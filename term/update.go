@@ -102,6 +102,9 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	if m.pick != nil {
 		return m.pickKey(ev)
 	}
+	if m.hits != nil {
+		return m.hitsKey(ev)
+	}
 	armed := m.quitArmed
 	cmds := m.press(ev)
 	if armed {
@@ -456,7 +459,11 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
 	case wire.PushEvent:
-		return m.event(s, *it.Event)
+		cmds := m.event(s, *it.Event)
+		if j := m.jump; j != nil && j.session == id && s.caughtUp() {
+			cmds = append(cmds, m.land()...)
+		}
+		return cmds
 	case wire.PushPartial:
 		s.StreamTurn, s.StreamText = it.Text.TurnID, it.Text.Text
 	case wire.PushDelta:
