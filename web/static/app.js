@@ -8,6 +8,7 @@ import { wireNewSession } from './newsession.js';
 import { renderMarkdown } from './markdown.js';
 import { $ } from './dom.js';
 import { icon } from './icons.js';
+import { wireSearch } from './search.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -625,6 +626,37 @@ async function loadOlder() {
   }
 }
 
+// REVEAL_PAGES is how many pages of older history opening a hit reads.
+const REVEAL_PAGES = 50;
+
+// reveal scrolls the open session to its message at offset, reading older
+// history back to it, and marks it for a moment. The session's history
+// may still be on its way (a hit opened just after the page loaded): it
+// waits for it, a frame at a time, for up to 5 s.
+async function reveal(id, offset) {
+  const waitUntil = Date.now() + 5000;
+  for (let pages = 0; app.current === id;) {
+    const el = $('transcript').querySelector(`article[data-offset="${offset}"]`);
+    if (el) {
+      el.scrollIntoView({ block: 'center' });
+      el.classList.add('hit');
+      setTimeout(() => el.classList.remove('hit'), 3000);
+      return;
+    }
+    const v = app.views.get(id);
+    const first = v.events[0]?.offset;
+    if (first === undefined || v.events[v.events.length - 1].offset < v.history || app.loadingOlder) {
+      if (Date.now() > waitUntil) throw new Error('the session did not load');
+      await new Promise((r) => requestAnimationFrame(r));
+      continue;
+    }
+    if (first <= offset || !v.more) throw new Error(`message ${offset} is not in what this session holds now`);
+    if (pages++ >= REVEAL_PAGES) throw new Error(`message ${offset} is more than ${REVEAL_PAGES} pages back: scroll up to it`);
+    flushAppends();
+    await loadOlder();
+  }
+}
+
 // --- meta: settings, presence --------------------------------------------
 
 function drawMeta() {
@@ -842,6 +874,18 @@ function start() {
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
   app.drawer = drawer($('sidebar'), $('toggle'), $('closelist'));
   $('retry').addEventListener('click', () => app.client.retryNow());
+  wireSearch(app.api, {
+    open: (id, offset) => {
+      if (!app.views.has(id)) {
+        notice('that session is not in your list', true);
+        return;
+      }
+      select(id);
+      app.drawer.close();
+      act('open the hit', () => reveal(id, offset));
+    },
+    act,
+  });
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
   // A running turn's time, in the meta line, goes on by the second.

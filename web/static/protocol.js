@@ -441,6 +441,12 @@ export class Api {
   patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
   remove(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}`); }
   providers() { return this.call('GET', '/v1/providers').then((r) => r.data); }
+  search(q, { session = '', after = '', limit = 50 } = {}) {
+    const p = new URLSearchParams({ q, limit: String(limit) });
+    if (session) p.set('session', session);
+    if (after) p.set('after', after);
+    return this.call('GET', `/v1/search?${p}`).then((r) => r.data);
+  }
   bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
   // before: a page of events older than that offset.
