@@ -23,6 +23,7 @@ var permissions = map[string]hub.Rule{
 	"PATCH /v1/sessions/:id":                 {Roles: hub.People, Need: wire.AccessCreator},
 	"DELETE /v1/sessions/:id":                {Roles: hub.People, Need: wire.AccessCreator},
 	"GET /v1/sessions/:id/events":            {Roles: hub.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/import":           {Roles: hub.OwnerOnly}, // what it writes is attributed to anyone: admins only
 	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
 	"POST /v1/sessions/:id/interrupt":        {Roles: hub.Speakers, Need: wire.AccessWrite},

@@ -129,6 +129,15 @@ func (c *Client) History(ctx context.Context, id string, after, before int64, li
 	return p, err
 }
 
+// ImportEvents appends the next events of a session restored from an
+// export (POST /v1/sessions/{id}/import; at most wire.MaxImportEvents) and
+// returns the session's head after them.
+func (c *Client) ImportEvents(ctx context.Context, id string, evs []wire.Event) (int64, error) {
+	var out wire.SessionImported
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/import", nil, wire.SessionImport{Events: evs}, &out, true)
+	return out.Head, err
+}
+
 // Search finds the messages holding query that the token may read,
 // newest first (GET /v1/search): in session only if it is not "", from
 // the cursor after ("" for the newest), at most limit (0: the daemon's

@@ -52,6 +52,19 @@ func (e Event) Decode() (wire.Event, error) {
 // offset and the batch's time. It returns ErrNotFound for a missing session.
 // The events become visible to OnCommit and readers once the batch commits.
 func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]Event, error) {
+	return t.append(ctx, session, false, evs)
+}
+
+// Head returns a session's head as this request sees it, or ErrNotFound.
+func (t *Tx) Head(ctx context.Context, session string) (int64, error) { return t.head(ctx, session) }
+
+// AppendAsWas is Append for events restored from an export: each keeps
+// its own time (the batch's when it has none), and none queues a turn.
+func (t *Tx) AppendAsWas(ctx context.Context, session string, evs ...wire.Event) ([]Event, error) {
+	return t.append(ctx, session, true, evs)
+}
+
+func (t *Tx) append(ctx context.Context, session string, keepAt bool, evs []wire.Event) ([]Event, error) {
 	if len(evs) == 0 {
 		return nil, nil
 	}
@@ -63,13 +76,22 @@ func (t *Tx) Append(ctx context.Context, session string, evs ...wire.Event) ([]E
 	out := make([]Event, len(evs))
 	for i, ev := range evs {
 		ev.Offset = cur + int64(i) + 1
-		ev.At = t.now
+		if !keepAt || ev.At.IsZero() {
+			ev.At = t.now
+		}
 		// wire.Encode(ev), by hand: every input stores an event.
 		js := wire.AppendEvent(make([]byte, 0, wire.EventSize(&ev)), &ev)
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: js,
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
 		if ev.Type == wire.EventMessage {
 			out[i].Meta.Text = ev.Text
+		}
+		if keepAt {
+			// A restored input's message keeps its input_id in its JSON,
+			// but its Meta names none: the commit hook queues a turn for
+			// a user's message with one, and a restored one has had its
+			// turn.
+			out[i].Meta.InputID = ""
 		}
 		if ev.Type == wire.EventTurn {
 			c.lastTurn = ev.State

@@ -128,16 +128,64 @@ const (
 
 // Search returns the newest messages matching q with a docid below
 // before (0: from the newest), at most limit, in session only if it is
-// not "".
+// not "". On SQLite the log (searchLog) and the session's newest
+// documents (searchSession) come before the index.
 func (d *DB) Search(ctx context.Context, q Query, session string, before int64, limit int) ([]SearchHit, error) {
 	if before <= 0 {
 		before = 1 << 62
 	}
-	var (
-		query string
-		args  []any
-	)
+	// One snapshot for the log and the index: a fold between the two
+	// reads would show its messages twice, or not at all.
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rtx.Rollback()
+	var out []SearchHit
+	if !d.dialect.pg {
+		if out, err = searchLog(ctx, rtx, q, session, before, limit); err != nil {
+			return nil, err
+		}
+		if len(out) > 0 {
+			before = out[len(out)-1].DocID // the index holds what is older
+		}
+		if session != "" && len(out) < limit {
+			more, scanned, err := searchSession(ctx, rtx, q, session, before, limit-len(out), sessionScan)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+			before = scanned
+		}
+		if len(out) == limit || before <= 1 {
+			return out, nil
+		}
+	}
+	query, args := d.searchSQL(q, session, before, limit-len(out))
+	rows, err := rtx.QueryContext(ctx, d.dialect.bind(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h SearchHit
+		if err := rows.Scan(&h.DocID, &h.Session, &h.Offset, &h.Snippet); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return out, nil
+}
+
+// searchSQL is the index's query for the hits below before, at most
+// limit, in session if it is not "": (docid, session, offset, snippet).
+func (d *DB) searchSQL(q Query, session string, before int64, limit int) (string, []any) {
 	in := ""
+	var query string
+	var args []any
 	if d.dialect.pg {
 		if session != "" {
 			in = ` AND d.session = ?`
@@ -167,51 +215,7 @@ func (d *DB) Search(ctx context.Context, q Query, session string, before int64, 
 	if session != "" {
 		args = append(args, session)
 	}
-	// One snapshot for the log and the index: a fold between the two
-	// reads would show its messages twice, or not at all.
-	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rtx.Rollback()
-	var out []SearchHit
-	if !d.dialect.pg {
-		if out, err = searchLog(ctx, rtx, q, session, before, limit); err != nil {
-			return nil, err
-		}
-		if len(out) > 0 {
-			before = out[len(out)-1].DocID // the index holds what is older
-		}
-		if session != "" && len(out) < limit {
-			more, scanned, err := searchSession(ctx, rtx, q, session, before, limit-len(out), sessionScan)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, more...)
-			before = scanned
-		}
-		if len(out) == limit || before <= 1 {
-			return out, nil
-		}
-		args[1] = before
-	}
-	args = append(args, limit-len(out))
-	rows, err := rtx.QueryContext(ctx, d.dialect.bind(query), args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var h SearchHit
-		if err := rows.Scan(&h.DocID, &h.Session, &h.Offset, &h.Snippet); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return out, nil
+	return query, append(args, limit)
 }
 
 // indexLog indexes the log's messages, in a fold's transaction before the

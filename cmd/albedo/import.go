@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"albedo/client"
+	"albedo/wire"
+)
+
+// importChunkBytes bounds the JSON of one import request's events, under
+// the daemon's 2 MiB body limit; a chunk also holds at most
+// wire.MaxImportEvents events.
+const importChunkBytes = 1 << 20
+
+func newImportCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "restore a session from albedo export --format json, under a new id; prints the id on the last line",
+		Long: "Restore a session from the JSON of albedo export --format json (FILE, or - for standard input):\n" +
+			"a new session, with the title, workspace, model and effort it had, and every event as it was:\n" +
+			"its offset, type, author, text and time. Nothing runs: no turn starts, no input is queued. The\n" +
+			"events are read and sent a chunk at a time, so a file of any size takes bounded memory. A provider\n" +
+			"this daemon does not have is left out (its default answers), with a warning. Admins only.",
+		Args: cobra.ExactArgs(1),
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
+			var in io.Reader = os.Stdin
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in = f
+			}
+			s, n, err := importExport(ctx, g, c, bufio.NewReader(in))
+			if err != nil {
+				return err
+			}
+			printf(g.stdout, "imported %d events into a new session\n%s\n", n, s)
+			return nil
+		}),
+	}
+}
+
+// importExport reads an export ({"session": …, "events": […]}) token by
+// token, makes the session when its object has been read, and sends the
+// events in chunks as they come.
+func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader) (id string, n int, _ error) {
+	dec := json.NewDecoder(r)
+	bad := func(what string, err error) error {
+		return usageErrorf("not an export of albedo export --format json: %s: %v", what, err)
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0, bad("it does not start with {", err)
+	}
+	var chunk []wire.Event
+	size := 0
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		if _, err := c.ImportEvents(ctx, id, chunk); err != nil {
+			return err
+		}
+		n += len(chunk)
+		chunk, size = chunk[:0], 0
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return id, n, bad("a key", err)
+		}
+		switch key {
+		case "session":
+			var s wire.Session
+			if err := dec.Decode(&s); err != nil {
+				return id, n, bad("session", err)
+			}
+			if id, err = newImportedSession(ctx, g, c, s); err != nil {
+				return "", 0, err
+			}
+		case "events":
+			if id == "" {
+				return "", 0, bad("events", fmt.Errorf("they come before the session"))
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return id, n, bad("events", fmt.Errorf("not a list"))
+			}
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return id, n, bad("an event", err)
+				}
+				var ev wire.Event
+				if err := json.Unmarshal(raw, &ev); err != nil {
+					return id, n, bad("an event", err)
+				}
+				if len(chunk) == wire.MaxImportEvents || size+len(raw) > importChunkBytes {
+					if err := flush(); err != nil {
+						return id, n, err
+					}
+				}
+				chunk, size = append(chunk, ev), size+len(raw)
+			}
+			if _, err := dec.Token(); err != nil {
+				return id, n, bad("events", err)
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return id, n, bad(fmt.Sprint(key), err)
+			}
+		}
+	}
+	if id == "" {
+		return "", 0, bad("session", fmt.Errorf("missing"))
+	}
+	return id, n, flush()
+}
+
+// newImportedSession makes the session an export restores into: its
+// settings as they were, but a provider this daemon lacks.
+func newImportedSession(ctx context.Context, g *globals, c *client.Client, s wire.Session) (string, error) {
+	req := wire.SessionCreate{Title: s.Title, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model, Effort: s.Effort}
+	made, err := c.NewSession(ctx, req)
+	if err != nil && req.Provider != "" && client.Code(err) == wire.CodeBadRequest {
+		fmt.Fprintf(g.stderr, "albedo import: provider %q: %v; the session takes this daemon's default\n", req.Provider, err)
+		req.Provider = ""
+		made, err = c.NewSession(ctx, req)
+	}
+	return made.ID, err
+}

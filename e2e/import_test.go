@@ -1,0 +1,69 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"albedo/wire"
+)
+
+// exported is albedo export --format json, decoded.
+type exported struct {
+	Session wire.Session `json:"session"`
+	Events  []wire.Event `json:"events"`
+}
+
+// albedo import restores an export under a new id: the same events, with
+// their offsets, authors, texts and times, found by search too; importing
+// the same file again makes another session; a file that is not an
+// export is a usage error.
+func TestCLIImportRestoresAnExport(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "orig", create: wire.SessionCreate{Title: "the original", Model: "m9"}})
+	for _, text := range []string{"first words", "second words\nwith a line"} {
+		if _, err := fx.c.PutInput(fx.ctx, "orig", uuid.Must(uuid.NewV7()).String(), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitTurnsClosed(t, fx.ctx, fx.c, "orig", 2)
+	file := filepath.Join(t.TempDir(), "orig.json")
+	if err := os.WriteFile(file, []byte(cli(t, fx.home, "export", "orig", "--format", "json")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := cli(t, fx.home, "import", file)
+	id := strings.TrimSpace(lastLine(out))
+	if id == "orig" || !strings.Contains(out, "imported 8 events") {
+		t.Fatalf("import said:\n%s", out)
+	}
+	var a, b exported
+	if err := json.Unmarshal([]byte(cli(t, fx.home, "export", "orig", "--format", "json")), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(cli(t, fx.home, "export", id, "--format", "json")), &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Session.Title != "the original" || b.Session.Model != "m9" || b.Session.Epoch == a.Session.Epoch {
+		t.Fatalf("the imported session: %+v", b.Session)
+	}
+	ja, _ := json.Marshal(a.Events)
+	jb, _ := json.Marshal(b.Events)
+	if string(ja) != string(jb) {
+		t.Fatalf("the events differ:\n%s\n%s", ja, jb)
+	}
+	if got := cli(t, fx.home, "search", "second", "--session", id, "--json"); !strings.Contains(got, `"offset": 3`) {
+		t.Fatalf("the imported message is not found:\n%s", got)
+	}
+	again := strings.TrimSpace(lastLine(cli(t, fx.home, "import", file)))
+	if again == id {
+		t.Fatal("a second import reused the first's session")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`[1, 2]`), 0o600)
+	_, stderr, code := cliRun(t, fx.home, "", "import", bad)
+	wantExit(t, "a file that is not an export", stderr, code, 2, "not an export")
+}

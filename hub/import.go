@@ -1,0 +1,82 @@
+package hub
+
+import (
+	"context"
+
+	"albedo/db"
+	"albedo/wire"
+)
+
+// maxImportText is the most text an imported message may hold: a reply can
+// be longer than an input, but no event of an export is larger than a page
+// of history.
+const maxImportText = 1 << 20
+
+// ImportEvents appends the next events of a session restored from an
+// export, each as it was (type, role, author, text, turn, time), after
+// checking every one: offsets in order from the session's head + 1 (those
+// it holds already are skipped), a type the log knows, a role where a
+// message needs one. Only what the export held goes in: nothing runs, no
+// input is recorded, no turn starts.
+func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event) (int64, error) {
+	if len(evs) == 0 || len(evs) > wire.MaxImportEvents {
+		return 0, wire.Errorf(wire.CodeBadRequest, "events: 1 to %d a request", wire.MaxImportEvents)
+	}
+	for i, ev := range evs {
+		if err := checkImported(ev); err != nil {
+			return 0, wire.Errorf(wire.CodeBadRequest, "events[%d] (offset %d): %s", i, ev.Offset, err.Message)
+		}
+		if i > 0 && ev.Offset != evs[i-1].Offset+1 {
+			return 0, wire.Errorf(wire.CodeBadRequest, "events[%d]: offset %d after %d: offsets go up by one", i, ev.Offset, evs[i-1].Offset)
+		}
+	}
+	var head int64
+	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		if head, err = tx.Head(ctx, id); err != nil {
+			return err
+		}
+		if evs[0].Offset > head+1 {
+			return wire.Errorf(wire.CodeBadRequest, "events start at offset %d; the session's head is %d: send %d first", evs[0].Offset, head, head+1)
+		}
+		fresh := evs[min(head+1-evs[0].Offset, int64(len(evs))):]
+		if _, err := tx.AppendAsWas(ctx, id, fresh...); err != nil {
+			return err
+		}
+		head += int64(len(fresh))
+		return nil
+	})
+	if err != nil {
+		return 0, wireErr(err)
+	}
+	return head, nil
+}
+
+// checkImported refuses an event an export cannot hold.
+func checkImported(ev wire.Event) *wire.Error {
+	if ev.Offset < 1 || ev.At.IsZero() {
+		return wire.Errorf(wire.CodeBadRequest, "an event needs its offset and time")
+	}
+	switch ev.Type {
+	case wire.EventMessage:
+		switch ev.Role {
+		case wire.RoleUser, wire.RoleAssistant, wire.RoleBot:
+		default:
+			return wire.Errorf(wire.CodeBadRequest, "a message's role is user, assistant or bot, not %q", ev.Role)
+		}
+		if len(ev.Text) > maxImportText {
+			return wire.Errorf(wire.CodeBadRequest, "a message holds at most %d bytes", maxImportText)
+		}
+	case wire.EventTurn, wire.EventSettings:
+	default:
+		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)
+	}
+	if err := checkTexts("text", ev.Text, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
+		"state", ev.State, "reason", ev.Reason, "by", ev.By); err != nil {
+		if we, ok := err.(*wire.Error); ok {
+			return we
+		}
+		return wire.Errorf(wire.CodeBadRequest, "%v", err)
+	}
+	return nil
+}
