@@ -24,6 +24,8 @@ var permissions = map[string]hub.Rule{
 	"DELETE /v1/sessions/:id":                {Roles: hub.People, Need: wire.AccessCreator},
 	"GET /v1/sessions/:id/events":            {Roles: hub.Everyone, Need: wire.AccessRead},
 	"POST /v1/sessions/:id/import":           {Roles: hub.OwnerOnly}, // what it writes is attributed to anyone: admins only
+	"PUT /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},
+	"GET /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},
 	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
 	"POST /v1/sessions/:id/interrupt":        {Roles: hub.Speakers, Need: wire.AccessWrite},

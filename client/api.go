@@ -138,6 +138,13 @@ func (c *Client) ImportEvents(ctx context.Context, id string, evs []wire.Event) 
 	return out.Head, err
 }
 
+// SetRead sets this token's person's read marker in session to offset
+// (PUT /v1/sessions/{id}/read): their other devices hear of it at once.
+func (c *Client) SetRead(ctx context.Context, session string, offset int64) error {
+	_, err := c.call(ctx, http.MethodPut, sessPath(session)+"/read", nil, wire.ReadMark{Offset: offset}, nil, true)
+	return err
+}
+
 // Search finds the messages holding query that the token may read,
 // newest first (GET /v1/search): in session only if it is not "", from
 // the cursor after ("" for the newest), at most limit (0: the daemon's

@@ -209,6 +209,7 @@ func (a *App) loop() error {
 				break
 			}
 		case <-tick.C:
+			a.run(a.m.MarkRead())
 			if !a.m.Tick() {
 				continue
 			}
@@ -452,17 +453,10 @@ func (a *App) run(cmds []Cmd) {
 			}
 			a.openStream()
 		case cmdProviders:
+			a.goRun(func() { a.post(a.providers()) })
+		case cmdRead:
 			a.goRun(func() {
-				var r resProviders
-				r.List, r.Err = a.c.Providers(a.ctx)
-				if r.Err == nil {
-					var bots []client.Bot
-					bots, r.Err = a.c.Bots(a.ctx)
-					for _, b := range bots {
-						r.Bots = append(r.Bots, b.Name)
-					}
-				}
-				a.post(r)
+				_ = a.c.SetRead(a.ctx, cmd.Session, cmd.Offset) // said again with the next news
 			})
 		case cmdSearch:
 			a.goRun(func() {
@@ -476,6 +470,20 @@ func (a *App) run(cmds []Cmd) {
 			})
 		}
 	}
+}
+
+// providers lists what /new may name: the daemon's providers and bots.
+func (a *App) providers() resProviders {
+	var r resProviders
+	r.List, r.Err = a.c.Providers(a.ctx)
+	if r.Err == nil {
+		var bots []client.Bot
+		bots, r.Err = a.c.Bots(a.ctx)
+		for _, b := range bots {
+			r.Bots = append(r.Bots, b.Name)
+		}
+	}
+	return r
 }
 
 // patch changes settings with the session's ETag; a stale ETag is retried

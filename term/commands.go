@@ -39,7 +39,13 @@ type (
 	cmdProviders struct{}                 // what /new may name: the daemon's providers and bots
 	cmdTyped     struct{ Session string } // the draft changed: presence says so to the others
 	cmdSearch    struct{ Query string }   // search every session (hits.go)
+	cmdRead      struct {                 // the person has read session up to offset (read.go)
+		Session string
+		Offset  int64
+	}
 )
+
+func (cmdRead) isCmd() {}
 
 func (cmdSearch) isCmd() {}
 

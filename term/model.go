@@ -110,7 +110,9 @@ type SessionView struct {
 	Follow bool
 	Top    int
 
-	draft       []rune // the composer's text while another session has the focus
+	readSent    int64     // the read marker this client last set or heard of (read.go)
+	readAt      time.Time // when it last set it
+	draft       []rune    // the composer's text while another session has the focus
 	draftCursor int
 
 	rendered  transcript  // Events as drawn (transcript.go)

@@ -473,6 +473,8 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 		s.StreamText += it.Text.Text
 	case wire.PushPresence:
 		s.People, s.MorePeople = it.Presence.People, it.Presence.More
+	case wire.PushRead:
+		m.readElsewhere(s, it.Read.Offset)
 	case wire.PushStatus:
 		st := it.Status
 		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag

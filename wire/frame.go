@@ -32,6 +32,7 @@ const (
 	PushPresence Op = "presence"
 	PushBye      Op = "bye"
 	PushTurn     Op = "turn"
+	PushRead     Op = "read"     // the connection's person read a session up to an offset, on this device or another"
 	PushSessions Op = "sessions" // the list of sessions changed: list again (hello's sessions)
 )
 

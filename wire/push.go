@@ -157,6 +157,7 @@ type Frame struct {
 	Presence *PresencePush // presence
 	Bye      *ByePush      // bye
 	Turn     *TurnPush     // turn
+	Read     *ReadPush     // read
 }
 
 // UnmarshalJSON decodes with DecodeFrame: json.Unmarshal into a Frame reads
@@ -216,6 +217,10 @@ func DecodeFrame(raw []byte) (Frame, error) {
 		f.Turn = new(TurnPush)
 		err = json.Unmarshal(raw, f.Turn)
 		f.Session = f.Turn.Session
+	case PushRead:
+		f.Read = new(ReadPush)
+		err = json.Unmarshal(raw, f.Read)
+		f.Session = f.Read.Session
 	}
 	if err != nil {
 		return Frame{}, fmt.Errorf("decode %q frame: %w", op, err)

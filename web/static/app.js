@@ -251,6 +251,16 @@ function handlerFor(v) {
       if (v.id === app.current) drawMeta();
       drawListSoon();
     },
+    read(f) {
+      // Read up to f.offset, here or on another device.
+      v.readSent = Math.max(v.readSent || 0, f.offset);
+      if (v.id === app.current) return;
+      const after = v.events.filter((e) => e.type === 'message' && e.offset > f.offset && e.offset > v.history).length;
+      if (after < v.unread) {
+        v.unread = after;
+        drawListSoon();
+      }
+    },
     presence(f) {
       v.presence = f;
       if (v.id === app.current) drawMeta();
@@ -722,6 +732,22 @@ function typed() {
   app.client.typing(app.current);
 }
 
+// READ_EVERY_MS is how often at most the page sets a read marker.
+const READ_EVERY_MS = 1000;
+
+// markRead sets the person's read marker in the open session to its end,
+// while the page has the focus and its transcript follows the end: their
+// other devices then count nothing before it as unread. A viewer (a
+// link's) has no marker.
+function markRead() {
+  const v = app.views.get(app.current);
+  if (!v || !document.hasFocus() || !following() || app.role === 'viewer' || app.client.state.phase !== 'connected') return;
+  const last = v.events[v.events.length - 1]?.offset || 0;
+  if (last <= (v.readSent || 0) || last < v.history) return;
+  v.readSent = last;
+  app.api.setRead(v.id, last).catch(() => { v.readSent = 0; });
+}
+
 // --- the owner's actions ------------------------------------------------
 
 async function send() {
@@ -888,6 +914,8 @@ function start() {
   });
   if ($('input')) wireOwner();
   setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
+  // The open session's read marker follows what the person sees.
+  setInterval(markRead, READ_EVERY_MS);
   // A running turn's time, in the meta line, goes on by the second.
   setInterval(() => { if (app.views.get(app.current)?.running) drawMeta(); }, 1000);
 }

@@ -448,6 +448,7 @@ export class Api {
     return this.call('GET', `/v1/search?${p}`).then((r) => r.data);
   }
   bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
+  setRead(id, offset) { return this.call('PUT', `/v1/sessions/${encodeURIComponent(id)}/read`, { body: { offset } }); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
   // before: a page of events older than that offset.
   history(id, before, limit = 100) {
