@@ -55,8 +55,18 @@ func TestCLIImportRestoresAnExport(t *testing.T) {
 	if string(ja) != string(jb) {
 		t.Fatalf("the events differ:\n%s\n%s", ja, jb)
 	}
-	if got := cli(t, fx.home, "search", "second", "--session", id, "--json"); !strings.Contains(got, `"offset": 3`) {
-		t.Fatalf("the imported message is not found:\n%s", got)
+	var second int64 // where the second input is: the turns' timing decides
+	for _, ev := range a.Events {
+		if ev.Role == wire.RoleUser && strings.HasPrefix(ev.Text, "second") {
+			second = ev.Offset
+		}
+	}
+	var found []wire.SearchResult
+	if err := json.Unmarshal([]byte(cli(t, fx.home, "search", "second", "--session", id, "--json")), &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 2 || found[1].Offset != second || found[1].Session != id {
+		t.Fatalf("the imported message (offset %d) is not found: %+v", second, found)
 	}
 	again := strings.TrimSpace(lastLine(cli(t, fx.home, "import", file)))
 	if again == id {

@@ -227,8 +227,14 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 					return err
 				}
 				// At once to the bot's next connection: what node
-				// announced is forgotten until it announces again.
-				b.h.forgetBotNode(node)
+				// announced is forgotten until it announces again,
+				// and a node that stopped answering is not believed
+				// for a while (nodeGone).
+				if errors.Is(err, errNodeGone) {
+					b.h.nodeGone(node)
+				} else {
+					b.h.forgetBotNode(node)
+				}
 				if req.Restart != nil {
 					req.Restart()
 				}

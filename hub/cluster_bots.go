@@ -79,6 +79,7 @@ type botTurnRequest struct {
 type remoteBots struct {
 	mu      sync.Mutex
 	nodes   map[string]map[string]time.Time // bot → node → last announced
+	gone    map[string]time.Time            // nodes that stopped answering → until when their notices are not believed
 	waiting map[string]*remoteTurn          // turns this node handed out, by turn id
 	served  map[string]*botTurn             // turns this node serves for another, by turn id
 	acks    map[string]func(error)          // bots' ends of turns served here, waiting for the turn's node to commit them
@@ -132,6 +133,13 @@ func (h *Hub) onBots(n botsNotice) {
 	now := time.Now()
 	var arrived []string
 	rb.mu.Lock()
+	if until, ok := rb.gone[n.Node]; ok {
+		if now.Before(until) {
+			rb.mu.Unlock()
+			return // sent before it stopped answering, read after (nodeGone)
+		}
+		delete(rb.gone, n.Node)
+	}
 	if rb.nodes == nil {
 		rb.nodes = map[string]map[string]time.Time{}
 	}
@@ -213,10 +221,8 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 		delete(h.remote.waiting, req.TurnID)
 		h.remote.mu.Unlock()
 	}()
-	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs})
-	if _, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout); err != nil {
-		h.log.Info("a bot's node did not take a turn", "node", node, "bot", b.name, "err", err)
-		return errLost
+	if err := b.handOver(ctx, node, req, msgs); err != nil {
+		return err
 	}
 	check := time.NewTicker(botCheckEvery)
 	defer check.Stop()
@@ -233,7 +239,7 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 				return errLost // the bot's connection there is gone
 			}
 			if misses++; misses >= botCheckMisses {
-				return errLost // the bot's node is gone
+				return errNodeGone
 			}
 			continue
 		case <-ctx.Done():
@@ -267,6 +273,42 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 	}
 }
 
+// handOver asks node to hand the turn to its bot connection. While the
+// answer is awaited the node is asked, as the turn's checks do, whether it
+// is there at all: one that dies after its bot got the turn, before its
+// answer left, would otherwise hold the turn for botRequestTimeout.
+func (b botProvider) handOver(ctx context.Context, node string, req provider.Request, msgs []wire.TurnMessage) error {
+	h := b.h
+	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs})
+	answer := make(chan error, 1)
+	go func() {
+		_, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout)
+		answer <- err
+	}()
+	check := time.NewTicker(botCheckEvery)
+	defer check.Stop()
+	misses := 0
+	for {
+		select {
+		case err := <-answer:
+			if err != nil {
+				h.log.Info("a bot's node did not take a turn", "node", node, "bot", b.name, "err", err)
+				return errLost
+			}
+			return nil
+		case <-check.C:
+			if _, answered := h.stillServesTurn(ctx, node, req); answered {
+				misses = 0
+			} else if misses++; misses >= botCheckMisses {
+				h.log.Info("a bot's node stopped answering while it took a turn", "node", node, "bot", b.name)
+				return errNodeGone
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // botRequestTimeout bounds handing a turn to a bot's node, or cancelling
 // it there: the node answers at once, before the bot replies.
 const botRequestTimeout = 10 * time.Second
@@ -286,6 +328,25 @@ func (h *Hub) stillServesTurn(ctx context.Context, node string, req provider.Req
 	body, _ := json.Marshal(botTurnRequest{From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
 	resp, err := h.ask(ctx, request{To: node, Op: "bot-check", Session: req.Session, Body: body}, botCheckEvery)
 	return err == nil && resp.Running, err == nil
+}
+
+// errNodeGone is errLost when the bot's node stopped answering.
+var errNodeGone = fmt.Errorf("%w: its node does not answer", errLost)
+
+// nodeGone forgets what node announced of its bots, and believes none of
+// its notices for remoteTTL: one it sent before it died may still be read
+// after, and a turn sent back there would wait botRequestTimeout for an
+// answer that never comes. A node that comes back announces again once
+// that has passed.
+func (h *Hub) nodeGone(node string) {
+	h.forgetBotNode(node)
+	rb := &h.remote
+	rb.mu.Lock()
+	if rb.gone == nil {
+		rb.gone = map[string]time.Time{}
+	}
+	rb.gone[node] = time.Now().Add(remoteTTL)
+	rb.mu.Unlock()
 }
 
 // forgetBotNode forgets what node announced of its bots, until it
