@@ -201,6 +201,17 @@ type botProvider struct {
 
 func (b botProvider) Author(provider.Request) string { return b.name }
 
+// leave forgets node as the bot's server after a turn was lost there
+// (err): what it announced is forgotten until it announces again, and a
+// node that stopped answering is not believed for a while (nodeGone).
+func (b botProvider) leave(node string, err error) {
+	if errors.Is(err, errNodeGone) {
+		b.h.nodeGone(node)
+		return
+	}
+	b.h.forgetBotNode(node)
+}
+
 // Stream waits for a serving connection, hands it the turn, and relays its
 // replies; when that connection drops, the turn starts over with the next
 // one (or waits).
@@ -226,15 +237,7 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 				if !errors.Is(err, errLost) {
 					return err
 				}
-				// At once to the bot's next connection: what node
-				// announced is forgotten until it announces again,
-				// and a node that stopped answering is not believed
-				// for a while (nodeGone).
-				if errors.Is(err, errNodeGone) {
-					b.h.nodeGone(node)
-				} else {
-					b.h.forgetBotNode(node)
-				}
+				b.leave(node, err) // at once to the bot's next connection
 				if req.Restart != nil {
 					req.Restart()
 				}
