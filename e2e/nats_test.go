@@ -891,6 +891,13 @@ func TestClusterTerminalSurvivesItsNode(t *testing.T) {
 	x.waitPane("the composer of a new session", has("message · /help"))
 	x.keys("first prompt", "Enter")
 	x.waitPane("the first reply", has("echo: first prompt"))
+	// Shown is not committed: the pane shows the reply as it streams, and
+	// a node killed before its commit leaves the turn interrupted.
+	first, err := cl.nodes[0].c.Sessions(ctx)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("sessions: %v %v", first, err)
+	}
+	waitTurnsClosed(t, ctx, cl.nodes[0].c, first[0].ID, 1)
 
 	lb.mu.Lock()
 	behind := byPort[lb.last]
