@@ -51,6 +51,10 @@ func TestSearchAcrossSessions(t *testing.T) {
 	e.say("b", "a kettle of fish")
 	e.say("c", "no such thing here")
 	e.say("c", "kettles everywhere")
+	// The echoes are committed after the inputs' receipts: wait for them.
+	e.settle("a", 1)
+	e.settle("b", 1)
+	e.settle("c", 2)
 
 	code, res, _ := e.find(nil, url.Values{"q": {"kettle*"}})
 	if code != 200 || len(res.Results) != 6 { // each input and its echo
