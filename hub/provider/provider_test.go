@@ -79,7 +79,10 @@ func TestOpenAIStreamsAndSendsModelAndEffort(t *testing.T) {
 func TestOpenAIFailuresAreReadable(t *testing.T) {
 	t.Parallel()
 	f := fake(t)
-	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m", IdleTimeout: Duration{300 * time.Millisecond}}, "")
+	// Only the silent case waits for the idle timeout: the others answer
+	// at once, and a loaded machine may take longer than 300 ms to say so.
+	p := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m", IdleTimeout: Duration{30 * time.Second}}, "")
+	quick := NewOpenAI("local", Profile{BaseURL: f.URL, DefaultModel: "m", IdleTimeout: Duration{300 * time.Millisecond}}, "")
 	cases := []struct {
 		name  string
 		reply fakeopenai.Reply
@@ -93,6 +96,10 @@ func TestOpenAIFailuresAreReadable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			p := p
+			if tc.reply.Silent {
+				p = quick
+			}
 			f.Push(tc.reply)
 			_, err := collect(t, p, context.Background(), Request{Messages: []Message{{Role: "user", Text: "x"}}})
 			if err == nil {
