@@ -54,8 +54,8 @@ func (b *batchState) index(ctx context.Context, tx bun.Tx, stmts *flushStmts, se
 		}
 		return search, nil
 	}
-	var last int64
-	if err := tx.Tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+	last, err := lastDocID(ctx, tx.Tx)
+	if err != nil {
 		return search, fmt.Errorf("index messages: %w", err)
 	}
 	// In place: (session, offset, text) becomes (docid, session, offset)
@@ -222,33 +222,43 @@ func (d *DB) searchSQL(q Query, session string, before int64, limit int) (string
 // log is emptied, in the order they were logged: the docids searchLog
 // gave them.
 func indexLog(ctx context.Context, tx *sql.Tx) error {
-	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+	last, err := lastDocID(ctx, tx)
+	if err != nil {
 		return fmt.Errorf("fold: index: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR ROLLBACK INTO search_docs (session, "offset")
-		SELECT session, "offset" FROM events_log WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`); err != nil {
+		SELECT session, "offset"`+loggedDocs); err != nil {
 		return fmt.Errorf("fold: index: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts (docid, text)
-		SELECT ? + row_number() OVER (ORDER BY r), t FROM (
-			SELECT rowid AS r, json_extract(payload, '$.text') AS t FROM events_log WHERE type = 'message'
-		) WHERE coalesce(t, '') <> ''`, last); err != nil {
+		SELECT ? + row_number() OVER (ORDER BY rowid), json_extract(payload, '$.text')`+loggedDocs, last); err != nil {
 		return fmt.Errorf("fold: index text: %w", err)
 	}
 	return nil
+}
+
+// loggedDocs is the log's documents in the order they were logged: its
+// messages with text. indexLog numbers them so and searchLog gives them
+// the same numbers before the fold, so both read them through this.
+const loggedDocs = ` FROM events_log
+	WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`
+
+// lastDocID is the largest docid indexed (0: none), as tx sees it.
+func lastDocID(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var last int64
+	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last)
+	return last, err
 }
 
 // searchLog finds q in the messages of SQLite's log that are below
 // before, at most limit, newest first, each with the docid its fold will
 // give it.
 func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit int) ([]SearchHit, error) {
-	var last int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last); err != nil {
+	last, err := lastDocID(ctx, tx)
+	if err != nil {
 		return nil, fmt.Errorf("search the log: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT session, "offset", json_extract(payload, '$.text') FROM events_log
-		WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`)
+	rows, err := tx.QueryContext(ctx, `SELECT session, "offset", json_extract(payload, '$.text')`+loggedDocs)
 	if err != nil {
 		return nil, fmt.Errorf("search the log: %w", err)
 	}
