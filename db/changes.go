@@ -25,6 +25,7 @@ const (
 	ChangeGrant    ChangeKind = "grant"    // A: a member's id; B: a session whose access changed
 	ChangeDeleted  ChangeKind = "deleted"  // A: a session deleted
 	ChangeCreated  ChangeKind = "created"  // A: a session made
+	ChangeRead     ChangeKind = "read"     // A: a person's author id; B: a session where they set their read marker
 )
 
 // Change is one recorded change. Gen numbers the transaction that made

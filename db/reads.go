@@ -14,6 +14,7 @@ func (t *Tx) SetRead(ctx context.Context, reader, session string, offset int64) 
 		ON CONFLICT (reader, session) DO UPDATE SET "offset" = excluded."offset"`), reader, session, offset); err != nil {
 		return fmt.Errorf("set read marker: %w", err)
 	}
+	t.record(ChangeRead, reader, session)
 	return nil
 }
 

@@ -173,6 +173,9 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	}
 	t.setCounters(id, counters{head: -1})
 	t.deleted = append(t.deleted, id)
+	if err := t.bury(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	t.record(ChangeDeleted, id, "")
 	if err := t.deleteSessionGrants(ctx, id); err != nil {
 		return nil, nil, err

@@ -91,7 +91,7 @@ func (h *Hub) catchUpChanges(from int64) int64 {
 // narrowed tokens), then revocations, which are final.
 func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 	var revoked, narrowed, deleted []string
-	var grants []db.Change
+	var grants, reads []db.Change
 	listed := false
 	for _, c := range cs {
 		if c.Node == h.opts.Node {
@@ -108,10 +108,17 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 			deleted = append(deleted, c.A)
 		case db.ChangeCreated:
 			listed = true
+		case db.ChangeRead:
+			reads = append(reads, c)
 		}
 	}
 	for _, id := range deleted {
 		h.sessionGone(id)
+	}
+	for _, r := range reads {
+		if err := h.readElsewhere(ctx, r.A, r.B); err != nil {
+			return err
+		}
 	}
 	for _, g := range grants {
 		a, err := h.db.GrantOf(ctx, g.A, g.B)
@@ -122,6 +129,7 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 		if was := h.tokens.setAccess(g.A, g.B, now); rank(now) < rank(was) {
 			h.cutAccess(g.A, g.B, now)
 		}
+		h.feed.accessChanged(g.A, g.B, now)
 	}
 	var still []string
 	for _, id := range narrowed {

@@ -49,6 +49,7 @@ type Conn struct {
 	turns       map[string]*botTurn // turns handed to it, by turn id
 	listens     bool                // hears of sessions made and deleted (sessions_push.go)
 	sessionsDue bool                // a sessions push is due
+	feed        *feedCursor         // its place in the sessions feed, if it follows it (feed_conn.go)
 }
 
 // sub is one cursor. Its fields are guarded by conn.mu.
@@ -335,6 +336,9 @@ func (c *Conn) Close() {
 		return
 	}
 	c.closed = true
+	if cur := c.feed; cur != nil && cur.timer != nil {
+		cur.timer.Stop()
+	}
 	if c.timer != nil {
 		c.timer.Stop()
 		c.timer = nil
@@ -357,6 +361,7 @@ func (c *Conn) Close() {
 		c.hub.unserve(c, serving, turns)
 	}
 	c.hub.removeConn(c)
+	c.hub.feed.forget(c)
 	for _, ch := range chans {
 		c.hub.viewersChanged(ch)
 	}

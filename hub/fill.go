@@ -22,6 +22,7 @@ func (c *Conn) Fill(ctx context.Context, buf []byte, limit int) ([]byte, error) 
 		return buf, nil // the rest of the replies first, in the next batch
 	}
 	buf = c.takeSessionsPush(buf, limit)
+	buf = c.fillFeed(ctx, buf, limit)
 	for len(buf) < limit {
 		var err error
 		var more bool

@@ -138,6 +138,7 @@ type Hub struct {
 	draining atomic.Bool    // no new leases claimed; those held given up after their turn (Drain)
 
 	tokens tokenTable // owner (made by a command), bot and viewer tokens
+	feed   feed       // every session as the sessions feed shows it (feed.go)
 	bots   botTable   // connections serving bot turns
 	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
 	stats  hubStats   // for Stats
@@ -175,6 +176,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
 		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
+	h.feed.h = h
 	if opts.NATS != nil {
 		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
 	}
@@ -233,7 +235,9 @@ func (h *Hub) Close(ctx context.Context) error {
 // acceptance order. It runs on the writer goroutine and never blocks on a
 // client.
 func (h *Hub) onCommit(cs []db.Committed) {
+	now := time.Now()
 	for _, c := range cs {
+		h.feed.committed(c, now)
 		var ended []string
 		var inputs []queued
 		for _, e := range c.Events {
@@ -375,6 +379,7 @@ func (h *Hub) viewersChanged(ch *channel) {
 // drives: its own cursors, and the other nodes of a cluster
 // (publishStatus).
 func (h *Hub) runChanged(ch *channel) {
+	h.feed.touch(ch.id)
 	h.statusChanged(ch)
 	h.publishStatus(ch)
 }

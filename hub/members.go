@@ -152,6 +152,7 @@ func (h *Hub) setGrant(ctx context.Context, session, member string, access wire.
 	if was := h.tokens.setAccess(m.ID, session, access); rank(access) < rank(was) {
 		h.cutAccess(m.ID, session, access)
 	}
+	h.feed.accessChanged(m.ID, session, access)
 	h.changed()
 	return nil
 }

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"slices"
 
 	"albedo/db"
 	"albedo/wire"
@@ -43,7 +44,12 @@ func (h *Hub) SetRead(ctx context.Context, p Principal, session string, offset i
 	if err != nil {
 		return wireErr(err)
 	}
-	h.pushRead(who, session, offset)
+	_, unread, err := h.db.Unread(ctx, who, session)
+	if err != nil {
+		return wireErr(err)
+	}
+	h.pushRead(who, session, offset, unread)
+	h.changed()
 	return nil
 }
 
@@ -60,30 +66,42 @@ func (h *Hub) ReadOf(ctx context.Context, p Principal, session string) (int64, e
 	return off, wireErr(err)
 }
 
-// pushRead sends a read push to the connections of who on this node that
-// follow session.
-func (h *Hub) pushRead(who, session string, offset int64) {
-	ch := h.served(session)
-	if ch == nil {
+// pushRead sends a read push to the connections of who on this node
+// that follow session or the sessions feed.
+func (h *Hub) pushRead(who, session string, offset int64, unread int) {
+	var conns []*Conn
+	if ch := h.served(session); ch != nil {
+		ch.mu.Lock()
+		for _, s := range ch.subList() {
+			if s.conn.info.AuthorID == who {
+				conns = append(conns, s.conn)
+			}
+		}
+		ch.mu.Unlock()
+	}
+	h.feed.mu.Lock()
+	for c := range h.feed.conns {
+		if c.info.AuthorID == who && !slices.Contains(conns, c) {
+			conns = append(conns, c)
+		}
+	}
+	h.feed.mu.Unlock()
+	if len(conns) == 0 {
 		return
 	}
-	ch.mu.Lock()
-	subs := ch.subList()
-	ch.mu.Unlock()
-	var frame []byte
-	for _, s := range subs {
-		c := s.conn
-		if c.info.AuthorID != who {
-			continue
-		}
-		if frame == nil {
-			frame = wire.Encode(wire.ReadPush{Op: wire.PushRead, Session: session, Offset: offset})
-		}
-		c.mu.Lock()
-		if c.subs[session] == s {
-			c.queueReply(frame)
-		}
-		c.mu.Unlock()
-		c.signal()
+	frame := wire.Encode(wire.ReadPush{Op: wire.PushRead, Session: session, Offset: offset, Unread: unread})
+	for _, c := range conns {
+		c.Reply(frame)
 	}
+}
+
+// readElsewhere tells this node's connections of who that they set their
+// read marker in session on another node.
+func (h *Hub) readElsewhere(ctx context.Context, who, session string) error {
+	off, unread, err := h.db.Unread(ctx, who, session)
+	if err != nil {
+		return err
+	}
+	h.pushRead(who, session, off, unread)
+	return nil
 }

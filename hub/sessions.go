@@ -95,6 +95,7 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 		h.tokens.setAccess(by.MemberID, id, wire.AccessCreator)
 	}
 	if created {
+		h.feed.session(out)
 		h.sessionsChanged()
 		h.changed()
 	}
@@ -218,6 +219,7 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 // settingsChanged records a newer version of a session's settings in its
 // channel (if loaded) and pushes status.
 func (h *Hub) settingsChanged(s db.Session) {
+	h.feed.session(s)
 	h.mu.Lock()
 	ch := h.chans[s.ID]
 	h.mu.Unlock()
@@ -270,6 +272,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 // here or on another node: its turns stop, its grants are forgotten, and
 // its watchers get a reset (deleted).
 func (h *Hub) sessionGone(id string) {
+	h.feed.gone(id)
 	h.cancelTurns(id)
 	h.tokens.dropSession(id)
 	h.dropChannel(id)

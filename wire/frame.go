@@ -89,6 +89,11 @@ type Command struct {
 	InputID string `json:"input_id,omitempty"`
 	Text    string `json:"text,omitempty"`
 
+	// feed, feed_page
+	Pos    string `json:"pos,omitempty"`    // feed: resume after this position
+	Limit  int    `json:"limit,omitempty"`  // feed, feed_page: sessions in the page
+	Cursor string `json:"cursor,omitempty"` // feed_page: the next of a page before
+
 	// reply (bots)
 	TurnID string `json:"turn_id,omitempty"`
 	Done   bool   `json:"done,omitempty"`
@@ -139,6 +144,9 @@ type Reply struct {
 	Receipt     *Receipt `json:"receipt,omitempty"`
 	Interrupted *bool    `json:"interrupted,omitempty"`
 	TurnID      string   `json:"turn_id,omitempty"`
+
+	// feed, feed_page
+	Feed *FeedReply `json:"feed,omitempty"`
 }
 
 // Sub returns the reply to a sub command as the SubReply it carries inline:

@@ -158,6 +158,7 @@ type Frame struct {
 	Bye      *ByePush      // bye
 	Turn     *TurnPush     // turn
 	Read     *ReadPush     // read
+	Feed     *FeedPush     // feed
 }
 
 // UnmarshalJSON decodes with DecodeFrame: json.Unmarshal into a Frame reads
@@ -221,6 +222,9 @@ func DecodeFrame(raw []byte) (Frame, error) {
 		f.Read = new(ReadPush)
 		err = json.Unmarshal(raw, f.Read)
 		f.Session = f.Read.Session
+	case PushFeed:
+		f.Feed = new(FeedPush)
+		err = json.Unmarshal(raw, f.Feed)
 	}
 	if err != nil {
 		return Frame{}, fmt.Errorf("decode %q frame: %w", op, err)

@@ -13,4 +13,6 @@ type ReadPush struct {
 	Op      Op     `json:"op"` // "read"
 	Session string `json:"session"`
 	Offset  int64  `json:"offset"`
+	// Unread is how many messages came after it (at most MaxUnread).
+	Unread int `json:"unread"`
 }

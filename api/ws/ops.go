@@ -36,6 +36,8 @@ var ops = map[wire.Op]opRule{
 	wire.OpReply:     {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
 	wire.OpTyping:    {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).typing},
 	wire.OpPeople:    {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).people},
+	wire.OpFeed:      {hub.Rule{Roles: hub.People}, (*conn).feed},
+	wire.OpFeedPage:  {hub.Rule{Roles: hub.People}, (*conn).feedPage},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does

@@ -1,0 +1,132 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"albedo/wire"
+)
+
+// What the hub's sessions feed reads from the store: every session once
+// (its index of them), the sessions other nodes changed since a time, the
+// sessions deleted since a time (tombstones), a session's newest message
+// and a person's unread count. The feed keeps the rest in memory.
+
+// keepTombstones is how long a deleted session's tombstone is kept: a
+// feed resumed from further back than this starts again.
+const keepTombstones = 30 * 24 * time.Hour
+
+// KeepTombstones is keepTombstones, for the hub.
+const KeepTombstones = keepTombstones
+
+// Tombstone is a session deleted at a time.
+type Tombstone struct {
+	ID string
+	At time.Time
+}
+
+// AllSessions reads every session, for the feed's index. Its cost grows
+// with the home, which is why the hub reads it once and keeps it.
+func (d *DB) AllSessions(ctx context.Context) ([]Session, error) {
+	return d.sessionsWhere(ctx, "TRUE")
+}
+
+// SessionsSince reads the sessions whose last change is at or after at:
+// those another node of a cluster changed, for the feed.
+func (d *DB) SessionsSince(ctx context.Context, at time.Time) ([]Session, error) {
+	return d.sessionsWhere(ctx, "updated_at >= ?", formatTime(at))
+}
+
+func (d *DB) sessionsWhere(ctx context.Context, where string, args ...any) ([]Session, error) {
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT `+sessionColumns+` FROM sessions_now WHERE `+where), args...)
+	if err != nil {
+		return nil, fmt.Errorf("read sessions: %w", err)
+	}
+	defer rows.Close()
+	var ss []Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read sessions: %w", err)
+		}
+		ss = append(ss, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read sessions: %w", err)
+	}
+	return ss, nil
+}
+
+// Tombstones reads the sessions deleted at or after since.
+func (d *DB) Tombstones(ctx context.Context, since time.Time) ([]Tombstone, error) {
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT id, at FROM tombstones WHERE at >= ?`), formatTime(since))
+	if err != nil {
+		return nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	defer rows.Close()
+	var ts []Tombstone
+	for rows.Next() {
+		var id, at string
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, fmt.Errorf("read tombstones: %w", err)
+		}
+		ts = append(ts, Tombstone{ID: id, At: parseTime(at)})
+	}
+	return ts, rows.Err()
+}
+
+// bury records the session's tombstone, and forgets those older than
+// keepTombstones.
+func (t *Tx) bury(ctx context.Context, id string) error {
+	now := formatTime(t.now)
+	if _, err := t.sql.ExecContext(ctx, t.bind(`INSERT INTO tombstones (id, at) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET at = excluded.at`), id, now); err != nil {
+		return fmt.Errorf("record tombstone: %w", err)
+	}
+	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM tombstones WHERE at < ?`), formatTime(t.now.Add(-keepTombstones))); err != nil {
+		return fmt.Errorf("prune tombstones: %w", err)
+	}
+	return nil
+}
+
+// lastMessageSQL reads a session's newest message.
+var lastMessageSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND type = 'message'`) +
+	` ORDER BY "offset" DESC LIMIT 1`
+
+// LastMessage reads a session's newest message; ok is false when it has
+// none.
+func (d *DB) LastMessage(ctx context.Context, session string) (_ Event, ok bool, _ error) {
+	e := Event{Session: session}
+	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(lastMessageSQL), session, session).Scan(&e.Offset, &e.Type, &e.JSON)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Event{}, false, nil
+	}
+	if err != nil {
+		return Event{}, false, fmt.Errorf("read newest message: %w", err)
+	}
+	return e, true, nil
+}
+
+// unreadSQL counts up to MaxUnread messages of a session after an offset.
+var unreadSQL = `SELECT count(*) FROM (` +
+	bothTables(`SELECT 1 AS one FROM events WHERE session = ? AND "offset" > ? AND type = 'message'`) +
+	` LIMIT ` + fmt.Sprint(wire.MaxUnread) + `) AS unread`
+
+// Unread returns reader's read marker in session (0: none) and how many
+// messages came after it, counted up to wire.MaxUnread: a count that
+// costs the messages it counts, not the session's size.
+func (d *DB) Unread(ctx context.Context, reader, session string) (read int64, unread int, _ error) {
+	if reader != "" {
+		var err error
+		if read, err = d.ReadOf(ctx, reader, session); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(unreadSQL), session, read, session, read).Scan(&unread); err != nil {
+		return 0, 0, fmt.Errorf("count unread: %w", err)
+	}
+	return read, unread, nil
+}
