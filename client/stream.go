@@ -37,6 +37,15 @@ type StreamOptions struct {
 	// does, from the stream's reader: list the sessions again. Only owner
 	// tokens are told; the hello of others goes on without it.
 	OnSessions func()
+	// OnFeed, if set, follows the sessions feed (owners and members):
+	// after every (re)connection the stream asks for it, resuming from
+	// the last position it was given, and hands each reply and push here,
+	// from the stream's reader; it must return quickly. Read pushes come
+	// here too (and to the session's subscription, if any).
+	OnFeed func(FeedUpdate)
+	// FeedPage is the size of the feed's first page (0: the daemon's
+	// default).
+	FeedPage int
 }
 
 // ErrStreamClosed is returned by a Subscription or Stream used after Close.
@@ -60,13 +69,14 @@ type Stream struct {
 	// pending ones, in their order, before any sent after them.
 	sendMu sync.Mutex
 
-	mu    sync.Mutex
-	subs  map[string]*Subscription
-	sends map[string]*pendingSend // by input_id: sent, no receipt yet
-	seq   uint64                  // the last pendingSend.seq given
-	conn  *streamConn             // the live connection, nil while down
-	state State
-	err   error // terminal
+	mu      sync.Mutex
+	subs    map[string]*Subscription
+	sends   map[string]*pendingSend // by input_id: sent, no receipt yet
+	seq     uint64                  // the last pendingSend.seq given
+	conn    *streamConn             // the live connection, nil while down
+	feedPos string                  // the sessions feed's newest position
+	state   State
+	err     error // terminal
 }
 
 // pendingSend is an input sent and not yet receipted. After a

@@ -98,6 +98,9 @@ func (st *Stream) attached(sc *streamConn, snap Snapshot) {
 	if st.opts.OnTurn != nil {
 		sc.command(wire.Command{Op: wire.OpServe}, nil)
 	}
+	if st.opts.OnFeed != nil {
+		sc.startFeed()
+	}
 	st.setState(State{Phase: Connected, Snap: snap})
 	st.mu.Lock()
 	sc.ready = true
@@ -298,6 +301,15 @@ func (sc *streamConn) dispatch(raw []byte) error {
 		if sc.st.opts.OnSessions != nil {
 			sc.st.opts.OnSessions()
 		}
+	case f.Feed != nil:
+		if sc.st.opts.OnFeed != nil {
+			sc.st.feedPush(f.Feed)
+		}
+	case f.Read != nil:
+		if sc.st.opts.OnFeed != nil {
+			sc.st.opts.OnFeed(FeedUpdate{Read: f.Read})
+		}
+		sc.deliver(Item{Frame: f, Raw: raw})
 	case f.Session != "":
 		sc.deliver(Item{Frame: f, Raw: raw})
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"albedo/client"
@@ -16,8 +17,9 @@ import (
 // of its own. These tests watch its websocket from Chromium's side
 // (recordSockets) and the daemon's.
 
-// One websocket carries every session the page shows: the one open and
-// those of the list, each live (their messages count as unread).
+// One websocket carries every session the page shows: the one open
+// subscribed, the list's from the sessions feed, each live (their
+// messages count as unread). Opening another subscribes it.
 func TestWebOneSocketForEverySession(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "a", create: wire.SessionCreate{Title: "alpha"}})
@@ -42,13 +44,21 @@ func TestWebOneSocketForEverySession(t *testing.T) {
 	if n := ws.count(); n != 1 {
 		t.Fatalf("the page opened %d websockets", n)
 	}
-	var subs []string
-	for _, c := range ws.sentOps(wire.OpSub) {
-		subs = append(subs, c.Session)
+	subs := func() []string {
+		var subs []string
+		for _, c := range ws.sentOps(wire.OpSub) {
+			subs = append(subs, c.Session)
+		}
+		slices.Sort(subs)
+		return subs
 	}
-	slices.Sort(subs)
-	if fmt.Sprint(subs) != "[a b c]" {
-		t.Fatalf("the page subscribed to %v on its socket", subs)
+	if fmt.Sprint(subs()) != "[a]" || len(ws.sentOps(wire.OpFeed)) != 1 {
+		t.Fatalf("the page subscribed to %v on its socket, and asked for the feed %d times", subs(), len(ws.sentOps(wire.OpFeed)))
+	}
+	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=b] button")))
+	p.wait("beta open, read", shownCommitted("echo: to b")+` && !document.querySelector('#sessions li[data-session=b] .count')`)
+	if fmt.Sprint(subs()) != "[a b]" {
+		t.Fatalf("after opening b the page subscribed to %v", subs())
 	}
 }
 
@@ -74,6 +84,11 @@ func TestWebHelloAfterRestartResumesEachSub(t *testing.T) {
 	p := startBrowser(t).tab()
 	ws := p.recordSockets()
 	p.navigate(ownerLink(t, fx.home, "a"))
+	p.waitOpen("alpha")
+	// Open b, then a again: both stay subscribed (the few opened last).
+	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=b] button")))
+	p.waitOpen("beta")
+	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=a] button")))
 	p.waitOpen("alpha")
 	p.wait("every event of both", fmt.Sprintf(`albedo.client.subs.get('a')?.offset === %d && albedo.client.subs.get('b')?.offset === %d`,
 		want["a"].Head, want["b"].Head))

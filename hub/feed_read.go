@@ -122,17 +122,17 @@ func feedOlder(at time.Time, id string, bAt time.Time, bID string) bool {
 	return at.Before(bAt)
 }
 
-// feedItems makes the feed's items of entries, for the person reader
-// ("" for none: no read marker): with what this node knows of each
+// feedItems makes the feed's items of entries, for p, whose read markers
+// are reader's ("" for none): with what this node knows of each
 // session's run, its newest message (read from the store when the index
 // does not have it), and the person's unread count.
-func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, reader string) []wire.FeedItem {
+func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, reader string) []wire.FeedItem {
 	items := make([]wire.FeedItem, 0, len(entries))
 	def := h.providers.Default()
 	for i := range entries {
 		e := &entries[i]
 		it := wire.FeedItem{ID: e.id, Title: e.title, Provider: cmp.Or(e.provider, def), Head: e.head,
-			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle}
+			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle, Access: p.Access(e.id)}
 		if ch := h.served(e.id); ch != nil {
 			ch.mu.Lock()
 			st := ch.status()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,6 +39,15 @@ type (
 	itemMsg struct {
 		session string
 		item    client.Item
+		sub     *client.Subscription // items of a subscription since closed are dropped
+	}
+	feedMsg struct {
+		update client.FeedUpdate
+		gen    int
+	}
+	feedPageMsg struct {
+		page wire.FeedReply
+		err  error
 	}
 	subEndMsg struct {
 		session string
@@ -154,15 +164,15 @@ func (a *App) openStream() {
 	so.OnState = func(s client.State) { a.post(stateMsg{s, gen}) }
 	if !a.m.ReadOnly {
 		// Called from the stream's reader: it must not wait for the loop.
-		so.OnSessions = func() {
-			select {
-			case a.relist <- struct{}{}:
-			default:
-			}
-		}
+		so.OnFeed = func(u client.FeedUpdate) { a.post(feedMsg{u, gen}) }
+		so.FeedPage = feedFirstPage
 	}
 	a.st = a.c.Stream(so)
+	for id := range a.subs {
+		a.m.Unsubscribed(id)
+	}
 	a.subs, a.watched = map[string]*client.Subscription{}, ""
+	a.syncSubs()
 	// The list is read once the stream connects (message), not here: the
 	// stream alone decides whether to start a daemon, and an HTTP call
 	// racing it would start a second one.
@@ -225,13 +235,18 @@ func (a *App) loop() error {
 	return nil
 }
 
-// refreshEvery is how often the sidebar's list is read without being told.
+// refreshEvery is how often a viewer's sidebar is read again.
 const refreshEvery = 30 * time.Second
 
-// listSessions reads the list of sessions for the sidebar, when connected;
-// a failed read is not news (the status bar has the connection).
+// feedFirstPage is how many sessions the sidebar gets at first; more come
+// as the person scrolls to its end (WantMore).
+const feedFirstPage = 200
+
+// listSessions reads a viewer's list of sessions, when connected (a
+// person's comes from the feed); a failed read is not news (the status
+// bar has the connection).
 func (a *App) listSessions() {
-	if a.m.Conn.Phase != client.Connected {
+	if a.m.Conn.Phase != client.Connected || !a.m.ReadOnly {
 		return
 	}
 	a.goRun(func() {
@@ -292,7 +307,8 @@ func (a *App) screenEvent(ev tcell.Event) {
 		a.scr.Sync()
 	case *tcell.EventKey:
 		a.run(a.m.Key(ev))
-		a.syncWatch()
+		a.syncSubs()
+		a.morePages()
 	case *tcell.EventMouse:
 		a.run(a.m.Mouse(ev))
 	case *tcell.EventPaste:
@@ -305,12 +321,25 @@ func (a *App) screenEvent(ev tcell.Event) {
 func (a *App) message(msg any) {
 	switch msg := msg.(type) {
 	case itemMsg:
-		a.run(a.m.Item(msg.session, msg.item))
+		if a.subs[msg.session] == msg.sub {
+			a.run(a.m.Item(msg.session, msg.item))
+		}
+	case feedMsg:
+		if msg.gen == a.gen {
+			a.m.Feed(msg.update)
+			a.syncSubs()
+		}
+	case feedPageMsg:
+		if msg.err != nil {
+			a.m.feedPaging = false // asked again when the focus moves
+			return
+		}
+		a.m.FeedPage(msg.page)
 	case subEndMsg:
 		a.m.SubEnded(msg.session, msg.err)
 		if a.m.session(msg.session) == nil { // it left the sidebar
 			delete(a.subs, msg.session)
-			a.syncWatch()
+			a.syncSubs()
 		}
 	case stateMsg:
 		if msg.gen != a.gen {
@@ -330,7 +359,7 @@ func (a *App) message(msg any) {
 				}
 			})
 		}
-		if msg.state.Phase == client.Connected {
+		if msg.state.Phase == client.Connected && a.m.ReadOnly {
 			// At first, and back after a loss: others may have made
 			// sessions meanwhile.
 			a.goRun(func() {
@@ -348,36 +377,77 @@ func (a *App) message(msg any) {
 		}
 	default:
 		a.run(a.m.Result(msg))
-		a.subscribeAll()
+		a.syncSubs()
 	}
 }
 
-// subscribeAll puts every session of the sidebar on the stream, so unread
-// counts and running marks stay live for all of them. They are subscribed
-// in the background: only the focused one is watched (syncWatch), so a
-// session's viewers are the people looking at it.
-func (a *App) subscribeAll() {
-	for _, s := range a.m.Sessions {
-		if a.subs[s.ID] != nil {
-			continue
+// syncSubs keeps on the stream the sessions Recent names (the focused one
+// and the few looked at before it; a viewer's one session), and no other:
+// the rest of the sidebar comes from the feed. They are subscribed in the
+// background: only the focused one is watched (syncWatch), so a session's
+// viewers are the people looking at it.
+func (a *App) syncSubs() {
+	if a.st == nil {
+		return // a test's App with no stream
+	}
+	want := a.m.Recent()
+	if a.m.ReadOnly {
+		want = want[:0]
+		for _, s := range a.m.Sessions {
+			want = append(want, s.ID)
 		}
-		sub := a.st.SubscribeBackground(s.ID, client.Cursor{})
-		a.subs[s.ID] = sub
-		id := s.ID
-		a.goRun(func() {
-			for {
-				it, err := sub.Next(a.ctx)
-				if err != nil {
-					if a.ctx.Err() == nil {
-						a.post(subEndMsg{id, err})
-					}
-					return
-				}
-				a.post(itemMsg{id, it})
+	}
+	for id, sub := range a.subs {
+		if !slices.Contains(want, id) {
+			sub.Close()
+			delete(a.subs, id)
+			if a.watched == id {
+				a.watched = ""
 			}
-		})
+			a.m.Unsubscribed(id)
+		}
+	}
+	for _, id := range want {
+		if a.subs[id] == nil {
+			a.subscribe(id)
+		}
 	}
 	a.syncWatch()
+}
+
+// subscribe puts a session on the stream, in the background, and relays
+// what comes to the loop.
+func (a *App) subscribe(id string) {
+	sub := a.st.SubscribeBackground(id, client.Cursor{})
+	a.subs[id] = sub
+	a.m.Subscribed(id)
+	a.goRun(func() {
+		for {
+			it, err := sub.Next(a.ctx)
+			if err != nil {
+				if a.ctx.Err() == nil && !errors.Is(err, client.ErrStreamClosed) {
+					a.post(subEndMsg{id, err})
+				}
+				return
+			}
+			a.post(itemMsg{id, it, sub})
+		}
+	})
+}
+
+// morePages reads the feed's next page when the focus nears the end of
+// the sidebar.
+func (a *App) morePages() {
+	cursor, ok := a.m.WantMore()
+	if !ok {
+		return
+	}
+	a.goRun(func() {
+		ctx, cancel := context.WithTimeout(a.ctx, 10*time.Second)
+		defer cancel()
+		p, err := a.st.FeedPage(ctx, cursor, feedFirstPage)
+		a.post(feedPageMsg{p, err})
+	})
 }
 
 // syncWatch watches the focused session and no other.

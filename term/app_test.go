@@ -112,20 +112,21 @@ func TestAppRoundTrip(t *testing.T) {
 			drawn <- strings.Join(rows(scr), "\n")
 		}})
 	}()
-	wait := func(what string) string {
+	waitFor := func(what string, there bool) string {
 		t.Helper()
 		deadline := time.After(20 * time.Second)
 		for {
 			select {
 			case s := <-drawn:
-				if strings.Contains(s, what) {
+				if strings.Contains(s, what) == there {
 					return s
 				}
 			case <-deadline:
-				t.Fatalf("never drew %q", what)
+				t.Fatalf("never drew %q (or its absence: %v)", what, !there)
 			}
 		}
 	}
+	wait := func(what string) string { t.Helper(); return waitFor(what, true) }
 	wait("connected")
 	scr.InjectKey(tcell.KeyCtrlN, 0, tcell.ModNone)
 	wait("message · /help")
@@ -140,9 +141,8 @@ func TestAppRoundTrip(t *testing.T) {
 	}
 	scr.InjectKey(tcell.KeyEnter, 0, tcell.ModNone)
 	wait("/new NAME: echo default")
-	// A session made elsewhere joins the sidebar, told by the daemon (the
-	// list is read unasked only every 30 s, past this wait); one deleted
-	// leaves it.
+	// A session made elsewhere joins the sidebar, told by the daemon's
+	// feed; one deleted leaves it.
 	if _, err := c.CreateSession(context.Background(), "made-elsewhere", wire.SessionCreate{Title: "from the CLI"}); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestAppRoundTrip(t *testing.T) {
 	if err := c.DeleteSession(context.Background(), "made-elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	wait("was deleted")
+	waitFor("from the CLI", false)
 	scr.InjectKey(tcell.KeyCtrlQ, 0, tcell.ModNone)
 	select {
 	case err := <-done:

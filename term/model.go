@@ -72,6 +72,9 @@ type Model struct {
 	Quit        bool
 	typedAt     time.Time // when a cmdTyped last went out
 	typedIn     string    // and for which session
+	feedNext    string    // the cursor of the feed's next page ("" at the end)
+	feedPaging  bool      // that page was asked for
+	focused     []string  // the sessions focused lately, the last last (Recent)
 
 	Now func() time.Time // injectable clock for relative times
 }
@@ -104,7 +107,9 @@ type SessionView struct {
 
 	Unread       int
 	LastActivity time.Time
-	history      int64 // the last reset's head: events up to it are history it brings, not news
+	Last         *wire.FeedLast // its newest message, as the feed last said
+	subscribed   bool           // its events come (App.syncSubs)
+	history      int64          // the last reset's head: events up to it are history it brings, not news
 
 	// Scrolling: follow the end, or keep Top (a line index) in view.
 	Follow bool

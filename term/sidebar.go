@@ -54,6 +54,7 @@ func (m *Model) setFocus(i int) {
 	m.Focus = i
 	m.quitArmed = false // it was about the session left
 	if s := m.Focused(); s != nil {
+		m.noteFocus(s.ID)
 		s.Unread = 0
 		if s.draft != nil || len(m.Composer) == 0 {
 			m.Composer, m.Cursor = s.draft, s.draftCursor

@@ -43,6 +43,8 @@ type FeedItem struct {
 	// came after it (at most MaxUnread).
 	Read   int64 `json:"read"`
 	Unread int   `json:"unread"`
+	// Access is what the token may do in it, as in the session object.
+	Access Access `json:"access,omitempty"`
 }
 
 // FeedLast is a session's newest message, shortened.

@@ -52,6 +52,9 @@ class View {
     this.history = 0;
     this.deleting = false; // deleted from this page: its end is no news
     this.activity = Date.parse(s.updated_at) || 0;
+    this.subscribed = false; // its events come (keep); else the feed has its line
+    this.readSent = 0; // the read marker this page last set or heard of
+    this.last = null; // its newest message, as the feed said
   }
 
   get name() {
@@ -72,7 +75,16 @@ const app = {
   wanted: null, // the session the link named
   loadingOlder: false,
   drawer: null, // {close}: the list, folded away on narrow screens
+  person: false, // an owner or a member: the list comes from the feed
+  feedNext: '', // the cursor of the feed's next page ('' at the end)
+  feedPaging: false,
+  recent: [], // the sessions opened lately, the last last (keep)
 };
+
+// KEEP_SUBS is how many sessions stay subscribed: the one shown and the
+// few opened just before it, for instant switching. The rest of the list
+// comes from the sessions feed, whatever the number of sessions.
+const KEEP_SUBS = 4;
 
 function notice(text, error = false) {
   const n = $('notice');
@@ -141,7 +153,115 @@ async function onHello(r) {
     }
     $('app').hidden = false;
   }
-  await refresh();
+  app.person = r.role === 'owner' || r.role === 'member';
+  if (!app.person) await refresh(); // the one session of a link; a person's list is the feed
+}
+
+// --- the sessions feed ----------------------------------------------------
+
+// onFeed applies what the feed says: a first page (the list starts again,
+// keeping the sessions subscribed), sessions changed or gone, or a read
+// marker set elsewhere.
+function onFeed(u) {
+  if (u.read) {
+    const v = app.views.get(u.read.session);
+    if (v) {
+      v.readSent = Math.max(v.readSent, u.read.offset);
+      if (v.id !== app.current) v.unread = u.read.unread;
+      drawListSoon();
+    }
+    return;
+  }
+  if (u.start) {
+    const seen = new Set(u.sessions.map((it) => it.id));
+    for (const [id, v] of [...app.views]) if (!seen.has(id) && !v.subscribed) app.views.delete(id);
+    app.feedNext = u.next;
+  }
+  feedItems(u.sessions);
+  for (const id of u.gone) forget(id);
+  if (u.start && app.wanted && !app.views.has(app.wanted)) openByID(app.wanted);
+  if (!app.current || !app.views.has(app.current)) {
+    const pick = app.wanted && app.views.has(app.wanted) ? app.wanted : sorted()[0]?.id;
+    if (pick) select(pick);
+  }
+  drawListSoon();
+}
+
+// feedItems puts the feed's items into the list.
+function feedItems(items) {
+  for (const it of items) {
+    let v = app.views.get(it.id);
+    if (!v) {
+      v = new View({ id: it.id, title: it.title, updated_at: it.at });
+      app.views.set(it.id, v);
+    }
+    v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access };
+    v.activity = Math.max(v.activity, Date.parse(it.at) || 0);
+    v.last = it.last || null;
+    v.readSent = Math.max(v.readSent, it.read);
+    if (!v.subscribed) v.status = { ...(v.status || {}), phase: it.phase, queued: it.queued, last_turn: it.last_turn };
+    if (v.id !== app.current) v.unread = it.unread;
+    if (v.id === app.current) drawTitle(v);
+  }
+}
+
+// morePages reads the feed's next page once the list is scrolled near its
+// end.
+async function morePages() {
+  const ul = $('sessions');
+  if (!app.feedNext || app.feedPaging || ul.scrollTop + ul.clientHeight < ul.scrollHeight - 200) return;
+  app.feedPaging = true;
+  try {
+    const p = await app.client.feedPage(app.feedNext);
+    app.feedNext = p.next || '';
+    feedItems(p.sessions || []);
+    drawList();
+  } catch {
+    // asked again at the next scroll
+  } finally {
+    app.feedPaging = false;
+  }
+}
+
+// openByID adds a session the list has not loaded (a link's, a search
+// hit's) and opens it.
+async function openByID(id) {
+  let s;
+  try {
+    s = await app.api.call('GET', `/v1/sessions/${encodeURIComponent(id)}`);
+  } catch (e) {
+    notice(`${id}: ${e.message}`, true);
+    return false;
+  }
+  if (!app.views.has(id)) app.views.set(id, new View(s));
+  select(id);
+  return true;
+}
+
+// keep subscribes the session shown and the few opened before it, and
+// unsubscribes the rest: a session left behind gives its events back,
+// and comes again with a reset when it is opened.
+function keep(id) {
+  app.recent = app.recent.filter((r) => r !== id && app.views.has(r));
+  app.recent.push(id);
+  const want = new Set(app.recent.slice(-KEEP_SUBS));
+  app.recent = app.recent.slice(-2 * KEEP_SUBS);
+  for (const v of app.views.values()) {
+    if (v.subscribed && !want.has(v.id)) {
+      app.client.unsubscribe(v.id);
+      v.subscribed = false;
+      v.events = [];
+      v.more = false;
+      v.stream = null;
+      v.history = 0;
+      v.gen++;
+    }
+  }
+  const v = app.views.get(id);
+  if (v && !v.subscribed) {
+    v.subscribed = true;
+    app.client.subscribe(id, handlerFor(v), { watch: false });
+  }
 }
 
 // refresh reads the session list: new ones are followed (in the
@@ -173,7 +293,6 @@ async function refresh() {
     }
     v = new View(s);
     app.views.set(s.id, v);
-    app.client.subscribe(s.id, handlerFor(v), { watch: false });
   }
   for (const id of [...app.views.keys()]) if (!seen.has(id)) forget(id);
   if (!app.current || !app.views.has(app.current)) {
@@ -352,6 +471,7 @@ function drawList() {
 function select(id) {
   if (app.current && app.current !== id) app.client.watch(app.current, false);
   app.current = id;
+  keep(id);
   const v = app.views.get(id);
   v.unread = 0;
   app.client.watch(id, true);
@@ -894,18 +1014,16 @@ function start() {
     guest: guestName(token),
     onState: showState,
     onHello: (r) => { onHello(r); },
-    onSessions: () => { refresh(); },
+    onSessions: () => { if (!app.person) refresh(); },
+    onFeed,
   });
   window.albedo = app; // for tests and the curious: the page's state
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
   app.drawer = drawer($('sidebar'), $('toggle'), $('closelist'));
   $('retry').addEventListener('click', () => app.client.retryNow());
   wireSearch(app.api, {
-    open: (id, offset) => {
-      if (!app.views.has(id)) {
-        notice('that session is not in your list', true);
-        return;
-      }
+    open: async (id, offset) => {
+      if (!app.views.has(id) && !(await openByID(id))) return;
       select(id);
       app.drawer.close();
       act('open the hit', () => reveal(id, offset));
@@ -913,7 +1031,8 @@ function start() {
     act,
   });
   if ($('input')) wireOwner();
-  setInterval(() => { if (app.client.state.phase === 'connected') refresh(); }, REFRESH_MS);
+  setInterval(() => { if (app.client.state.phase === 'connected' && !app.person) refresh(); }, REFRESH_MS);
+  $('sessions').addEventListener('scroll', morePages);
   // The open session's read marker follows what the person sees.
   setInterval(markRead, READ_EVERY_MS);
   // A running turn's time, in the meta line, goes on by the second.

@@ -41,13 +41,19 @@ export function uuidv7() {
 //   onSessions(): the daemon says the list of sessions changed (one made
 //     or deleted, anywhere): list them again. Asked for in every hello;
 //     only an owner's connection is told.
+//   onFeed({start, sessions, gone, next, read}): the sessions feed
+//     (docs/protocol.md), asked for after every hello when given, from
+//     where the last socket's left off: a first page (start: drop what
+//     was held), sessions changed, sessions gone, or a read marker set
+//     somewhere (read: the read push). Refused to tokens that list no
+//     sessions: then nothing comes.
 //
 // A subscription's handler gets the session's pushes: reset (drop what is
 // shown), event (each once, in offset order), partial, delta, status,
 // presence; and end(error) when the daemon refuses or ends it (code
 // not_found when the session was deleted, here or elsewhere).
 export class Client {
-  constructor({ url, token, key = '', name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {} }) {
+  constructor({ url, token, key = '', name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {}, onFeed = null, feedPage = 200 }) {
     this.url = url;
     this.token = token;
     this.key = key; // the daemon's key, from the link: it proves itself before hello (prove)
@@ -57,6 +63,9 @@ export class Client {
     this.onState = onState;
     this.onHello = onHello;
     this.onSessions = onSessions;
+    this.onFeed = onFeed;
+    this.feedPageSize = feedPage;
+    this.feedPos = ''; // the feed's newest position: a new socket resumes from it
     this.subs = new Map(); // session → {epoch, offset, watch, handler}
     this.pending = new Map(); // input_id → {session, text, resolve, reject}, in send order
     this.replies = new Map(); // command id → callback(reply)
@@ -199,9 +208,30 @@ export class Client {
       this.sessionToken = r.session_token || '';
       (r.subs || []).forEach((sr, i) => this.subReplied(subs[i].session, sr));
       this.onHello(r);
+      if (this.onFeed && (r.role === 'owner' || r.role === 'member')) this.startFeed();
       this.setState({ phase: 'connected' });
       for (const [id, p] of this.pending) this.sendInput(id, p);
     }, true);
+  }
+
+  // startFeed asks for the sessions feed, resuming from feedPos.
+  startFeed() {
+    this.command({ op: 'feed', ...(this.feedPos ? { pos: this.feedPos } : {}), limit: this.feedPageSize }, (r) => {
+      if (!r.ok || !r.feed) return;
+      if (r.feed.pos) this.feedPos = r.feed.pos;
+      if (!r.feed.resumed) this.onFeed({ start: true, sessions: r.feed.sessions || [], gone: [], next: r.feed.next || '' });
+    });
+  }
+
+  // feedPage reads the page of the feed after cursor (a page's next).
+  feedPage(cursor) {
+    return new Promise((resolve, reject) => {
+      const sent = this.command({ op: 'feed_page', cursor, limit: this.feedPageSize }, (r) => {
+        if (r.ok && r.feed) resolve(r.feed);
+        else reject(new Error(r.error ? r.error.message : 'no page'));
+      });
+      if (!sent) reject(new Error('not connected'));
+    });
   }
 
   subBody(session, s) {
@@ -262,6 +292,12 @@ export class Client {
       this.onSessions();
       return;
     }
+    if (f.op === 'feed') {
+      if (f.pos) this.feedPos = f.pos;
+      if (this.onFeed) this.onFeed({ start: false, sessions: f.sessions || [], gone: f.gone || [], next: '' });
+      return;
+    }
+    if (f.op === 'read' && this.onFeed) this.onFeed({ start: false, sessions: [], gone: [], next: '', read: f });
     if (f.op === 'bye') {
       // The daemon stops: reconnect no sooner than it says. A stop on
       // purpose (albedo stop) is said as such until a daemon is back.
