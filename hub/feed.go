@@ -41,6 +41,11 @@ type feedEntry struct {
 	lastTurn string
 	seq      uint64 // the change that made it what it is
 	gone     bool   // deleted (a tombstone)
+	// msgs counts the messages this node committed to it since msgsGen
+	// began, which a new generation starts whenever messages may have
+	// come that it did not count (another node's): a connection's unread
+	// count known at one count goes up by the messages since (unread.go).
+	msgs, msgsGen uint64
 
 	last      *wire.FeedLast // the newest message, shortened; nil for none
 	lastJSON  []byte         // or the newest message as committed, not yet shortened
@@ -181,6 +186,7 @@ func (f *feed) committed(c db.Committed, at time.Time) {
 			case wire.EventTurn:
 				e.lastTurn = metaOf(ev).State
 			case wire.EventMessage:
+				e.msgs++
 				e.last, e.lastJSON, e.lastKnown = nil, nil, false
 				if len(ev.JSON) <= maxLastJSON {
 					e.lastJSON, e.lastKnown = ev.JSON, true
@@ -197,6 +203,7 @@ func (f *feed) session(s db.Session) {
 		e.gone, e.title, e.provider = false, n.title, n.provider
 		if n.head > e.head {
 			e.head, e.lastKnown = n.head, false
+			e.msgsGen++
 		}
 		if n.at.After(e.at) {
 			e.at = n.at
@@ -207,7 +214,7 @@ func (f *feed) session(s db.Session) {
 // gone marks a deleted session.
 func (f *feed) gone(id string) {
 	f.changed(id, func(e *feedEntry) {
-		*e = feedEntry{id: id, at: time.Now(), gone: true}
+		*e = feedEntry{id: id, at: time.Now(), gone: true, msgsGen: e.msgsGen + 1}
 	})
 }
 

@@ -34,6 +34,7 @@ type feedCursor struct {
 	next   time.Time // no push before it (coalescing)
 	timer  *time.Timer
 	gone   []string // sessions it may no longer see, to be said
+	counts unreadCounts
 }
 
 // Feed starts (or, from pos, resumes) the connection's feed, and queues
@@ -66,7 +67,7 @@ func (c *Conn) Feed(ctx context.Context, id int64, p Principal, pos string, limi
 	}
 	f.mu.Unlock()
 	if !reply.Resumed {
-		reply.Sessions, reply.Next = c.hub.feedPage(ctx, page, limit, p, cur.reader)
+		reply.Sessions, reply.Next = c.hub.feedPage(ctx, page, limit, p, cur.reader, &cur.counts)
 	}
 	f.listen(c)
 	c.mu.Lock()
@@ -108,7 +109,7 @@ func (c *Conn) FeedPage(ctx context.Context, p Principal, cursor string, limit i
 	page := f.page(p, after, limit+1)
 	f.mu.Unlock()
 	var reply wire.FeedReply
-	reply.Sessions, reply.Next = c.hub.feedPage(ctx, page, limit, p, reader)
+	reply.Sessions, reply.Next = c.hub.feedPage(ctx, page, limit, p, reader, nil)
 	return reply, nil
 }
 
@@ -125,14 +126,14 @@ func feedLimit(limit int) (int, error) {
 
 // feedPage makes the items of a page read with one more entry than
 // limit, and the cursor of the page after it when there is one.
-func (h *Hub) feedPage(ctx context.Context, page []feedEntry, limit int, p Principal, reader string) ([]wire.FeedItem, string) {
+func (h *Hub) feedPage(ctx context.Context, page []feedEntry, limit int, p Principal, reader string, counts *unreadCounts) ([]wire.FeedItem, string) {
 	next := ""
 	if len(page) > limit {
 		page = page[:limit]
 		last := page[len(page)-1]
 		next = pageCursor(last.at, last.id)
 	}
-	return h.feedItems(ctx, page, p, reader), next
+	return h.feedItems(ctx, page, p, reader, counts), next
 }
 
 // feedDue notes that the feed changed; the connection's writer sends what
@@ -193,7 +194,7 @@ func (c *Conn) fillFeed(ctx context.Context, buf []byte, limit int) []byte {
 
 	b := c.hub.feed.changesAfter(from, minAt, p, wire.MaxFeedPush-len(said))
 	gone := append(said, b.gone...)
-	items := c.hub.feedItems(ctx, b.entries, p, reader)
+	items := c.hub.feedItems(ctx, b.entries, p, reader, &cur.counts)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

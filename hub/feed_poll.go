@@ -57,6 +57,7 @@ func (f *feed) pollOnce() {
 			}
 			if n.head > e.head {
 				e.head, e.lastKnown, e.lastTurn = n.head, false, n.lastTurn
+				e.msgsGen++
 			}
 			e.gone, e.title, e.provider = false, n.title, n.provider
 			e.at = later(e.at, n.at)

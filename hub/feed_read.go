@@ -123,10 +123,11 @@ func feedOlder(at time.Time, id string, bAt time.Time, bID string) bool {
 }
 
 // feedItems makes the feed's items of entries, for p, whose read markers
-// are reader's ("" for none): with what this node knows of each
+// are reader's ("" for none), with the counts kept for the connection
+// (nil: none kept): with what this node knows of each
 // session's run, its newest message (read from the store when the index
 // does not have it), and the person's unread count.
-func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, reader string) []wire.FeedItem {
+func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, reader string, counts *unreadCounts) []wire.FeedItem {
 	items := make([]wire.FeedItem, 0, len(entries))
 	def := h.providers.Default()
 	for i := range entries {
@@ -143,7 +144,7 @@ func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, r
 		}
 		it.Last = h.feed.lastOf(ctx, e)
 		if reader != "" {
-			it.Read, it.Unread, _ = h.db.Unread(ctx, reader, e.id)
+			it.Read, it.Unread = counts.of(ctx, h, reader, e)
 		}
 		items = append(items, it)
 	}

@@ -91,6 +91,12 @@ func (h *Hub) pushRead(who, session string, offset int64, unread int) {
 	}
 	frame := wire.Encode(wire.ReadPush{Op: wire.PushRead, Session: session, Offset: offset, Unread: unread})
 	for _, c := range conns {
+		c.mu.Lock()
+		cur := c.feed
+		c.mu.Unlock()
+		if cur != nil {
+			cur.counts.forget(session)
+		}
 		c.Reply(frame)
 	}
 }

@@ -23,7 +23,7 @@ const (
 	MaxFeedPush     = 64   // the most sessions (and gone ids) one feed push holds
 	MaxUnread       = 100  // unread counts stop here: 100 means 100 or more
 	MaxFeedLine     = 160  // bytes of the newest message's first line
-	FeedEveryMS     = 200  // the least time between two feed pushes to a connection
+	FeedEveryMS     = 500  // the least time between two feed pushes to a connection
 )
 
 // FeedItem is one session as the feed shows it.

@@ -44,11 +44,12 @@ type result struct {
 
 type config struct {
 	target, label, scenario, home, url, albedoBin string
+	chromium                                      string
 	homes                                         []string
 	pids                                          []int
 	brokerPID, storePID                           int
 	viewers, sessions, writers, conns, per        int
-	rate, window                                  int
+	rate, window, events                          int
 	duration, down                                time.Duration
 	kill, shared                                  bool
 }
@@ -59,7 +60,9 @@ func main() {
 	reportFile := flag.String("report", "", "summarise a file of -json results as markdown, and exit")
 	flag.StringVar(&c.target, "target", "albedo", "albedo, ws, centrifuge or jetstream")
 	flag.StringVar(&c.label, "label", "", "the name the result goes under (default: -target), e.g. albedo-nostore for a daemon built with -tags benchnostore")
-	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle or reattach")
+	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle, reattach or home")
+	flag.IntVar(&c.events, "events", 100, "home: messages in each session")
+	flag.StringVar(&c.chromium, "chromium", "", "home: Chromium's binary, to time the page too")
 	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
 	flag.StringVar(&c.albedoBin, "albedo", "albedo", "albedo: the binary (reattach restarts the daemon)")
 	homes := flag.String("homes", "", "albedo: the homes of a cluster's nodes, comma-separated (instead of -home): fanout's viewers round-robin, the rest on the first")
@@ -68,8 +71,8 @@ func main() {
 	flag.IntVar(&c.brokerPID, "broker-pid", 0, "fanout: the pid of a cluster's broker (NATS, Redis), for its CPU per delivery")
 	flag.IntVar(&c.storePID, "store-pid", 0, "fanout: the pid of PostgreSQL's postmaster, for its (and its backends') CPU per delivery")
 	flag.IntVar(&c.viewers, "viewers", 100, "fanout: viewers")
-	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged)")
-	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection")
+	flag.IntVar(&c.rate, "rate", 0, "fanout: publishes per second (0: as fast as acknowledged); home: posts per second into sessions not shown")
+	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection; home: sessions in the home")
 	flag.IntVar(&c.writers, "writers", 10, "persist: concurrent writers")
 	flag.IntVar(&c.window, "window", 0, "fanout, persist: publishes each publisher keeps in flight on its one connection (default: fanout 16, persist 1)")
 	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach: connections (clients)")
@@ -154,6 +157,9 @@ func runScenario(ctx context.Context, c config) (result, error) {
 	case "reattach":
 		r.Params = fmt.Sprintf("clients=%d per=%d kill=%v", c.conns, c.per, c.kill)
 		err = reattach(ctx, c, t, r.Values)
+	case "home":
+		r.Params = fmt.Sprintf("sessions=%d events=%d rate=%d", c.sessions, c.events, c.rate)
+		err = home(ctx, c, t, r.Values)
 	default:
 		err = fmt.Errorf("unknown scenario %q", c.scenario)
 	}
