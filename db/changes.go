@@ -92,7 +92,7 @@ func (b *batchState) recordChanges(ctx context.Context, tx bun.Tx, reqs []*reque
 		return fmt.Errorf("record changes: %w", err)
 	}
 	if gen%pruneEvery == 0 {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= $1`, gen-keepChanges); err != nil {
+		if _, err := tx.Tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= $1`, gen-keepChanges); err != nil {
 			return fmt.Errorf("prune changes: %w", err)
 		}
 	}
