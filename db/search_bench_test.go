@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"albedo/db/pgtest"
 	"albedo/wire"
 )
 
@@ -20,13 +21,19 @@ import (
 // 5 000 by Zipf's law, so that a few words are in most messages and most
 // in few: a rare word, the commonest, a phrase, a prefix, and a common
 // word in one session. Reported: the latency of a page of 20 hits,
-// p50 and p99 in ms.
+// p50 and p99 in ms. ALBEDO_SEARCH_BACKEND=postgres runs it on the
+// package's PostgreSQL (db/pgtest) instead of SQLite.
 func BenchmarkSearch(b *testing.B) {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("ALBEDO_SEARCH_MESSAGES")); err == nil && v > 0 {
 		n = v
 	}
-	d := openTest(b, Options{})
+	var d *DB
+	if os.Getenv("ALBEDO_SEARCH_BACKEND") == "postgres" {
+		d = openOn(b, pgtest.Shared(b).Database(b), Options{})
+	} else {
+		d = openTest(b, Options{})
+	}
 	ctx := context.Background()
 	const sessions, perTx = 1000, 2000
 	for i := range sessions {

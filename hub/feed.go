@@ -3,6 +3,8 @@ package hub
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -114,6 +116,14 @@ func (f *feed) ensure(ctx context.Context) error {
 	}
 	for _, s := range ss {
 		f.entries[s.ID] = entryOf(s)
+	}
+	// Every entry gets a number of its own, oldest activity first: a
+	// cursor from before this index (a resume by time) finds them all
+	// past it.
+	all := slices.SortedFunc(maps.Values(f.entries), func(a, b *feedEntry) int { return a.at.Compare(b.at) })
+	for _, e := range all {
+		f.seq++
+		e.seq = f.seq
 	}
 	pending := f.pending
 	f.pending = nil

@@ -80,7 +80,7 @@ func (c *Conn) Feed(ctx context.Context, id int64, p Principal, pos string, limi
 		old.timer.Stop()
 	}
 	c.feed = cur
-	cur.due = reply.Resumed
+	cur.due = true // what changed since cur.seq, even before listen, is looked for
 	c.queueReply(wire.Encode(wire.Reply{ID: id, OK: true, Feed: &reply}))
 	c.mu.Unlock()
 	c.signal()

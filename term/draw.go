@@ -179,7 +179,11 @@ func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tce
 	right := relTime(m.Now(), s.LastActivity)
 	name := st
 	if s.Unread > 0 {
-		right = fmt.Sprintf("(%d) %s", s.Unread, right)
+		n := fmt.Sprint(s.Unread)
+		if s.Unread >= wire.MaxUnread {
+			n = fmt.Sprintf("%d+", wire.MaxUnread-1) // the feed counts no further
+		}
+		right = fmt.Sprintf("(%s) %s", n, right)
 		name = st.Bold(true)
 	}
 	nameW := w - 2 - width(right) - 1

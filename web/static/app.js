@@ -452,7 +452,7 @@ function drawList() {
     if (v.unread > 0) {
       const c = document.createElement('span');
       c.className = 'count';
-      c.textContent = String(v.unread);
+      c.textContent = v.unread >= 100 ? '99+' : String(v.unread); // the feed counts no further
       c.setAttribute('aria-label', `${v.unread} unread`);
       b.append(c);
     }
