@@ -41,3 +41,25 @@ func TestWebStoppedDaemonIsSaidAndFoundAtOnce(t *testing.T) {
 	p.waitWithin("back long before the held attempt", `document.querySelector('#conn').textContent === 'connected' && document.querySelector('#retry').hidden`, 10*time.Second)
 	t.Logf("the page was back %v after the daemon", time.Since(up).Round(time.Millisecond))
 }
+
+// A run of the page's probes that starts only once the daemon is back
+// (the run before it ended with a connection attempt, which failed) still
+// cuts the held wait short: that the daemon was down is remembered
+// across runs, not only within one.
+func TestWebProbeRunStartedAfterTheDaemonIsBackFindsIt(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "s", create: wire.SessionCreate{Title: "down"}})
+	p := startBrowser(t).open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("down")
+	fx.d.stop()
+	p.wait("a probe saw the daemon down", `albedo.client.probeDown === true`)
+	eval[bool](p, hold)
+	// End the run as a connection attempt would (a socket on its way),
+	// then let the socket go.
+	eval[bool](p, `(() => { albedo.client.ws = {}; return true })()`)
+	p.wait("the run ended", `!albedo.client.probing`)
+	eval[bool](p, `(() => { albedo.client.ws = null; return true })()`)
+	startDaemon(t, fx.home)
+	eval[bool](p, `(() => { albedo.client.probe(); return true })()`)
+	p.waitWithin("back long before the held attempt", `document.querySelector('#conn').textContent === 'connected'`, 10*time.Second)
+}

@@ -77,6 +77,11 @@ export class Client {
     this.closed = false;
     this.stopped = false; // the daemon said bye (shutdown): down on purpose
     this.probing = false;
+    // probeDown: a probe saw the daemon refuse since the probe last cut a
+    // backoff short (or a socket last connected). It outlives one run of
+    // probes: a run that starts once the daemon is back already must still
+    // cut the wait short.
+    this.probeDown = false;
     this.probeURL = url.replace(/^ws/, 'http').replace(/\/v1\/ws$/, '/healthz');
     this.state = { phase: 'connecting' };
     this.connect();
@@ -146,7 +151,6 @@ export class Client {
   probe() {
     if (this.probing || this.closed) return;
     this.probing = true;
-    let down = false;
     const idle = () => this.closed || this.ws;
     const tick = async () => {
       if (idle()) { this.probing = false; return; }
@@ -157,8 +161,9 @@ export class Client {
         up = false;
       }
       if (idle()) { this.probing = false; return; }
-      if (!up) down = true;
-      else if (down) {
+      if (!up) this.probeDown = true;
+      else if (this.probeDown) {
+        this.probeDown = false; // the attempt this makes needs a refusal seen again to be cut short
         this.probing = false;
         this.retryNow();
         return;
@@ -204,6 +209,7 @@ export class Client {
       }
       this.ready = true;
       this.attempt = 0;
+      this.probeDown = false;
       this.stopped = false;
       this.sessionToken = r.session_token || '';
       (r.subs || []).forEach((sr, i) => this.subReplied(subs[i].session, sr));
