@@ -464,8 +464,8 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 				t.Fatalf("listed %+v, read %+v", o, s)
 			}
 		}
-		if h, err := d.Head(ctx, "a"); err != nil || h != s.Head {
-			t.Fatalf("head %d (%v), session says %d", h, err, s.Head)
+		if h, err := d.Head(ctx, "a"); err != nil || h.Head != s.Head || h.Epoch != s.Epoch {
+			t.Fatalf("head %+v (%v), session says %d", h, err, s.Head)
 		}
 		return fmt.Sprintf("head %d inputs %d turn %q", s.Head, s.Inputs, s.LastTurn)
 	}

@@ -274,33 +274,41 @@ func (d *DB) sessionsPageQuery(after string, n int, only []string) *bun.SelectQu
 	return q
 }
 
+// SessionHead is a session's head, and the epoch it is of: a session
+// deleted and made again under its id has another.
+type SessionHead struct {
+	Head  int64
+	Epoch string
+}
+
 // Heads reads the heads of the sessions ids that exist: a node of a
 // cluster re-reads those it serves, so that an event whose notice was lost
 // is only late (hub's reconcile).
-func (d *DB) Heads(ctx context.Context, ids []string) (map[string]int64, error) {
+func (d *DB) Heads(ctx context.Context, ids []string) (map[string]SessionHead, error) {
 	var rows []struct {
-		ID   string `bun:"id"`
-		Head int64  `bun:"head"`
+		ID    string `bun:"id"`
+		Head  int64  `bun:"head"`
+		Epoch string `bun:"epoch"`
 	}
-	if err := d.ro.NewSelect().Table("sessions_now").Column("id", "head").Where("id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
+	if err := d.ro.NewSelect().Table("sessions_now").Column("id", "head", "epoch").Where("id IN (?)", bun.In(ids)).Scan(ctx, &rows); err != nil {
 		return nil, fmt.Errorf("read heads: %w", err)
 	}
-	out := make(map[string]int64, len(rows))
+	out := make(map[string]SessionHead, len(rows))
 	for _, r := range rows {
-		out[r.ID] = r.Head
+		out[r.ID] = SessionHead{Head: r.Head, Epoch: r.Epoch}
 	}
 	return out, nil
 }
 
-// Head reads one session's head.
-func (d *DB) Head(ctx context.Context, id string) (int64, error) {
+// Head reads one session's head and epoch.
+func (d *DB) Head(ctx context.Context, id string) (SessionHead, error) {
 	hs, err := d.Heads(ctx, []string{id})
 	if err != nil {
-		return 0, err
+		return SessionHead{}, err
 	}
 	h, ok := hs[id]
 	if !ok {
-		return 0, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		return SessionHead{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	}
 	return h, nil
 }

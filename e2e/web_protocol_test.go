@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"albedo/client"
@@ -55,11 +54,19 @@ func TestWebOneSocketForEverySession(t *testing.T) {
 	if fmt.Sprint(subs()) != "[a]" || len(ws.sentOps(wire.OpFeed)) != 1 {
 		t.Fatalf("the page subscribed to %v on its socket, and asked for the feed %d times", subs(), len(ws.sentOps(wire.OpFeed)))
 	}
-	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=b] button")))
+	clickSession(p, "b")
 	p.wait("beta open, read", shownCommitted("echo: to b")+` && !document.querySelector('#sessions li[data-session=b] .count')`)
 	if fmt.Sprint(subs()) != "[a b]" {
 		t.Fatalf("after opening b the page subscribed to %v", subs())
 	}
+}
+
+// clickSession clicks a session in the page's list. In the page's own
+// script: the list is drawn afresh as the feed brings news, so a node
+// found by one call and clicked by the next may be gone.
+func clickSession(p *page, id string) {
+	p.t.Helper()
+	p.wait("session "+id+" listed", fmt.Sprintf(`(() => { const b = document.querySelector('#sessions li[data-session=%q] button'); if (b) b.click(); return !!b })()`, id))
 }
 
 // After a restart the page's hello reattaches every subscription from its
@@ -86,9 +93,9 @@ func TestWebHelloAfterRestartResumesEachSub(t *testing.T) {
 	p.navigate(ownerLink(t, fx.home, "a"))
 	p.waitOpen("alpha")
 	// Open b, then a again: both stay subscribed (the few opened last).
-	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=b] button")))
+	clickSession(p, "b")
 	p.waitOpen("beta")
-	p.do(chromedp.Click(chromedp.CSS("#sessions li[data-session=a] button")))
+	clickSession(p, "a")
 	p.waitOpen("alpha")
 	p.wait("every event of both", fmt.Sprintf(`albedo.client.subs.get('a')?.offset === %d && albedo.client.subs.get('b')?.offset === %d`,
 		want["a"].Head, want["b"].Head))

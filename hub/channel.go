@@ -90,6 +90,13 @@ func (ch *channel) load(ctx context.Context, d *db.DB) error {
 	return nil
 }
 
+// epochOf is the channel's epoch ("" until loaded).
+func (ch *channel) epochOf() string {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.epoch
+}
+
 // frame wraps a stored event into its push frame.
 func (ch *channel) frame(e db.Event) entry {
 	b := make([]byte, 0, len(ch.eventPrefix)+len(e.JSON)+1)

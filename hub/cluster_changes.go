@@ -185,7 +185,8 @@ func (h *Hub) resync(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if _, ok := heads[id]; !ok {
+		head, ok := heads[id]
+		if ch := h.served(id); !ok || ch != nil && ch.epochOf() != "" && ch.epochOf() != head.Epoch {
 			h.sessionGone(id)
 			continue
 		}

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+
+	"albedo/db"
 	"time"
 )
 
@@ -81,7 +83,7 @@ func (h *Hub) reconcileHeads() {
 		}
 		for _, ch := range watched[:n] {
 			if head, ok := heads[ch.id]; ok {
-				h.advance(ch, head, nil, nil)
+				h.advanceTo(ch, head)
 			}
 		}
 		watched = watched[n:]
@@ -99,7 +101,20 @@ func (h *Hub) catchUp(ctx context.Context, ch *channel) {
 	if err != nil {
 		return
 	}
-	h.advance(ch, head, nil, nil)
+	h.advanceTo(ch, head)
+}
+
+// advanceTo moves a channel to its session's head in the store, if the
+// store's session is the channel's. One of another epoch was made under
+// the same id after the channel's was deleted on another node, which this
+// node has not heard of yet: the channel's session is gone, and its
+// watchers must not be sent the new one's events.
+func (h *Hub) advanceTo(ch *channel, head db.SessionHead) {
+	if epoch := ch.epochOf(); epoch != "" && head.Epoch != epoch {
+		h.sessionGone(ch.id)
+		return
+	}
+	h.advance(ch, head.Head, nil, nil)
 }
 
 // repeat tells the other nodes again this node's viewers, the run state

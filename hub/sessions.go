@@ -276,6 +276,25 @@ func (h *Hub) sessionGone(id string) {
 	h.cancelTurns(id)
 	h.tokens.dropSession(id)
 	h.dropChannel(id)
+	h.endScopedTokens(id)
+}
+
+// endScopedTokens ends, on this node, the tokens scoped to a deleted
+// session: the store revoked those scoped to it alone and narrowed the
+// others to the rest of theirs (db's DeleteSession). A node that hears of
+// the delete before it reads those changes must not let their
+// connections go on (a link's viewer would be let into a session made
+// again under the same id): they are closed, and their tokens looked up
+// in the store again when used (a daemon alone has every token in
+// memory, and its DeleteSession has done all this already).
+func (h *Hub) endScopedTokens(session string) {
+	if !h.db.Shared() {
+		return
+	}
+	revoked, narrowed := h.tokens.dropScoped(session)
+	if f := h.tokenHook.Load(); f != nil && len(revoked)+len(narrowed) > 0 {
+		(*f)(revoked, narrowed)
+	}
 }
 
 // dropChannel forgets a deleted session's channel: its watchers get a

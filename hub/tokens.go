@@ -139,6 +139,27 @@ func (t *tokenTable) drop(ids []string) {
 	t.mu.Unlock()
 }
 
+// dropScoped forgets the tokens scoped to session: it returns the ids of
+// those scoped to it alone (revoked with it) and of those scoped to
+// others too (narrowed).
+func (t *tokenTable) dropScoped(session string) (revoked, narrowed []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for h, p := range t.byHash {
+		if p.Sessions == nil || !slices.Contains(p.Sessions, session) {
+			continue
+		}
+		delete(t.byHash, h)
+		if len(p.Sessions) == 1 {
+			revoked = append(revoked, p.TokenID)
+		} else {
+			narrowed = append(narrowed, p.TokenID)
+		}
+	}
+	t.gen++
+	return revoked, narrowed
+}
+
 // loadTokens reads every stored token into memory.
 func (h *Hub) loadTokens(ctx context.Context) error {
 	ts, err := h.db.Tokens(ctx)
