@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestCLIExportRenameRm(t *testing.T) {
 	}
 	for i, raw := range doc.Events {
 		var ev wire.Event
-		if err := json.Unmarshal(raw, &ev); err != nil || ev != page.Events[i] {
+		if err := json.Unmarshal(raw, &ev); err != nil || !reflect.DeepEqual(ev, page.Events[i]) {
 			t.Fatalf("exported event %d is %s, the API's %+v", i, raw, page.Events[i])
 		}
 	}

@@ -173,6 +173,8 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	p, req, err := h.turnRequest(bg, ch, q)
 	var text string
+	var usage *wire.Usage // what the provider reported; nil: nothing
+	req.Usage = func(u wire.Usage) { usage = &u }
 	if err == nil {
 		text, err = h.streamTurn(ctx, ch, q, p, req)
 	}
@@ -180,7 +182,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	if p != nil {
 		author = p.Author(req)
 	}
-	state := h.commitTurn(ctx, ch, q, outcome(ctx, text, author, err))
+	o := outcome(ctx, text, author, err)
+	o.turn.SetUsage(usage)
+	state := h.commitTurn(ctx, ch, q, o)
 	h.turnEnded(q.turnID, state)
 	return state
 }

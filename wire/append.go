@@ -38,6 +38,11 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	dst = appendOmitEmpty(dst, `,"state":`, ev.State)
 	dst = appendOmitEmpty(dst, `,"reason":`, ev.Reason)
 	dst = appendOmitEmpty(dst, `,"error":`, ev.Error)
+	if len(ev.Usage) > 0 {
+		// Compact already (SetUsage encodes it), as json.Marshal writes a
+		// RawMessage.
+		dst = append(append(dst, `,"usage":`...), ev.Usage...)
+	}
 	dst = appendOmitNil(dst, `,"title":`, ev.Title)
 	dst = appendOmitNil(dst, `,"model":`, ev.Model)
 	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
@@ -70,6 +75,9 @@ func EventSize(ev *Event) int {
 	field(len(`,"state":`), ev.State)
 	field(len(`,"reason":`), ev.Reason)
 	field(len(`,"error":`), ev.Error)
+	if len(ev.Usage) > 0 {
+		n += len(`,"usage":`) + len(ev.Usage)
+	}
 	ptr(len(`,"title":`), ev.Title)
 	ptr(len(`,"model":`), ev.Model)
 	ptr(len(`,"effort":`), ev.Effort)

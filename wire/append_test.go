@@ -117,6 +117,12 @@ func FuzzAppendEvent(f *testing.F) {
 		if mask&16 != 0 { // fields left empty: omitempty
 			ev.Role, ev.Author, ev.TurnID, ev.Reason = "", "", "", ""
 		}
+		switch { // a closing turn event's usage, as SetUsage records it
+		case mask&32 != 0:
+			ev.SetUsage(nil)
+		case mask&64 != 0:
+			ev.SetUsage(&Usage{InputTokens: off, OutputTokens: sec, CachedTokens: &nsec})
+		}
 		checkEvent(t, ev)
 	})
 }

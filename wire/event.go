@@ -1,6 +1,9 @@
 package wire
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // EventType is the kind of an event of the durable log.
 type EventType string
@@ -67,6 +70,9 @@ type Event struct {
 	// turn
 	Reason string `json:"reason,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Usage is a closing turn event's token usage (SetUsage, TurnUsage):
+	// an object, or null when the provider reported none.
+	Usage json.RawMessage `json:"usage,omitempty"`
 
 	// settings
 	Title  *string `json:"title,omitempty"`

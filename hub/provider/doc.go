@@ -38,6 +38,10 @@ type Request struct {
 	// Restart, if set, drops the text emitted so far: the reply starts
 	// over (a bot connection dropped and another one answers).
 	Restart func()
+	// Usage, if set, takes the turn's token usage, from a provider that
+	// reports it (the last report counts). One that never calls it
+	// reported none: the turn says so (null), not zero.
+	Usage func(wire.Usage)
 }
 
 // Provider answers turns. Implementations may be called concurrently for

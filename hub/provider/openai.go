@@ -78,13 +78,22 @@ func participantName(author string) string {
 	}, author)
 }
 
-// Stream implements Provider.
-func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {
-	model := o.model(req)
-	if model == "" {
-		return fmt.Errorf("provider %q has no model: set default_model in config.toml or choose one with /model", o.name)
+// usageOf is an OpenAI usage report as a turn records it: the cached and
+// reasoning tokens only where the report has them.
+func usageOf(u openai.CompletionUsage) wire.Usage {
+	out := wire.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
+	if u.JSON.PromptTokensDetails.Valid() && u.PromptTokensDetails.JSON.CachedTokens.Valid() {
+		out.CachedTokens = &u.PromptTokensDetails.CachedTokens
 	}
-	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+	if u.JSON.CompletionTokensDetails.Valid() && u.CompletionTokensDetails.JSON.ReasoningTokens.Valid() {
+		out.ReasoningTokens = &u.CompletionTokensDetails.ReasoningTokens
+	}
+	return out
+}
+
+// messagesOf is the transcript as chat messages.
+func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
+	var out []openai.ChatCompletionMessageParamUnion
 	for _, m := range req.Messages {
 		switch m.Role {
 		case wire.RoleUser:
@@ -94,15 +103,28 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 				// people of a shared session apart.
 				msg.OfUser.Name = openai.String(name)
 			}
-			params.Messages = append(params.Messages, msg)
+			out = append(out, msg)
 		case wire.RoleAssistant:
-			params.Messages = append(params.Messages, openai.AssistantMessage(m.Text))
+			out = append(out, openai.AssistantMessage(m.Text))
 		case wire.RoleSystem:
-			params.Messages = append(params.Messages, openai.SystemMessage(m.Text))
+			out = append(out, openai.SystemMessage(m.Text))
 		default: // a bot's message: context, attributed
-			params.Messages = append(params.Messages, openai.UserMessage(m.Author+": "+m.Text))
+			out = append(out, openai.UserMessage(m.Author+": "+m.Text))
 		}
 	}
+	return out
+}
+
+// Stream implements Provider.
+func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {
+	model := o.model(req)
+	if model == "" {
+		return fmt.Errorf("provider %q has no model: set default_model in config.toml or choose one with /model", o.name)
+	}
+	// Usage comes in a last chunk, with no choices, when asked for.
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
+	params.Messages = messagesOf(req)
 	if req.Effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(req.Effort)
 	}
@@ -117,10 +139,14 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 	defer stream.Close()
 	for stream.Next() {
 		idle.Reset(o.idleTimeout)
-		for _, ch := range stream.Current().Choices {
+		chunk := stream.Current()
+		for _, ch := range chunk.Choices {
 			if ch.Delta.Content != "" {
 				emit(ch.Delta.Content)
 			}
+		}
+		if chunk.JSON.Usage.Valid() && req.Usage != nil {
+			req.Usage(usageOf(chunk.Usage))
 		}
 	}
 	err := stream.Err()

@@ -30,15 +30,30 @@ type Reply struct {
 	// Pace is waited before each chunk after the first: a slow model, so
 	// that a long reply is checkpointed while it streams.
 	Pace time.Duration
+	// Usage is reported in a last chunk, as OpenAI does when the request
+	// asks (stream_options.include_usage); nil reports the words of the
+	// messages in and the chunks out, with no cached or reasoning tokens.
+	Usage *Usage
+	// NoUsage reports none even when asked, as servers that ignore
+	// stream_options do.
+	NoUsage bool
+}
+
+// Usage is a usage report in OpenAI's words.
+type Usage struct {
+	PromptTokens, CompletionTokens, CachedTokens, ReasoningTokens int64
 }
 
 // Request is one recorded request body.
 type Request struct {
-	Model           string            `json:"model"`
-	Stream          bool              `json:"stream"`
-	ReasoningEffort *string           `json:"reasoning_effort"`
-	Messages        []json.RawMessage `json:"messages"`
-	Raw             map[string]any    `json:"-"`
+	Model           string  `json:"model"`
+	Stream          bool    `json:"stream"`
+	ReasoningEffort *string `json:"reasoning_effort"`
+	StreamOptions   *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Messages []json.RawMessage `json:"messages"`
+	Raw      map[string]any    `json:"-"`
 }
 
 // LastUser returns the text of the last user message.
@@ -169,7 +184,8 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 		<-r.Context().Done()
 		return
 	}
-	send := chunkWriter(w, req.Model)
+	usage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage && !rep.NoUsage
+	send := chunkWriter(w, req.Model, usage)
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
 	for i, c := range chunks {
 		if i > 0 && rep.Pace > 0 && !wait(r, time.After(rep.Pace)) {
@@ -185,13 +201,17 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 		return
 	}
 	send(map[string]any{}, "stop")
+	if usage {
+		writeUsage(w, req, rep, len(chunks))
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	fl.Flush()
 }
 
 // chunkWriter returns a func that writes one chat.completion.chunk event
 // of model with delta and finish_reason, and flushes it.
-func chunkWriter(w http.ResponseWriter, model string) func(delta map[string]any, finish any) {
+// With usage asked for, every chunk carries "usage": null, as OpenAI's do.
+func chunkWriter(w http.ResponseWriter, model string, usage bool) func(delta map[string]any, finish any) {
 	created := time.Now().Unix()
 	fl := w.(http.Flusher)
 	return func(delta map[string]any, finish any) {
@@ -199,10 +219,37 @@ func chunkWriter(w http.ResponseWriter, model string) func(delta map[string]any,
 			"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": created, "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
 		}
+		if usage {
+			chunk["usage"] = nil
+		}
 		b, _ := json.Marshal(chunk)
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		fl.Flush()
 	}
+}
+
+// writeUsage writes the last chunk of a stream that asked for usage: no
+// choices, and the usage of the whole request, details included.
+func writeUsage(w http.ResponseWriter, req Request, rep Reply, chunks int) {
+	u := rep.Usage
+	if u == nil {
+		words := 0
+		for _, m := range req.Messages {
+			words += len(strings.Fields(string(m)))
+		}
+		u = &Usage{PromptTokens: int64(words), CompletionTokens: int64(chunks)}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{},
+		"usage": map[string]any{
+			"prompt_tokens": u.PromptTokens, "completion_tokens": u.CompletionTokens, "total_tokens": u.PromptTokens + u.CompletionTokens,
+			"prompt_tokens_details":     map[string]any{"cached_tokens": u.CachedTokens, "audio_tokens": 0},
+			"completion_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+		},
+	})
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	w.(http.Flusher).Flush()
 }
 
 // wait blocks until ch delivers or closes (true) or the request ends
