@@ -42,6 +42,7 @@ var permissions = map[string]hub.Rule{
 	"DELETE /v1/members/:name":               {Roles: hub.OwnerOnly},
 	"POST /v1/me/tokens":                     {Roles: hub.People},
 	"GET /v1/search":                         {Roles: hub.Everyone}, // each finds what they may read only
+	"GET /v1/usage":                          {Roles: hub.OwnerOnly},
 	"GET /v1/providers":                      {Roles: hub.People},
 	"GET /v1/bots":                           {Roles: hub.OwnerOnly},
 	"POST /v1/bots":                          {Roles: hub.OwnerOnly},

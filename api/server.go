@@ -157,6 +157,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.DELETE("/members/:name", s.removeMember)
 	v1.POST("/me/tokens", s.myToken)
 	v1.GET("/search", s.search)
+	v1.GET("/usage", s.usage)
 	v1.GET("/providers", s.listProviders)
 	v1.GET("/bots", s.listBots)
 	v1.POST("/bots", s.addBot)

@@ -19,7 +19,7 @@ func TestTurnsCarryTheirUsage(t *testing.T) {
 	}
 	t.Cleanup(func() { f.Close() })
 	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m"},
+		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", Prices: &provider.Prices{Input: 1, Output: 2}},
 	}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -30,11 +30,73 @@ func TestTurnsCarryTheirUsage(t *testing.T) {
 	f.Push(fakeopenai.Reply{Chunks: []string{"a ", "b"}, Usage: &fakeopenai.Usage{PromptTokens: 11, CompletionTokens: 2}})
 	e.say("echoed", "hello")
 	e.say("counted", "hello")
-	for id, want := range map[string]string{"echoed": "null", "counted": `{"input_tokens":11,"output_tokens":2,"cached_tokens":0,"reasoning_tokens":0}`} {
+	for id, want := range map[string]string{"echoed": "null", "counted": `{"input_tokens":11,"output_tokens":2,"cached_tokens":0,"reasoning_tokens":0,"cost":0.000015}`} {
 		evs := e.settle(id, 1)
 		end := evs[len(evs)-1]
 		if end.Type != wire.EventTurn || string(end.Usage) != want {
 			t.Errorf("%s's closing event: %+v, usage %s; want %s", id, end, end.Usage, want)
+		}
+	}
+}
+
+// GET /v1/usage sums what the turns cost, by provider, member, session or
+// day, since a time; a turn that reported nothing is counted as such,
+// never as zero tokens. Admins only; bad groupings and times are
+// bad_request.
+func TestUsageReport(t *testing.T) {
+	t.Parallel()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
+		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", Prices: &provider.Prices{Input: 1, Output: 2}},
+	}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e.create("echoed")
+	e.createWith("counted", `{"provider":"fake"}`)
+	for range 2 {
+		f.Push(fakeopenai.Reply{Chunks: []string{"ok"}, Usage: &fakeopenai.Usage{PromptTokens: 1000, CompletionTokens: 500}})
+	}
+	e.say("echoed", "hello")
+	e.say("counted", "one")
+	e.settle("counted", 1)
+	e.say("counted", "two")
+	e.settle("counted", 2)
+	e.settle("echoed", 1)
+	var r wire.UsageReport
+	if code, _ := e.do("GET", "/v1/usage?by=provider&since=2020-01-01", nil, "", &r); code != 200 || r.By != "provider" || len(r.Totals) != 2 {
+		t.Fatalf("by provider: %d %+v", code, r)
+	}
+	fake, echo := r.Totals[0], r.Totals[1]
+	if fake.Key != "fake" || fake.Turns != 2 || fake.InputTokens != 2000 || fake.OutputTokens != 1000 || fake.Cost == nil || *fake.Cost != 0.004 || fake.Unreported != 0 {
+		t.Fatalf("fake's total: %+v", fake)
+	}
+	if echo.Key != "echo" || echo.Turns != 1 || echo.Unreported != 1 || echo.InputTokens != 0 || echo.Cost != nil {
+		t.Fatalf("echo's total: %+v", echo)
+	}
+	if code, _ := e.do("GET", "/v1/usage?by=day", nil, "", &r); code != 200 || len(r.Totals) != 1 || r.Totals[0].Turns != 3 {
+		t.Fatalf("by day: %d %+v", code, r)
+	}
+	if code, _ := e.do("GET", "/v1/usage?since=2999-01-01", nil, "", &r); code != 200 || r.By != "session" || len(r.Totals) != 0 {
+		t.Fatalf("since the future: %d %+v", code, r)
+	}
+	ann := e.member("ann", false)
+	for _, c := range []struct {
+		path string
+		hdr  map[string]string
+		want int
+	}{
+		{"/v1/usage?by=colour", nil, 400},
+		{"/v1/usage?since=yesterday", nil, 400},
+		{"/v1/usage", e.as(ann.Token), 403},
+	} {
+		if code, _ := e.do("GET", c.path, c.hdr, "", nil); code != c.want {
+			t.Errorf("GET %s: %d, want %d", c.path, code, c.want)
 		}
 	}
 }

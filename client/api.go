@@ -295,3 +295,15 @@ func (c *Client) Unshare(ctx context.Context, session string) error {
 	_, err := c.call(ctx, http.MethodDelete, sessPath(session)+"/shares", nil, nil, nil, false)
 	return err
 }
+
+// Usage reads what the turns cost, summed by by (session, member,
+// provider or day) since since ("" for the last 30 days): GET /v1/usage.
+func (c *Client) Usage(ctx context.Context, by, since string) (wire.UsageReport, error) {
+	q := url.Values{"by": {by}}
+	if since != "" {
+		q.Set("since", since)
+	}
+	var out wire.UsageReport
+	_, err := c.call(ctx, http.MethodGet, "/v1/usage?"+q.Encode(), nil, nil, &out, true)
+	return out, err
+}

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,7 +175,13 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	p, req, err := h.turnRequest(bg, ch, q)
 	var text string
 	var usage *wire.Usage // what the provider reported; nil: nothing
-	req.Usage = func(u wire.Usage) { usage = &u }
+	req.Usage = func(u wire.Usage) {
+		if pr, ok := p.(provider.Pricer); ok && pr.Prices() != nil {
+			cost := pr.Prices().Cost(u)
+			u.Cost = &cost
+		}
+		usage = &u
+	}
 	if err == nil {
 		text, err = h.streamTurn(ctx, ch, q, p, req)
 	}
@@ -184,6 +191,7 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	o := outcome(ctx, text, author, err)
 	o.turn.SetUsage(usage)
+	o.usage = db.TurnUsage{TurnID: q.turnID, Session: ch.id, AuthorID: req.AuthorID, Provider: req.Provider, Usage: usage}
 	state := h.commitTurn(ctx, ch, q, o)
 	h.turnEnded(q.turnID, state)
 	return state
@@ -252,7 +260,8 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	if err != nil {
 		return nil, req, err
 	}
-	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort}
+	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort,
+		Provider: cmp.Or(sess.Provider, h.providers.Default(), "echo")}
 	limit := h.opts.MaxTranscriptMessages
 	if hl, ok := p.(provider.HistoryLimiter); ok {
 		limit = min(limit, hl.MaxMessages())
@@ -263,6 +272,9 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 			continue
 		}
 		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
+		if e.Offset == q.offset {
+			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs
+		}
 	}
 	return p, req, err
 }
@@ -342,6 +354,7 @@ type turnOutcome struct {
 	turn     wire.Event
 	delivery string
 	errText  string
+	usage    db.TurnUsage // its row of usage, recorded with it
 }
 
 // outcome decides how a turn ended from what streamed and the provider's
@@ -389,6 +402,9 @@ func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutco
 			return err
 		}
 		if _, err := tx.Append(bg, ch.id, evs...); err != nil {
+			return err
+		}
+		if err := tx.RecordUsage(bg, o.usage); err != nil {
 			return err
 		}
 		return tx.SetDelivery(bg, ch.id, q.inputID, o.delivery, o.errText)

@@ -11,6 +11,9 @@ type Usage struct {
 	OutputTokens    int64  `json:"output_tokens"`
 	CachedTokens    *int64 `json:"cached_tokens,omitempty"`
 	ReasoningTokens *int64 `json:"reasoning_tokens,omitempty"`
+	// Cost is what the turn cost in USD, by its profile's prices (set
+	// only where the profile has them).
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // nullUsage is the usage of a closing turn event whose provider reported
@@ -38,4 +41,27 @@ func (e Event) TurnUsage() *Usage {
 		return nil
 	}
 	return &u
+}
+
+// UsageTotal is one group of GET /v1/usage: the turns ended in it, how
+// many of them reported no usage, their tokens, and their cost in USD
+// (null when none of them was priced; Unpriced counts the turns that
+// reported tokens with no prices set).
+type UsageTotal struct {
+	Key             string   `json:"key"`
+	Turns           int64    `json:"turns"`
+	Unreported      int64    `json:"unreported"`
+	InputTokens     int64    `json:"input_tokens"`
+	OutputTokens    int64    `json:"output_tokens"`
+	CachedTokens    int64    `json:"cached_tokens"`
+	ReasoningTokens int64    `json:"reasoning_tokens"`
+	Cost            *float64 `json:"cost"`
+	Unpriced        int64    `json:"unpriced"`
+}
+
+// UsageReport is the body of GET /v1/usage.
+type UsageReport struct {
+	By     string       `json:"by"`
+	Since  string       `json:"since"`
+	Totals []UsageTotal `json:"totals"`
 }

@@ -31,6 +31,8 @@ type Request struct {
 	Model    string // the session's model; "" means the provider's default
 	Effort   string // the session's reasoning effort; "" means none is sent
 	InputID  string
+	AuthorID string // who wrote the input (wire.Event.AuthorID)
+	Provider string // the provider's name, as the session resolves it
 
 	// Waiting, if set, tells the daemon the turn waits for someone to
 	// answer it (a bot that is not connected) or no longer does.

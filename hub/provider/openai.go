@@ -23,6 +23,7 @@ type OpenAI struct {
 	client       openai.Client
 	defaultModel string
 	idleTimeout  time.Duration
+	prices       *Prices
 }
 
 // NewOpenAI makes the provider of profile name.
@@ -42,7 +43,7 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle}
+	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices}
 }
 
 func (o *OpenAI) model(req Request) string {
@@ -90,6 +91,9 @@ func usageOf(u openai.CompletionUsage) wire.Usage {
 	}
 	return out
 }
+
+// Prices implements Pricer: the profile's, or nil.
+func (o *OpenAI) Prices() *Prices { return o.prices }
 
 // messagesOf is the transcript as chat messages.
 func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {

@@ -45,6 +45,35 @@ type Profile struct {
 	APIKeyEnv    string   `toml:"api_key_env"`
 	DefaultModel string   `toml:"default_model"`
 	IdleTimeout  Duration `toml:"idle_timeout"` // fail a stream silent this long (default 120s)
+	// Prices, in USD per million tokens, make each turn's usage carry its
+	// cost; without them a turn has tokens and no cost.
+	Prices *Prices `toml:"prices"`
+}
+
+// Prices are a profile's prices per million tokens. CachedInput is for
+// input read from the provider's cache (Input when not set).
+type Prices struct {
+	Input       float64  `toml:"input"`
+	Output      float64  `toml:"output"`
+	CachedInput *float64 `toml:"cached_input"`
+}
+
+// Cost is what u cost at p, in USD.
+func (p Prices) Cost(u wire.Usage) float64 {
+	cached := int64(0)
+	if u.CachedTokens != nil {
+		cached = min(*u.CachedTokens, u.InputTokens)
+	}
+	cachedPrice := p.Input
+	if p.CachedInput != nil {
+		cachedPrice = *p.CachedInput
+	}
+	return (float64(u.InputTokens-cached)*p.Input + float64(cached)*cachedPrice + float64(u.OutputTokens)*p.Output) / 1e6
+}
+
+// Pricer is a provider whose profile may set prices.
+type Pricer interface {
+	Prices() *Prices
 }
 
 // Duration reads "90s"-style TOML strings.
