@@ -31,6 +31,7 @@ type Session struct {
 	Provider   string `bun:"provider"`
 	Model      string `bun:"model"`
 	Effort     string `bun:"effort"`
+	System     string `bun:"system"` // sent to the provider first ("" for the profile's, if any)
 	Version    int64  `bun:"version"`
 	Head       int64  `bun:"head"`
 	Inputs     int64  `bun:"inputs"`
@@ -49,7 +50,7 @@ func (s *Session) ETag() string { return `"` + strconv.FormatInt(s.Version, 10) 
 func (s *Session) Wire(phase wire.Phase) wire.Session {
 	return wire.Session{
 		ID: s.ID, Epoch: s.Epoch, Title: s.Title, Workspace: s.Workspace,
-		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Phase: phase,
+		Provider: s.Provider, Model: s.Model, Effort: s.Effort, System: s.System, Phase: phase,
 		Head: s.Head, ETag: s.ETag(),
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
 	}
@@ -123,11 +124,12 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	set(&s.Title, p.Title, &ev.Title)
 	set(&s.Model, p.Model, &ev.Model)
 	set(&s.Effort, p.Effort, &ev.Effort)
+	set(&s.System, p.System, &ev.System)
 	if !changed {
 		return s, nil
 	}
 	s.Version++
-	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "version").WherePK().Exec(ctx); err != nil {
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
 	evs, err := t.Append(ctx, id, ev)
@@ -197,7 +199,7 @@ const deleteIDsRange = 1024
 // with the counters of its events still in the log (migration
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
-	version, head, inputs, create_hash, created_at, updated_at, last_turn`
+	version, head, inputs, create_hash, created_at, updated_at, last_turn, system`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -209,7 +211,7 @@ type scanner interface{ Scan(dest ...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
-		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn)
+		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System)
 	return s, err
 }
 

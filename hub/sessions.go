@@ -197,8 +197,11 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	if !ok {
 		return wire.Session{}, wire.Errorf(wire.CodeEtagMismatch, "If-Match %q is not an etag of this session", etag)
 	}
-	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort); err != nil {
+	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort, "system", p.System); err != nil {
 		return wire.Session{}, err
+	}
+	if p.System != nil && len(*p.System) > wire.MaxSystemBytes {
+		return wire.Session{}, wire.Errorf(wire.CodeTooLarge, "system is %d bytes; at most %d", len(*p.System), wire.MaxSystemBytes)
 	}
 	if err := checkEffort(p.Effort); err != nil {
 		return wire.Session{}, err

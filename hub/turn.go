@@ -276,6 +276,13 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs
 		}
 	}
+	system := sess.System
+	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
+		system = sp.System()
+	}
+	if system != "" {
+		req.Messages = append([]provider.Message{{Role: wire.RoleSystem, Author: "system", Text: system}}, req.Messages...)
+	}
 	return p, req, err
 }
 

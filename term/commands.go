@@ -121,7 +121,7 @@ type slashCommand struct {
 
 // changesSessions names the slash commands that change sessions: a
 // read-only view refuses them.
-var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true}
+var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true}
 
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
@@ -166,6 +166,9 @@ var slashCommands = []slashCommand{
 			return nil
 		}
 		return m.patchFocused(wire.SessionPatch{Effort: &arg})
+	}},
+	{"/system [TEXT]", "set the session's system text; none: its profile's", func(m *Model, arg string) []Cmd {
+		return m.patchFocused(wire.SessionPatch{System: &arg})
 	}},
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
 	{"/search TEXT", "search every session; Enter opens a hit", (*Model).searchAll},

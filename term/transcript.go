@@ -291,9 +291,28 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		if ev.Effort != nil {
 			parts = append(parts, "effort "+orNone(*ev.Effort))
 		}
+		if ev.System != nil {
+			parts = append(parts, fmt.Sprintf("system text %q", firstWords(*ev.System)))
+		}
 		out = appendText(out, "· "+strings.Join(parts, ", ")+" (by "+ev.By+")", width, stDim)
 	}
 	return out
+}
+
+// firstWords is the start of a long text, for a one-line mention of it:
+// its first line, at most 60 runes, or "(the profile's)" for none.
+func firstWords(s string) string {
+	if s == "" {
+		return "(the profile's)"
+	}
+	line, _, more := strings.Cut(s, "\n")
+	if r := []rune(line); len(r) > 60 {
+		line, more = string(r[:60]), true
+	}
+	if more {
+		line += "…"
+	}
+	return line
 }
 
 func orNone(s string) string {

@@ -46,6 +46,7 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	dst = appendOmitNil(dst, `,"title":`, ev.Title)
 	dst = appendOmitNil(dst, `,"model":`, ev.Model)
 	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
+	dst = appendOmitNil(dst, `,"system":`, ev.System)
 	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
 	return append(dst, '}')
 }
@@ -81,6 +82,7 @@ func EventSize(ev *Event) int {
 	ptr(len(`,"title":`), ev.Title)
 	ptr(len(`,"model":`), ev.Model)
 	ptr(len(`,"effort":`), ev.Effort)
+	ptr(len(`,"system":`), ev.System)
 	field(len(`,"by":`), ev.By)
 	return n
 }

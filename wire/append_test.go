@@ -111,6 +111,9 @@ func FuzzAppendEvent(f *testing.F) {
 				*p = ptr([]string{a, b, c}[i])
 			}
 		}
+		if mask&128 != 0 {
+			ev.System = ptr(d)
+		}
 		if mask&8 != 0 {
 			ev.At = ev.At.UTC()
 		}

@@ -78,5 +78,6 @@ type Event struct {
 	Title  *string `json:"title,omitempty"`
 	Model  *string `json:"model,omitempty"`
 	Effort *string `json:"effort,omitempty"`
+	System *string `json:"system,omitempty"`
 	By     string  `json:"by,omitempty"`
 }

@@ -29,14 +29,17 @@ type Session struct {
 	// now: Provider, else the answering daemon's default_provider, else
 	// echo. Clients show it rather than guess the default, which
 	// config.toml sets.
-	ResolvedProvider string    `json:"resolved_provider"`
-	Model            string    `json:"model"`
-	Effort           string    `json:"effort"`
-	Phase            Phase     `json:"phase"`
-	Head             int64     `json:"head"`
-	ETag             string    `json:"etag"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	ResolvedProvider string `json:"resolved_provider"`
+	Model            string `json:"model"`
+	Effort           string `json:"effort"`
+	// System is the session's own system text, sent to its provider
+	// before the transcript ("": the profile's default, if any).
+	System    string    `json:"system"`
+	Phase     Phase     `json:"phase"`
+	Head      int64     `json:"head"`
+	ETag      string    `json:"etag"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`
@@ -65,7 +68,11 @@ type SessionPatch struct {
 	Title  *string `json:"title,omitempty"`
 	Model  *string `json:"model,omitempty"`
 	Effort *string `json:"effort,omitempty"`
+	System *string `json:"system,omitempty"` // at most MaxSystemBytes
 }
+
+// MaxSystemBytes bounds a session's system text (too_large past it).
+const MaxSystemBytes = 32 << 10
 
 // Efforts are the reasoning efforts a session may have, in rising order:
 // the values OpenAI's reasoning_effort takes. The empty effort is none

@@ -24,6 +24,7 @@ type OpenAI struct {
 	defaultModel string
 	idleTimeout  time.Duration
 	prices       *Prices
+	system       string
 }
 
 // NewOpenAI makes the provider of profile name.
@@ -43,7 +44,7 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices}
+	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System}
 }
 
 func (o *OpenAI) model(req Request) string {
@@ -91,6 +92,9 @@ func usageOf(u openai.CompletionUsage) wire.Usage {
 	}
 	return out
 }
+
+// System implements SystemPrompter: the profile's, or "".
+func (o *OpenAI) System() string { return o.system }
 
 // Prices implements Pricer: the profile's, or nil.
 func (o *OpenAI) Prices() *Prices { return o.prices }

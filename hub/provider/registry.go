@@ -48,6 +48,8 @@ type Profile struct {
 	// Prices, in USD per million tokens, make each turn's usage carry its
 	// cost; without them a turn has tokens and no cost.
 	Prices *Prices `toml:"prices"`
+	// System is the system text of the profile's sessions that set none.
+	System string `toml:"system"`
 }
 
 // Prices are a profile's prices per million tokens. CachedInput is for
@@ -69,6 +71,12 @@ func (p Prices) Cost(u wire.Usage) float64 {
 		cachedPrice = *p.CachedInput
 	}
 	return (float64(u.InputTokens-cached)*p.Input + float64(cached)*cachedPrice + float64(u.OutputTokens)*p.Output) / 1e6
+}
+
+// SystemPrompter is a provider whose profile may give sessions a system
+// text.
+type SystemPrompter interface {
+	System() string
 }
 
 // Pricer is a provider whose profile may set prices.

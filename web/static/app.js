@@ -652,6 +652,7 @@ function eventElement(ev) {
       if (ev.title !== undefined) parts.push(`title “${ev.title}”`);
       if (ev.model !== undefined) parts.push(`model ${ev.model || 'none'}`);
       if (ev.effort !== undefined) parts.push(`effort ${ev.effort || 'none'}`);
+      if (ev.system !== undefined) parts.push(ev.system ? `system text “${ev.system.split('\n')[0].slice(0, 60)}${ev.system.length > 60 || ev.system.includes('\n') ? '…' : ''}”` : 'system text: the profile\'s');
       const d = document.createElement('div');
       d.className = 'settings';
       d.textContent = `· ${parts.join(', ')} (by ${ev.by})`;

@@ -1,0 +1,12 @@
+DROP VIEW sessions_now;
+
+--bun:split
+
+CREATE VIEW sessions_now AS
+SELECT id, epoch, title, workspace, provider, model, effort, version,
+    head, inputs, create_hash, created_at, updated_at, last_turn
+FROM sessions;
+
+--bun:split
+
+ALTER TABLE sessions DROP COLUMN system;
