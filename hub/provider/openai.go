@@ -157,34 +157,12 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 			req.Usage(usageOf(chunk.Usage))
 		}
 	}
-	err := stream.Err()
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err() // interrupted by our side: not the provider's fault
-	case errors.Is(context.Cause(sctx), errIdle):
-		return fmt.Errorf("provider %q sent nothing for %s; is %s up?", o.name, o.idleTimeout, o.baseURL)
-	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
+	e := endpoint{name: o.name, baseURL: o.baseURL, idle: o.idleTimeout}
+	return e.failure(ctx, sctx, stream.Err(), model, func(err error) (int, string, bool) {
+		var apiErr *openai.Error
+		if errors.As(err, &apiErr) {
+			return apiErr.StatusCode, apiErr.Message, true
 		}
-		hint := ""
-		switch {
-		case apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden:
-			hint = "; check the key in api_key_env"
-		case apiErr.StatusCode == http.StatusNotFound:
-			hint = fmt.Sprintf("; check base_url and the model %q", model)
-		case apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500:
-			hint = "; try again later"
-		}
-		return fmt.Errorf("provider %q answered HTTP %d: %s%s", o.name, apiErr.StatusCode, msg, hint)
-	}
-	if why, ok := unreachable(err); ok {
-		return fmt.Errorf("profile %q: nothing answers at %s (%s): check its base_url in config.toml", o.name, o.baseURL, why)
-	}
-	return fmt.Errorf("provider %q: the reply stream broke: %v", o.name, err)
+		return 0, "", false
+	})
 }

@@ -185,8 +185,14 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 				key = getenv(p.APIKeyEnv)
 			}
 			t.providers[n] = NewOpenAI(n, p, key)
+		case "anthropic":
+			key := ""
+			if p.APIKeyEnv != "" {
+				key = getenv(p.APIKeyEnv)
+			}
+			t.providers[n] = NewAnthropic(n, p, key)
 		default:
-			return nil, fmt.Errorf("provider %q: unknown kind %q (want \"openai\")", n, p.Kind)
+			return nil, fmt.Errorf("provider %q: unknown kind %q (want \"openai\" or \"anthropic\")", n, p.Kind)
 		}
 	}
 	maps.Copy(t.providers, custom)

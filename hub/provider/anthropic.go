@@ -1,0 +1,154 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"albedo/wire"
+)
+
+// Anthropic streams replies from Anthropic's Messages API through its
+// official SDK (kind = "anthropic"). The session's effort becomes the
+// extended-thinking budget (thinkingBudget), the system messages its
+// system prompt, and the stream's usage the turn's.
+type Anthropic struct {
+	// static after construction
+	name         string
+	baseURL      string
+	client       anthropic.Client
+	defaultModel string
+	idleTimeout  time.Duration
+	prices       *Prices
+	system       string
+}
+
+// anthropicBaseURL is the API's when the profile names none.
+const anthropicBaseURL = "https://api.anthropic.com"
+
+// NewAnthropic makes the provider of profile name.
+func NewAnthropic(name string, p Profile, apiKey string) *Anthropic {
+	base := p.BaseURL
+	if base == "" {
+		base = anthropicBaseURL
+	}
+	idle := p.IdleTimeout.Duration
+	if idle <= 0 {
+		idle = 120 * time.Second
+	}
+	c := anthropic.NewClient(
+		option.WithBaseURL(strings.TrimRight(base, "/")+"/"),
+		option.WithAPIKey(apiKey),
+		option.WithMaxRetries(0), // a failed turn is the user's to send again, as with OpenAI
+		option.WithHTTPClient(&http.Client{}),
+	)
+	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System}
+}
+
+// Author implements Provider: the model.
+func (a *Anthropic) Author(req Request) string {
+	if req.Model != "" {
+		return req.Model
+	}
+	if a.defaultModel != "" {
+		return a.defaultModel
+	}
+	return a.name
+}
+
+// System implements SystemPrompter.
+func (a *Anthropic) System() string { return a.system }
+
+// Prices implements Pricer.
+func (a *Anthropic) Prices() *Prices { return a.prices }
+
+// thinkingBudget is the extended-thinking budget, in tokens, of each
+// effort: none for none, minimal and no effort; Anthropic's least (1 024)
+// for low, rising to 32 000 for max. The reply may use maxReplyTokens on
+// top of it.
+var thinkingBudget = map[string]int64{"low": 1024, "medium": 4096, "high": 10000, "xhigh": 20000, "max": 32000}
+
+// maxReplyTokens is the room a reply has besides its thinking.
+const maxReplyTokens = 8192
+
+// params builds the request of a turn.
+func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams {
+	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxReplyTokens}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case wire.RoleSystem:
+			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Text})
+		case wire.RoleAssistant:
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Text)))
+		case wire.RoleUser:
+			text := m.Text
+			if name := participantName(m.Author); name != "" {
+				text = name + ": " + text // who wrote it: the API has no name field
+			}
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+		default: // a bot's message: context, attributed
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Author+": "+m.Text)))
+		}
+	}
+	if budget, ok := thinkingBudget[req.Effort]; ok {
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+		p.MaxTokens = budget + maxReplyTokens
+	}
+	return p
+}
+
+// Stream implements Provider.
+func (a *Anthropic) Stream(ctx context.Context, req Request, emit func(string)) error {
+	model := a.Author(req)
+	if req.Model == "" && a.defaultModel == "" {
+		return fmt.Errorf("provider %q has no model: set default_model in config.toml or choose one with /model", a.name)
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := time.AfterFunc(a.idleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	stream := a.client.Messages.NewStreaming(sctx, a.params(req, model))
+	defer stream.Close()
+	var usage wire.Usage
+	reported := false
+	for stream.Next() {
+		idle.Reset(a.idleTimeout)
+		ev := stream.Current()
+		switch ev.Type {
+		case "message_start":
+			u := ev.Message.Usage
+			cached := u.CacheReadInputTokens
+			usage.InputTokens = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+			usage.CachedTokens, reported = &cached, true
+		case "content_block_delta":
+			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+				emit(ev.Delta.Text)
+			}
+		case "message_delta":
+			usage.OutputTokens = ev.Usage.OutputTokens
+			if ev.Usage.JSON.OutputTokensDetails.Valid() {
+				thinking := ev.Usage.OutputTokensDetails.ThinkingTokens
+				usage.ReasoningTokens = &thinking
+			}
+		}
+	}
+	err := stream.Err()
+	if err == nil && reported && req.Usage != nil {
+		req.Usage(usage)
+	}
+	e := endpoint{name: a.name, baseURL: a.baseURL, idle: a.idleTimeout}
+	return e.failure(ctx, sctx, err, model, func(err error) (int, string, bool) {
+		var apiErr *anthropic.Error
+		if errors.As(err, &apiErr) {
+			return apiErr.StatusCode, apiErr.Message, true
+		}
+		return 0, "", false
+	})
+}
