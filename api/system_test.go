@@ -29,7 +29,7 @@ func TestSystemTextGoesFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
-	s := e.createWith("s", `{"provider":"fake"}`)
+	s := e.createWith("s", `{"provider":"fake","title":"titled"}`)
 	firstOf := func(r fakeopenai.Request) (role, text string) {
 		var m struct{ Role, Content string }
 		json.Unmarshal(r.Messages[0], &m)

@@ -237,7 +237,7 @@ func TestInterruptBlockedTurn(t *testing.T) {
 // not sent.
 func TestModelAndEffortReachTheProvider(t *testing.T) {
 	t.Parallel()
-	e := newTurnEnv(t, `{"provider":"fake","model":"m1","effort":"high"}`)
+	e := newTurnEnv(t, `{"provider":"fake","model":"m1","effort":"high","title":"titled: no title of albedo's moves its etag"}`)
 	turn := func(n int) {
 		var r wire.Receipt
 		e.do("PUT", inputPath("s", n), nil, `{"text":"q"}`, &r)

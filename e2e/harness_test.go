@@ -326,6 +326,13 @@ func newFixture(t *testing.T, opts fixtureOpts) *fixture {
 	fx.c = newClient(t, fx.home)
 	fx.ctx = ctxT(t)
 	if opts.session != "" {
+		if opts.create.Title == "" {
+			// Titled, as the page and the terminal show it anyway (an
+			// id of 8 characters or fewer): an untitled session would be
+			// titled after its first turn, an event tests that count
+			// events do not expect.
+			opts.create.Title = opts.session
+		}
 		s, err := fx.c.CreateSession(fx.ctx, opts.session, opts.create)
 		if err != nil {
 			t.Fatalf("create session %s: %v", opts.session, err)

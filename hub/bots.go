@@ -201,6 +201,10 @@ type botProvider struct {
 
 func (b botProvider) Author(provider.Request) string { return b.name }
 
+// Titles implements provider.Titler: a bot's sessions are not titled for
+// it.
+func (botProvider) Titles() string { return provider.TitlesOff }
+
 // leave forgets node as the bot's server after a turn was lost there
 // (err): what it announced is forgotten until it announces again, and a
 // node that stopped answering is not believed for a while (nodeGone).

@@ -191,6 +191,17 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	o := outcome(ctx, text, author, err)
 	o.turn.SetUsage(usage)
+	defer func() {
+		if o.turn.State == wire.TurnCompleted && p != nil {
+			// Beside the session's next turns, not before them: a title
+			// asked of the provider may take seconds.
+			h.runners.Add(1)
+			go func() {
+				defer h.runners.Done()
+				h.autoTitle(h.ctx, ch.id, p, req)
+			}()
+		}
+	}()
 	o.usage = db.TurnUsage{TurnID: q.turnID, Session: ch.id, AuthorID: req.AuthorID, Provider: req.Provider, Usage: usage}
 	state := h.commitTurn(ctx, ch, q, o)
 	h.turnEnded(q.turnID, state)

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ type Anthropic struct {
 	idleTimeout  time.Duration
 	prices       *Prices
 	system       string
+	titles       string
 }
 
 // anthropicBaseURL is the API's when the profile names none.
@@ -48,7 +50,7 @@ func NewAnthropic(name string, p Profile, apiKey string) *Anthropic {
 		option.WithMaxRetries(0), // a failed turn is the user's to send again, as with OpenAI
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System}
+	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords)}
 }
 
 // Author implements Provider: the model.
@@ -61,6 +63,9 @@ func (a *Anthropic) Author(req Request) string {
 	}
 	return a.name
 }
+
+// Titles implements Titler.
+func (a *Anthropic) Titles() string { return a.titles }
 
 // System implements SystemPrompter.
 func (a *Anthropic) System() string { return a.system }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ type OpenAI struct {
 	idleTimeout  time.Duration
 	prices       *Prices
 	system       string
+	titles       string
 }
 
 // NewOpenAI makes the provider of profile name.
@@ -44,7 +46,7 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System}
+	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords)}
 }
 
 func (o *OpenAI) model(req Request) string {
@@ -92,6 +94,9 @@ func usageOf(u openai.CompletionUsage) wire.Usage {
 	}
 	return out
 }
+
+// Titles implements Titler.
+func (o *OpenAI) Titles() string { return o.titles }
 
 // System implements SystemPrompter: the profile's, or "".
 func (o *OpenAI) System() string { return o.system }

@@ -50,6 +50,21 @@ type Profile struct {
 	Prices *Prices `toml:"prices"`
 	// System is the system text of the profile's sessions that set none.
 	System string `toml:"system"`
+	// Titles is how its untitled sessions get a title after a turn:
+	// TitlesWords (the default), TitlesProvider or TitlesOff.
+	Titles string `toml:"titles"`
+}
+
+// The ways of Profile.Titles.
+const (
+	TitlesWords    = "words"    // the first words of the first message
+	TitlesProvider = "provider" // a short call to the provider, else the first words
+	TitlesOff      = "off"
+)
+
+// Titler is a provider that says how its sessions are titled.
+type Titler interface {
+	Titles() string
 }
 
 // Prices are a profile's prices per million tokens. CachedInput is for
