@@ -130,15 +130,23 @@ func (e *env) dial(header bool) *wsClient {
 	return wstest.Dial(e.t, e.url, token)
 }
 
-// settle watches a session from its start until n turns have ended and
-// returns every event seen (the whole log at that point).
-func (e *env) settle(id string, n int) []wire.Event {
+// watchFromStart dials as the owner and subscribes to a session from its
+// first event.
+func (e *env) watchFromStart(id string) *wsClient {
 	e.t.Helper()
 	w := e.dial(true)
 	zero := int64(0)
 	var s wire.Session
 	e.do("GET", "/v1/sessions/"+id, nil, "", &s)
 	w.Hello(wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
+	return w
+}
+
+// settle watches a session from its start until n turns have ended and
+// returns every event seen (the whole log at that point).
+func (e *env) settle(id string, n int) []wire.Event {
+	e.t.Helper()
+	w := e.watchFromStart(id)
 	var evs []wire.Event
 	for ended := 0; ended < n; {
 		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })

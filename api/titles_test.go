@@ -13,11 +13,7 @@ import (
 // gives it a title, and returns it with who set it.
 func (e *env) waitTitle(id string) (title, by string) {
 	e.t.Helper()
-	w := e.dial(true)
-	zero := int64(0)
-	var s wire.Session
-	e.do("GET", "/v1/sessions/"+id, nil, "", &s)
-	w.Hello(wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
+	w := e.watchFromStart(id)
 	for {
 		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent })
 		if f.Event.Type == wire.EventSettings && f.Event.Title != nil {
