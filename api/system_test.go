@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"albedo/hub"
 	"albedo/hub/provider"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -17,18 +16,7 @@ import (
 // MaxSystemBytes it is too_large, and nothing changes.
 func TestSystemTextGoesFirst(t *testing.T) {
 	t.Parallel()
-	f, err := fakeopenai.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", System: "You answer in French."},
-	}}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e, f := newFakeEnvAs(t, "fake", func(p *provider.Profile) { p.System = "You answer in French." })
 	s := e.createWith("s", `{"provider":"fake","title":"titled"}`)
 	firstOf := func(r fakeopenai.Request) (role, text string) {
 		var m struct{ Role, Content string }

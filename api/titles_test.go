@@ -3,7 +3,6 @@ package api
 import (
 	"testing"
 
-	"albedo/hub"
 	"albedo/hub/provider"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -28,18 +27,7 @@ func (e *env) waitTitle(id string) (title, by string) {
 // title.
 func TestSessionsTitleThemselves(t *testing.T) {
 	t.Parallel()
-	f, err := fakeopenai.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"asked": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", Titles: provider.TitlesProvider},
-	}}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e, f := newFakeEnvAs(t, "asked", func(p *provider.Profile) { p.Titles = provider.TitlesProvider })
 	e.createWith("words", `{}`)
 	e.createWith("asked", `{"provider":"asked"}`)
 	e.create("named")

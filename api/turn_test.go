@@ -14,14 +14,23 @@ import (
 // OpenAI-compatible endpoint.
 func newFakeEnv(t *testing.T) (*env, *fakeopenai.Server) {
 	t.Helper()
+	return newFakeEnvAs(t, "fake", nil)
+}
+
+// newFakeEnvAs is newFakeEnv with the profile called name, set further by
+// tune (prices, a system text, titles) when it is not nil.
+func newFakeEnvAs(t *testing.T, name string, tune func(*provider.Profile)) (*env, *fakeopenai.Server) {
+	t.Helper()
 	f, err := fakeopenai.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "fake-model"},
-	}}, func(string) string { return "" })
+	p := provider.Profile{Kind: "openai", BaseURL: f.URL, DefaultModel: "fake-model"}
+	if tune != nil {
+		tune(&p)
+	}
+	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{name: p}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package api
 import (
 	"testing"
 
-	"albedo/hub"
 	"albedo/hub/provider"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -13,18 +12,7 @@ import (
 // provider reported, or null from echo, which reports none.
 func TestTurnsCarryTheirUsage(t *testing.T) {
 	t.Parallel()
-	f, err := fakeopenai.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", Prices: &provider.Prices{Input: 1, Output: 2}},
-	}}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e, f := newFakeEnvAs(t, "fake", func(p *provider.Profile) { p.Prices = &provider.Prices{Input: 1, Output: 2} })
 	e.create("echoed")
 	e.createWith("counted", `{"provider":"fake"}`)
 	f.Push(fakeopenai.Reply{Chunks: []string{"a ", "b"}, Usage: &fakeopenai.Usage{PromptTokens: 11, CompletionTokens: 2}})
@@ -45,18 +33,7 @@ func TestTurnsCarryTheirUsage(t *testing.T) {
 // bad_request.
 func TestUsageReport(t *testing.T) {
 	t.Parallel()
-	f, err := fakeopenai.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"fake": {Kind: "openai", BaseURL: f.URL, DefaultModel: "m", Prices: &provider.Prices{Input: 1, Output: 2}},
-	}}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e, f := newFakeEnvAs(t, "fake", func(p *provider.Profile) { p.Prices = &provider.Prices{Input: 1, Output: 2} })
 	e.create("echoed")
 	e.createWith("counted", `{"provider":"fake"}`)
 	for range 2 {

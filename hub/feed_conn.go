@@ -230,7 +230,8 @@ func (c *Conn) fillFeed(ctx context.Context, buf []byte, limit int) []byte {
 // another (restarted, or another node), after the time less feedOverlap.
 
 // posOf is the position after change seq, covering the store's time at.
-// Caller holds f.mu.
+// It reads only f.boot, set before the index is ready, and so before any
+// cursor exists: no lock is needed.
 func (f *feed) posOf(seq uint64, at time.Time) string {
 	return fmt.Sprintf("%s.%d.%d", f.boot, seq, at.UnixMilli())
 }

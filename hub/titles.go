@@ -7,7 +7,6 @@ import (
 	"time"
 	"unicode"
 
-	"albedo/db"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -63,7 +62,8 @@ func (h *Hub) autoTitle(ctx context.Context, session string, p provider.Provider
 		return
 	}
 	_, err = h.PatchSession(ctx, session, s.ETag(), wire.SessionPatch{Title: &title}, titleBy)
-	if err != nil && !errors.Is(err, db.ErrStale) && !isCode(err, wire.CodeEtagMismatch) && !isCode(err, wire.CodeNotFound) {
+	// A rename since the read (a stale etag) or a delete is no failure.
+	if err != nil && !isCode(err, wire.CodeEtagMismatch) && !isCode(err, wire.CodeNotFound) {
 		h.log.Warn("title a session", "session", session, "err", err)
 	}
 }

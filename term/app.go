@@ -78,10 +78,9 @@ type App struct {
 	subs    map[string]*client.Subscription // sessions subscribed on st
 	watched string                          // the one of them watched: the focused session
 
-	relist      chan struct{} // capacity 1: the daemon said the list of sessions changed
-	lastKey     time.Time     // when the last screen event came, to notice a stalled paste
-	waitingHome bool          // a goroutine waits for the home to change (after Unavailable)
-	gen         int           // counts the streams opened; stateMsg carries its stream's
+	lastKey     time.Time // when the last screen event came, to notice a stalled paste
+	waitingHome bool      // a goroutine waits for the home to change (after Unavailable)
+	gen         int       // counts the streams opened; stateMsg carries its stream's
 }
 
 // Run opens the terminal client and returns when the user quits or ctx
@@ -125,7 +124,7 @@ func newApp(ctx context.Context, opts Options, scr tcell.Screen) *App {
 	if opts.Client != nil {
 		m.Server = opts.Client.URL()
 	}
-	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), relist: make(chan struct{}, 1), subs: map[string]*client.Subscription{}}
+	a := &App{opts: opts, c: opts.Client, scr: scr, m: m, msgs: make(chan any, 1024), subs: map[string]*client.Subscription{}}
 	a.ctx, a.cancel = context.WithCancel(ctx)
 	a.lister = opts.Client
 	if opts.Client != nil {
@@ -187,10 +186,8 @@ func (a *App) loop() error {
 	a.openStream()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	// Sessions made or deleted elsewhere (the CLI, another terminal, a
-	// page) join or leave the sidebar when the daemon says so (relist).
-	// The list is also read now and then, for a daemon that cannot say:
-	// a node of a cluster without NATS hears of no other node's sessions.
+	// A person's sidebar follows the daemon's sessions feed; a viewer's,
+	// which may not follow it, is read now and then (listSessions).
 	refresh := time.NewTicker(refreshEvery)
 	defer refresh.Stop()
 	a.draw()
@@ -223,9 +220,6 @@ func (a *App) loop() error {
 			if !a.m.Tick() {
 				continue
 			}
-		case <-a.relist:
-			a.listSessions()
-			continue
 		case <-refresh.C:
 			a.listSessions()
 			continue
