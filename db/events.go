@@ -128,7 +128,20 @@ var (
 // JSON to maxBytes (maxBytes ≤ 0: no such bound). The first event is
 // returned whatever its size, so a page always moves on. Rows are read one
 // at a time, so a page of large events costs its bound, not its count.
+// A reader that keeps a session's spans reads with EventsAfterIn.
 func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
+	_, sp, err := d.SpansOf(ctx, session)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.EventsAfterIn(ctx, sp, after, limit, maxBytes)
+}
+
+// eventsAfter is EventsAfter in a session that is no fork.
+func (d *DB) eventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
 	// Catch-up pages: SQL with parameters, prepared once per connection.
 	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(eventsAfterSQL), session, after, session, after, limit)
 	if err != nil {
@@ -145,6 +158,18 @@ func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit
 // of them, oldest first: at most limit, bounded by maxBytes as EventsAfter
 // is (counted from the newest).
 func (d *DB) EventsBefore(ctx context.Context, session string, before int64, limit, maxBytes int) ([]Event, error) {
+	_, sp, err := d.SpansOf(ctx, session)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.EventsBeforeIn(ctx, sp, before, limit, maxBytes)
+}
+
+// eventsBefore is EventsBefore in a session that is no fork.
+func (d *DB) eventsBefore(ctx context.Context, session string, before int64, limit, maxBytes int) ([]Event, error) {
 	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(eventsBeforeSQL), session, before, session, before, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events before %d: %w", before, err)

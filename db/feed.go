@@ -101,13 +101,52 @@ var lastMessageSQL = bothTables(`SELECT "offset", type, payload FROM events WHER
 func (d *DB) LastMessage(ctx context.Context, session string) (_ Event, ok bool, _ error) {
 	e := Event{Session: session}
 	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(lastMessageSQL), session, session).Scan(&e.Offset, &e.Type, &e.JSON)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Event{}, false, nil
+	if err == nil {
+		return e, true, nil
 	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return Event{}, false, fmt.Errorf("read newest message: %w", err)
+	}
+	// None of its own: a fork's may be its parent's.
+	err = d.inForks(ctx, session, func(rtx *sql.Tx, sp Spans) error {
+		return newestOf(ctx, rtx, d.dialect, sp, string(wire.EventMessage), sp[len(sp)-1].After, 1, func(m Event) bool {
+			e, ok = m, true
+			return false
+		})
+	})
 	if err != nil {
 		return Event{}, false, fmt.Errorf("read newest message: %w", err)
 	}
-	return e, true, nil
+	return e, ok, nil
+}
+
+// inForks calls f with the spans of session, in one snapshot, if it is a
+// fork; it does nothing for one that is not, or is gone.
+func (d *DB) inForks(ctx context.Context, session string, f func(*sql.Tx, Spans) error) error {
+	// A look at the row first, out of a snapshot: most sessions are no
+	// fork, and a session never becomes one.
+	s := Session{ID: session}
+	base := d.dialect.bind(`SELECT base_session, base FROM sessions WHERE id = ?`)
+	err := d.ro.DB.QueryRowContext(ctx, base, session).Scan(&s.BaseSession, &s.Base)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.BaseSession == "") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer rtx.Rollback()
+	if err := rtx.QueryRowContext(ctx, base, session).Scan(&s.BaseSession, &s.Base); err != nil {
+		return err
+	}
+	sp, err := spansOf(ctx, rtx, d.dialect, s)
+	if err != nil {
+		return err
+	}
+	return f(rtx, sp)
 }
 
 // unreadSQL counts up to MaxUnread messages of a session after an offset.
@@ -126,6 +165,22 @@ func (d *DB) Unread(ctx context.Context, reader, session string) (read int64, un
 		}
 	}
 	if err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(unreadSQL), session, read, session, read).Scan(&unread); err != nil {
+		return 0, 0, fmt.Errorf("count unread: %w", err)
+	}
+	if unread >= wire.MaxUnread {
+		return read, unread, nil
+	}
+	// A fork's count goes on in its parent's messages before its own.
+	err := d.inForks(ctx, session, func(rtx *sql.Tx, sp Spans) error {
+		return newestOf(ctx, rtx, d.dialect, sp[:len(sp)-1], string(wire.EventMessage), sp[len(sp)-1].After, wire.MaxUnread-unread, func(m Event) bool {
+			if m.Offset <= read {
+				return false
+			}
+			unread++
+			return true
+		})
+	})
+	if err != nil {
 		return 0, 0, fmt.Errorf("count unread: %w", err)
 	}
 	return read, unread, nil

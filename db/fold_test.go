@@ -247,10 +247,11 @@ func TestReadsMergeBothTables(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
 	for name, q := range map[string]string{
-		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL,
+		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": spanAfterSQL,
+		"span before": spanBeforeSQL, "span typed": spanTypedSQL, "span any": spanAnySQL,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
 	} {
-		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7)
+		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
 			!strings.Contains(got, "events_log USING INDEX events_log_key") {
 			t.Errorf("%s: plan %s", name, got)

@@ -41,6 +41,13 @@ type Session struct {
 	// LastTurn is the state of the newest turn event ("" if none), as of
 	// the last commit: the writer keeps it with the head.
 	LastTurn string `bun:"last_turn"`
+	// Parent and ParentOffset say where a fork came from ("" and 0 for a
+	// session that is no fork); BaseSession and Base where its first
+	// events are stored (forks.go).
+	Parent       string `bun:"parent"`
+	ParentOffset int64  `bun:"parent_offset"`
+	BaseSession  string `bun:"base_session"`
+	Base         int64  `bun:"base"`
 }
 
 // ETag is the session's current version as an HTTP entity tag.
@@ -53,7 +60,17 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 		Provider: s.Provider, Model: s.Model, Effort: s.Effort, System: s.System, Phase: phase,
 		Head: s.Head, ETag: s.ETag(),
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
+		Parent: s.ForkPoint(),
 	}
+}
+
+// ForkPoint is where the session was forked from; nil for one that is no
+// fork.
+func (s *Session) ForkPoint() *wire.ForkPoint {
+	if s.Parent == "" {
+		return nil
+	}
+	return &wire.ForkPoint{Session: s.Parent, Offset: s.ParentOffset}
 }
 
 // CreateHash fingerprints a create request so that a repeated PUT can be told
@@ -154,11 +171,15 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	// that the list of ids SQLite keeps for each statement is bounded,
 	// not the session's size; then its events in the log, which has no
 	// foreign key either. Its events and inputs go with its row (ON
-	// DELETE CASCADE).
+	// DELETE CASCADE), but those its forks read, which its heir takes
+	// (handOn).
 	for from := int64(0); from < head; from += deleteIDsRange {
 		if _, err := t.sql.ExecContext(ctx, t.bind(deleteInputIDsSQL), id, id, from, from+deleteIDsRange, id, from, from+deleteIDsRange); err != nil {
 			return nil, nil, fmt.Errorf("delete input ids: %w", err)
 		}
+	}
+	if err := t.handOn(ctx, id); err != nil {
+		return nil, nil, err
 	}
 	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM events_log WHERE session = ?`), id); err != nil {
 		return nil, nil, fmt.Errorf("delete logged events: %w", err)
@@ -199,7 +220,8 @@ const deleteIDsRange = 1024
 // with the counters of its events still in the log (migration
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
-	version, head, inputs, create_hash, created_at, updated_at, last_turn, system`
+	version, head, inputs, create_hash, created_at, updated_at, last_turn, system,
+	parent, parent_offset, base_session, base`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -211,7 +233,8 @@ type scanner interface{ Scan(dest ...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
-		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System)
+		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System,
+		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base)
 	return s, err
 }
 

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -47,40 +48,42 @@ func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
 // TestPendingInputsUseTheIndex checks the plan.
 const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pendingWhere + ` ORDER BY session, ord`
 
-var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type = ? AND "offset" <= ?`) +
-	` ORDER BY "offset" DESC LIMIT ?`
-
 // Transcript returns a session's messages up to and including offset upto
 // (a turn's user message; later ones belong to later turns), oldest first:
 // the newest of them, at most maxCount, whose texts fit in maxBytes, and
-// always the last one.
+// always the last one. A fork's include its parent's, up to the fork
+// point.
 func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
-	// Newest first, one row at a time: the bounds end the read, so a
-	// session of large messages costs maxBytes, not a page of them.
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL),
-		session, wire.EventMessage, upto, session, wire.EventMessage, upto, maxCount)
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
-	defer rows.Close()
+	defer rtx.Rollback()
+	_, sp, err := d.spansIn(ctx, rtx, session)
+	if err != nil {
+		return nil, err
+	}
+	// Newest first, one row at a time: the bounds end the read, so a
+	// session of large messages costs maxBytes, not a page of them.
 	var out []wire.Event
 	size := 0
-	for rows.Next() {
-		var off int64
-		var payload []byte
-		if err := rows.Scan(&off, &payload); err != nil {
-			return nil, fmt.Errorf("read transcript: %w", err)
-		}
+	var bad error
+	err = newestOf(ctx, rtx, d.dialect, sp, string(wire.EventMessage), upto, maxCount, func(e Event) bool {
 		var ev wire.Event
-		if err := json.Unmarshal(payload, &ev); err != nil {
-			return nil, fmt.Errorf("decode event %d: %w", off, err)
+		if bad = json.Unmarshal(e.JSON, &ev); bad != nil {
+			bad = fmt.Errorf("decode event %d: %w", e.Offset, bad)
+			return false
 		}
 		if size += len(ev.Text); size > maxBytes && len(out) > 0 {
-			break
+			return false
 		}
 		out = append(out, ev)
+		return true
+	})
+	if err == nil {
+		err = bad
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	slices.Reverse(out)

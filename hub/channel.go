@@ -26,6 +26,7 @@ type channel struct {
 	epoch    string
 	head     int64
 	settings db.Session // newest version seen: model, effort, etag for status
+	spans    db.Spans   // where its events are stored (nil until loaded; hub's forks.go)
 	ring     ring       // allocated while anyone subscribes
 	subs     []*sub     // the cursors on it, each at its index (sub.at)
 	watching int        // the subs that are viewers (not in the background)
@@ -76,7 +77,14 @@ func (ch *channel) load(ctx context.Context, d *db.DB) error {
 		return err
 	}
 	last := s.LastTurn
+	sp := db.Own(s.ID)
+	if s.BaseSession != "" {
+		if _, sp, err = d.SpansOf(ctx, ch.id); err != nil {
+			return err
+		}
+	}
 	ch.mu.Lock()
+	ch.spans = sp
 	if ch.run.lastTurn == "" && last != wire.TurnStarted {
 		ch.run.lastTurn = last
 	}

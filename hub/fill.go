@@ -149,7 +149,7 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool,
 	}
 	ch.mu.Unlock()
 	if !fromRing && p.next <= p.head {
-		evs, err := h.db.EventsAfter(ctx, ch.id, p.next-1, page, maxBytes)
+		evs, err := h.eventsAfter(ctx, ch, p.next-1, page, maxBytes)
 		if err != nil {
 			return fmt.Errorf("page %s after %d: %w", ch.id, p.next-1, err)
 		}

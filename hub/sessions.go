@@ -331,19 +331,26 @@ func (h *Hub) dropChannel(id string) {
 // History returns a page of a session's events: after > 0 pages forward
 // from there, before > 0 pages backwards, neither gives the first page.
 func (h *Hub) History(ctx context.Context, id string, after, before int64, limit int) ([]json.RawMessage, int64, bool, error) {
-	s, err := h.db.Session(ctx, id)
-	if err != nil {
-		return nil, 0, false, wireErr(err)
-	}
 	limit = min(max(limit, 1), 1000)
 	var evs []db.Event
 	var more bool
-	if before > 0 {
-		evs, err = h.db.EventsBefore(ctx, id, before, limit, h.opts.MaxPageBytes)
-		more = len(evs) > 0 && evs[0].Offset > 1
-	} else {
-		evs, err = h.db.EventsAfter(ctx, id, after, limit, h.opts.MaxPageBytes)
-		more = len(evs) > 0 && evs[len(evs)-1].Offset < s.Head
+	var s db.Session
+	var err error
+	for range 2 { // once more if a parent's deletion moved a fork's events meanwhile
+		var sp db.Spans
+		if s, sp, err = h.db.SpansOf(ctx, id); err != nil {
+			return nil, 0, false, wireErr(err)
+		}
+		if before > 0 {
+			evs, err = h.db.EventsBeforeIn(ctx, sp, before, limit, h.opts.MaxPageBytes)
+			more = len(evs) > 0 && evs[0].Offset > 1
+		} else {
+			evs, err = h.db.EventsAfterIn(ctx, sp, after, limit, h.opts.MaxPageBytes)
+			more = len(evs) > 0 && evs[len(evs)-1].Offset < s.Head
+		}
+		if !errors.Is(err, db.ErrMoved) {
+			break
+		}
 	}
 	if err != nil {
 		return nil, 0, false, wireErr(err)

@@ -35,6 +35,8 @@ const (
 	ReasonUser           = "user"
 	ReasonDaemonShutdown = "daemon_shutdown"
 	ReasonDaemonRestart  = "daemon_restart"
+	// ReasonFork closes, in a fork, a turn its fork point is inside of.
+	ReasonFork = "fork"
 )
 
 // Author is who wrote an input: the name and id its message carries

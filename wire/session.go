@@ -43,6 +43,34 @@ type Session struct {
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`
+	// Parent is where a fork came from; nil for a session that is no
+	// fork. It stays when the parent is deleted.
+	Parent *ForkPoint `json:"parent,omitempty"`
+}
+
+// ForkPoint is a point of a session's log: a fork's history is its
+// parent's events 1..Offset.
+type ForkPoint struct {
+	Session string `json:"session"`
+	Offset  int64  `json:"offset"`
+}
+
+// ForkRequest is the body of POST /v1/sessions/{id}/fork.
+type ForkRequest struct {
+	// At is the offset of the parent's last event in the fork (1 or
+	// more, at most the parent's head).
+	At    int64  `json:"at"`
+	Title string `json:"title,omitempty"`
+	// Rerun runs the turn of an input again in the fork: At names the
+	// input's user message, or an assistant message, whose input is then
+	// the one re-run (the fork ends at that input's message).
+	Rerun bool `json:"rerun,omitempty"`
+}
+
+// ForkList is the body of GET /v1/sessions/{id}/forks: the forks of a
+// session the caller may see, by fork point and then age.
+type ForkList struct {
+	Forks []Session `json:"forks"`
 }
 
 // SessionList is the body of GET /v1/sessions: one page of the list. Next,

@@ -1,0 +1,175 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
+)
+
+// forkOf forks session as the owner with body, wanting code.
+func (e *env) forkOf(session, body string, code int) (wire.Session, wire.ErrorBody) {
+	e.t.Helper()
+	var raw json.RawMessage
+	got, _ := e.do("POST", "/v1/sessions/"+session+"/fork", nil, body, &raw)
+	var s wire.Session
+	var er wire.ErrorBody
+	json.Unmarshal(raw, &s)
+	json.Unmarshal(raw, &er)
+	if got != code {
+		e.t.Fatalf("fork %s %s: %d %s, want %d", session, body, got, raw, code)
+	}
+	return s, er
+}
+
+// texts are the texts a provider's request carried, system text aside.
+func texts(r fakeopenai.Request) []string {
+	var out []string
+	for _, m := range r.Messages {
+		var msg struct{ Role, Content string }
+		json.Unmarshal(m, &msg)
+		if msg.Role != "system" {
+			out = append(out, msg.Role+":"+msg.Content)
+		}
+	}
+	return out
+}
+
+// sameEvents checks that got starts with want, byte for byte.
+func sameEvents(t *testing.T, want, got []json.RawMessage) {
+	t.Helper()
+	if len(got) < len(want) {
+		t.Fatalf("%d events, want at least %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(want[i], got[i]) {
+			t.Fatalf("event %d: %s, want %s", i+1, got[i], want[i])
+		}
+	}
+}
+
+// A fork at an assistant's reply holds the parent's events up to it, byte
+// for byte, then closes the turn the reply was in; a regenerate (rerun at that reply) runs its input again with
+// the context before it; an edit (a fork just before a user's message,
+// then the new text) sends the new text in its place. The parent is left
+// as it was, lists its forks, and its deletion leaves them whole.
+func TestForkRegenerateAndEdit(t *testing.T) {
+	t.Parallel()
+	e, f := newFakeEnv(t)
+	e.createWith("p", `{"provider":"fake","title":"p"}`)
+	e.say("p", "one")
+	e.settle("p", 1)
+	e.say("p", "two")
+	e.settle("p", 2)
+	parent := e.history("p") // 1 one, 2 started, 3 reply, 4 completed, 5 two, 6 started, 7 reply, 8 completed
+	if len(parent) != 8 {
+		t.Fatalf("parent: %d events", len(parent))
+	}
+
+	at, _ := e.forkOf("p", `{"at":7,"title":"from the reply"}`, http.StatusCreated)
+	if at.Parent == nil || *at.Parent != (wire.ForkPoint{Session: "p", Offset: 7}) || at.Head != 8 || at.Title != "from the reply" || at.Access != wire.AccessCreator {
+		t.Fatalf("fork at a reply: %+v", at)
+	}
+	// Its turn is open at the reply: the fork closes it as its own.
+	atLog := e.history(at.ID)
+	sameEvents(t, parent[:7], atLog)
+	var closing wire.Event
+	if json.Unmarshal(atLog[7], &closing); closing.State != wire.TurnInterrupted || closing.Reason != wire.ReasonFork {
+		t.Fatalf("the fork's own first event: %s", atLog[7])
+	}
+
+	asked := len(f.Requests())
+	regen, _ := e.forkOf("p", `{"at":7,"rerun":true}`, http.StatusCreated)
+	if regen.Parent.Offset != 5 || regen.Title != "p" {
+		t.Fatalf("regenerate: %+v", regen)
+	}
+	evs := e.settle(regen.ID, 2) // the parent's first turn, then its own
+	if n := len(evs); n != 8 || evs[5].Type != wire.EventTurn || evs[5].State != wire.TurnStarted || evs[7].State != wire.TurnCompleted {
+		t.Fatalf("regenerated: %+v", evs)
+	}
+	reqs := f.Requests()
+	want := fmt.Sprint([]string{"user:one", "assistant:" + evs[2].Text, "user:two"})
+	if len(reqs) != asked+1 || fmt.Sprint(texts(reqs[asked])) != want {
+		t.Fatalf("regenerate asked %d times, last with %v, want %s", len(reqs)-asked, texts(reqs[len(reqs)-1]), want)
+	}
+
+	edit, _ := e.forkOf("p", `{"at":4}`, http.StatusCreated)
+	e.say(edit.ID, "two, edited")
+	e.settle(edit.ID, 2)
+	reqs = f.Requests()
+	want = fmt.Sprint([]string{"user:one", "assistant:" + evs[2].Text, "user:two, edited"})
+	if got := fmt.Sprint(texts(reqs[len(reqs)-1])); got != want {
+		t.Fatalf("edit sent %s, want %s", got, want)
+	}
+	if now := e.history("p"); len(now) != 8 {
+		t.Fatalf("the parent has %d events after its forks ran", len(now))
+	} else {
+		sameEvents(t, parent, now)
+	}
+
+	var list wire.ForkList
+	if code, _ := e.do("GET", "/v1/sessions/p/forks", nil, "", &list); code != 200 || len(list.Forks) != 3 ||
+		list.Forks[0].ID != edit.ID || list.Forks[1].ID != regen.ID || list.Forks[2].ID != at.ID {
+		t.Fatalf("forks of p: %d %+v", code, list)
+	}
+
+	keep := map[string][]json.RawMessage{}
+	for _, id := range []string{at.ID, regen.ID, edit.ID} {
+		keep[id] = e.history(id)
+	}
+	if code, _ := e.do("DELETE", "/v1/sessions/p", nil, "", nil); code != http.StatusNoContent {
+		t.Fatalf("delete p: %d", code)
+	}
+	for id, want := range keep {
+		got := e.history(id)
+		if len(got) != len(want) {
+			t.Fatalf("%s has %d events after its parent went, had %d", id, len(got), len(want))
+		}
+		sameEvents(t, want, got)
+	}
+	var s wire.Session
+	if code, _ := e.do("GET", "/v1/sessions/"+at.ID, nil, "", &s); code != 200 || s.Parent == nil || s.Parent.Session != "p" {
+		t.Fatalf("a fork of a deleted parent: %d %+v", code, s)
+	}
+}
+
+// A fork refuses what is not a point of the log, a rerun of what is no
+// input, a session that does not exist, a body it cannot read, and a
+// caller with no right to make sessions.
+func TestForkRefuses(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("p")
+	e.say("p", "hello")
+	e.settle("p", 1) // echo: 1 hello, 2 started, 3 reply, 4 completed
+	for _, c := range []struct {
+		session, body string
+		code          int
+		errCode       wire.Code
+	}{
+		{"p", `{"at":0}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":5}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":-1}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":2,"rerun":true}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":"1"}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":1,"title":"a\u0000b"}`, 400, wire.CodeBadRequest},
+		{"nope", `{"at":1}`, 404, wire.CodeNotFound},
+	} {
+		_, er := e.forkOf(c.session, c.body, c.code)
+		if er.Error.Code != c.errCode {
+			t.Errorf("%s %s: %+v", c.session, c.body, er)
+		}
+	}
+	var er wire.ErrorBody
+	if code, _ := e.do("POST", "/v1/sessions/p/fork", e.as(e.viewerToken("p")), `{"at":1}`, &er); code != 403 {
+		t.Fatalf("a viewer's fork: %d %+v", code, er)
+	}
+	var list wire.ForkList
+	if code, _ := e.do("GET", "/v1/sessions/p/forks", e.as(e.viewerToken("p")), "", &list); code != 200 || list.Forks == nil || len(list.Forks) != 0 {
+		t.Fatalf("a viewer's list of no forks: %d %+v", code, list)
+	}
+}

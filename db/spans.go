@@ -1,0 +1,250 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// ErrMoved says that events a read expected under one session were not
+// there: a parent's deletion handed them to one of its forks
+// (DeleteSession) after the reader resolved its Spans. The reader
+// resolves them again (SpansOf) and reads again.
+var ErrMoved = errors.New("a fork's events moved to another session")
+
+// Span is a range of a session's log as it is stored: the events at
+// offsets After+1..Upto are rows of Session (Upto 0: no end).
+type Span struct {
+	Session     string
+	After, Upto int64
+}
+
+// Spans is a session's log as stored, oldest first. A session that is no
+// fork is one span, its own. A fork's first events are its parent's rows,
+// never copied (forks.go), so its spans are its ancestors' up to its
+// fork point, then its own.
+type Spans []Span
+
+// Own is the spans of a session that is no fork.
+func Own(session string) Spans { return Spans{{Session: session}} }
+
+// Session is the session the spans are the log of.
+func (sp Spans) Session() string { return sp[len(sp)-1].Session }
+
+// Forked says whether the log starts in another session's rows.
+func (sp Spans) Forked() bool { return len(sp) > 1 }
+
+// upto is the span's last offset, math.MaxInt64 for the open one.
+func (s Span) upto() int64 {
+	if s.Upto == 0 {
+		return math.MaxInt64
+	}
+	return s.Upto
+}
+
+// querier is what reads: the readers' pool, a read snapshot, or the
+// writer's transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// maxForkDepth bounds a walk up the stored spans, which a fork of a fork
+// of … makes one longer each.
+const maxForkDepth = 10000
+
+// spansOf resolves the spans of s (a row just read through q).
+func spansOf(ctx context.Context, q querier, d *dialect, s Session) (Spans, error) {
+	if s.BaseSession == "" {
+		return Own(s.ID), nil
+	}
+	out := Spans{{Session: s.ID, After: s.Base}}
+	src, upto := s.BaseSession, s.Base
+	for src != "" {
+		if len(out) > maxForkDepth {
+			return nil, fmt.Errorf("session %q: forks deeper than %d", s.ID, maxForkDepth)
+		}
+		var next string
+		var base int64
+		err := q.QueryRowContext(ctx, d.bind(`SELECT base_session, base FROM sessions WHERE id = ?`), src).Scan(&next, &base)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("session %q reads %q, which is gone: %w", s.ID, src, ErrMoved)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read a fork's spans: %w", err)
+		}
+		out = append(out, Span{Session: src, After: base, Upto: upto})
+		src, upto = next, base
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// SpansOf reads a session and resolves its spans in one snapshot, or
+// returns ErrNotFound.
+func (d *DB) SpansOf(ctx context.Context, id string) (Session, Spans, error) {
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("read session: %w", err)
+	}
+	defer rtx.Rollback()
+	return d.spansIn(ctx, rtx, id)
+}
+
+// spansIn is SpansOf in the snapshot rtx.
+func (d *DB) spansIn(ctx context.Context, rtx *sql.Tx, id string) (Session, Spans, error) {
+	s, err := scanSession(rtx.QueryRowContext(ctx, d.dialect.bind(sessionSQL), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, nil, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Session{}, nil, fmt.Errorf("read session: %w", err)
+	}
+	sp, err := spansOf(ctx, rtx, d.dialect, s)
+	return s, sp, err
+}
+
+var (
+	spanAfterSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ?`) +
+		` ORDER BY "offset" LIMIT ?`
+	spanBeforeSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`) +
+		` ORDER BY "offset" DESC LIMIT ?`
+	spanAnySQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`) +
+		` ORDER BY "offset" DESC LIMIT ?`
+	spanTypedSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`) +
+		` ORDER BY "offset" DESC LIMIT ?`
+)
+
+// EventsAfterIn is EventsAfter over a session's spans (SpansOf). A span
+// of a parent must hold every offset of its range: one that does not has
+// moved (ErrMoved).
+func (d *DB) EventsAfterIn(ctx context.Context, sp Spans, after int64, limit, maxBytes int) ([]Event, error) {
+	if !sp.Forked() {
+		return d.eventsAfter(ctx, sp.Session(), after, limit, maxBytes)
+	}
+	var out []Event
+	size := 0
+	for _, s := range sp {
+		if after >= s.upto() {
+			continue
+		}
+		if len(out) >= limit || (maxBytes > 0 && size >= maxBytes) {
+			break
+		}
+		from := max(after, s.After)
+		rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(spanAfterSQL), s.Session, from, s.upto(), s.Session, from, s.upto(), limit-len(out))
+		if err != nil {
+			return nil, fmt.Errorf("events after %d: %w", after, err)
+		}
+		page, err := scanEvents(rows, sp.Session(), maxBytes-size)
+		if err != nil {
+			return nil, fmt.Errorf("events after %d: %w", after, err)
+		}
+		for i, e := range page {
+			if e.Offset != from+int64(i)+1 {
+				return nil, fmt.Errorf("events after %d: %w", after, ErrMoved)
+			}
+			size += len(e.JSON)
+		}
+		out = append(out, page...)
+		full := len(out) >= limit || (maxBytes > 0 && size >= maxBytes)
+		if s.Upto != 0 && !full && from+int64(len(page)) < s.Upto {
+			return nil, fmt.Errorf("events after %d: %w", after, ErrMoved)
+		}
+		if len(page) > 0 {
+			after = page[len(page)-1].Offset
+		}
+	}
+	return out, nil
+}
+
+// EventsBeforeIn is EventsBefore over a session's spans, as EventsAfterIn
+// is EventsAfter.
+func (d *DB) EventsBeforeIn(ctx context.Context, sp Spans, before int64, limit, maxBytes int) ([]Event, error) {
+	if !sp.Forked() {
+		return d.eventsBefore(ctx, sp.Session(), before, limit, maxBytes)
+	}
+	var out []Event // newest first
+	size := 0
+	for i := len(sp) - 1; i >= 0; i-- {
+		s := sp[i]
+		if before <= s.After+1 {
+			continue
+		}
+		if len(out) >= limit || (maxBytes > 0 && size >= maxBytes) {
+			break
+		}
+		to := before // the rows below to
+		if s.Upto != 0 {
+			to = min(before, s.Upto+1)
+		}
+		rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(spanBeforeSQL), s.Session, s.After, to, s.Session, s.After, to, limit-len(out))
+		if err != nil {
+			return nil, fmt.Errorf("events before %d: %w", before, err)
+		}
+		page, err := scanEvents(rows, sp.Session(), maxBytes-size)
+		if err != nil {
+			return nil, fmt.Errorf("events before %d: %w", before, err)
+		}
+		for j, e := range page {
+			if s.Upto != 0 && e.Offset != to-int64(j)-1 {
+				return nil, fmt.Errorf("events before %d: %w", before, ErrMoved)
+			}
+			size += len(e.JSON)
+		}
+		out = append(out, page...)
+		full := len(out) >= limit || (maxBytes > 0 && size >= maxBytes)
+		if s.Upto != 0 && !full && to-int64(len(page)) > s.After+1 {
+			return nil, fmt.Errorf("events before %d: %w", before, ErrMoved)
+		}
+		if len(page) > 0 {
+			before = page[len(page)-1].Offset
+		} else {
+			before = s.After + 1
+		}
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// newestOf calls each with the events of one type (any, for "") in a
+// session's spans at offsets up to upto, newest first, until it returns false or limit
+// have been read. The spans must be of the snapshot q reads.
+func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, upto int64, limit int, each func(Event) bool) error {
+	n := 0
+	for i := len(sp) - 1; i >= 0 && n < limit; i-- {
+		s := sp[i]
+		hi := min(upto, s.upto())
+		if hi <= s.After {
+			continue
+		}
+		query := spanTypedSQL
+		if typ == "" {
+			query = spanAnySQL
+		}
+		rows, err := q.QueryContext(ctx, d.bind(query), s.Session, s.After, hi, typ, s.Session, s.After, hi, typ, limit-n)
+		if err != nil {
+			return err
+		}
+		stop := false
+		for rows.Next() && !stop {
+			e := Event{Session: sp.Session()}
+			if err := rows.Scan(&e.Offset, &e.Type, &e.JSON); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			stop = !each(e)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil || stop {
+			return err
+		}
+	}
+	return nil
+}
