@@ -106,6 +106,21 @@ func (c *Client) PatchSession(ctx context.Context, id, etag string, p wire.Sessi
 	return s, err
 }
 
+// Fork makes a fork of a session (POST /v1/sessions/{id}/fork). It is
+// not retried once it may have arrived: a retry would make a second fork.
+func (c *Client) Fork(ctx context.Context, id string, req wire.ForkRequest) (wire.Session, error) {
+	var s wire.Session
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/fork", nil, req, &s, false)
+	return s, err
+}
+
+// Forks lists a session's forks that the caller may read.
+func (c *Client) Forks(ctx context.Context, id string) ([]wire.Session, error) {
+	var l wire.ForkList
+	_, err := c.call(ctx, http.MethodGet, sessPath(id)+"/forks", nil, nil, &l, true)
+	return l.Forks, err
+}
+
 // DeleteSession deletes a session.
 func (c *Client) DeleteSession(ctx context.Context, id string) error {
 	_, err := c.call(ctx, http.MethodDelete, sessPath(id), nil, nil, nil, true)
