@@ -247,8 +247,9 @@ func TestReadsMergeBothTables(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
 	for name, q := range map[string]string{
-		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": spanAfterSQL,
-		"span before": spanBeforeSQL, "span typed": spanTypedSQL, "span any": spanAnySQL,
+		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": bothTables(spanAfterSQL) + ascending,
+		"span before": bothTables(spanBeforeSQL) + descending, "span typed": bothTables(spanTypedSQL) + descending,
+		"span any": bothTables(spanAnySQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
 	} {
 		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9)

@@ -107,16 +107,29 @@ func (d *DB) spansIn(ctx context.Context, rtx *sql.Tx, id string) (Session, Span
 	return s, sp, err
 }
 
-var (
-	spanAfterSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ?`) +
-		` ORDER BY "offset" LIMIT ?`
-	spanBeforeSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`) +
-		` ORDER BY "offset" DESC LIMIT ?`
-	spanAnySQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`) +
-		` ORDER BY "offset" DESC LIMIT ?`
-	spanTypedSQL = bothTables(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`) +
-		` ORDER BY "offset" DESC LIMIT ?`
+// The reads of a span: a range of one session's rows, in both tables on
+// SQLite (bothTables), in events alone on PostgreSQL, which never uses the
+// log: there, the UNION ALL of an empty table hid the order of the
+// primary key from the planner, which sorted every row of the range for
+// a LIMIT 1.
+const (
+	spanAfterSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ?`
+	spanBeforeSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`
+	spanTypedSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`
+	spanAnySQL    = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`
+	ascending     = ` ORDER BY "offset" LIMIT ?`
+	descending    = ` ORDER BY "offset" DESC LIMIT ?`
 )
+
+// spanRead runs the read q of a span, its rows in order (ascending or
+// descending), with its parameters and then the limit.
+func spanRead(ctx context.Context, q querier, d *dialect, sql, order string, limit int, args ...any) (*sql.Rows, error) {
+	if d.pg {
+		return q.QueryContext(ctx, d.bind(sql+order), append(args, limit)...)
+	}
+	all := append(append(args, args...), limit)
+	return q.QueryContext(ctx, bothTables(sql)+order, all...)
+}
 
 // EventsAfterIn is EventsAfter over a session's spans (SpansOf). A span
 // of a parent must hold every offset of its range: one that does not has
@@ -135,7 +148,7 @@ func (d *DB) EventsAfterIn(ctx context.Context, sp Spans, after int64, limit, ma
 			break
 		}
 		from := max(after, s.After)
-		rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(spanAfterSQL), s.Session, from, s.upto(), s.Session, from, s.upto(), limit-len(out))
+		rows, err := spanRead(ctx, d.ro.DB, d.dialect, spanAfterSQL, ascending, limit-len(out), s.Session, from, s.upto())
 		if err != nil {
 			return nil, fmt.Errorf("events after %d: %w", after, err)
 		}
@@ -181,7 +194,7 @@ func (d *DB) EventsBeforeIn(ctx context.Context, sp Spans, before int64, limit, 
 		if s.Upto != 0 {
 			to = min(before, s.Upto+1)
 		}
-		rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(spanBeforeSQL), s.Session, s.After, to, s.Session, s.After, to, limit-len(out))
+		rows, err := spanRead(ctx, d.ro.DB, d.dialect, spanBeforeSQL, descending, limit-len(out), s.Session, s.After, to)
 		if err != nil {
 			return nil, fmt.Errorf("events before %d: %w", before, err)
 		}
@@ -225,7 +238,7 @@ func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, 
 		if typ == "" {
 			query = spanAnySQL
 		}
-		rows, err := q.QueryContext(ctx, d.bind(query), s.Session, s.After, hi, typ, s.Session, s.After, hi, typ, limit-n)
+		rows, err := spanRead(ctx, q, d, query, descending, limit-n, s.Session, s.After, hi, typ)
 		if err != nil {
 			return err
 		}
