@@ -23,8 +23,9 @@ var permissions = map[string]hub.Rule{
 	"PATCH /v1/sessions/:id":                 {Roles: hub.People, Need: wire.AccessCreator},
 	"DELETE /v1/sessions/:id":                {Roles: hub.People, Need: wire.AccessCreator},
 	"GET /v1/sessions/:id/events":            {Roles: hub.Everyone, Need: wire.AccessRead},
-	"POST /v1/sessions/:id/import":           {Roles: hub.OwnerOnly},                       // what it writes is attributed to anyone: admins only
-	"POST /v1/sessions/:id/fork":             {Roles: hub.People, Need: wire.AccessRead},   // the fork is theirs
+	"POST /v1/sessions/:id/import":           {Roles: hub.OwnerOnly},                     // what it writes is attributed to anyone: admins only
+	"POST /v1/sessions/:id/fork":             {Roles: hub.People, Need: wire.AccessRead}, // the fork is theirs
+	"POST /v1/sessions/:id/compact":          {Roles: hub.Speakers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/forks":             {Roles: hub.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
 	"PUT /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},
 	"GET /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},

@@ -137,7 +137,8 @@ func TestForkRegenerateAndEdit(t *testing.T) {
 	}
 }
 
-// A fork refuses what is not a point of the log, a rerun of what is no
+// A fork at 0 holds none of the parent's events; a fork refuses what is
+// not a point of the log, a rerun of what is no
 // input, a session that does not exist, a body it cannot read, and a
 // caller with no right to make sessions.
 func TestForkRefuses(t *testing.T) {
@@ -151,7 +152,7 @@ func TestForkRefuses(t *testing.T) {
 		code          int
 		errCode       wire.Code
 	}{
-		{"p", `{"at":0}`, 400, wire.CodeBadRequest},
+		{"p", `{"at":0,"rerun":true}`, 400, wire.CodeBadRequest},
 		{"p", `{"at":5}`, 400, wire.CodeBadRequest},
 		{"p", `{"at":-1}`, 400, wire.CodeBadRequest},
 		{"p", `{"at":2,"rerun":true}`, 400, wire.CodeBadRequest},
@@ -163,6 +164,9 @@ func TestForkRefuses(t *testing.T) {
 		if er.Error.Code != c.errCode {
 			t.Errorf("%s %s: %+v", c.session, c.body, er)
 		}
+	}
+	if empty, _ := e.forkOf("p", `{"at":0}`, 201); empty.Head != 0 || empty.Parent.Offset != 0 || len(e.history(empty.ID)) != 0 {
+		t.Fatalf("a fork at 0: %+v", empty)
 	}
 	var er wire.ErrorBody
 	if code, _ := e.do("POST", "/v1/sessions/p/fork", e.as(e.viewerToken("p")), `{"at":1}`, &er); code != 403 {

@@ -141,6 +141,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.POST("/sessions/:id/import", s.importEvents)
 	v1.POST("/sessions/:id/fork", s.fork)
 	v1.GET("/sessions/:id/forks", s.forks)
+	v1.POST("/sessions/:id/compact", s.compact)
 	v1.PUT("/sessions/:id/read", s.putRead)
 	v1.GET("/sessions/:id/read", s.getRead)
 	v1.PUT("/sessions/:id/inputs/:input_id", s.putInput)

@@ -121,6 +121,14 @@ func (c *Client) Forks(ctx context.Context, id string) ([]wire.Session, error) {
 	return l.Forks, err
 }
 
+// Compact compacts a session by hand (POST /v1/sessions/{id}/compact)
+// and returns the compaction event.
+func (c *Client) Compact(ctx context.Context, id string) (wire.Event, error) {
+	var ev wire.Event
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/compact", nil, nil, &ev, false)
+	return ev, err
+}
+
 // DeleteSession deletes a session.
 func (c *Client) DeleteSession(ctx context.Context, id string) error {
 	_, err := c.call(ctx, http.MethodDelete, sessPath(id), nil, nil, nil, true)

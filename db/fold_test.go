@@ -249,10 +249,10 @@ func TestReadsMergeBothTables(t *testing.T) {
 	for name, q := range map[string]string{
 		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": bothTables(spanAfterSQL) + ascending,
 		"span before": bothTables(spanBeforeSQL) + descending, "span typed": bothTables(spanTypedSQL) + descending,
-		"span any": bothTables(spanAnySQL) + descending,
+		"span any": bothTables(spanAnySQL) + descending, "span either": bothTables(spanEitherSQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
 	} {
-		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
 			!strings.Contains(got, "events_log USING INDEX events_log_key") {
 			t.Errorf("%s: plan %s", name, got)

@@ -51,7 +51,7 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 	if err != nil {
 		return Session{}, nil, err
 	}
-	if f.At < 1 || f.At > c.head {
+	if f.At < 0 || f.At > c.head || (f.At == 0 && f.Rerun) {
 		return Session{}, nil, fmt.Errorf("session %q has events 1..%d, not %d: %w", f.Parent, c.head, f.At, ErrOutOfRange)
 	}
 	p, err := scanSession(t.sql.QueryRowContext(ctx, t.bind(sessionSQL), f.Parent))
@@ -73,6 +73,9 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 	s := f.Child
 	s.Parent, s.ParentOffset, s.Base = f.Parent, at, at
 	for _, span := range sp {
+		if at == 0 {
+			break // nothing to read from it
+		}
 		if span.After < at && at <= span.upto() {
 			s.BaseSession = span.Session
 		}
@@ -104,6 +107,9 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 // forkPoint checks the fork point against the event there and returns it:
 // for a rerun, the offset of the input's message, which it returns too.
 func (t *Tx) forkPoint(ctx context.Context, sp Spans, f ForkOf) (int64, *wire.Event, error) {
+	if f.At == 0 {
+		return 0, nil, nil // none of its events: a fresh start with its settings
+	}
 	ev, err := t.eventAt(ctx, sp, f.At)
 	if err != nil || !f.Rerun {
 		return f.At, nil, err

@@ -265,7 +265,7 @@ func TestForkTurnsAndReads(t *testing.T) {
 		if !errors.Is(err, ErrNoInput) {
 			t.Fatalf("rerun at a turn event: %v", err)
 		}
-		for _, at := range []int64{0, 5} {
+		for _, at := range []int64{-1, 5} {
 			_, err = d.Writer().Do(ctx, func(tx *Tx) error {
 				_, _, e = tx.Fork(ctx, ForkOf{Parent: "p", At: at, Child: Session{ID: "x", Epoch: "x"}})
 				return e

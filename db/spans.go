@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"albedo/wire"
 )
 
 // ErrMoved says that events a read expected under one session were not
@@ -117,6 +119,7 @@ const (
 	spanBeforeSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`
 	spanTypedSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`
 	spanAnySQL    = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`
+	spanEitherSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type IN (?, ?)`
 	ascending     = ` ORDER BY "offset" LIMIT ?`
 	descending    = ` ORDER BY "offset" DESC LIMIT ?`
 )
@@ -224,9 +227,40 @@ func (d *DB) EventsBeforeIn(ctx context.Context, sp Spans, before int64, limit, 
 }
 
 // newestOf calls each with the events of one type (any, for "") in a
-// session's spans at offsets up to upto, newest first, until it returns false or limit
-// have been read. The spans must be of the snapshot q reads.
+// session's spans at offsets up to upto, newest first, until it returns
+// false or limit have been read. The spans must be of the snapshot q
+// reads.
 func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, upto int64, limit int, each func(Event) bool) error {
+	query, args := spanTypedSQL, []any{typ}
+	if typ == "" {
+		query = spanAnySQL
+	}
+	return newestIn(ctx, q, d, sp, query, args, upto, limit, each)
+}
+
+// Newest calls each with a session's events of either of two types at
+// offsets up to upto, newest first, through its spans, until it returns
+// false or limit have been read: the messages and compactions a turn's
+// transcript is made of (hub's compaction.go).
+func (d *DB) Newest(ctx context.Context, session string, a, b wire.EventType, upto int64, limit int, each func(Event) bool) error {
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("read %s: %w", session, err)
+	}
+	defer rtx.Rollback()
+	_, sp, err := d.spansIn(ctx, rtx, session)
+	if err != nil {
+		return err
+	}
+	if err := newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, []any{string(a), string(b)}, upto, limit, each); err != nil {
+		return fmt.Errorf("read %s: %w", session, err)
+	}
+	return nil
+}
+
+// newestIn is newestOf with the query (a span's read, then its
+// conditions' args).
+func newestIn(ctx context.Context, q querier, d *dialect, sp Spans, query string, extra []any, upto int64, limit int, each func(Event) bool) error {
 	n := 0
 	for i := len(sp) - 1; i >= 0 && n < limit; i-- {
 		s := sp[i]
@@ -234,11 +268,7 @@ func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, 
 		if hi <= s.After {
 			continue
 		}
-		query := spanTypedSQL
-		if typ == "" {
-			query = spanAnySQL
-		}
-		rows, err := spanRead(ctx, q, d, query, descending, limit-n, s.Session, s.After, hi, typ)
+		rows, err := spanRead(ctx, q, d, query, descending, limit-n, append([]any{s.Session, s.After, hi}, extra...)...)
 		if err != nil {
 			return err
 		}

@@ -39,6 +39,9 @@ type channel struct {
 	presenceDue bool
 
 	run runState // the turn runner's view; see turn.go
+	// compactMu lets one compaction at a time read and summarize the
+	// session (compaction.go): a turn's and one asked for by hand.
+	compactMu sync.Mutex
 
 	// What other nodes of a cluster said (cluster_notices.go): their
 	// viewers, and the run state of the node running the session's turns.

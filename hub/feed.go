@@ -41,8 +41,9 @@ type feedEntry struct {
 	head     int64
 	at       time.Time // last activity
 	lastTurn string
-	seq      uint64 // the change that made it what it is
-	gone     bool   // deleted (a tombstone)
+	parent   *wire.ForkPoint // a fork's (nil for a session that is no fork)
+	seq      uint64          // the change that made it what it is
+	gone     bool            // deleted (a tombstone)
 	// msgs counts the messages this node committed to it since msgsGen
 	// began, which a new generation starts whenever messages may have
 	// come that it did not count (another node's): a connection's unread
@@ -145,7 +146,7 @@ func (f *feed) ensure(ctx context.Context) error {
 // is read when a feed first shows it.
 func entryOf(s db.Session) *feedEntry {
 	at, _ := time.Parse(time.RFC3339Nano, s.UpdatedAt)
-	return &feedEntry{id: s.ID, title: s.Title, provider: s.Provider, head: s.Head, at: at, lastTurn: s.LastTurn}
+	return &feedEntry{id: s.ID, title: s.Title, provider: s.Provider, head: s.Head, at: at, lastTurn: s.LastTurn, parent: s.ForkPoint()}
 }
 
 // changed applies f to the session's entry (made if it is new) and
@@ -210,7 +211,7 @@ func (f *feed) committed(c db.Committed, at time.Time) {
 func (f *feed) session(s db.Session) {
 	f.changed(s.ID, func(e *feedEntry) {
 		n := entryOf(s)
-		e.gone, e.title, e.provider = false, n.title, n.provider
+		e.gone, e.title, e.provider, e.parent = false, n.title, n.provider, n.parent
 		if n.head > e.head {
 			e.head, e.lastKnown = n.head, false
 			e.msgsGen++

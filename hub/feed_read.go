@@ -133,7 +133,7 @@ func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, r
 	for i := range entries {
 		e := &entries[i]
 		it := wire.FeedItem{ID: e.id, Title: e.title, Provider: cmp.Or(e.provider, def), Head: e.head,
-			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle, Access: p.Access(e.id)}
+			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle, Access: p.Access(e.id), Parent: e.parent}
 		if ch := h.served(e.id); ch != nil {
 			ch.mu.Lock()
 			st := ch.status()

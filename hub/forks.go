@@ -19,8 +19,8 @@ func (h *Hub) Fork(ctx context.Context, by Principal, parent string, req wire.Fo
 	if err := checkTexts("title", req.Title); err != nil {
 		return wire.Session{}, err
 	}
-	if req.At < 1 {
-		return wire.Session{}, wire.Errorf(wire.CodeBadRequest, "at must be the offset of an event (1 or more)")
+	if req.At < 0 {
+		return wire.Session{}, wire.Errorf(wire.CodeBadRequest, "at must be 0 or the offset of an event")
 	}
 	p, err := h.db.Session(ctx, parent)
 	if err != nil {

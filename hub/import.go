@@ -67,6 +67,10 @@ func checkImported(ev wire.Event) *wire.Error {
 		if len(ev.Text) > maxImportText {
 			return wire.Errorf(wire.CodeBadRequest, "a message holds at most %d bytes", maxImportText)
 		}
+	case wire.EventCompaction:
+		if ev.From < 1 || ev.To < ev.From || ev.To >= ev.Offset || len(ev.Text) > maxImportText {
+			return wire.Errorf(wire.CodeBadRequest, "a compaction covers offsets before its own (1 ≤ from ≤ to < offset) and holds at most %d bytes", maxImportText)
+		}
 	case wire.EventTurn, wire.EventSettings:
 	default:
 		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)

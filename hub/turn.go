@@ -259,8 +259,8 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 }
 
 // turnRequest finds the session's provider and builds its request: the
-// session's model and effort, and the newest messages up to q's input
-// that fit the transcript limits.
+// session's model, effort and system text, and its transcript up to q's
+// input (transcript).
 func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.Provider, provider.Request, error) {
 	var req provider.Request
 	sess, err := h.db.Session(ctx, ch.id)
@@ -273,23 +273,16 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	}
 	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort,
 		Provider: cmp.Or(sess.Provider, h.providers.Default(), "echo")}
-	limit := h.opts.MaxTranscriptMessages
-	if hl, ok := p.(provider.HistoryLimiter); ok {
-		limit = min(limit, hl.MaxMessages())
+	system := sess.System
+	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
+		system = sp.System()
 	}
-	evs, err := h.db.Transcript(ctx, ch.id, q.offset, h.opts.MaxTranscript, limit)
+	evs, err := h.transcript(ctx, ch, p, req, q.offset, system)
 	for _, e := range evs {
-		if e.State == wire.MessageFailed && e.Text == "" {
-			continue
-		}
 		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
 		if e.Offset == q.offset {
 			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs
 		}
-	}
-	system := sess.System
-	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
-		system = sp.System()
 	}
 	if system != "" {
 		req.Messages = append([]provider.Message{{Role: wire.RoleSystem, Author: "system", Text: system}}, req.Messages...)

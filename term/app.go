@@ -532,6 +532,8 @@ func (a *App) run(cmds []Cmd) {
 				p, err := a.c.History(a.ctx, cmd.Session, 0, cmd.Before, 100)
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
+		default:
+			a.treeRun(cmd)
 		}
 	}
 }

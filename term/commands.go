@@ -121,7 +121,7 @@ type slashCommand struct {
 
 // changesSessions names the slash commands that change sessions: a
 // read-only view refuses them.
-var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true}
+var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true, "/compact": true}
 
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
@@ -171,6 +171,7 @@ var slashCommands = []slashCommand{
 		return m.patchFocused(wire.SessionPatch{System: &arg})
 	}},
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
+	treeCommands[0], treeCommands[1], treeCommands[2],
 	{"/search TEXT", "search every session; Enter opens a hit", (*Model).searchAll},
 	{"/mouse on|off", "off: the terminal selects text; on: the wheel scrolls", func(m *Model, arg string) []Cmd {
 		if arg != "on" && arg != "off" {

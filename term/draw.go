@@ -344,6 +344,9 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 	}
 	if s := m.Focused(); s != nil {
 		var parts []string
+		if o := m.forkOrigin(s); o != "" {
+			parts = append(parts, o)
+		}
 		if s.Model != "" {
 			parts = append(parts, s.Model)
 		}
@@ -380,7 +383,7 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 	case m.search != nil:
 		notice, isErr = m.search.status(), false
 	case m.pick != nil:
-		notice, isErr = "↑↓ choose · Enter/y copy · c copy its code · Esc", false
+		notice, isErr = "↑↓ choose · Enter/y copy · c its code · f fork · r regenerate · e edit · Esc", false
 	case m.asking != nil:
 		notice, isErr = m.asking.prompt, true
 	case m.quitArmed:

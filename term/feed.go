@@ -48,7 +48,7 @@ func (m *Model) feedItems(items []wire.FeedItem) {
 			s = &SessionView{ID: it.ID, Follow: true}
 			m.Sessions = append(m.Sessions, s)
 		}
-		s.Title, s.Provider, s.LastTurn = it.Title, it.Provider, it.LastTurn
+		s.Title, s.Provider, s.LastTurn, s.Parent = it.Title, it.Provider, it.LastTurn, it.Parent
 		if !s.subscribed {
 			s.Phase, s.Queued = it.Phase, it.Queued
 		}

@@ -251,6 +251,11 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 	case ev.Key() == tcell.KeyEscape:
 		m.pick = nil
 	default:
+		if ev.Key() == tcell.KeyRune {
+			if cmds, ok := m.forkPick(s, ev.Rune()); ok {
+				return cmds
+			}
+		}
 		m.pick = nil
 		return m.press(ev)
 	}

@@ -84,7 +84,8 @@ type SessionView struct {
 	ID       string
 	Title    string
 	Epoch    string
-	Provider string // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
+	Provider string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
+	Parent   *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
 
 	Events []wire.Event // committed events since the last reset, in order
 	More   bool         // older history exists before Events
@@ -178,5 +179,5 @@ func (s *SessionView) name() string {
 
 func newSessionView(s wire.Session) *SessionView {
 	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: cmp.Or(s.ResolvedProvider, s.Provider), Phase: s.Phase, Model: s.Model,
-		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true}
+		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent}
 }

@@ -35,6 +35,8 @@ func (m *Model) Result(r any) []Cmd {
 		m.providers(r)
 	case resSearch:
 		m.found(r)
+	default:
+		m.treeResult(r)
 	}
 	return nil
 }

@@ -280,6 +280,11 @@ func eventLines(ev wire.Event, o look, re string) []line {
 			out = appendText(out, "⏹ interrupted ("+strings.ReplaceAll(ev.Reason, "_", " ")+")", width, stDim)
 			out = append(out, blank)
 		}
+	case wire.EventCompaction:
+		head := fmt.Sprintf("⧉ compacted #%d–#%d for the model (by %s, summary by %s):", ev.From, ev.To, orNone(ev.By), orNone(ev.Author))
+		out = appendText(out, head, width, stDim)
+		out = appendText(out, ev.Text, width, stDim)
+		out = append(out, blank)
 	case wire.EventSettings:
 		var parts []string
 		if ev.Title != nil {

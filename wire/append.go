@@ -43,6 +43,12 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		// RawMessage.
 		dst = append(append(dst, `,"usage":`...), ev.Usage...)
 	}
+	if ev.From != 0 {
+		dst = strconv.AppendInt(append(dst, `,"from":`...), ev.From, 10)
+	}
+	if ev.To != 0 {
+		dst = strconv.AppendInt(append(dst, `,"to":`...), ev.To, 10)
+	}
 	dst = appendOmitNil(dst, `,"title":`, ev.Title)
 	dst = appendOmitNil(dst, `,"model":`, ev.Model)
 	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
@@ -78,6 +84,9 @@ func EventSize(ev *Event) int {
 	field(len(`,"error":`), ev.Error)
 	if len(ev.Usage) > 0 {
 		n += len(`,"usage":`) + len(ev.Usage)
+	}
+	if ev.From != 0 || ev.To != 0 {
+		n += len(`,"from":,"to":`) + 40
 	}
 	ptr(len(`,"title":`), ev.Title)
 	ptr(len(`,"model":`), ev.Model)

@@ -67,6 +67,8 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 7, Type: EventTurn, At: at, InputID: "i", TurnID: "t", State: TurnInterrupted, Reason: ReasonUser, Error: "boom"},
 		{Offset: 9, Type: EventSettings, At: at, Title: ptr(""), Model: ptr("m"), By: "owner"},
 		{Offset: 9, Type: EventSettings, At: at, Effort: ptr("high")},
+		{Offset: 12, Type: EventCompaction, At: at, Author: "m", Text: "summary", From: 1, To: 10, By: "albedo"},
+		{Offset: 12, Type: EventCompaction, At: at, From: math.MinInt64, To: -1},
 		{},
 		{Offset: -1, Type: "x", At: time.Time{}},
 		{Offset: math.MaxInt64, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", 23*3600+59*60))},
@@ -106,6 +108,9 @@ func FuzzAppendEvent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, off int64, typ string, sec, nsec int64, zone int, a, b, c, d string, mask uint8) {
 		ev := Event{Offset: off, Type: EventType(typ), At: time.Unix(sec, nsec).In(time.FixedZone("", zone)),
 			Role: Role(a), Author: b, Text: c, InputID: d, TurnID: a, State: b, Reason: c, Error: d, By: a}
+		if mask&32 != 0 {
+			ev.From, ev.To = off/2, off
+		}
 		for i, p := range []**string{&ev.Title, &ev.Model, &ev.Effort} {
 			if mask&(1<<i) != 0 {
 				*p = ptr([]string{a, b, c}[i])

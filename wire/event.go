@@ -13,6 +13,10 @@ const (
 	EventMessage  EventType = "message"
 	EventTurn     EventType = "turn"
 	EventSettings EventType = "settings"
+	// EventCompaction is a summary that stands, in what a provider is
+	// sent, for the messages at offsets From..To (docs/protocol.md,
+	// "Compaction").
+	EventCompaction EventType = "compaction"
 )
 
 // Message states.
@@ -75,6 +79,11 @@ type Event struct {
 	// Usage is a closing turn event's token usage (SetUsage, TurnUsage):
 	// an object, or null when the provider reported none.
 	Usage json.RawMessage `json:"usage,omitempty"`
+
+	// compaction: the messages it stands for (Text is the summary,
+	// Author who wrote it, By who asked)
+	From int64 `json:"from,omitempty"`
+	To   int64 `json:"to,omitempty"`
 
 	// settings
 	Title  *string `json:"title,omitempty"`

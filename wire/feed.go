@@ -45,6 +45,8 @@ type FeedItem struct {
 	Unread int   `json:"unread"`
 	// Access is what the token may do in it, as in the session object.
 	Access Access `json:"access,omitempty"`
+	// Parent is where a fork came from, as in the session object.
+	Parent *ForkPoint `json:"parent,omitempty"`
 }
 
 // FeedLast is a session's newest message, shortened.

@@ -57,8 +57,9 @@ type ForkPoint struct {
 
 // ForkRequest is the body of POST /v1/sessions/{id}/fork.
 type ForkRequest struct {
-	// At is the offset of the parent's last event in the fork (1 or
-	// more, at most the parent's head).
+	// At is the offset of the parent's last event in the fork (at most
+	// the parent's head; 0: none of them, a fresh start with its
+	// settings).
 	At    int64  `json:"at"`
 	Title string `json:"title,omitempty"`
 	// Rerun runs the turn of an input again in the fork: At names the

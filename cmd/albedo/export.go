@@ -118,6 +118,9 @@ func markdownEvent(ev wire.Event) string {
 		case wire.TurnInterrupted:
 			return fmt.Sprintf("\n> **The turn was interrupted** (%s): %s\n", at, ev.Reason)
 		}
+	case wire.EventCompaction:
+		return fmt.Sprintf("\n> *Messages #%d–#%d compacted for the model* (by %s, summary by %s, %s):\n>\n> %s\n",
+			ev.From, ev.To, orDash(ev.By), orDash(ev.Author), at, strings.ReplaceAll(strings.TrimRight(ev.Text, "\n"), "\n", "\n> "))
 	case wire.EventSettings:
 		var set []string
 		for _, f := range []struct {

@@ -100,6 +100,9 @@ func printEvent(g *globals, p *replyPrinter, ev *wire.Event) {
 			why := ev.Reason + ev.Error
 			fmt.Fprintf(g.stdout, "#%d turn %s (%s)\n", ev.Offset, ev.State, why)
 		}
+	case wire.EventCompaction:
+		p.breakLine()
+		fmt.Fprintf(g.stdout, "#%d compacted #%d–#%d (by %s): %s\n", ev.Offset, ev.From, ev.To, ev.By, ev.Text)
 	case wire.EventSettings:
 		p.breakLine()
 		b := wire.Encode(struct {

@@ -29,6 +29,7 @@ type Anthropic struct {
 	prices       *Prices
 	system       string
 	titles       string
+	window       window
 }
 
 // anthropicBaseURL is the API's when the profile names none.
@@ -50,7 +51,8 @@ func NewAnthropic(name string, p Profile, apiKey string) *Anthropic {
 		option.WithMaxRetries(0), // a failed turn is the user's to send again, as with OpenAI
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords)}
+	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords),
+		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}}
 }
 
 // Author implements Provider: the model.

@@ -27,6 +27,7 @@ type OpenAI struct {
 	prices       *Prices
 	system       string
 	titles       string
+	window       window
 }
 
 // NewOpenAI makes the provider of profile name.
@@ -46,7 +47,8 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(&http.Client{}),
 	)
-	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords)}
+	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords),
+		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}}
 }
 
 func (o *OpenAI) model(req Request) string {
@@ -103,6 +105,13 @@ func (o *OpenAI) System() string { return o.system }
 
 // Prices implements Pricer: the profile's, or nil.
 func (o *OpenAI) Prices() *Prices { return o.prices }
+
+// Context implements Windowed: the profile's context_tokens, else the
+// model family's.
+func (o *OpenAI) Context(req Request) int { return o.window.of(o.model(req)) }
+
+// Summarizer implements Windowed: the profile's summary_provider, or "".
+func (o *OpenAI) Summarizer() string { return o.window.summary }
 
 // messagesOf is the transcript as chat messages.
 func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {

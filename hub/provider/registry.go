@@ -53,6 +53,13 @@ type Profile struct {
 	// Titles is how its untitled sessions get a title after a turn:
 	// TitlesWords (the default), TitlesProvider or TitlesOff.
 	Titles string `toml:"titles"`
+	// ContextTokens is the model's context window, in tokens: a turn's
+	// transcript is compacted to fit it (context.go). 0 takes the model
+	// family's (DefaultContext).
+	ContextTokens int `toml:"context_tokens"`
+	// SummaryProvider names the provider that writes compactions'
+	// summaries ("": this one).
+	SummaryProvider string `toml:"summary_provider"`
 }
 
 // The ways of Profile.Titles.
