@@ -212,35 +212,32 @@ func (h *Hub) commitCompaction(ctx context.Context, session string, ev wire.Even
 	return out[0].Decode()
 }
 
-// compactRegion finds what the next compaction covers: the messages after
-// the last compaction at or before upto, oldest first, up to the newest
-// that fit in keep (excluded), as many as a summary request of budget
-// holds with the last summary.
-func (h *Hub) compactRegion(ctx context.Context, session string, upto int64, budget, keep int) (region, error) {
-	var r region
+// lastCompaction is the newest compaction of messages at or before upto,
+// nil if none.
+func (h *Hub) lastCompaction(ctx context.Context, session string, upto int64) (*wire.Event, error) {
+	var prev *wire.Event
 	var bad error
 	err := h.db.Newest(ctx, session, wire.EventCompaction, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err == nil && ev.To > upto {
 			return true // of messages after upto (one made by hand, of later inputs)
 		}
-		r.prev, bad = &ev, err
+		prev, bad = &ev, err
 		return false
 	})
 	if err == nil {
 		err = bad
 	}
-	if err != nil {
-		return r, err
-	}
-	start := int64(0)
-	if r.prev != nil {
-		start = r.prev.To
-	}
-	// The newest messages that fit in keep stay as they are: always the
-	// newest one, which a turn answers.
+	return prev, err
+}
+
+// tailFrom is the offset of the oldest of the newest messages after start
+// and up to upto that fit in keep, which a compaction keeps as they are:
+// always the newest, which a turn answers (upto+1 if there is none).
+func (h *Hub) tailFrom(ctx context.Context, session string, start, upto int64, keep int) (int64, error) {
 	tail, kept := upto+1, 0
-	err = h.db.Newest(ctx, session, wire.EventMessage, wire.EventMessage, upto, 1<<30, func(e db.Event) bool {
+	var bad error
+	err := h.db.Newest(ctx, session, wire.EventMessage, wire.EventMessage, upto, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err != nil || e.Offset <= start {
 			bad = err
@@ -260,6 +257,24 @@ func (h *Hub) compactRegion(ctx context.Context, session string, upto int64, bud
 	if err == nil {
 		err = bad
 	}
+	return tail, err
+}
+
+// compactRegion finds what the next compaction covers: the messages after
+// the last compaction at or before upto, oldest first, up to the newest
+// that fit in keep (excluded), as many as a summary request of budget
+// holds with the last summary.
+func (h *Hub) compactRegion(ctx context.Context, session string, upto int64, budget, keep int) (region, error) {
+	var r region
+	var err error
+	if r.prev, err = h.lastCompaction(ctx, session, upto); err != nil {
+		return r, err
+	}
+	start := int64(0)
+	if r.prev != nil {
+		start = r.prev.To
+	}
+	tail, err := h.tailFrom(ctx, session, start, upto, keep)
 	if err != nil {
 		return r, err
 	}
