@@ -12,5 +12,7 @@
 // pieces of the page app.js uses, each in a file of its own
 // (static/markdown.js: replies' Markdown, sanitised, with copy buttons;
 // static/drawer.js: the session list as a drawer on narrow screens;
-// static/newsession.js: "+ new" and its choice of provider).
+// static/newsession.js: "+ new" and its choice of provider;
+// static/search.js: search across sessions; static/forks.js: a message's
+// fork, regenerate and edit, a fork's parent, the tree, and compaction).
 package web

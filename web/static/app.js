@@ -9,6 +9,7 @@ import { renderMarkdown } from './markdown.js';
 import { $ } from './dom.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
+import { actionBar, originText, wireForks } from './forks.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -195,7 +196,7 @@ function feedItems(items) {
       v = new View({ id: it.id, title: it.title, updated_at: it.at });
       app.views.set(it.id, v);
     }
-    v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access };
+    v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent };
     v.activity = Math.max(v.activity, Date.parse(it.at) || 0);
     v.last = it.last || null;
     v.readSent = Math.max(v.readSent, it.read);
@@ -228,7 +229,7 @@ async function morePages() {
 async function openByID(id) {
   let s;
   try {
-    s = await app.api.call('GET', `/v1/sessions/${encodeURIComponent(id)}`);
+    s = await app.api.session(id);
   } catch (e) {
     notice(`${id}: ${e.message}`, true);
     return false;
@@ -627,6 +628,7 @@ function eventElement(ev) {
       a.dataset.state = ev.state || 'complete';
       const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
       a.append(header(ev.role, ev.author, note, ev.at));
+      if ($('input') && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev));
       const body = document.createElement('div');
       body.className = 'body';
       if (ev.role === 'user') {
@@ -647,6 +649,20 @@ function eventElement(ev) {
         return d;
       }
       return null;
+    case 'compaction': {
+      // The summary a provider is sent in place of messages from..to,
+      // which stay above; opened, it shows the summary.
+      const d = document.createElement('details');
+      d.className = 'compaction';
+      d.dataset.compactionOffset = ev.offset;
+      const s = document.createElement('summary');
+      s.textContent = `⧉ messages #${ev.from}–#${ev.to} compacted for the model (by ${ev.by || '?'}, summary by ${ev.author || '?'})`;
+      const body = document.createElement('div');
+      body.className = 'body plain';
+      body.textContent = ev.text || '';
+      d.append(s, body);
+      return d;
+    }
     case 'settings': {
       const parts = [];
       if (ev.title !== undefined) parts.push(`title “${ev.title}”`);
@@ -798,6 +814,9 @@ function drawMeta() {
   // when the session names none); echo is for a daemon too old to say.
   const provider = v.session.resolved_provider || v.session.provider || 'echo';
   const parts = [`provider ${provider}`];
+  const origin = originText(app, v);
+  $('parent').hidden = !origin;
+  $('parent').textContent = origin;
   if (st.model) parts.push(`model ${st.model}`);
   if (st.effort) parts.push(`effort ${st.effort}`);
   if (st.queued) parts.push(`${st.queued} queued`);
@@ -940,6 +959,16 @@ function wireOwner() {
       input.focus();
     },
     act,
+  });
+  wireForks({
+    app,
+    act,
+    notice,
+    open: async (id, offset) => {
+      if (!app.views.has(id) && !(await openByID(id))) return;
+      select(id);
+      if (offset) await reveal(id, offset);
+    },
   });
   $('rename').addEventListener('click', () => {
     const v = app.views.get(app.current);
