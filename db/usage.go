@@ -79,3 +79,17 @@ func (d *DB) UsageTotals(ctx context.Context, by string, since time.Time, limit 
 	}
 	return out, rows.Err()
 }
+
+// SessionUsage sums the usage of a session's turns and compactions.
+func (d *DB) SessionUsage(ctx context.Context, session string) (wire.UsageTotal, error) {
+	u := wire.UsageTotal{Key: session}
+	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT count(*), `+
+		`coalesce(`+sumOf(`CASE WHEN reported THEN 0 ELSE 1 END`)+`, 0), coalesce(`+sumOf(`input`)+`, 0), coalesce(`+sumOf(`output`)+`, 0), coalesce(`+sumOf(`cached`)+`, 0), coalesce(`+sumOf(`reasoning`)+`, 0),
+		sum(cost), coalesce(`+sumOf(`CASE WHEN reported AND cost IS NULL THEN 1 ELSE 0 END`)+`, 0)
+		FROM usage WHERE session = ?`), session).
+		Scan(&u.Turns, &u.Unreported, &u.InputTokens, &u.OutputTokens, &u.CachedTokens, &u.ReasoningTokens, &u.Cost, &u.Unpriced)
+	if err != nil {
+		return u, fmt.Errorf("usage of %s: %w", session, err)
+	}
+	return u, nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/provider"
 	"albedo/wire"
 )
 
@@ -109,6 +110,11 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 func (h *Hub) wireSession(s db.Session) wire.Session {
 	w := s.Wire(h.phase(s.ID))
 	w.ResolvedProvider = cmp.Or(s.Provider, h.providers.Default())
+	if p, err := h.providers.Get(s.Provider); err == nil && !strings.HasPrefix(w.ResolvedProvider, provider.BotPrefix) {
+		if win, ok := p.(provider.Windowed); ok {
+			w.ContextTokens = win.Context(provider.Request{Model: s.Model})
+		}
+	}
 	return w
 }
 
@@ -129,7 +135,13 @@ func (h *Hub) Session(ctx context.Context, id string) (wire.Session, error) {
 	if err != nil {
 		return wire.Session{}, wireErr(err)
 	}
-	return h.wireSession(s), nil
+	w := h.wireSession(s)
+	u, err := h.db.SessionUsage(ctx, id)
+	if err != nil {
+		return wire.Session{}, wireErr(err)
+	}
+	w.Usage = &u
+	return w, nil
 }
 
 // MaxSessionsPage is the most sessions one page of the list holds.

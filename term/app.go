@@ -384,6 +384,9 @@ func (a *App) syncSubs() {
 	if a.st == nil {
 		return // a test's App with no stream
 	}
+	if id, ok := a.m.WantInfo(); ok { // the meter's window and cost to date
+		a.treeRun(cmdInfo{Session: id})
+	}
 	want := a.m.Recent()
 	if a.m.ReadOnly {
 		want = want[:0]

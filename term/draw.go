@@ -358,6 +358,9 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		if m.Conn.Phase == client.Connected {
 			parts = append(parts, presenceText(s))
 		}
+		if mt := s.meterText(); mt != "" {
+			parts = append(parts, mt)
+		}
 		if s.Queued > 0 {
 			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
 		}

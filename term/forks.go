@@ -196,6 +196,8 @@ func (m *Model) treeResult(r any) bool {
 		m.forksListed(r)
 	case resCompacted:
 		m.compacted(r)
+	case resInfo:
+		m.info(r)
 	default:
 		return false
 	}
@@ -213,6 +215,11 @@ func (a *App) treeRun(cmd Cmd) bool {
 		})
 	case cmdForks:
 		a.goRun(func() { a.post(a.tree(cmd.Session)) })
+	case cmdInfo:
+		a.goRun(func() {
+			s, err := a.c.Session(a.ctx, cmd.Session)
+			a.post(resInfo{Session: s, Err: err})
+		})
 	case cmdCompact:
 		a.goRun(func() {
 			ev, err := a.c.Compact(a.ctx, cmd.Session)

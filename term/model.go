@@ -86,6 +86,7 @@ type SessionView struct {
 	Epoch    string
 	Provider string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
 	Parent   *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
+	meter    meter           // its context and cost (meter.go)
 
 	Events []wire.Event // committed events since the last reset, in order
 	More   bool         // older history exists before Events

@@ -511,7 +511,10 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", ""
 		}
+		s.metered(ev)
 		return m.turnEnded(s, ev)
+	case wire.EventCompaction:
+		s.metered(ev)
 	case wire.EventSettings:
 		if ev.Title != nil {
 			s.Title = *ev.Title

@@ -46,6 +46,12 @@ type Session struct {
 	// Parent is where a fork came from; nil for a session that is no
 	// fork. It stays when the parent is deleted.
 	Parent *ForkPoint `json:"parent,omitempty"`
+	// ContextTokens is the context window of the model its turns go to
+	// now, in tokens; 0 (absent) for a provider with none (echo, a bot).
+	ContextTokens int `json:"context_tokens,omitempty"`
+	// Usage is what its turns and compactions took and cost so far (Key
+	// is its id); only GET /v1/sessions/{id} gives it.
+	Usage *UsageTotal `json:"usage,omitempty"`
 }
 
 // ForkPoint is a point of a session's log: a fork's history is its

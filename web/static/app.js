@@ -10,6 +10,7 @@ import { $ } from './dom.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
+import { meterEvent, meterOpened, meterText } from './meter.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -345,6 +346,7 @@ function handlerFor(v) {
         v.turnSince = Date.parse(ev.at) || Date.now();
         v.turnOf = ev.turn_id;
       }
+      meterEvent(v, ev);
       if (ev.type === 'settings' && ev.title !== undefined) {
         v.session = { ...v.session, title: ev.title };
         if (v.id === app.current) drawTitle(v);
@@ -478,6 +480,7 @@ function select(id) {
   app.client.watch(id, true);
   drawSession();
   drawList();
+  meterOpened(app.api, v, () => { if (app.current === id) drawMeta(); });
 }
 
 // --- the transcript ----------------------------------------------------
@@ -819,6 +822,8 @@ function drawMeta() {
   $('parent').textContent = origin;
   if (st.model) parts.push(`model ${st.model}`);
   if (st.effort) parts.push(`effort ${st.effort}`);
+  const meter = meterText(v);
+  if (meter) parts.push(meter);
   if (st.queued) parts.push(`${st.queued} queued`);
   if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
   else if (v.running) parts.push(`${st.phase} ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);

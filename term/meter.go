@@ -1,0 +1,128 @@
+package term
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"albedo/wire"
+)
+
+// The context meter and the cost so far, in the status bar: how full the
+// model's context window was at the last turn (the tokens it reported,
+// in and out, against the window) and what the session's turns and
+// compactions cost. The window and the cost to date come with the
+// session (GET, once it is focused); each turn's end adds its own.
+
+// meter is what the status bar says of a session's context and cost.
+type meter struct {
+	asked   bool     // its session was asked for (cmdInfo)
+	window  int      // the context window, tokens; 0: none (echo, a bot)
+	fill    int64    // the tokens of the last turn that reported them
+	cost    float64  // USD so far
+	priced  bool     // some turn had a cost
+	counted []string // the turns and compactions counted since the session came (by id, or offset)
+}
+
+// The Cmd and result that read a session's window and cost.
+type (
+	cmdInfo struct{ Session string }
+	resInfo struct {
+		Session wire.Session
+		Err     error
+	}
+)
+
+func (cmdInfo) isCmd() {}
+
+// WantInfo returns the focused session's id once, for the App to read
+// its window and cost.
+func (m *Model) WantInfo() (string, bool) {
+	s := m.Focused()
+	if s == nil || s.meter.asked || m.ReadOnly {
+		return "", false
+	}
+	s.meter.asked = true
+	return s.ID, true
+}
+
+// info takes a session's window and cost to date.
+func (m *Model) info(r resInfo) {
+	s := m.session(r.Session.ID)
+	if r.Err != nil || s == nil {
+		return
+	}
+	s.meter.window = r.Session.ContextTokens
+	if u := r.Session.Usage; u != nil && u.Cost != nil {
+		s.meter.cost, s.meter.priced = *u.Cost, true
+	}
+	s.meter.counted = nil // the total holds every turn until now
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		if u := usageOf(s.Events[i]); u != nil && s.Events[i].Type == wire.EventTurn {
+			s.meter.fill = u.InputTokens + u.OutputTokens
+			break
+		}
+	}
+}
+
+// usageOf is an event's usage, nil if it has none.
+func usageOf(ev wire.Event) *wire.Usage {
+	if len(ev.Usage) == 0 || string(ev.Usage) == "null" {
+		return nil
+	}
+	var u wire.Usage
+	if json.Unmarshal(ev.Usage, &u) != nil {
+		return nil
+	}
+	return &u
+}
+
+// metered counts a new turn's end or compaction in the meter.
+func (s *SessionView) metered(ev wire.Event) {
+	u := usageOf(ev)
+	if u == nil || !s.meter.asked {
+		return
+	}
+	if ev.Type == wire.EventTurn {
+		s.meter.fill = u.InputTokens + u.OutputTokens
+	}
+	if u.Cost != nil {
+		key := fmt.Sprint(ev.Offset)
+		for _, k := range s.meter.counted {
+			if k == key {
+				return
+			}
+		}
+		s.meter.counted = append(s.meter.counted, key)
+		s.meter.cost += *u.Cost
+		s.meter.priced = true
+	}
+}
+
+// meterText is the status bar's word on the meter: "ctx 12k/200k (6%) ·
+// $0.0123", what of it is known.
+func (s *SessionView) meterText() string {
+	var out string
+	if s.meter.window > 0 && s.meter.fill > 0 {
+		out = fmt.Sprintf("ctx %s/%s (%d%%)", tokensText(s.meter.fill), tokensText(int64(s.meter.window)), s.meter.fill*100/int64(s.meter.window))
+	}
+	if s.meter.priced {
+		if out != "" {
+			out += " · "
+		}
+		out += fmt.Sprintf("$%.4f", s.meter.cost)
+	}
+	return out
+}
+
+// tokensText is a count of tokens, short: 950, 12.3k, 200k, 1.0M.
+func tokensText(n int64) string {
+	switch {
+	case n >= 999_500:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 100_000:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	case n >= 1000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprint(n)
+}
