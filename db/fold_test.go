@@ -92,7 +92,7 @@ func TestReadsSpanTheLogAndEvents(t *testing.T) {
 			}
 		}
 	}
-	msgs, err := d.Transcript(ctx, "b", n, 1<<20, 50)
+	msgs, err := d.Transcript(ctx, Own("b"), n, 1<<20, 50)
 	if err != nil || len(msgs) != n || msgs[0].Text != "b1" || msgs[n-1].Text != "b20" {
 		t.Fatalf("transcript of b: %d messages (%v)", len(msgs), err)
 	}
@@ -247,7 +247,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
 	for name, q := range map[string]string{
-		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": bothTables(spanAfterSQL) + ascending,
+		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL, "span after": bothTables(spanAfterSQL) + ascending,
 		"span before": bothTables(spanBeforeSQL) + descending, "span typed": bothTables(spanTypedSQL) + descending,
 		"span any": bothTables(spanAnySQL) + descending, "span either": bothTables(spanEitherSQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,

@@ -275,7 +275,7 @@ func TestForkTurnsAndReads(t *testing.T) {
 			}
 		}
 
-		tr, err := d.Transcript(ctx, "rerun3", 1, 1<<20, 100)
+		tr, err := d.Transcript(ctx, forkedSpans(t, d, "rerun3"), 1, 1<<20, 100)
 		if err != nil || len(tr) != 1 || tr[0].Text != "question" {
 			t.Fatalf("transcript of a rerun: %+v %v", tr, err)
 		}
@@ -303,4 +303,14 @@ func do(t *testing.T, d *DB, fn func(*Tx) error) {
 	if _, err := d.Writer().Do(context.Background(), fn); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// forkedSpans are a session's spans as SpansOf resolves them.
+func forkedSpans(t *testing.T, d *DB, id string) Spans {
+	t.Helper()
+	_, sp, err := d.SpansOf(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sp
 }

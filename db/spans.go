@@ -242,17 +242,27 @@ func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, 
 // offsets up to upto, newest first, through its spans, until it returns
 // false or limit have been read: the messages and compactions a turn's
 // transcript is made of (hub's compaction.go).
-func (d *DB) Newest(ctx context.Context, session string, a, b wire.EventType, upto int64, limit int, each func(Event) bool) error {
+//
+// sp is the session's spans as the caller keeps them: for a session that
+// is no fork (which never becomes one) they are used as they are; a
+// fork's are resolved again, in the read's snapshot, as its parent's
+// deletion may have moved them.
+func (d *DB) Newest(ctx context.Context, sp Spans, a, b wire.EventType, upto int64, limit int, each func(Event) bool) error {
+	args := []any{string(a), string(b)}
+	if !sp.Forked() {
+		return newestIn(ctx, d.ro.DB, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
+	}
+	session := sp.Session()
 	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("read %s: %w", session, err)
 	}
 	defer rtx.Rollback()
-	_, sp, err := d.spansIn(ctx, rtx, session)
+	_, sp, err = d.spansIn(ctx, rtx, session)
 	if err != nil {
 		return err
 	}
-	if err := newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, []any{string(a), string(b)}, upto, limit, each); err != nil {
+	if err := newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, args, upto, limit, each); err != nil {
 		return fmt.Errorf("read %s: %w", session, err)
 	}
 	return nil

@@ -53,14 +53,19 @@ const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pend
 // the newest of them, at most maxCount, whose texts fit in maxBytes, and
 // always the last one. A fork's include its parent's, up to the fork
 // point.
-func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+//
+// sp is the session's spans as the caller keeps them (Newest says how
+// they are used).
+func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+	if !sp.Forked() {
+		return d.transcriptOf(ctx, sp.Session(), upto, maxBytes, maxCount)
+	}
 	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	defer rtx.Rollback()
-	_, sp, err := d.spansIn(ctx, rtx, session)
-	if err != nil {
+	if _, sp, err = d.spansIn(ctx, rtx, sp.Session()); err != nil {
 		return nil, err
 	}
 	// Newest first, one row at a time: the bounds end the read, so a
@@ -84,6 +89,44 @@ func (d *DB) Transcript(ctx context.Context, session string, upto int64, maxByte
 		err = bad
 	}
 	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type = ? AND "offset" <= ?`) +
+	` ORDER BY "offset" DESC LIMIT ?`
+
+// transcriptOf is Transcript of a session that is no fork: one statement,
+// the turn's hot path.
+func (d *DB) transcriptOf(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+	// Newest first, one row at a time: the bounds end the read, so a
+	// session of large messages costs maxBytes, not a page of them.
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL),
+		session, wire.EventMessage, upto, session, wire.EventMessage, upto, maxCount)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	defer rows.Close()
+	var out []wire.Event
+	size := 0
+	for rows.Next() {
+		var off int64
+		var payload []byte
+		if err := rows.Scan(&off, &payload); err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		var ev wire.Event
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return nil, fmt.Errorf("decode event %d: %w", off, err)
+		}
+		if size += len(ev.Text); size > maxBytes && len(out) > 0 {
+			break
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	slices.Reverse(out)

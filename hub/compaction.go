@@ -71,13 +71,13 @@ type window struct {
 
 // readWindow reads, newest first from upto, the messages that fit in
 // budget, and the compaction they follow.
-func (h *Hub) readWindow(ctx context.Context, session string, upto int64, budget int) (window, error) {
+func (h *Hub) readWindow(ctx context.Context, sp db.Spans, upto int64, budget int) (window, error) {
 	var w window
 	stopAt := int64(-1) // the offset a compaction covers up to: older messages are in its summary
 	var bad error
 	// From the head: a compaction made during this turn comes after its
 	// input. Messages after upto are later turns'.
-	err := h.db.Newest(ctx, session, wire.EventMessage, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, wire.EventMessage, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
 		if e.Offset <= stopAt {
 			return false
 		}
@@ -120,7 +120,11 @@ func (h *Hub) readWindow(ctx context.Context, session string, upto int64, budget
 // compacting first as often as it takes.
 func (h *Hub) fitTranscript(ctx context.Context, ch *channel, p provider.Provider, req provider.Request, upto int64, budget int) (window, error) {
 	for range maxCompactions {
-		w, err := h.readWindow(ctx, ch.id, upto, budget)
+		sp, err := h.spansOf(ctx, ch)
+		if err != nil {
+			return window{}, err
+		}
+		w, err := h.readWindow(ctx, sp, upto, budget)
 		if err != nil || !w.over {
 			return w, err
 		}
@@ -149,7 +153,11 @@ type region struct {
 func (h *Hub) compact(ctx context.Context, ch *channel, p provider.Provider, req provider.Request, upto int64, budget, keep int, by string) (wire.Event, error) {
 	ch.compactMu.Lock()
 	defer ch.compactMu.Unlock()
-	r, err := h.compactRegion(ctx, ch.id, upto, budget, keep)
+	spans, err := h.spansOf(ctx, ch)
+	if err != nil {
+		return wire.Event{}, err
+	}
+	r, err := h.compactRegion(ctx, spans, upto, budget, keep)
 	if err != nil {
 		return wire.Event{}, err
 	}
@@ -214,10 +222,10 @@ func (h *Hub) commitCompaction(ctx context.Context, session string, ev wire.Even
 
 // lastCompaction is the newest compaction of messages at or before upto,
 // nil if none.
-func (h *Hub) lastCompaction(ctx context.Context, session string, upto int64) (*wire.Event, error) {
+func (h *Hub) lastCompaction(ctx context.Context, sp db.Spans, upto int64) (*wire.Event, error) {
 	var prev *wire.Event
 	var bad error
-	err := h.db.Newest(ctx, session, wire.EventCompaction, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, wire.EventCompaction, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err == nil && ev.To > upto {
 			return true // of messages after upto (one made by hand, of later inputs)
@@ -234,10 +242,10 @@ func (h *Hub) lastCompaction(ctx context.Context, session string, upto int64) (*
 // tailFrom is the offset of the oldest of the newest messages after start
 // and up to upto that fit in keep, which a compaction keeps as they are:
 // always the newest, which a turn answers (upto+1 if there is none).
-func (h *Hub) tailFrom(ctx context.Context, session string, start, upto int64, keep int) (int64, error) {
+func (h *Hub) tailFrom(ctx context.Context, sp db.Spans, start, upto int64, keep int) (int64, error) {
 	tail, kept := upto+1, 0
 	var bad error
-	err := h.db.Newest(ctx, session, wire.EventMessage, wire.EventMessage, upto, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, wire.EventMessage, wire.EventMessage, upto, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err != nil || e.Offset <= start {
 			bad = err
@@ -264,17 +272,18 @@ func (h *Hub) tailFrom(ctx context.Context, session string, start, upto int64, k
 // the last compaction at or before upto, oldest first, up to the newest
 // that fit in keep (excluded), as many as a summary request of budget
 // holds with the last summary.
-func (h *Hub) compactRegion(ctx context.Context, session string, upto int64, budget, keep int) (region, error) {
+func (h *Hub) compactRegion(ctx context.Context, sp db.Spans, upto int64, budget, keep int) (region, error) {
 	var r region
 	var err error
-	if r.prev, err = h.lastCompaction(ctx, session, upto); err != nil {
+	session := sp.Session()
+	if r.prev, err = h.lastCompaction(ctx, sp, upto); err != nil {
 		return r, err
 	}
 	start := int64(0)
 	if r.prev != nil {
 		start = r.prev.To
 	}
-	tail, err := h.tailFrom(ctx, session, start, upto, keep)
+	tail, err := h.tailFrom(ctx, sp, start, upto, keep)
 	if err != nil {
 		return r, err
 	}
@@ -389,7 +398,11 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 	if hl, ok := p.(provider.HistoryLimiter); ok {
 		limit = min(limit, hl.MaxMessages())
 	}
-	evs, err := h.db.Transcript(ctx, ch.id, upto, h.opts.MaxTranscript, limit)
+	sp, err := h.spansOf(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := h.db.Transcript(ctx, sp, upto, h.opts.MaxTranscript, limit)
 	out := evs[:0]
 	for _, e := range evs {
 		if e.State != wire.MessageFailed || e.Text != "" {

@@ -158,3 +158,62 @@ func BenchmarkDeltaLatency(b *testing.B) {
 		})
 	}
 }
+
+// windowed is echo with a context window: its turns read their
+// transcript as a provider with one does (compaction.go), every message
+// of the session within the budget.
+type windowed struct{ provider.Echo }
+
+func (windowed) Context(provider.Request) int { return 200_000 }
+func (windowed) Summarizer() string           { return "" }
+
+// BenchmarkTurnsWindowed is BenchmarkTurns through a provider with a
+// context window of 200 000 tokens, on 100 sessions: each turn reads its
+// session's messages back to its start (none is compacted at this
+// size), and counts their tokens.
+func BenchmarkTurnsWindowed(b *testing.B) {
+	var done atomic.Int64
+	all := make(chan struct{})
+	target := int64(b.N)
+	reg, err := provider.NewRegistry(provider.Config{}, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg.Register("win", windowed{})
+	h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
+		for _, c := range cs {
+			for _, e := range c.Events {
+				if turnEnd(e) != "" && done.Add(1) == target {
+					close(all)
+				}
+			}
+		}
+	}}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	ctx := context.Background()
+	const sessions = 100
+	for i := range sessions {
+		if _, _, err := h.CreateSession(ctx, fmt.Sprintf("s%d", i), wire.SessionCreate{Title: "t", Provider: "win"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for n := w; n < b.N; n += 8 {
+				if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", wire.Author{Name: "user"}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	<-all
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+}
