@@ -100,6 +100,9 @@ func TestCLIForkAndAKillDuringForks(t *testing.T) {
 	if string(ja) != string(jb) || b.Session.Parent == nil || b.Session.Parent.Session != "orig" || b.Session.Title != "the fork" {
 		t.Fatalf("the fork's export: %+v\n%s\nthe parent's first %d:\n%s", b.Session, jb, at, ja)
 	}
+	if md := cli(t, fx.home, "export", id); !strings.Contains(md, fmt.Sprintf("- forked from: `orig` at #%d", at)) {
+		t.Fatalf("the fork's Markdown export does not say where it came from:\n%s", md)
+	}
 	if out := cli(t, fx.home, "forks", "orig"); !strings.Contains(out, id) || !strings.Contains(out, "the fork") {
 		t.Fatalf("albedo forks:\n%s", out)
 	}

@@ -90,6 +90,9 @@ func exportMarkdown(ctx context.Context, c *client.Client, s wire.Session, w io.
 		fmt.Fprintf(w, "- model: %s\n", s.Model)
 	}
 	fmt.Fprintf(w, "- created: %s\n", s.CreatedAt.UTC().Format(time.RFC3339))
+	if p := s.Parent; p != nil {
+		fmt.Fprintf(w, "- forked from: `%s` at #%d (its events 1–%d are the parent's)\n", p.Session, p.Offset, p.Offset)
+	}
 	return c.AllEvents(ctx, s.ID, func(_ json.RawMessage, ev wire.Event) error {
 		_, err := io.WriteString(w, markdownEvent(ev))
 		return err
