@@ -38,14 +38,18 @@ func TestWebRenameSettingsAndDelete(t *testing.T) {
 	p.wait("renamed elsewhere", `document.querySelector('#title').textContent === 'third' && document.title === 'third · albedo'`)
 
 	p.do(chromedp.Click(chromedp.CSS("#edit")))
-	p.wait("the editor", `!document.querySelector('#editor').hidden`)
-	eval[bool](p, `(() => { document.querySelector('#model').value = 'model-x'; document.querySelector('#effort').value = 'high'; return true })()`)
+	p.wait("the editor", `!document.querySelector('#editor').hidden && !document.querySelector('#system').disabled`)
+	eval[bool](p, `(() => { document.querySelector('#model').value = 'model-x'; document.querySelector('#effort').value = 'high'; document.querySelector('#system').value = 'Answer briefly.'; return true })()`)
 	p.do(chromedp.Click(chromedp.CSS("#save")))
 	p.wait("the new model and effort", `document.querySelector('#editor').hidden &&
 		document.querySelector('#settings').textContent.includes('model model-x') && document.querySelector('#settings').textContent.includes('effort high')`)
-	if s, err := fx.c.Session(fx.ctx, "s"); err != nil || s.Model != "model-x" || s.Effort != "high" {
-		t.Fatalf("the daemon has model %q effort %q (%v)", s.Model, s.Effort, err)
+	if s, err := fx.c.Session(fx.ctx, "s"); err != nil || s.Model != "model-x" || s.Effort != "high" || s.System != "Answer briefly." {
+		t.Fatalf("the daemon has model %q effort %q system %q (%v)", s.Model, s.Effort, s.System, err)
 	}
+	// Opened again, the editor shows the session's system text.
+	p.do(chromedp.Click(chromedp.CSS("#edit")))
+	p.wait("the system text, read back", `document.querySelector('#system').value === 'Answer briefly.'`)
+	p.do(chromedp.Click(chromedp.CSS("#edit")))
 
 	eval[bool](p, `(() => { window.confirm = (q) => { window.asked = q; return true }; return true })()`)
 	p.do(chromedp.Click(chromedp.CSS("#delete")))

@@ -997,11 +997,22 @@ function wireOwner() {
     if (v && !ed.hidden) {
       $('model').value = v.status?.model || '';
       effort.value = v.status?.effort || '';
+      // The system text is the session's, which the list does not carry:
+      // read first, and written in only once it is.
+      const sys = $('system');
+      sys.value = '';
+      sys.disabled = true;
+      act('settings', async () => {
+        sys.value = (await app.api.session(v.id)).system || '';
+        sys.disabled = false;
+      });
     }
   });
   $('save').addEventListener('click', () => {
     const v = app.views.get(app.current);
-    if (v) act('settings', () => patch(v, { model: $('model').value.trim(), effort: effort.value }).then(() => { $('editor').hidden = true; }));
+    const body = { model: $('model').value.trim(), effort: effort.value };
+    if (!$('system').disabled) body.system = $('system').value; // not read yet: left as it is
+    if (v) act('settings', () => patch(v, body).then(() => { $('editor').hidden = true; }));
   });
 }
 
