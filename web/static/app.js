@@ -631,7 +631,7 @@ function eventElement(ev) {
       a.dataset.state = ev.state || 'complete';
       const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
       a.append(header(ev.role, ev.author, note, ev.at));
-      if ($('input') && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev));
+      if (app.person && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev));
       const body = document.createElement('div');
       body.className = 'body';
       if (ev.role === 'user') {
@@ -818,8 +818,8 @@ function drawMeta() {
   const provider = v.session.resolved_provider || v.session.provider || 'echo';
   const parts = [`provider ${provider}`];
   const origin = originText(app, v);
-  $('parent').hidden = !origin;
-  $('parent').textContent = origin;
+  const up = $('parent'); // an owner's only
+  if (up) Object.assign(up, { hidden: !origin, textContent: origin });
   if (st.model) parts.push(`model ${st.model}`);
   if (st.effort) parts.push(`effort ${st.effort}`);
   const meter = meterText(v);
