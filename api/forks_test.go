@@ -177,3 +177,42 @@ func TestForkRefuses(t *testing.T) {
 		t.Fatalf("a viewer's list of no forks: %d %+v", code, list)
 	}
 }
+
+// A search in a fork finds its own messages and those it holds of its
+// parent's, as the fork's, and none of the parent's after the fork point.
+func TestSearchInAFork(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("p")
+	e.say("p", "zebra before the fork")
+	e.settle("p", 1) // echo: 1 the input, 2 started, 3 reply, 4 completed
+	f, _ := e.forkOf("p", `{"at":4}`, http.StatusCreated)
+	e.say("p", "zebra after the fork, the parent's alone")
+	e.settle("p", 2)
+	e.say(f.ID, "zebra in the fork")
+	e.settle(f.ID, 2)
+	var res wire.SearchResults
+	if code, _ := e.do("GET", "/v1/search?q=zebra&session="+f.ID, nil, "", &res); code != 200 {
+		t.Fatalf("search in the fork: %d", code)
+	}
+	var got []string
+	for _, r := range res.Results {
+		if r.Session != f.ID || r.Title != f.Title {
+			t.Fatalf("a hit in the fork shown as %q (%q)", r.Session, r.Title)
+		}
+		got = append(got, fmt.Sprintf("%d:%s", r.Offset, r.Role))
+	}
+	// Newest first: the fork's reply and input, then the parent's reply
+	// and input it holds.
+	if want := "[7:assistant 5:user 3:assistant 1:user]"; fmt.Sprint(got) != want {
+		t.Fatalf("search in the fork found %v, want %s", got, want)
+	}
+	// A page at a time, the cursor going from the fork's own into what it
+	// holds of its parent's.
+	if code, _ := e.do("GET", "/v1/search?q=zebra&limit=3&session="+f.ID, nil, "", &res); code != 200 || len(res.Results) != 3 || res.Next == "" {
+		t.Fatalf("first page: %d %+v", code, res)
+	}
+	if code, _ := e.do("GET", "/v1/search?q=zebra&limit=3&session="+f.ID+"&after="+res.Next, nil, "", &res); code != 200 || len(res.Results) != 1 || res.Results[0].Offset != 1 {
+		t.Fatalf("second page: %d %+v", code, res)
+	}
+}

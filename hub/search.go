@@ -46,38 +46,87 @@ func (h *Hub) Search(ctx context.Context, p Principal, text, session, after stri
 	if session == "" && len(p.Sessions) == 1 && p.Role != wire.TokenOwner && p.Role != wire.TokenMember {
 		session = p.Sessions[0] // a link's or a bot's one session: the store looks there alone
 	}
-	titles := map[string]string{}
-	for scanned := 0; scanned < searchScan; {
-		chunk := min(max(2*(limit-len(out.Results)), 50), searchScan-scanned)
-		hits, err := h.db.Search(ctx, q, session, before, chunk)
-		if err != nil {
+	spans := db.Spans{{}} // every session: one pass with no session named
+	if session != "" {
+		if _, spans, err = h.db.SpansOf(ctx, session); err != nil {
 			return out, wireErr(err)
 		}
+	}
+	s := searching{h: h, p: p, q: q, out: &out, limit: limit, before: before, titles: map[string]string{}}
+	// A fork's spans, newest first: its own messages were all written
+	// after the ones it reads from its parent, whose documents are older
+	// (lower docids), so one cursor pages through them all in order.
+	for i := len(spans) - 1; i >= 0; i-- {
+		done, err := s.span(ctx, spans[i], session)
+		if err != nil || done {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// searching is one request's search: where it has got to, and what it
+// found.
+type searching struct {
+	h       *Hub
+	p       Principal
+	q       db.Query
+	out     *wire.SearchResults
+	limit   int
+	before  int64
+	scanned int
+	titles  map[string]string
+}
+
+// span searches one span of the named session (or every session, for a
+// span of none), the hits of its range only, shown as the named session's.
+// done says the page is full or the scan's bound was met.
+func (s *searching) span(ctx context.Context, sp db.Span, session string) (done bool, _ error) {
+	for s.scanned < searchScan {
+		chunk := min(max(2*(s.limit-len(s.out.Results)), 50), searchScan-s.scanned)
+		hits, err := s.h.db.Search(ctx, s.q, sp.Session, s.before, chunk)
+		if err != nil {
+			return true, wireErr(err)
+		}
 		for _, hit := range hits {
-			scanned++
-			before = hit.DocID
-			if !p.CanSee(hit.Session) {
+			s.scanned++
+			s.before = hit.DocID
+			if !s.p.CanSee(hit.Session) && session == "" || hit.Offset <= sp.After || (sp.Upto != 0 && hit.Offset > sp.Upto) {
 				continue
 			}
-			r, ok, err := h.searchResult(ctx, hit, titles)
+			r, ok, err := s.h.searchResult(ctx, hit, s.titles)
 			if err != nil {
-				return out, err
+				return true, err
 			}
 			if !ok {
 				continue // deleted since it was found
 			}
-			out.Results = append(out.Results, r)
-			if len(out.Results) == limit {
-				out.Next = strconv.FormatInt(before, 10)
-				return out, nil
+			if session != "" && r.Session != session {
+				r.Session, r.Title = session, s.titleOf(ctx, session) // a fork's, read from its parent
+			}
+			s.out.Results = append(s.out.Results, r)
+			if len(s.out.Results) == s.limit {
+				s.out.Next = strconv.FormatInt(s.before, 10)
+				return true, nil
 			}
 		}
 		if len(hits) < chunk {
-			return out, nil // nothing older matches
+			return false, nil // nothing older matches in this span
 		}
 	}
-	out.Next = strconv.FormatInt(before, 10) // looked through searchScan: the next page goes on
-	return out, nil
+	s.out.Next = strconv.FormatInt(s.before, 10) // looked through searchScan: the next page goes on
+	return true, nil
+}
+
+// titleOf is a session's title, read once a request.
+func (s *searching) titleOf(ctx context.Context, id string) string {
+	if t, ok := s.titles[id]; ok {
+		return t
+	}
+	if sess, err := s.h.db.Session(ctx, id); err == nil {
+		s.titles[id] = sess.Title
+	}
+	return s.titles[id]
 }
 
 // searchResult is hit as a result: its event's role, author and time,
