@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -183,5 +184,30 @@ func TestInterruptBotTurn(t *testing.T) {
 	b.Send(wire.Command{ID: 4, Op: wire.OpReply, TurnID: r.TurnID, Text: "done", Done: true})
 	if rep := b.Reply(4); rep.OK || rep.Error.Code != wire.CodeNotServing {
 		t.Fatalf("reply after interrupt: %+v", rep)
+	}
+}
+
+// A bot's transcript past the daemon's bounds says so: its turn push has
+// earlier, and a transcript that is whole has not.
+func TestBotIsToldOfEarlierMessages(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, Options{}, hub.Options{MaxTranscriptMessages: 2})
+	botTok := e.botToken("helper")
+	e.createWith("s", `{"provider":"bot:helper"}`)
+	b := e.dialToken(botTok)
+	b.Hello()
+	b.Send(wire.Command{ID: 2, Op: wire.OpServe})
+	for i, want := range []struct {
+		msgs    int
+		earlier bool
+	}{{1, false}, {2, true}} {
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", i+1), nil, `{"text":"question"}`, &r)
+		turn := b.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn && f.Turn.TurnID == r.TurnID })
+		if len(turn.Turn.Messages) != want.msgs || turn.Turn.Earlier != want.earlier {
+			t.Fatalf("turn %d: %d messages, earlier %v; want %d, %v", i+1, len(turn.Turn.Messages), turn.Turn.Earlier, want.msgs, want.earlier)
+		}
+		b.Send(wire.Command{ID: int64(10 + i), Op: wire.OpReply, TurnID: r.TurnID, Text: "answer", Done: true})
+		e.settle("s", i+1)
 	}
 }

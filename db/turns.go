@@ -95,6 +95,16 @@ func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, max
 	return out, nil
 }
 
+// MessagesBefore says whether a session has a message before offset.
+func (d *DB) MessagesBefore(ctx context.Context, sp Spans, offset int64) (bool, error) {
+	found := false
+	err := d.Newest(ctx, sp, wire.EventMessage, wire.EventMessage, offset-1, 1, func(Event) bool {
+		found = true
+		return false
+	})
+	return found, err
+}
+
 var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type = ? AND "offset" <= ?`) +
 	` ORDER BY "offset" DESC LIMIT ?`
 

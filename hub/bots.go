@@ -269,7 +269,7 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 		}
 		c.turns[req.TurnID] = t
 		c.mu.Unlock()
-		c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: req.Session, TurnID: req.TurnID, InputID: req.InputID, Messages: msgs})
+		c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: req.Session, TurnID: req.TurnID, InputID: req.InputID, Messages: msgs, Earlier: req.Earlier})
 		select {
 		case err := <-t.done:
 			if errors.Is(err, errLost) {

@@ -72,6 +72,7 @@ type botTurnRequest struct {
 	Turn     string             `json:"turn"`
 	Input    string             `json:"input"`
 	Messages []wire.TurnMessage `json:"messages"`
+	Earlier  bool               `json:"earlier,omitempty"`
 }
 
 // remoteBots is what a node knows of other nodes' bots, and the turns it
@@ -279,7 +280,7 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 // answer left, would otherwise hold the turn for botRequestTimeout.
 func (b botProvider) handOver(ctx context.Context, node string, req provider.Request, msgs []wire.TurnMessage) error {
 	h := b.h
-	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs})
+	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs, Earlier: req.Earlier})
 	answer := make(chan error, 1)
 	go func() {
 		_, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout)
@@ -385,7 +386,7 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 	}
 	h.remote.served[r.Turn] = t
 	h.remote.mu.Unlock()
-	c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: r.Session, TurnID: r.Turn, InputID: r.Input, Messages: r.Messages})
+	c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: r.Session, TurnID: r.Turn, InputID: r.Input, Messages: r.Messages, Earlier: r.Earlier})
 	go func() {
 		err := <-t.done
 		forget := func() {

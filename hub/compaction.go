@@ -381,9 +381,9 @@ func summaryMessages(r region, tokens int) []provider.Message {
 // they would not fit (fitTranscript); without one (echo, a bot), the
 // newest messages within the daemon's limits, which such a provider
 // asks for (HistoryLimiter) or takes as they come.
-func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, req provider.Request, upto int64, system string) ([]wire.Event, error) {
-	if budget, ok := budgetOf(p, req, system); ok {
-		w, err := h.fitTranscript(ctx, ch, p, req, upto, budget)
+func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, req *provider.Request, upto int64, system string) ([]wire.Event, error) {
+	if budget, ok := budgetOf(p, *req, system); ok {
+		w, err := h.fitTranscript(ctx, ch, p, *req, upto, budget)
 		if err != nil {
 			return nil, err
 		}
@@ -395,7 +395,8 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 		return append(out, w.msgs...), nil
 	}
 	limit := h.opts.MaxTranscriptMessages
-	if hl, ok := p.(provider.HistoryLimiter); ok {
+	hl, asks := p.(provider.HistoryLimiter)
+	if asks {
 		limit = min(limit, hl.MaxMessages())
 	}
 	sp, err := h.spansOf(ctx, ch)
@@ -403,6 +404,11 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 		return nil, err
 	}
 	evs, err := h.db.Transcript(ctx, sp, upto, h.opts.MaxTranscript, limit)
+	if err == nil && !asks && len(evs) > 0 && evs[0].Offset > 1 {
+		// Left out by the daemon's bounds, not asked for fewer: said to
+		// the provider (a bot's turn push), not left out unsaid.
+		req.Earlier, err = h.db.MessagesBefore(ctx, sp, evs[0].Offset)
+	}
 	out := evs[:0]
 	for _, e := range evs {
 		if e.State != wire.MessageFailed || e.Text != "" {

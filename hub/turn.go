@@ -277,7 +277,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
 		system = sp.System()
 	}
-	evs, err := h.transcript(ctx, ch, p, req, q.offset, system)
+	evs, err := h.transcript(ctx, ch, p, &req, q.offset, system)
 	for _, e := range evs {
 		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
 		if e.Offset == q.offset {

@@ -94,6 +94,10 @@ type TurnPush struct {
 	TurnID   string        `json:"turn_id"`
 	InputID  string        `json:"input_id"`
 	Messages []TurnMessage `json:"messages"`
+	// Earlier says older messages were left out of Messages (a bot's
+	// transcript is the newest 1 000 within 512 KiB): the bot reads them
+	// with GET /v1/sessions/{id}/events if it needs them.
+	Earlier bool `json:"earlier,omitempty"`
 }
 
 // TurnMessage is one entry of the transcript handed to a bot with a turn.

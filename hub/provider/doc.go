@@ -33,6 +33,9 @@ type Request struct {
 	InputID  string
 	AuthorID string // who wrote the input (wire.Event.AuthorID)
 	Provider string // the provider's name, as the session resolves it
+	// Earlier says older messages were left out of Messages, by the
+	// bounds of a provider with no context window (a bot's).
+	Earlier bool
 
 	// Waiting, if set, tells the daemon the turn waits for someone to
 	// answer it (a bot that is not connected) or no longer does.
