@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -51,6 +52,11 @@ func manySessions(t *testing.T, fx *fixture, n int) {
 func TestTwelveThousandSessionsComeBack(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{})
+	// Twelve thousand sessions take much of a minute to make on a busy
+	// machine: this test has three.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	fx.ctx = ctx
 	manySessions(t, fx, 12000)
 	if _, err := fx.c.CreateSession(fx.ctx, "newest", wire.SessionCreate{Title: "newest"}); err != nil {
 		t.Fatal(err)

@@ -163,9 +163,14 @@ func (r *poolRig) run(w *writer) {
 }
 
 // leave is the pool's leave, as a run about to wait for its peer calls it.
+// The run stops counting itself in the pool first: the pool's leave
+// starts another worker, whose run may count itself before leave
+// returns, and the rig would see one run too many at once.
 func (r *poolRig) leave(w *writer) {
+	if w.left != nil && !*w.left {
+		r.inPool.Add(-1)
+	}
 	r.p.leave(w)
-	r.inPool.Add(-1)
 }
 
 // kick submits w unless it is queued or running already.
