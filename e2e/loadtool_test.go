@@ -58,6 +58,14 @@ func TestLoadToolSmoke(t *testing.T) {
 		t.Errorf("albedo fanout: %v", v)
 	}
 	exactlyOnce("albedo reattach", run(append(albedo, "-scenario", "reattach", "-conns", "4", "-per", "3")...))
+	// More connections than the process may hold open: refused at once,
+	// naming the limit, not a run that hangs on failing dials.
+	if _, err := exec.LookPath("prlimit"); err == nil {
+		out, err := exec.Command("prlimit", append([]string{"--nofile=256", bench}, append(albedo, "-scenario", "idle", "-conns", "1000")...)...).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "RLIMIT_NOFILE") || !strings.Contains(string(out), "may hold 256") {
+			t.Errorf("idle past the fd limit: %v\n%s", err, out)
+		}
+	}
 	exactlyOnce("albedo reattach -kill", run(append(albedo, "-scenario", "reattach", "-conns", "4", "-per", "3", "-kill")...))
 
 	// The centrifuge peer, restarted the way bench/run restarts it.

@@ -126,6 +126,9 @@ func main() {
 }
 
 func runScenario(ctx context.Context, c config) (result, error) {
+	if err := checkFiles(c); err != nil {
+		return result{}, err
+	}
 	t, err := newTarget(ctx, c)
 	if err != nil {
 		return result{}, err
