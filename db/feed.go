@@ -125,28 +125,15 @@ func (d *DB) LastMessage(ctx context.Context, session string) (_ Event, ok bool,
 func (d *DB) inForks(ctx context.Context, session string, f func(*sql.Tx, Spans) error) error {
 	// A look at the row first, out of a snapshot: most sessions are no
 	// fork, and a session never becomes one.
-	s := Session{ID: session}
-	base := d.dialect.bind(`SELECT base_session, base FROM sessions WHERE id = ?`)
-	err := d.ro.DB.QueryRowContext(ctx, base, session).Scan(&s.BaseSession, &s.Base)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.BaseSession == "") {
+	var base string
+	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT base_session FROM sessions WHERE id = ?`), session).Scan(&base)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && base == "") {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return err
-	}
-	defer rtx.Rollback()
-	if err := rtx.QueryRowContext(ctx, base, session).Scan(&s.BaseSession, &s.Base); err != nil {
-		return err
-	}
-	sp, err := spansOf(ctx, rtx, d.dialect, s)
-	if err != nil {
-		return err
-	}
-	return f(rtx, sp)
+	return d.inSnapshot(ctx, session, f)
 }
 
 // unreadSQL counts up to MaxUnread messages of a session after an offset.

@@ -96,6 +96,22 @@ func (d *DB) SpansOf(ctx context.Context, id string) (Session, Spans, error) {
 	return d.spansIn(ctx, rtx, id)
 }
 
+// inSnapshot calls f with a read snapshot and the spans of session
+// resolved in it: a fork's read, which its parent's deletion must not
+// move under it.
+func (d *DB) inSnapshot(ctx context.Context, session string, f func(*sql.Tx, Spans) error) error {
+	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer rtx.Rollback()
+	_, sp, err := d.spansIn(ctx, rtx, session)
+	if err != nil {
+		return err
+	}
+	return f(rtx, sp)
+}
+
 // spansIn is SpansOf in the snapshot rtx.
 func (d *DB) spansIn(ctx context.Context, rtx *sql.Tx, id string) (Session, Spans, error) {
 	s, err := scanSession(rtx.QueryRowContext(ctx, d.dialect.bind(sessionSQL), id))
@@ -252,18 +268,11 @@ func (d *DB) Newest(ctx context.Context, sp Spans, a, b wire.EventType, upto int
 	if !sp.Forked() {
 		return newestIn(ctx, d.ro.DB, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
 	}
-	session := sp.Session()
-	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	err := d.inSnapshot(ctx, sp.Session(), func(rtx *sql.Tx, sp Spans) error {
+		return newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
+	})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", session, err)
-	}
-	defer rtx.Rollback()
-	_, sp, err = d.spansIn(ctx, rtx, session)
-	if err != nil {
-		return err
-	}
-	if err := newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, args, upto, limit, each); err != nil {
-		return fmt.Errorf("read %s: %w", session, err)
+		return fmt.Errorf("read %s: %w", sp.Session(), err)
 	}
 	return nil
 }

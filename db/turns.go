@@ -60,30 +60,24 @@ func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, max
 	if !sp.Forked() {
 		return d.transcriptOf(ctx, sp.Session(), upto, maxBytes, maxCount)
 	}
-	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("read transcript: %w", err)
-	}
-	defer rtx.Rollback()
-	if _, sp, err = d.spansIn(ctx, rtx, sp.Session()); err != nil {
-		return nil, err
-	}
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
 	var out []wire.Event
 	size := 0
 	var bad error
-	err = newestOf(ctx, rtx, d.dialect, sp, string(wire.EventMessage), upto, maxCount, func(e Event) bool {
-		var ev wire.Event
-		if bad = json.Unmarshal(e.JSON, &ev); bad != nil {
-			bad = fmt.Errorf("decode event %d: %w", e.Offset, bad)
-			return false
-		}
-		if size += len(ev.Text); size > maxBytes && len(out) > 0 {
-			return false
-		}
-		out = append(out, ev)
-		return true
+	err := d.inSnapshot(ctx, sp.Session(), func(rtx *sql.Tx, sp Spans) error {
+		return newestOf(ctx, rtx, d.dialect, sp, string(wire.EventMessage), upto, maxCount, func(e Event) bool {
+			var ev wire.Event
+			if bad = json.Unmarshal(e.JSON, &ev); bad != nil {
+				bad = fmt.Errorf("decode event %d: %w", e.Offset, bad)
+				return false
+			}
+			if size += len(ev.Text); size > maxBytes && len(out) > 0 {
+				return false
+			}
+			out = append(out, ev)
+			return true
+		})
 	})
 	if err == nil {
 		err = bad

@@ -3,14 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -22,13 +19,7 @@ import (
 func TestKillDuringACompaction(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
-	f := withFake(t, home)
-	cfg, err := os.OpenFile(filepath.Join(home, client.ConfigFile), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.WriteString("context_tokens = 400\n")
-	cfg.Close()
+	f := withFakeAnd(t, home, "context_tokens = 400\n")
 	d := startDaemon(t, home)
 	c := newClient(t, home)
 	ctx := ctxT(t)

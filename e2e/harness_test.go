@@ -280,6 +280,22 @@ func withFake(t *testing.T, home string) *fakeopenai.Server {
 	return f
 }
 
+// withFakeAnd is withFake with more of config.toml after the fake's
+// profile (its context_tokens, its prices, other profiles).
+func withFakeAnd(t *testing.T, home, more string) *fakeopenai.Server {
+	t.Helper()
+	f := withFake(t, home)
+	cfg, err := os.OpenFile(filepath.Join(home, client.ConfigFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cfg.Close()
+	if _, err := cfg.WriteString(more); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // fixtureOpts are the ways the tests' setups differ.
 type fixtureOpts struct {
 	// fake gives the daemon provider "fake", a fake OpenAI-compatible

@@ -3,13 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/uuid"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeanthropic"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -21,18 +18,12 @@ import (
 func TestUsageAgreesEverywhere(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
-	oai := withFake(t, home)
 	ant, err := fakeanthropic.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ant.Close() })
-	cfg, err := os.OpenFile(filepath.Join(home, client.ConfigFile), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(cfg, "[providers.fake.prices]\ninput = 2\noutput = 8\n\n[providers.claude]\nkind = \"anthropic\"\nbase_url = %q\ndefault_model = \"claude-test\"\n[providers.claude.prices]\ninput = 3\noutput = 15\ncached_input = 0.3\n", ant.URL)
-	cfg.Close()
+	oai := withFakeAnd(t, home, fmt.Sprintf("[providers.fake.prices]\ninput = 2\noutput = 8\n\n[providers.claude]\nkind = \"anthropic\"\nbase_url = %q\ndefault_model = \"claude-test\"\n[providers.claude.prices]\ninput = 3\noutput = 15\ncached_input = 0.3\n", ant.URL))
 	startDaemon(t, home)
 	c := newClient(t, home)
 	ctx := ctxT(t)

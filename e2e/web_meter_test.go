@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/uuid"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -18,13 +15,7 @@ import (
 func TestWebContextMeterAndCost(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
-	f := withFake(t, home)
-	cfg, err := os.OpenFile(filepath.Join(home, client.ConfigFile), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.WriteString("context_tokens = 1000\n[providers.fake.prices]\ninput = 1\noutput = 2\n")
-	cfg.Close()
+	f := withFakeAnd(t, home, "context_tokens = 1000\n[providers.fake.prices]\ninput = 1\noutput = 2\n")
 	startDaemon(t, home)
 	c := newClient(t, home)
 	ctx := ctxT(t)

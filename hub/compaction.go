@@ -157,7 +157,7 @@ func (h *Hub) compact(ctx context.Context, ch *channel, p provider.Provider, req
 	if err != nil {
 		return wire.Event{}, err
 	}
-	r, err := h.compactRegion(ctx, spans, upto, budget, keep)
+	r, err := h.compactRegion(ctx, ch, spans, upto, budget, keep)
 	if err != nil {
 		return wire.Event{}, err
 	}
@@ -272,10 +272,9 @@ func (h *Hub) tailFrom(ctx context.Context, sp db.Spans, start, upto int64, keep
 // the last compaction at or before upto, oldest first, up to the newest
 // that fit in keep (excluded), as many as a summary request of budget
 // holds with the last summary.
-func (h *Hub) compactRegion(ctx context.Context, sp db.Spans, upto int64, budget, keep int) (region, error) {
+func (h *Hub) compactRegion(ctx context.Context, ch *channel, sp db.Spans, upto int64, budget, keep int) (region, error) {
 	var r region
 	var err error
-	session := sp.Session()
 	if r.prev, err = h.lastCompaction(ctx, sp, upto); err != nil {
 		return r, err
 	}
@@ -293,7 +292,7 @@ func (h *Hub) compactRegion(ctx context.Context, sp db.Spans, upto int64, budget
 	}
 	used := 0
 	for after := start; after < tail-1 && used < room; {
-		evs, err := h.db.EventsAfter(ctx, session, after, compactPage, 0)
+		evs, err := h.eventsAfter(ctx, ch, after, compactPage, 0)
 		if err != nil {
 			return r, err
 		}

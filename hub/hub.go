@@ -41,8 +41,9 @@ type Options struct {
 	// MaxReply is the longest reply a provider or a bot may stream, in
 	// bytes: past it the reply is cut and the turn fails (1 MiB).
 	MaxReply int
-	// MaxTranscript caps the text sent to a provider per turn: the newest
-	// messages that fit (512 KiB), at most MaxTranscriptMessages (1000).
+	// MaxTranscript caps the text sent per turn to a provider with no
+	// context window (a bot; compaction.go): the newest messages that fit
+	// (512 KiB), at most MaxTranscriptMessages (1000).
 	MaxTranscript         int
 	MaxTranscriptMessages int
 

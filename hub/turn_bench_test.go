@@ -23,47 +23,52 @@ import (
 // submitted at once, and reports turns/s until every turn has committed.
 func BenchmarkTurns(b *testing.B) {
 	for _, sessions := range []int{1, 100} {
-		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
-			var done atomic.Int64
-			all := make(chan struct{})
-			target := int64(b.N)
-			h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{DB: db.Options{OnCommit: func(cs []db.Committed) {
-				for _, c := range cs {
-					for _, e := range c.Events {
-						if turnEnd(e) != "" && done.Add(1) == target {
-							close(all)
-						}
-					}
+		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) { benchTurns(b, sessions, nil, wire.SessionCreate{}) })
+	}
+}
+
+// benchTurns runs b.N turns over sessions made as create says (their
+// provider one of reg's, or echo), from 8 goroutines at once, and reports
+// turns/s until every turn has committed.
+func benchTurns(b *testing.B, sessions int, reg *provider.Registry, create wire.SessionCreate) {
+	var done atomic.Int64
+	all := make(chan struct{})
+	target := int64(b.N)
+	h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
+		for _, c := range cs {
+			for _, e := range c.Events {
+				if turnEnd(e) != "" && done.Add(1) == target {
+					close(all)
 				}
-			}}}, nil)
-			if err != nil {
-				b.Fatal(err)
 			}
-			defer h.Close(context.Background())
-			ctx := context.Background()
-			for i := range sessions {
-				mustCreate(b, h, fmt.Sprintf("s%d", i))
+		}
+	}}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	ctx := context.Background()
+	for i := range sessions {
+		if _, _, err := h.CreateSession(ctx, fmt.Sprintf("s%d", i), create); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for n := w; n < b.N; n += 8 {
+				if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", wire.Author{Name: "user"}); err != nil {
+					b.Error(err)
+					return
+				}
 			}
-			b.ResetTimer()
-			var wg sync.WaitGroup
-			for w := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for n := w; n < b.N; n += 8 {
-						if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", wire.Author{Name: "user"}); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			<-all
-			b.StopTimer()
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 		})
 	}
+	wg.Wait()
+	<-all
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
 }
 
 // stampProvider emits b.N chunks, each its own emit time in nanoseconds.
@@ -172,48 +177,10 @@ func (windowed) Summarizer() string           { return "" }
 // session's messages back to its start (none is compacted at this
 // size), and counts their tokens.
 func BenchmarkTurnsWindowed(b *testing.B) {
-	var done atomic.Int64
-	all := make(chan struct{})
-	target := int64(b.N)
 	reg, err := provider.NewRegistry(provider.Config{}, func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}
 	reg.Register("win", windowed{})
-	h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
-		for _, c := range cs {
-			for _, e := range c.Events {
-				if turnEnd(e) != "" && done.Add(1) == target {
-					close(all)
-				}
-			}
-		}
-	}}}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	ctx := context.Background()
-	const sessions = 100
-	for i := range sessions {
-		if _, _, err := h.CreateSession(ctx, fmt.Sprintf("s%d", i), wire.SessionCreate{Title: "t", Provider: "win"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Go(func() {
-			for n := w; n < b.N; n += 8 {
-				if _, err := h.PutInput(ctx, fmt.Sprintf("s%d", n%sessions), uuid.Must(uuid.NewV7()).String(), "bench", wire.Author{Name: "user"}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	<-all
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "turns/s")
+	benchTurns(b, 100, reg, wire.SessionCreate{Title: "t", Provider: "win"})
 }

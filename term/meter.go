@@ -15,12 +15,14 @@ import (
 
 // meter is what the status bar says of a session's context and cost.
 type meter struct {
-	asked   bool     // its session was asked for (cmdInfo)
-	window  int      // the context window, tokens; 0: none (echo, a bot)
-	fill    int64    // the tokens of the last turn that reported them
-	cost    float64  // USD so far
-	priced  bool     // some turn had a cost
-	counted []string // the turns and compactions counted since the session came (by id, or offset)
+	asked  bool    // its session was asked for (cmdInfo)
+	window int     // the context window, tokens; 0: none (echo, a bot)
+	fill   int64   // the tokens of the last turn that reported them
+	cost   float64 // USD so far
+	priced bool    // some turn had a cost
+	// countedTo is the newest event whose cost is counted: in the total
+	// the session came with, or since (a replayed one is not again).
+	countedTo int64
 }
 
 // The Cmd and result that read a session's window and cost.
@@ -55,7 +57,9 @@ func (m *Model) info(r resInfo) {
 	if u := r.Session.Usage; u != nil && u.Cost != nil {
 		s.meter.cost, s.meter.priced = *u.Cost, true
 	}
-	s.meter.counted = nil // the total holds every turn until now
+	if n := len(s.Events); n > 0 {
+		s.meter.countedTo = s.Events[n-1].Offset // the total holds them
+	}
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		if u := usageOf(s.Events[i]); u != nil && s.Events[i].Type == wire.EventTurn {
 			s.meter.fill = u.InputTokens + u.OutputTokens
@@ -85,14 +89,8 @@ func (s *SessionView) metered(ev wire.Event) {
 	if ev.Type == wire.EventTurn {
 		s.meter.fill = u.InputTokens + u.OutputTokens
 	}
-	if u.Cost != nil {
-		key := fmt.Sprint(ev.Offset)
-		for _, k := range s.meter.counted {
-			if k == key {
-				return
-			}
-		}
-		s.meter.counted = append(s.meter.counted, key)
+	if u.Cost != nil && ev.Offset > s.meter.countedTo {
+		s.meter.countedTo = ev.Offset
 		s.meter.cost += *u.Cost
 		s.meter.priced = true
 	}

@@ -8,11 +8,14 @@
 // calls drawn.
 export async function meterOpened(api, v, drawn) {
   if (v.meter) return;
-  v.meter = { window: 0, fill: 0, cost: 0, priced: false, counted: new Set() };
+  // countedTo: the newest event whose cost is counted, in the session's
+  // total or since (a replayed one is not again).
+  v.meter = { window: 0, fill: 0, cost: 0, priced: false, countedTo: 0 };
   try {
     const s = await api.session(v.id);
     v.meter.window = s.context_tokens || 0;
     if (s.usage && s.usage.cost != null) Object.assign(v.meter, { cost: s.usage.cost, priced: true });
+    if (v.events.length) v.meter.countedTo = v.events[v.events.length - 1].offset; // in the total
     for (let i = v.events.length - 1; i >= 0; i--) {
       const ev = v.events[i];
       if (ev.type === 'turn' && ev.usage) {
@@ -31,8 +34,8 @@ export async function meterOpened(api, v, drawn) {
 export function meterEvent(v, ev) {
   if (!v.meter || !ev.usage || (ev.type !== 'turn' && ev.type !== 'compaction')) return;
   if (ev.type === 'turn') v.meter.fill = ev.usage.input_tokens + ev.usage.output_tokens;
-  if (ev.usage.cost != null && !v.meter.counted.has(ev.offset)) {
-    v.meter.counted.add(ev.offset);
+  if (ev.usage.cost != null && ev.offset > v.meter.countedTo) {
+    v.meter.countedTo = ev.offset;
     v.meter.cost += ev.usage.cost;
     v.meter.priced = true;
   }
