@@ -134,7 +134,13 @@ func (c *Client) Snapshot() Snapshot {
 }
 
 // current returns the snapshot to use, discovering the daemon if the last
-// one is unknown or was invalidated.
+// one is unknown or was invalidated. A client's first discovery acts for
+// a user (a command): it starts a daemon whatever daemon.down says. Once
+// it has found one, a client whose daemon went away follows daemon.down,
+// as a stream does: a call that meets a stop on purpose fails with
+// ErrStopped instead of starting the next daemon. A terminal's own
+// requests (a session's usage after a turn, a page of history) are no
+// user asking for one.
 func (c *Client) current(ctx context.Context) (Snapshot, error) {
 	c.mu.Lock()
 	if c.valid {
@@ -142,8 +148,12 @@ func (c *Client) current(ctx context.Context) (Snapshot, error) {
 		c.mu.Unlock()
 		return s, nil
 	}
+	found := c.snap.Boot != ""
 	c.mu.Unlock()
-	return c.Discover(ctx)
+	if c.remote() {
+		return c.Discover(ctx)
+	}
+	return c.discover(ctx, !found)
 }
 
 // invalidate forgets snap so that the next call re-reads daemon.json.

@@ -118,8 +118,15 @@ func notSent(err error) bool {
 func (c *Client) call(ctx context.Context, method, path string, hdr http.Header, body, out any, idempotent bool) (http.Header, error) {
 	deadline := time.Now().Add(c.opts.CallRetry)
 	b := NewBackoff(c.opts.Backoff)
+	var refused *Error // a 401, and the token it refused
+	var refusedToken string
 	for {
 		snap, err := c.current(ctx)
+		if err == nil && refused != nil && snap.Token == refusedToken {
+			// The daemon found again still gives the token refused (or
+			// the client has a token of its own): it is revoked, not old.
+			return nil, refused
+		}
 		if err == nil {
 			var h http.Header
 			h, err = c.once(ctx, snap, method, path, hdr, body, out)
@@ -137,6 +144,9 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 				if retry {
 					c.invalidate(snap)
 				}
+				if e.Status == http.StatusUnauthorized {
+					refused, refusedToken = e, snap.Token
+				}
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
 			default:
@@ -150,6 +160,10 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 			// This client started a daemon and it could not start: another
 			// try would fail the same way, and log it again.
 			return nil, err
+		} else if errors.Is(err, ErrStopped) {
+			// Stopped on purpose: none comes back unless a user starts
+			// one, and waiting out CallRetry for that would only hang.
+			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		d := b.Next()
 		if time.Now().Add(d).After(deadline) {

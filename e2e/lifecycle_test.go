@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,31 @@ func TestStopSticksWhileAStreamWaits(t *testing.T) {
 	retry.await("the retry back after a SIGKILL", func(st client.State) bool {
 		return st.Phase == client.Connected && st.Snap.PID == s.Snap.PID
 	}, phase(client.Stopped))
+}
+
+// A client that has found a daemon and made calls does not start the
+// next one when a call meets a stop on purpose: the terminal's own
+// requests (a session's usage after a turn, a page of history) are no
+// user asking for a daemon. The call fails with ErrStopped and the home
+// stays free; a new client (a command) still starts one.
+func TestStopSticksForACallAfterIt(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	stopOnCleanup(t, home)
+	c := autoClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.Sessions(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cli(t, home, "stop")
+	if _, err := c.Sessions(ctx); !errors.Is(err, client.ErrStopped) {
+		t.Fatalf("a call after the stop: %v, want ErrStopped", err)
+	}
+	noDaemon(t, home, "a call after the stop")
+	if _, err := autoClient(t, home).Sessions(ctx); err != nil {
+		t.Fatalf("a new client after the stop: %v", err)
+	}
+	livePID(t, home)
 }
 
 // The terminal in a real terminal: after `albedo stop` it says so, with
