@@ -160,10 +160,6 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 			// This client started a daemon and it could not start: another
 			// try would fail the same way, and log it again.
 			return nil, err
-		} else if errors.Is(err, ErrStopped) {
-			// Stopped on purpose: none comes back unless a user starts
-			// one, and waiting out CallRetry for that would only hang.
-			return nil, fmt.Errorf("%s %s: %w", method, path, err)
 		}
 		d := b.Next()
 		if time.Now().Add(d).After(deadline) {

@@ -163,13 +163,17 @@ func TestStopSticksWhileAStreamWaits(t *testing.T) {
 // A client that has found a daemon and made calls does not start the
 // next one when a call meets a stop on purpose: the terminal's own
 // requests (a session's usage after a turn, a page of history) are no
-// user asking for a daemon. The call fails with ErrStopped and the home
-// stays free; a new client (a command) still starts one.
+// user asking for a daemon. The call waits for one that someone starts
+// (a restart), and fails with ErrStopped once CallRetry is over; the home
+// stays free. A new client (a command) still starts one.
 func TestStopSticksForACallAfterIt(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
 	stopOnCleanup(t, home)
-	c := autoClient(t, home)
+	c, err := client.New(client.Options{Home: home, AutoStart: true, Exe: albedoBin, CallRetry: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := ctxT(t)
 	if _, err := c.Sessions(ctx); err != nil {
 		t.Fatal(err)
