@@ -16,7 +16,7 @@ const spareFiles = 64
 func checkFiles(c config) error {
 	need := 0
 	switch c.scenario {
-	case "idle", "reattach":
+	case "idle", "reattach", "crowd-worker":
 		need = c.conns
 	case "fanout":
 		need = c.viewers + 1

@@ -16,7 +16,9 @@
 // connection, S sessions, one flooding), persist (W writers committing
 // posts), idle (N connections × K channels doing nothing), reattach
 // (C clients × K channels through a restart: albedo's process, or a
-// centrifuge outage).
+// centrifuge outage), crowd (N connections in worker processes, K
+// channels each, some common: connect, broadcast, a steady rate, a
+// storm; crowd.go).
 package main
 
 import (
@@ -50,6 +52,7 @@ type config struct {
 	brokerPID, storePID                           int
 	viewers, sessions, writers, conns, per        int
 	rate, window, events                          int
+	common, perProc, rounds, sources, first       int
 	duration, down                                time.Duration
 	kill, shared                                  bool
 }
@@ -60,7 +63,7 @@ func main() {
 	reportFile := flag.String("report", "", "summarise a file of -json results as markdown, and exit")
 	flag.StringVar(&c.target, "target", "albedo", "albedo, ws, centrifuge or jetstream")
 	flag.StringVar(&c.label, "label", "", "the name the result goes under (default: -target), e.g. albedo-nostore for a daemon built with -tags benchnostore")
-	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle, reattach or home")
+	flag.StringVar(&c.scenario, "scenario", "fanout", "fanout, multiplex, persist, idle, reattach, crowd or home")
 	flag.IntVar(&c.events, "events", 100, "home: messages in each session")
 	flag.StringVar(&c.chromium, "chromium", "", "home: Chromium's binary, to time the page too")
 	flag.StringVar(&c.home, "home", os.Getenv("ALBEDO_HOME"), "albedo: the daemon's home")
@@ -75,8 +78,9 @@ func main() {
 	flag.IntVar(&c.sessions, "sessions", 100, "multiplex: sessions on the connection; home: sessions in the home")
 	flag.IntVar(&c.writers, "writers", 10, "persist: concurrent writers")
 	flag.IntVar(&c.window, "window", 0, "fanout, persist: publishes each publisher keeps in flight on its one connection (default: fanout 16, persist 1)")
-	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach: connections (clients)")
-	flag.IntVar(&c.per, "per", 3, "idle, reattach: channels per connection")
+	flag.IntVar(&c.conns, "conns", 1000, "idle, reattach, crowd: connections (clients)")
+	flag.IntVar(&c.per, "per", 3, "idle, reattach, crowd: channels per connection")
+	worker, commonIDs := crowdFlags(&c)
 	flag.BoolVar(&c.kill, "kill", false, "reattach: SIGKILL the daemon instead of stopping it")
 	flag.BoolVar(&c.shared, "shared", false, "idle: all connections on the same channels")
 	flag.DurationVar(&c.down, "down", time.Second, "reattach, centrifuge: how long the outage lasts")
@@ -103,6 +107,10 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *worker {
+		runWorker(ctx, c, strings.Split(*commonIDs, ","))
+		return
+	}
 	r, err := runScenario(ctx, c)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "albedo-bench:", err)
@@ -160,6 +168,9 @@ func runScenario(ctx context.Context, c config) (result, error) {
 	case "reattach":
 		r.Params = fmt.Sprintf("clients=%d per=%d kill=%v", c.conns, c.per, c.kill)
 		err = reattach(ctx, c, t, r.Values)
+	case "crowd":
+		r.Params = fmt.Sprintf("conns=%d per=%d common=%d rate=%d duration=%s", c.conns, c.per, c.common, c.rate, c.duration)
+		err = crowd(ctx, c, t, r.Values)
 	case "home":
 		r.Params = fmt.Sprintf("sessions=%d events=%d rate=%d", c.sessions, c.events, c.rate)
 		err = home(ctx, c, t, r.Values)
