@@ -245,7 +245,7 @@ func (h *Hub) onPresence(n presenceNotice) {
 	}
 	ch.mu.Unlock()
 	if changed {
-		h.presenceChanged(ch)
+		h.presenceSoon(ch) // a crowd on three nodes is three notices per coalescing
 	}
 }
 

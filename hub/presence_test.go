@@ -144,3 +144,40 @@ func TestCrowdJoinsAreCoalesced(t *testing.T) {
 		t.Fatalf("%d joins in %v reached a watcher as %d statuses and %d presences (at most %d each)", n, time.Since(start), statuses, presences, most)
 	}
 }
+
+// A crowd's presence is marked less often the larger it is
+// (presenceInterval): with 10 000 cursors on a node, joins paced over a
+// second reach a watcher as one push or two, where at presenceEvery they
+// would be four or more. Each marking writes to every cursor.
+func TestCrowdPresenceSlowsWithItsSize(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	const crowd = 10000
+	for range crowd {
+		subscribe(h.Connect(ConnInfo{Name: "viewer", Role: wire.TokenViewer, AuthorID: "viewer"}), wire.Sub{Session: "s"})
+	}
+	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond) // the joins' pace: load, not a synchronisation
+	defer tick.Stop()
+	const joins = 50
+	for i := range joins {
+		<-tick.C
+		subscribe(h.Connect(ConnInfo{Name: fmt.Sprint("p", i), Role: wire.TokenMember, AuthorID: fmt.Sprint("m", i)}), wire.Sub{Session: "s"})
+	}
+	presences := 0
+	r.next(t, func(f wire.Frame) bool {
+		if f.Op == wire.PushPresence {
+			presences++
+			return f.Presence.Viewers == crowd+joins+1
+		}
+		return false
+	})
+	interval := time.Duration(crowd) * presencePerCursor
+	if most := int(time.Since(start)/interval) + 2; presences > most {
+		t.Fatalf("%d joins in %v reached a watcher as %d presences (at most %d at one per %v)", joins, time.Since(start), presences, most, interval)
+	}
+}
