@@ -18,9 +18,14 @@ import (
 // still served when something floods the port (docs/protocol.md, "Limits"):
 //
 //   - a connection that has not sent its request yet counts among at most
-//     Options.MaxFresh; past that the oldest of them is closed (an honest
-//     client sends its request at once, so the oldest is the idlest), and
-//     ReadHeaderTimeout closes any after 10 s;
+//     Options.MaxFresh; at that bound the daemon accepts no more until one
+//     of them is read, or one can be closed: the oldest that has waited
+//     freshGrace having sent nothing (an honest client sends its request
+//     at once), or freshPatience whatever it sent. New connections wait in
+//     the kernel's listen queue meanwhile, in the order they came: a storm
+//     of honest clients reconnecting at once goes through at the pace the
+//     daemon reads them, a flood of idle ones at MaxFresh per freshGrace.
+//     And ReadHeaderTimeout closes any after 10 s;
 //   - a response to a request that proved no token (/healthz, 401, 404)
 //     closes its connection: only a token buys keep-alive, and an
 //     authenticated keep-alive ends after IdleTimeout;
@@ -29,8 +34,24 @@ import (
 //     429, and HelloTimeout closes any after 10 s (package ws keeps that
 //     count).
 
+// freshGrace is how long a fresh connection keeps its place at the bound
+// whatever it did; past it, one that has sent nothing is closed to make
+// room. It is long because the clients of a storm of reconnects are slow
+// to send their requests too: a machine running thousands of them (a
+// load tool, a server of bots) is as busy as the daemon, and at 250 ms
+// most of a 5 000-connection storm's were closed before their request
+// came, each client then losing a backoff step. One whose request waits
+// unread in its socket (the daemon has not got to it) keeps its place up
+// to freshPatience: only a connection that sent a part of a request and
+// then nothing (its bytes read, the rest never coming) is closed with it.
+const (
+	freshGrace    = time.Second
+	freshPatience = 5 * time.Second
+)
+
 // HTTPServer returns the http.Server that serves s, with the edge's
-// timeouts and the bound on fresh connections.
+// timeouts and the bound on fresh connections; serve it on
+// Listener's listener.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.e,
@@ -40,29 +61,100 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
+// Listener returns ln accepting only while there is room among the fresh
+// connections (freshConns.room).
+func (s *Server) Listener(ln net.Listener) net.Listener { return &gatedListener{ln, &s.fresh} }
+
+type gatedListener struct {
+	net.Listener
+	fresh *freshConns
+}
+
+func (l *gatedListener) Accept() (net.Conn, error) {
+	l.fresh.room()
+	return l.Listener.Accept()
+}
+
 // freshConns is the connections that have not sent a request yet, oldest
 // first. Its methods may be called from any goroutine.
 type freshConns struct {
-	max int
+	max  int
+	left chan struct{} // poked when one stops being fresh
 
 	mu    sync.Mutex
-	conns []net.Conn
+	conns []freshConn
 }
 
-// connState is the http.Server's ConnState hook.
+type freshConn struct {
+	c  net.Conn
+	at time.Time
+}
+
+// room returns once fewer than max connections are fresh: when one sends
+// its request, or when one can be closed to make room (idlest).
+func (f *freshConns) room() {
+	f.mu.Lock()
+	for len(f.conns) >= f.max {
+		i, wait := f.idlest(time.Now())
+		if i >= 0 {
+			old := f.conns[i].c
+			f.conns = slices.Delete(f.conns, i, i+1)
+			f.mu.Unlock()
+			old.Close()
+			f.mu.Lock()
+			continue
+		}
+		f.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-f.left:
+		case <-t.C:
+		}
+		t.Stop()
+		f.mu.Lock()
+	}
+	f.mu.Unlock()
+}
+
+// idlest returns the fresh connection to close to make room, oldest
+// first: one past freshGrace that has nothing unread (it sent nothing, or
+// its goroutine has read what it sent), or one past freshPatience. With
+// none (-1), wait says when to look again. Caller holds f.mu.
+func (f *freshConns) idlest(now time.Time) (i int, wait time.Duration) {
+	for i, fc := range f.conns {
+		age := now.Sub(fc.at)
+		if age < freshGrace {
+			if i == 0 {
+				return -1, freshGrace - age
+			}
+			break // the rest are younger
+		}
+		if age >= freshPatience || !unread(fc.c) {
+			return i, 0
+		}
+	}
+	return -1, freshGrace / 5 // what is unread now may be read by then
+}
+
+// connState is the http.Server's ConnState hook. Past max (several
+// listeners may each have found room) the oldest is closed at once.
 func (f *freshConns) connState(c net.Conn, st http.ConnState) {
 	f.mu.Lock()
 	var evict net.Conn
 	switch st {
 	case http.StateNew:
-		f.conns = append(f.conns, c)
+		f.conns = append(f.conns, freshConn{c, time.Now()})
 		if len(f.conns) > f.max {
-			evict = f.conns[0]
+			evict = f.conns[0].c
 			f.conns = slices.Delete(f.conns, 0, 1)
 		}
 	default: // active, idle, hijacked or closed: no longer fresh
-		if i := slices.Index(f.conns, c); i >= 0 {
+		if i := slices.IndexFunc(f.conns, func(fc freshConn) bool { return fc.c == c }); i >= 0 {
 			f.conns = slices.Delete(f.conns, i, i+1)
+			select {
+			case f.left <- struct{}{}:
+			default:
+			}
 		}
 	}
 	f.mu.Unlock()

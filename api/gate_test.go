@@ -26,8 +26,9 @@ type closeConn struct {
 
 func (c *closeConn) Close() error { c.closed = true; return nil }
 
-// Past its bound, a new connection that has not sent a request closes the
-// oldest such one; one that has sent its request no longer counts.
+// Past its bound (which only several listeners together can pass), a new
+// connection that has not sent a request closes the oldest such one; one
+// that has sent its request no longer counts.
 func TestFreshConnsEvictTheOldest(t *testing.T) {
 	t.Parallel()
 	f := freshConns{max: 2}
@@ -43,8 +44,41 @@ func TestFreshConnsEvictTheOldest(t *testing.T) {
 	if !c[0].closed || c[2].closed || c[3].closed {
 		t.Fatalf("closed: %v %v %v, want only the oldest fresh one", c[0].closed, c[2].closed, c[3].closed)
 	}
-	if len(f.conns) != 2 || f.conns[0] != c[2] || f.conns[1] != c[3] {
+	if len(f.conns) != 2 || f.conns[0].c != c[2] || f.conns[1].c != c[3] {
 		t.Fatalf("fresh connections %v, want the third and the fourth", f.conns)
+	}
+}
+
+// At the bound, accepting waits: for a fresh connection to send its
+// request (nothing is closed), or for the oldest to have waited
+// freshGrace (it is closed).
+func TestFreshConnsMakeRoomInOrder(t *testing.T) {
+	t.Parallel()
+	f := freshConns{max: 2, left: make(chan struct{}, 1)}
+	c := []*closeConn{{}, {}}
+	f.connState(c[0], http.StateNew)
+	f.connState(c[1], http.StateNew)
+	roomed := make(chan time.Time, 1)
+	go func() { f.room(); roomed <- time.Now() }()
+	select {
+	case <-roomed:
+		t.Fatal("room at the bound before anyone left")
+	case <-time.After(freshGrace / 5):
+	}
+	f.connState(c[1], http.StateActive) // its request is read
+	<-roomed
+	if c[0].closed || c[1].closed {
+		t.Fatalf("closed: %v %v, want none", c[0].closed, c[1].closed)
+	}
+
+	f.connState(c[1], http.StateNew) // again at the bound; c[0] is the oldest
+	start := time.Now()
+	f.room()
+	if waited := time.Since(start); !c[0].closed || c[1].closed {
+		t.Fatalf("after %v: closed %v %v, want the oldest only", waited, c[0].closed, c[1].closed)
+	}
+	if len(f.conns) != 1 || f.conns[0].c != c[1] {
+		t.Fatalf("fresh %v, want the second only", f.conns)
 	}
 }
 
@@ -350,5 +384,55 @@ func TestHealthChecksAnswerAnyHost(t *testing.T) {
 	}
 	if got := probe("GET /v1/sessions HTTP/1.1\r\nHost: node-3.internal:8080\r\nAuthorization: Bearer " + testToken + "\r\nConnection: close\r\n\r\n"); !strings.Contains(got, " 403 ") {
 		t.Errorf("the API with a foreign Host: %s, want 403", got)
+	}
+}
+
+// Past freshGrace, room closes a fresh connection that sent nothing, and
+// keeps one whose request waits unread in its socket, even when that one
+// is older: a daemon busy with a storm has not got to it yet.
+func TestFreshConnsKeepTheUnread(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accept := func(send string) net.Conn {
+		t.Helper()
+		cl, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cl.Close() })
+		if send != "" {
+			if _, err := cl.Write([]byte(send)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	honest := accept("GET /v1/ws HTTP/1.1\r\n")
+	idle := accept("")
+	deadline := time.Now().Add(5 * time.Second)
+	for !unread(honest) { // the bytes cross loopback
+		if time.Now().After(deadline) {
+			t.Fatal("the written request never showed as unread")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f := freshConns{max: 2, left: make(chan struct{}, 1)}
+	f.connState(honest, http.StateNew)
+	f.connState(idle, http.StateNew)
+	f.room()
+	if len(f.conns) != 1 || f.conns[0].c != honest {
+		t.Fatalf("fresh %v, want the one with a request unread", f.conns)
+	}
+	if _, err := idle.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the idle connection is still open")
 	}
 }

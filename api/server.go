@@ -105,7 +105,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh}, owner: opts.Owner}
+	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh, left: make(chan struct{}, 1)}, owner: opts.Owner}
 	s.boot = make([]byte, 32)
 	_, _ = rand.Read(s.boot)
 	if s.owner.Role == "" {

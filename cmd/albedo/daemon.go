@@ -461,6 +461,7 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 		},
 	}, d.log)
 	d.hs = d.srv.HTTPServer()
+	ln = d.srv.Listener(ln)
 	if tlsCfg != nil {
 		ln = tls.NewListener(ln, tlsCfg)
 	}
@@ -474,13 +475,11 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 //
 // Every new connection counts as fresh until its request is read, the
 // owner's and bots' too, and after a restart all of a daemon's clients
-// connect within the first backoff delay. A bound below that burst closes
-// connections that have sent their request but were not read yet (the
-// oldest first), and each of those clients loses a backoff step and comes
-// back well after the others. The upper bound is large enough that after
-// a restart with a thousand clients the last comes back with the rest
-// (docs/benchmarks.md). Each waiting connection holds net/http's buffers
-// and a goroutine, so the bound also caps the memory a flood can take.
+// connect within the first backoff delay. At the bound the daemon stops
+// accepting for a while (api.Server.Listener), and the rest of such a
+// storm waits in the kernel's listen queue, in order, rather than being
+// closed. Each waiting connection holds net/http's buffers and a
+// goroutine, so the bound caps the memory a flood or a storm can take.
 func unauthenticatedBound() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {

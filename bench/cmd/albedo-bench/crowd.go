@@ -74,9 +74,17 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 	if err != nil {
 		return err
 	}
+	errs := map[string]int{}
 	for _, r := range rs {
 		out["gaps"] += float64(r.Gaps)
 		out["duplicates"] += float64(r.Dups)
+		for k, n := range r.Errs {
+			errs[k] += n
+			out["reconnects failed"] += float64(n)
+		}
+	}
+	for k, n := range errs {
+		fmt.Fprintf(os.Stderr, "albedo-bench: %d reconnects failed: %s\n", n, k)
 	}
 	return nil
 }
@@ -84,11 +92,13 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 // crowdConnect opens every connection, after the workers have made their
 // own channels, and measures the server's RSS before and after.
 func crowdConnect(ctx context.Context, c config, t target, ws *workers, out map[string]float64) error {
-	rss0 := procsRSS(t.pids())
+	rss0, cpu0, load0 := procsRSS(t.pids()), procsCPU(t.pids()), ws.cpu()
 	rs, err := ws.ask(workerCmd{Cmd: "connect"})
 	if err != nil {
 		return err
 	}
+	out["connect cpu per connection us"] = (procsCPU(t.pids()) - cpu0) / float64(c.conns)
+	out["connect tool cpu per connection us"] = (ws.cpu() - load0) / float64(c.conns)
 	var slowest float64
 	for _, r := range rs {
 		slowest = max(slowest, r.ConnectS)
@@ -202,6 +212,11 @@ func crowdStorm(ctx context.Context, c config, rt restartable, ws *workers, ch s
 		return fmt.Errorf("storm: %w", err)
 	}
 	out["storm back s"] = time.Since(start).Seconds()
+	cpu0, load0 := procsCPU(rt.pids()), ws.cpu()
+	defer func() {
+		out["storm cpu per connection us"] = (procsCPU(rt.pids()) - cpu0) / float64(c.conns)
+		out["storm tool cpu per connection us"] = (ws.cpu() - load0) / float64(c.conns)
+	}()
 	pub, closePub, err := rt.publisher(ctx)
 	if err != nil {
 		return err

@@ -33,6 +33,7 @@ import (
 
 // crowdSink is what a worker learns from its connections.
 type crowdSink interface {
+	failed(err error)                                             // an attempt after the first that did not attach
 	attached(conn int)                                            // a hello (or connect) with every sub answered
 	event(conn, sub int, offset int64, text string, at time.Time) // a delivered event of sub
 }
@@ -118,6 +119,8 @@ func (c *albedoCrowdConn) run(ctx context.Context) {
 		}
 		if err == nil {
 			b.Reset()
+		} else {
+			c.sink.failed(err)
 		}
 		t := time.NewTimer(b.Next())
 		select {

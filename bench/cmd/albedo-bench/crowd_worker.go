@@ -38,16 +38,17 @@ type workerCmd struct {
 // workerReply answers one command (the first, unasked, says the worker's
 // own sessions are made).
 type workerReply struct {
-	Err      string    `json:"err,omitempty"`
-	ConnectS float64   `json:"connect_s,omitempty"`
-	Failed   int       `json:"failed,omitempty"`
-	Lat      []float64 `json:"lat_us,omitempty"` // round: one per connection that had it, sorted
-	Missing  int       `json:"missing,omitempty"`
-	Hist     []int64   `json:"hist,omitempty"` // steady: latencies (histBucket)
-	Reattach []float64 `json:"reattach_us,omitempty"`
-	Caught   []float64 `json:"caught_us,omitempty"`
-	Gaps     int64     `json:"gaps,omitempty"`
-	Dups     int64     `json:"dups,omitempty"`
+	Err      string         `json:"err,omitempty"`
+	ConnectS float64        `json:"connect_s,omitempty"`
+	Failed   int            `json:"failed,omitempty"`
+	Lat      []float64      `json:"lat_us,omitempty"` // round: one per connection that had it, sorted
+	Missing  int            `json:"missing,omitempty"`
+	Hist     []int64        `json:"hist,omitempty"` // steady: latencies (histBucket)
+	Reattach []float64      `json:"reattach_us,omitempty"`
+	Caught   []float64      `json:"caught_us,omitempty"`
+	Gaps     int64          `json:"gaps,omitempty"`
+	Dups     int64          `json:"dups,omitempty"`
+	Errs     map[string]int `json:"errs,omitempty"`
 }
 
 // The text of a crowd's events says what they are for: "b3 t=…" is
@@ -68,6 +69,31 @@ type crowdWorker struct {
 	reattach []int64 // conn → when it was attached again after the arm (ns), 0: not yet
 	caught   []int64 // conn → when it had the storm's event (ns), 0: not yet
 	changed  chan struct{}
+	errs     map[string]int // failed attempts after the first, by kind
+}
+
+func (w *crowdWorker) failed(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.errs[errKind(err)]++
+	if os.Getenv("CROWD_DEBUG") != "" && w.errs[errKind(err)] <= 3 {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", time.Now().Format("15:04:05.000"), err)
+	}
+}
+
+// errKind names an error for a count: its text without the numbers that
+// differ from one connection to the next.
+func errKind(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 && len(s)-i < 80 {
+		s = s[i+2:]
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '#'
+		}
+		return r
+	}, s)
 }
 
 func (w *crowdWorker) attached(conn int) {
@@ -180,7 +206,7 @@ func runWorker(ctx context.Context, c config, common []string) {
 func workerMain(ctx context.Context, c config, common []string, first int) error {
 	out := json.NewEncoder(os.Stdout)
 	w := &crowdWorker{n: c.conns, per: c.per, prev: make([]atomic.Int64, c.conns*c.per), rounds: map[int][]float64{},
-		reattach: make([]int64, c.conns), caught: make([]int64, c.conns), changed: make(chan struct{}, 1)}
+		reattach: make([]int64, c.conns), caught: make([]int64, c.conns), changed: make(chan struct{}, 1), errs: map[string]int{}}
 	chans, err := workerChannels(ctx, c, common)
 	if err != nil {
 		return out.Encode(workerReply{Err: err.Error()})
@@ -254,7 +280,7 @@ func (w *crowdWorker) answer(cmd workerCmd) workerReply {
 		r.Missing = 2*w.n - len(r.Reattach) - len(r.Caught)
 		w.armed = false
 	case "counts":
-		r.Gaps, r.Dups = w.gaps.Load(), w.dups.Load()
+		r.Gaps, r.Dups, r.Errs = w.gaps.Load(), w.dups.Load(), w.errs
 	default:
 		r.Err = "unknown command " + cmd.Cmd
 	}

@@ -1,0 +1,28 @@
+package api
+
+import (
+	"crypto/tls"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// unread says whether c has bytes in its socket that nobody has read
+// (TIOCINQ, FIONREAD elsewhere).
+func unread(c net.Conn) bool {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n > 0
+}
