@@ -124,7 +124,14 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	m := w.maps.fresh()
 	b := &batchState{w: w, heads: m.heads, posts: m.posts, now: now, at: formatTime(now)}
 	if w.shared {
-		if err := b.lockAll(ctx, tx.Tx, needs); err != nil {
+		lock, nowait := needs, false
+		if lock == nil {
+			lock, nowait = named(batch), true
+		}
+		if err := b.lockAll(ctx, tx.Tx, lock, nowait); errors.Is(err, errLockBusy) {
+			_ = tx.Rollback()
+			return false, b.needs
+		} else if err != nil {
 			_ = tx.Rollback()
 			w.answerAll(batch, err)
 			return true, nil

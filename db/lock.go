@@ -15,8 +15,11 @@ import (
 // without ever waiting while holding one, so daemons cannot deadlock:
 //
 //   - A batch first locks, in one statement and in id order, the sessions
-//     its previous run found it needed (none on a first run). Waiting here
-//     is safe: every daemon takes these locks in the same order.
+//     its previous run found it needed. Waiting here is safe: every daemon
+//     takes these locks in the same order. A first run locks the sessions
+//     its writes name (Writer.DoIn, ThenIn) the same way, but with NOWAIT:
+//     one statement for a batch of inputs to many sessions, instead of one
+//     round trip a session.
 //   - Any other session a request touches is locked with NOWAIT. If
 //     another daemon holds it, the batch rolls back (errLockBusy) and
 //     runs again, this time locking every session it has seen up front.
@@ -32,9 +35,25 @@ import (
 // another daemon.
 var errLockBusy = errors.New("db: a session row is locked by another daemon; run the batch again, locking it first")
 
+// named is the sessions batch's writes name (nil for none).
+func named(batch []*request) map[string]bool {
+	var m map[string]bool
+	for _, r := range batch {
+		if r.session != "" {
+			if m == nil {
+				m = map[string]bool{}
+			}
+			m[r.session] = true
+		}
+	}
+	return m
+}
+
 // lockAll locks the rows of sessions in id order and records their
-// counters; a session that does not exist is recorded as deleted.
-func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[string]bool) error {
+// counters; a session that does not exist is recorded as deleted. With
+// nowait, a row another daemon holds is errLockBusy, and the next run
+// locks them all again, waiting.
+func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[string]bool, nowait bool) error {
 	b.locked = map[string]counters{}
 	b.needs = map[string]bool{}
 	if len(sessions) == 0 {
@@ -47,7 +66,14 @@ func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[strin
 		b.locked[id] = counters{head: -1}
 	}
 	slices.Sort(ids)
-	rows, err := tx.QueryContext(ctx, `SELECT id, head, inputs, last_turn FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+	q := `SELECT id, head, inputs, last_turn FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	if nowait {
+		q += ` NOWAIT`
+	}
+	rows, err := tx.QueryContext(ctx, q, ids)
+	if pgCode(err) == pgLockNotAvailable {
+		return errLockBusy
+	}
 	if err != nil {
 		return fmt.Errorf("lock sessions: %w", err)
 	}
@@ -60,7 +86,9 @@ func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[strin
 		}
 		b.locked[id] = c
 	}
-	if err := rows.Err(); err != nil {
+	if err := rows.Err(); pgCode(err) == pgLockNotAvailable {
+		return errLockBusy
+	} else if err != nil {
 		return fmt.Errorf("lock sessions: %w", err)
 	}
 	return nil

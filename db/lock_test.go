@@ -11,9 +11,9 @@ import (
 )
 
 // Three daemons on one PostgreSQL database append to the same sessions at
-// once, many requests writing two sessions in either order: offsets stay
-// dense per session, every write lands, and none fails on a deadlock
-// (lock.go's order). Batches found a row locked elsewhere and ran again
+// once, many requests writing two sessions in either order, half of them
+// naming one of the two (DoIn): offsets stay dense per session, every
+// write lands, and none fails on a deadlock (lock.go's order). Batches found a row locked elsewhere and ran again
 // (LockRetries): the test makes them contend.
 func TestThreeDaemonsKeepOffsetsDense(t *testing.T) {
 	t.Parallel()
@@ -37,14 +37,20 @@ func TestThreeDaemonsKeepOffsetsDense(t *testing.T) {
 				for i := range each {
 					a := fmt.Sprintf("s%d", (n+w+i)%sessions)
 					b := fmt.Sprintf("s%d", (n*7+w*3+i*5)%sessions)
-					_, err := d.Writer().Do(ctx, func(tx *Tx) error {
+					write := func(tx *Tx) error {
 						for _, s := range []string{a, b} {
 							if _, err := tx.Append(ctx, s, wire.Event{Type: wire.EventMessage, Text: "x"}); err != nil {
 								return err
 							}
 						}
 						return nil
-					})
+					}
+					var err error
+					if w%2 == 0 { // names one of its sessions: locked up front, with the batch's others
+						_, err = d.Writer().DoIn(ctx, a, write)
+					} else {
+						_, err = d.Writer().Do(ctx, write)
+					}
 					if err != nil {
 						errs <- err
 						return

@@ -77,12 +77,13 @@ type counters struct {
 }
 
 type request struct {
-	ctx  context.Context
-	fn   func(*Tx) error
-	res  chan error  // the answer, for Pending.Wait; or
-	then func(error) // the answer, called by the writer (Writer.Then)
-	tx   *Tx
-	fail error
+	ctx     context.Context
+	session string // the session fn writes, when the caller knows it ("": unknown)
+	fn      func(*Tx) error
+	res     chan error  // the answer, for Pending.Wait; or
+	then    func(error) // the answer, called by the writer (Writer.Then)
+	tx      *Tx
+	fail    error
 }
 
 // answer tells r's caller its outcome, r.fail.
@@ -136,6 +137,18 @@ func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error
 	return w.Submit(ctx, fn).Wait()
 }
 
+// DoIn is Do for a write of one session that the caller names: on
+// PostgreSQL a batch locks the rows of the sessions its writes name in
+// one statement before it runs them (lock.go), rather than one statement
+// a session as each write reaches its own.
+func (w *Writer) DoIn(ctx context.Context, session string, fn func(*Tx) error) ([]Committed, error) {
+	r := &request{ctx: ctx, session: session, fn: fn, res: make(chan error, 1)}
+	if err := w.queue(r); err != nil {
+		return nil, err
+	}
+	return (&Pending{r: r}).Wait()
+}
+
 // Pending is a write that Submit queued. Its Wait may be called once, from
 // any goroutine.
 type Pending struct {
@@ -164,7 +177,12 @@ func (w *Writer) Submit(ctx context.Context, fn func(*Tx) error) *Pending {
 // per write (a connection with many inputs in flight) uses it to answer
 // from the commit itself.
 func (w *Writer) Then(ctx context.Context, fn func(*Tx) error, then func(error)) {
-	r := &request{ctx: ctx, fn: fn, then: then}
+	w.ThenIn(ctx, "", fn, then)
+}
+
+// ThenIn is Then for a write of one session that the caller names (DoIn).
+func (w *Writer) ThenIn(ctx context.Context, session string, fn func(*Tx) error, then func(error)) {
+	r := &request{ctx: ctx, session: session, fn: fn, then: then}
 	if err := w.queue(r); err != nil {
 		then(err)
 	}

@@ -20,7 +20,7 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role 
 		return wire.Receipt{}, err
 	}
 	var in db.Input
-	if _, err := h.db.Writer().Do(ctx, putInput(ctx, &in, session, inputID, text, role, author)); err != nil {
+	if _, err := h.db.Writer().DoIn(ctx, session, putInput(ctx, &in, session, inputID, text, role, author)); err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
 	// A new user input's turn is queued by the commit hook.
@@ -47,7 +47,7 @@ func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, au
 
 func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, then func(wire.Receipt, error)) {
 	in := new(db.Input)
-	h.db.Writer().Then(ctx, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
+	h.db.Writer().ThenIn(ctx, session, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
 		if err != nil {
 			then(wire.Receipt{}, wireErr(err))
 			return

@@ -76,9 +76,6 @@ func (w *crowdWorker) failed(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.errs[errKind(err)]++
-	if os.Getenv("CROWD_DEBUG") != "" && w.errs[errKind(err)] <= 3 {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", time.Now().Format("15:04:05.000"), err)
-	}
 }
 
 // errKind names an error for a count: its text without the numbers that
