@@ -67,6 +67,8 @@ func TestLoadToolSmoke(t *testing.T) {
 		}
 	}
 	exactlyOnce("albedo reattach -kill", run(append(albedo, "-scenario", "reattach", "-conns", "4", "-per", "3", "-kill")...))
+	crowd := []string{"-scenario", "crowd", "-conns", "12", "-per", "3", "-per-proc", "5", "-rounds", "2", "-rate", "10", "-duration", "300ms"}
+	wholeCrowd(t, "albedo crowd", run(append(albedo, crowd...)...))
 
 	// The centrifuge peer, restarted the way bench/run restarts it.
 	peer := exec.Command(filepath.Join(dir, "centrifuge"))
@@ -99,4 +101,18 @@ func TestLoadToolSmoke(t *testing.T) {
 		t.Errorf("centrifuge fanout: %v", v)
 	}
 	exactlyOnce("centrifuge reattach", run(append(cf, "-scenario", "reattach", "-conns", "4", "-per", "3", "-down", "100ms")...))
+	wholeCrowd(t, "centrifuge crowd", run(append(cf, append(crowd, "-down", "100ms")...)...))
+}
+
+// wholeCrowd fails t unless a crowd run (three workers of at most five of
+// its twelve connections) connected all, delivered every broadcast and
+// every steady event to every connection, and, after the storm, had every
+// one back and caught up, with no gap and no duplicate.
+func wholeCrowd(t *testing.T, what string, v map[string]float64) {
+	t.Helper()
+	if v["workers"] != 3 || v["failed connections"] != 0 || v["connect per s"] <= 0 ||
+		v["broadcast missing"] != 0 || v["broadcast p99 ms"] <= 0 || v["steady delivered share"] != 1 ||
+		v["storm missing"] != 0 || v["storm caught up all s"] <= 0 || v["gaps"] != 0 || v["duplicates"] != 0 {
+		t.Errorf("%s: %v", what, v)
+	}
 }
