@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -230,7 +231,7 @@ func (h *Hub) onPresence(n presenceNotice) {
 		return
 	}
 	ch.mu.Lock()
-	_, had := ch.remoteViewers[n.Node]
+	old, had := ch.remoteViewers[n.Node]
 	if n.Viewers == 0 {
 		delete(ch.remoteViewers, n.Node)
 	} else {
@@ -239,7 +240,11 @@ func (h *Hub) onPresence(n presenceNotice) {
 		}
 		ch.remoteViewers[n.Node] = remoteViewers{people: n.People, total: n.Total, viewers: n.Viewers, at: time.Now()}
 	}
-	changed := had || n.Viewers > 0
+	// A node repeats its viewers every heartbeat (repeat): a repeat that
+	// changes nothing only keeps them alive, and marks no cursor. Each
+	// marking is a write to every viewer of the session on this node.
+	same := had && n.Viewers > 0 && old.viewers == n.Viewers && old.total == n.Total && slices.Equal(old.people, n.People)
+	changed := (had || n.Viewers > 0) && !same
 	if changed {
 		ch.presence = nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"time"
 
 	"albedo/db"
 	"albedo/wire"
@@ -64,4 +65,37 @@ func TestNoticeEvents(t *testing.T) {
 	if got := read(unreadable); !reflect.DeepEqual(got, want) {
 		t.Fatalf("with kinds, the JSON was read: %+v", got)
 	}
+}
+
+// Another node's presence marks this node's cursors when it changes, not
+// when the node only repeats it (every heartbeat): a repeat to a crowd
+// would be a write to every viewer every two seconds.
+func TestRepeatedRemotePresenceMarksNothing(t *testing.T) {
+	t.Parallel()
+	h, r := watchedHub(t)
+	ann := presenceNotice{Node: "n2", Session: "s", People: []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 1}}, Total: 1, Viewers: 1}
+	h.onPresence(ann)
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 2 })
+
+	// A marking sets the channel's presenceAt, or presenceDue when it
+	// waits for the interval; the reader does not touch either.
+	ch := h.served("s")
+	marks := func() (time.Time, bool) {
+		ch.mu.Lock()
+		defer ch.mu.Unlock()
+		return ch.presenceAt, ch.presenceDue
+	}
+	at0, _ := marks()
+	h.onPresence(ann) // the heartbeat's repeat
+	if at, due := marks(); at != at0 || due {
+		t.Fatal("a repeat of the same presence marked the cursors")
+	}
+	two := ann
+	two.People = []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 2}}
+	two.Viewers = 2
+	h.onPresence(two)
+	if at, due := marks(); at == at0 && !due {
+		t.Fatal("a change of another node's presence marked nothing")
+	}
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 3 })
 }

@@ -118,11 +118,7 @@ func TestPresenceShowsTyping(t *testing.T) {
 // reach an early watcher as a few pushes of each.
 func TestCrowdJoinsAreCoalesced(t *testing.T) {
 	t.Parallel()
-	h := newTestHub(t, Options{})
-	mustCreate(t, h, "s")
-	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
-	subscribe(r.c, wire.Sub{Session: "s"})
-	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+	h, r := watchedHub(t)
 	const n = 300
 	start := time.Now()
 	for i := range n {
@@ -180,4 +176,16 @@ func TestCrowdPresenceSlowsWithItsSize(t *testing.T) {
 	if most := int(time.Since(start)/interval) + 2; presences > most {
 		t.Fatalf("%d joins in %v reached a watcher as %d presences (at most %d at one per %v)", joins, time.Since(start), presences, most, interval)
 	}
+}
+
+// watchedHub is a hub with a session "s" that the owner watches, past
+// the owner's first presence push.
+func watchedHub(t *testing.T) (*Hub, *reader) {
+	t.Helper()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	r := newReader(t, h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+	return h, r
 }

@@ -92,6 +92,7 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 // crowdConnect opens every connection, after the workers have made their
 // own channels, and measures the server's RSS before and after.
 func crowdConnect(ctx context.Context, c config, t target, ws *workers, out map[string]float64) error {
+	untilIdle(t.pids())
 	rss0, cpu0, load0 := procsRSS(t.pids()), procsCPU(t.pids()), ws.cpu()
 	rs, err := ws.ask(workerCmd{Cmd: "connect"})
 	if err != nil {
@@ -114,6 +115,23 @@ func crowdConnect(ctx context.Context, c config, t target, ws *workers, out map[
 	out["server rss MiB"] = rss1 / (1 << 20)
 	out["workers"] = float64(len(ws.procs))
 	return nil
+}
+
+// untilIdle waits, at most two minutes, until the servers are idle (under
+// a tenth of a core over 1.5 s, longer than a cluster node's poll of the
+// store's changes): the nodes of a cluster apply the changes of the
+// workers' sessions made on another for a while, and that is no part of
+// what the crowd's connections cost.
+func untilIdle(pids []int) {
+	const window = 1500 * time.Millisecond
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		cpu0 := procsCPU(pids)
+		time.Sleep(window) // a measurement window, not a synchronisation
+		if procsCPU(pids)-cpu0 < 0.1*float64(window.Microseconds()) {
+			return
+		}
+	}
 }
 
 // crowdBroadcast publishes -rounds single events and reports the median
@@ -159,6 +177,7 @@ func crowdSteady(ctx context.Context, c config, t target, ws *workers, pub publi
 		return err
 	}
 	cpu0, load0, start := procsCPU(t.pids()), ws.cpu(), time.Now()
+	broker0, store0 := procCPU(c.brokerPID), treeCPU(c.storePID)
 	every := time.Second / time.Duration(max(c.rate, 1))
 	tick := time.NewTicker(every)
 	sent := 0
@@ -196,6 +215,12 @@ func crowdSteady(ctx context.Context, c config, t target, ws *workers, pub publi
 	out["steady p50 ms"] = histQuantile(hist, n, 0.5) / 1e3
 	out["steady p99 ms"] = histQuantile(hist, n, 0.99) / 1e3
 	out["steady cpu per delivery us"] = cpu / float64(n)
+	if c.brokerPID > 0 {
+		out["steady broker cpu per delivery us"] = (procCPU(c.brokerPID) - broker0) / float64(n)
+	}
+	if c.storePID > 0 {
+		out["steady store cpu per delivery us"] = (treeCPU(c.storePID) - store0) / float64(n)
+	}
 	out["steady server cpu %"] = cpu / elapsed / 1e4
 	out["steady tool cpu %"] = load / elapsed / 1e4
 	return nil
@@ -288,8 +313,8 @@ func startWorkers(ctx context.Context, c config, common []string) (*workers, err
 		first := i*(c.conns/n) + min(i, c.conns%n)
 		args := []string{"-crowd-worker", "-target", c.target, "-conns", strconv.Itoa(share), "-per", strconv.Itoa(c.per),
 			"-first", strconv.Itoa(first), "-sources", strconv.Itoa(c.sources), "-common-ids", strings.Join(common, ",")}
-		if c.home != "" {
-			args = append(args, "-home", c.home)
+		if len(c.homes) > 0 {
+			args = append(args, "-homes", strings.Join(c.homes, ","))
 		}
 		if c.url != "" {
 			args = append(args, "-url", c.url)

@@ -33,6 +33,7 @@ type workerCmd struct {
 	Round  int    `json:"round"`   // round: the broadcast round
 	WaitMS int    `json:"wait_ms"` // round, storm-report: how long to wait for every connection
 	Start  int64  `json:"start_ns"`
+	Node   int    `json:"node"` // storm-arm: the node the storm takes away
 }
 
 // workerReply answers one command (the first, unasked, says the worker's
@@ -58,6 +59,8 @@ type workerReply struct {
 // crowdWorker holds a worker's connections and what they saw.
 type crowdWorker struct {
 	n, per int
+	first  int            // the index of its first connection in the crowd
+	nodes  int            // how many nodes the crowd is spread over
 	prev   []atomic.Int64 // conn*per+sub → last offset delivered (0: none yet)
 	gaps   atomic.Int64
 	dups   atomic.Int64
@@ -66,7 +69,7 @@ type crowdWorker struct {
 	rounds   map[int][]float64 // broadcast round → latencies (µs)
 	steady   []int64           // histogram of the steady events' latencies, once begun
 	armed    bool
-	reattach []int64 // conn → when it was attached again after the arm (ns), 0: not yet
+	reattach []int64 // conn → when it was attached again after the arm (ns), 0: not yet, -1: not its node
 	caught   []int64 // conn → when it had the storm's event (ns), 0: not yet
 	changed  chan struct{}
 	errs     map[string]int // failed attempts after the first, by kind
@@ -91,6 +94,16 @@ func errKind(err error) string {
 		}
 		return r
 	}, s)
+}
+
+func count(ts []int64, v int64) int {
+	n := 0
+	for _, t := range ts {
+		if t == v {
+			n++
+		}
+	}
+	return n
 }
 
 func (w *crowdWorker) attached(conn int) {
@@ -202,7 +215,7 @@ func runWorker(ctx context.Context, c config, common []string) {
 // workerMain runs a worker until the parent says quit or stdin ends.
 func workerMain(ctx context.Context, c config, common []string, first int) error {
 	out := json.NewEncoder(os.Stdout)
-	w := &crowdWorker{n: c.conns, per: c.per, prev: make([]atomic.Int64, c.conns*c.per), rounds: map[int][]float64{},
+	w := &crowdWorker{n: c.conns, per: c.per, first: first, nodes: max(len(c.homes), len(strings.Split(c.url, ","))), prev: make([]atomic.Int64, c.conns*c.per), rounds: map[int][]float64{},
 		reattach: make([]int64, c.conns), caught: make([]int64, c.conns), changed: make(chan struct{}, 1), errs: map[string]int{}}
 	chans, err := workerChannels(ctx, c, common)
 	if err != nil {
@@ -260,13 +273,20 @@ func (w *crowdWorker) answer(cmd workerCmd) workerReply {
 		w.armed = true
 		clear(w.reattach)
 		clear(w.caught)
+		// A connection on another node than the storm's stays attached:
+		// only its event is waited for.
+		for i := range w.reattach {
+			if (w.first+i)%w.nodes != cmd.Node {
+				w.reattach[i] = -1
+			}
+		}
 	case "storm-report":
 		all := func(ts []int64) bool { return !slices.Contains(ts, 0) }
 		w.until(wait, func() bool { return all(w.reattach) && all(w.caught) })
 		since := func(ts []int64) []float64 {
 			var us []float64
 			for _, t := range ts {
-				if t != 0 {
+				if t > 0 {
 					us = append(us, float64(t-cmd.Start)/1e3)
 				}
 			}
@@ -274,7 +294,7 @@ func (w *crowdWorker) answer(cmd workerCmd) workerReply {
 			return us
 		}
 		r.Reattach, r.Caught = since(w.reattach), since(w.caught)
-		r.Missing = 2*w.n - len(r.Reattach) - len(r.Caught)
+		r.Missing = count(w.reattach, 0) + count(w.caught, 0)
 		w.armed = false
 	case "counts":
 		r.Gaps, r.Dups, r.Errs = w.gaps.Load(), w.dups.Load(), w.errs
@@ -319,14 +339,18 @@ func workerChannels(ctx context.Context, c config, common []string) ([][]string,
 
 // connect opens every connection, 128 dials at a time, and returns once
 // each is attached or has failed (how many did).
+// Connection first+i goes to node (first+i) mod the nodes (-homes, or
+// the -url list).
 func (w *crowdWorker) connect(ctx context.Context, c config, chans [][]string, first int) (int, error) {
-	var node *albedoNode
-	if c.target == "albedo" {
-		node = &albedoNode{home: c.home}
-		if _, err := node.refresh(); err != nil {
+	var nodes []*albedoNode
+	for _, h := range c.homes {
+		n := &albedoNode{home: h}
+		if _, err := n.refresh(); err != nil && c.target == "albedo" {
 			return 0, err
 		}
+		nodes = append(nodes, n)
 	}
+	urls := strings.Split(c.url, ",")
 	var failed atomic.Int64
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 128)
@@ -339,12 +363,12 @@ func (w *crowdWorker) connect(ctx context.Context, c config, chans [][]string, f
 			switch c.target {
 			case "albedo":
 				up := make(chan error, 1)
-				go newAlbedoCrowdConn(node, i, mine, src, w, up).run(ctx)
+				go newAlbedoCrowdConn(nodes[(first+i)%len(nodes)], i, mine, src, w, up).run(ctx)
 				err = <-up
 			case "centrifuge":
-				_, err = cfCrowdConn(ctx, c.url, &net.Dialer{LocalAddr: src}, i, mine, w)
+				_, err = cfCrowdConn(ctx, urls[(first+i)%len(urls)], &net.Dialer{LocalAddr: src}, i, mine, w)
 			case "ws":
-				_, err = wsCrowdConn(ctx, c.url, &net.Dialer{LocalAddr: src}, i, w)
+				_, err = wsCrowdConn(ctx, urls[(first+i)%len(urls)], &net.Dialer{LocalAddr: src}, i, w)
 			default:
 				err = fmt.Errorf("crowd: no target %q", c.target)
 			}
