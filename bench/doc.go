@@ -19,6 +19,9 @@
 //	fanout-cluster     fan-out on one node against three (albedo over
 //	                   PostgreSQL and NATS, centrifuge over Redis); prints
 //	                   a table
+//	crowd-cluster      the crowd scenario spread over three nodes (albedo
+//	                   over PostgreSQL and NATS, centrifuge over Redis),
+//	                   its storm taking one node away; prints the tables
 //
 // Each script builds what it runs, starts its servers itself, and says at
 // its top how to run it (`bash bench/run`; ROUNDS and DUR set the rounds
