@@ -85,7 +85,15 @@ func TestRepeatedRemotePresenceMarksNothing(t *testing.T) {
 		defer ch.mu.Unlock()
 		return ch.presenceAt, ch.presenceDue
 	}
-	at0, _ := marks()
+	// The push above may carry ann before the marking her notice put off
+	// (presenceDue) has run: wait for that one first.
+	at0, due := marks()
+	for deadline := time.Now().Add(10 * time.Second); due; at0, due = marks() {
+		if time.Now().After(deadline) {
+			t.Fatal("a marking put off never ran")
+		}
+		time.Sleep(5 * time.Millisecond) // polling under a deadline
+	}
 	h.onPresence(ann) // the heartbeat's repeat
 	if at, due := marks(); at != at0 || due {
 		t.Fatal("a repeat of the same presence marked the cursors")
