@@ -37,10 +37,9 @@ import (
 // freshGrace is how long a fresh connection keeps its place at the bound
 // whatever it did; past it, one that has sent nothing is closed to make
 // room. It is long because the clients of a storm of reconnects are slow
-// to send their requests too: a machine running thousands of them (a
-// load tool, a server of bots) is as busy as the daemon, and at 250 ms
-// most of a 5 000-connection storm's were closed before their request
-// came, each client then losing a backoff step. One whose request waits
+// to send their requests too: a machine running thousands of them (a load
+// tool, a server of bots) is as busy as the daemon, and a client closed
+// before its request came loses a backoff step. One whose request waits
 // unread in its socket (the daemon has not got to it) keeps its place up
 // to freshPatience: only a connection that sent a part of a request and
 // then nothing (its bytes read, the rest never coming) is closed with it.

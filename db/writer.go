@@ -142,11 +142,7 @@ func (w *Writer) Do(ctx context.Context, fn func(*Tx) error) ([]Committed, error
 // one statement before it runs them (lock.go), rather than one statement
 // a session as each write reaches its own.
 func (w *Writer) DoIn(ctx context.Context, session string, fn func(*Tx) error) ([]Committed, error) {
-	r := &request{ctx: ctx, session: session, fn: fn, res: make(chan error, 1)}
-	if err := w.queue(r); err != nil {
-		return nil, err
-	}
-	return (&Pending{r: r}).Wait()
+	return w.submit(ctx, session, fn).Wait()
 }
 
 // Pending is a write that Submit queued. Its Wait may be called once, from
@@ -160,7 +156,12 @@ type Pending struct {
 // writes submitted one after another from one goroutine run in that order.
 // Only the queueing honours ctx; once queued, the write is answered.
 func (w *Writer) Submit(ctx context.Context, fn func(*Tx) error) *Pending {
-	r := &request{ctx: ctx, fn: fn, res: make(chan error, 1)}
+	return w.submit(ctx, "", fn)
+}
+
+// submit is Submit of a write of session ("": unnamed; DoIn).
+func (w *Writer) submit(ctx context.Context, session string, fn func(*Tx) error) *Pending {
+	r := &request{ctx: ctx, session: session, fn: fn, res: make(chan error, 1)}
 	if err := w.queue(r); err != nil {
 		return &Pending{err: err}
 	}

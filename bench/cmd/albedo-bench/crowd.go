@@ -56,7 +56,7 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 	if err != nil {
 		return err
 	}
-	defer func() { closePub() }()
+	defer closePub()
 	if err := crowdBroadcast(ctx, c, t, ws, pub, common[0], out); err != nil {
 		return err
 	}
@@ -64,11 +64,10 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 		return err
 	}
 	if rt, ok := t.(restartable); ok && c.target != "ws" {
-		closePub()
+		closePub() // its daemon is about to go; the storm opens its own
 		if err := crowdStorm(ctx, c, rt, ws, common[0], out); err != nil {
 			return err
 		}
-		closePub = func() {}
 	}
 	rs, err := ws.ask(workerCmd{Cmd: "counts"})
 	if err != nil {

@@ -287,20 +287,12 @@ func cfCrowdConn(ctx context.Context, url string, dialer *net.Dialer, idx int, c
 // implicit channel, no offsets (the event's offset is 0), no reattach.
 func wsCrowdConn(ctx context.Context, url string, dialer *net.Dialer, idx int, sink crowdSink) (func(), error) {
 	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil}}
-	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: hc})
+	closeFn, err := wsRead(ctx, url, &websocket.DialOptions{HTTPClient: hc}, func(m []byte) {
+		sink.event(idx, 0, 0, string(m), time.Now())
+	})
 	if err != nil {
 		return nil, err
 	}
-	c.SetReadLimit(-1)
-	go func() {
-		for {
-			_, m, err := c.Read(context.Background())
-			if err != nil {
-				return
-			}
-			sink.event(idx, 0, 0, string(m), time.Now())
-		}
-	}()
 	sink.attached(idx)
-	return func() { c.CloseNow() }, nil
+	return closeFn, nil
 }

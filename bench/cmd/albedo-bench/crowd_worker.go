@@ -204,7 +204,7 @@ func crowdFlags(c *config) (worker *bool, commonIDs *string) {
 func runWorker(ctx context.Context, c config, common []string) {
 	err := checkFiles(config{scenario: "crowd-worker", conns: c.conns})
 	if err == nil {
-		err = workerMain(ctx, c, common, c.first)
+		err = workerMain(ctx, c, common)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "albedo-bench worker:", err)
@@ -213,9 +213,9 @@ func runWorker(ctx context.Context, c config, common []string) {
 }
 
 // workerMain runs a worker until the parent says quit or stdin ends.
-func workerMain(ctx context.Context, c config, common []string, first int) error {
+func workerMain(ctx context.Context, c config, common []string) error {
 	out := json.NewEncoder(os.Stdout)
-	w := &crowdWorker{n: c.conns, per: c.per, first: first, nodes: max(len(c.homes), len(strings.Split(c.url, ","))), prev: make([]atomic.Int64, c.conns*c.per), rounds: map[int][]float64{},
+	w := &crowdWorker{n: c.conns, per: c.per, first: c.first, nodes: max(len(c.homes), len(strings.Split(c.url, ","))), prev: make([]atomic.Int64, c.conns*c.per), rounds: map[int][]float64{},
 		reattach: make([]int64, c.conns), caught: make([]int64, c.conns), changed: make(chan struct{}, 1), errs: map[string]int{}}
 	chans, err := workerChannels(ctx, c, common)
 	if err != nil {
@@ -238,7 +238,7 @@ func workerMain(ctx context.Context, c config, common []string, first int) error
 		var r workerReply
 		if cmd.Cmd == "connect" {
 			start := time.Now()
-			r.Failed, err = w.connect(cctx, c, chans, first)
+			r.Failed, err = w.connect(cctx, c, chans)
 			r.ConnectS = time.Since(start).Seconds()
 			if err != nil {
 				r.Err = err.Error()
@@ -341,7 +341,8 @@ func workerChannels(ctx context.Context, c config, common []string) ([][]string,
 // each is attached or has failed (how many did).
 // Connection first+i goes to node (first+i) mod the nodes (-homes, or
 // the -url list).
-func (w *crowdWorker) connect(ctx context.Context, c config, chans [][]string, first int) (int, error) {
+func (w *crowdWorker) connect(ctx context.Context, c config, chans [][]string) (int, error) {
+	first := c.first
 	var nodes []*albedoNode
 	for _, h := range c.homes {
 		n := &albedoNode{home: h}

@@ -303,7 +303,13 @@ func (w *wsTarget) close()                                          {}
 func (w *wsTarget) channel(context.Context, string) (string, error) { return "all", nil }
 
 func (w *wsTarget) viewer(ctx context.Context, _ []string, onText func(string, string)) (func(), error) {
-	c, _, err := websocket.Dial(ctx, w.url, nil)
+	return wsRead(ctx, w.url, nil, func(m []byte) { onText("all", string(m)) })
+}
+
+// wsRead dials the bare broadcast server at url and hands each message it
+// sends to on, from a goroutine of its own, until the returned close.
+func wsRead(ctx context.Context, url string, opts *websocket.DialOptions, on func([]byte)) (func(), error) {
+	c, _, err := websocket.Dial(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +320,7 @@ func (w *wsTarget) viewer(ctx context.Context, _ []string, onText func(string, s
 			if err != nil {
 				return
 			}
-			onText("all", string(m))
+			on(m)
 		}
 	}()
 	return func() { c.CloseNow() }, nil
