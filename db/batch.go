@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"time"
-
-	"github.com/uptrace/bun"
 )
 
 // batchMaps are a batch's maps, emptied and kept for the next batch: made
@@ -91,18 +89,18 @@ var errRetryCarefully = errors.New("db: a request failed; run the batch again wi
 // (buildKeeper): durable in the daemon's, keepsNothing in the bench's
 // with its store taken out (benchnostore_on.go).
 type keeper interface {
-	flush(ctx context.Context, b *batchState, tx bun.Tx, reqs []*request) (logged int, _ error)
-	commit(tx bun.Tx) error
+	flush(ctx context.Context, b *batchState, tx *batchTx, reqs []*request) (logged int, _ error)
+	commit(ctx context.Context, tx *batchTx) error
 }
 
 // durable keeps a batch: its rows flushed, its transaction committed.
 type durable struct{}
 
-func (durable) flush(ctx context.Context, b *batchState, tx bun.Tx, reqs []*request) (int, error) {
+func (durable) flush(ctx context.Context, b *batchState, tx *batchTx, reqs []*request) (int, error) {
 	return b.flush(ctx, tx, reqs)
 }
 
-func (durable) commit(tx bun.Tx) error { return tx.Commit() }
+func (durable) commit(ctx context.Context, tx *batchTx) error { return tx.commit(ctx) }
 
 // runBatch executes batch in one transaction and answers every request,
 // except when it must run again: when careful is false and a request
@@ -114,29 +112,17 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	st := &w.stats
 	t := time.Now()
 	began := t
-	tx, err := w.db.BeginTx(ctx, nil)
-	if err != nil {
-		w.answerAll(batch, fmt.Errorf("begin: %w", err))
-		return true, nil
-	}
-	t = since(&st.begin, t)
 	now := t.UTC()
 	m := w.maps.fresh()
 	b := &batchState{w: w, heads: m.heads, posts: m.posts, now: now, at: formatTime(now)}
-	if w.shared {
-		lock, nowait := needs, false
-		if lock == nil {
-			lock, nowait = named(batch), true
-		}
-		if err := b.lockAll(ctx, tx.Tx, lock, nowait); errors.Is(err, errLockBusy) {
-			_ = tx.Rollback()
-			return false, b.needs
-		} else if err != nil {
-			_ = tx.Rollback()
-			w.answerAll(batch, err)
-			return true, nil
-		}
+	tx, err := w.begin(ctx, b, batch, needs)
+	if errors.Is(err, errLockBusy) {
+		return false, b.needs
+	} else if err != nil {
+		w.answerAll(batch, err)
+		return true, nil
 	}
+	t = since(&st.begin, t)
 	live, err := b.run(ctx, tx, batch, careful)
 	t = since(&st.run, t)
 	logged := 0
@@ -147,25 +133,35 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 		}
 	}
 	t = since(&st.flush, t)
+	if err == nil && live > 0 {
+		// On PostgreSQL the flush's statements go with COMMIT, and fail
+		// there as they would have in flush.
+		var flushed *flushError
+		switch err = w.keeper.commit(ctx, tx); {
+		case errors.As(err, &flushed):
+			if !careful {
+				err = errRetryCarefully
+			}
+		case err != nil:
+			clear(w.heads) // unknown state: read heads afresh
+			w.answerAll(batch, fmt.Errorf("commit: %w", err))
+			return true, nil
+		}
+	}
 	switch {
 	case errors.Is(err, errLockBusy):
-		_ = tx.Rollback()
+		tx.rollback()
 		return false, b.needs
 	case errors.Is(err, errRetryCarefully):
-		_ = tx.Rollback()
+		tx.rollback()
 		return false, nil
 	case err != nil:
-		_ = tx.Rollback()
+		tx.rollback()
 		w.answerAll(batch, err)
 		return true, nil
 	case live == 0:
-		_ = tx.Rollback()
+		tx.rollback()
 		w.answerEach(batch)
-		return true, nil
-	}
-	if err := w.keeper.commit(tx); err != nil {
-		clear(w.heads) // unknown state: read heads afresh
-		w.answerAll(batch, fmt.Errorf("commit: %w", err))
 		return true, nil
 	}
 	t = since(&st.commit, t)
@@ -184,13 +180,13 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 // ends the run with errRetryCarefully; carefully, each request runs in a
 // savepoint and a failure costs only that request. Any other error is the
 // transaction's own, and fails the whole batch.
-func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, careful bool) (live int, _ error) {
+func (b *batchState) run(ctx context.Context, tx *batchTx, batch []*request, careful bool) (live int, _ error) {
 	for i, r := range batch {
 		r.fail = r.ctx.Err()
 		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx, sql: tx.Tx, now: b.now, batch: b, careful: careful}
+		r.tx = &Tx{IDB: tx.IDB, sql: tx.sql, now: b.now, batch: b, careful: careful}
 		if !careful {
 			if err := r.fn(r.tx); errors.Is(err, errLockBusy) {
 				return live, err
@@ -229,7 +225,7 @@ func (b *batchState) run(ctx context.Context, tx bun.Tx, batch []*request, caref
 
 // inSavepoint runs r inside a savepoint, rolled back if r fails (r.fail
 // says so). The error is the savepoint's own.
-func inSavepoint(ctx context.Context, tx bun.Tx, r *request) error {
+func inSavepoint(ctx context.Context, tx *batchTx, r *request) error {
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT req"); err != nil {
 		r.fail = fmt.Errorf("savepoint: %w", err)
 		return nil

@@ -24,11 +24,11 @@ func buildKeeper() keeper { return keepsNothing{} }
 // taken out: it flushes nothing and rolls back where durable commits.
 type keepsNothing struct{}
 
-func (keepsNothing) flush(context.Context, *batchState, bun.Tx, []*request) (int, error) {
+func (keepsNothing) flush(context.Context, *batchState, *batchTx, []*request) (int, error) {
 	return 0, nil
 }
 
-func (keepsNothing) commit(tx bun.Tx) error {
-	_ = tx.Rollback() // what it wrote is dropped; the batch is answered as committed
+func (keepsNothing) commit(_ context.Context, tx *batchTx) error {
+	tx.rollback() // what it wrote is dropped; the batch is answered as committed
 	return nil
 }

@@ -71,7 +71,7 @@ func (t *Tx) recordRevoked(ids []string) {
 // its commit: the row of cluster stays locked until the commit, so every
 // batch that takes it takes it last, no lock is waited for while it is
 // held, and the numbers commit in order.
-func (b *batchState) recordChanges(ctx context.Context, tx bun.Tx, reqs []*request) error {
+func (b *batchState) recordChanges(ctx context.Context, tx *batchTx, reqs []*request) error {
 	var cs []Change
 	for _, r := range reqs {
 		if r.fail == nil && r.tx != nil {
@@ -80,6 +80,9 @@ func (b *batchState) recordChanges(ctx context.Context, tx bun.Tx, reqs []*reque
 	}
 	if len(cs) == 0 {
 		return nil
+	}
+	if err := tx.sync(ctx); err != nil { // the flush's statements go first
+		return err
 	}
 	var gen int64
 	if err := tx.QueryRowContext(ctx, `UPDATE cluster SET gen = gen + 1 RETURNING gen`).Scan(&gen); err != nil {
@@ -92,7 +95,7 @@ func (b *batchState) recordChanges(ctx context.Context, tx bun.Tx, reqs []*reque
 		return fmt.Errorf("record changes: %w", err)
 	}
 	if gen%pruneEvery == 0 {
-		if _, err := tx.Tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= $1`, gen-keepChanges); err != nil {
+		if _, err := tx.sql.ExecContext(ctx, `DELETE FROM changes WHERE gen <= $1`, gen-keepChanges); err != nil {
 			return fmt.Errorf("prune changes: %w", err)
 		}
 	}

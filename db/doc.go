@@ -51,6 +51,9 @@
 //   - batch.go: one group commit: its transaction, its runs (optimistic,
 //     then careful; again after a session row found locked) and its
 //     answers.
+//   - batchtx.go: a batch's transaction: database/sql's on SQLite; on
+//     PostgreSQL one the writer drives in pgx's pipeline mode, BEGIN with
+//     the locks and the flush with COMMIT.
 //   - tx.go: Tx, a request's view of the batch, and the sessions' counters
 //     (head, inputs, last turn) as the request sees them.
 //   - flush.go: the batch's multi-row statements, made once in each of a

@@ -7,14 +7,13 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/uptrace/bun"
-
 	"albedo/wire"
 )
 
-// flushBufs are the argument lists of a batch's statements (flush), kept
-// for the next batch.
-type flushBufs struct{ args, logArgs, ids, search []any }
+// flushBufs are the argument lists of a batch's statements (flush), and
+// on PostgreSQL the copy of them that waits to be sent (batchTx.exec),
+// kept for the next batch.
+type flushBufs struct{ args, logArgs, ids, search, queued []any }
 
 // maxKeptArgs bounds the lists flushBufs keeps (16 bytes an argument): a
 // rare batch of many events does not leave its lists in memory.
@@ -23,14 +22,17 @@ const maxKeptArgs = 4096
 // keep takes the lists back for the next batch, emptied so that they hold
 // no event's bytes, or drops those grown past maxKeptArgs.
 func (f *flushBufs) keep(args, logArgs, ids, search []any) {
-	kept := func(s []any) []any {
-		if cap(s) > maxKeptArgs {
-			return nil
-		}
-		clear(s[:cap(s)])
-		return s[:0]
-	}
 	f.args, f.logArgs, f.ids, f.search = kept(args), kept(logArgs), kept(ids), kept(search)
+}
+
+// kept returns s emptied for reuse, with no event's bytes left in it, or
+// nil if it grew past maxKeptArgs.
+func kept(s []any) []any {
+	if cap(s) > maxKeptArgs {
+		return nil
+	}
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 // flush writes what the accepted requests of the batch appended: their
@@ -46,7 +48,7 @@ func (f *flushBufs) keep(args, logArgs, ids, search []any) {
 // statements come in a few sizes only (stmtRows), so that each is
 // prepared once per connection and kept. It returns how many events it
 // wrote to the log.
-func (b *batchState) flush(ctx context.Context, tx bun.Tx, reqs []*request) (nlogged int, _ error) {
+func (b *batchState) flush(ctx context.Context, tx *batchTx, reqs []*request) (nlogged int, _ error) {
 	// The argument lists are the writer's, from batch to batch: grown
 	// anew for each, they were much of what the daemon allocated per
 	// input.
@@ -153,7 +155,7 @@ func (b *batchState) countEvents(reqs []*request) map[string]int {
 // session the batch touched whose events did not go to the log, and the
 // batch's updated_at. It builds each update's parameters in args, and
 // returns args as it grew, for the writer to keep.
-func (b *batchState) updateSessions(ctx context.Context, tx bun.Tx, stmts *flushStmts, args []any) ([]any, error) {
+func (b *batchState) updateSessions(ctx context.Context, tx *batchTx, stmts *flushStmts, args []any) ([]any, error) {
 	var sessions []string
 	for id, c := range b.heads {
 		if c.head >= 0 && !b.w.maps.logged[id] {
@@ -176,7 +178,7 @@ func (b *batchState) updateSessions(ctx context.Context, tx bun.Tx, stmts *flush
 		for _, id := range sessions[:n] {
 			args = append(args, id)
 		}
-		if _, err := tx.Tx.ExecContext(ctx, b.w.dialect.bind(stmts.updateSessions.get(n)), args...); err != nil {
+		if err := tx.exec(ctx, b.w.dialect.bind(stmts.updateSessions.get(n)), args...); err != nil {
 			return args, fmt.Errorf("update heads: %w", err)
 		}
 		sessions = sessions[n:]
@@ -186,10 +188,10 @@ func (b *batchState) updateSessions(ctx context.Context, tx bun.Tx, stmts *flush
 
 // insertRows inserts the rows in args (columns parameters each) with
 // statements of stmtRows rows: sql(n) is the statement for n of them.
-func insertRows(ctx context.Context, tx bun.Tx, d *dialect, sql func(n int) string, columns int, args []any) error {
+func insertRows(ctx context.Context, tx *batchTx, d *dialect, sql func(n int) string, columns int, args []any) error {
 	for rows := len(args) / columns; rows > 0; {
 		n := stmtRows(rows)
-		if _, err := tx.Tx.ExecContext(ctx, d.bind(sql(n)), args[:n*columns]...); err != nil {
+		if err := tx.exec(ctx, d.bind(sql(n)), args[:n*columns]...); err != nil {
 			return err
 		}
 		args, rows = args[n*columns:], rows-n

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 )
 
 // Dense offsets across daemons (PostgreSQL). A batch writes a session
@@ -15,8 +14,9 @@ import (
 // without ever waiting while holding one, so daemons cannot deadlock:
 //
 //   - A batch first locks, in one statement and in id order, the sessions
-//     its previous run found it needed. Waiting here is safe: every daemon
-//     takes these locks in the same order. A first run locks the sessions
+//     its previous run found it needed (Writer.begin, sent with BEGIN).
+//     Waiting here is safe: every daemon takes these locks in the same
+//     order. A first run locks the sessions
 //     its writes name (Writer.DoIn, ThenIn) the same way, but with NOWAIT:
 //     one statement for a batch of inputs to many sessions, instead of one
 //     round trip a session.
@@ -47,51 +47,6 @@ func named(batch []*request) map[string]bool {
 		}
 	}
 	return m
-}
-
-// lockAll locks the rows of sessions in id order and records their
-// counters; a session that does not exist is recorded as deleted. With
-// nowait, a row another daemon holds is errLockBusy, and the next run
-// locks them all again, waiting.
-func (b *batchState) lockAll(ctx context.Context, tx *sql.Tx, sessions map[string]bool, nowait bool) error {
-	b.locked = map[string]counters{}
-	b.needs = map[string]bool{}
-	if len(sessions) == 0 {
-		return nil
-	}
-	ids := make([]string, 0, len(sessions))
-	for id := range sessions {
-		ids = append(ids, id)
-		b.needs[id] = true
-		b.locked[id] = counters{head: -1}
-	}
-	slices.Sort(ids)
-	q := `SELECT id, head, inputs, last_turn FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`
-	if nowait {
-		q += ` NOWAIT`
-	}
-	rows, err := tx.QueryContext(ctx, q, ids)
-	if pgCode(err) == pgLockNotAvailable {
-		return errLockBusy
-	}
-	if err != nil {
-		return fmt.Errorf("lock sessions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var c counters
-		if err := rows.Scan(&id, &c.head, &c.inputs, &c.lastTurn); err != nil {
-			return fmt.Errorf("lock sessions: %w", err)
-		}
-		b.locked[id] = c
-	}
-	if err := rows.Err(); pgCode(err) == pgLockNotAvailable {
-		return errLockBusy
-	} else if err != nil {
-		return fmt.Errorf("lock sessions: %w", err)
-	}
-	return nil
 }
 
 // lock returns a session's committed counters, locking its row for the

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/uptrace/bun"
 )
 
 // Full-text search over every message, found the moment anyone can see
@@ -43,7 +41,7 @@ const searchDocColumns = 3
 // index writes the documents of a batch's messages (search holds session,
 // offset and text for each) and returns search, reused for the SQLite
 // rows.
-func (b *batchState) index(ctx context.Context, tx bun.Tx, stmts *flushStmts, search []any) ([]any, error) {
+func (b *batchState) index(ctx context.Context, tx *batchTx, stmts *flushStmts, search []any) ([]any, error) {
 	if len(search) == 0 {
 		return search, nil
 	}
@@ -54,7 +52,7 @@ func (b *batchState) index(ctx context.Context, tx bun.Tx, stmts *flushStmts, se
 		}
 		return search, nil
 	}
-	last, err := lastDocID(ctx, tx.Tx)
+	last, err := lastDocID(ctx, tx.sql)
 	if err != nil {
 		return search, fmt.Errorf("index messages: %w", err)
 	}
@@ -291,7 +289,7 @@ const loggedDocs = ` FROM events_log
 	WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`
 
 // lastDocID is the largest docid indexed (0: none), as tx sees it.
-func lastDocID(ctx context.Context, tx *sql.Tx) (int64, error) {
+func lastDocID(ctx context.Context, tx querier) (int64, error) {
 	var last int64
 	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last)
 	return last, err

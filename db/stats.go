@@ -34,7 +34,9 @@ type WriterStats struct {
 	Sizes [11]int64 `json:"sizes"`
 	// Time of the writer goroutine in each phase, in nanoseconds: BEGIN,
 	// the requests' own statements, the batch's inserts and head update,
-	// COMMIT, and the commit hook with the answers.
+	// COMMIT, and the commit hook with the answers. On PostgreSQL BEGIN
+	// includes the session locks, and COMMIT the inserts and update, sent
+	// with it (batchtx.go).
 	BeginNS  int64 `json:"begin_ns"`
 	RunNS    int64 `json:"run_ns"`
 	FlushNS  int64 `json:"flush_ns"`

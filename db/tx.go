@@ -14,7 +14,7 @@ import (
 // valid inside the request's function.
 type Tx struct {
 	bun.IDB
-	sql       *sql.Tx // the same transaction, for statements with parameters
+	sql       sqlTx // the same transaction, for statements with parameters
 	now       time.Time
 	batch     *batchState
 	careful   bool                // the batch runs with savepoints (commit)
