@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/centrifugal/centrifuge-go"
@@ -108,18 +110,22 @@ func newAlbedoCrowdConn(node *albedoNode, idx int, sessions []string, src *net.T
 
 func (c *albedoCrowdConn) run(ctx context.Context) {
 	b := client.NewBackoff(client.BackoffOptions{})
-	for {
+	for tries := 1; ; tries++ {
 		err := c.once(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		if !c.seen {
-			c.up <- err // the first attempt failed: the worker counts it
+		if !c.seen && (tries == firstTries || outOfFiles(err)) {
+			c.up <- err // the first attempts failed: the worker counts it
 			return
 		}
-		if err == nil {
+		// A first attempt that failed otherwise goes again, as a
+		// reconnect does: a busy machine may refuse a dial, or read a
+		// hello late (the daemon closes one unread after 10 s).
+		switch {
+		case c.seen && err == nil:
 			b.Reset()
-		} else {
+		case c.seen:
 			c.sink.failed(err)
 		}
 		t := time.NewTimer(b.Next())
@@ -131,6 +137,16 @@ func (c *albedoCrowdConn) run(ctx context.Context) {
 		}
 		c.node.refresh() // a restarted daemon has a new token
 	}
+}
+
+// firstTries bounds the attempts of a connection's first hello: one that
+// keeps failing is counted as failed, and the crowd goes on without it.
+const firstTries = 5
+
+// outOfFiles says err is the process's or the system's fd limit, which
+// another attempt does not lift: the worker fails at once, naming it.
+func outOfFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // once dials, says hello with every sub and reads until the connection
