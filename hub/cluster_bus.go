@@ -27,6 +27,7 @@ const (
 	subjText     = "text"     // textNotice: a running turn's reply, from its node
 	subjStatus   = "status"   // statusNotice: a session's run state, from the node running it
 	subjPresence = "presence" // presenceNotice: a node's viewers of a session
+	subjRepeat   = "repeat"   // repeatNotice: a node's viewers of many sessions, again
 	subjChanges  = "changes"  // changesNotice: the store has new changes to who may do what
 	subjRequest  = "req"      // request: to the node running a session's turns
 )
@@ -95,12 +96,26 @@ type statusNotice struct {
 // presenceNotice is a node's viewers of a session: its first people (as a
 // presence push lists them), how many people and connections it has.
 type presenceNotice struct {
-	Node    string        `json:"node"`
+	Node    string        `json:"node,omitempty"` // in a repeatNotice, the repeat's`
 	Session string        `json:"session"`
 	People  []wire.Person `json:"people"`
 	Total   int           `json:"total"`
 	Viewers int           `json:"viewers"`
 }
+
+// repeatNotice is a node's viewers of many sessions, said again at a
+// heartbeat (Hub.repeat): one message for up to repeatBatch sessions,
+// where a notice each made a node with thousands of sessions watched
+// send thousands of messages every heartbeat, and every other node
+// receive them all.
+type repeatNotice struct {
+	Node     string           `json:"node"`
+	Sessions []presenceNotice `json:"sessions"`
+}
+
+// repeatBatch bounds the sessions of one repeatNotice: at most about
+// 64 KiB with a session's first people listed.
+const repeatBatch = 256
 
 // changesNotice rings the other nodes to read the store's changes now
 // (cluster_changes.go): the changes themselves are only in the store.

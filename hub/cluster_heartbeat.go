@@ -117,20 +117,34 @@ func (h *Hub) advanceTo(ch *channel, head db.SessionHead) {
 	h.advance(ch, head.Head, nil, nil)
 }
 
-// repeat tells the other nodes again this node's viewers, the run state
-// of the sessions it runs, and the bots it serves.
+// repeat tells the other nodes again this node's viewers (repeatBatch
+// sessions a notice), the run state of the sessions it runs, and the
+// bots it serves.
 func (h *Hub) repeat() {
+	if h.bus == nil {
+		return
+	}
 	h.publishBots()
+	now := time.Now()
+	var viewed []presenceNotice
 	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
 		viewers, running := ch.watching > 0, ch.run.running
 		ch.mu.Unlock()
 		if viewers {
-			h.publishPresence(ch)
+			viewed = append(viewed, h.presenceOf(ch, now))
 		}
 		if running {
 			h.publishStatus(ch)
 		}
+	}
+	for len(viewed) > 0 {
+		n := min(len(viewed), repeatBatch)
+		for i := range viewed[:n] {
+			viewed[i].Node = "" // the notice's, once
+		}
+		h.bus.publish(subjRepeat, repeatNotice{Node: h.opts.Node, Sessions: viewed[:n]})
+		viewed = viewed[n:]
 	}
 }
 

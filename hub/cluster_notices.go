@@ -25,6 +25,7 @@ func (h *Hub) startBus() error {
 		{subjText, decoded(h, h.onText)},
 		{subjStatus, decoded(h, h.onStatus)},
 		{subjPresence, decoded(h, h.onPresence)},
+		{subjRepeat, decoded(h, h.onRepeat)},
 		{subjChanges, decoded(h, h.onChanges)},
 		{subjRequest, h.onRequest},
 		{subjBots, decoded(h, h.onBots)},
@@ -254,6 +255,15 @@ func (h *Hub) onPresence(n presenceNotice) {
 	}
 }
 
+// onRepeat takes another node's repeated viewers of many sessions, each
+// as its own notice.
+func (h *Hub) onRepeat(n repeatNotice) {
+	for _, p := range n.Sessions {
+		p.Node = n.Node
+		h.onPresence(p)
+	}
+}
+
 // onChanges has this node read the store's changes now.
 func (h *Hub) onChanges(changesNotice) { h.ringChanges() }
 
@@ -340,11 +350,15 @@ func (h *Hub) publishPresence(ch *channel) {
 	if h.bus == nil {
 		return
 	}
+	h.bus.publish(subjPresence, h.presenceOf(ch, time.Now()))
+}
+
+// presenceOf is this node's viewers of ch, as a notice says them.
+func (h *Hub) presenceOf(ch *channel, now time.Time) presenceNotice {
 	ch.mu.Lock()
-	people, total := ch.people.first(wire.MaxPresencePeople, time.Now())
-	n := presenceNotice{Node: h.opts.Node, Session: ch.id, People: people, Total: total, Viewers: ch.watching}
-	ch.mu.Unlock()
-	h.bus.publish(subjPresence, n)
+	defer ch.mu.Unlock()
+	people, total := ch.people.first(wire.MaxPresencePeople, now)
+	return presenceNotice{Node: h.opts.Node, Session: ch.id, People: people, Total: total, Viewers: ch.watching}
 }
 
 // publishPresenceSoon tells the other nodes this node's viewers of ch

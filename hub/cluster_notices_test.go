@@ -107,3 +107,23 @@ func TestRepeatedRemotePresenceMarksNothing(t *testing.T) {
 	}
 	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 3 })
 }
+
+// A repeat notice's sessions are each taken as that node's presence
+// notice: their node is the repeat's.
+func TestRepeatNoticeIsEachSessionsPresence(t *testing.T) {
+	t.Parallel()
+	h, r := watchedHub(t)
+	ann := []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 1}}
+	h.onRepeat(repeatNotice{Node: "n2", Sessions: []presenceNotice{
+		{Session: "not-served", People: ann, Total: 1, Viewers: 1},
+		{Session: "s", People: ann, Total: 1, Viewers: 1},
+	}})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 2 })
+	ch := h.served("s")
+	ch.mu.Lock()
+	_, ok := ch.remoteViewers["n2"]
+	ch.mu.Unlock()
+	if !ok {
+		t.Fatal("the repeat's viewers are not node n2's")
+	}
+}
