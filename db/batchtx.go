@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 )
 
@@ -54,7 +53,7 @@ type batchTx struct {
 // pool all the same: the pool's next use of it closes it (pgx's
 // ResetSession).
 func (bt *batchTx) pgx(fn func(*pgx.Conn) error) error {
-	return bt.conn.Raw(func(dc any) error { return fn(dc.(*stdlib.Conn).Conn()) })
+	return bt.conn.Raw(func(dc any) error { return fn(dc.(*literalConn).Conn.Conn()) })
 }
 
 // begin opens a batch's transaction. On PostgreSQL it locks session rows

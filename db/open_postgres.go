@@ -3,10 +3,12 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -27,10 +29,11 @@ const pgMigrationLock = 0x616c6265646f
 // one-connection writer) is left out; the writer takes each batch's heads
 // from the session rows it locks instead of its memory (Writer.shared).
 func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
-	sqldb, err := sql.Open("pgx", url)
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", RedactURL(url), err)
 	}
+	sqldb := sql.OpenDB(literalConnector{stdlib.GetConnector(*cfg)})
 	sqldb.SetMaxOpenConns(pgPoolSize)
 	sqldb.SetMaxIdleConns(pgPoolSize)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
@@ -52,6 +55,39 @@ func openPostgres(ctx context.Context, url string, opts Options) (*DB, error) {
 	d := &DB{path: RedactURL(url), dialect: &dialect{pg: true}, rw: bdb, ro: bdb, migrated: applied}
 	d.w = newWriter(bdb, d.dialect, opts, legacy, 0)
 	return d, nil
+}
+
+// literalConnector connects as pgx's database/sql driver does, but its
+// connections send a query without parameters as it is, in one round
+// trip (literalConn).
+type literalConnector struct{ driver.Connector }
+
+func (c literalConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &literalConn{dc.(*stdlib.Conn)}, nil
+}
+
+// literalConn is a pgx connection whose queries without parameters are
+// not prepared. pgx prepares and caches every query it has not seen, so
+// that the next one costs a round trip, not two; bun writes its values
+// into the SQL text, so that nearly every query of its is one never seen
+// again (a session's grants, a heartbeat's heads), and each cost a round
+// trip to prepare, one to run, and later one to deallocate what it
+// evicted from the cache, the statements worth keeping among them. pgx
+// already sends a statement without parameters as it is (Exec).
+type literalConn struct{ *stdlib.Conn }
+
+// asIs makes pgx run a query in one round trip, without preparing it.
+var asIs = []driver.NamedValue{{Ordinal: 1, Value: pgx.QueryExecModeExec}}
+
+func (c *literalConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(args) == 0 {
+		args = asIs
+	}
+	return c.Conn.QueryContext(ctx, query, args)
 }
 
 // migratePostgres applies PostgreSQL's migration set (or, unless apply,
