@@ -143,6 +143,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 				err = errRetryCarefully
 			}
 		case err != nil:
+			tx.rollback()  // gives PostgreSQL's connection back, or closes it
 			clear(w.heads) // unknown state: read heads afresh
 			w.answerAll(batch, fmt.Errorf("commit: %w", err))
 			return true, nil

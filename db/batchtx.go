@@ -38,10 +38,11 @@ type batchTx struct {
 
 	tx bun.Tx // SQLite
 
-	// PostgreSQL: the connection whose transaction this is, and the
-	// flush's statements, waiting to go with COMMIT. args holds their
-	// parameters: the flush builds each statement's in lists it reuses
-	// for the next, and pgx reads them only when it sends.
+	// PostgreSQL: the connection whose transaction this is (nil once
+	// given back), and the flush's statements, waiting to go with
+	// COMMIT. args holds their parameters: the flush builds each
+	// statement's in lists it reuses for the next, and pgx reads them
+	// only when it sends.
 	conn  *sql.Conn
 	queue pgx.Batch
 	args  []any
@@ -106,7 +107,7 @@ func (w *Writer) begin(ctx context.Context, b *batchState, batch []*request, nee
 // may reuse once it returns: at once on SQLite, with COMMIT on
 // PostgreSQL (whose error commit returns, as a flushError).
 func (bt *batchTx) exec(ctx context.Context, query string, args ...any) error {
-	if bt.conn == nil {
+	if bt.tx.Tx != nil {
 		_, err := bt.tx.Tx.ExecContext(ctx, query, args...)
 		return err
 	}
@@ -119,7 +120,7 @@ func (bt *batchTx) exec(ctx context.Context, query string, args ...any) error {
 // sync sends the statements exec has queued, for a statement that must
 // see their result before COMMIT (recordChanges).
 func (bt *batchTx) sync(ctx context.Context) error {
-	if bt.conn == nil || len(bt.queue.QueuedQueries) == 0 {
+	if bt.tx.Tx != nil || len(bt.queue.QueuedQueries) == 0 {
 		return nil
 	}
 	return bt.send(ctx, false)
@@ -137,7 +138,7 @@ func (e *flushError) Unwrap() error { return e.err }
 // flushError and leaves the transaction to roll back; COMMIT's own is
 // any other error.
 func (bt *batchTx) commit(ctx context.Context) error {
-	if bt.conn == nil {
+	if bt.tx.Tx != nil {
 		return bt.tx.Commit()
 	}
 	return bt.send(ctx, true)
@@ -182,11 +183,15 @@ func (bt *batchTx) forget() {
 	bt.args = bt.bufs.queued
 }
 
-// rollback ends the transaction without keeping anything.
+// rollback ends the transaction without keeping anything; on
+// PostgreSQL, once COMMIT ran or failed too.
 func (bt *batchTx) rollback() {
-	if bt.conn == nil {
+	if bt.tx.Tx != nil {
 		_ = bt.tx.Rollback()
 		return
+	}
+	if bt.conn == nil {
+		return // committed, and given back
 	}
 	_ = bt.pgx(func(c *pgx.Conn) error {
 		if c.PgConn().TxStatus() == 'I' { // BEGIN failed, or COMMIT ran
