@@ -242,6 +242,13 @@ func (wc *conn) awaitHello(ctx context.Context) ([][]byte, bool) {
 				wc.writeDirect(ctx, errorReply(cmd.ID, wire.Errorf(wire.CodeHelloRequired, "send hello first")))
 				continue
 			}
+			// The hello came: what is left is the daemon's to do. A
+			// daemon behind (a storm of reconnects, its store slow)
+			// that cut hellos it had read made each client come again
+			// and pay for its hello twice.
+			if !late.Stop() {
+				return nil, false // too late: the close is under way
+			}
 			if !wc.hello(ctx, cmd) {
 				return nil, false
 			}
