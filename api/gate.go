@@ -20,12 +20,13 @@ import (
 //   - a connection that has not sent its request yet counts among at most
 //     Options.MaxFresh; at that bound the daemon accepts no more until one
 //     of them is read, or one can be closed: the oldest that has waited
-//     freshGrace having sent nothing (an honest client sends its request
-//     at once), or freshPatience whatever it sent. New connections wait in
-//     the kernel's listen queue meanwhile, in the order they came: a storm
-//     of honest clients reconnecting at once goes through at the pace the
+//     freshGrace with nothing unread (it sent nothing, as an honest client
+//     does not: it sends its request at once). New connections wait in the
+//     kernel's listen queue meanwhile, in the order they came: a storm of
+//     honest clients reconnecting at once goes through at the pace the
 //     daemon reads them, a flood of idle ones at MaxFresh per freshGrace.
-//     And ReadHeaderTimeout closes any after 10 s;
+//     And ReadHeaderTimeout closes any whose request does not come whole
+//     within 10 s of the daemon starting to read it;
 //   - a response to a request that proved no token (/healthz, 401, 404)
 //     closes its connection: only a token buys keep-alive, and an
 //     authenticated keep-alive ends after IdleTimeout;
@@ -35,18 +36,16 @@ import (
 //     count).
 
 // freshGrace is how long a fresh connection keeps its place at the bound
-// whatever it did; past it, one that has sent nothing is closed to make
+// whatever it did; past it, one with nothing unread is closed to make
 // room. It is long because the clients of a storm of reconnects are slow
 // to send their requests too: a machine running thousands of them (a load
 // tool, a server of bots) is as busy as the daemon, and a client closed
 // before its request came loses a backoff step. One whose request waits
-// unread in its socket (the daemon has not got to it) keeps its place up
-// to freshPatience: only a connection that sent a part of a request and
-// then nothing (its bytes read, the rest never coming) is closed with it.
-const (
-	freshGrace    = time.Second
-	freshPatience = 5 * time.Second
-)
+// unread in its socket keeps its place however long: the daemon has not
+// got to it, and a daemon behind that closed what it had not read made
+// every client of a storm come again. A connection that sent a part of a
+// request, had it read and then sent nothing more has nothing unread.
+const freshGrace = time.Second
 
 // HTTPServer returns the http.Server that serves s, with the edge's
 // timeouts and the bound on fresh connections; serve it on
@@ -117,8 +116,8 @@ func (f *freshConns) room() {
 
 // idlest returns the fresh connection to close to make room, oldest
 // first: one past freshGrace that has nothing unread (it sent nothing, or
-// its goroutine has read what it sent), or one past freshPatience. With
-// none (-1), wait says when to look again. Caller holds f.mu.
+// its goroutine has read what it sent). With none (-1), wait says when to
+// look again. Caller holds f.mu.
 func (f *freshConns) idlest(now time.Time) (i int, wait time.Duration) {
 	for i, fc := range f.conns {
 		age := now.Sub(fc.at)
@@ -128,7 +127,7 @@ func (f *freshConns) idlest(now time.Time) (i int, wait time.Duration) {
 			}
 			break // the rest are younger
 		}
-		if age >= freshPatience || !unread(fc.c) {
+		if !unread(fc.c) {
 			return i, 0
 		}
 	}

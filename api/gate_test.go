@@ -436,3 +436,41 @@ func TestFreshConnsKeepTheUnread(t *testing.T) {
 		t.Fatal("the idle connection is still open")
 	}
 }
+
+// A fresh connection whose request waits unread keeps its place however
+// long the daemon takes to get to it: closed, every client of a storm the
+// daemon is behind on came again (EOF before its upgrade).
+func TestFreshConnsKeepTheUnreadWhileTheDaemonIsBehind(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cl, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := cl.Write([]byte("GET /v1/ws HTTP/1.1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for !unread(c) { // the bytes cross loopback
+		if time.Now().After(deadline) {
+			t.Fatal("the written request never showed as unread")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	f := freshConns{max: 1, left: make(chan struct{}, 1)}
+	f.connState(c, http.StateNew)
+	f.conns[0].at = time.Now().Add(-time.Minute) // the daemon is a minute behind
+	if i, _ := f.idlest(time.Now()); i >= 0 {
+		t.Fatal("a connection with its request unread is to be closed")
+	}
+}
