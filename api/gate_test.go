@@ -387,44 +387,53 @@ func TestHealthChecksAnswerAnyHost(t *testing.T) {
 	}
 }
 
-// Past freshGrace, room closes a fresh connection that sent nothing, and
-// keeps one whose request waits unread in its socket, even when that one
-// is older: a daemon busy with a storm has not got to it yet.
-func TestFreshConnsKeepTheUnread(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// acceptedConn returns the daemon's side of a loopback connection on
+// which the client has written send, once send shows as unread there.
+func acceptedConn(t *testing.T, ln net.Listener, send string) net.Conn {
+	t.Helper()
+	cl, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	accept := func(send string) net.Conn {
-		t.Helper()
-		cl, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
+	t.Cleanup(func() { cl.Close() })
+	if send != "" {
+		if _, err := cl.Write([]byte(send)); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { cl.Close() })
-		if send != "" {
-			if _, err := cl.Write([]byte(send)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		c, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
 	}
-	honest := accept("GET /v1/ws HTTP/1.1\r\n")
-	idle := accept("")
-	deadline := time.Now().Add(5 * time.Second)
-	for !unread(honest) { // the bytes cross loopback
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(5 * time.Second); send != "" && !unread(c); { // the bytes cross loopback
 		if time.Now().After(deadline) {
 			t.Fatal("the written request never showed as unread")
 		}
 		time.Sleep(time.Millisecond)
 	}
+	return c
+}
+
+// testListener is a loopback listener, closed when t ends.
+func testListener(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// Past freshGrace, room closes a fresh connection that sent nothing, and
+// keeps one whose request waits unread in its socket, even when that one
+// is older: a daemon busy with a storm has not got to it yet.
+func TestFreshConnsKeepTheUnread(t *testing.T) {
+	t.Parallel()
+	ln := testListener(t)
+	honest := acceptedConn(t, ln, "GET /v1/ws HTTP/1.1\r\n")
+	idle := acceptedConn(t, ln, "")
 	f := freshConns{max: 2, left: make(chan struct{}, 1)}
 	f.connState(honest, http.StateNew)
 	f.connState(idle, http.StateNew)
@@ -442,31 +451,7 @@ func TestFreshConnsKeepTheUnread(t *testing.T) {
 // daemon is behind on came again (EOF before its upgrade).
 func TestFreshConnsKeepTheUnreadWhileTheDaemonIsBehind(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	cl, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if _, err := cl.Write([]byte("GET /v1/ws HTTP/1.1\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	c, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for !unread(c) { // the bytes cross loopback
-		if time.Now().After(deadline) {
-			t.Fatal("the written request never showed as unread")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	c := acceptedConn(t, testListener(t), "GET /v1/ws HTTP/1.1\r\n")
 	f := freshConns{max: 1, left: make(chan struct{}, 1)}
 	f.connState(c, http.StateNew)
 	f.conns[0].at = time.Now().Add(-time.Minute) // the daemon is a minute behind

@@ -92,7 +92,7 @@ func (w *Writer) begin(ctx context.Context, b *batchState, batch []*request, nee
 		}
 		return errors.Join(err, br.Close())
 	})
-	bt.queue.QueuedQueries = bt.queue.QueuedQueries[:0]
+	bt.forget()
 	if err != nil {
 		bt.rollback()
 		if pgCode(err) == pgLockNotAvailable {

@@ -16,10 +16,9 @@ import (
 //   - A batch first locks, in one statement and in id order, the sessions
 //     its previous run found it needed (Writer.begin, sent with BEGIN).
 //     Waiting here is safe: every daemon takes these locks in the same
-//     order. A first run locks the sessions
-//     its writes name (Writer.DoIn, ThenIn) the same way, but with NOWAIT:
-//     one statement for a batch of inputs to many sessions, instead of one
-//     round trip a session.
+//     order. A first run locks the sessions its writes name (Writer.DoIn,
+//     ThenIn) the same way, but with NOWAIT: one statement for a batch of
+//     inputs to many sessions, instead of one round trip a session.
 //   - Any other session a request touches is locked with NOWAIT. If
 //     another daemon holds it, the batch rolls back (errLockBusy) and
 //     runs again, this time locking every session it has seen up front.

@@ -126,26 +126,27 @@ func (h *Hub) repeat() {
 	}
 	h.publishBots()
 	now := time.Now()
-	var viewed []presenceNotice
+	viewed := make([]presenceNotice, 0, repeatBatch)
+	send := func() {
+		if len(viewed) > 0 {
+			h.bus.publish(subjRepeat, repeatNotice{Node: h.opts.Node, Sessions: viewed})
+			viewed = viewed[:0] // publish has encoded them
+		}
+	}
 	for _, ch := range h.allChannels() {
 		ch.mu.Lock()
 		viewers, running := ch.watching > 0, ch.run.running
 		ch.mu.Unlock()
 		if viewers {
-			viewed = append(viewed, h.presenceOf(ch, now))
+			if viewed = append(viewed, presenceOf(ch, now)); len(viewed) == repeatBatch {
+				send()
+			}
 		}
 		if running {
 			h.publishStatus(ch)
 		}
 	}
-	for len(viewed) > 0 {
-		n := min(len(viewed), repeatBatch)
-		for i := range viewed[:n] {
-			viewed[i].Node = "" // the notice's, once
-		}
-		h.bus.publish(subjRepeat, repeatNotice{Node: h.opts.Node, Sessions: viewed[:n]})
-		viewed = viewed[n:]
-	}
+	send()
 }
 
 // forgetSilent drops what other nodes said and did not repeat in time.

@@ -350,15 +350,18 @@ func (h *Hub) publishPresence(ch *channel) {
 	if h.bus == nil {
 		return
 	}
-	h.bus.publish(subjPresence, h.presenceOf(ch, time.Now()))
+	n := presenceOf(ch, time.Now())
+	n.Node = h.opts.Node
+	h.bus.publish(subjPresence, n)
 }
 
-// presenceOf is this node's viewers of ch, as a notice says them.
-func (h *Hub) presenceOf(ch *channel, now time.Time) presenceNotice {
+// presenceOf is this node's viewers of ch, as a notice says them; the
+// notice names the node (a repeatNotice once for all its sessions).
+func presenceOf(ch *channel, now time.Time) presenceNotice {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	people, total := ch.people.first(wire.MaxPresencePeople, now)
-	return presenceNotice{Node: h.opts.Node, Session: ch.id, People: people, Total: total, Viewers: ch.watching}
+	return presenceNotice{Session: ch.id, People: people, Total: total, Viewers: ch.watching}
 }
 
 // publishPresenceSoon tells the other nodes this node's viewers of ch
