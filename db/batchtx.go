@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -90,7 +89,10 @@ func (w *Writer) begin(ctx context.Context, b *batchState, batch []*request, nee
 		if err == nil && len(ids) > 0 {
 			err = b.scanLocked(br)
 		}
-		return errors.Join(err, br.Close())
+		if cerr := br.Close(); err == nil {
+			err = cerr // else it is err again, said once
+		}
+		return err
 	})
 	bt.forget()
 	if err != nil {

@@ -170,8 +170,13 @@ func (h *Hub) renew(ch *channel, l db.Lease, lost chan struct{}) (stop func()) {
 			case <-t.C:
 			}
 			ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease)
+			if err != nil && h.ctx.Err() == nil {
+				// Tried again next tick; the fence guards the rest. Said,
+				// for a store that fails renewals lets the lease lapse.
+				h.log.Warn("renew the lease of a session's turns", "session", ch.id, "err", err)
+			}
 			if err != nil || ok {
-				continue // a failed renewal is tried again; the fence guards the rest
+				continue
 			}
 			close(lost)
 			ch.mu.Lock()

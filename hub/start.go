@@ -93,6 +93,12 @@ func (h *Hub) repair(ctx context.Context, in db.Input, l db.Lease) error {
 	if err != nil {
 		return fmt.Errorf("repair turn %s of %s: %w", in.TurnID, in.Session, err)
 	}
-	h.log.Info("repaired a turn left running", "session", in.Session, "turn", in.TurnID)
+	if l.Fence == 0 {
+		h.log.Info("repaired a turn left running", "session", in.Session, "turn", in.TurnID)
+		return nil
+	}
+	// In a cluster: its node died or stalled past its lease, or this
+	// node could not commit the turn's end.
+	h.log.Warn("repaired a turn left running under a lease", "session", in.Session, "turn", in.TurnID, "fence", l.Fence)
 	return nil
 }
