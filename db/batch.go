@@ -187,7 +187,7 @@ func (b *batchState) run(ctx context.Context, tx *batchTx, batch []*request, car
 		if r.fail != nil {
 			continue
 		}
-		r.tx = &Tx{IDB: tx.IDB, sql: tx.sql, now: b.now, batch: b, careful: careful}
+		r.tx = &Tx{IDB: tx.IDB, sql: tx.sql, bt: tx, now: b.now, batch: b, careful: careful}
 		if !careful {
 			if err := r.fn(r.tx); errors.Is(err, errLockBusy) {
 				return live, err

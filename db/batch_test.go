@@ -25,14 +25,23 @@ func oneBatch(t *testing.T, d *DB, fns ...func(*Tx) error) []error {
 	return errs
 }
 
-// Inputs of one batch: repeats and conflicts answered from the rows the
-// batch itself inserted, orders and offsets dense per session and in
-// request order, a failing request (which makes the batch run again with
-// savepoints) costing only itself, and the counters the batch keeps in
-// memory written to the session row, so that a reopened database goes
-// on from them.
+// Inputs of one batch, bots' posts and users' sends: repeats and
+// conflicts answered from the rows the batch itself inserted, orders and
+// offsets dense per session and in request order, a failing request
+// (which makes the batch run again with savepoints) costing only itself,
+// and the counters the batch keeps in memory written to the session row,
+// so that a reopened database goes on from them.
 func TestInputsInOneBatch(t *testing.T) {
 	t.Parallel()
+	for _, role := range []wire.Role{wire.RoleBot, wire.RoleUser} {
+		t.Run(string(role), func(t *testing.T) {
+			t.Parallel()
+			inputsInOneBatch(t, role)
+		})
+	}
+}
+
+func inputsInOneBatch(t *testing.T, role wire.Role) {
 	eachBackend(t, func(t *testing.T, tgt string) {
 		ctx := context.Background()
 		d, err := Open(ctx, tgt, Options{})
@@ -44,7 +53,7 @@ func TestInputsInOneBatch(t *testing.T) {
 		got := map[int]Input{}
 		put := func(i int, session, id, text string) func(*Tx) error {
 			return func(tx *Tx) error {
-				in, _, _, err := tx.PutInput(ctx, session, id, text, wire.RoleBot, wire.Author{Name: "bot"})
+				in, _, _, err := tx.PutInput(ctx, session, id, text, role, wire.Author{Name: "someone"})
 				got[i] = in
 				return err
 			}

@@ -53,7 +53,12 @@ type batchTx struct {
 // pool all the same: the pool's next use of it closes it (pgx's
 // ResetSession).
 func (bt *batchTx) pgx(fn func(*pgx.Conn) error) error {
-	return bt.conn.Raw(func(dc any) error { return fn(dc.(*literalConn).Conn.Conn()) })
+	return bt.raw(func(lc *literalConn) error { return fn(lc.Conn.Conn()) })
+}
+
+// raw hands fn the driver's connection under bt.conn.
+func (bt *batchTx) raw(fn func(*literalConn) error) error {
+	return bt.conn.Raw(func(dc any) error { return fn(dc.(*literalConn)) })
 }
 
 // begin opens a batch's transaction. On PostgreSQL it locks session rows
@@ -83,8 +88,11 @@ func (w *Writer) begin(ctx context.Context, b *batchState, batch []*request, nee
 	if len(ids) > 0 {
 		q.Queue(lockSQL(nowait), ids)
 	}
-	err = bt.pgx(func(c *pgx.Conn) error {
-		br := c.SendBatch(ctx, q)
+	err = bt.raw(func(lc *literalConn) error {
+		// Until release, a statement of the batch's own sends what
+		// queue holds first.
+		lc.first = bt.sendQueued
+		br := lc.Conn.Conn().SendBatch(ctx, q)
 		_, err := br.Exec()
 		if err == nil && len(ids) > 0 {
 			err = b.scanLocked(br)
@@ -105,9 +113,15 @@ func (w *Writer) begin(ctx context.Context, b *batchState, batch []*request, nee
 	return bt, nil
 }
 
-// exec runs one of the flush's statements, whose parameters the flush
-// may reuse once it returns: at once on SQLite, with COMMIT on
-// PostgreSQL (whose error commit returns, as a flushError).
+// queues says whether exec queues statements (PostgreSQL) rather than
+// running them at once (SQLite).
+func (bt *batchTx) queues() bool { return bt.tx.Tx == nil }
+
+// exec runs a statement whose result nobody reads, and whose parameters
+// the caller may reuse once it returns: at once on SQLite; on PostgreSQL
+// with COMMIT, or before the next statement that runs at once on the
+// batch's connection (literalConn), and whose error that statement or
+// commit returns, as a flushError.
 func (bt *batchTx) exec(ctx context.Context, query string, args ...any) error {
 	if bt.tx.Tx != nil {
 		_, err := bt.tx.Tx.ExecContext(ctx, query, args...)
@@ -128,8 +142,8 @@ func (bt *batchTx) sync(ctx context.Context) error {
 	return bt.send(ctx, false)
 }
 
-// flushError is a statement of the flush that failed when commit sent
-// it: the batch is rolled back, as when the flush fails on SQLite.
+// flushError is a queued statement (exec) that failed when it was sent:
+// the batch is rolled back, as when the statement fails on SQLite.
 type flushError struct{ err error }
 
 func (e *flushError) Error() string { return e.err.Error() }
@@ -149,29 +163,44 @@ func (bt *batchTx) commit(ctx context.Context) error {
 // send sends the queued statements, with COMMIT after them if commit,
 // and reads their results.
 func (bt *batchTx) send(ctx context.Context, commit bool) error {
+	err := bt.pgx(func(c *pgx.Conn) error { return bt.sendOn(ctx, c, commit) })
+	if err == nil && commit {
+		bt.release()
+	}
+	return err
+}
+
+// sendQueued sends the queued statements on c, the batch's connection,
+// if there are any: literalConn's first.
+func (bt *batchTx) sendQueued(ctx context.Context, c *pgx.Conn) error {
+	if len(bt.queue.QueuedQueries) == 0 {
+		return nil
+	}
+	return bt.sendOn(ctx, c, false)
+}
+
+// sendOn is send on c, the batch's connection.
+func (bt *batchTx) sendOn(ctx context.Context, c *pgx.Conn, commit bool) error {
 	q := &bt.queue
-	flushed := len(q.QueuedQueries)
+	queued := len(q.QueuedQueries)
 	if commit {
 		q.Queue("COMMIT")
 	}
 	failed := -1 // the statement whose error ended the pipeline
-	err := bt.pgx(func(c *pgx.Conn) error {
-		br := c.SendBatch(ctx, q)
-		for i := range q.QueuedQueries {
-			if _, err := br.Exec(); err != nil {
-				failed = i
-				_ = br.Close()
-				return err
-			}
+	br := c.SendBatch(ctx, q)
+	var err error
+	for i := range q.QueuedQueries {
+		if _, err = br.Exec(); err != nil {
+			failed = i
+			break
 		}
-		return br.Close()
-	})
-	bt.forget()
-	if err != nil && failed >= 0 && failed < flushed {
-		return &flushError{err} // COMMIT never ran: the transaction is open, aborted
 	}
-	if err == nil && commit {
-		bt.release()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	bt.forget()
+	if err != nil && failed >= 0 && failed < queued {
+		return &flushError{err} // COMMIT never ran: the transaction is open, aborted
 	}
 	return err
 }
@@ -211,6 +240,7 @@ func (bt *batchTx) rollback() {
 // release gives the connection back to the pool.
 func (bt *batchTx) release() {
 	if bt.conn != nil {
+		_ = bt.raw(func(lc *literalConn) error { lc.first = nil; return nil })
 		_ = bt.conn.Close()
 		bt.conn = nil
 	}

@@ -59,3 +59,62 @@ func TestFailedCommitsKeepThePool(t *testing.T) {
 		t.Fatalf("the session's last event is not the one kept, at a dense offset: %d events", n)
 	}
 }
+
+// A user's input queued by one request of a batch on PostgreSQL
+// (insertInput) is sent before the next statement the batch runs at
+// once, by SQL or by bun: a later request of the same batch reads it, and
+// the batch runs once, optimistically. A queued input whose id is taken
+// fails there, and the batch runs again with savepoints: the repeat is
+// answered with the stored receipt, the other requests as before.
+func TestQueuedInputsGoBeforeTheBatchsNextStatement(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		createSession(t, d, "a")
+		put := func(id string, got *Input) func(*Tx) error {
+			return func(tx *Tx) error {
+				in, _, _, err := tx.PutInput(ctx, "a", id, "hello", wire.RoleUser, wire.Author{Name: "me"})
+				*got = in
+				return err
+			}
+		}
+		var runs int
+		var delivery string
+		var rows int64
+		read := func(id string) func(*Tx) error {
+			return func(tx *Tx) error {
+				runs++
+				if err := tx.sql.QueryRowContext(ctx, tx.bind(`SELECT delivery FROM inputs WHERE session = ? AND input_id = ?`),
+					"a", id).Scan(&delivery); err != nil {
+					return err
+				}
+				var err error
+				rows, err = tx.NewSelect().Model((*Input)(nil)).Where("session = ? AND input_id = ?", "a", id).Count(ctx)
+				return err
+			}
+		}
+		var first, again Input
+		retries := d.w.stats.retries.Load()
+		if errs := oneBatch(t, d, put("u1", &first), read("u1")); errs[0] != nil || errs[1] != nil {
+			t.Fatalf("batch: %v", errs)
+		}
+		if runs != 1 || delivery != wire.DeliveryQueued || rows != 1 {
+			t.Fatalf("the later request ran %d times and read %q and %d rows; want once, %q and 1", runs, delivery, rows, wire.DeliveryQueued)
+		}
+		if n := d.w.stats.retries.Load() - retries; n != 0 {
+			t.Fatalf("the batch ran again %d times; want none", n)
+		}
+
+		runs = 0
+		if errs := oneBatch(t, d, put("u1", &again), read("u1")); errs[0] != nil || errs[1] != nil {
+			t.Fatalf("batch with a repeat: %v", errs)
+		}
+		if again.Receipt() != first.Receipt() {
+			t.Fatalf("the repeat was answered %+v; want %+v", again.Receipt(), first.Receipt())
+		}
+		if evs, err := d.EventsAfter(ctx, "a", 0, 10, 0); err != nil || len(evs) != 1 {
+			t.Fatalf("%d events (%v); want the first input's message alone", len(evs), err)
+		}
+	})
+}

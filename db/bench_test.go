@@ -27,30 +27,37 @@ func BenchmarkAppend(b *testing.B) {
 func benchAppend(b *testing.B, syncMode, mode string, writers int) {
 	b.Run(fmt.Sprintf("sync=%s/%s/writers=%d", syncMode, mode, writers), func(b *testing.B) {
 		d := openTest(b, Options{NoGroupCommit: mode == "single", Synchronous: syncMode})
-		for w := range writers {
-			createSession(b, d, fmt.Sprintf("s%d", w))
-		}
 		ctx := context.Background()
-		var left atomic.Int64
-		left.Store(int64(b.N))
-		var wg sync.WaitGroup
-		b.ResetTimer()
-		for w := range writers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				id := fmt.Sprintf("s%d", w)
-				for left.Add(-1) >= 0 {
-					if _, err := appendText(ctx, d, id, "benchmark event text"); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
+		eachWriter(b, d, writers, func(session string) error {
+			_, err := appendText(ctx, d, session, "benchmark event text")
+			return err
+		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// eachWriter makes sessions s0… for writers, then has each writer call
+// write with its own session until b.N calls are made in all.
+func eachWriter(b *testing.B, d *DB, writers int, write func(session string) error) {
+	for w := range writers {
+		createSession(b, d, fmt.Sprintf("s%d", w))
+	}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for w := range writers {
+		wg.Go(func() {
+			session := fmt.Sprintf("s%d", w)
+			for left.Add(-1) >= 0 {
+				if err := write(session); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // BenchmarkFold moves a log of 1024 events of 100 sessions (about ten

@@ -61,9 +61,10 @@ func textHash(s string) string {
 // receipt and created=false; a repeat with other text is ErrConflict.
 func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author) (_ Input, created bool, _ []Event, _ error) {
 	// One statement for a new input: the receipt's row, inserted unless
-	// the id is taken. Its order and its message's offset come from the
-	// writer's counters, which the batch writes once (flush). A repeat
-	// costs a second statement, the lookup of the stored receipt.
+	// the id is taken (insertInput). Its order and its message's offset
+	// come from the writer's counters, which the batch writes once
+	// (flush). A repeat costs a second statement, the lookup of the
+	// stored receipt.
 	c, err := t.counters(ctx, session)
 	if err != nil {
 		return Input{}, false, nil, err
@@ -89,17 +90,10 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 		State: wire.ReceiptAccepted, Delivery: wire.DeliveryQueued, TurnID: turn.String(),
 		MsgOffset: c.head + 1, CreatedAt: at, UpdatedAt: at,
 	}
-	res, err := t.sql.ExecContext(ctx, t.bind(`INSERT INTO inputs (`+inputColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-		ON CONFLICT (session, input_id) DO NOTHING`),
-		in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
-		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt)
-	if err != nil {
-		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return Input{}, false, nil, fmt.Errorf("insert input: %w", err)
-	} else if n == 0 {
+	if err := t.insertInput(ctx, in); errors.Is(err, errRepeat) {
 		return t.repeatInput(ctx, session, inputID, in.TextHash)
+	} else if err != nil {
+		return Input{}, false, nil, err
 	}
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author.Name, AuthorID: author.ID, Text: text,
@@ -115,6 +109,37 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	c.inputs = in.Ord
 	t.setCounters(session, c)
 	return in, true, evs, nil
+}
+
+// errRepeat is insertInput's answer to an input id taken already.
+var errRepeat = errors.New("db: the input's id is taken")
+
+// insertInput inserts in's row, or says errRepeat if its id is taken.
+//
+// On PostgreSQL, when the batch runs optimistically, the row is queued
+// to go with the batch's next round trip (batchTx.exec) rather than
+// costing one of its own, without the look for a repeat: a repeat then
+// fails the batch on the inputs' key, and the batch runs again with
+// savepoints (Writer.commit), this time looking, as a post's repeat
+// does. Repeats are rare (a client sends one again after losing its
+// receipt), and the round trip would cost every input.
+func (t *Tx) insertInput(ctx context.Context, in Input) error {
+	const insert = `INSERT INTO inputs (` + inputColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`
+	args := []any{in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt}
+	if !t.careful && t.bt.queues() {
+		return t.bt.exec(ctx, t.bind(insert), args...)
+	}
+	res, err := t.sql.ExecContext(ctx, t.bind(insert+` ON CONFLICT (session, input_id) DO NOTHING`), args...)
+	if err != nil {
+		return fmt.Errorf("insert input: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("insert input: %w", err)
+	} else if n == 0 {
+		return errRepeat
+	}
+	return nil
 }
 
 // putPost accepts a bot's post once. Its record is its message event,

@@ -67,7 +67,7 @@ func (c literalConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &literalConn{dc.(*stdlib.Conn)}, nil
+	return &literalConn{Conn: dc.(*stdlib.Conn)}, nil
 }
 
 // literalConn is a pgx connection whose queries without parameters are
@@ -78,16 +78,41 @@ func (c literalConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // trip to prepare, one to run, and later one to deallocate what it
 // evicted from the cache, the statements worth keeping among them. pgx
 // already sends a statement without parameters as it is (Exec).
-type literalConn struct{ *stdlib.Conn }
+//
+// While a batch's transaction holds the connection, first sends what the
+// batch queued on it (batchTx) before any statement of its own runs:
+// whatever runs next sees those rows, as it would have had they gone at
+// once.
+type literalConn struct {
+	*stdlib.Conn
+	first func(context.Context, *pgx.Conn) error
+}
 
 // asIs makes pgx run a query in one round trip, without preparing it.
 var asIs = []driver.NamedValue{{Ordinal: 1, Value: pgx.QueryExecModeExec}}
 
 func (c *literalConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.sendFirst(ctx); err != nil {
+		return nil, err
+	}
 	if len(args) == 0 {
 		args = asIs
 	}
 	return c.Conn.QueryContext(ctx, query, args)
+}
+
+func (c *literalConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if err := c.sendFirst(ctx); err != nil {
+		return nil, err
+	}
+	return c.Conn.ExecContext(ctx, query, args)
+}
+
+func (c *literalConn) sendFirst(ctx context.Context) error {
+	if c.first == nil {
+		return nil
+	}
+	return c.first(ctx, c.Conn.Conn())
 }
 
 // migratePostgres applies PostgreSQL's migration set (or, unless apply,

@@ -14,7 +14,8 @@ import (
 // valid inside the request's function.
 type Tx struct {
 	bun.IDB
-	sql       sqlTx // the same transaction, for statements with parameters
+	sql       sqlTx    // the same transaction, for statements with parameters
+	bt        *batchTx // the batch's transaction, for statements it may queue (exec)
 	now       time.Time
 	batch     *batchState
 	careful   bool                // the batch runs with savepoints (commit)
