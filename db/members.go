@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -151,14 +150,39 @@ func (d *DB) Grants(ctx context.Context, session string) ([]Grant, error) {
 	return gs, nil
 }
 
-// GrantOf reads a member's access to a session, "" for none.
-func (d *DB) GrantOf(ctx context.Context, member, session string) (string, error) {
-	var access []string
-	if err := d.ro.NewSelect().Model((*Grant)(nil)).Column("access").
-		Where("session = ? AND member = ?", session, member).Scan(ctx, &access); err != nil {
-		return "", fmt.Errorf("read grant: %w", err)
+// MemberSession names one member's access to one session.
+type MemberSession struct{ Member, Session string }
+
+// GrantsOf reads the access of each pair, in one query whatever their
+// number: a node applying another's grants reads them so (hub's
+// applyChanges). A pair with no grant is not in the map.
+func (d *DB) GrantsOf(ctx context.Context, pairs []MemberSession) (map[MemberSession]wire.Access, error) {
+	out := make(map[MemberSession]wire.Access, len(pairs))
+	if len(pairs) == 0 {
+		return out, nil
 	}
-	return strings.Join(access, ""), nil
+	members := make([]string, 0, len(pairs))
+	sessions := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		members, sessions = append(members, p.Member), append(sessions, p.Session)
+	}
+	// Every member's grant to every session named: a few more rows than
+	// the pairs at most, for the pairs of one page of changes.
+	var gs []Grant
+	if err := d.ro.NewSelect().Model(&gs).Column("session", "member", "access").
+		Where("session IN (?) AND member IN (?)", bun.In(sessions), bun.In(members)).Scan(ctx); err != nil {
+		return nil, fmt.Errorf("read grants: %w", err)
+	}
+	want := make(map[MemberSession]bool, len(pairs))
+	for _, p := range pairs {
+		want[p] = true
+	}
+	for _, g := range gs {
+		if k := (MemberSession{g.Member, g.Session}); want[k] {
+			out[k] = g.Access
+		}
+	}
+	return out, nil
 }
 
 // DeleteMemberTokens removes a member's tokens labelled label and returns

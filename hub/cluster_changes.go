@@ -120,16 +120,8 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 			return err
 		}
 	}
-	for _, g := range grants {
-		a, err := h.db.GrantOf(ctx, g.A, g.B)
-		if err != nil {
-			return err
-		}
-		now := wire.Access(a)
-		if was := h.tokens.setAccess(g.A, g.B, now); rank(now) < rank(was) {
-			h.cutAccess(g.A, g.B, now)
-		}
-		h.feed.accessChanged(g.A, g.B, now)
+	if err := h.applyGrants(ctx, grants); err != nil {
+		return err
 	}
 	var still []string
 	for _, id := range narrowed {
@@ -222,4 +214,28 @@ func (h *Hub) changed() {
 	if h.bus != nil {
 		h.bus.publish(subjChanges, changesNotice{Node: h.opts.Node})
 	}
+}
+
+// applyGrants applies grants made on other nodes, read as they stand now
+// in one query.
+func (h *Hub) applyGrants(ctx context.Context, grants []db.Change) error {
+	if len(grants) == 0 {
+		return nil
+	}
+	pairs := make([]db.MemberSession, len(grants))
+	for i, g := range grants {
+		pairs[i] = db.MemberSession{Member: g.A, Session: g.B}
+	}
+	access, err := h.db.GrantsOf(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		now := access[p]
+		if was := h.tokens.setAccess(p.Member, p.Session, now); rank(now) < rank(was) {
+			h.cutAccess(p.Member, p.Session, now)
+		}
+		h.feed.accessChanged(p.Member, p.Session, now)
+	}
+	return nil
 }

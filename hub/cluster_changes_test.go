@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -206,5 +207,53 @@ func TestANodeFarBehindReadsEverythingAgain(t *testing.T) {
 	}
 	if !closed.has(p.TokenID) {
 		t.Fatal("node b was not told to close the revoked bot's connections")
+	}
+}
+
+// Many grants made on one node at once reach the other as they stand
+// after the last of them: each pair's access, read in one query a page
+// of changes, a grant given then taken back included.
+func TestManyGrantsReachEveryNodeWithoutNATS(t *testing.T) {
+	t.Parallel()
+	_, a, b, _ := startedPair(t)
+	ctx := context.Background()
+	_, ann, err := a.AddMember(ctx, "ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bob, err := a.AddMember(ctx, "bob", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sessions = 40
+	want := map[[2]string]wire.Access{}
+	for i := range sessions {
+		s := fmt.Sprintf("s%02d", i)
+		mustCreate(t, a, s)
+		if err := a.Grant(ctx, s, "ann", wire.AccessRead); err != nil {
+			t.Fatal(err)
+		}
+		want[[2]string{ann.ID, s}] = wire.AccessRead
+		if i%3 == 0 {
+			if err := a.Grant(ctx, s, "bob", wire.AccessWrite); err != nil {
+				t.Fatal(err)
+			}
+			want[[2]string{bob.ID, s}] = wire.AccessWrite
+		}
+	}
+	if err := a.Ungrant(ctx, "s00", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	want[[2]string{ann.ID, "s00"}] = ""
+	within(t, 10*time.Second, "node b has every grant as node a left it", func() bool {
+		for k, w := range want {
+			if b.tokens.access(k[0], k[1]) != w {
+				return false
+			}
+		}
+		return true
+	})
+	if got := b.tokens.access(bob.ID, "s01"); got != "" {
+		t.Fatalf("bob has %q on s01, granted nothing there", got)
 	}
 }
