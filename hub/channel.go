@@ -69,20 +69,20 @@ func newChannel(id string) *channel {
 
 // load reads the session row once. It returns db.ErrNotFound (wrapped) for a
 // session that does not exist.
-func (ch *channel) load(ctx context.Context, d *db.DB) error {
+func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	ch.loadMu.Lock()
 	defer ch.loadMu.Unlock()
 	if ch.loaded {
 		return nil
 	}
-	s, err := d.Session(ctx, ch.id)
+	s, err := loads.get(ctx, ch.id)
 	if err != nil {
 		return err
 	}
 	last := s.LastTurn
 	sp := db.Own(s.ID)
 	if s.BaseSession != "" {
-		if _, sp, err = d.SpansOf(ctx, ch.id); err != nil {
+		if _, sp, err = loads.db.SpansOf(ctx, ch.id); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 	dropped := func() {
 		h.log.Warn("lost the lease of a session's turns; dropping them", "session", ch.id, "fence", l.Fence)
 	}
-	if err := ch.load(h.ctx, h.db); err != nil {
+	if err := ch.load(h.ctx, h.loads); err != nil {
 		h.log.Warn("load session for turns", "session", ch.id, "err", err)
 		giveUp()
 		return

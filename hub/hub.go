@@ -124,7 +124,8 @@ func (o *Options) defaults() {
 // be called from any goroutine.
 type Hub struct {
 	// static after Open
-	db        *db.DB // opened by Open with onCommit as its hook; closed by Close
+	db        *db.DB        // opened by Open with onCommit as its hook; closed by Close
+	loads     *sessionLoads // channels' sessions, read through db
 	opts      Options
 	log       *slog.Logger
 	providers *provider.Registry
@@ -192,7 +193,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 		cancel()
 		return nil, err
 	}
-	h.db = d
+	h.db, h.loads = d, newSessionLoads(hctx, d)
 	if ms := d.Migrated(); len(ms) > 0 {
 		log.Info("applied migrations", "migrations", strings.Join(ms, ","))
 	}
@@ -297,7 +298,7 @@ func (h *Hub) channel(ctx context.Context, id string) (*channel, *wire.Error) {
 		return nil, wire.Errorf(wire.CodeBadRequest, "session is required")
 	}
 	ch := h.ensureChannel(id)
-	if err := ch.load(ctx, h.db); err != nil {
+	if err := ch.load(ctx, h.loads); err != nil {
 		if errors.Is(err, db.ErrNotFound) {
 			h.mu.Lock()
 			if h.chans[id] == ch {

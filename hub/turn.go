@@ -107,7 +107,7 @@ func (h *Hub) enqueue(ch *channel, q queued) {
 // empty or the daemon stops.
 func (h *Hub) runSession(ch *channel) {
 	defer h.runners.Done()
-	if err := ch.load(h.ctx, h.db); err != nil {
+	if err := ch.load(h.ctx, h.loads); err != nil {
 		h.log.Error("load session for turns", "session", ch.id, "err", err)
 		ch.mu.Lock()
 		ch.run.running = false
