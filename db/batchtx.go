@@ -133,15 +133,6 @@ func (bt *batchTx) exec(ctx context.Context, query string, args ...any) error {
 	return nil
 }
 
-// sync sends the statements exec has queued, for a statement that must
-// see their result before COMMIT (recordChanges).
-func (bt *batchTx) sync(ctx context.Context) error {
-	if bt.tx.Tx != nil || len(bt.queue.QueuedQueries) == 0 {
-		return nil
-	}
-	return bt.send(ctx, false)
-}
-
 // flushError is a queued statement (exec) that failed when it was sent:
 // the batch is rolled back, as when the statement fails on SQLite.
 type flushError struct{ err error }

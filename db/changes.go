@@ -81,9 +81,8 @@ func (b *batchState) recordChanges(ctx context.Context, tx *batchTx, reqs []*req
 	if len(cs) == 0 {
 		return nil
 	}
-	if err := tx.sync(ctx); err != nil { // the flush's statements go first
-		return err
-	}
+	// On PostgreSQL the flush's queued statements go before this one
+	// (literalConn.first): the changes' rows follow theirs.
 	var gen int64
 	if err := tx.QueryRowContext(ctx, `UPDATE cluster SET gen = gen + 1 RETURNING gen`).Scan(&gen); err != nil {
 		return fmt.Errorf("number changes: %w", err)
