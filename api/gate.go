@@ -76,11 +76,18 @@ func (l *gatedListener) Accept() (net.Conn, error) {
 // freshConns is the connections that have not sent a request yet, oldest
 // first. Its methods may be called from any goroutine.
 type freshConns struct {
-	max  int
-	left chan struct{} // poked when one stops being fresh
+	max    int
+	left   chan struct{}       // poked when one stops being fresh
+	unread func(net.Conn) bool // whether c has bytes waiting; nil: the socket's (unread)
 
 	mu    sync.Mutex
 	conns []freshConn
+	// scanAt is when room may next look for one to close. A look that
+	// found none costs a system call for each fresh connection past
+	// freshGrace, and in a storm the daemon is behind on all of them:
+	// looking again at every accept made the accept loop's cost grow
+	// with the square of the storm.
+	scanAt time.Time
 }
 
 type freshConn struct {
@@ -93,14 +100,19 @@ type freshConn struct {
 func (f *freshConns) room() {
 	f.mu.Lock()
 	for len(f.conns) >= f.max {
-		i, wait := f.idlest(time.Now())
-		if i >= 0 {
-			old := f.conns[i].c
-			f.conns = slices.Delete(f.conns, i, i+1)
-			f.mu.Unlock()
-			old.Close()
-			f.mu.Lock()
-			continue
+		now := time.Now()
+		wait := f.scanAt.Sub(now)
+		if wait <= 0 {
+			var i int
+			if i, wait = f.idlest(now); i >= 0 {
+				old := f.conns[i].c
+				f.conns = slices.Delete(f.conns, i, i+1)
+				f.mu.Unlock()
+				old.Close()
+				f.mu.Lock()
+				continue
+			}
+			f.scanAt = now.Add(wait)
 		}
 		f.mu.Unlock()
 		t := time.NewTimer(wait)
@@ -127,11 +139,18 @@ func (f *freshConns) idlest(now time.Time) (i int, wait time.Duration) {
 			}
 			break // the rest are younger
 		}
-		if !unread(fc.c) {
+		if !f.hasUnread(fc.c) {
 			return i, 0
 		}
 	}
 	return -1, freshGrace / 5 // what is unread now may be read by then
+}
+
+func (f *freshConns) hasUnread(c net.Conn) bool {
+	if f.unread != nil {
+		return f.unread(c)
+	}
+	return unread(c)
 }
 
 // connState is the http.Server's ConnState hook. Past max (several

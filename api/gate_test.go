@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,6 +80,51 @@ func TestFreshConnsMakeRoomInOrder(t *testing.T) {
 	}
 	if len(f.conns) != 1 || f.conns[0].c != c[1] {
 		t.Fatalf("fresh %v, want the second only", f.conns)
+	}
+}
+
+// At the bound, with every fresh connection's request waiting unread (a
+// storm the daemon is behind on), accepting one more at a time does not
+// look at each of them again for each accept: the daemon would spend its
+// accept loop on system calls, more the bigger the storm.
+func TestFreshConnsAtTheBoundLookAgainOnlyAfterAWhile(t *testing.T) {
+	t.Parallel()
+	const max, accepts = 50, 100
+	var looks atomic.Int64
+	// left is unbuffered: a send goes through only while room waits.
+	f := freshConns{max: max, left: make(chan struct{}), unread: func(net.Conn) bool { looks.Add(1); return true }}
+	behind := time.Now().Add(-time.Minute)
+	fresh := func() {
+		f.connState(&closeConn{}, http.StateNew)
+		f.mu.Lock()
+		f.conns[len(f.conns)-1].at = behind
+		f.mu.Unlock()
+	}
+	for range max {
+		fresh()
+	}
+	go func() { // the daemon, reading one request each time room waits
+		for range accepts {
+			f.left <- struct{}{}
+			f.mu.Lock()
+			oldest := f.conns[0].c
+			f.mu.Unlock()
+			f.connState(oldest, http.StateActive)
+		}
+	}()
+	start := time.Now()
+	for range accepts { // the accept loop
+		f.room()
+		fresh()
+	}
+	// A look at most each freshGrace/5, and one to begin with.
+	if n, most := looks.Load(), max*(2+int64(time.Since(start)/(freshGrace/5))); n > most {
+		t.Fatalf("%d accepts at the bound looked at a connection %d times, want at most %d", accepts, n, most)
+	}
+	for _, fc := range f.conns {
+		if fc.c.(*closeConn).closed {
+			t.Fatal("a connection with its request unread was closed")
+		}
 	}
 }
 
