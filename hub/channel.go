@@ -178,6 +178,23 @@ func (ch *channel) apply(evs []db.Event, ended []string) []*sub {
 	return ch.subList()
 }
 
+// backfill puts es, events a cursor read from the store, into the ring
+// when the ring is empty and they run up to the head: the events that came
+// while nobody watched (apply keeps no ring then) are read from the store
+// once, not once for each cursor that comes back behind the head, as a
+// whole crowd does after a restart. epoch is the channel's when they were
+// read.
+func (ch *channel) backfill(epoch string, es []entry) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if len(es) == 0 || ch.ring.n > 0 || len(ch.subs) == 0 || ch.epoch != epoch || es[len(es)-1].offset != ch.head {
+		return
+	}
+	for _, e := range es {
+		ch.ring.push(e)
+	}
+}
+
 func (ch *channel) subList() []*sub {
 	return slices.Clone(ch.subs)
 }

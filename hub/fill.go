@@ -139,6 +139,7 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool,
 	page := h.opts.PageSize
 	ch.mu.Lock()
 	p.head = ch.head
+	epoch := ch.epoch
 	var fromRing bool
 	p.entries, fromRing = ch.ring.from(p.next, page, maxBytes, c.scratch[:0])
 	if wantStatus {
@@ -153,9 +154,11 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool,
 		if err != nil {
 			return fmt.Errorf("page %s after %d: %w", ch.id, p.next-1, err)
 		}
+		h.stats.pageReads.Add(1)
 		for _, e := range evs {
 			p.entries = append(p.entries, ch.frame(e))
 		}
+		ch.backfill(epoch, p.entries)
 	}
 	return nil
 }

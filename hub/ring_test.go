@@ -3,6 +3,8 @@ package hub
 import (
 	"fmt"
 	"testing"
+
+	"albedo/wire"
 )
 
 func ringEntry(off int64, size int) entry {
@@ -93,5 +95,28 @@ func TestRingRestartsOnAGapAndSizeZeroHoldsNothing(t *testing.T) {
 	z.push(ringEntry(1, 1))
 	if z.n != 0 || z.buf != nil {
 		t.Fatalf("a size-0 ring kept an entry")
+	}
+}
+
+// Events that came while nobody watched are read from the store once, by
+// the first cursor that comes back behind them, not once by each: a crowd
+// reattaching after a restart finds the event published meanwhile.
+func TestCursorsBehindAnUnwatchedEventReadItOnce(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	epoch := mustCreate(t, h, "s").Epoch
+	appendN(t, h, "s", 3) // nobody watches: no ring keeps them
+	after := int64(1)
+	for i := range 10 {
+		r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
+		subscribe(r.c, wire.Sub{Session: "s", After: &after, Epoch: epoch})
+		for want := after + 1; want <= 3; want++ {
+			if f := r.next(t, isEvent); f.Event.Offset != want {
+				t.Fatalf("cursor %d: offset %d, want %d", i, f.Event.Offset, want)
+			}
+		}
+	}
+	if n := h.Stats().PageReads; n != 1 {
+		t.Fatalf("10 cursors behind the head read %d pages from the store, want 1", n)
 	}
 }

@@ -21,6 +21,9 @@ type Stats struct {
 	// in the store (a cluster's); a hash the store did not have is looked
 	// up once.
 	TokenLookups int64
+	// PageReads counts the pages of events read from the store for a
+	// cursor because its channel's ring did not hold them.
+	PageReads int64
 	// Turns are the durations of the turns this daemon ran, from start
 	// to committed end, by final state (completed, interrupted, failed).
 	Turns map[string]db.HistogramSnapshot
@@ -52,6 +55,7 @@ type PeerStats struct {
 type hubStats struct {
 	deliveries    atomic.Int64
 	tokenLookups  atomic.Int64
+	pageReads     atomic.Int64
 	takeovers     atomic.Int64
 	turns         map[string]*db.Histogram // static after Open
 	clockSkew     atomic.Int64             // nanoseconds; clockMeasured says whether it was
@@ -144,7 +148,7 @@ func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	sessions := len(h.chans)
 	h.mu.Unlock()
-	st := Stats{Conns: len(conns), Sessions: sessions, Deliveries: h.stats.deliveries.Load(), TokenLookups: h.stats.tokenLookups.Load(),
+	st := Stats{Conns: len(conns), Sessions: sessions, Deliveries: h.stats.deliveries.Load(), TokenLookups: h.stats.tokenLookups.Load(), PageReads: h.stats.pageReads.Load(),
 		Turns: map[string]db.HistogramSnapshot{}, Takeovers: h.stats.takeovers.Load(), Peers: h.stats.peerStats(),
 		ClockSkew: time.Duration(h.stats.clockSkew.Load()), ClockMeasured: h.stats.clockMeasured.Load()}
 	for _, c := range conns {
