@@ -12,14 +12,14 @@ import (
 )
 
 // TestLoadToolSmoke keeps bench/ (its own module, which `go test ./...`
-// does not build) from rotting: it builds the load tool and the centrifuge
-// peer and runs small versions of the scenarios bench/run depends on,
+// does not build) from rotting: it builds the load tool, the centrifuge
+// peer and the bare websocket floor and runs small versions of the scenarios bench/run depends on,
 // against a real daemon and a real peer. Numbers are not asserted, only
 // what must hold at any speed: no event lost, no gap, no duplicate.
 func TestLoadToolSmoke(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/albedo-bench", "./peers/centrifuge")
+	build := exec.Command("go", "build", "-o", dir+"/", "./cmd/albedo-bench", "./peers/centrifuge", "./peers/wsbroadcast")
 	build.Dir = filepath.Join("..", "bench")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build bench/: %v\n%s", err, out)
@@ -70,32 +70,15 @@ func TestLoadToolSmoke(t *testing.T) {
 	crowd := []string{"-scenario", "crowd", "-conns", "12", "-per", "3", "-per-proc", "5", "-rounds", "2", "-rate", "10", "-duration", "300ms"}
 	wholeCrowd(t, "albedo crowd", run(append(albedo, crowd...)...))
 
+	// The floor: a crowd through the tool's lean websocket client.
+	ws := []string{"-target", "ws", "-url", "ws://127.0.0.1:" + startPeer(t, filepath.Join(dir, "wsbroadcast")) + "/", "-pid", "0"}
+	v = run(append(ws, crowd...)...)
+	if v["failed connections"] != 0 || v["broadcast missing"] != 0 || v["steady delivered share"] != 1 {
+		t.Errorf("ws crowd: %v", v)
+	}
+
 	// The centrifuge peer, restarted the way bench/run restarts it.
-	peer := exec.Command(filepath.Join(dir, "centrifuge"))
-	stdout, err := peer.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer.Stderr = os.Stderr
-	if err := peer.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { peer.Process.Kill(); peer.Wait() })
-	port := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "listening" {
-				port <- f[2]
-			}
-		}
-	}()
-	var p string
-	select {
-	case p = <-port:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the centrifuge peer did not say where it listens")
-	}
+	p := startPeer(t, filepath.Join(dir, "centrifuge"))
 	cf := []string{"-target", "centrifuge", "-url", "ws://127.0.0.1:" + p + "/connection/websocket", "-pid", "0"}
 	if v := run(append(cf, "-scenario", "fanout", "-viewers", "3", "-duration", "300ms")...); v["lost"] != 0 || v["deliveries"] < 3 {
 		t.Errorf("centrifuge fanout: %v", v)
@@ -114,5 +97,37 @@ func wholeCrowd(t *testing.T, what string, v map[string]float64) {
 		v["broadcast missing"] != 0 || v["broadcast p99 ms"] <= 0 || v["steady delivered share"] != 1 ||
 		v["storm missing"] != 0 || v["storm caught up all s"] <= 0 || v["gaps"] != 0 || v["duplicates"] != 0 {
 		t.Errorf("%s: %v", what, v)
+	}
+}
+
+// startPeer starts a peer server of bench/peers and returns the port it
+// says it listens on; it is killed when t ends.
+func startPeer(t *testing.T, bin string) string {
+	t.Helper()
+	peer := exec.Command(bin)
+	stdout, err := peer.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer.Stderr = os.Stderr
+	if err := peer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Process.Kill(); peer.Wait() })
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if f := strings.Fields(sc.Text()); len(f) == 3 && f[0] == "listening" {
+				port <- f[2]
+			}
+		}
+	}()
+	select {
+	case p := <-port:
+		return p
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not say where it listens", filepath.Base(bin))
+		return ""
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/centrifugal/centrifuge-go"
-	"github.com/coder/websocket"
 
 	"albedo/client"
 	"albedo/wire"
@@ -29,9 +27,11 @@ import (
 // protocol itself and reads a push's session, offset and text in place
 // (eventFields, rawInt), with the same reattach contract as the client
 // library: a hello whose subs carry each session's last offset and
-// epoch, and the library's backoff. centrifuge's crowd runs centrifuge-go,
-// its own client; the tool's CPU per delivery is reported beside the
-// server's for both.
+// epoch, and the library's backoff. Its websocket is leanWS (leanws.go),
+// as is the floor's: a general client's upgrade cost the tool more per
+// reconnect than the daemon's, and a storm's time was the tool's.
+// centrifuge's crowd runs centrifuge-go, its own client; the tool's CPU
+// per delivery and per reconnect is reported beside the server's for all.
 
 // crowdSink is what a worker learns from its connections.
 type crowdSink interface {
@@ -91,7 +91,7 @@ type albedoCrowdConn struct {
 	index    map[string]int // session → sub
 	last     []int64
 	epochs   []string
-	http     *http.Client // dials from the connection's source address
+	dialer   *net.Dialer // dials from the connection's source address
 	sink     crowdSink
 	up       chan<- error // told once: nil at the first answered hello, or why the first attempt failed
 	seen     bool         // the first hello is answered: last and epochs hold cursors
@@ -103,8 +103,7 @@ func newAlbedoCrowdConn(node *albedoNode, idx int, sessions []string, src *net.T
 	for i, s := range sessions {
 		c.index[s] = i
 	}
-	d := &net.Dialer{LocalAddr: src, Timeout: 20 * time.Second}
-	c.http = &http.Client{Transport: &http.Transport{DialContext: d.DialContext, Proxy: nil}}
+	c.dialer = &net.Dialer{LocalAddr: src, Timeout: 20 * time.Second}
 	return c
 }
 
@@ -157,14 +156,14 @@ func (c *albedoCrowdConn) once(ctx context.Context) error {
 		return err
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	ws, _, err := websocket.Dial(dctx, strings.Replace(snap.BaseURL, "http", "ws", 1)+"/v1/ws", &websocket.DialOptions{
-		HTTPClient: c.http, HTTPHeader: http.Header{"Authorization": {"Bearer " + snap.Token}}, Subprotocols: []string{wire.Subprotocol}})
+	ws, err := leanDial(dctx, c.dialer, strings.TrimPrefix(snap.BaseURL, "http://"), "/v1/ws",
+		"Authorization: Bearer "+snap.Token, "Sec-WebSocket-Protocol: "+wire.Subprotocol)
 	cancel()
 	if err != nil {
 		return err
 	}
-	defer ws.CloseNow()
-	ws.SetReadLimit(-1)
+	defer ws.Close()
+	defer context.AfterFunc(ctx, func() { ws.Close() })()
 	zero := 0
 	subs := make([]wire.Sub, len(c.sessions))
 	for i, s := range c.sessions {
@@ -173,12 +172,13 @@ func (c *albedoCrowdConn) once(ctx context.Context) error {
 			subs[i].After, subs[i].Epoch = &c.last[i], c.epochs[i]
 		}
 	}
-	if err := ws.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 1, Op: wire.OpHello, Client: "albedo-bench-crowd/1", Subs: subs})); err != nil {
+	if err := ws.WriteText(wire.Encode(wire.Command{ID: 1, Op: wire.OpHello, Client: "albedo-bench-crowd/1", Subs: subs})); err != nil {
 		return err
 	}
 	answered := false
+	var msg []byte
 	for {
-		_, msg, err := ws.Read(ctx)
+		msg, err = ws.Read(msg)
 		if err != nil {
 			if answered {
 				return nil
@@ -300,15 +300,24 @@ func cfCrowdConn(ctx context.Context, url string, dialer *net.Dialer, idx int, c
 }
 
 // wsCrowdConn is one connection to the bare broadcast server: one
-// implicit channel, no offsets (the event's offset is 0), no reattach.
+// implicit channel, no offsets (the event's offset is 0), no reattach. It
+// reads through the same lean client as albedo's crowd.
 func wsCrowdConn(ctx context.Context, url string, dialer *net.Dialer, idx int, sink crowdSink) (func(), error) {
-	hc := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, Proxy: nil}}
-	closeFn, err := wsRead(ctx, url, &websocket.DialOptions{HTTPClient: hc}, func(m []byte) {
-		sink.event(idx, 0, 0, string(m), time.Now())
-	})
+	host, path, _ := strings.Cut(strings.TrimPrefix(url, "ws://"), "/")
+	ws, err := leanDial(ctx, dialer, host, "/"+path)
 	if err != nil {
 		return nil, err
 	}
+	go func() {
+		var m []byte
+		var err error
+		for {
+			if m, err = ws.Read(m); err != nil {
+				return
+			}
+			sink.event(idx, 0, 0, string(m), time.Now())
+		}
+	}()
 	sink.attached(idx)
-	return closeFn, nil
+	return func() { ws.Close() }, nil
 }
