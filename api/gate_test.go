@@ -103,6 +103,7 @@ func TestFreshConnsAtTheBoundLookAgainOnlyAfterAWhile(t *testing.T) {
 	for range max {
 		fresh()
 	}
+	returned := make(chan struct{})
 	go func() { // the daemon, reading one request each time room waits
 		for range accepts {
 			f.left <- struct{}{}
@@ -110,11 +111,18 @@ func TestFreshConnsAtTheBoundLookAgainOnlyAfterAWhile(t *testing.T) {
 			oldest := f.conns[0].c
 			f.mu.Unlock()
 			f.connState(oldest, http.StateActive)
+			// connState's poke is lost if room was not waiting just then.
+			select {
+			case f.left <- struct{}{}:
+				<-returned
+			case <-returned:
+			}
 		}
 	}()
 	start := time.Now()
 	for range accepts { // the accept loop
 		f.room()
+		returned <- struct{}{}
 		fresh()
 	}
 	// A look at most each freshGrace/5, and one to begin with.

@@ -160,7 +160,11 @@ func (w *leanWS) Read(buf []byte) ([]byte, error) {
 			}
 			switch op {
 			case 0x8:
-				w.writeFrame(0x8, ctl[:min(n, 2)]) // echo its code
+				code := ctl[:0]
+				if n >= 2 {
+					code = ctl[:2] // echo its code; a 1-byte body is no code
+				}
+				w.writeFrame(0x8, code)
 				return nil, errLeanClosed
 			case 0x9:
 				if err := w.writeFrame(0xA, ctl[:n]); err != nil {
