@@ -13,8 +13,8 @@ import (
 
 // TestLoadToolSmoke keeps bench/ (its own module, which `go test ./...`
 // does not build) from rotting: it builds the load tool, the centrifuge
-// peer and the bare websocket floor and runs small versions of the scenarios bench/run depends on,
-// against a real daemon and a real peer. Numbers are not asserted, only
+// peer and the bare websocket floor, and runs small versions of the
+// scenarios bench/run depends on against a real daemon and real peers. Numbers are not asserted, only
 // what must hold at any speed: no event lost, no gap, no duplicate.
 func TestLoadToolSmoke(t *testing.T) {
 	parallel(t)
