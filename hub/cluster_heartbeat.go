@@ -170,7 +170,8 @@ func (h *Hub) forgetSilent() {
 		ch.mu.Unlock()
 		if changed {
 			h.presenceChanged(ch)
-		} else if status {
+		}
+		if status {
 			h.statusChanged(ch)
 		}
 	}

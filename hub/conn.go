@@ -66,6 +66,7 @@ type sub struct {
 	reset      []byte    // a reset push to write before any event
 	status     bool      // a status push is due
 	presence   bool      // a presence push is due
+	viewers    bool      // the viewers' count changed: a status push goes with the next presence push
 	presenceAt time.Time // when the last presence push was written
 	deferred   bool      // waiting for the connection's timer
 

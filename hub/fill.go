@@ -123,9 +123,14 @@ func (c *Conn) takeReady() (p pass, wantStatus, wantPresence, ok bool) {
 		wantPresence = false
 		c.wakeLater(s, presenceEvery-time.Since(s.presenceAt))
 	}
+	if wantPresence && s.viewers {
+		// The status's count of viewers changed with the people: both
+		// leave in one write, and wait together for the interval.
+		wantStatus = true
+	}
 	s.reset, s.status = nil, false
 	if wantPresence {
-		s.presence, s.presenceAt = false, time.Now()
+		s.presence, s.viewers, s.presenceAt = false, false, time.Now()
 	}
 	return p, wantStatus, wantPresence, true
 }

@@ -358,10 +358,10 @@ func (h *Hub) allChannels() []*channel {
 	return slices.Collect(maps.Values(h.chans))
 }
 
-// presenceChanged marks presence and status (the viewer count) due on every
-// cursor of ch.
+// presenceChanged marks presence due on every cursor of ch, and the status
+// with it (its count of viewers; takeReady).
 func (h *Hub) presenceChanged(ch *channel) {
-	h.markAll(ch, func(s *sub, _ int64) { s.presence, s.status = true, true })
+	h.markAll(ch, func(s *sub, _ int64) { s.presence, s.viewers = true, true })
 }
 
 // statusChanged marks a status push due on every cursor of ch.

@@ -1,6 +1,8 @@
 package hub
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -188,4 +190,82 @@ func watchedHub(t *testing.T) (*Hub, *reader) {
 	subscribe(r.c, wire.Sub{Session: "s"})
 	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
 	return h, r
+}
+
+// A change of viewers moves the status's count and the people together:
+// a watcher gets both in one batch (one write), never a status alone
+// ahead of the presence push that waits for its interval. A crowd
+// forming is a marking of every cursor per interval, and each marking
+// was two writes to every one of them.
+func TestViewersStatusLeavesWithPresence(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	mustCreate(t, h, "s")
+	c := h.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"})
+	t.Cleanup(c.Close)
+	wake := wakes(c)
+	subscribe(c, wire.Sub{Session: "s"})
+	// The owner's writer runs late, as a loaded daemon's do: its first
+	// presence push leaves well after the session's marking, so the next
+	// marking finds the owner inside its interval (presenceEvery).
+	<-time.After(presenceEvery / 2)
+	if s, p, _ := countPushes(fillBatch(t, c, wake)); s == 0 || p == 0 {
+		t.Fatalf("the first batch after subscribing: %d statuses, %d presences", s, p)
+	}
+	subscribe(h.Connect(ConnInfo{Name: "bob", Role: wire.TokenMember, AuthorID: "m-bob"}), wire.Sub{Session: "s"})
+	for {
+		statuses, presences, viewers := countPushes(fillBatch(t, c, wake))
+		if statuses > 0 && presences == 0 {
+			t.Fatalf("a status (%d viewers) left without the presence push", viewers)
+		}
+		if presences > 0 {
+			if viewers != 2 {
+				t.Fatalf("the presence push came with a status of %d viewers, not 2", viewers)
+			}
+			return
+		}
+	}
+}
+
+// fillBatch waits for c's next batch (wake is its wakes) and decodes it.
+func fillBatch(t *testing.T, c *Conn, wake <-chan struct{}) []wire.Frame {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		buf, err := c.Fill(context.Background(), nil, 64<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(buf) > 0 {
+			var fs []wire.Frame
+			for line := range bytes.SplitSeq(buf, []byte{'\n'}) {
+				f, err := wire.DecodeFrame(line)
+				if err != nil {
+					t.Fatalf("frame %q: %v", line, err)
+				}
+				fs = append(fs, f)
+			}
+			return fs
+		}
+		select {
+		case <-wake:
+		case <-deadline:
+			t.Fatal("no batch in 10 s")
+		}
+	}
+}
+
+// countPushes counts a batch's status and presence pushes, with the
+// viewers of its last status.
+func countPushes(fs []wire.Frame) (statuses, presences, viewers int) {
+	for _, f := range fs {
+		switch f.Op {
+		case wire.PushStatus:
+			statuses++
+			viewers = f.Status.Viewers
+		case wire.PushPresence:
+			presences++
+		}
+	}
+	return statuses, presences, viewers
 }
