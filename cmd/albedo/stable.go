@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -50,11 +51,21 @@ func saveStable(home string, st stable) error {
 // default (any loopback port) and that port is free; on addr otherwise.
 func listenStable(addr string, st stable) (net.Listener, error) {
 	if addr == defaultAddr && st.Port != 0 {
-		if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", st.Port)); err == nil {
+		if ln, err := listen(fmt.Sprintf("127.0.0.1:%d", st.Port)); err == nil {
 			return ln, nil
 		}
 		// Taken since: any free port will do (open pages then cannot
 		// follow, and say they are reconnecting until reopened).
 	}
-	return net.Listen("tcp", addr)
+	return listen(addr)
+}
+
+// listen is net.Listen with no TCP keepalive on the connections it
+// accepts. A websocket finds a peer that is gone by its heartbeat, and a
+// keep-alive HTTP connection ends after its idle timeout; keepalive's
+// options cost four setsockopt calls on every accept, which a storm of
+// reconnects makes by the thousand.
+func listen(addr string) (net.Listener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	return lc.Listen(context.Background(), "tcp", addr)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"albedo/client"
@@ -61,5 +62,41 @@ func TestStablePort(t *testing.T) {
 	}
 	if st := loadStable(home); st.Port != 0 {
 		t.Fatalf("a broken file gave %+v", st)
+	}
+}
+
+// The daemon's listener sets no TCP keepalive on what it accepts (its
+// four setsockopt calls an accept are a storm's cost, and the heartbeat
+// and idle timeout find a peer that is gone).
+func TestListenerSetsNoKeepalive(t *testing.T) {
+	t.Parallel()
+	ln, err := listenStable(defaultAddr, stable{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	raw, err := a.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on int
+	var gerr error
+	if err := raw.Control(func(fd uintptr) {
+		on, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_KEEPALIVE)
+	}); err != nil || gerr != nil {
+		t.Fatal(err, gerr)
+	}
+	if on != 0 {
+		t.Fatal("SO_KEEPALIVE is on for an accepted connection")
 	}
 }
