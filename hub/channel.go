@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ type channel struct {
 	deleted  bool
 	epoch    string
 	head     int64
-	settings db.Session // newest version seen: model, effort, etag for status
+	settings settings   // the newest version seen, as status tells it
 	spans    db.Spans   // where its events are stored (nil until loaded; hub's forks.go)
 	ring     ring       // allocated while anyone subscribes
 	subs     []*sub     // the cursors on it, each at its index (sub.at)
@@ -50,6 +51,23 @@ type channel struct {
 	remoteRunAt   time.Time
 	endedTurn     string // the newest turn seen closing: its late text is ignored
 }
+
+// settings is what a status push says of a session's settings, at the
+// newest version a channel has seen. Only this is kept of the session's
+// row: a channel lives as long as anyone watches, and the row's strings
+// (its title, its system prompt) were most of an idle channel's memory.
+type settings struct {
+	version       int64
+	model, effort string
+}
+
+// settingsOf is s's settings as a channel keeps them.
+func settingsOf(s db.Session) settings {
+	return settings{version: s.Version, model: s.Model, effort: s.Effort}
+}
+
+// etag is the session's version as an HTTP entity tag (db.Session.ETag).
+func (s settings) etag() string { return `"` + strconv.FormatInt(s.version, 10) + `"` }
 
 // remoteViewers is another node's viewers of a session, as of at: its
 // first people, how many it has, and its connections.
@@ -80,7 +98,7 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 		return err
 	}
 	last := s.LastTurn
-	sp := db.Own(s.ID)
+	sp := db.Own(ch.id)
 	if s.BaseSession != "" {
 		if _, sp, err = loads.db.SpansOf(ctx, ch.id); err != nil {
 			return err
@@ -93,8 +111,8 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	}
 	ch.epoch = s.Epoch
 	ch.head = max(ch.head, s.Head)
-	if s.Version > ch.settings.Version {
-		ch.settings = s
+	if s.Version > ch.settings.version {
+		ch.settings = settingsOf(s)
 	}
 	ch.mu.Unlock()
 	ch.loaded = true
@@ -262,7 +280,7 @@ func (ch *channel) statusPush() wire.StatusPush {
 	return wire.StatusPush{
 		Op: wire.PushStatus, Session: ch.id,
 		Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn,
-		Model: ch.settings.Model, Effort: ch.settings.Effort, ETag: ch.settings.ETag(),
+		Model: ch.settings.model, Effort: ch.settings.effort, ETag: ch.settings.etag(),
 		Head: ch.head, Viewers: viewers,
 	}
 }

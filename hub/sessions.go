@@ -242,9 +242,9 @@ func (h *Hub) settingsChanged(s db.Session) {
 		return
 	}
 	ch.mu.Lock()
-	newer := s.Version > ch.settings.Version
+	newer := s.Version > ch.settings.version
 	if newer {
-		ch.settings = s
+		ch.settings = settingsOf(s)
 	}
 	ch.mu.Unlock()
 	if newer {
