@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // An idle websocket should hold no buffer. coder/websocket keeps, for the
@@ -31,10 +35,28 @@ const leanReadSize = 4096
 
 // leanHijacker is the http.ResponseWriter given to websocket.Accept: its
 // Hijack returns a leanConn (kept in lc) and lean bufio buffers.
+//
+// It writes the upgrade's 101 itself, on the hijacked socket. net/http
+// would write it through the connection's 4 KiB bufio.Writer, which it
+// never gets back from a hijack: in a storm of reconnects each upgrade
+// touched a fresh buffer's page only to write 200 bytes, and net/http's
+// header writer (a 2.8 KiB frame) grew the handler's stack.
 type leanHijacker struct {
 	http.ResponseWriter
 	s  *Server
 	lc *leanConn // set by Hijack; nil if the socket is not the kernel's
+
+	upgrade bool // WriteHeader(101) was called: Hijack writes it
+}
+
+// WriteHeader holds a 101 back for Hijack to write; anything else goes to
+// net/http.
+func (h *leanHijacker) WriteHeader(code int) {
+	if code == http.StatusSwitchingProtocols && !h.upgrade {
+		h.upgrade = true
+		return
+	}
+	h.ResponseWriter.WriteHeader(code)
 }
 
 func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -42,9 +64,23 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	var head []byte
+	if h.upgrade {
+		var ok bool
+		if head, ok = switchingProtocols(h.Header()); !ok {
+			h.ResponseWriter.WriteHeader(http.StatusSwitchingProtocols) // net/http writes it, as it can
+			h.upgrade = false
+		}
+	}
 	conn, brw, err := hj.Hijack()
 	if err != nil {
 		return nil, nil, err
+	}
+	if h.upgrade {
+		if _, err := conn.Write(head); err != nil {
+			conn.Close()
+			return nil, nil, err
+		}
 	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
@@ -64,6 +100,32 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	h.lc = lc
 	return lc, bufio.NewReadWriter(bufio.NewReaderSize(lc, leanBufio), bufio.NewWriterSize(lc, leanBufio)), nil
 }
+
+// switchingProtocols is the 101 response with header h, in the form
+// net/http writes it (canonical keys, sorted, then a Date); ok is false if a key or a
+// value holds a byte that cannot go on a header line as it is, which
+// net/http's writer would mend.
+func switchingProtocols(h http.Header) (_ []byte, ok bool) {
+	b := make([]byte, 0, 256)
+	b = append(b, "HTTP/1.1 101 Switching Protocols\r\n"...)
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		for _, v := range h[k] {
+			if !headerSafe(k) || !headerSafe(v) {
+				return nil, false
+			}
+			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
+		}
+	}
+	if _, dated := h["Date"]; !dated {
+		b = append(b, "Date: "...)
+		b = time.Now().UTC().AppendFormat(b, http.TimeFormat)
+		b = append(b, "\r\n"...)
+	}
+	return append(b, "\r\n"...), true
+}
+
+// headerSafe says whether s holds no CR, LF or NUL.
+func headerSafe(s string) bool { return !strings.ContainsAny(s, "\r\n\x00") }
 
 // hijackerOf finds the http.Hijacker under w, following Unwrap as
 // http.ResponseController does (echo's Response is one).

@@ -325,3 +325,68 @@ func TestCoderWebsocketWritesAsTheLeanSocketReads(t *testing.T) {
 		t.Fatalf("the library's writes over the lean socket: %v", err)
 	}
 }
+
+// The lean hijacker writes the upgrade's 101 itself, byte for byte as
+// net/http writes it for the same request, and a header it cannot write
+// as it is leaves the 101 to net/http.
+func TestLeanUpgradeAnswersAsNetHTTP(t *testing.T) {
+	t.Parallel()
+	s := New(nil, Options{}, nil)
+	answer := func(t *testing.T, lean bool, extra string) string {
+		t.Helper()
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if extra != "" {
+				w.Header().Set("X-Extra", extra)
+			}
+			var rw http.ResponseWriter = w
+			if lean {
+				rw = &leanHijacker{ResponseWriter: w, s: s}
+			}
+			c, err := websocket.Accept(rw, r, &websocket.AcceptOptions{Subprotocols: []string{wire.Subprotocol}, CompressionMode: websocket.CompressionDisabled})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			c.CloseNow()
+		}))
+		defer hs.Close()
+		host := strings.TrimPrefix(hs.URL, "http://")
+		peer, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer peer.Close()
+		req := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+			"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
+		if _, err := peer.Write([]byte(req)); err != nil {
+			t.Fatal(err)
+		}
+		peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+		var got []byte
+		buf := make([]byte, 1)
+		for !bytes.HasSuffix(got, []byte("\r\n\r\n")) {
+			if _, err := peer.Read(buf); err != nil {
+				t.Fatalf("read the answer: %v (so far %q)", err, got)
+			}
+			got = append(got, buf[0])
+		}
+		// The Date line, at the end as net/http writes it, may fall in
+		// another second: only its place and form are compared.
+		i := bytes.Index(got, []byte("Date: "))
+		if i < 0 || !bytes.HasSuffix(got, []byte(" GMT\r\n\r\n")) || len(got)-i != len("Date: Thu, 03 Dec 2026 08:50:43 GMT\r\n\r\n") {
+			t.Fatalf("no Date line at the end: %q", got)
+		}
+		return string(got[:i])
+	}
+	want := answer(t, false, "")
+	if !strings.HasPrefix(want, "HTTP/1.1 101 ") || !strings.Contains(want, "Sec-Websocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n") {
+		t.Fatalf("net/http's answer: %q", want)
+	}
+	if got := answer(t, true, ""); got != want {
+		t.Fatalf("the lean hijacker answered\n%q\nnet/http\n%q", got, want)
+	}
+	if got, want := answer(t, true, "a\nb"), answer(t, false, "a\nb"); got != want {
+		t.Fatalf("with a header net/http mends, the lean hijacker answered\n%q\nnet/http\n%q", got, want)
+	}
+}
