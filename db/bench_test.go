@@ -139,3 +139,47 @@ func BenchmarkSessionsPage(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSessionRead reads one session of 10 000 by id: the whole row
+// (Session: the API's reads) and the part a watched session keeps
+// (SessionState: each session of a storm of reconnects, once).
+func BenchmarkSessionRead(b *testing.B) {
+	d := openTest(b, Options{})
+	ctx := context.Background()
+	const n = 10_000
+	for i := 0; i < n; i += 500 {
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for j := i; j < i+500; j++ {
+				s := Session{ID: fmt.Sprintf("s%05d", j), Epoch: "e", Title: "a session's title", System: "a system prompt of a sentence or two"}
+				if _, _, err := tx.CreateSession(ctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("s%05d", i)
+	}
+	b.Run("row", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := d.Session(ctx, ids[i%n]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("state", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := d.SessionState(ctx, ids[i%n]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}

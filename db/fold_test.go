@@ -264,13 +264,18 @@ func TestReadsMergeBothTables(t *testing.T) {
 }
 
 // A session is read through sessions_now with one probe of the log's
-// index per column it takes from there: no scan of the log.
+// index per column it takes from there: no scan of the log. Its state
+// takes two of those columns, and probes twice.
 func TestSessionReadsProbeTheLog(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
 	got := queryPlan(t, d, sessionSQL, "s")
 	if strings.Contains(got, "SCAN") || strings.Count(got, "SEARCH l USING") != 4 {
 		t.Errorf("plan %s", got)
+	}
+	got = queryPlan(t, d, sessionStateSQL, "s")
+	if strings.Contains(got, "SCAN") || strings.Count(got, "SEARCH l USING") != 2 {
+		t.Errorf("the state's plan %s", got)
 	}
 }
 
@@ -468,6 +473,9 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 		}
 		if h, err := d.Head(ctx, "a"); err != nil || h.Head != s.Head || h.Epoch != s.Epoch {
 			t.Fatalf("head %+v (%v), session says %d", h, err, s.Head)
+		}
+		if st, err := d.SessionState(ctx, "a"); err != nil || st != stateOf(s) {
+			t.Fatalf("state %+v (%v), session says %+v", st, err, stateOf(s))
 		}
 		return fmt.Sprintf("head %d inputs %d turn %q", s.Head, s.Inputs, s.LastTurn)
 	}

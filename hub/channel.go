@@ -112,7 +112,7 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	ch.epoch = s.Epoch
 	ch.head = max(ch.head, s.Head)
 	if s.Version > ch.settings.version {
-		ch.settings = settingsOf(s)
+		ch.settings = settings{version: s.Version, model: s.Model, effort: s.Effort}
 	}
 	ch.mu.Unlock()
 	ch.loaded = true

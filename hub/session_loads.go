@@ -8,13 +8,14 @@ import (
 	"albedo/db"
 )
 
-// A channel reads its session's row when it is first used (channel.load).
+// A channel reads its session's state (db.SessionState: the part of the
+// row it keeps) when it is first used (channel.load).
 // A storm of reconnects wants thousands at once. On PostgreSQL one query
 // each cost each its round trip and its statement, on the node and on
 // the server; sessionLoads gathers the loads that wait meanwhile into one
 // query, as the writer gathers writes: the first load finds no reader
 // and starts one, which reads up to loadsAtOnce of what waits at a time,
-// until nothing does. A load alone costs what it did (db.Session). On
+// until nothing does. A load alone costs what it did (db.SessionState). On
 // SQLite a load is a call into the library, cheaper alone than in a
 // gathered query and free to run beside the others: each goes at once.
 
@@ -36,7 +37,7 @@ type sessionLoads struct {
 type sessionLoad struct {
 	id   string
 	done chan struct{} // closed once s or err is set
-	s    db.Session
+	s    db.SessionState
 	err  error
 }
 
@@ -44,10 +45,10 @@ func newSessionLoads(ctx context.Context, d *db.DB) *sessionLoads {
 	return &sessionLoads{db: d, ctx: ctx}
 }
 
-// get reads session id's row: ErrNotFound (wrapped) if there is none.
-func (l *sessionLoads) get(ctx context.Context, id string) (db.Session, error) {
+// get reads session id's state: ErrNotFound (wrapped) if there is none.
+func (l *sessionLoads) get(ctx context.Context, id string) (db.SessionState, error) {
 	if !l.db.Shared() {
-		return l.db.Session(ctx, id)
+		return l.db.SessionState(ctx, id)
 	}
 	r := &sessionLoad{id: id, done: make(chan struct{})}
 	l.mu.Lock()
@@ -62,7 +63,7 @@ func (l *sessionLoads) get(ctx context.Context, id string) (db.Session, error) {
 	case <-r.done:
 		return r.s, r.err
 	case <-ctx.Done():
-		return db.Session{}, ctx.Err()
+		return db.SessionState{}, ctx.Err()
 	}
 }
 
@@ -83,7 +84,7 @@ func (l *sessionLoads) read() {
 	}
 }
 
-// answer reads the rows of batch's sessions, in one query if it names
+// answer reads the states of batch's sessions, in one query if it names
 // more than one, and hands each load its own.
 func (l *sessionLoads) answer(batch []*sessionLoad) {
 	defer func() {
@@ -92,21 +93,21 @@ func (l *sessionLoads) answer(batch []*sessionLoad) {
 		}
 	}()
 	if len(batch) == 1 {
-		batch[0].s, batch[0].err = l.db.Session(l.ctx, batch[0].id)
+		batch[0].s, batch[0].err = l.db.SessionState(l.ctx, batch[0].id)
 		return
 	}
 	ids := make([]string, 0, len(batch))
 	for _, r := range batch {
-		ids = append(ids, r.id) // a repeat is read once: SessionsPage lists each row once
+		ids = append(ids, r.id) // a repeat is read once: SessionStates reads each row once
 	}
-	ss, _, err := l.db.SessionsPage(l.ctx, "", len(ids), ids)
+	ss, err := l.db.SessionStates(l.ctx, ids)
 	if err != nil {
 		for _, r := range batch {
 			r.err = fmt.Errorf("read session: %w", err)
 		}
 		return
 	}
-	byID := make(map[string]db.Session, len(ss))
+	byID := make(map[string]db.SessionState, len(ss))
 	for _, s := range ss {
 		byID[s.ID] = s
 	}
