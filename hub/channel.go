@@ -26,13 +26,13 @@ type channel struct {
 	deleted  bool
 	epoch    string
 	head     int64
-	settings settings   // the newest version seen, as status tells it
-	spans    db.Spans   // where its events are stored (nil until loaded; hub's forks.go)
-	ring     ring       // allocated while anyone subscribes
-	subs     []*sub     // the cursors on it, each at its index (sub.at)
-	watching int        // the subs that are viewers (not in the background)
-	people   people     // the viewers by identity (presence.go)
-	presence []byte     // the encoded presence push; nil when the viewers changed since
+	settings settings // the newest version seen, as status tells it
+	spans    db.Spans // where its events are stored (nil until loaded; hub's forks.go)
+	ring     ring     // allocated while anyone subscribes
+	subs     []*sub   // the cursors on it, each at its index (sub.at)
+	watching int      // the subs that are viewers (not in the background)
+	people   people   // the viewers by identity (presence.go)
+	presence []byte   // the encoded presence push; nil when the viewers changed since
 	// presenceAt is when the viewers' change was last marked on every
 	// cursor, and presenceDue says a marking waits for its turn
 	// (presenceSoon).
