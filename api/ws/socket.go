@@ -102,9 +102,9 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // switchingProtocols is the 101 response with header h, in the form
-// net/http writes it (canonical keys, sorted, then a Date); ok is false if a key or a
-// value holds a byte that cannot go on a header line as it is, which
-// net/http's writer would mend.
+// net/http writes it (canonical keys, sorted, then a Date); ok is false
+// if a key or a value holds a byte that cannot go on a header line as it
+// is, which net/http's writer would mend.
 func switchingProtocols(h http.Header) (_ []byte, ok bool) {
 	b := make([]byte, 0, 256)
 	b = append(b, "HTTP/1.1 101 Switching Protocols\r\n"...)
