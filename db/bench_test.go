@@ -182,4 +182,16 @@ func BenchmarkSessionRead(b *testing.B) {
 			i++
 		}
 	})
+	// A connection's context, as the hub reads with: one that can end.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.Run("state, a cancellable context", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			if _, err := d.SessionState(cctx, ids[i%n]); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
 }

@@ -143,6 +143,10 @@ func (d *DB) EventsAfter(ctx context.Context, session string, after int64, limit
 // eventsAfter is EventsAfter in a session that is no fork.
 func (d *DB) eventsAfter(ctx context.Context, session string, after int64, limit, maxBytes int) ([]Event, error) {
 	// Catch-up pages: SQL with parameters, prepared once per connection.
+	ctx, err := d.shortRead(ctx)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(eventsAfterSQL), session, after, session, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("events after %d: %w", after, err)

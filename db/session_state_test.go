@@ -69,3 +69,37 @@ func TestSessionStateIsTheRowsPart(t *testing.T) {
 		}
 	})
 }
+
+// On SQLite a bounded read (a session's state, a page of events) does
+// not have database/sql watch a cancellable context with a goroutine
+// (shortRead): it allocates what a read with a context that cannot end
+// does. A context already ended still fails it.
+func TestShortReadsDoNotWatchTheContext(t *testing.T) {
+	// Not parallel: AllocsPerRun counts the whole process's allocations.
+	d := openTest(t, Options{})
+	createSession(t, d, "s")
+	bg := context.Background()
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	reads := map[string]func(context.Context) error{
+		"state": func(ctx context.Context) error { _, err := d.SessionState(ctx, "s"); return err },
+		"page":  func(ctx context.Context) error { _, err := d.eventsAfter(ctx, "s", 0, 10, 1<<20); return err },
+	}
+	for name, read := range reads {
+		quiet := testing.AllocsPerRun(50, func() { _ = read(bg) })
+		watched := testing.AllocsPerRun(50, func() {
+			if err := read(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if watched > quiet+2 { // a margin for another goroutine's allocations; watching costs 6-8
+			t.Errorf("%s: %v allocations with a cancellable context, %v without", name, watched, quiet)
+		}
+	}
+	cancel()
+	for name, read := range reads {
+		if err := read(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with an ended context: %v", name, err)
+		}
+	}
+}
