@@ -45,16 +45,8 @@ func (d *DB) sessionsWhere(ctx context.Context, where string, args ...any) ([]Se
 	if err != nil {
 		return nil, fmt.Errorf("read sessions: %w", err)
 	}
-	defer rows.Close()
-	var ss []Session
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read sessions: %w", err)
-		}
-		ss = append(ss, s)
-	}
-	if err := rows.Err(); err != nil {
+	ss, err := scanRows(rows, scanSession)
+	if err != nil {
 		return nil, fmt.Errorf("read sessions: %w", err)
 	}
 	return ss, nil

@@ -247,16 +247,11 @@ func (d *DB) Forks(ctx context.Context, parent string) ([]Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list forks: %w", err)
 	}
-	defer rows.Close()
-	var out []Session
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list forks: %w", err)
-		}
-		out = append(out, s)
+	out, err := scanRows(rows, scanSession)
+	if err != nil {
+		return nil, fmt.Errorf("list forks: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // MaxForks bounds a list of forks.

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -41,18 +39,7 @@ func scanSessionState(r scanner) (SessionState, error) {
 // SessionState reads one session's state: ErrNotFound (wrapped) if there
 // is no such session.
 func (d *DB) SessionState(ctx context.Context, id string) (SessionState, error) {
-	ctx, err := d.shortRead(ctx)
-	if err != nil {
-		return SessionState{}, err
-	}
-	s, err := scanSessionState(d.ro.DB.QueryRowContext(ctx, d.dialect.bind(sessionStateSQL), id))
-	if err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return SessionState{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
-		}
-		return SessionState{}, fmt.Errorf("read session: %w", err)
-	}
-	return s, nil
+	return readSession(d, ctx, sessionStateSQL, id, scanSessionState)
 }
 
 // SessionStates reads the states of the sessions ids that exist, in one
@@ -66,19 +53,11 @@ func (d *DB) SessionStates(ctx context.Context, ids []string) ([]SessionState, e
 	if err != nil {
 		return nil, fmt.Errorf("read sessions: %w", err)
 	}
-	defer rows.Close()
-	var out []SessionState
-	for rows.Next() {
-		s, err := scanSessionState(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read sessions: %w", err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
+	ss, err := scanRows(rows, scanSessionState)
+	if err != nil {
 		return nil, fmt.Errorf("read sessions: %w", err)
 	}
-	return out, nil
+	return ss, nil
 }
 
 // shortRead is the context for a read of SQLite's that is bounded (a row

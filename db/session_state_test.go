@@ -70,10 +70,10 @@ func TestSessionStateIsTheRowsPart(t *testing.T) {
 	})
 }
 
-// On SQLite a bounded read (a session's state, a page of events) does
-// not have database/sql watch a cancellable context with a goroutine
-// (shortRead): it allocates what a read with a context that cannot end
-// does. A context already ended still fails it.
+// On SQLite a bounded read (a session's row or state, a page of events)
+// does not have database/sql watch a cancellable context with a
+// goroutine (shortRead): it allocates what a read with a context that
+// cannot end does. A context already ended still fails it.
 func TestShortReadsDoNotWatchTheContext(t *testing.T) {
 	// Not parallel: AllocsPerRun counts the whole process's allocations.
 	d := openTest(t, Options{})
@@ -82,6 +82,7 @@ func TestShortReadsDoNotWatchTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
 	reads := map[string]func(context.Context) error{
+		"row":   func(ctx context.Context) error { _, err := d.Session(ctx, "s"); return err },
 		"state": func(ctx context.Context) error { _, err := d.SessionState(ctx, "s"); return err },
 		"page":  func(ctx context.Context) error { _, err := d.eventsAfter(ctx, "s", 0, 10, 1<<20); return err },
 	}

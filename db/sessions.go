@@ -240,16 +240,41 @@ func scanSession(r scanner) (Session, error) {
 
 // Session reads one session.
 func (d *DB) Session(ctx context.Context, id string) (Session, error) {
-	// SQL with a parameter, prepared once per connection: every channel
-	// a daemon loads after a restart reads its session here.
-	s, err := scanSession(d.ro.DB.QueryRowContext(ctx, d.dialect.bind(sessionSQL), id))
+	return readSession(d, ctx, sessionSQL, id, scanSession)
+}
+
+// readSession reads the row of session id that query (SQL with the id as
+// its parameter, prepared once per connection) selects, with scan:
+// ErrNotFound (wrapped) if there is no such session. A row by its key is
+// a short read (shortRead).
+func readSession[T any](d *DB, ctx context.Context, query, id string, scan func(scanner) (T, error)) (T, error) {
+	var zero T
+	ctx, err := d.shortRead(ctx)
+	if err != nil {
+		return zero, err
+	}
+	v, err := scan(d.ro.DB.QueryRowContext(ctx, d.dialect.bind(query), id))
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+			return zero, fmt.Errorf("session %q: %w", id, ErrNotFound)
 		}
-		return Session{}, fmt.Errorf("read session: %w", err)
+		return zero, fmt.Errorf("read session: %w", err)
 	}
-	return s, nil
+	return v, nil
+}
+
+// scanRows reads every row of rows with scan, and closes rows.
+func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // SessionsPage reads up to limit sessions in the order of their ids: those
@@ -271,16 +296,8 @@ func (d *DB) SessionsPage(ctx context.Context, after string, limit int, only []s
 	if err != nil {
 		return nil, false, fmt.Errorf("list sessions: %w", err)
 	}
-	defer rows.Close()
-	var ss []Session
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return nil, false, fmt.Errorf("list sessions: %w", err)
-		}
-		ss = append(ss, s)
-	}
-	if err := rows.Err(); err != nil {
+	ss, err := scanRows(rows, scanSession)
+	if err != nil {
 		return nil, false, fmt.Errorf("list sessions: %w", err)
 	}
 	if len(ss) > limit {
