@@ -61,9 +61,14 @@ type settings struct {
 	model, effort string
 }
 
-// settingsOf is s's settings as a channel keeps them.
-func settingsOf(s db.Session) settings {
-	return settings{version: s.Version, model: s.Model, effort: s.Effort}
+// newerSettings keeps s if it is a newer version than the channel has,
+// and says whether it was. Caller holds mu.
+func (ch *channel) newerSettings(s settings) bool {
+	if s.version <= ch.settings.version {
+		return false
+	}
+	ch.settings = s
+	return true
 }
 
 // etag is the session's version as an HTTP entity tag (db.Session.ETag).
@@ -111,9 +116,7 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	}
 	ch.epoch = s.Epoch
 	ch.head = max(ch.head, s.Head)
-	if s.Version > ch.settings.version {
-		ch.settings = settings{version: s.Version, model: s.Model, effort: s.Effort}
-	}
+	ch.newerSettings(settings{version: s.Version, model: s.Model, effort: s.Effort})
 	ch.mu.Unlock()
 	ch.loaded = true
 	return nil

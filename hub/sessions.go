@@ -242,10 +242,7 @@ func (h *Hub) settingsChanged(s db.Session) {
 		return
 	}
 	ch.mu.Lock()
-	newer := s.Version > ch.settings.version
-	if newer {
-		ch.settings = settingsOf(s)
-	}
+	newer := ch.newerSettings(settings{version: s.Version, model: s.Model, effort: s.Effort})
 	ch.mu.Unlock()
 	if newer {
 		h.statusChanged(ch)
