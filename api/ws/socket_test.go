@@ -239,18 +239,7 @@ func TestCoderWebsocketWritesAsTheLeanSocketReads(t *testing.T) {
 		got <- accepted{c, lh.lc}
 	}))
 	defer hs.Close()
-	host := strings.TrimPrefix(hs.URL, "http://")
-	peer, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer peer.Close()
-	req := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
-		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
-	if _, err := peer.Write([]byte(req)); err != nil {
-		t.Fatal(err)
-	}
+	peer := askUpgrade(t, hs)
 	br := bufio.NewReader(peer)
 	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("upgrade: %v %v", resp, err)
@@ -350,18 +339,7 @@ func TestLeanUpgradeAnswersAsNetHTTP(t *testing.T) {
 			c.CloseNow()
 		}))
 		defer hs.Close()
-		host := strings.TrimPrefix(hs.URL, "http://")
-		peer, err := net.Dial("tcp", host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer peer.Close()
-		req := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-			"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
-			"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
-		if _, err := peer.Write([]byte(req)); err != nil {
-			t.Fatal(err)
-		}
+		peer := askUpgrade(t, hs)
 		peer.SetReadDeadline(time.Now().Add(10 * time.Second))
 		var got []byte
 		buf := make([]byte, 1)
@@ -389,4 +367,24 @@ func TestLeanUpgradeAnswersAsNetHTTP(t *testing.T) {
 	if got, want := answer(t, true, "a\nb"), answer(t, false, "a\nb"); got != want {
 		t.Fatalf("with a header net/http mends, the lean hijacker answered\n%q\nnet/http\n%q", got, want)
 	}
+}
+
+// askUpgrade dials hs and sends a websocket upgrade request for albedo's
+// subprotocol, with RFC 6455's sample key; the connection closes with
+// the test.
+func askUpgrade(t *testing.T, hs *httptest.Server) net.Conn {
+	t.Helper()
+	host := strings.TrimPrefix(hs.URL, "http://")
+	peer, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	req := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
+	if _, err := peer.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	return peer
 }
