@@ -100,18 +100,7 @@ func BenchmarkSessionsPage(b *testing.B) {
 	d := openTest(b, Options{})
 	ctx := context.Background()
 	const n = 10_000
-	for i := 0; i < n; i += 500 {
-		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
-			for j := i; j < i+500; j++ {
-				if _, _, err := tx.CreateSession(ctx, Session{ID: fmt.Sprintf("s%05d", j), Epoch: "e"}); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	createSessions(b, d, n, Session{Epoch: "e"})
 	b.Run("first page of 100", func(b *testing.B) {
 		for b.Loop() {
 			if ss, _, err := d.SessionsPage(ctx, "", 100, nil); err != nil || len(ss) != 100 {
@@ -147,19 +136,7 @@ func BenchmarkSessionRead(b *testing.B) {
 	d := openTest(b, Options{})
 	ctx := context.Background()
 	const n = 10_000
-	for i := 0; i < n; i += 500 {
-		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
-			for j := i; j < i+500; j++ {
-				s := Session{ID: fmt.Sprintf("s%05d", j), Epoch: "e", Title: "a session's title", System: "a system prompt of a sentence or two"}
-				if _, _, err := tx.CreateSession(ctx, s); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	createSessions(b, d, n, Session{Epoch: "e", Title: "a session's title", System: "a system prompt of a sentence or two"})
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("s%05d", i)
@@ -194,4 +171,23 @@ func BenchmarkSessionRead(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// createSessions makes n sessions like s, "s00000" on, 500 a transaction.
+func createSessions(b *testing.B, d *DB, n int, s Session) {
+	b.Helper()
+	ctx := context.Background()
+	for i := 0; i < n; i += 500 {
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for j := i; j < min(i+500, n); j++ {
+				s.ID = fmt.Sprintf("s%05d", j)
+				if _, _, err := tx.CreateSession(ctx, s); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
