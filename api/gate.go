@@ -34,6 +34,9 @@ import (
 //     Options.MaxPreHello until hello; past that an upgrade is refused with
 //     429, and HelloTimeout closes any after 10 s (package ws keeps that
 //     count).
+//
+// Every connection, with a token or without, also counts among at most
+// Options.MaxConns open at once (open_conns.go).
 
 // freshGrace is how long a fresh connection keeps its place at the bound
 // whatever it did; past it, one with nothing unread is closed to make
@@ -59,18 +62,26 @@ func (s *Server) HTTPServer() *http.Server {
 	}
 }
 
-// Listener returns ln accepting only while there is room among the fresh
-// connections (freshConns.room).
-func (s *Server) Listener(ln net.Listener) net.Listener { return &gatedListener{ln, &s.fresh} }
+// Listener returns ln accepting only while there is room among the open
+// connections (openConns.room) and among the fresh ones (freshConns.room).
+func (s *Server) Listener(ln net.Listener) net.Listener {
+	return &gatedListener{ln, s.open, &s.fresh}
+}
 
 type gatedListener struct {
 	net.Listener
+	open  *openConns
 	fresh *freshConns
 }
 
 func (l *gatedListener) Accept() (net.Conn, error) {
+	l.open.room()
 	l.fresh.room()
-	return l.Listener.Accept()
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return l.open.track(c), nil
 }
 
 // freshConns is the connections that have not sent a request yet, oldest

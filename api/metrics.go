@@ -21,6 +21,10 @@ import (
 var (
 	descConns = prometheus.NewDesc("albedo_connections",
 		"Websocket connections open, by the role of their token (\"\" until a hello names it).", []string{"role"}, nil)
+	descOpen = prometheus.NewDesc("albedo_open_connections",
+		"Connections the API's listener holds open (TCP, websockets or not); at albedo_open_connections_max it accepts no more until one closes.", nil, nil)
+	descOpenMax = prometheus.NewDesc("albedo_open_connections_max",
+		"The bound on albedo_open_connections, below the file descriptors the daemon may open.", nil, nil)
 	descSubs = prometheus.NewDesc("albedo_channels",
 		"Session channels (subscriptions) of all connections.", nil, nil)
 	descSessions = prometheus.NewDesc("albedo_sessions_loaded",
@@ -62,7 +66,7 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
+	for _, d := range []*prometheus.Desc{descConns, descOpen, descOpenMax, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
 		descErrors, descReady, descTakeovers, descPeerLag, descPeerSilence, descClockSkew} {
 		ch <- d
 	}
@@ -73,6 +77,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descConns, prometheus.GaugeValue, float64(n), string(role))
 	}
 
+	ch <- prometheus.MustNewConstMetric(descOpen, prometheus.GaugeValue, float64(c.s.open.Open()))
+	ch <- prometheus.MustNewConstMetric(descOpenMax, prometheus.GaugeValue, float64(c.s.open.max))
 	st := c.s.hub.Stats()
 	ch <- prometheus.MustNewConstMetric(descSubs, prometheus.GaugeValue, float64(st.Subs))
 	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(st.Sessions))

@@ -38,6 +38,7 @@ type Options struct {
 	MaxFrame     int64         // bytes per websocket message (1 MiB)
 	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone
 	IdleTimeout  time.Duration // an authenticated keep-alive connection idle this long is closed (60 s)
+	MaxConns     int           // connections open at once (the file descriptor limit less a reserve; open_conns.go)
 	MaxFresh     int           // connections that have not sent a request yet (256; gate.go)
 	MaxPreHello  int           // websockets waiting for a token in hello (256; gate.go)
 	// Public says the daemon listens beyond loopback. Off, only requests
@@ -74,6 +75,9 @@ func (o *Options) defaults() {
 	if o.MaxFresh <= 0 {
 		o.MaxFresh = 256
 	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = fdBound()
+	}
 }
 
 // Server serves the HTTP API and the websocket. Its methods may be called
@@ -88,6 +92,7 @@ type Server struct {
 	owner hub.Principal // who Options.Token acts as
 	boot  []byte        // this boot's secret, under which session tokens are made (session.go)
 	ws    *ws.Server    // the websocket endpoint, /v1/ws
+	open  *openConns    // connections the listener holds open
 	fresh freshConns    // connections that have not sent a request yet
 
 	draining atomic.Bool // Drain was called
@@ -105,7 +110,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{hub: h, opts: opts, log: log, fresh: freshConns{max: opts.MaxFresh, left: make(chan struct{}, 1)}, owner: opts.Owner}
+	s := &Server{hub: h, opts: opts, log: log, open: newOpenConns(opts.MaxConns), fresh: freshConns{max: opts.MaxFresh, left: make(chan struct{}, 1)}, owner: opts.Owner}
 	s.boot = make([]byte, 32)
 	_, _ = rand.Read(s.boot)
 	if s.owner.Role == "" {

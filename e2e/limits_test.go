@@ -3,11 +3,18 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/uuid"
 
 	"albedo/client"
 	"albedo/wire"
@@ -125,4 +132,139 @@ func TestRefusedTokenEndsTheStream(t *testing.T) {
 		}
 	})
 	ended("wrong", "albot_0123456789", nil)
+}
+
+// Connections with a token, more than the daemon has file descriptors:
+// it holds at most its bound open (here 192 of 256 files), keeping
+// descriptors of its own, so that a turn still reaches its provider; the
+// rest wait, and come in as others close.
+func TestOpenConnectionsLeaveTheDaemonItsFiles(t *testing.T) {
+	parallel(t)
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("needs prlimit (util-linux)")
+	}
+	home := t.TempDir()
+	fake := withFake(t, home)
+	d := startDaemonUnder(t, home, []string{"prlimit", "--nofile=256:256", "--"}, "--metrics-addr", "127.0.0.1:0")
+	metric := metricOf(t, d)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.CreateSession(ctx, "s", wire.SessionCreate{Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	snap := c.Snapshot()
+	owner := dialWS(t, snap)
+	zero := int64(0)
+	owner.send(wire.Command{ID: 1, Op: wire.OpHello, Subs: []wire.Sub{{Session: "s", After: &zero}}})
+	owner.next(func(f wire.Frame) bool { return f.IsReply() && f.Reply.ID == 1 })
+
+	const hogs = 300
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in := make(chan *websocket.Conn, hogs)
+	url := strings.Replace(snap.BaseURL, "http://", "ws://", 1) + "/v1/ws"
+	hello := wire.Encode(wire.Command{ID: 1, Op: wire.OpHello})
+	for range hogs {
+		go func() {
+			ws, _, err := websocket.Dial(dctx, url, &websocket.DialOptions{
+				HTTPHeader: http.Header{"Authorization": {"Bearer " + snap.Token}}, Subprotocols: []string{wire.Subprotocol}})
+			if err != nil {
+				return // the test is over
+			}
+			if ws.Write(dctx, websocket.MessageText, hello) != nil {
+				ws.CloseNow()
+				return
+			}
+			in <- ws
+		}()
+	}
+	var held []*websocket.Conn
+	defer func() {
+		for _, ws := range held {
+			ws.CloseNow()
+		}
+	}()
+	take := func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case ws := <-in:
+				held = append(held, ws)
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%d websockets in, %d more expected; open %v of %v", len(held), n, metric("albedo_open_connections"), metric("albedo_open_connections_max"))
+			}
+		}
+	}
+	// The daemon reaches its bound (192: the owner's websocket, the
+	// client's keep-alive, the websockets that came in) and goes no
+	// further.
+	max := metric("albedo_open_connections_max")
+	if max != 192 {
+		t.Fatalf("bound %v under 256 files, want 192", max)
+	}
+	for metric("albedo_open_connections") < max {
+		take(1)
+	}
+	for quiet := false; !quiet; { // those accepted that were still upgrading
+		select {
+		case ws := <-in:
+			held = append(held, ws)
+		case <-time.After(time.Second):
+			quiet = true
+		}
+	}
+	if open := metric("albedo_open_connections"); open != max || len(held) >= int(max) {
+		t.Fatalf("%d websockets in, %v connections open: want the bound of %v, and no more", len(held), open, max)
+	}
+
+	// A turn still reaches its provider.
+	owner.send(wire.Command{ID: 2, Op: wire.OpSend, Session: "s", InputID: uuid.Must(uuid.NewV7()).String(), Text: "hi"})
+	for {
+		f := owner.next(func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn })
+		if f.Event.State == wire.TurnStarted {
+			continue
+		}
+		if f.Event.State != wire.TurnCompleted {
+			t.Fatalf("turn at the bound: %+v", f.Event)
+		}
+		break
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Fatalf("%d provider requests, want 1", n)
+	}
+
+	// Ten leave, ten of those waiting come in.
+	for _, ws := range held[:10] {
+		ws.Close(websocket.StatusNormalClosure, "")
+	}
+	held = held[10:]
+	take(10)
+	if strings.Contains(d.logText(), "too many open files") {
+		t.Fatalf("the daemon ran out of files:\n%s", d.logText())
+	}
+}
+
+// metricOf returns a reader of the daemon's gauges, from its
+// --metrics-addr (which its log names).
+func metricOf(t *testing.T, d *daemon) func(name string) float64 {
+	t.Helper()
+	m := regexp.MustCompile(`msg="metrics listening" .*addr=(\S+)`).FindStringSubmatch(d.logText())
+	if m == nil {
+		t.Fatalf("no metrics address in the log:\n%s", d.logText())
+	}
+	return func(name string) float64 {
+		t.Helper()
+		resp, err := http.Get("http://" + m[1] + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		v := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(b)
+		if v == nil {
+			t.Fatalf("no %s in /metrics", name)
+		}
+		f, _ := strconv.ParseFloat(string(v[1]), 64)
+		return f
+	}
 }

@@ -1,0 +1,109 @@
+package api
+
+import (
+	"net"
+	"sync/atomic"
+	"syscall"
+)
+
+// openConns bounds the connections the daemon holds open at once, below
+// the file descriptors it may open: a daemon that ran out of them could
+// not open its store's files or connections, nor reach a provider, and
+// every accept would fail until some client left. At the bound it
+// accepts no more until a connection closes; new ones wait in the
+// kernel's listen queue meanwhile, in the order they came, as past the
+// fresh connections' bound (gate.go).
+//
+// Every connection the listener accepts counts, from its accept until its
+// Close, whoever closes it: net/http, or the websocket that hijacked it.
+// Its methods may be called from any goroutine.
+type openConns struct {
+	max   int64
+	n     atomic.Int64
+	freed chan struct{} // poked when one closes
+}
+
+func newOpenConns(max int) *openConns {
+	return &openConns{max: int64(max), freed: make(chan struct{}, 1)}
+}
+
+// room returns once fewer than max connections are open. Only the accept
+// loop calls it: a poke that comes while nobody waits is kept for the
+// next wait, which then looks again.
+func (o *openConns) room() {
+	for o.n.Load() >= o.max {
+		<-o.freed
+	}
+}
+
+// track counts c open until its first Close.
+func (o *openConns) track(c net.Conn) net.Conn {
+	o.n.Add(1)
+	if tc, ok := c.(*net.TCPConn); ok {
+		// The TCP connection itself, so that what net/http and the
+		// websocket ask of one (its descriptor, CloseWrite, ReadFrom for
+		// sendfile) is still there.
+		return &openTCPConn{TCPConn: tc, open: o}
+	}
+	return &openConn{Conn: c, open: o}
+}
+
+// release counts one connection closed.
+func (o *openConns) release() {
+	o.n.Add(-1)
+	select {
+	case o.freed <- struct{}{}:
+	default:
+	}
+}
+
+// Open returns how many connections the listener holds open now.
+func (o *openConns) Open() int { return int(o.n.Load()) }
+
+type openTCPConn struct {
+	*net.TCPConn
+	open   *openConns
+	closed atomic.Bool
+}
+
+func (c *openTCPConn) Close() error {
+	err := c.TCPConn.Close()
+	if c.closed.CompareAndSwap(false, true) {
+		c.open.release() // after the descriptor is let go
+	}
+	return err
+}
+
+type openConn struct {
+	net.Conn
+	open   *openConns
+	closed atomic.Bool
+}
+
+func (c *openConn) Close() error {
+	err := c.Conn.Close()
+	if c.closed.CompareAndSwap(false, true) {
+		c.open.release()
+	}
+	return err
+}
+
+// fdBound is the default bound on open connections (connsUnder the
+// file descriptor limit).
+func fdBound() int {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return connsUnder(1024)
+	}
+	return connsUnder(lim.Cur)
+}
+
+// connsUnder is the bound on open connections under a limit of files:
+// the limit less a reserve for the daemon's own (the store's files and
+// its pool's connections, NATS, the log, the connections turns open to
+// providers): a thirty-second of it, and at least 128 or, under a limit
+// of 512, a quarter.
+func connsUnder(files uint64) int {
+	n := int64(min(files, 1<<31)) // RLIM_INFINITY, say
+	return int(max(n-max(n/32, min(128, n/4)), 1))
+}
