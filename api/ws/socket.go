@@ -77,10 +77,11 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, err
 	}
 	if h.upgrade {
-		if _, err := conn.Write(head); err != nil {
-			conn.Close()
-			return nil, nil, err
-		}
+		// A peer gone by now is found by the websocket's first read, as
+		// under net/http, which ignores its flush of the 101 at a hijack:
+		// an error here would have the library answer 500 on a response
+		// that is no longer net/http's.
+		_, _ = conn.Write(head)
 	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {

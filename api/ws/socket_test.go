@@ -388,3 +388,32 @@ func askUpgrade(t *testing.T, hs *httptest.Server) net.Conn {
 	}
 	return peer
 }
+
+// hijackRW is a ResponseWriter whose Hijack hands over conn.
+type hijackRW struct {
+	http.ResponseWriter
+	conn net.Conn
+}
+
+func (h hijackRW) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return h.conn, bufio.NewReadWriter(bufio.NewReader(h.conn), bufio.NewWriter(h.conn)), nil
+}
+
+// A peer that left before its 101 was written fails the websocket's
+// first read, not the hijack: the library would answer an error on the
+// hijacked response (net/http logs "response.WriteHeader on hijacked
+// connection").
+func TestLeanUpgradeToAGonePeerHijacks(t *testing.T) {
+	t.Parallel()
+	conn, peer := net.Pipe()
+	peer.Close()
+	h := &leanHijacker{ResponseWriter: hijackRW{httptest.NewRecorder(), conn}}
+	h.WriteHeader(http.StatusSwitchingProtocols)
+	got, _, err := h.Hijack()
+	if err != nil {
+		t.Fatalf("hijack of a connection whose peer has gone: %v", err)
+	}
+	if _, err := got.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a read from a gone peer succeeded")
+	}
+}
