@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -256,5 +258,31 @@ func TestSubscribeMissingSession(t *testing.T) {
 	}
 	if r.c.Channels() != 0 {
 		t.Fatalf("failed sub left a channel")
+	}
+}
+
+// A session whose load the caller gave up on (its connection closed) is
+// not an error in the log.
+func TestChannelLoadForAGoneCallerLogsNothing(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	h := openTestHub(t, path, Options{})
+	mustCreate(t, h, "s")
+	var logged lockedBuffer
+	h2, err := Open(context.Background(), path, Options{}, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, werr := h2.channel(ctx, "s"); werr == nil {
+		t.Fatal("a load with a cancelled context succeeded")
+	}
+	if strings.Contains(logged.String(), "load session") {
+		t.Fatalf("a gone caller's load was logged:\n%s", logged.String())
+	}
+	if _, werr := h2.channel(context.Background(), "s"); werr != nil {
+		t.Fatalf("the load after it: %v", werr)
 	}
 }
