@@ -148,6 +148,9 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 	// a read in progress all the same.
 	rctx := context.WithoutCancel(ctx)
 	for {
+		if wc.s.beforeRead != nil {
+			wc.s.beforeRead()
+		}
 		typ, r, err := wc.ws.Reader(rctx)
 		if err != nil {
 			return err

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -341,5 +343,84 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 	defer cancel()
 	if err := slow.Ping(ctx); err != nil {
 		t.Fatalf("the connection after the slow write: %v", err)
+	}
+}
+
+// A heartbeat's ping that goes unanswered while the peer's bytes wait
+// unread in the socket cuts nothing: the daemon is behind (here its
+// reader is held before its next message), not the peer gone, and the
+// pong may be among those bytes. Once the daemon reads again the
+// connection goes on. A peer that answers nothing is still cut.
+func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 100 * time.Millisecond})
+	var stall atomic.Bool
+	stalled, release := make(chan struct{}, 1), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseOnce) // before the server's Close, which waits for the reader
+	e.srv.beforeRead = func() {
+		if stall.CompareAndSwap(true, false) {
+			stalled <- struct{}{}
+			<-release
+		}
+	}
+	s := e.create("s")
+	c := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	wc := e.onlyConn()
+	w := wc.writer()
+	gone := make(chan struct{})
+	go func() { // answers the daemon's pings
+		defer close(gone)
+		for {
+			if _, _, err := c.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stall.Store(true)
+	if err := c.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stalled:
+	case <-ctx.Done():
+		t.Fatal("the reader did not come to its next message")
+	}
+	for w.unreadBeats.Load() < 3 {
+		select {
+		case <-gone:
+			t.Fatalf("the connection was cut while its pongs waited unread, after %d heartbeats", w.unreadBeats.Load())
+		default:
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%d unanswered pings found the peer's bytes unread, want 3", w.unreadBeats.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	releaseOnce()
+	if err := c.Ping(ctx); err != nil {
+		t.Fatalf("the connection once the daemon reads again: %v", err)
+	}
+
+	// A peer that reads nothing answers no ping, and sends nothing.
+	silent := e.dialRaw()
+	defer silent.CloseNow()
+	for {
+		e.srv.mu.Lock()
+		n := len(e.srv.conns)
+		e.srv.mu.Unlock()
+		if n == 1 {
+			break // the silent peer is cut
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("a peer that answered no ping is still connected")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-gone:
+		t.Fatal("the first connection was cut")
+	default:
 	}
 }

@@ -88,6 +88,7 @@ type Server struct {
 	wg       sync.WaitGroup // one per connection
 
 	afterAccept func() // tests: runs between Accept and registration
+	beforeRead  func() // tests: runs before each message a connection reads after hello
 	writerIdle  func() // tests: runs when a connection's writer goroutine ends with nothing to write
 }
 

@@ -48,9 +48,10 @@ type writer struct {
 	// ping that starts just before a write can still find its frame
 	// behind it: coder/websocket ends a control frame's wait at 5 s, and
 	// closes the connection then.)
-	writing   atomic.Bool
-	writes    atomic.Int64
-	idleBeats atomic.Int32 // heartbeats that sent no ping for a write in progress (tests wait on it)
+	writing     atomic.Bool
+	writes      atomic.Int64
+	idleBeats   atomic.Int32 // heartbeats that sent no ping for a write in progress (tests wait on it)
+	unreadBeats atomic.Int32 // unanswered pings that cut nothing: the peer's bytes waited unread (tests wait on it)
 
 	// The pool worker's "left the pool" while run is on one, else nil:
 	// set by the worker before each run, read and set only by that run's
@@ -206,7 +207,11 @@ func (w *writer) flush() (bool, error) {
 // beat runs on the heartbeat timer's goroutine: it arms the next beat and
 // sends a ping, unless one is still waiting for its pong or a write is in
 // progress (writing). A peer that does not answer within the interval is
-// gone, unless a write began meanwhile: then the write's timeout says.
+// gone, unless a write began meanwhile (then the write's timeout says),
+// or unless what it sent waits unread in the socket: its pong may be
+// among it, and it is the daemon that is behind (its reader busy with a
+// command, or waiting for the CPU in a storm). Cutting such a peer made
+// it come again, at many times the cost of keeping it.
 func (w *writer) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
@@ -231,9 +236,14 @@ func (w *writer) beat() {
 	pctx, cancel := context.WithTimeout(w.ctx, interval)
 	defer cancel()
 	began := w.writes.Load()
-	if w.wc.ws.Ping(pctx) != nil && w.ctx.Err() == nil && !w.writing.Load() && w.writes.Load() == began {
-		w.wc.ws.CloseNow()
+	if w.wc.ws.Ping(pctx) == nil || w.ctx.Err() != nil || w.writing.Load() || w.writes.Load() != began {
+		return
 	}
+	if w.wc.lean != nil && w.wc.lean.unread() {
+		w.unreadBeats.Add(1)
+		return
+	}
+	w.wc.ws.CloseNow()
 }
 
 // sayBye writes bye as the connection's last frame and closes it. What a
