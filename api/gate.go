@@ -65,23 +65,35 @@ func (s *Server) HTTPServer() *http.Server {
 // Listener returns ln accepting only while there is room among the open
 // connections (openConns.room) and among the fresh ones (freshConns.room).
 func (s *Server) Listener(ln net.Listener) net.Listener {
-	return &gatedListener{ln, s.open, &s.fresh}
+	return &gatedListener{Listener: ln, open: s.open, fresh: &s.fresh, closed: make(chan struct{})}
 }
 
 type gatedListener struct {
 	net.Listener
 	open  *openConns
 	fresh *freshConns
+
+	closed    chan struct{} // closed by Close: an Accept waiting for room goes on, to fail
+	closeOnce sync.Once
 }
 
 func (l *gatedListener) Accept() (net.Conn, error) {
-	l.open.room()
-	l.fresh.room()
+	l.open.room(l.closed)
+	l.fresh.room(l.closed)
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
 	return l.open.track(c), nil
+}
+
+// Close closes the listener and wakes an Accept waiting for room:
+// http.Server's Shutdown and Close wait for their accept loop to return
+// before anything else, and at a bound nothing else would wake it until a
+// connection closed.
+func (l *gatedListener) Close() error {
+	l.closeOnce.Do(func() { close(l.closed) })
+	return l.Listener.Close()
 }
 
 // freshConns is the connections that have not sent a request yet, oldest
@@ -107,8 +119,9 @@ type freshConn struct {
 }
 
 // room returns once fewer than max connections are fresh: when one sends
-// its request, or when one can be closed to make room (idlest).
-func (f *freshConns) room() {
+// its request, or when one can be closed to make room (idlest); or once
+// stop is closed.
+func (f *freshConns) room(stop <-chan struct{}) {
 	f.mu.Lock()
 	for len(f.conns) >= f.max {
 		now := time.Now()
@@ -130,6 +143,9 @@ func (f *freshConns) room() {
 		select {
 		case <-f.left:
 		case <-t.C:
+		case <-stop:
+			t.Stop()
+			return
 		}
 		t.Stop()
 		f.mu.Lock()

@@ -60,7 +60,7 @@ func TestFreshConnsMakeRoomInOrder(t *testing.T) {
 	f.connState(c[0], http.StateNew)
 	f.connState(c[1], http.StateNew)
 	roomed := make(chan time.Time, 1)
-	go func() { f.room(); roomed <- time.Now() }()
+	go func() { f.room(nil); roomed <- time.Now() }()
 	select {
 	case <-roomed:
 		t.Fatal("room at the bound before anyone left")
@@ -74,7 +74,7 @@ func TestFreshConnsMakeRoomInOrder(t *testing.T) {
 
 	f.connState(c[1], http.StateNew) // again at the bound; c[0] is the oldest
 	start := time.Now()
-	f.room()
+	f.room(nil)
 	if waited := time.Since(start); !c[0].closed || c[1].closed {
 		t.Fatalf("after %v: closed %v %v, want the oldest only", waited, c[0].closed, c[1].closed)
 	}
@@ -121,7 +121,7 @@ func TestFreshConnsAtTheBoundLookAgainOnlyAfterAWhile(t *testing.T) {
 	}()
 	start := time.Now()
 	for range accepts { // the accept loop
-		f.room()
+		f.room(nil)
 		returned <- struct{}{}
 		fresh()
 	}
@@ -491,7 +491,7 @@ func TestFreshConnsKeepTheUnread(t *testing.T) {
 	f := freshConns{max: 2, left: make(chan struct{}, 1)}
 	f.connState(honest, http.StateNew)
 	f.connState(idle, http.StateNew)
-	f.room()
+	f.room(nil)
 	if len(f.conns) != 1 || f.conns[0].c != honest {
 		t.Fatalf("fresh %v, want the one with a request unread", f.conns)
 	}

@@ -27,12 +27,16 @@ func newOpenConns(max int) *openConns {
 	return &openConns{max: int64(max), freed: make(chan struct{}, 1)}
 }
 
-// room returns once fewer than max connections are open. Only the accept
-// loop calls it: a poke that comes while nobody waits is kept for the
-// next wait, which then looks again.
-func (o *openConns) room() {
+// room returns once fewer than max connections are open, or once stop is
+// closed. Only the accept loop calls it: a poke that comes while nobody
+// waits is kept for the next wait, which then looks again.
+func (o *openConns) room(stop <-chan struct{}) {
 	for o.n.Load() >= o.max {
-		<-o.freed
+		select {
+		case <-o.freed:
+		case <-stop:
+			return
+		}
 	}
 }
 

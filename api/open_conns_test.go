@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +23,7 @@ func TestOpenConnsBoundAccepts(t *testing.T) {
 	}
 	defer raw.Close()
 	open := newOpenConns(2)
-	ln := &gatedListener{raw, open, &freshConns{max: 100, left: make(chan struct{}, 1)}}
+	ln := &gatedListener{Listener: raw, open: open, fresh: &freshConns{max: 100, left: make(chan struct{}, 1)}, closed: make(chan struct{})}
 	accepted := make(chan net.Conn, 4)
 	go func() {
 		for {
@@ -99,7 +102,7 @@ func TestOpenConnsCountOtherConns(t *testing.T) {
 	if n := open.Open(); n != 0 {
 		t.Fatalf("%d open after Close, want 0", n)
 	}
-	open.room() // returns: there is room again
+	open.room(nil) // returns: there is room again
 }
 
 // The bound leaves the daemon descriptors of its own: a thirty-second of
@@ -115,5 +118,50 @@ func TestConnsUnderLeaveAReserve(t *testing.T) {
 		if got := connsUnder(c.files); got != c.want {
 			t.Errorf("connsUnder(%d) = %d, want %d", c.files, got, c.want)
 		}
+	}
+}
+
+// At the bound, an http.Server's Shutdown returns: it waits for its
+// accept loop before anything else, and closing the listener wakes the
+// loop waiting for room (before, it waited for a connection to close:
+// here an idle keep-alive, for its minute).
+func TestShutdownAtTheOpenBound(t *testing.T) {
+	t.Parallel()
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &gatedListener{Listener: raw, open: newOpenConns(1), fresh: &freshConns{max: 100, left: make(chan struct{}, 1)}, closed: make(chan struct{})}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }), IdleTimeout: time.Minute}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	c, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // c stays, idle, and holds the only place
+
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- hs.Shutdown(ctx)
+	}()
+	select {
+	case err := <-shut:
+		if err != nil {
+			t.Fatalf("shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("shutdown at the bound did not return within 10 s")
+	}
+	if err := <-served; err != http.ErrServerClosed {
+		t.Fatalf("serve: %v", err)
 	}
 }
