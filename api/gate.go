@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"albedo/api/ws"
 	"albedo/wire"
 )
 
@@ -101,7 +102,7 @@ func (l *gatedListener) Close() error {
 type freshConns struct {
 	max    int
 	left   chan struct{}       // poked when one stops being fresh
-	unread func(net.Conn) bool // whether c has bytes waiting; nil: the socket's (unread)
+	unread func(net.Conn) bool // whether c has bytes waiting; nil: the socket's (ws.Unread)
 
 	mu    sync.Mutex
 	conns []freshConn
@@ -177,7 +178,7 @@ func (f *freshConns) hasUnread(c net.Conn) bool {
 	if f.unread != nil {
 		return f.unread(c)
 	}
-	return unread(c)
+	return ws.Unread(c)
 }
 
 // connState is the http.Server's ConnState hook. Past max (several

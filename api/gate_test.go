@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"albedo/api/ws"
 	"albedo/hub"
 	"albedo/wire"
 )
@@ -460,7 +461,7 @@ func acceptedConn(t *testing.T, ln net.Listener, send string) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	for deadline := time.Now().Add(5 * time.Second); send != "" && !unread(c); { // the bytes cross loopback
+	for deadline := time.Now().Add(5 * time.Second); send != "" && !ws.Unread(c); { // the bytes cross loopback
 		if time.Now().After(deadline) {
 			t.Fatal("the written request never showed as unread")
 		}

@@ -307,9 +307,11 @@ func (h *Hub) channel(ctx context.Context, id string) (*channel, *wire.Error) {
 			h.mu.Unlock()
 			return nil, wire.Errorf(wire.CodeNotFound, "session %q not found", id)
 		}
-		if ctx.Err() != nil {
-			// The caller has gone (its connection closed while the
-			// session loaded): no one reads the reply, and nothing failed.
+		if errors.Is(ctx.Err(), context.Canceled) {
+			// The caller has gone (a connection closed while its hello's
+			// sessions loaded): no one reads the reply, and nothing
+			// failed. A deadline that passed is the store's slowness,
+			// and is logged.
 			return nil, wire.Errorf(wire.CodeInternal, "cannot read session %q: %v", id, ctx.Err())
 		}
 		h.log.Error("load session", "session", id, "err", err)

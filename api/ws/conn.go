@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -29,6 +30,9 @@ type conn struct {
 	s    *Server
 	ws   *websocket.Conn
 	lean *leanConn // ws's socket, if it is a lean one (socket.go)
+	// handling is set while the reader runs the commands of a message:
+	// what the peer sent after them may wait in the daemon's buffers.
+	handling atomic.Bool
 
 	preHello bool // counted in Server.preHello until hello
 
@@ -179,6 +183,15 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 	}
 }
 
+// behind says whether the daemon, not the peer, may be why a ping went
+// unanswered: its reader is running the peer's commands (a pong that
+// came with them waits in the daemon's own buffers), or the peer's bytes
+// wait unread in the socket (its reader waits for the CPU). A peer can
+// keep neither up: the reader drains the socket between commands.
+func (wc *conn) behind() bool {
+	return wc.handling.Load() || wc.lean != nil && Unread(wc.lean.Conn)
+}
+
 // maxPooledMessage bounds the buffers readLoop gives back to the pool: a
 // rare large message does not stay in memory.
 const maxPooledMessage = 64 << 10
@@ -200,8 +213,14 @@ func readMessage(r io.Reader, b []byte) ([]byte, error) {
 	}
 }
 
-// handleAll runs the commands of one message, in order.
+// handleAll runs the commands of one message, in order, marked as
+// handling meanwhile.
 func (wc *conn) handleAll(ctx context.Context, frames [][]byte) error {
+	wc.handling.Store(true)
+	defer wc.handling.Store(false)
+	if wc.s.beforeHandle != nil {
+		wc.s.beforeHandle()
+	}
 	for _, f := range frames {
 		if err := wc.hc.AwaitRoom(ctx); err != nil {
 			return err

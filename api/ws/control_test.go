@@ -352,17 +352,9 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 // pong may be among those bytes. Once the daemon reads again the
 // connection goes on. A peer that answers nothing is still cut.
 func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
-	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 100 * time.Millisecond})
-	var stall atomic.Bool
-	stalled, release := make(chan struct{}, 1), make(chan struct{})
-	releaseOnce := sync.OnceFunc(func() { close(release) })
-	t.Cleanup(releaseOnce) // before the server's Close, which waits for the reader
-	e.srv.beforeRead = func() {
-		if stall.CompareAndSwap(true, false) {
-			stalled <- struct{}{}
-			<-release
-		}
-	}
+	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 200 * time.Millisecond})
+	st := newStall(t)
+	e.srv.beforeRead = st.hook
 	s := e.create("s")
 	c := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	wc := e.onlyConn()
@@ -378,27 +370,27 @@ func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	stall.Store(true)
+	st.armed.Store(true)
 	if err := c.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-stalled:
+	case <-st.stalled:
 	case <-ctx.Done():
 		t.Fatal("the reader did not come to its next message")
 	}
-	for w.unreadBeats.Load() < 3 {
+	for w.sparedBeats.Load() < 3 {
 		select {
 		case <-gone:
-			t.Fatalf("the connection was cut while its pongs waited unread, after %d heartbeats", w.unreadBeats.Load())
+			t.Fatalf("the connection was cut while its pongs waited unread, after %d heartbeats", w.sparedBeats.Load())
 		default:
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("%d unanswered pings found the peer's bytes unread, want 3", w.unreadBeats.Load())
+			t.Fatalf("%d unanswered pings found the peer's bytes unread, want 3", w.sparedBeats.Load())
 		}
 		time.Sleep(time.Millisecond)
 	}
-	releaseOnce()
+	st.release()
 	if err := c.Ping(ctx); err != nil {
 		t.Fatalf("the connection once the daemon reads again: %v", err)
 	}
@@ -406,21 +398,105 @@ func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
 	// A peer that reads nothing answers no ping, and sends nothing.
 	silent := e.dialRaw()
 	defer silent.CloseNow()
+	waitCut(t, e, ctx, wc)
+	select {
+	case <-gone:
+		t.Fatal("the first connection was cut")
+	default:
+	}
+}
+
+// waitCut waits until keep is the server's only connection: the other
+// one has been cut.
+func waitCut(t *testing.T, e *env, ctx context.Context, keep *conn) {
+	t.Helper()
 	for {
 		e.srv.mu.Lock()
+		_, kept := e.srv.conns[keep]
 		n := len(e.srv.conns)
 		e.srv.mu.Unlock()
+		if !kept {
+			t.Fatal("the connection that answers was cut")
+		}
 		if n == 1 {
-			break // the silent peer is cut
+			return
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("a peer that answered no ping is still connected")
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// A peer whose commands the daemon is still running is not cut for a
+// missing pong: its pong may have come with them, into the daemon's own
+// buffers, where the socket's count does not see it. Here the peer
+// answers nothing at all; once the daemon is done with its command, the
+// next unanswered ping cuts it.
+func TestWSHeartbeatSparesAPeerWhoseCommandRuns(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 200 * time.Millisecond})
+	st := newStall(t)
+	e.srv.beforeHandle = st.hook
+	keep := e.dialRaw() // answers the daemon's pings
+	kc := e.onlyConn()
+	go func() {
+		for {
+			if _, _, err := keep.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	silent := e.dialRaw() // reads nothing, answers nothing
+	defer silent.CloseNow()
+	var sc *conn
+	e.srv.mu.Lock()
+	for c := range e.srv.conns {
+		if c != kc {
+			sc = c
+		}
+	}
+	e.srv.mu.Unlock()
+	w := sc.writer()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st.armed.Store(true)
+	if err := silent.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
+		t.Fatal(err)
+	}
 	select {
-	case <-gone:
-		t.Fatal("the first connection was cut")
-	default:
+	case <-st.stalled:
+	case <-ctx.Done():
+		t.Fatal("the reader did not come to the command")
+	}
+	for w.sparedBeats.Load() < 3 {
+		if sc.ctx.Err() != nil || ctx.Err() != nil {
+			t.Fatalf("the connection was cut while its command ran, after %d spared heartbeats", w.sparedBeats.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st.release()
+	waitCut(t, e, ctx, kc)
+}
+
+// stall is a test hook that, once armed, holds the goroutine that calls
+// it next until released.
+type stall struct {
+	armed   atomic.Bool
+	stalled chan struct{} // told when the hook holds its caller
+	release func()
+	held    chan struct{}
+}
+
+func newStall(t *testing.T) *stall {
+	st := &stall{stalled: make(chan struct{}, 1), held: make(chan struct{})}
+	st.release = sync.OnceFunc(func() { close(st.held) })
+	t.Cleanup(st.release) // before the server's Close, which waits for the reader
+	return st
+}
+
+func (st *stall) hook() {
+	if st.armed.CompareAndSwap(true, false) {
+		st.stalled <- struct{}{}
+		<-st.held
 	}
 }

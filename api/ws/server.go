@@ -87,9 +87,10 @@ type Server struct {
 	preHello int            // connections waiting for the token of their hello
 	wg       sync.WaitGroup // one per connection
 
-	afterAccept func() // tests: runs between Accept and registration
-	beforeRead  func() // tests: runs before each message a connection reads after hello
-	writerIdle  func() // tests: runs when a connection's writer goroutine ends with nothing to write
+	afterAccept  func() // tests: runs between Accept and registration
+	beforeRead   func() // tests: runs before each message a connection reads after hello
+	beforeHandle func() // tests: runs before the commands of each message, handling
+	writerIdle   func() // tests: runs when a connection's writer goroutine ends with nothing to write
 }
 
 // New makes the endpoint over h.

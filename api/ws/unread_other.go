@@ -2,7 +2,10 @@
 
 package ws
 
-// unread says whether the peer has sent bytes that sit in the socket, not
-// read yet. Elsewhere than on Linux it does not look: a heartbeat's
-// unanswered ping cuts the connection whatever the peer sent.
-func (c *leanConn) unread() bool { return false }
+import "net"
+
+// Unread says whether c has bytes in its socket that nobody has read.
+// Elsewhere than on Linux it does not look: a fresh connection past the
+// accept gate's grace is closed to make room whatever it sent, and a
+// heartbeat's unanswered ping cuts a websocket whose reader waits.
+func Unread(net.Conn) bool { return false }

@@ -51,7 +51,7 @@ type writer struct {
 	writing     atomic.Bool
 	writes      atomic.Int64
 	idleBeats   atomic.Int32 // heartbeats that sent no ping for a write in progress (tests wait on it)
-	unreadBeats atomic.Int32 // unanswered pings that cut nothing: the peer's bytes waited unread (tests wait on it)
+	sparedBeats atomic.Int32 // unanswered pings that cut nothing: the daemon was behind (tests wait on it)
 
 	// The pool worker's "left the pool" while run is on one, else nil:
 	// set by the worker before each run, read and set only by that run's
@@ -208,10 +208,9 @@ func (w *writer) flush() (bool, error) {
 // sends a ping, unless one is still waiting for its pong or a write is in
 // progress (writing). A peer that does not answer within the interval is
 // gone, unless a write began meanwhile (then the write's timeout says),
-// or unless what it sent waits unread in the socket: its pong may be
-// among it, and it is the daemon that is behind (its reader busy with a
-// command, or waiting for the CPU in a storm). Cutting such a peer made
-// it come again, at many times the cost of keeping it.
+// or unless the daemon is behind on it (conn.behind): then its pong may
+// have come and wait unread, and cutting it would cost a reconnect, many
+// times what keeping it costs, of a node already short of time.
 func (w *writer) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
@@ -239,8 +238,8 @@ func (w *writer) beat() {
 	if w.wc.ws.Ping(pctx) == nil || w.ctx.Err() != nil || w.writing.Load() || w.writes.Load() != began {
 		return
 	}
-	if w.wc.lean != nil && w.wc.lean.unread() {
-		w.unreadBeats.Add(1)
+	if w.wc.behind() {
+		w.sparedBeats.Add(1)
 		return
 	}
 	w.wc.ws.CloseNow()
