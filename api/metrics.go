@@ -25,6 +25,8 @@ var (
 		"Connections the API's listener holds open (TCP, websockets or not); at albedo_open_connections_max it accepts no more until one closes.", nil, nil)
 	descOpenMax = prometheus.NewDesc("albedo_open_connections_max",
 		"The bound on albedo_open_connections, below the file descriptors the daemon may open.", nil, nil)
+	descCuts = prometheus.NewDesc("albedo_connections_cut_total",
+		"Websockets the daemon ended for their peer, by why: heartbeat (a ping with no pong within the interval), slow (a write past the write timeout).", []string{"why"}, nil)
 	descSubs = prometheus.NewDesc("albedo_channels",
 		"Session channels (subscriptions) of all connections.", nil, nil)
 	descSessions = prometheus.NewDesc("albedo_sessions_loaded",
@@ -66,7 +68,7 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descOpen, descOpenMax, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
+	for _, d := range []*prometheus.Desc{descConns, descOpen, descOpenMax, descCuts, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
 		descErrors, descReady, descTakeovers, descPeerLag, descPeerSilence, descClockSkew} {
 		ch <- d
 	}
@@ -79,6 +81,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 	ch <- prometheus.MustNewConstMetric(descOpen, prometheus.GaugeValue, float64(c.s.open.Open()))
 	ch <- prometheus.MustNewConstMetric(descOpenMax, prometheus.GaugeValue, float64(c.s.open.max))
+	heartbeat, slow := c.s.ws.Cuts()
+	ch <- prometheus.MustNewConstMetric(descCuts, prometheus.CounterValue, float64(heartbeat), "heartbeat")
+	ch <- prometheus.MustNewConstMetric(descCuts, prometheus.CounterValue, float64(slow), "slow")
 	st := c.s.hub.Stats()
 	ch <- prometheus.MustNewConstMetric(descSubs, prometheus.GaugeValue, float64(st.Subs))
 	ch <- prometheus.MustNewConstMetric(descSessions, prometheus.GaugeValue, float64(st.Sessions))

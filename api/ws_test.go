@@ -225,6 +225,9 @@ func TestWSStalledReader(t *testing.T) {
 		fast.Send(wire.Command{ID: 99, Op: wire.OpPing}) // wait on an event, not a sleep
 		fast.Reply(99)
 	}
+	if heartbeat, slow := e.srv.ws.Cuts(); heartbeat != 0 || slow != 1 {
+		t.Fatalf("cuts: heartbeat %d, slow %d; want 0 and 1", heartbeat, slow)
+	}
 	// Its socket ends once it reads what the kernel had buffered.
 	done := make(chan error, 1)
 	go func() {

@@ -476,6 +476,9 @@ func TestWSHeartbeatSparesAPeerWhoseCommandRuns(t *testing.T) {
 	}
 	st.release()
 	waitCut(t, e, ctx, kc)
+	if heartbeat, slow := e.srv.Cuts(); heartbeat != 1 || slow != 0 {
+		t.Fatalf("cuts: heartbeat %d, slow %d; want 1 and 0", heartbeat, slow)
+	}
 }
 
 // stall is a test hook that, once armed, holds the goroutine that calls

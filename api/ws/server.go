@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -80,6 +81,9 @@ type Server struct {
 
 	bufs    sync.Pool  // *[]byte buffers, held only while writing a batch or running a read message
 	writers writerPool // runs the connections' writers (pool.go)
+
+	heartbeatCuts atomic.Int64 // connections cut for a ping with no pong (writer.beat)
+	slowCuts      atomic.Int64 // connections closed for a write past WriteTimeout
 
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
@@ -322,6 +326,13 @@ func (s *Server) closeWhere(doomed func(hub.Principal) bool, code websocket.Stat
 	for _, c := range cs {
 		go c.ws.Close(code, reason)
 	}
+}
+
+// Cuts returns how many connections the daemon has ended for their peer:
+// heartbeat, a ping with no pong within the interval; slow, a write that
+// could not complete within WriteTimeout.
+func (s *Server) Cuts() (heartbeat, slow int64) {
+	return s.heartbeatCuts.Load(), s.slowCuts.Load()
 }
 
 // ConnsByRole counts the open connections by their token's role; every

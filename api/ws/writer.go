@@ -196,6 +196,7 @@ func (w *writer) flush() (bool, error) {
 	if err != nil {
 		if w.slow.Load() {
 			s.log.Warn("closing slow connection", "conn", w.hc.Info().ID, "timeout", s.opts.WriteTimeout)
+			s.slowCuts.Add(1)
 			w.wc.s.writers.leave(w) // the close handshake waits for the peer
 			w.wc.ws.Close(websocket.StatusPolicyViolation, "slow")
 		}
@@ -242,6 +243,7 @@ func (w *writer) beat() {
 		w.sparedBeats.Add(1)
 		return
 	}
+	w.wc.s.heartbeatCuts.Add(1)
 	w.wc.ws.CloseNow()
 }
 
