@@ -3,6 +3,7 @@ package api
 import (
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +86,12 @@ func (l *gatedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Let what is runnable go first. With one P, the goroutines net/http
+	// starts for new connections run ahead of the hellos the poller
+	// wakes (those wait in the scheduler's global queue): without this, a
+	// storm's daemon accepts nearly every client before it answers any
+	// hello, and the median client waits as long as the last.
+	runtime.Gosched()
 	return l.open.track(c), nil
 }
 
