@@ -3,7 +3,6 @@ package api
 import (
 	"net"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,12 +85,6 @@ func (l *gatedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Let what is runnable go first. With one P, the goroutines net/http
-	// starts for new connections run ahead of the hellos the poller
-	// wakes (those wait in the scheduler's global queue): without this, a
-	// storm's daemon accepts nearly every client before it answers any
-	// hello, and the median client waits as long as the last.
-	runtime.Gosched()
 	return l.open.track(c), nil
 }
 
