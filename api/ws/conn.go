@@ -110,6 +110,11 @@ func (wc *conn) serve() {
 		wc.s.leavePreHello()
 	}
 	if !ok {
+		// coder/websocket leaves the socket open after a failed read (a
+		// peer gone before its hello): closed here, or it would hold its
+		// descriptor, and a place among the daemon's open connections,
+		// for ever.
+		wc.ws.CloseNow()
 		wc.cancel()
 		wc.s.unregister(wc)
 		wc.s.wg.Done()

@@ -1,7 +1,11 @@
 package ws
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,5 +87,29 @@ func TestHelloClientIsABoundedLabel(t *testing.T) {
 	p := ok.Next(func(f wire.Frame) bool { return f.Op == wire.PushPresence })
 	if len(p.Presence.People) != 1 || p.Presence.People[0].Name != "user" || p.Presence.People[0].Role != wire.TokenOwner {
 		t.Fatalf("presence names the client, not the token: %+v", p.Presence.People)
+	}
+}
+
+// A peer that leaves after its upgrade, before hello, has its socket
+// closed: the daemon kept it open, with no goroutine, for ever.
+func TestPeerGoneBeforeHelloIsClosed(t *testing.T) {
+	e := newEnv(t, Options{})
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"+
+		"Sec-WebSocket-Protocol: "+wire.Subprotocol+"\r\nAuthorization: Bearer "+testToken+"\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	c.(*net.TCPConn).CloseWrite() // gone, as far as the daemon can tell
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, br); err != nil {
+		t.Fatalf("the daemon did not close the socket of a peer gone before hello: %v", err)
 	}
 }
