@@ -332,13 +332,7 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 	readEventsInOrder(t, slow, 4*n)
 	// Still up: the daemon answers a ping (coder/websocket sees the pong,
 	// and answers the daemon's pings, while the goroutine reads).
-	go func() {
-		for {
-			if _, _, err := slow.Read(context.Background()); err != nil {
-				return
-			}
-		}
-	}()
+	answerPings(slow)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := slow.Ping(ctx); err != nil {
@@ -359,26 +353,10 @@ func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
 	c := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	wc := e.onlyConn()
 	w := wc.writer()
-	gone := make(chan struct{})
-	go func() { // answers the daemon's pings
-		defer close(gone)
-		for {
-			if _, _, err := c.Read(context.Background()); err != nil {
-				return
-			}
-		}
-	}()
+	gone := answerPings(c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st.armed.Store(true)
-	if err := c.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-st.stalled:
-	case <-ctx.Done():
-		t.Fatal("the reader did not come to its next message")
-	}
+	st.holdNext(t, ctx, c)
 	for w.sparedBeats.Load() < 3 {
 		select {
 		case <-gone:
@@ -439,13 +417,7 @@ func TestWSHeartbeatSparesAPeerWhoseCommandRuns(t *testing.T) {
 	e.srv.beforeHandle = st.hook
 	keep := e.dialRaw() // answers the daemon's pings
 	kc := e.onlyConn()
-	go func() {
-		for {
-			if _, _, err := keep.Read(context.Background()); err != nil {
-				return
-			}
-		}
-	}()
+	answerPings(keep)
 	silent := e.dialRaw() // reads nothing, answers nothing
 	defer silent.CloseNow()
 	var sc *conn
@@ -459,15 +431,7 @@ func TestWSHeartbeatSparesAPeerWhoseCommandRuns(t *testing.T) {
 	w := sc.writer()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st.armed.Store(true)
-	if err := silent.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-st.stalled:
-	case <-ctx.Done():
-		t.Fatal("the reader did not come to the command")
-	}
+	st.holdNext(t, ctx, silent)
 	for w.sparedBeats.Load() < 3 {
 		if sc.ctx.Err() != nil || ctx.Err() != nil {
 			t.Fatalf("the connection was cut while its command ran, after %d spared heartbeats", w.sparedBeats.Load())
@@ -495,6 +459,36 @@ func newStall(t *testing.T) *stall {
 	st.release = sync.OnceFunc(func() { close(st.held) })
 	t.Cleanup(st.release) // before the server's Close, which waits for the reader
 	return st
+}
+
+// holdNext arms st, sends a command on c and waits until the hook holds
+// the daemon's goroutine that comes to it.
+func (st *stall) holdNext(t *testing.T, ctx context.Context, c *websocket.Conn) {
+	t.Helper()
+	st.armed.Store(true)
+	if err := c.Write(ctx, websocket.MessageText, wire.Encode(wire.Command{ID: 2, Op: wire.OpPing})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-st.stalled:
+	case <-ctx.Done():
+		t.Fatal("the daemon's goroutine did not come to the hook")
+	}
+}
+
+// answerPings reads c until it ends, which answers the daemon's pings;
+// the channel is closed when it has ended.
+func answerPings(c *websocket.Conn) <-chan struct{} {
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		for {
+			if _, _, err := c.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	}()
+	return gone
 }
 
 func (st *stall) hook() {
