@@ -21,51 +21,64 @@ import (
 )
 
 // A control frame the server cannot write to a peer that reads nothing
-// holds no pool worker for its timeout. The peer sends pings and never
-// reads, so a pong waits for its socket, holding coder/websocket's frame
-// lock; the peer's writer, woken by an event, waits for that lock on the
-// only worker. Before the pong lent the pool a worker while it waits,
-// every other connection's events waited with it, until the pong's
-// timeout (5 s; 4.7 s measured here).
+// holds no pool worker while it waits. The peer pings and never reads, so
+// the pong waits for its socket, holding coder/websocket's frame lock; the
+// peer's writer, woken by an event, waits for that lock on the only
+// worker. Before the pong lent the pool a worker while it waits, every
+// other connection's events waited with it, until the pong's timeout
+// (5 s).
+//
+// The socket stays full for as long as the test says (fullSocket): a real
+// one drains in steps as the peer's kernel makes room, so that the pong
+// may finish, and the writer take the lock, at any moment. The writer may
+// find the lock held while it writes the event, or while it writes
+// something it took before (a presence push, another event: "busy") with
+// the event still to come; in both it holds the worker until the pong is
+// written, and the other connection's event must not wait for it.
 func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
+			testControlFrameDoesNotHoldAWorker(t, busy)
+		})
+	}
+}
+
+func testControlFrameDoesNotHoldAWorker(t *testing.T, busy bool) {
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	e.srv.writers.max = 1
 	s := e.create("s")
 	e.create("t")
 	peer := e.rawPeer(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 	pc := e.onlyConn()
+	w := pc.writer()
 	fast := e.dial(true)
 	fast.Hello(wire.Sub{Session: "t"})
 
-	// Small socket buffers on the pongs' way: a few kilobytes fill it.
-	peer.(*net.TCPConn).SetReadBuffer(4096)
-	pc.lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
-	// Ping until the server reads nothing for half a second: its reader
-	// waits on a pong.
-	pings := make([]byte, 0, 8*131)
-	for range 8 {
-		pings = append(pings, maskedFrame(0x9, make([]byte, 125))...)
+	full := fullSocket(t, pc.lean, 0xA)
+	if _, err := peer.Write(maskedFrame(0x9, []byte("ping"))); err != nil {
+		t.Fatal(err)
 	}
-	for sent := 0; ; sent += len(pings) {
-		peer.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
-		if _, err := peer.Write(pings); err != nil {
-			break
-		}
-		if sent > 256<<20 {
-			t.Fatal("the server read 256 MiB of pings from a peer that reads nothing")
-		}
+	select {
+	case <-full.held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pong never came to the socket")
 	}
 
-	// Wake the peer's writer, and wait until it has taken its event (on
-	// the worker).
-	d0 := e.hub.Stats().Deliveries
+	// Wake the peer's writer, and wait until it is on the worker and in
+	// its write, which needs the lock the pong holds.
 	e.input("s", 1, "to the silent peer")
-	deadline := time.Now().Add(10 * time.Second)
-	for e.hub.Stats().Deliveries == d0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the peer's writer never took its event")
+	waitWriterHeld(t, w)
+	if busy {
+		// A second event waits for the held writer: the schedule in which
+		// the writer never takes the event it was woken for.
+		d0 := e.hub.Stats().Deliveries
+		e.input("s", 2, "to the silent peer, again")
+		w.mu.Lock()
+		again := w.running && w.again
+		w.mu.Unlock()
+		if !again || e.hub.Stats().Deliveries != d0 {
+			t.Fatalf("the held writer took the second event (again %v)", again)
 		}
-		time.Sleep(time.Millisecond)
 	}
 
 	start := time.Now()
@@ -76,6 +89,61 @@ func TestWSPoolControlFrameDoesNotHoldAWorker(t *testing.T) {
 	}
 	if f.Event.Text != "to the reader" {
 		t.Fatalf("event %+v", f.Event)
+	}
+}
+
+// socketGate holds the first frame of the given opcode that c writes as
+// if its socket were full, from before its first byte until release.
+type socketGate struct {
+	held    chan struct{} // closed when the frame waits
+	release func()
+}
+
+// fullSocket arms a socketGate on c. The frame waits as it would for a
+// full socket (writeFD): it calls the write's block first, which lends
+// the writers' pool a worker for a frame of others. The test's cleanup
+// releases it.
+func fullSocket(t *testing.T, c *leanConn, opcode byte) *socketGate {
+	g := &socketGate{held: make(chan struct{})}
+	released := make(chan struct{})
+	g.release = sync.OnceFunc(func() { close(released) })
+	t.Cleanup(g.release) // before the server's Close, which waits for the reader
+	armed := true
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	write := c.writeFD
+	c.writeFn = func(fd uintptr) bool { // called under wmu, as writeFD is
+		if armed && len(c.unsent) > 0 && c.unsent[0]&0x0f == opcode {
+			armed = false
+			if c.block != nil {
+				c.block()
+				c.block = nil
+			}
+			close(g.held)
+			<-released
+		}
+		return write(fd)
+	}
+	return g
+}
+
+// waitWriterHeld waits until w, on a pool worker (a lean socket's writer
+// runs nowhere else), is in its write: it holds its worker until the
+// write is done.
+func waitWriterHeld(t *testing.T, w *writer) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.mu.Lock()
+		running := w.running
+		w.mu.Unlock()
+		if running && w.writing.Load() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the peer's writer never began its write (running %v)", running)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
