@@ -17,11 +17,25 @@
 //
 //   - server.go: Server, its options and routes; Bye, Close, /healthz.
 //   - auth.go: bearer tokens and the routes' permission table.
+//   - session.go: session tokens, which a page sends with its HTTP calls
+//     instead of its own: handed out in a hello's reply, signed with a
+//     secret of this boot, refused once their token is revoked.
 //   - gate.go: the bounds on what a client without a token may hold
 //     (fresh connections, keep-alive only with a token), the Host
 //     check against DNS rebinding and the Origin's scheme: the gate
 //     before any route.
+//   - open_conns.go: the bound on the connections held open at once,
+//     under the file descriptor limit: at it, the listener accepts no
+//     more until one closes.
 //   - sessions.go, admin.go: the session routes; tokens, bots, shares.
+//   - forks.go, compact.go, import.go: a session's forks made and listed;
+//     a compaction by hand; the events of a session restored from an
+//     export.
+//   - reads.go: the caller's read marker in a session.
+//   - members.go: members, their personal tokens, and their grants to
+//     sessions.
+//   - search.go, usage.go: full-text search over the messages the caller
+//     may read; what the turns cost, summed (admins only).
 //   - nostore.go: what a reply that carries a token says to caches.
 //   - errors.go: every error in the contract's shape, and its status.
 //   - ready.go, metrics.go: /readyz and the Prometheus collector.

@@ -31,7 +31,8 @@
 // Files: client.go (Options, New, the Client and the Snapshot of
 // daemon.json it works from), home.go (a home's files, the default home,
 // who holds its lock), http.go (one call and its retries; Error and Code),
-// api.go (the HTTP API, a method a route), history.go (every page of a
+// api.go (the HTTP API, a method a route), members.go (the routes of
+// members, their grants and personal tokens), history.go (every page of a
 // session's events), resolve.go (a session named by id, short id, title or
 // part of its id), autostart.go (starting a daemon when none answers),
 // down.go (daemon.down, the record of a stop on purpose or a failed start,
@@ -40,6 +41,8 @@
 // Stream: one websocket, many subscriptions), streamconn.go (one
 // connection of a stream: dial, hello, serve), streamstate.go (the State
 // a stream shows its user), subscription.go (one session's items and
-// cursor), reconnect.go (the wait between connections, watching the home
-// for a new daemon) and backoff.go (the delays of that wait).
+// cursor), feed.go (a stream's sessions feed: FeedUpdate, its pages, and
+// its resumption on each new connection from where the last left off),
+// reconnect.go (the wait between connections, watching the home for a
+// new daemon) and backoff.go (the delays of that wait).
 package client

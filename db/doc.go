@@ -44,6 +44,9 @@
 //   - open_postgres.go: PostgreSQL's pool and its migrations, one node at
 //     a time.
 //   - dialect.go: the two backends' differences in the SQL written by hand.
+//   - migrate.go: Migrate, the migrations run on purpose (albedo
+//     migrate), and the check at every open that refuses a schema newer
+//     than this build's, or, with NoMigrate, an older one.
 //
 // The writer:
 //   - writer.go: Writer, the queue its callers use (Do, Submit, Then) and
@@ -73,11 +76,26 @@
 //
 // What requests write and readers read:
 //   - sessions.go: sessions, the list's pages, heads.
+//   - session_state.go: SessionState, the part of a session's row a
+//     watched session keeps, read alone or many in one query; and the
+//     context of SQLite's bounded reads (shortRead).
 //   - events.go: Append, and the reads of a session's events.
+//   - spans.go: a session's log as stored (Spans): a fork's is its
+//     ancestors' rows up to its fork point, then its own; the reads of
+//     events through them, and ErrMoved, when a parent's deletion moved
+//     the rows a reader expected.
+//   - forks.go: forks, made without a copy of their parent's events, and
+//     a deleted parent's rows handed on to the fork that reads furthest.
 //   - inputs.go: inputs and bot posts, accepted once per input id.
 //   - turns.go: partial text of running turns, pending inputs, transcripts.
+//   - usage.go: each turn's usage, recorded as it ends, and the totals
+//     summed from those rows.
 //   - tokens.go: owner, bot and viewer tokens.
 //   - members.go: members and their grants.
+//   - reads.go: read markers, how far each person has read each session.
+//   - feed.go: what the sessions feed reads: every session, those
+//     changed or deleted (tombstones) since a time, a session's newest
+//     message, a person's unread count.
 //   - search.go: full-text search over messages, indexed by the batch that
 //     commits them or, for SQLite's log, by its fold; searchquery.go parses
 //     what people type into both stores' syntax; searchmatch.go matches it

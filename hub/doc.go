@@ -14,21 +14,37 @@
 //	doc.go            this overview
 //	hub.go            Hub, Options, Open, Close; the commit hook and the fan-out to cursors
 //	channel.go        channel: one session at run time (head, ring, cursors, viewers, status)
+//	session_loads.go  a channel's session state, read when first used; on PostgreSQL many in one query
 //	ring.go           ring: the recent events of a watched session, encoded for writing
 //	conn.go           Conn: one client connection, its cursors and its queued replies
 //	fill.go           Conn.Fill: the next batch a connection's writer writes
+//	presence.go       presence: a channel's watchers as people, typing marks, the push and its pace
 //	sessions.go       sessions made, listed, changed, deleted; history pages
 //	sessions_push.go  the sessions push: "list again", to connections that list sessions
+//	feed.go           the sessions feed: every session indexed in memory, kept up to date by commits
+//	feed_conn.go      a connection's cursor over the feed: Feed, FeedPage, the pushes its writer sends
+//	feed_read.go      what a cursor or a page finds in the feed's index, and the items it shows
+//	feed_unread.go    a connection's unread counts: read from the store once, then counted from commits
+//	reads.go          read markers: set, read, pushed to the person's other connections
+//	forks.go          forks made and listed; a session's events read through its spans
+//	import.go         the events of a session restored from an export, each checked
+//	search.go         full-text search over what the caller may read, its scan bounded per request
 //	inputs.go         inputs and bot posts, accepted once per input_id
 //	turn.go           the turn runner: a session's turns one at a time, streamed, checkpointed
+//	compaction.go     transcripts fitted in a provider's window, the oldest messages summarized; Compact
+//	titles.go         titles of sessions untitled after a turn: first words, or asked of the provider
+//	usage.go          UsageReport: the turns' usage summed by session, member, provider or day
 //	bots.go           bot turns: the connections serving a bot, and its provider
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
 //	tokens.go         the token table; Authenticate; bot and viewer tokens
 //	tokens_owner.go   owner tokens (`albedo tokens add`), the token list, reload on SIGHUP
+//	members.go        members, their personal tokens, and their grants, kept in the token table
+//	members_conns.go  a member's subscriptions cut when access is lost; connections counted by author
+//	links.go          links: read and write tokens to one session, labelled, expiring; uses noted
 //	access.go         the sets of roles the permission tables name; Principal.Authorize
 //	validate.go       the rules for text fields, input ids and effort
 //	stats.go          Stats, for the daemon's metrics
-//	provider/         what answers turns: echo, OpenAI-compatible APIs, their registry
+//	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, their registry
 //
 // The cluster (a shared database, with NATS or without):
 //
@@ -40,13 +56,16 @@
 //	cluster_tokens.go     a token made on another node, looked up in the store
 //	cluster_changes.go    the store's changes to who may do what, followed every second (or when rung)
 //	cluster_clock.go      this node's clock compared with the store's, every 30 s
+//	feed_poll.go          the feed's look at the store for the sessions other nodes changed
 //
-// The single-node files call into the cluster's in a few places, each of
+// The single-node files call into the cluster's in many places, each of
 // which does nothing on a daemon alone (no NATS: h.bus is nil; SQLite:
 // h.db.Shared() is false): a notice published (publishStatus,
 // publishPresenceSoon, relayText, changed, publishBots, bus.events),
 // another node asked (interruptRemote, remoteServer), a head re-read
-// (catchUp), a lease claimed (wake), the cluster's loops started (Start).
+// (catchUp), a lease claimed (wake), a token looked up in the store
+// (lookupStored), the feed's look at the store started (feed.ensure), the
+// cluster's loops started (Start).
 //
 // Tests: hub_test.go has TestMain and the helpers (newTestHub, newReader)
 // with the tests of subscribing and presence; bounds_test.go what one

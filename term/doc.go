@@ -9,13 +9,23 @@
 // loop.
 //
 // Files: model.go (the state), update.go (keys, pastes and pushes),
-// results.go (the results of Cmds), keys.go (the key table: dispatch and
-// help) and keyactions.go (what its keys run), commands.go (slash commands,
-// Cmds, the y/n question), sidebar.go (order, focus and drafts, the go-to
-// line), find.go (search and the message pick for copying), clipboard.go
-// (the copy, through the terminal: OSC 52), notify.go (bell and desktop
-// notices), draw.go, transcript.go (each event rendered once per look),
-// markdown.go (replies' Markdown, through goldmark) and wrap.go (width,
-// wrapping, what reaches the terminal), app.go (the loop and the Cmd
-// runner).
+// fold.go (long pastes folded in the composer), results.go (the results
+// of Cmds), keys.go (the key table: dispatch and help) and keyactions.go
+// (what its keys run), commands.go (slash commands, Cmds, the y/n
+// question), slashmenu.go (the commands a /command being typed may become,
+// listed above the composer, Tab to complete), forks.go (forks and
+// compaction: f, r and e on a selected message, /forks, /parent,
+// /compact), sidebar.go (order, focus and drafts, the go-to line),
+// feed.go (the sidebar from the sessions feed, and the few sessions kept
+// subscribed), read.go (the read marker set for the session in front of
+// the person, and read pushes from elsewhere), find.go (search and the
+// message pick for copying), hits.go (/search: search across sessions,
+// its hits in a box, one opened at its message), clipboard.go (the copy,
+// through the terminal: OSC 52), notify.go (bell and desktop notices),
+// draw.go, meter.go (the status bar's context meter and cost),
+// presence.go (the status bar's word on who watches), transcript.go (each
+// event rendered once per look), markdown.go (replies' Markdown, through
+// goldmark), highlight.go (code blocks coloured by their language,
+// through chroma) and wrap.go (width, wrapping, what reaches the
+// terminal), app.go (the loop and the Cmd runner).
 package term

@@ -42,11 +42,18 @@
 //   - server.go: Server, its options, the upgrade (Serve), Bye and Close,
 //     and the connections a revocation closes.
 //   - conn.go: one connection, hello and its read loop.
+//   - prove.go: the prove op, by which the daemon proves to a page, before
+//     its hello, that it holds the key the page's link carries (Proof).
 //   - ops.go: the ops' dispatch and permission table, each op, and the
 //     frames' split and decode (go-json-experiment's v1;
 //     what it refuses, encoding/json).
+//   - feed.go: the ops of the sessions feed: feed, which starts or
+//     resumes it, and feed_page.
 //   - inputs.go: inputs in flight, answered by their commit's receipts.
 //   - writer.go: a connection's writer and heartbeat.
+//   - unread_linux.go, unread_other.go: Unread, whether a socket holds
+//     bytes nobody has read yet, which the accept gate and the heartbeat
+//     ask (on Linux only; elsewhere it says no).
 //   - pool.go: the writer pool, and who owns a connection's write side.
 //   - socket.go, socket_write.go: the lean socket, which holds no buffer
 //     while a connection is idle, under coder/websocket.

@@ -8,14 +8,26 @@
 // every command takes), target.go (which server a command talks to: a
 // home's daemon or a URL), exit.go (exit statuses, and errors as a person
 // reads them), terminal.go (albedo with no arguments). A file a command
-// or a group of them: attach.go, bots.go (bots and share), export.go,
-// open.go, send.go, sessions.go, stop.go (stop and status), tail.go,
-// tokens.go, version.go; beside them sessionarg.go (the SESSION argument
-// and its completion) and replyprinter.go (a reply printed as it streams,
+// or a group of them: attach.go, bots.go, share.go (share, its ls and
+// rm), members.go (members, and sessions grant, ungrant and grants),
+// export.go, import.go (an export restored, its events sent a chunk at a
+// time), fork.go (fork and forks), open.go, search.go, send.go,
+// sessions.go, stop.go (stop and status), drain.go (a node's stop that
+// sends its clients elsewhere first), migrate.go (the store's schema
+// brought to this build's), tail.go, tokens.go, usage.go, version.go;
+// beside them sessionarg.go (the SESSION argument and its completion),
+// jsonout.go (the --json of the commands that list), pagetoken.go
+// (page.tokens, the personal tokens albedo open puts in a page's link,
+// one per browser) and replyprinter.go (a reply printed as it streams,
 // for send and tail). The daemon: daemon.go (albedo daemon: its start, its
-// loop and its stop), edge.go (the edge: where it listens, with which
-// names and TLS), stable.go (daemon.stable, the port and token a daemon
-// keeps from the one before it), home.go (the home's lock and the files
-// the daemon writes there), metrics.go (/metrics and /readyz), nats.go (a
-// cluster's NATS connection).
+// loop and its stop), daemonconfig.go (its flags from the environment or
+// config.toml's [daemon] table, and secrets read from files),
+// liveconfig.go (edits of config.toml applied while it runs), edge.go
+// (the edge: where it listens, with which names and TLS), daemonkey.go
+// (daemon.key, with which the daemon proves itself to a page), stable.go
+// (daemon.stable, the port and token a daemon keeps from the one before
+// it), home.go (the home's lock and the files the daemon writes there),
+// owner.go (the member name of the person who runs the daemon),
+// metrics.go (/metrics and /readyz), nats.go (a cluster's NATS
+// connection).
 package main

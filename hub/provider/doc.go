@@ -1,67 +1,34 @@
 // Package provider holds what answers a turn: the built-in echo provider,
 // OpenAI-compatible chat-completions endpoints (through the official OpenAI
-// Go SDK), and the registry that maps a session's provider name to one of
-// them, read from $ALBEDO_HOME/config.toml (and again, by Reload, when a
-// running daemon sees the file change).
+// Go SDK), Anthropic's Messages API (through its official Go SDK), and the
+// registry that maps a session's provider name to one of them, read from
+// $ALBEDO_HOME/config.toml (and again, by Reload, when a running daemon
+// sees the file change).
 //
 // A Provider streams a reply for a transcript by calling emit with each
 // piece of text, and stops when ctx ends. It returns nil only when the reply
 // is complete; any error fails (or, when ctx was cancelled, interrupts) the
 // turn. Errors are written for the person reading them in the transcript.
+//
+// # Files
+//
+//   - provider.go: the Provider interface; Request and Message, what a
+//     turn asks of one; HistoryLimiter.
+//   - registry.go: Config (config.toml), its profiles and prices, the
+//     interfaces a profile's settings reach through (Titler,
+//     SystemPrompter, Pricer), and the Registry, with Reload.
+//   - context.go: Windowed, a provider whose model has a context window;
+//     the windows of known model families, and the estimate of a text's
+//     tokens.
+//   - echo.go: Echo, the built-in provider: the last user message echoed,
+//     a word at a time.
+//   - openai.go: OpenAI, any OpenAI-compatible chat-completions endpoint.
+//   - anthropic.go: Anthropic, Anthropic's Messages API, the session's
+//     effort as its extended-thinking budget.
+//   - failure.go: a stream's failure in words for the transcript: the
+//     provider's HTTP status and what to check, its silence, or a broken
+//     stream.
+//   - unreachable.go: why no connection to an endpoint could be made (a
+//     refusal, an unknown host, a timeout), told apart from a reply stream
+//     that broke.
 package provider
-
-import (
-	"context"
-
-	"albedo/wire"
-)
-
-// Message is one entry of the transcript sent to a provider.
-type Message struct {
-	Role   wire.Role
-	Author string
-	Text   string
-}
-
-// Request is one turn's question.
-type Request struct {
-	Session  string
-	TurnID   string
-	Messages []Message
-	Model    string // the session's model; "" means the provider's default
-	Effort   string // the session's reasoning effort; "" means none is sent
-	InputID  string
-	AuthorID string // who wrote the input (wire.Event.AuthorID)
-	Provider string // the provider's name, as the session resolves it
-	// Earlier says older messages were left out of Messages, by the
-	// bounds of a provider with no context window (a bot's).
-	Earlier bool
-
-	// Waiting, if set, tells the daemon the turn waits for someone to
-	// answer it (a bot that is not connected) or no longer does.
-	Waiting func(bool)
-	// Restart, if set, drops the text emitted so far: the reply starts
-	// over (a bot connection dropped and another one answers).
-	Restart func()
-	// Usage, if set, takes the turn's token usage, from a provider that
-	// reports it (the last report counts). One that never calls it
-	// reported none: the turn says so (null), not zero.
-	Usage func(wire.Usage)
-}
-
-// Provider answers turns. Implementations may be called concurrently for
-// different turns.
-type Provider interface {
-	// Stream produces the reply, calling emit with each new piece of text in
-	// order, from the calling goroutine or one it waits for.
-	Stream(ctx context.Context, req Request, emit func(text string)) error
-	// Author names the replier in the committed message (e.g. the model).
-	Author(req Request) string
-}
-
-// HistoryLimiter is implemented by providers that need fewer of the newest
-// messages than the daemon would send (echo needs only the last one), which
-// spares reading the whole transcript at every turn.
-type HistoryLimiter interface {
-	MaxMessages() int
-}
