@@ -15,7 +15,7 @@ import (
 // A fork is a session whose history is another's events 1..at, then its
 // own. Those first events are not copied: the fork's row names where they
 // are stored (base_session, base), and its reads go through its Spans.
-// A fork of a 100 000-event session costs a row, whatever its size.
+// A fork costs a row, whatever the size of the session it forks.
 //
 // Deleting a session its forks read hands its rows up to the furthest
 // fork point to the fork that reads furthest (the heir), which then reads

@@ -21,13 +21,14 @@ import (
 // straight into events is indexed by its batch, numbered from the
 // largest docid (the writer is alone); one written to the log (fold.go)
 // is indexed by the fold that moves it, a thousand at a time: FTS4 writes
-// a segment per transaction, and one per batch halved the writer's
-// inputs/s at 100 writers. Until its fold, search reads the log itself
-// (searchLog): the log holds about a thousand rows, matched here as the
-// index would, and each logged message is given the docid its fold will
-// give it (the largest indexed + its rank in the log), so that results
-// and cursors do not change when it folds. Both stores use the 'simple'
-// rules: words lower-cased, no stemming, accents kept, any script.
+// a segment per transaction, and a segment for every batch would weigh on
+// each of the writer's commits when many writers share them. Until its
+// fold, search reads the log itself (searchLog): the log holds about a
+// thousand rows, matched here as the index would, and each logged message
+// is given the docid its fold will give it (the largest indexed + its
+// rank in the log), so that results and cursors do not change when it
+// folds. Both stores use the 'simple' rules: words lower-cased, no
+// stemming, accents kept, any script.
 //
 // Results are newest first: the largest docids, below a cursor. On
 // SQLite a message written straight into events while others wait in the
@@ -199,8 +200,8 @@ func scanHits(ctx context.Context, rtx *sql.Tx, query string, args []any) ([]Sea
 // pgWindow is how many of the newest documents (of the session, for a
 // search in one) a search on PostgreSQL matches first, read in docid
 // order, before it asks the GIN index. The index reads every document of
-// each word of the query and sorts them: 240–310 ms for two common words
-// or a phrase in a million messages, where the newest documents hold a
+// each word of the query and sorts them, a cost that grows with the store
+// for two common words or a phrase, where the newest documents hold a
 // page of their hits after a few hundred rows. A query the window does
 // not fill (rare words) pays for the window and then the index.
 const pgWindow = 4000
@@ -331,17 +332,16 @@ func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before 
 // sessionScan is how many of a session's newest documents a search in it
 // reads and matches itself before it asks the index for older ones.
 // FTS4 answers a word by reading its list of documents in every session:
-// for a common word, hundreds of milliseconds over a million messages,
-// for a few hits in one session. Its documents, newest first, are its
-// index's (session, docid) range, each read with its event.
+// for a common word, a read that grows with the whole store, for a few
+// hits in one session. Its documents, newest first, are its index's
+// (session, docid) range, each read with its event.
 const sessionScan = 20000
 
 // newestScan is how many of the newest documents a search in every
 // session reads and matches itself before it asks the index: FTS4 reads
-// each word's whole list of documents, 40–85 ms over a million messages
-// for common words, two of them or a phrase, where the newest few
-// thousand documents hold a page of their hits. A rare word pays for the
-// scan and then the index.
+// each word's whole list of documents, however long, for common words,
+// two of them or a phrase, where the newest few thousand documents hold
+// a page of their hits. A rare word pays for the scan and then the index.
 const newestScan = 4000
 
 // searchSession finds q in session's newest indexed documents (every

@@ -10,8 +10,8 @@ import (
 // SessionState is what a daemon keeps of a session while anyone watches
 // it (hub's channel): where its log is and what its status push says. A
 // storm of reconnects reads it once for every session the crowd
-// watches, and it is a third cheaper to read than the whole row: two of
-// the view's four reads of the log, and none of the row's text.
+// watches, and it is cheaper to read than the whole row: two of the
+// view's four reads of the log, and none of the row's text.
 type SessionState struct {
 	ID          string
 	Epoch       string

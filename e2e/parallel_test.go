@@ -14,11 +14,10 @@ import (
 // go test is not given -parallel. Its default, GOMAXPROCS, is 2 on the
 // machines this runs on, and most of these tests wait on other processes
 // (daemons, Chromium, tmux, PostgreSQL) far more than they compute. Past
-// a few, though, the package is bound by its CPU (270 s of it in a run)
-// on the two cores: the parallel tests took 127 s at 4, 115 s at 6 and
-// 120 s at 8, here, with other work on the machine; and the more run at
-// once, the nearer the tests with a bound on how soon something happens
-// come to missing it.
+// a few, though, the package is bound by its CPU on two cores, and runs
+// no faster with more at once (docs/perf-log.md has the runs); and the
+// more run at once, the nearer the tests with a bound on how soon
+// something happens come to missing it.
 const defaultParallel = 6
 
 // maxHeavy is how many heavy tests (parallelHeavy) run at once: each

@@ -203,10 +203,10 @@ func (c *Conn) People(session string, from int) (_ []wire.Person, next int, ok b
 
 // presencePerCursor is how much the interval between two markings of a
 // channel's presence grows with each cursor on this node past the
-// first presenceEvery's worth: a marking is a write to every cursor,
-// which costs about 20 µs of CPU here (most of it the kernel's, on
-// loopback), so a crowd's presence takes about a tenth of a core
-// whatever its size. 18 000 viewers see it change every 3.6 s.
+// first presenceEvery's worth: a marking is a write to every cursor, so
+// its cost grows with the audience as the interval does, and a crowd's
+// presence takes a bounded share of a core whatever its size. The price
+// is freshness: N viewers see it change every N × presencePerCursor.
 const presencePerCursor = 200 * time.Microsecond
 
 // presenceInterval is the shortest time between two markings of ch's
