@@ -302,9 +302,10 @@ func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string) (wir
 }
 
 // SubmitPost queues a bot's post as Post does and returns without waiting
-// for its commit (see SubmitInput).
-func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, bot wire.Author, then func(wire.Receipt, error)) {
-	h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
+// for its commit, or returns the error that refuses it before the
+// database (see SubmitInput).
+func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, bot wire.Author, then func(wire.Receipt, error)) error {
+	return h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
 }
 
 // botAuthor is a bot as the author of its posts (Principal.AuthorID).

@@ -27,25 +27,23 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role 
 	return in.Receipt(), nil
 }
 
-// CheckInput refuses an input that SubmitInput would refuse before it
-// reaches the database: a daemon stopping, a field missing or malformed,
-// text too large.
-func (h *Hub) CheckInput(session, inputID, text string) error {
-	return h.checkInput(session, inputID, text)
-}
-
 // SubmitInput queues a user's input as PutInput does and returns without
 // waiting for its commit: then gets the receipt once it is committed (or
 // the error), on the database writer's goroutine, so it must be quick and
 // not wait for a write (db.Writer.Then). Inputs submitted one after
 // another are accepted (given their order) and answered in that order, so
-// one connection can have many in flight. The caller checks the input
-// first (CheckInput).
-func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) {
-	h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
+// one connection can have many in flight. An input refused before the
+// database (a daemon stopping, a field missing or malformed, text too
+// large) is not queued: SubmitInput returns its error, and then is not
+// called.
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) error {
+	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
 }
 
-func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, then func(wire.Receipt, error)) {
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, then func(wire.Receipt, error)) error {
+	if err := h.checkInput(session, inputID, text); err != nil {
+		return err
+	}
 	in := new(db.Input)
 	h.db.Writer().ThenIn(ctx, session, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
 		if err != nil {
@@ -54,6 +52,7 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, ro
 		}
 		then(in.Receipt(), nil)
 	})
+	return nil
 }
 
 // putInput is the write of an input, storing its receipt in in.

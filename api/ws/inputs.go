@@ -3,7 +3,6 @@ package ws
 import (
 	"context"
 
-	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -13,7 +12,7 @@ import (
 const maxInFlight = 64
 
 // submit is hub.Hub.SubmitInput or SubmitPost.
-type submit func(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error))
+type submit func(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) error
 
 // inFlight queues an input for commit and reads on: its receipt is queued
 // by the database writer once the input is committed (hub.SubmitInput), so
@@ -23,12 +22,7 @@ type submit func(ctx context.Context, session, inputID, text string, author wire
 // commits. Any other command waits until the inputs before it are answered
 // (handle), and so does an input refused before the database. Called by
 // the reader only.
-func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put submit) {
-	if err := h.CheckInput(cmd.Session, cmd.InputID, cmd.Text); err != nil {
-		wc.inflight.Wait()
-		wc.replyReceipt(cmd.ID, cmd.Session, wire.Receipt{}, err)
-		return
-	}
+func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, put submit) {
 	if wc.slots == nil {
 		wc.slots = make(chan struct{}, maxInFlight) // on the first input: viewers never pay for it
 	}
@@ -39,9 +33,16 @@ func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, h *hub.Hub, put 
 	}
 	wc.inflight.Add(1)
 	id, session := cmd.ID, cmd.Session // not cmd: the closure would move the whole command to the heap
-	put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Author(), func(r wire.Receipt, err error) {
+	err := put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Author(), func(r wire.Receipt, err error) {
 		wc.replyReceipt(id, session, r, err)
 		<-wc.slots
 		wc.inflight.Done()
 	})
+	if err != nil {
+		// Refused before the database: answered after the inputs before it.
+		<-wc.slots
+		wc.inflight.Done()
+		wc.inflight.Wait()
+		wc.replyReceipt(id, session, wire.Receipt{}, err)
+	}
 }

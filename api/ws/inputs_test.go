@@ -14,8 +14,9 @@ import (
 // Many posts in flight on one socket, sent in one message, more than the
 // connection's window (maxInFlight): each is accepted once, in the order
 // sent (orders and offsets per session), a repeat gets the first one's
-// receipt, a post to a missing session fails alone, receipts come in
-// command order, and a command after them (ping) is answered after them.
+// receipt, a post to a missing session fails alone, as does one refused
+// before the database (no text), receipts and refusals come in command
+// order, and a command after them (ping) is answered after them.
 func TestPipelinedPosts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -34,6 +35,8 @@ func TestPipelinedPosts(t *testing.T) {
 			cmd.Session, cmd.InputID, cmd.Text = "b", ids[5], "post 5"
 		case 9:
 			cmd.Session = "nope"
+		case 11:
+			cmd.Text = ""
 		}
 		line, _ := json.Marshal(cmd)
 		msg.Write(line)
@@ -64,6 +67,11 @@ func TestPipelinedPosts(t *testing.T) {
 		case i == 9:
 			if r.OK || r.Error.Code != wire.CodeNotFound {
 				t.Fatalf("post to a missing session: %+v", r)
+			}
+			continue
+		case i == 11:
+			if r.OK || r.Error.Code != wire.CodeBadRequest {
+				t.Fatalf("post with no text: %+v", r)
 			}
 			continue
 		case !r.OK:

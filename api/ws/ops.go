@@ -228,11 +228,11 @@ func (wc *conn) watch(_ context.Context, cmd wire.Command) {
 // They do not wait for the commit: the reader reads on, and the receipt is
 // sent once committed (inputs.go).
 func (wc *conn) send(ctx context.Context, cmd wire.Command) {
-	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitInput)
+	wc.inFlight(ctx, cmd, wc.s.hub.SubmitInput)
 }
 
 func (wc *conn) post(ctx context.Context, cmd wire.Command) {
-	wc.inFlight(ctx, cmd, wc.s.hub, wc.s.hub.SubmitPost)
+	wc.inFlight(ctx, cmd, wc.s.hub.SubmitPost)
 }
 
 func (wc *conn) replyReceipt(id int64, session string, r wire.Receipt, err error) {
