@@ -22,27 +22,6 @@ import (
 // path and a file name.
 var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// wireErr maps storage errors to the contract's codes; anything else is
-// returned as it is, for the edge to log and report as internal.
-func wireErr(err error) error {
-	var we *wire.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &we):
-		return we
-	case errors.Is(err, db.ErrNotFound):
-		return &wire.Error{Code: wire.CodeNotFound, Message: err.Error()}
-	case errors.Is(err, db.ErrConflict):
-		return &wire.Error{Code: wire.CodeConflict, Message: err.Error()}
-	case errors.Is(err, db.ErrStale):
-		return &wire.Error{Code: wire.CodeEtagMismatch, Message: err.Error()}
-	case errors.Is(err, db.ErrClosed):
-		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping", Retryable: true}
-	}
-	return err
-}
-
 // CreateSession creates a session. With id == "" the server picks a UUIDv7;
 // otherwise the create is idempotent: the same body for the same id returns
 // the existing session with created=false, another body is a conflict.
