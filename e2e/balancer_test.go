@@ -56,6 +56,7 @@ type natsProc struct {
 // the test ends, and returns once it takes clients.
 func startNATSServer(t *testing.T, port int) *natsProc {
 	t.Helper()
+	skipShort(t, "nats-server")
 	if port == 0 {
 		port = freePort(t)
 	}

@@ -49,6 +49,7 @@ var chromium struct {
 // its own (there is none).
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
+	skipShort(t, "Chromium")
 	chromium.once.Do(func() { chromium.err = launchChromium() })
 	if chromium.err != nil {
 		t.Fatal(chromium.err)

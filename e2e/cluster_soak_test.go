@@ -36,6 +36,7 @@ var clusterSoakFor = flag.Duration("cluster-soak", 0, "run TestClusterSoak this 
 // acknowledged input is in its session exactly once and in order, and
 // the viewer saw no gap, duplicate or reset.
 func TestClusterSoak(t *testing.T) {
+	skipShort(t, "a minute's soak of a cluster")
 	parallelLongHeavy(t)
 	dur := 60 * time.Second
 	if *clusterSoakFor > 0 {

@@ -78,6 +78,7 @@ var pgConns = newWeights(pgConnBudget)
 // killed, its database dropped).
 func clusterDatabase(t *testing.T, n int) string {
 	t.Helper()
+	skipShort(t, "a cluster on PostgreSQL")
 	pgConns.acquire(t, n*pgConnsByNode+pgConnsByTest)
 	return pgtest.Shared(t).Database(t)
 }
@@ -120,6 +121,7 @@ func (w *weights) acquire(t *testing.T, n int) {
 // flags for every node (--nats).
 func startClusterOn(t *testing.T, url string, n int, lease time.Duration, extra ...string) *cluster {
 	t.Helper()
+	skipShort(t, "a cluster on PostgreSQL")
 	cl := &cluster{t: t, url: url, lease: lease}
 	f, err := fakeopenai.Start()
 	if err != nil {

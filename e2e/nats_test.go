@@ -28,6 +28,7 @@ import (
 // returns it; it is shut down when the test ends.
 func startNATS(t *testing.T, port int) *natsserver.Server {
 	t.Helper()
+	skipShort(t, "NATS")
 	s, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: port, NoLog: true, NoSigs: true})
 	if err != nil {
 		t.Fatal(err)

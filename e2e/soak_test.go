@@ -33,6 +33,7 @@ const soakRSSLimit = 400
 // queued it, no viewer saw a gap or a duplicate, and the daemon's RSS
 // stayed under soakRSSLimit.
 func TestSoak(t *testing.T) {
+	skipShort(t, "a minute's soak")
 	parallelLong(t)
 	dur, minGap, maxGap := 60*time.Second, 8*time.Second, 12*time.Second
 	if *soakFor > 0 {

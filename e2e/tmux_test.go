@@ -27,6 +27,7 @@ func startTmux(t *testing.T, home string, w, h int, args ...string) *tmux {
 // unless env sets it.
 func startTmuxEnv(t *testing.T, env string, w, h int, args ...string) *tmux {
 	t.Helper()
+	skipShort(t, "tmux")
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
