@@ -282,10 +282,12 @@ func (b botProvider) handOver(ctx context.Context, node string, req provider.Req
 	h := b.h
 	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs, Earlier: req.Earlier})
 	answer := make(chan error, 1)
-	go func() {
+	if !h.goTracked(func() {
 		_, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout)
 		answer <- err
-	}()
+	}) {
+		return errLost // this node is stopping
+	}
 	check := time.NewTicker(botCheckEvery)
 	defer check.Stop()
 	misses := 0
@@ -386,13 +388,17 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 	}
 	h.remote.served[r.Turn] = t
 	h.remote.mu.Unlock()
-	c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: r.Session, TurnID: r.Turn, InputID: r.Input, Messages: r.Messages, Earlier: r.Earlier})
-	go func() {
-		err := <-t.done
-		forget := func() {
-			h.remote.mu.Lock()
-			delete(h.remote.served, r.Turn)
-			h.remote.mu.Unlock()
+	forget := func() {
+		h.remote.mu.Lock()
+		delete(h.remote.served, r.Turn)
+		h.remote.mu.Unlock()
+	}
+	started := h.goTracked(func() {
+		var err error
+		select {
+		case err = <-t.done:
+		case <-h.ctx.Done():
+			err = errLost // this node is stopping: the turn's node looks elsewhere
 		}
 		acked := t.takeAcked()
 		switch {
@@ -419,7 +425,15 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 			h.awaitAck(r.Turn, acked)
 		}
 		reply(end)
-	}()
+	})
+	if !started {
+		c.mu.Lock()
+		delete(c.turns, r.Turn)
+		c.mu.Unlock()
+		forget()
+		return wire.Errorf(wire.CodeNotServing, "node %s is stopping", h.opts.Node)
+	}
+	c.ReplyJSON(wire.TurnPush{Op: wire.PushTurn, Session: r.Session, TurnID: r.Turn, InputID: r.Input, Messages: r.Messages, Earlier: r.Earlier})
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -92,15 +94,73 @@ func (h *Hub) onEvents(n evNotice) {
 	evs, ended, settings := noticeEvents(n)
 	h.advance(ch, n.Last, evs, ended)
 	if settings || len(evs) == 0 {
-		// The session's model, effort and version for status pushes.
-		go func() {
-			ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
-			defer cancel()
-			if s, err := h.db.Session(ctx, n.Session); err == nil {
-				h.settingsChanged(s)
-			}
-		}()
+		h.settingsReads.due(h, n.Session) // its model, effort and version, for status pushes
 	}
+}
+
+// settingsReads are the sessions whose settings onEvents has to read
+// again from the store, read by one goroutine at a time: a flood of
+// notices starts one goroutine, not one each, and the set holds each
+// session once.
+type settingsReads struct {
+	mu      sync.Mutex
+	pending map[string]struct{}
+	running bool
+
+	active, mostActive atomic.Int32 // readers running now, and at most at once (tests look)
+}
+
+// due adds session to the set, starting its reader if none runs.
+func (r *settingsReads) due(h *Hub, session string) {
+	r.mu.Lock()
+	if r.pending == nil {
+		r.pending = map[string]struct{}{}
+	}
+	r.pending[session] = struct{}{}
+	start := !r.running
+	r.running = true
+	r.mu.Unlock()
+	if start && !h.goTracked(func() { r.read(h) }) {
+		r.stop()
+	}
+}
+
+// read reads each pending session's settings until none is left or the
+// hub closes.
+func (r *settingsReads) read(h *Hub) {
+	if n := r.active.Add(1); n > r.mostActive.Load() {
+		r.mostActive.Store(n)
+	}
+	defer r.active.Add(-1)
+	for h.ctx.Err() == nil {
+		r.mu.Lock()
+		session, ok := "", false
+		for session = range r.pending {
+			ok = true
+			break
+		}
+		if !ok {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		delete(r.pending, session)
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(h.ctx, 10*time.Second)
+		if s, err := h.db.Session(ctx, session); err == nil {
+			h.settingsChanged(s)
+		}
+		cancel()
+	}
+	r.stop()
+}
+
+// stop forgets what is pending: the hub is closing.
+func (r *settingsReads) stop() {
+	r.mu.Lock()
+	clear(r.pending)
+	r.running = false
+	r.mu.Unlock()
 }
 
 // noticeEvents returns the events a notice carries (none when it carries
@@ -282,7 +342,7 @@ func (h *Hub) onRequest(m *nats.Msg) {
 	default:
 		return
 	}
-	go func() {
+	started := h.goTracked(func() {
 		ctx, cancel := context.WithTimeout(h.ctx, requestTimeout)
 		defer cancel()
 		var resp response
@@ -293,7 +353,11 @@ func (h *Hub) onRequest(m *nats.Msg) {
 		}
 		data, _ := json.Marshal(resp)
 		_ = m.Respond(data)
-	}()
+	})
+	if !started {
+		data, _ := json.Marshal(response{Error: &wire.Error{Code: wire.CodeDaemonStopping, Message: "node " + h.opts.Node + " is stopping", Retryable: true}})
+		_ = m.Respond(data)
+	}
 }
 
 // ask sends r to its node and waits, at most timeout, for the answer: its
@@ -417,13 +481,15 @@ func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
 		return func() {}
 	}
 	done := make(chan struct{})
-	go func() {
+	h.goTracked(func() {
 		t := time.NewTicker(checkpointEvery)
 		defer t.Stop()
 		sent, at := 0, time.Now()
 		for {
 			select {
 			case <-done:
+				return
+			case <-h.ctx.Done():
 				return
 			case <-t.C:
 			}
@@ -438,6 +504,6 @@ func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
 				h.relayText(ch.id, turn, 0, text, true)
 			}
 		}
-	}()
+	})
 	return func() { close(done) }
 }

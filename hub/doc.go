@@ -46,6 +46,7 @@
 //	access.go         the sets of roles the permission tables name; Principal.Authorize
 //	validate.go       the rules for text fields, input ids and effort
 //	stats.go          Stats, for the daemon's metrics
+//	tracked.go        goTracked: the goroutines Close waits for, none started once it has begun
 //	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, their registry
 //
 // The cluster (a shared database, with NATS or without):

@@ -132,8 +132,7 @@ func (f *feed) ensure(ctx context.Context) error {
 	f.boot = randomID(6)
 	if f.h.db.Shared() {
 		f.polled = started.Add(-feedOverlap)
-		f.h.loops.Add(1)
-		go f.poll()
+		f.h.goTracked(f.poll)
 	}
 	f.mu.Unlock()
 	for id := range pending {

@@ -16,7 +16,6 @@ const feedPollEvery = 500 * time.Millisecond
 
 // poll looks until the hub closes.
 func (f *feed) poll() {
-	defer f.h.loops.Done()
 	t := time.NewTicker(feedPollEvery)
 	defer t.Stop()
 	for {

@@ -135,7 +135,9 @@ type Hub struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	runners  sync.WaitGroup
-	loops    sync.WaitGroup // loops that end with ctx, not turns: expireLinks, heartbeat, watchOrphans, followChanges, watchClock
+	loops    sync.WaitGroup // goroutines that end with ctx, not turns: the loops (expireLinks, heartbeat, watchOrphans, followChanges, watchClock, the feed's poll) and goTracked's
+	trackMu  sync.Mutex     // orders goTracked's Add before Close's Wait
+	closing  bool           // Close has begun: goTracked starts nothing
 	stopping atomic.Bool    // no new inputs, no new turns
 	draining atomic.Bool    // no new leases claimed; those held given up after their turn (Drain)
 
@@ -145,13 +147,14 @@ type Hub struct {
 	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
 	stats  hubStats   // for Stats
 
-	bus         *bus                                             // nil on a daemon alone
-	tokenHook   atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
-	expiredHook atomic.Pointer[func(ids []string)]               // closes connections of links that expired (links.go)
-	links       linkUse                                          // when links were last used (links.go)
-	reconcile   chan struct{}                                    // asks the heartbeat for a look at the store now
-	changesRung chan struct{}                                    // asks followChanges for a look at the store now
-	ends        endWaiters                                       // what waits for turns' ends to be committed
+	bus           *bus                                             // nil on a daemon alone
+	tokenHook     atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
+	expiredHook   atomic.Pointer[func(ids []string)]               // closes connections of links that expired (links.go)
+	links         linkUse                                          // when links were last used (links.go)
+	reconcile     chan struct{}                                    // asks the heartbeat for a look at the store now
+	changesRung   chan struct{}                                    // asks followChanges for a look at the store now
+	ends          endWaiters                                       // what waits for turns' ends to be committed
+	settingsReads settingsReads                                    // sessions whose settings a notice says to read again (cluster_notices.go)
 
 	mu    sync.Mutex
 	chans map[string]*channel
@@ -227,6 +230,7 @@ func (h *Hub) Close(ctx context.Context) error {
 	h.InterruptAll(ctx, wire.ReasonDaemonShutdown)
 	h.cancel()
 	h.runners.Wait()
+	h.stopTracking()
 	h.loops.Wait()
 	return h.db.Close(ctx)
 }
