@@ -266,7 +266,8 @@ func (w *Writer) committed(b *batchState, batch []*request) {
 			}
 		}
 	}
-	if w.onCommit != nil {
+	hook := w.hook.Load()
+	if w.onCommit != nil || hook != nil {
 		var all []Committed
 		for i, r := range batch {
 			if r.fail != nil {
@@ -278,7 +279,10 @@ func (w *Writer) committed(b *batchState, batch []*request) {
 				}
 			}
 		}
-		if len(all) > 0 {
+		if len(all) > 0 && hook != nil {
+			(*hook)(all)
+		}
+		if len(all) > 0 && w.onCommit != nil {
 			w.onCommit(all)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -403,4 +404,38 @@ func TestPagesAreBoundedByBytes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The hook a store's user sets once it has the store open (HookCommits)
+// sees every commit, before the hook Open was given, in commit order.
+func TestHookCommitsRunsBeforeOpensHook(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var calls []string
+	d := openOn(t, filepath.Join(t.TempDir(), "albedo.db"), Options{OnCommit: func(cs []Committed) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, fmt.Sprintf("open %s/%d", cs[0].Session, cs[0].Events[0].Offset))
+	}})
+	d.HookCommits(func(cs []Committed) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, fmt.Sprintf("hook %s/%d", cs[0].Session, cs[0].Events[0].Offset))
+	})
+	createSession(t, d, "s")
+	mu.Lock()
+	calls = nil // the session's creation
+	mu.Unlock()
+	ctx := context.Background()
+	for range 2 {
+		if _, err := appendText(ctx, d, "s", "hi"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"hook s/1", "open s/1", "hook s/2", "open s/2"}
+	if !slices.Equal(calls, want) {
+		t.Fatalf("hooks called %q, want %q", calls, want)
+	}
 }

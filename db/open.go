@@ -320,6 +320,11 @@ func (d *DB) checkpoint() {
 // Writer returns the group-commit writer.
 func (d *DB) Writer() *Writer { return d.w }
 
+// HookCommits has the writer call f after each commit, as Options.OnCommit
+// (and before it, when Open was given one too): for the store's user,
+// which gets it open. Call it once, before the first write.
+func (d *DB) HookCommits(f func([]Committed)) { d.w.hook.Store(&f) }
+
 // Close stops the writer (after the requests already queued) and closes the
 // checkpoint connection and both pools. It is safe to call twice.
 func (d *DB) Close(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/uptrace/bun"
 )
@@ -27,6 +28,10 @@ type Writer struct {
 	db       *bun.DB
 	dialect  *dialect
 	onCommit func([]Committed)
+	// hook is what HookCommits set, called before onCommit: set once,
+	// before the first write, by the store's user (the hub), which gets
+	// the store already open.
+	hook     atomic.Pointer[func([]Committed)]
 	maxBatch int
 	single   bool
 	keeper   keeper // what a batch's writes become (buildKeeper)

@@ -12,7 +12,7 @@
 // The single-node hub:
 //
 //	doc.go            this overview
-//	hub.go            Hub, Options, Open, Close; the commit hook and the fan-out to cursors
+//	hub.go            Hub, Options, Open, New (over a store already open), Close; the commit hook and the fan-out to cursors
 //	channel.go        channel: one session at run time (head, ring, cursors, viewers, status)
 //	session_loads.go  a channel's session state, read when first used; on PostgreSQL many in one query
 //	ring.go           ring: the recent events of a watched session, encoded for writing

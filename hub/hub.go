@@ -3,7 +3,6 @@ package hub
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -166,10 +165,28 @@ type Hub struct {
 	testHookTokenRead func()
 }
 
-// Open opens (creating and migrating it if needed) the database at path
-// with the hub's commit hook on it, and returns the hub over it. The hub
-// owns the database: Close closes it.
+// Open opens (creating and migrating it if needed) the database at path,
+// with opts.DB and opts.Node, and returns New's hub over it.
 func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hub, error) {
+	dopts := opts.DB
+	dopts.Node = opts.Node
+	d, err := db.Open(ctx, path, dopts)
+	if err != nil {
+		return nil, err
+	}
+	h, err := New(ctx, d, opts, log)
+	if err != nil {
+		d.Close(ctx)
+		return nil, err
+	}
+	return h, nil
+}
+
+// New returns the hub over d, an open store that nothing has written to
+// since it was opened, and takes it over: the hub hooks its commits
+// (db.DB.HookCommits), and Close closes it. opts.DB is Open's, not New's:
+// d was opened with its own options.
+func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, error) {
 	opts.defaults()
 	if log == nil {
 		log = slog.Default()
@@ -185,17 +202,7 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	if opts.NATS != nil {
 		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
 	}
-	dopts := opts.DB
-	dopts.Node = opts.Node
-	dopts.OnCommit = h.onCommit
-	if then := opts.DB.OnCommit; then != nil {
-		dopts.OnCommit = func(cs []db.Committed) { h.onCommit(cs); then(cs) }
-	}
-	d, err := db.Open(ctx, path, dopts)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
+	d.HookCommits(h.onCommit)
 	h.db, h.loads = d, newSessionLoads(hctx, d)
 	if ms := d.Migrated(); len(ms) > 0 {
 		log.Info("applied migrations", "migrations", strings.Join(ms, ","))
@@ -203,7 +210,6 @@ func Open(ctx context.Context, path string, opts Options, log *slog.Logger) (*Hu
 	if h.bus != nil {
 		id, err := d.ClusterID(ctx)
 		if err != nil {
-			d.Close(ctx)
 			cancel()
 			return nil, err
 		}
@@ -450,6 +456,3 @@ func (h *Hub) MaxChannels() int { return h.opts.MaxChannels }
 
 // WriterStats returns the database writer's counters (db.Writer.Stats).
 func (h *Hub) WriterStats() db.WriterStats { return h.db.Writer().Stats() }
-
-// SQL is the store's pool, for its statistics (the daemon's metrics).
-func (h *Hub) SQL() *sql.DB { return h.db.SQL() }

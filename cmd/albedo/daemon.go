@@ -97,7 +97,8 @@ type daemon struct {
 	home    string
 	log     *slog.Logger
 	unlock  func()        // releases daemon.lock
-	hub     *hub.Hub      // and the database under it
+	hub     *hub.Hub      // which owns store: its Close closes it
+	store   *db.DB        // the store, for its pool's metrics
 	srv     *api.Server   // the API and the websockets
 	hs      *http.Server  // serves srv
 	dbg     *http.Server  // pprof, when asked for
@@ -257,7 +258,6 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		return err
 	}
 	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
-	hopts.DB.NoMigrate = f.noMigrate
 	if f.nats != "" {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
@@ -267,7 +267,11 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		}
 		hopts.NATS = d.nc
 	}
-	if d.hub, err = hub.Open(ctx, target, hopts, d.log); err != nil {
+	if d.store, err = db.Open(ctx, target, db.Options{Node: f.node, NoMigrate: f.noMigrate}); err != nil {
+		return err
+	}
+	if d.hub, err = hub.New(ctx, d.store, hopts, d.log); err != nil {
+		d.store.Close(ctx)
 		return err
 	}
 	d.unwatch = d.watchConfig(reg, cfg, text)

@@ -23,7 +23,7 @@ func (d *daemon) serveMetrics(ln net.Listener) {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_build_info",
 		Help:        "1, labelled with the binary's version and the commit it was built from.",
 		ConstLabels: prometheus.Labels{"version": b.Version, "commit": b.Commit}}, func() float64 { return 1 }))
-	reg.MustRegister(collectors.NewDBStatsCollector(d.hub.SQL(), "albedo"))
+	reg.MustRegister(collectors.NewDBStatsCollector(d.store.SQL(), "albedo"))
 	if d.nc != nil {
 		nc := d.nc
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "albedo_nats_connected",
