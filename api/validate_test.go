@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -58,6 +59,64 @@ func TestNULInATextFieldIsABadRequestNamingIt(t *testing.T) {
 	e.do("GET", "/v1/sessions", nil, "", &list)
 	if len(list.Sessions) != 1 {
 		t.Fatalf("%d sessions after refused creates, want 1", len(list.Sessions))
+	}
+}
+
+// A short text field past its byte limit is a 413 too_large that names
+// the field and its limit, before anything is stored; one at its limit is
+// taken. A member could otherwise store titles of megabytes that every
+// list and feed page then repeats.
+func TestTextFieldOverItsLimitIsTooLarge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("s")
+	var s wire.Session
+	e.do("GET", "/v1/sessions/s", nil, "", &s)
+	patch := map[string]string{"If-Match": s.ETag}
+	create := map[string]string{"If-None-Match": "*"}
+	over := func(field string, limit int) string {
+		return `{"` + field + `":"` + strings.Repeat("x", limit+1) + `"}`
+	}
+	cases := []struct {
+		name, method, path string
+		hdr                map[string]string
+		field              string
+		limit              int
+	}{
+		{"create title", "POST", "/v1/sessions", nil, "title", wire.MaxTitleBytes},
+		{"create workspace", "POST", "/v1/sessions", nil, "workspace", wire.MaxWorkspaceBytes},
+		{"create model", "POST", "/v1/sessions", nil, "model", wire.MaxModelBytes},
+		{"create provider", "POST", "/v1/sessions", nil, "provider", wire.MaxNameBytes},
+		{"put title", "PUT", "/v1/sessions/s2", create, "title", wire.MaxTitleBytes},
+		{"patch title", "PATCH", "/v1/sessions/s", patch, "title", wire.MaxTitleBytes},
+		{"patch model", "PATCH", "/v1/sessions/s", patch, "model", wire.MaxModelBytes},
+		{"patch system", "PATCH", "/v1/sessions/s", patch, "system", wire.MaxSystemBytes},
+		{"fork title", "POST", "/v1/sessions/s/fork", nil, "title", wire.MaxTitleBytes},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var body wire.ErrorBody
+			code, _ := e.do(tc.method, tc.path, tc.hdr, over(tc.field, tc.limit), &body)
+			if code != 413 || body.Error == nil || body.Error.Code != wire.CodeTooLarge ||
+				!strings.Contains(body.Error.Message, tc.field) || !strings.Contains(body.Error.Message, fmt.Sprint(tc.limit)) {
+				t.Fatalf("%s %s with %s of %d bytes: %d %+v, want 413 too_large naming it and %d", tc.method, tc.path, tc.field, tc.limit+1, code, body.Error, tc.limit)
+			}
+		})
+	}
+	var after wire.Session
+	e.do("GET", "/v1/sessions/s", nil, "", &after)
+	if after.ETag != s.ETag {
+		t.Fatalf("session changed: %+v -> %+v", s, after)
+	}
+	var list wire.SessionList
+	e.do("GET", "/v1/sessions", nil, "", &list)
+	if len(list.Sessions) != 1 {
+		t.Fatalf("%d sessions after refused creates, want 1", len(list.Sessions))
+	}
+	title := strings.Repeat("é", wire.MaxTitleBytes/2) // at the limit, in bytes
+	var made wire.Session
+	if code, _ := e.do("POST", "/v1/sessions", nil, `{"title":"`+title+`"}`, &made); code != 201 || made.Title != title {
+		t.Fatalf("a title at its limit: %d %q", code, made.Title)
 	}
 }
 

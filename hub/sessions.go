@@ -191,9 +191,6 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort, "system", p.System); err != nil {
 		return wire.Session{}, err
 	}
-	if p.System != nil && len(*p.System) > wire.MaxSystemBytes {
-		return wire.Session{}, wire.Errorf(wire.CodeTooLarge, "system is %d bytes; at most %d", len(*p.System), wire.MaxSystemBytes)
-	}
 	if err := checkEffort(p.Effort); err != nil {
 		return wire.Session{}, err
 	}

@@ -38,8 +38,30 @@ func canonicalUUID(id string) bool {
 	return true
 }
 
-// checkText refuses a text field that holds U+0000.
+// fieldLimits are the byte limits of the text fields checkText knows by
+// name; a field not named here (text, error) is bounded where it is read.
+var fieldLimits = map[string]int{
+	"title":     wire.MaxTitleBytes,
+	"workspace": wire.MaxWorkspaceBytes,
+	"model":     wire.MaxModelBytes,
+	"provider":  wire.MaxNameBytes,
+	"effort":    wire.MaxNameBytes,
+	"system":    wire.MaxSystemBytes,
+	"author":    wire.MaxNameBytes,
+	"author_id": wire.MaxNameBytes,
+	"turn_id":   wire.MaxNameBytes,
+	"input_id":  wire.MaxNameBytes,
+	"state":     wire.MaxNameBytes,
+	"reason":    wire.MaxNameBytes,
+	"by":        wire.MaxNameBytes,
+}
+
+// checkText refuses a text field that holds U+0000, or that is longer
+// than its limit (fieldLimits).
 func checkText(field, v string) *wire.Error {
+	if limit, ok := fieldLimits[field]; ok && len(v) > limit {
+		return wire.Errorf(wire.CodeTooLarge, "%s is %d bytes; the limit is %d", field, len(v), limit)
+	}
 	if strings.IndexByte(v, 0) >= 0 {
 		return wire.Errorf(wire.CodeBadRequest, "%s must not contain U+0000 (NUL)", field)
 	}

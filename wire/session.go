@@ -109,6 +109,17 @@ type SessionPatch struct {
 // MaxSystemBytes bounds a session's system text (too_large past it).
 const MaxSystemBytes = 32 << 10
 
+// The byte limits of the short text fields a client sets (too_large past
+// one, naming the field and its limit): a session's title, workspace,
+// model and provider, and the names an event records. Each bounds what
+// every list, feed page and status push repeats of it.
+const (
+	MaxTitleBytes     = 512
+	MaxWorkspaceBytes = 4096
+	MaxModelBytes     = 256
+	MaxNameBytes      = 256 // a provider's name, an author's, an id an event records
+)
+
 // Efforts are the reasoning efforts a session may have, in rising order:
 // the values OpenAI's reasoning_effort takes. The empty effort is none
 // set: the request carries no reasoning_effort at all.
