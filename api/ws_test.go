@@ -105,7 +105,7 @@ func TestWSBadInput(t *testing.T) {
 
 func TestWSClosesOnAbuse(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{HelloTimeout: 200 * time.Millisecond, MaxFrame: 4096})
+	e := newEnv(t, Options{MaxFrame: 4096})
 	t.Run("wrong token in hello", func(t *testing.T) {
 		w := e.dial(false)
 		w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: "nope"})
@@ -121,6 +121,9 @@ func TestWSClosesOnAbuse(t *testing.T) {
 		}
 	})
 	t.Run("no hello in time", func(t *testing.T) {
+		// A daemon of its own: a timeout this short would cut the other
+		// cases' hellos on a loaded machine.
+		e := newEnv(t, Options{HelloTimeout: 200 * time.Millisecond})
 		w := e.dial(true)
 		if code := w.Closed(); code != websocket.StatusPolicyViolation {
 			t.Fatalf("close %d, want 1008", code)
@@ -134,6 +137,18 @@ func TestWSClosesOnAbuse(t *testing.T) {
 			t.Fatalf("close %d, want 1009", code)
 		}
 	})
+	for _, before := range []bool{true, false} {
+		t.Run(fmt.Sprintf("text that is not UTF-8, hello first %v", before), func(t *testing.T) {
+			w := e.dial(true)
+			if before {
+				w.Hello()
+			}
+			w.Send("{\"id\":2,\"op\":\"ping\",\"x\":\"\xff\xfe\"}")
+			if code := w.Closed(); code != websocket.StatusInvalidFramePayloadData {
+				t.Fatalf("close %d, want 1007", code)
+			}
+		})
+	}
 	t.Run("wrong header token is refused before upgrade", func(t *testing.T) {
 		code, _ := e.do("GET", "/v1/ws", map[string]string{"Authorization": "Bearer nope"}, "", nil)
 		if code != 401 {

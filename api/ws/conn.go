@@ -170,11 +170,15 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 		bp := wc.s.bufs.Get().(*[]byte)
 		msg, err := readMessage(r, (*bp)[:0])
 		if err == nil {
-			if typ != websocket.MessageText {
+			switch {
+			case typ != websocket.MessageText:
 				if err = wc.hc.AwaitRoom(ctx); err == nil {
 					wc.replyErr(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages"))
 				}
-			} else {
+			case !utf8.Valid(msg):
+				wc.closeNotUTF8()
+				err = errNotUTF8
+			default:
 				err = wc.handleAll(ctx, splitFrames(msg))
 			}
 		}
@@ -195,6 +199,17 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 // keep neither up: the reader drains the socket between commands.
 func (wc *conn) behind() bool {
 	return wc.handling.Load() || wc.lean != nil && Unread(wc.lean.Conn)
+}
+
+// errNotUTF8 ends a connection whose peer sent a text message that is not
+// UTF-8.
+var errNotUTF8 = errors.New("websocket: a text message that is not UTF-8")
+
+// closeNotUTF8 closes the connection as RFC 6455 says (8.1) of a text
+// message that is not UTF-8: with 1007. coder/websocket does not check
+// the text it reads.
+func (wc *conn) closeNotUTF8() {
+	wc.ws.Close(websocket.StatusInvalidFramePayloadData, "a text message that is not UTF-8")
 }
 
 // maxPooledMessage bounds the buffers readLoop gives back to the pool: a
@@ -253,6 +268,10 @@ func (wc *conn) awaitHello(ctx context.Context) ([][]byte, bool) {
 		if typ != websocket.MessageText {
 			wc.writeDirect(ctx, errorReply(0, wire.Errorf(wire.CodeBadRequest, "frames are UTF-8 JSON text messages")))
 			continue
+		}
+		if !utf8.Valid(msg) {
+			wc.closeNotUTF8()
+			return nil, false
 		}
 		frames := splitFrames(msg)
 		for i, f := range frames {
