@@ -11,10 +11,18 @@ import (
 // fork makes a fork of a session (POST /v1/sessions/{id}/fork): 201 with
 // the new session, its creator the caller.
 func (s *Server) fork(c echo.Context) error {
-	var req wire.ForkRequest
-	if err := decodeBody(c, &req); err != nil {
+	var body struct {
+		wire.ForkRequest
+		At *int64 `json:"at"` // required: {} is no fork at 0
+	}
+	if err := decodeBody(c, &body); err != nil {
 		return err
 	}
+	if body.At == nil {
+		return wire.Errorf(wire.CodeBadRequest, "at is required: the offset of the parent's last event in the fork (0 for none)")
+	}
+	req := body.ForkRequest
+	req.At = *body.At
 	p, _ := principalOf(c)
 	sess, err := s.hub.Fork(c.Request().Context(), p, c.Param("id"), req)
 	if err != nil {

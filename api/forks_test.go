@@ -157,6 +157,9 @@ func TestForkRefuses(t *testing.T) {
 		{"p", `{"at":-1}`, 400, wire.CodeBadRequest},
 		{"p", `{"at":2,"rerun":true}`, 400, wire.CodeBadRequest},
 		{"p", `{"at":"1"}`, 400, wire.CodeBadRequest},
+		{"p", `{}`, 400, wire.CodeBadRequest},            // at is required
+		{"p", `{"title":"t"}`, 400, wire.CodeBadRequest}, // at is required
+		{"p", `{"at":null}`, 400, wire.CodeBadRequest},   // at is required
 		{"p", `{"at":1,"title":"a\u0000b"}`, 400, wire.CodeBadRequest},
 		{"nope", `{"at":1}`, 404, wire.CodeNotFound},
 	} {

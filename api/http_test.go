@@ -120,6 +120,7 @@ func TestHTTPBadInput(t *testing.T) {
 		{"patch without If-Match", "PATCH", "/v1/sessions/s", nil, `{"title":"x"}`, 428, wire.CodeEtagRequired},
 		{"patch stale etag", "PATCH", "/v1/sessions/s", map[string]string{"If-Match": `"999"`}, `{"title":"x"}`, 412, wire.CodeEtagMismatch},
 		{"patch garbage etag", "PATCH", "/v1/sessions/s", map[string]string{"If-Match": `zzz`}, `{"title":"x"}`, 412, wire.CodeEtagMismatch},
+		{"patch weak etag", "PATCH", "/v1/sessions/s", map[string]string{"If-Match": `W/"1"`}, `{"title":"x"}`, 412, wire.CodeEtagMismatch}, // If-Match compares strongly
 		{"patch missing session", "PATCH", "/v1/sessions/ghost", map[string]string{"If-Match": `"1"`}, `{"title":"x"}`, 404, wire.CodeNotFound},
 		{"input id not uuid", "PUT", "/v1/sessions/s/inputs/nope", nil, `{"text":"x"}`, 400, wire.CodeBadRequest},
 		{"input empty text", "PUT", "/v1/sessions/s/inputs/" + uuid1[:35] + "2", nil, `{"text":""}`, 400, wire.CodeBadRequest},

@@ -171,9 +171,11 @@ func ParseSessionCursor(c string) (id string, _ error) {
 	return string(b), nil
 }
 
-// ParseETag reads a version from an If-Match value such as `"3"` (or W/"3").
+// ParseETag reads a version from an If-Match value such as `"3"`. A weak
+// one (W/"3") is no version: If-Match compares strongly (RFC 7232, 3.1),
+// and a session's etag is strong.
 func ParseETag(s string) (int64, bool) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
+	s = strings.TrimSpace(s)
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return 0, false
 	}
