@@ -50,16 +50,20 @@ func TestByeDuringUpgrade(t *testing.T) {
 		}
 	}
 	close(release)
+	if err := <-dialed; err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan error, 1)
+	go func() { // reading answers the close, so that its handshake ends at once
+		_, _, err := conn.Read(context.Background())
+		read <- err
+	}()
 	select {
 	case <-byeDone:
 	case <-time.After(30 * time.Second):
 		t.Fatal("Bye is still waiting for a connection it never saw")
 	}
-	if err := <-dialed; err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := conn.Read(context.Background())
-	if websocket.CloseStatus(err) != websocket.StatusGoingAway {
+	if err := <-read; websocket.CloseStatus(err) != websocket.StatusGoingAway {
 		t.Fatalf("the late connection ended with %v, want 1001", err)
 	}
 }

@@ -3,11 +3,14 @@ package ws
 import (
 	"context"
 	"math/rand/v2"
+	"net"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"albedo/wire"
 )
@@ -21,12 +24,13 @@ func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	e.srv.writers.max = 1
 	s := e.create("s")
-	e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch}) // reads its hello reply, then nothing
+	e.dialRawBuf(4096, wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch}) // reads its hello reply, then nothing
+	e.onlyConn().lean.Conn.(*net.TCPConn).SetWriteBuffer(4096)
 
 	fast := e.dial(true)
 	fast.Hello(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
 
-	floodPastAStalledReader(e, fast, 120, 64<<10) // 7.5 MiB, echoed: beyond any socket buffer
+	floodPastAStalledReader(e, fast, 16, 16<<10) // 256 KiB, echoed: far beyond the stalled reader's small buffers
 }
 
 // Bye's close handshakes wait for each peer; a worker leaves the pool
@@ -37,8 +41,9 @@ func TestWSPoolWorkerLeavesAStalledReader(t *testing.T) {
 func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.srv.writers.max = 1
+	var silent []*websocket.Conn
 	for range 8 {
-		e.dialRaw() // reads its hello reply, then nothing: never answers a close
+		silent = append(silent, e.dialRaw()) // reads its hello reply, then nothing: never answers a close
 	}
 	fast := e.dial(true)
 	fast.Hello()
@@ -52,6 +57,9 @@ func TestWSPoolByeDoesNotWaitOnSilentPeers(t *testing.T) {
 	fast.Next(func(f wire.Frame) bool { return f.Op == wire.PushBye })
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("the reading client's bye took %v", d)
+	}
+	for _, c := range silent {
+		c.CloseNow() // Bye's handshakes with them end now, not at their timeout
 	}
 	select {
 	case <-byeDone:
