@@ -209,3 +209,27 @@ func TestUngrantCutsTheSubscription(t *testing.T) {
 }
 
 func newUUID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// A PUT on the id of a session the caller may not see gets one answer,
+// whatever its body: 409 "is taken". Another answer for a body that
+// differs from the session's would confirm a guessed title.
+func TestPutOnAnUnseenSessionSaysOnlyTaken(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createWith("secret", `{"title":"merger plans"}`)
+	ann := e.member("ann", false).Token
+	var msgs []string
+	for _, body := range []string{`{"title":"merger plans"}`, `{"title":"a guess"}`, `{}`} {
+		var er wire.ErrorBody
+		code, _ := e.do("PUT", "/v1/sessions/secret", map[string]string{"Authorization": "Bearer " + ann, "If-None-Match": "*"}, body, &er)
+		if code != http.StatusConflict || er.Error == nil || er.Error.Code != wire.CodeConflict {
+			t.Fatalf("PUT %s: %d %+v, want 409 conflict", body, code, er.Error)
+		}
+		msgs = append(msgs, er.Error.Message)
+	}
+	for _, m := range msgs[1:] {
+		if m != msgs[0] {
+			t.Fatalf("the answers tell the bodies apart: %q", msgs)
+		}
+	}
+}

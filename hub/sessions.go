@@ -65,7 +65,9 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 		}
 		return tx.PutGrant(ctx, db.Grant{Session: id, Member: by.MemberID, Access: wire.AccessCreator})
 	})
-	if err == nil && !created && by.Role != "" && !by.CanSee(id) {
+	if (err == nil && !created || errors.Is(err, db.ErrConflict)) && by.Role != "" && !by.CanSee(id) {
+		// One answer whatever the body: "exists with other settings" for
+		// another would confirm a guessed title to who may not see it.
 		err = wire.Errorf(wire.CodeConflict, "session id %q is taken", id)
 	}
 	if err != nil {
