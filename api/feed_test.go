@@ -192,7 +192,7 @@ func TestFeedFollowsAccess(t *testing.T) {
 		t.Fatalf("a viewer's feed: %+v", r)
 	}
 	o := e.dialHello()
-	for i, bad := range []wire.Command{{Op: wire.OpFeed, Limit: -1}, {Op: wire.OpFeedPage, Cursor: "x"}, {Op: wire.OpFeedPage, Limit: -3}} {
+	for i, bad := range []wire.Command{{Op: wire.OpFeed, Limit: -1}, {Op: wire.OpFeedPage, Cursor: "x"}, {Op: wire.OpFeedPage, Cursor: "x", Limit: -3}, {Op: wire.OpFeedPage, Limit: 2} /* no cursor */} {
 		bad.ID = int64(10 + i)
 		o.Send(bad)
 		if r := o.Reply(bad.ID); r.OK || r.Error.Code != wire.CodeBadRequest {

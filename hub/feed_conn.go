@@ -87,8 +87,12 @@ func (c *Conn) Feed(ctx context.Context, id int64, p Principal, pos string, limi
 	return nil
 }
 
-// FeedPage returns the page of the feed after cursor (a page's next).
+// FeedPage returns the page of the feed after cursor (a page's next,
+// which is never ""; the first page comes with Feed).
 func (c *Conn) FeedPage(ctx context.Context, p Principal, cursor string, limit int) (wire.FeedReply, error) {
+	if cursor == "" {
+		return wire.FeedReply{}, wire.Errorf(wire.CodeBadRequest, "cursor is required: the next of the page before (the first page comes with feed)")
+	}
 	limit, err := feedLimit(limit)
 	if err != nil {
 		return wire.FeedReply{}, err
