@@ -74,8 +74,12 @@ func TestTextFieldOverItsLimitIsTooLarge(t *testing.T) {
 	e.do("GET", "/v1/sessions/s", nil, "", &s)
 	patch := map[string]string{"If-Match": s.ETag}
 	create := map[string]string{"If-None-Match": "*"}
-	over := func(field string, limit int) string {
-		return `{"` + field + `":"` + strings.Repeat("x", limit+1) + `"}`
+	over := func(field string, limit int, path string) string {
+		at := ""
+		if strings.HasSuffix(path, "/fork") {
+			at = `"at":0,` // a fork's at is required
+		}
+		return `{` + at + `"` + field + `":"` + strings.Repeat("x", limit+1) + `"}`
 	}
 	cases := []struct {
 		name, method, path string
@@ -96,7 +100,7 @@ func TestTextFieldOverItsLimitIsTooLarge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var body wire.ErrorBody
-			code, _ := e.do(tc.method, tc.path, tc.hdr, over(tc.field, tc.limit), &body)
+			code, _ := e.do(tc.method, tc.path, tc.hdr, over(tc.field, tc.limit, tc.path), &body)
 			if code != 413 || body.Error == nil || body.Error.Code != wire.CodeTooLarge ||
 				!strings.Contains(body.Error.Message, tc.field) || !strings.Contains(body.Error.Message, fmt.Sprint(tc.limit)) {
 				t.Fatalf("%s %s with %s of %d bytes: %d %+v, want 413 too_large naming it and %d", tc.method, tc.path, tc.field, tc.limit+1, code, body.Error, tc.limit)
