@@ -17,6 +17,13 @@ type Windowed interface {
 	Summarizer() string
 }
 
+// MinContextTokens is the smallest context_tokens a profile may set: a
+// window whose three quarters, less a message's overhead, still hold a
+// few short messages (tests set small windows to see compaction soon). A smaller one (or a
+// negative one) is a typo, refused when config.toml is read rather than
+// failing every turn with a budget below zero.
+const MinContextTokens = 256
+
 // window is a profile's context_tokens and summary_provider.
 type window struct {
 	tokens  int

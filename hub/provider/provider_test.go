@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -160,6 +161,20 @@ func TestRegistry(t *testing.T) {
 	}
 	if _, err := NewRegistry(Config{DefaultProvider: "ghost"}, nil); err == nil {
 		t.Fatalf("a default that does not exist was accepted")
+	}
+	// context_tokens is left out (the model's own window) or a window that
+	// holds a few messages: a typo is refused when the file is read, not
+	// found by every turn as a budget below zero.
+	for _, n := range []int{-1, 1, MinContextTokens - 1} {
+		_, err := NewRegistry(Config{Providers: map[string]Profile{"local": {Kind: "openai", BaseURL: "http://x/v1", ContextTokens: n}}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "context_tokens") || !strings.Contains(err.Error(), fmt.Sprint(MinContextTokens)) {
+			t.Fatalf("context_tokens %d: %v", n, err)
+		}
+	}
+	for _, n := range []int{0, MinContextTokens} {
+		if _, err := NewRegistry(Config{Providers: map[string]Profile{"local": {Kind: "anthropic", ContextTokens: n}}}, func(string) string { return "" }); err != nil {
+			t.Fatalf("context_tokens %d: %v", n, err)
+		}
 	}
 }
 

@@ -56,7 +56,7 @@ type Profile struct {
 	// ContextTokens is the model's context window, in tokens: a turn's
 	// transcript is compacted to fit it (context.go). 0 takes the model
 	// family's (DefaultContext).
-	ContextTokens int `toml:"context_tokens"`
+	ContextTokens int `toml:"context_tokens"` // 0: the model's family's; else at least MinContextTokens
 	// SummaryProvider names the provider that writes compactions'
 	// summaries ("": this one).
 	SummaryProvider string `toml:"summary_provider"`
@@ -196,6 +196,9 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 		p := c.Providers[n]
 		if n == NameEcho || strings.HasPrefix(n, BotPrefix) {
 			return nil, fmt.Errorf("provider name %q is reserved", n)
+		}
+		if p.ContextTokens != 0 && p.ContextTokens < MinContextTokens {
+			return nil, fmt.Errorf("provider %q: context_tokens is %d; leave it out for the model's own window, or give at least %d", n, p.ContextTokens, MinContextTokens)
 		}
 		switch p.Kind {
 		case "openai", "":
