@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
+
 	"albedo/wire"
 )
 
@@ -134,5 +136,33 @@ func TestExpiredLinkIsRefusedAndCut(t *testing.T) {
 	var eb wire.ErrorBody
 	if code, _ := e.do("GET", "/v1/sessions/s", e.as(l.Token), "", &eb); code != http.StatusUnauthorized || !strings.Contains(eb.Error.Message, "expired") {
 		t.Fatalf("an expired link over HTTP: %d %+v", code, eb.Error)
+	}
+}
+
+// A guest may not go by the name of someone of the home: a member's, a
+// bot's, an owner token's (without regard to case), the daemon's own, or
+// one that reads as a bot. Both clients and the model show an author's
+// name alone, so such a guest would pass for them. Another name is taken.
+func TestGuestMayNotPassForSomeoneOfTheHome(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("s")
+	e.member("root", true)
+	e.botToken("poster")
+	g := e.link("s", wire.LinkCreate{Access: wire.AccessWrite})
+	for _, name := range []string{"root", "ROOT", " Root ", "poster", "bot:x", "Bot:poster", "albedo", "owner"} {
+		w := e.dialToken(g.Token)
+		w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: g.Token, Name: name})
+		if r := w.Reply(1); r.OK || r.Error.Code != wire.CodeBadRequest || !strings.Contains(r.Error.Message, strings.TrimSpace(name)) {
+			t.Fatalf("a guest named %q: %+v", name, r)
+		}
+		if code := w.Closed(); code != websocket.StatusPolicyViolation {
+			t.Fatalf("a guest named %q: closed with %d, want 1008", name, code)
+		}
+	}
+	w := e.dialToken(g.Token)
+	w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: g.Token, Name: "root's friend"})
+	if r := w.Reply(1); !r.OK {
+		t.Fatalf("a guest named \"root's friend\": %+v", r.Error)
 	}
 }

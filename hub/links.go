@@ -5,12 +5,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/provider"
 	"albedo/wire"
 )
 
@@ -208,4 +211,38 @@ func (h *Hub) TokenExpired(token string) bool {
 	p, ok := h.tokens.byHash[hashToken(token)]
 	h.tokens.mu.RUnlock()
 	return ok && p.Expired(time.Now())
+}
+
+// reservedGuestNames are names the daemon writes itself, or that read as
+// a role: no guest may take them.
+var reservedGuestNames = []string{"albedo", "owner", "system", "assistant"}
+
+// GuestNameTaken says whether a guest may not go by name: it is a
+// member's, a bot's or an owner token's (compared without case), one the
+// daemon writes itself, or reads as a bot ("bot:…"). Both clients and the
+// model show an author's name alone, so a guest named as someone of the
+// home would pass for them. It reads the store, where every node's are.
+func (h *Hub) GuestNameTaken(ctx context.Context, name string) (bool, error) {
+	if strings.HasPrefix(strings.ToLower(name), provider.BotPrefix) || slices.ContainsFunc(reservedGuestNames, func(r string) bool { return strings.EqualFold(r, name) }) {
+		return true, nil
+	}
+	ms, err := h.db.Members(ctx)
+	if err != nil {
+		return false, wireErr(err)
+	}
+	for _, m := range ms {
+		if strings.EqualFold(m.Name, name) {
+			return true, nil
+		}
+	}
+	ts, err := h.db.Tokens(ctx)
+	if err != nil {
+		return false, wireErr(err)
+	}
+	for _, t := range ts {
+		if (t.Kind == wire.TokenBot || t.Kind == wire.TokenOwner || t.Kind == wire.TokenMember) && strings.EqualFold(t.Name, name) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

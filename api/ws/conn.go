@@ -327,6 +327,9 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 	}
 	if p.Role == wire.TokenGuest {
 		name, werr := guestName(cmd.Name)
+		if werr == nil {
+			werr = wc.guestNameFree(ctx, name)
+		}
 		if werr != nil {
 			wc.writeDirect(ctx, errorReply(cmd.ID, werr))
 			wc.ws.Close(websocket.StatusPolicyViolation, "bad guest name")
@@ -355,6 +358,19 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 	}
 	wc.helloSubs(ctx, hc, cmd.Subs, reply)
 	return true
+}
+
+// guestNameFree refuses a guest's name that is someone else's of the
+// home (hub.GuestNameTaken).
+func (wc *conn) guestNameFree(ctx context.Context, name string) *wire.Error {
+	taken, err := wc.s.hub.GuestNameTaken(ctx, name)
+	switch {
+	case err != nil:
+		return wire.AsError(wc.s.log, err, "op", wire.OpHello)
+	case taken:
+		return wire.Errorf(wire.CodeBadRequest, "a guest may not go by %q: it is a member's, a bot's or the daemon's; pick another name", name)
+	}
+	return nil
 }
 
 // guestName is the name a guest picked in hello, checked: at most
