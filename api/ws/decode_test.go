@@ -1,8 +1,10 @@
 package ws
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // decodeFrames are frames of the hot path and their oddities, each of
@@ -67,13 +69,22 @@ func FuzzDecodeCommandIsEncodingJSONs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) { checkDecode(t, b) })
 }
 
+// BenchmarkDecodePost is the reader's work on one post: with the check
+// that a text message is UTF-8 (readLoop), and without it, to weigh it.
 func BenchmarkDecodePost(b *testing.B) {
 	f := []byte(`{"id":12345,"op":"post","session":"019ad4a5-0000-7000-8000-000000000001","input_id":"019ad4a5-3c1b-7e2a-9f10-3a4b5c6d7e8f","text":"a message of the load tool, about the size of a chat line"}`)
-	b.ReportAllocs()
-	for b.Loop() {
-		fs := splitFrames(f)
-		if _, werr := decodeCommand(fs[0]); werr != nil {
-			b.Fatal(werr)
-		}
+	for _, checked := range []bool{false, true} {
+		b.Run(fmt.Sprintf("utf8=%v", checked), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if checked && !utf8.Valid(f) {
+					b.Fatal("not UTF-8")
+				}
+				fs := splitFrames(f)
+				if _, werr := decodeCommand(fs[0]); werr != nil {
+					b.Fatal(werr)
+				}
+			}
+		})
 	}
 }
