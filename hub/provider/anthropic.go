@@ -75,6 +75,13 @@ func (a *Anthropic) System() string { return a.system }
 // Prices implements Pricer.
 func (a *Anthropic) Prices() *Prices { return a.prices }
 
+// Context implements Windowed: the profile's context_tokens, else the
+// model family's.
+func (a *Anthropic) Context(req Request) int { return a.window.of(cmp.Or(req.Model, a.defaultModel)) }
+
+// Summarizer implements Windowed: the profile's summary_provider, or "".
+func (a *Anthropic) Summarizer() string { return a.window.summary }
+
 // thinkingBudget is the extended-thinking budget, in tokens, of each
 // effort: none for none, minimal and no effort; Anthropic's least (1 024)
 // for low, rising to 32 000 for max. The reply may use maxReplyTokens on

@@ -92,3 +92,28 @@ func TestAnthropicHonoursCancel(t *testing.T) {
 		t.Fatalf("after cancel: %v", err)
 	}
 }
+
+// An Anthropic profile has a context window, as an OpenAI one does: its
+// context_tokens, else its model family's, so that its sessions are
+// compacted; and its summary_provider.
+func TestAnthropicHasAWindow(t *testing.T) {
+	t.Parallel()
+	var p Provider = NewAnthropic("claude", Profile{Kind: "anthropic", DefaultModel: "claude-sonnet-4-5", SummaryProvider: "cheap"}, "")
+	w, ok := p.(Windowed)
+	if !ok {
+		t.Fatal("an Anthropic profile is not Windowed: its sessions would never be compacted")
+	}
+	if got := w.Context(Request{}); got != DefaultContext("claude-sonnet-4-5") {
+		t.Fatalf("the default model's window: %d", got)
+	}
+	if got := w.Context(Request{Model: "gpt-4"}); got != DefaultContext("gpt-4") {
+		t.Fatalf("a session's model's window: %d", got)
+	}
+	if w.Summarizer() != "cheap" {
+		t.Fatalf("summarizer %q", w.Summarizer())
+	}
+	set := NewAnthropic("claude", Profile{Kind: "anthropic", ContextTokens: 5000}, "").Context(Request{Model: "claude-x"})
+	if set != 5000 {
+		t.Fatalf("context_tokens 5000: window %d", set)
+	}
+}

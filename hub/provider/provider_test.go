@@ -185,13 +185,14 @@ func TestRegistryList(t *testing.T) {
 	r, err := NewRegistry(Config{DefaultProvider: "local", Providers: map[string]Profile{
 		"local":  {BaseURL: "http://secret.example/v1", APIKeyEnv: "KEY", DefaultModel: "m1"},
 		"remote": {Kind: "openai", BaseURL: "http://x/v1"},
+		"claude": {Kind: "anthropic", APIKeyEnv: "KEY", DefaultModel: "claude-sonnet-4-5"},
 	}}, func(string) string { return "sk-secret" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := r.List()
 	want := wire.Providers{Default: "local", Providers: []wire.ProviderInfo{
-		{Name: "echo", Kind: "echo"}, {Name: "local", Kind: "openai", Model: "m1"}, {Name: "remote", Kind: "openai"},
+		{Name: "echo", Kind: "echo"}, {Name: "claude", Kind: "anthropic", Model: "claude-sonnet-4-5"}, {Name: "local", Kind: "openai", Model: "m1"}, {Name: "remote", Kind: "openai"},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("List = %+v, want %+v", got, want)

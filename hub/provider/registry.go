@@ -278,8 +278,11 @@ func (r *Registry) List() wire.Providers {
 	sort.Strings(names)
 	for _, n := range names {
 		info := wire.ProviderInfo{Name: n, Kind: "custom"}
-		if o, ok := t.providers[n].(*OpenAI); ok {
-			info.Kind, info.Model = "openai", o.defaultModel
+		switch p := t.providers[n].(type) {
+		case *OpenAI:
+			info.Kind, info.Model = "openai", p.defaultModel
+		case *Anthropic:
+			info.Kind, info.Model = "anthropic", p.defaultModel
 		}
 		out.Providers = append(out.Providers, info)
 	}
