@@ -233,7 +233,7 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 	}
 	for {
 		c, arrived := b.h.bots.pick(b.name)
-		if c == nil && b.h.bus != nil {
+		if c == nil {
 			// Served on another node of the cluster (cluster_bots.go).
 			if node := b.h.remoteServer(b.name); node != "" {
 				setWaiting(false)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"albedo/db"
+	"albedo/hub/peer"
 	"albedo/wire"
 )
 
@@ -47,9 +48,12 @@ type channel struct {
 	// What other nodes of a cluster said (cluster_notices.go): their
 	// viewers, and the run state of the node running the session's turns.
 	remoteViewers map[string]remoteViewers // by node
-	remoteRun     *statusNotice
+	remoteRun     *peer.Status
 	remoteRunAt   time.Time
-	endedTurn     string // the newest turn seen closing: its late text is ignored
+	// presenceToPeers: this node's viewers are due to be told to the
+	// other nodes (publishPresenceSoon).
+	presenceToPeers bool
+	endedTurn       string // the newest turn seen closing: its late text is ignored
 }
 
 // settings is what a status push says of a session's settings, at the

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
+	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -20,60 +19,25 @@ import (
 // connection reached. When the turn's node has no serving connection of
 // the bot and another node has one, the turn goes there over NATS:
 //
-//   - Nodes announce the bots they serve (subjBots) on every change and
+//   - Nodes announce the bots they serve (peer.Bots) on every change and
 //     every heartbeat; an announcement lapses after remoteTTL.
 //   - The turn's node asks the bot's node to hand the turn to its bot
-//     (request op "bot-turn"). That node relays the bot's reply back
-//     (subjBotReply, addressed to the turn's node): text, then done or an
+//     (peer.OpBotTurn). That node relays the bot's reply back
+//     (peer.BotReply, addressed to the turn's node): text, then done or an
 //     error, or "lost" when its connection drops — as a local turn would,
 //     the turn then starts over with the next serving connection.
 //   - A reply that ends the turn (done, or an error) is acknowledged to
 //     the bot once the turn's node has committed that end: the done
 //     asks for it (Ack), and the turn's node answers (Committed) after
 //     its commit.
-//   - An interrupt on the turn's node cancels it there ("bot-cancel"):
+//   - An interrupt on the turn's node cancels it there (peer.OpBotCancel):
 //     the bot's later replies get not_serving, as they would locally.
 //   - The turn's node asks the bot's node every botCheckEvery whether it
-//     still serves the turn ("bot-check"): a node that says no, or has
+//     still serves the turn (peer.OpBotCheck): a node that says no, or has
 //     not answered botCheckMisses times running (it died), has lost it,
 //     and its announcements are forgotten, so the turn goes at once to
 //     the bot's next connection wherever it is (and waits for it when
 //     there is none).
-
-const (
-	subjBots     = "bots"     // botsNotice: the bots a node serves
-	subjBotReply = "botreply" // botReply: a remote bot's answer, to the turn's node
-)
-
-type botsNotice struct {
-	Node string         `json:"node"`
-	Bots map[string]int `json:"bots"` // name → serving connections
-}
-
-type botReply struct {
-	To    string `json:"to"`
-	Turn  string `json:"turn"`
-	Text  string `json:"text,omitempty"`
-	Done  bool   `json:"done,omitempty"`
-	Error string `json:"error,omitempty"`
-	Lost  bool   `json:"lost,omitempty"`
-	// Ack, with Done or Error: the bot waits to hear that the end is
-	// committed. Committed, from the turn's node: it is (Error empty),
-	// or could not be (Error says why).
-	Ack       bool `json:"ack,omitempty"`
-	Committed bool `json:"committed,omitempty"`
-}
-
-// botTurnRequest is the body of a "bot-turn" request.
-type botTurnRequest struct {
-	Bot      string             `json:"bot"`
-	From     string             `json:"from"`
-	Session  string             `json:"session"`
-	Turn     string             `json:"turn"`
-	Input    string             `json:"input"`
-	Messages []wire.TurnMessage `json:"messages"`
-	Earlier  bool               `json:"earlier,omitempty"`
-}
 
 // remoteBots is what a node knows of other nodes' bots, and the turns it
 // has handed to them or serves for them. Guarded by mu.
@@ -89,11 +53,11 @@ type remoteBots struct {
 // remoteTurn collects a remote bot's replies to one turn for its Stream.
 type remoteTurn struct {
 	mu      sync.Mutex
-	replies []botReply
+	replies []peer.BotReply
 	signal  chan struct{} // capacity 1
 }
 
-func (r *remoteTurn) add(rep botReply) {
+func (r *remoteTurn) add(rep peer.BotReply) {
 	r.mu.Lock()
 	r.replies = append(r.replies, rep)
 	r.mu.Unlock()
@@ -103,7 +67,7 @@ func (r *remoteTurn) add(rep botReply) {
 	}
 }
 
-func (r *remoteTurn) take() []botReply {
+func (r *remoteTurn) take() []peer.BotReply {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := r.replies
@@ -113,23 +77,20 @@ func (r *remoteTurn) take() []botReply {
 
 // publishBots tells the other nodes which bots this node serves.
 func (h *Hub) publishBots() {
-	if h.bus == nil {
-		return
-	}
 	h.bots.mu.Lock()
-	n := botsNotice{Node: h.opts.Node, Bots: map[string]int{}}
+	n := peer.Bots{Node: h.opts.Node, Bots: map[string]int{}}
 	for name, cs := range h.bots.servers {
 		if len(cs) > 0 {
 			n.Bots[name] = len(cs)
 		}
 	}
 	h.bots.mu.Unlock()
-	h.bus.publish(subjBots, n)
+	h.bus.Publish(n)
 }
 
 // onBots keeps another node's bots; a bot newly served there wakes the
 // turns waiting for it here.
-func (h *Hub) onBots(n botsNotice) {
+func (h *Hub) onBots(n peer.Bots) {
 	rb := &h.remote
 	now := time.Now()
 	var arrived []string
@@ -185,7 +146,7 @@ func (h *Hub) remoteServer(bot string) string {
 
 // onBotReply routes a remote bot's reply to the turn waiting for it here,
 // or the turn's node's word that a bot's end is committed to that bot.
-func (h *Hub) onBotReply(rep botReply) {
+func (h *Hub) onBotReply(rep peer.BotReply) {
 	if rep.To != h.opts.Node {
 		return
 	}
@@ -244,20 +205,20 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 			}
 			continue
 		case <-ctx.Done():
-			cancel, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
+			cancel, _ := json.Marshal(peer.BotTurn{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
 			actx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			_, _ = h.ask(actx, request{To: node, Op: "bot-cancel", Session: req.Session, Body: cancel}, botRequestTimeout)
+			_, _ = h.ask(actx, peer.Request{To: node, Op: peer.OpBotCancel, Session: req.Session, Body: cancel}, botRequestTimeout)
 			stop()
 			return ctx.Err()
 		}
 		for _, rep := range rt.take() {
 			if rep.Ack && (rep.Done || rep.Error != "") {
 				h.afterTurnEnd(req.TurnID, func(err error) {
-					back := botReply{To: node, Turn: req.TurnID, Committed: true}
+					back := peer.BotReply{To: node, Turn: req.TurnID, Committed: true}
 					if err != nil {
 						back.Error = err.Error()
 					}
-					h.bus.publish(subjBotReply, back)
+					h.bus.Publish(back)
 				})
 			}
 			switch {
@@ -280,10 +241,10 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 // answer left, would otherwise hold the turn for botRequestTimeout.
 func (b botProvider) handOver(ctx context.Context, node string, req provider.Request, msgs []wire.TurnMessage) error {
 	h := b.h
-	body, _ := json.Marshal(botTurnRequest{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs, Earlier: req.Earlier})
+	body, _ := json.Marshal(peer.BotTurn{Bot: b.name, From: h.opts.Node, Session: req.Session, Turn: req.TurnID, Input: req.InputID, Messages: msgs, Earlier: req.Earlier})
 	answer := make(chan error, 1)
 	if !h.goTracked(func() {
-		_, err := h.ask(ctx, request{To: node, Op: "bot-turn", Session: req.Session, Body: body}, botRequestTimeout)
+		_, err := h.ask(ctx, peer.Request{To: node, Op: peer.OpBotTurn, Session: req.Session, Body: body}, botRequestTimeout)
 		answer <- err
 	}) {
 		return errLost // this node is stopping
@@ -328,8 +289,8 @@ const (
 // stillServesTurn asks node whether it still serves the turn of req, and
 // says whether it answered at all.
 func (h *Hub) stillServesTurn(ctx context.Context, node string, req provider.Request) (serving, answered bool) {
-	body, _ := json.Marshal(botTurnRequest{From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
-	resp, err := h.ask(ctx, request{To: node, Op: "bot-check", Session: req.Session, Body: body}, botCheckEvery)
+	body, _ := json.Marshal(peer.BotTurn{From: h.opts.Node, Session: req.Session, Turn: req.TurnID})
+	resp, err := h.ask(ctx, peer.Request{To: node, Op: peer.OpBotCheck, Session: req.Session, Body: body}, botCheckEvery)
 	return err == nil && resp.Running, err == nil
 }
 
@@ -365,16 +326,16 @@ func (h *Hub) forgetBotNode(node string) {
 
 // serveRemoteTurn hands a turn another node runs to a bot connected here
 // and relays its replies there.
-func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
+func (h *Hub) serveRemoteTurn(r peer.BotTurn) *wire.Error {
 	c, _ := h.bots.pick(r.Bot)
 	if c == nil {
 		return wire.Errorf(wire.CodeNotServing, "no connection of bot %q on node %s", r.Bot, h.opts.Node)
 	}
-	reply := func(rep botReply) {
+	reply := func(rep peer.BotReply) {
 		rep.To, rep.Turn = r.From, r.Turn
-		h.bus.publish(subjBotReply, rep)
+		h.bus.Publish(rep)
 	}
-	t := &botTurn{session: r.Session, turnID: r.Turn, emit: func(s string) { reply(botReply{Text: s}) }, done: make(chan error, 1)}
+	t := &botTurn{session: r.Session, turnID: r.Turn, emit: func(s string) { reply(peer.BotReply{Text: s}) }, done: make(chan error, 1)}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -404,7 +365,7 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 		switch {
 		case errors.Is(err, errLost):
 			forget()
-			reply(botReply{Lost: true})
+			reply(peer.BotReply{Lost: true})
 			return
 		case errors.Is(err, errCancelled):
 			forget()
@@ -417,7 +378,7 @@ func (h *Hub) serveRemoteTurn(r botTurnRequest) *wire.Error {
 		// the turn's node: a check answered no while the end is on its
 		// way would start the turn over.
 		time.AfterFunc(botRequestTimeout, forget)
-		end := botReply{Done: err == nil, Ack: acked != nil}
+		end := peer.BotReply{Done: err == nil, Ack: acked != nil}
 		if err != nil {
 			end.Error = strings.TrimPrefix(err.Error(), "bot: ")
 		}
@@ -478,20 +439,19 @@ func (h *Hub) cancelRemoteTurn(turn string) {
 }
 
 // handleBotRequest answers the bot requests of onRequest.
-func (h *Hub) handleBotRequest(m *nats.Msg, r request) {
-	var br botTurnRequest
-	var resp response
+func (h *Hub) handleBotRequest(r peer.Request, answer func(peer.Response)) {
+	var br peer.BotTurn
+	var resp peer.Response
 	if err := json.Unmarshal(r.Body, &br); err != nil {
 		resp.Error = wire.Errorf(wire.CodeBadRequest, "bot request: %v", err)
-	} else if r.Op == "bot-turn" {
+	} else if r.Op == peer.OpBotTurn {
 		resp.Error = h.serveRemoteTurn(br)
-	} else if r.Op == "bot-check" {
+	} else if r.Op == peer.OpBotCheck {
 		h.remote.mu.Lock()
 		resp.Running = h.remote.served[br.Turn] != nil
 		h.remote.mu.Unlock()
 	} else {
 		h.cancelRemoteTurn(br.Turn)
 	}
-	data, _ := json.Marshal(resp)
-	_ = m.Respond(data)
+	answer(resp)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"albedo/db"
+	"albedo/hub/peer"
 	"albedo/wire"
 )
 
@@ -29,7 +30,7 @@ const changesPage = 64
 // closes.
 func (h *Hub) followChanges(from int64) {
 	defer h.loops.Done()
-	t := time.NewTicker(changesEvery)
+	t := time.NewTicker(h.opts.changesEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -211,9 +212,7 @@ func (h *Hub) cutLost(session string) {
 // changed rings the other nodes of a cluster, over NATS, to look at the
 // store's changes now rather than within changesEvery.
 func (h *Hub) changed() {
-	if h.bus != nil {
-		h.bus.publish(subjChanges, changesNotice{Node: h.opts.Node})
-	}
+	h.bus.Publish(peer.Changes{Node: h.opts.Node})
 }
 
 // applyGrants applies grants made on other nodes, read as they stand now

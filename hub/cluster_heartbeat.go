@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"albedo/db"
+	"albedo/hub/peer"
 	"time"
 )
 
@@ -29,7 +30,7 @@ const remoteTTL = 3 * heartbeatEvery
 //     remoteTTL (a node that died).
 func (h *Hub) heartbeat() {
 	defer h.loops.Done()
-	t := time.NewTicker(heartbeatEvery)
+	t := time.NewTicker(h.opts.heartbeatEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -117,19 +118,16 @@ func (h *Hub) advanceTo(ch *channel, head db.SessionHead) {
 	h.advance(ch, head.Head, nil, nil)
 }
 
-// repeat tells the other nodes again this node's viewers (repeatBatch
+// repeat tells the other nodes again this node's viewers (peer.RepeatBatch
 // sessions a notice), the run state of the sessions it runs, and the
 // bots it serves.
 func (h *Hub) repeat() {
-	if h.bus == nil {
-		return
-	}
 	h.publishBots()
 	now := time.Now()
-	viewed := make([]presenceNotice, 0, repeatBatch)
+	viewed := make([]peer.Presence, 0, peer.RepeatBatch)
 	send := func() {
 		if len(viewed) > 0 {
-			h.bus.publish(subjRepeat, repeatNotice{Node: h.opts.Node, Sessions: viewed})
+			h.bus.Publish(peer.Repeat{Node: h.opts.Node, Sessions: viewed})
 			viewed = viewed[:0] // publish has encoded them
 		}
 	}
@@ -138,7 +136,7 @@ func (h *Hub) repeat() {
 		viewers, running := ch.watching > 0, ch.run.running
 		ch.mu.Unlock()
 		if viewers {
-			if viewed = append(viewed, presenceOf(ch, now)); len(viewed) == repeatBatch {
+			if viewed = append(viewed, presenceOf(ch, now)); len(viewed) == peer.RepeatBatch {
 				send()
 			}
 		}

@@ -3,74 +3,59 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"albedo/db"
+	"albedo/hub/peer"
 	"albedo/wire"
 )
 
-// startBus subscribes to the other nodes' notices. Called by Start,
-// before the daemon serves.
-func (h *Hub) startBus() error {
-	subs := []struct {
-		subject string
-		handle  func(*nats.Msg)
-	}{
-		{subjEvents, decoded(h, h.onEvents)},
-		{subjText, decoded(h, h.onText)},
-		{subjStatus, decoded(h, h.onStatus)},
-		{subjPresence, decoded(h, h.onPresence)},
-		{subjRepeat, decoded(h, h.onRepeat)},
-		{subjChanges, decoded(h, h.onChanges)},
-		{subjRequest, h.onRequest},
-		{subjBots, decoded(h, h.onBots)},
-		{subjBotReply, decoded(h, h.onBotReply)},
+// peerHandler is the hub as its bus's peer.Handler: what other nodes
+// tell and ask this node.
+type peerHandler struct{ h *Hub }
+
+// Notice records that the other node was heard, and for a commit how
+// late (Stats.Peers), then takes the notice.
+func (p peerHandler) Notice(from string, n peer.Notice) {
+	h := p.h
+	if e, ok := n.(peer.Events); ok && e.At > 0 {
+		h.stats.heard(from, max(time.Since(time.Unix(0, e.At)), 0), true)
+	} else {
+		h.stats.heard(from, 0, false)
 	}
-	for _, s := range subs {
-		if _, err := h.bus.nc.Subscribe(h.bus.subj(s.subject), s.handle); err != nil {
-			return fmt.Errorf("subscribe to %s: %w", s.subject, err)
-		}
+	switch n := n.(type) {
+	case peer.Events:
+		h.onEvents(n)
+	case peer.Text:
+		h.onText(n)
+	case peer.Status:
+		h.onStatus(n)
+	case peer.Presence:
+		h.onPresence(n)
+	case peer.Repeat:
+		h.onRepeat(n)
+	case peer.Changes:
+		h.ringChanges()
+	case peer.Bots:
+		h.onBots(n)
+	case peer.BotReply:
+		h.onBotReply(n)
 	}
-	// Nothing was heard while NATS was away: look at the store at once.
-	h.bus.nc.SetReconnectHandler(func(nc *nats.Conn) {
-		h.log.Info("NATS reconnected; reading the heads of served sessions", "url", nc.ConnectedUrlRedacted())
-		h.reconcileNow()
-	})
-	if !h.bus.nc.IsConnected() {
-		return nil // NATS is not up yet: the subscriptions are made when it is
-	}
-	return h.bus.nc.Flush()
 }
 
-// decoded adapts a handler of one notice type to NATS, skipping the
-// node's own notices unread and dropping any it cannot read. It records
-// that the other node was heard, and, for a notice of a commit, how late
-// (Stats.Peers): once a notice.
-func decoded[T any](h *Hub, handle func(T)) func(*nats.Msg) {
-	return func(m *nats.Msg) {
-		node := m.Header.Get(nodeHeader)
-		if node == h.opts.Node {
-			return
-		}
-		var n T
-		if json.Unmarshal(m.Data, &n) != nil {
-			h.stats.heard(node, 0, false)
-			return
-		}
-		if c, ok := any(n).(interface{ committedAt() int64 }); ok && c.committedAt() > 0 {
-			h.stats.heard(node, max(time.Since(time.Unix(0, c.committedAt())), 0), true)
-		} else {
-			h.stats.heard(node, 0, false)
-		}
-		handle(n)
-	}
+// Request answers a request addressed to this node.
+func (p peerHandler) Request(r peer.Request, answer func(peer.Response)) { p.h.onRequest(r, answer) }
+
+// Resumed looks at the store at once: nothing was heard while the bus
+// was down.
+func (p peerHandler) Resumed() {
+	p.h.log.Info("the cluster's bus is back; reading the heads of served sessions")
+	p.h.reconcileNow()
 }
 
 // served returns the channel of a session this node serves (someone
@@ -86,7 +71,7 @@ func (h *Hub) served(session string) *channel {
 // onEvents takes another node's commit into the session's channel: the
 // events it does not have yet into the ring, or, when the notice carries
 // none, the new head, which its cursors then page to from the store.
-func (h *Hub) onEvents(n evNotice) {
+func (h *Hub) onEvents(n peer.Events) {
 	ch := h.served(n.Session)
 	if ch == nil || n.Last < n.First {
 		return
@@ -169,7 +154,7 @@ func (r *settingsReads) stop() {
 // turns come from the notice's kinds, so that no event's JSON is decoded
 // here; a notice without them (from a node that sends none) has its
 // events' JSON read instead.
-func noticeEvents(n evNotice) (evs []db.Event, ended []string, settings bool) {
+func noticeEvents(n peer.Events) (evs []db.Event, ended []string, settings bool) {
 	if int64(len(n.Events)) != n.Last-n.First+1 {
 		return nil, nil, false
 	}
@@ -180,7 +165,7 @@ func noticeEvents(n evNotice) (evs []db.Event, ended []string, settings bool) {
 	for i, raw := range n.Events {
 		e := db.Event{Session: n.Session, Offset: n.First + int64(i), JSON: raw}
 		if kinds != nil {
-			e.Type, e.Meta = kinds[i].Type, kinds[i].meta()
+			e.Type, e.Meta = kinds[i].Type, kinds[i].Meta()
 		} else {
 			var t struct {
 				Type wire.EventType `json:"type"`
@@ -232,7 +217,7 @@ func (h *Hub) wakeAll(ch *channel) { h.markAll(ch, func(*sub, int64) {}) }
 // another (Pos); after a lost one this node shows nothing more of the
 // reply until the next whole text, which the running node sends every
 // second while the reply grows (relayWhole).
-func (h *Hub) onText(n textNotice) {
+func (h *Hub) onText(n peer.Text) {
 	ch := h.served(n.Session)
 	if ch == nil {
 		return
@@ -274,7 +259,7 @@ func (h *Hub) onText(n textNotice) {
 }
 
 // onStatus keeps the run state the node running a session's turns says.
-func (h *Hub) onStatus(n statusNotice) {
+func (h *Hub) onStatus(n peer.Status) {
 	ch := h.served(n.Session)
 	if ch == nil {
 		return
@@ -286,7 +271,7 @@ func (h *Hub) onStatus(n statusNotice) {
 }
 
 // onPresence keeps another node's viewers of a session.
-func (h *Hub) onPresence(n presenceNotice) {
+func (h *Hub) onPresence(n peer.Presence) {
 	ch := h.served(n.Session)
 	if ch == nil {
 		return
@@ -317,62 +302,49 @@ func (h *Hub) onPresence(n presenceNotice) {
 
 // onRepeat takes another node's repeated viewers of many sessions, each
 // as its own notice.
-func (h *Hub) onRepeat(n repeatNotice) {
+func (h *Hub) onRepeat(n peer.Repeat) {
 	for _, p := range n.Sessions {
 		p.Node = n.Node
 		h.onPresence(p)
 	}
 }
 
-// onChanges has this node read the store's changes now.
-func (h *Hub) onChanges(changesNotice) { h.ringChanges() }
-
 // onRequest answers a request addressed to this node: an interrupt of a
-// turn it runs, answered once the interrupted turn is committed.
-func (h *Hub) onRequest(m *nats.Msg) {
-	var r request
-	if json.Unmarshal(m.Data, &r) != nil || r.To != h.opts.Node {
-		return
-	}
+// turn it runs, answered once the interrupted turn is committed, or a
+// bot's (handleBotRequest).
+func (h *Hub) onRequest(r peer.Request, answer func(peer.Response)) {
 	switch r.Op {
-	case "bot-turn", "bot-cancel", "bot-check":
-		h.handleBotRequest(m, r)
+	case peer.OpBotTurn, peer.OpBotCancel, peer.OpBotCheck:
+		h.handleBotRequest(r, answer)
 		return
-	case "interrupt":
+	case peer.OpInterrupt:
 	default:
 		return
 	}
 	started := h.goTracked(func() {
 		ctx, cancel := context.WithTimeout(h.ctx, requestTimeout)
 		defer cancel()
-		var resp response
+		var resp peer.Response
 		turn, running, err := h.interruptHere(ctx, r.Session, r.Reason)
 		resp.Turn, resp.Running = turn, running
 		if err != nil {
 			resp.Error = wire.Errorf(wire.CodeInternal, "interrupt on node %s: %v", h.opts.Node, err)
 		}
-		data, _ := json.Marshal(resp)
-		_ = m.Respond(data)
+		answer(resp)
 	})
 	if !started {
-		data, _ := json.Marshal(response{Error: &wire.Error{Code: wire.CodeDaemonStopping, Message: "node " + h.opts.Node + " is stopping", Retryable: true}})
-		_ = m.Respond(data)
+		answer(peer.Response{Error: &wire.Error{Code: wire.CodeDaemonStopping, Message: "node " + h.opts.Node + " is stopping", Retryable: true}})
 	}
 }
 
 // ask sends r to its node and waits, at most timeout, for the answer: its
 // error, if any, is the answering node's own (a *wire.Error).
-func (h *Hub) ask(ctx context.Context, r request, timeout time.Duration) (response, error) {
-	data, _ := json.Marshal(r)
+func (h *Hub) ask(ctx context.Context, r peer.Request, timeout time.Duration) (peer.Response, error) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	msg, err := h.bus.nc.RequestWithContext(rctx, h.bus.subj(subjRequest), data)
+	resp, err := h.bus.Ask(rctx, r)
 	if err != nil {
-		return response{}, fmt.Errorf("ask node %s to %s: %w", r.To, r.Op, err)
-	}
-	var resp response
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return response{}, fmt.Errorf("node %s's answer to %s: %w", r.To, r.Op, err)
+		return peer.Response{}, err
 	}
 	if resp.Error != nil {
 		return resp, resp.Error
@@ -386,65 +358,66 @@ const requestTimeout = 30 * time.Second
 // interruptRemote asks the node running the session's turns to interrupt
 // it. ok is false when no other node runs them.
 func (h *Hub) interruptRemote(ctx context.Context, session, reason string) (turn string, running, ok bool, _ error) {
-	if h.bus == nil {
-		return "", false, false, nil
+	if !h.db.Shared() {
+		return "", false, false, nil // no other node
 	}
 	owner, err := h.db.RunOwner(ctx, session)
 	if err != nil || owner == "" || owner == h.opts.Node {
 		return "", false, false, err
 	}
-	resp, err := h.ask(ctx, request{To: owner, Op: "interrupt", Session: session, Reason: reason}, requestTimeout)
+	resp, err := h.ask(ctx, peer.Request{To: owner, Op: peer.OpInterrupt, Session: session, Reason: reason}, requestTimeout)
+	if errors.Is(err, peer.ErrAlone) {
+		return "", false, false, nil // no bus to ask it over: its turn runs on
+	}
 	return resp.Turn, resp.Running, true, err
 }
 
 // publishStatus tells the other nodes the run state of a session whose
 // turns this node runs.
 func (h *Hub) publishStatus(ch *channel) {
-	if h.bus == nil {
-		return
-	}
 	ch.mu.Lock()
 	st := ch.run.status()
 	ch.mu.Unlock()
-	h.bus.publish(subjStatus, statusNotice{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn})
+	h.bus.Publish(peer.Status{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn})
 }
 
 // publishPresence tells the other nodes this node's viewers of ch.
 func (h *Hub) publishPresence(ch *channel) {
-	if h.bus == nil {
-		return
-	}
 	n := presenceOf(ch, time.Now())
 	n.Node = h.opts.Node
-	h.bus.publish(subjPresence, n)
+	h.bus.Publish(n)
 }
 
 // presenceOf is this node's viewers of ch, as a notice says them; the
-// notice names the node (a repeatNotice once for all its sessions).
-func presenceOf(ch *channel, now time.Time) presenceNotice {
+// notice names the node (a peer.Repeat once for all its sessions).
+func presenceOf(ch *channel, now time.Time) peer.Presence {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	people, total := ch.people.first(wire.MaxPresencePeople, now)
-	return presenceNotice{Session: ch.id, People: people, Total: total, Viewers: ch.watching}
+	return peer.Presence{Session: ch.id, People: people, Total: total, Viewers: ch.watching}
 }
+
+// presenceCoalesce is how long a node gathers changes to a session's
+// viewers before it tells the others: a thousand joins are a few notices.
+const presenceCoalesce = 100 * time.Millisecond
 
 // publishPresenceSoon tells the other nodes this node's viewers of ch
 // within presenceCoalesce: one notice for all the changes meanwhile.
 func (h *Hub) publishPresenceSoon(ch *channel) {
-	if h.bus == nil {
+	if !h.db.Shared() {
+		return // no other node
+	}
+	ch.mu.Lock()
+	due := ch.presenceToPeers
+	ch.presenceToPeers = true
+	ch.mu.Unlock()
+	if due {
 		return
 	}
-	h.bus.mu.Lock()
-	if h.bus.pending[ch] {
-		h.bus.mu.Unlock()
-		return
-	}
-	h.bus.pending[ch] = true
-	h.bus.mu.Unlock()
 	time.AfterFunc(presenceCoalesce, func() {
-		h.bus.mu.Lock()
-		delete(h.bus.pending, ch)
-		h.bus.mu.Unlock()
+		ch.mu.Lock()
+		ch.presenceToPeers = false
+		ch.mu.Unlock()
 		h.publishPresence(ch)
 	})
 }
@@ -452,18 +425,12 @@ func (h *Hub) publishPresenceSoon(ch *channel) {
 // relayText tells the other nodes a piece of a turn's reply: pos bytes
 // came before it; full says text is the whole reply so far.
 func (h *Hub) relayText(session, turn string, pos int, text string, full bool) {
-	if h.bus == nil {
-		return
-	}
-	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Pos: pos, Text: text, Full: full})
+	h.bus.Publish(peer.Text{Node: h.opts.Node, Session: session, Turn: turn, Pos: pos, Text: text, Full: full})
 }
 
 // relayRestart tells the other nodes that a turn's reply starts over.
 func (h *Hub) relayRestart(session, turn string) {
-	if h.bus == nil {
-		return
-	}
-	h.bus.publish(subjText, textNotice{Node: h.opts.Node, Session: session, Turn: turn, Full: true, Restart: true})
+	h.bus.Publish(peer.Text{Node: h.opts.Node, Session: session, Turn: turn, Full: true, Restart: true})
 }
 
 // OnTokensChanged sets what closes this node's connections of tokens
@@ -477,8 +444,8 @@ func (h *Hub) OnTokensChanged(f func(revoked, narrowed []string)) { h.tokenHook.
 // that lost a delta, or whose viewer came during the pause, shows the
 // reply so far (onText) within a heartbeat. It returns what stops it.
 func (h *Hub) relayWhole(ch *channel, turn string) (stop func()) {
-	if h.bus == nil {
-		return func() {}
+	if !h.db.Shared() {
+		return func() {} // no other node
 	}
 	done := make(chan struct{})
 	h.goTracked(func() {

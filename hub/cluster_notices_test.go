@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"albedo/db"
+	"albedo/hub/peer"
 	"albedo/wire"
 )
 
@@ -31,10 +32,7 @@ func TestNoticeEvents(t *testing.T) {
 		evs = append(evs, db.Event{Session: "s", Offset: ev.Offset, Type: ev.Type, JSON: raw,
 			Meta: db.Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}})
 	}
-	n := evNotice{Session: "s", First: 1, Last: 4}
-	for _, e := range evs {
-		n.Events, n.Kinds = append(n.Events, e.JSON), append(n.Kinds, kindOf(e))
-	}
+	n := peer.Commit{Session: "s", Events: evs}.AsEvents()
 	bare := n
 	bare.Kinds = nil
 	type result struct {
@@ -42,7 +40,7 @@ func TestNoticeEvents(t *testing.T) {
 		Ended    []string
 		Settings bool
 	}
-	read := func(n evNotice) result {
+	read := func(n peer.Events) result {
 		evs, ended, settings := noticeEvents(n)
 		r := result{Ended: ended, Settings: settings}
 		for _, e := range evs {
@@ -73,7 +71,7 @@ func TestNoticeEvents(t *testing.T) {
 func TestRepeatedRemotePresenceMarksNothing(t *testing.T) {
 	t.Parallel()
 	h, r := watchedHub(t)
-	ann := presenceNotice{Node: "n2", Session: "s", People: []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 1}}, Total: 1, Viewers: 1}
+	ann := peer.Presence{Node: "n2", Session: "s", People: []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 1}}, Total: 1, Viewers: 1}
 	h.onPresence(ann)
 	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 2 })
 
@@ -114,7 +112,7 @@ func TestRepeatNoticeIsEachSessionsPresence(t *testing.T) {
 	t.Parallel()
 	h, r := watchedHub(t)
 	ann := []wire.Person{{ID: "m-ann", Name: "ann", Role: wire.TokenMember, Devices: 1}}
-	h.onRepeat(repeatNotice{Node: "n2", Sessions: []presenceNotice{
+	h.onRepeat(peer.Repeat{Node: "n2", Sessions: []peer.Presence{
 		{Session: "not-served", People: ann, Total: 1, Viewers: 1},
 		{Session: "s", People: ann, Total: 1, Viewers: 1},
 	}})

@@ -4,8 +4,9 @@
 // other daemons share (PostgreSQL) the hub is one node of a cluster: a
 // session's turns run only on the node holding its lease, which reads the
 // queue from the database (cluster_leases.go), and the nodes tell each
-// other what happened over NATS (cluster_bus.go). docs/cluster.md says how
-// to run one.
+// other what happened over the cluster's bus (peer.Bus, cluster_notices.go;
+// the daemon's runs over NATS, albedo/hub/natsbus). docs/cluster.md says
+// how to run one.
 //
 // # Files
 //
@@ -53,27 +54,29 @@
 //
 //	cluster_leases.go     turns under a session's lease: claim, run, renew, release; orphans
 //	cluster_heartbeat.go  the heartbeat (heads re-read, viewers and run state said again); catchUp
-//	cluster_bus.go        the NATS subjects, the notices' types, and bus, which publishes them
-//	cluster_notices.go    what a node does with the other nodes' notices, and what it tells them
+//	cluster_notices.go    the hub as the bus's peer.Handler: the other nodes' notices and requests; what it tells them
 //	cluster_bots.go       a turn handed to its bot's connection on another node
 //	cluster_tokens.go     a token made on another node, looked up in the store
 //	cluster_changes.go    the store's changes to who may do what, followed every second (or when rung)
 //	cluster_clock.go      this node's clock compared with the store's, every 30 s
 //	feed_poll.go          the feed's look at the store for the sessions other nodes changed
 //
-// The single-node files call into the cluster's in many places, each of
-// which does nothing on a daemon alone (no NATS: h.bus is nil; SQLite:
-// h.db.Shared() is false): a notice published (publishStatus,
-// publishPresenceSoon, relayText, changed, publishBots, bus.events),
-// another node asked (interruptRemote, remoteServer), a head re-read
-// (catchUp), a lease claimed (wake), a token looked up in the store
-// (lookupStored), the feed's look at the store started (feed.ensure), the
-// cluster's loops started (Start).
+// The single-node files meet the cluster in a few calls, each of which
+// costs nothing on a daemon alone, whose bus is peer.Nop (never nil) and
+// whose store is not shared (h.db.Shared() is false): a notice published
+// (h.bus.Publish in onCommit, publishStatus, publishPresenceSoon,
+// relayText, changed, publishBots), another node asked (interruptRemote,
+// remoteServer), a head re-read (catchUp), a lease claimed (wake), a
+// token looked up in the store (lookupStored), the feed's look at the
+// store started (feed.ensure), the cluster's loops and the bus started
+// (Start). What another node says arrives through peerHandler, never
+// with a lock of the bus held.
 //
 // Tests: hub_test.go has TestMain and the helpers (newTestHub, newReader)
 // with the tests of subscribing and presence; bounds_test.go what one
 // connection or turn may make the daemon hold; cluster_tokens_test.go two
-// nodes on one database of the package's PostgreSQL (clusterPair);
+// nodes on one database of the package's PostgreSQL (clusterPair), and
+// cluster_bus_test.go two joined by an in-memory bus (busPair);
 // bench_test.go and turn_bench_test.go the benchmarks; the others are
 // named for the file they test. Fuzz corpora are in testdata/fuzz.
 //
@@ -100,8 +103,8 @@
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,
 // channel.loadMu, channel.mu; and tokenTable.ops before tokenTable.mu.
-// Hub.mu, tokenTable.mu, remoteBots.mu and bus.mu are never held with
-// another lock.
+// Hub.mu, tokenTable.mu and remoteBots.mu are never held with another
+// lock.
 //
 // Three locks are held across I/O, on purpose: channel.loadMu while a
 // session row is read (one load per channel); botTurn.mu while a bot's

@@ -15,9 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/nats-io/nats.go"
-
 	"albedo/db"
+	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -49,16 +48,22 @@ type Options struct {
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
 
-	// NATS, when set, connects this node to the other nodes of a cluster
-	// (cluster_bus.go): its commits, streaming replies, viewers and run
-	// state go to them, theirs come here.
-	NATS *nats.Conn
+	// Bus, when set, joins this node to the other nodes of a cluster
+	// (albedo/hub/peer; the daemon's is albedo/hub/natsbus): its
+	// commits, streaming replies, viewers and run state go to them,
+	// theirs come here. The hub starts it (Start) on a shared store.
+	Bus peer.Bus
 
 	// Node names this daemon in the turn leases of a shared (PostgreSQL)
 	// database; Lease is how long a claim lasts unrenewed (DefaultLease).
 	// SQLite ignores both: its one daemon runs every turn.
 	Node  string
 	Lease time.Duration
+
+	// changesEvery and heartbeatEvery pace a node's looks at the store
+	// (the constants of those names when zero); tests stretch them to
+	// show what the bus alone carries.
+	changesEvery, heartbeatEvery time.Duration
 
 	// DB tunes the database Open opens. Its OnCommit, if set, runs after
 	// the hub's own commit hook, on the writer goroutine (tests and
@@ -83,6 +88,12 @@ func (o *Options) defaults() {
 
 	if o.Node == "" {
 		o.Node = DefaultNode()
+	}
+	if o.changesEvery <= 0 {
+		o.changesEvery = changesEvery
+	}
+	if o.heartbeatEvery <= 0 {
+		o.heartbeatEvery = heartbeatEvery
 	}
 	if o.RingSize <= 0 {
 		o.RingSize = 256
@@ -146,7 +157,7 @@ type Hub struct {
 	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
 	stats  hubStats   // for Stats
 
-	bus           *bus                                             // nil on a daemon alone
+	bus           peer.Bus                                         // peer.Nop on a daemon alone
 	tokenHook     atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
 	expiredHook   atomic.Pointer[func(ids []string)]               // closes connections of links that expired (links.go)
 	links         linkUse                                          // when links were last used (links.go)
@@ -199,24 +210,13 @@ func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, e
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
 		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
 	h.feed.h = h
-	if opts.NATS != nil {
-		h.bus = &bus{nc: opts.NATS, node: opts.Node, pending: map[*channel]bool{}}
+	if h.bus = opts.Bus; h.bus == nil {
+		h.bus = peer.Nop{}
 	}
 	d.HookCommits(h.onCommit)
 	h.db, h.loads = d, newSessionLoads(hctx, d)
 	if ms := d.Migrated(); len(ms) > 0 {
 		log.Info("applied migrations", "migrations", strings.Join(ms, ","))
-	}
-	if h.bus != nil {
-		id, err := d.ClusterID(ctx)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		h.bus.space = "albedo"
-		if id != "" {
-			h.bus.space += "." + id
-		}
 	}
 	h.loops.Add(1)
 	go h.expireLinks()
@@ -261,8 +261,8 @@ func (h *Hub) onCommit(cs []db.Committed) {
 				inputs = append(inputs, queued{inputID: m.InputID, turnID: m.TurnID, offset: e.Offset})
 			}
 		}
-		if h.bus != nil {
-			h.bus.events(c.Session, c.Events)
+		if len(c.Events) > 0 {
+			h.bus.Publish(peer.Commit{Node: h.opts.Node, Session: c.Session, At: now, Events: c.Events})
 		}
 		h.mu.Lock()
 		ch := h.chans[c.Session]

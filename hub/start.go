@@ -26,10 +26,8 @@ func (h *Hub) Start(ctx context.Context) error {
 	if h.db.Shared() {
 		h.loops.Add(1)
 		go h.followChanges(from)
-		if h.bus != nil {
-			if err := h.startBus(); err != nil {
-				return err
-			}
+		if err := h.bus.Start(peerHandler{h}); err != nil {
+			return fmt.Errorf("join the cluster's bus: %w", err)
 		}
 		// With NATS or without, other nodes' commits reach this node's
 		// viewers: at once by notice, within a heartbeat from the store.

@@ -62,11 +62,11 @@ type hubStats struct {
 	clockMeasured atomic.Bool
 
 	peersMu sync.Mutex
-	peers   map[string]*peer // at most maxPeers
+	peers   map[string]*peerFigures // at most maxPeers
 }
 
-// peer is what hubStats keeps of another node.
-type peer struct {
+// peerFigures is what hubStats keeps of another node.
+type peerFigures struct {
 	heard time.Time
 	lag   *db.Histogram
 }
@@ -91,7 +91,7 @@ func (s *hubStats) heard(node string, lag time.Duration, hasLag bool) {
 	p := s.peers[node]
 	if p == nil {
 		if s.peers == nil {
-			s.peers = map[string]*peer{}
+			s.peers = map[string]*peerFigures{}
 		}
 		if len(s.peers) >= maxPeers {
 			var oldest string
@@ -102,7 +102,7 @@ func (s *hubStats) heard(node string, lag time.Duration, hasLag bool) {
 			}
 			delete(s.peers, oldest)
 		}
-		p = &peer{lag: db.NewHistogram(lagBounds...)}
+		p = &peerFigures{lag: db.NewHistogram(lagBounds...)}
 		s.peers[node] = p
 	}
 	p.heard = now

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"albedo/hub/peer"
 )
 
 // Close waits for the goroutines the hub started with goTracked, with the
@@ -66,7 +68,7 @@ func TestEventsNoticesReadSettingsOneAtATime(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 2000 {
-				h.onEvents(evNotice{Node: "n2", Session: "s", First: 1, Last: 1})
+				h.onEvents(peer.Events{Node: "n2", Session: "s", First: 1, Last: 1})
 			}
 		}()
 	}

@@ -26,6 +26,7 @@ import (
 	"albedo/client"
 	"albedo/db"
 	"albedo/hub"
+	"albedo/hub/natsbus"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -265,10 +266,19 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		if d.nc, err = connectNATS(f.nats, f.node, f.natsOpts, d.log); err != nil {
 			return err
 		}
-		hopts.NATS = d.nc
 	}
 	if d.store, err = db.Open(ctx, target, db.Options{Node: f.node, NoMigrate: f.noMigrate}); err != nil {
 		return err
+	}
+	if d.nc != nil {
+		// The cluster's id in every subject: clusters that share a NATS
+		// hear only their own nodes.
+		id, err := d.store.ClusterID(ctx)
+		if err != nil {
+			d.store.Close(ctx)
+			return err
+		}
+		hopts.Bus = natsbus.New(d.nc, f.node, id)
 	}
 	if d.hub, err = hub.New(ctx, d.store, hopts, d.log); err != nil {
 		d.store.Close(ctx)

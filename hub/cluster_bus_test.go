@@ -1,0 +1,110 @@
+package hub
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"albedo/db/pgtest"
+	"albedo/hub/peer"
+	"albedo/hub/provider"
+	"albedo/wire"
+)
+
+// busPair is two started nodes on one database of the package's
+// PostgreSQL, joined by an in-memory bus, which look at the store only
+// every hour: whatever one node learns of the other within a test, it
+// learned over the bus. Node b claims no leases, so a's node runs every
+// turn. Both serve the provider "block" (blockProvider on release).
+func busPair(t *testing.T, release chan struct{}) (a, b *Hub, bClosed *closedLog) {
+	t.Helper()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("block", blockProvider{release})
+	open := func(node string) *Hub {
+		bus := net.Join(node)
+		t.Cleanup(bus.Close) // after the hub's Close, which openTestHub put off
+		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
+	}
+	a, b = open("a"), open("b")
+	b.draining.Store(true)
+	bClosed = &closedLog{}
+	b.OnTokensChanged(bClosed.add)
+	for _, h := range []*Hub{a, b} {
+		if err := h.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a, b, bClosed
+}
+
+// What one node commits, streams, sees and runs reaches the other's
+// viewers over the bus: the events, the reply as it streams, who watches,
+// the run state; an interrupt asked on the other node is done where the
+// turn runs; and the node hears how late the commits' notices came.
+func TestNoticesReachTheOtherNodeOverTheBus(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	a, b, _ := busPair(t, release)
+	ctx := context.Background()
+	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, b.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	zero := int64(0)
+	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence })
+
+	ann := newReader(t, a.Connect(ConnInfo{Name: "ann", Role: wire.TokenMember, AuthorID: "m-ann"}))
+	subscribe(ann.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushPresence && f.Presence.Viewers == 2 })
+
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Role == wire.RoleUser })
+	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseRunning })
+	r.next(t, func(f wire.Frame) bool {
+		return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.Text == "x"
+	})
+
+	turn, running, err := b.Interrupt(ctx, "s", wire.ReasonUser)
+	if err != nil || !running || turn == "" {
+		t.Fatalf("interrupt asked on node b: turn %q running %v err %v", turn, running, err)
+	}
+	f := r.next(t, func(f wire.Frame) bool {
+		return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted
+	})
+	if f.Event.State != wire.TurnInterrupted || f.Event.TurnID != turn {
+		t.Fatalf("the turn ended %s (%s), want interrupted (%s)", f.Event.State, f.Event.TurnID, turn)
+	}
+	if lag := b.Stats().Peers["a"].Lag; lag.Count == 0 {
+		t.Fatal("node b heard a's commits without measuring their lag")
+	}
+}
+
+// A change to who may do what, made on one node, reaches the other at
+// once: the bus rings it to read the store's changes.
+func TestChangesAreRungOverTheBus(t *testing.T) {
+	t.Parallel()
+	a, b, closed := busPair(t, nil)
+	ctx := context.Background()
+	mustCreate(t, a, "s")
+	link, _, err := a.Share(ctx, "s", wire.LinkCreate{Label: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := b.Authenticate(link)
+	if !ok {
+		t.Fatal("node b refused the link made on a")
+	}
+	if _, err := a.Unlink(ctx, "s", "demo"); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 10*time.Second, "node b refuses the link a removed", func() bool {
+		_, ok := b.Authenticate(link)
+		return !ok && closed.has(p.TokenID)
+	})
+}
