@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -15,43 +15,43 @@ import (
 // ws.ops (api/ws/ops.go) does the same for every websocket op. These two
 // tables are the only places roles and access are enforced
 // (hub/access.go).
-var permissions = map[string]hub.Rule{
-	"GET /v1/sessions":                       {Roles: hub.Everyone}, // each sees their sessions only
-	"POST /v1/sessions":                      {Roles: hub.People},
-	"PUT /v1/sessions/:id":                   {Roles: hub.People}, // an id taken by a session they cannot see is a conflict (hub)
-	"GET /v1/sessions/:id":                   {Roles: hub.Everyone, Need: wire.AccessRead},
-	"PATCH /v1/sessions/:id":                 {Roles: hub.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id":                {Roles: hub.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/events":            {Roles: hub.Everyone, Need: wire.AccessRead},
-	"POST /v1/sessions/:id/import":           {Roles: hub.OwnerOnly},                     // what it writes is attributed to anyone: admins only
-	"POST /v1/sessions/:id/fork":             {Roles: hub.People, Need: wire.AccessRead}, // the fork is theirs
-	"POST /v1/sessions/:id/compact":          {Roles: hub.Speakers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/forks":             {Roles: hub.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
-	"PUT /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},
-	"GET /v1/sessions/:id/read":              {Roles: hub.Speakers, Need: wire.AccessRead},
-	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: hub.Writers, Need: wire.AccessWrite},
-	"POST /v1/sessions/:id/interrupt":        {Roles: hub.Speakers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/status":            {Roles: hub.Everyone, Need: wire.AccessRead},
-	"POST /v1/sessions/:id/shares":           {Roles: hub.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/shares":         {Roles: hub.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/shares":            {Roles: hub.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/shares/:label":  {Roles: hub.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/grants":            {Roles: hub.People, Need: wire.AccessCreator},
-	"PUT /v1/sessions/:id/grants/:member":    {Roles: hub.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/grants/:member": {Roles: hub.People, Need: wire.AccessCreator},
-	"GET /v1/members":                        {Roles: hub.OwnerOnly},
-	"POST /v1/members":                       {Roles: hub.OwnerOnly},
-	"DELETE /v1/members/:name":               {Roles: hub.OwnerOnly},
-	"POST /v1/me/tokens":                     {Roles: hub.People},
-	"GET /v1/search":                         {Roles: hub.Everyone}, // each finds what they may read only
-	"GET /v1/usage":                          {Roles: hub.OwnerOnly},
-	"GET /v1/providers":                      {Roles: hub.People},
-	"GET /v1/bots":                           {Roles: hub.OwnerOnly},
-	"POST /v1/bots":                          {Roles: hub.OwnerOnly},
-	"DELETE /v1/bots/:name":                  {Roles: hub.OwnerOnly},
-	"POST /v1/daemon/shutdown":               {Roles: hub.OwnerOnly},
-	"GET /v1/ws":                             {Roles: hub.Everyone},
+var permissions = map[string]access.Rule{
+	"GET /v1/sessions":                       {Roles: access.Everyone}, // each sees their sessions only
+	"POST /v1/sessions":                      {Roles: access.People},
+	"PUT /v1/sessions/:id":                   {Roles: access.People}, // an id taken by a session they cannot see is a conflict (hub)
+	"GET /v1/sessions/:id":                   {Roles: access.Everyone, Need: wire.AccessRead},
+	"PATCH /v1/sessions/:id":                 {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id":                {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/events":            {Roles: access.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/import":           {Roles: access.OwnerOnly},                     // what it writes is attributed to anyone: admins only
+	"POST /v1/sessions/:id/fork":             {Roles: access.People, Need: wire.AccessRead}, // the fork is theirs
+	"POST /v1/sessions/:id/compact":          {Roles: access.Speakers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/forks":             {Roles: access.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
+	"PUT /v1/sessions/:id/read":              {Roles: access.Speakers, Need: wire.AccessRead},
+	"GET /v1/sessions/:id/read":              {Roles: access.Speakers, Need: wire.AccessRead},
+	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: access.Writers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: access.Writers, Need: wire.AccessWrite},
+	"POST /v1/sessions/:id/interrupt":        {Roles: access.Speakers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/status":            {Roles: access.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/shares":           {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares":         {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/shares":            {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares/:label":  {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/grants":            {Roles: access.People, Need: wire.AccessCreator},
+	"PUT /v1/sessions/:id/grants/:member":    {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/grants/:member": {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/members":                        {Roles: access.OwnerOnly},
+	"POST /v1/members":                       {Roles: access.OwnerOnly},
+	"DELETE /v1/members/:name":               {Roles: access.OwnerOnly},
+	"POST /v1/me/tokens":                     {Roles: access.People},
+	"GET /v1/search":                         {Roles: access.Everyone}, // each finds what they may read only
+	"GET /v1/usage":                          {Roles: access.OwnerOnly},
+	"GET /v1/providers":                      {Roles: access.People},
+	"GET /v1/bots":                           {Roles: access.OwnerOnly},
+	"POST /v1/bots":                          {Roles: access.OwnerOnly},
+	"DELETE /v1/bots/:name":                  {Roles: access.OwnerOnly},
+	"POST /v1/daemon/shutdown":               {Roles: access.OwnerOnly},
+	"GET /v1/ws":                             {Roles: access.Everyone},
 }
 
 // LinkExpired is the reason of the close (4401) of a connection whose
@@ -69,7 +69,7 @@ func bearer(h string) string {
 
 // authenticate resolves a token: daemon.json's, which acts as the home's
 // own member (Options.Owner), else a stored one.
-func (s *Server) authenticate(token string) (hub.Principal, bool) {
+func (s *Server) authenticate(token string) (access.Principal, bool) {
 	if token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
 		return s.owner, true
 	}
@@ -113,7 +113,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func principalOf(c echo.Context) (hub.Principal, bool) {
-	p, ok := c.Get("principal").(hub.Principal)
+func principalOf(c echo.Context) (access.Principal, bool) {
+	p, ok := c.Get("principal").(access.Principal)
 	return p, ok
 }

@@ -16,6 +16,7 @@ import (
 
 	"albedo/api/ws"
 	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -26,7 +27,7 @@ type Options struct {
 	Token string // the owner token of daemon.json
 	// Owner is who daemon.json's token acts as: the home's own member, an
 	// admin (hub.EnsureMember). Unset, an owner named "user".
-	Owner hub.Principal
+	Owner access.Principal
 	// ProofKey is the key the page's links carry, with which the daemon
 	// proves itself before a page says hello (api/ws/prove.go); none: no
 	// proof.
@@ -89,11 +90,11 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	owner hub.Principal // who Options.Token acts as
-	boot  []byte        // this boot's secret, under which session tokens are made (session.go)
-	ws    *ws.Server    // the websocket endpoint, /v1/ws
-	open  *openConns    // connections the listener holds open
-	fresh freshConns    // connections that have not sent a request yet
+	owner access.Principal // who Options.Token acts as
+	boot  []byte           // this boot's secret, under which session tokens are made (session.go)
+	ws    *ws.Server       // the websocket endpoint, /v1/ws
+	open  *openConns       // connections the listener holds open
+	fresh freshConns       // connections that have not sent a request yet
 
 	draining atomic.Bool // Drain was called
 	errs     errorCounts // error replies by code, HTTP and websocket
@@ -114,7 +115,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	s.boot = make([]byte, 32)
 	_, _ = rand.Read(s.boot)
 	if s.owner.Role == "" {
-		s.owner = hub.Principal{Role: wire.TokenOwner, Name: "user"}
+		s.owner = access.Principal{Role: wire.TokenOwner, Name: "user"}
 	}
 	s.ws = ws.New(h, ws.Options{
 		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,

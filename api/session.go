@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"albedo/hub"
+	"albedo/hub/access"
 )
 
 // Session tokens are what a page sends with its HTTP calls instead of its
@@ -24,7 +24,7 @@ const sessionPrefix = "alsess_"
 const ownerSession = "-"
 
 // sessionToken makes p's session token.
-func (s *Server) sessionToken(p hub.Principal) string {
+func (s *Server) sessionToken(p access.Principal) string {
 	id := p.TokenID
 	if id == "" {
 		id = ownerSession
@@ -40,17 +40,17 @@ func (s *Server) sessionMAC(id string) string {
 
 // fromSessionToken is the principal a session token stands for, if this
 // boot made it and its token still stands.
-func (s *Server) fromSessionToken(tok string) (hub.Principal, bool) {
+func (s *Server) fromSessionToken(tok string) (access.Principal, bool) {
 	id, mac, ok := strings.Cut(strings.TrimPrefix(tok, sessionPrefix), ".")
 	if !ok || id == "" || subtle.ConstantTimeCompare([]byte(mac), []byte(s.sessionMAC(id))) != 1 {
-		return hub.Principal{}, false
+		return access.Principal{}, false
 	}
 	if id == ownerSession {
 		return s.owner, true
 	}
-	p, ok := s.hub.Current(hub.Principal{TokenID: id})
+	p, ok := s.hub.Current(access.Principal{TokenID: id})
 	if !ok || p.Expired(time.Now()) {
-		return hub.Principal{}, false
+		return access.Principal{}, false
 	}
 	return p, true
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"albedo/api/ws"
-	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -151,7 +151,7 @@ func TestRefusalsReadWell(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
 	for role, want := range cases {
-		got := hub.Principal{Role: wire.TokenRole(role)}.Authorize(hub.Rule{}, "do x", "")
+		got := access.Principal{Role: wire.TokenRole(role)}.Authorize(access.Rule{}, "do x", "")
 		if got == nil || got.Message != want+" token may not do x" {
 			t.Errorf("a refusal of a %s: %+v, want %q", role, got, want+" token may not do x")
 		}

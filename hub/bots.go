@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"albedo/hub/access"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -167,7 +168,7 @@ func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
 // wherever in a cluster the turn runs, so that what the bot sends next
 // (a post) lands after it.
 func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string, acked func(error)) error {
-	if err := checkTexts("text", text, "error", errText); err != nil {
+	if err := access.CheckTexts("text", text, "error", errText); err != nil {
 		return err // before the turn is touched: the bot may send it again
 	}
 	c.mu.Lock()
@@ -308,5 +309,5 @@ func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, bot
 	return h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
 }
 
-// botAuthor is a bot as the author of its posts (Principal.AuthorID).
+// botAuthor is a bot as the author of its posts (access.Principal.AuthorID).
 func botAuthor(name string) wire.Author { return wire.Author{Name: name, ID: "bot:" + name} }

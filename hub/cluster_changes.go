@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/hub/peer"
 	"albedo/wire"
 )
@@ -134,13 +135,13 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 		if err != nil {
 			return err
 		}
-		h.tokens.replace(t.Hash, h.tokens.principalOf(t))
+		h.tokens.Update(t)
 		still = append(still, id)
 	}
 	if len(revoked) > 0 {
-		h.tokens.ops.Lock()
-		h.tokens.drop(revoked)
-		h.tokens.ops.Unlock()
+		done := h.tokens.Exclusive()
+		h.tokens.Drop(revoked)
+		done()
 	}
 	if f := h.tokenHook.Load(); f != nil && len(revoked)+len(still) > 0 {
 		(*f)(revoked, still)
@@ -205,7 +206,7 @@ func (h *Hub) cutLost(session string) {
 	}
 	ch.mu.Unlock()
 	for _, m := range members {
-		h.cutAccess(m, session, h.tokens.access(m, session))
+		h.cutAccess(m, session, h.tokens.Access(m, session))
 	}
 }
 
@@ -225,13 +226,13 @@ func (h *Hub) applyGrants(ctx context.Context, grants []db.Change) error {
 	for i, g := range grants {
 		pairs[i] = db.MemberSession{Member: g.A, Session: g.B}
 	}
-	access, err := h.db.GrantsOf(ctx, pairs)
+	grantsNow, err := h.db.GrantsOf(ctx, pairs)
 	if err != nil {
 		return err
 	}
 	for _, p := range pairs {
-		now := access[p]
-		if was := h.tokens.setAccess(p.Member, p.Session, now); rank(now) < rank(was) {
+		now := grantsNow[p]
+		if was := h.tokens.SetAccess(p.Member, p.Session, now); access.Rank(now) < access.Rank(was) {
 			h.cutAccess(p.Member, p.Session, now)
 		}
 		h.feed.accessChanged(p.Member, p.Session, now)

@@ -161,7 +161,7 @@ func TestGrantsReachEveryNodeWithoutNATS(t *testing.T) {
 	if err := a.Grant(ctx, "s", "ann", wire.AccessRead); err != nil {
 		t.Fatal(err)
 	}
-	within(t, 5*time.Second, "node b sees ann's grant", func() bool { return b.tokens.access(m.ID, "s") == wire.AccessRead })
+	within(t, 5*time.Second, "node b sees ann's grant", func() bool { return b.tokens.Access(m.ID, "s") == wire.AccessRead })
 	r := newReader(t, b.Connect(ConnInfo{Name: "ann", Role: wire.TokenMember, AuthorID: m.ID}))
 	subscribe(r.c, wire.Sub{Session: "s"})
 	r.next(t, func(f wire.Frame) bool { return f.IsReply() && f.Reply.OK })
@@ -173,7 +173,7 @@ func TestGrantsReachEveryNodeWithoutNATS(t *testing.T) {
 	if f.Reset.Reason != wire.ResetRevoked {
 		t.Fatalf("reset %+v, want reason revoked", *f.Reset)
 	}
-	if got := b.tokens.access(m.ID, "s"); got != "" {
+	if got := b.tokens.Access(m.ID, "s"); got != "" {
 		t.Fatalf("node b still has ann's access %q", got)
 	}
 }
@@ -247,13 +247,13 @@ func TestManyGrantsReachEveryNodeWithoutNATS(t *testing.T) {
 	want[[2]string{ann.ID, "s00"}] = ""
 	within(t, 10*time.Second, "node b has every grant as node a left it", func() bool {
 		for k, w := range want {
-			if b.tokens.access(k[0], k[1]) != w {
+			if b.tokens.Access(k[0], k[1]) != w {
 				return false
 			}
 		}
 		return true
 	})
-	if got := b.tokens.access(bob.ID, "s01"); got != "" {
+	if got := b.tokens.Access(bob.ID, "s01"); got != "" {
 		t.Fatalf("bob has %q on s01, granted nothing there", got)
 	}
 }

@@ -32,9 +32,9 @@ func TestTokenLookupsHoldNothingBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.tokens.ops.RLock()
+	unlock := b.tokens.Changing()
 	var once sync.Once
-	release := func() { once.Do(b.tokens.ops.RUnlock) }
+	release := func() { once.Do(unlock) }
 	defer release()
 	done := make(chan bool, 1)
 	go func() { _, ok := b.Authenticate(tok); done <- ok }()

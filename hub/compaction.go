@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -422,7 +423,7 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 // summarized into a compaction event, which it returns. A session whose
 // provider has no context window is bad_request; one with nothing to
 // compact, conflict.
-func (h *Hub) Compact(ctx context.Context, by Principal, session string) (wire.Event, error) {
+func (h *Hub) Compact(ctx context.Context, by access.Principal, session string) (wire.Event, error) {
 	ch, werr := h.channel(ctx, session)
 	if werr != nil {
 		return wire.Event{}, werr

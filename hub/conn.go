@@ -12,7 +12,7 @@ import (
 )
 
 // ConnInfo names a connection in presence pushes: the identity of its
-// token (Name, Role, AuthorID: Principal's), never what its client says,
+// token (Name, Role, AuthorID: access.Principal's), never what its client says,
 // and the device label its client gave.
 type ConnInfo struct {
 	ID       string

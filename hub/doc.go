@@ -44,11 +44,12 @@
 //	members.go        members, their personal tokens, and their grants, kept in the token table
 //	members_conns.go  a member's subscriptions cut when access is lost; connections counted by author
 //	links.go          links: read and write tokens to one session, labelled, expiring; uses noted
-//	access.go         the sets of roles the permission tables name; Principal.Authorize
-//	validate.go       the rules for text fields, input ids and effort
 //	stats.go          Stats, for the daemon's metrics
 //	tracked.go        goTracked: the goroutines Close waits for, none started once it has begun
 //	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, their registry
+//	access/           who may do what: principals, role sets, the token and grant table, the text checks
+//	peer/             the cluster's seam: the notices, the Bus the hub publishes through, its Handler
+//	natsbus/          the Bus over NATS, which the daemon builds
 //
 // The cluster (a shared database, with NATS or without):
 //
@@ -102,14 +103,14 @@
 //
 // Lock order, outermost first: botTurn.mu (held while a bot's text is
 // emitted, which publishes to the channel), botTable.mu, Conn.mu,
-// channel.loadMu, channel.mu; and tokenTable.ops before tokenTable.mu.
-// Hub.mu, tokenTable.mu and remoteBots.mu are never held with another
+// channel.loadMu, channel.mu; and access.Table.Changing before access.Table's lock.
+// Hub.mu, access.Table's lock and remoteBots.mu are never held with another
 // lock.
 //
 // Three locks are held across I/O, on purpose: channel.loadMu while a
 // session row is read (one load per channel); botTurn.mu while a bot's
 // text is emitted, which may wait for a checkpoint commit (so that no text
-// is emitted after the turn has ended; bots.go); and tokenTable.ops while
+// is emitted after the turn has ended; bots.go); and access.Table.Changing while
 // stored tokens are written, re-read, or looked up for another node's
 // token, so that a revocation is never undone by a read that raced it. No
 // lock is held while a client is written to.

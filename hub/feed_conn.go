@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -25,7 +26,7 @@ const maxFeedGone = 1024
 
 // feedCursor is a connection's place in the feed. Guarded by Conn.mu.
 type feedCursor struct {
-	p      Principal
+	p      access.Principal
 	reader string    // the person's id for read markers; "" for none
 	seq    uint64    // changes numbered up to it are sent (or not the connection's)
 	minAt  time.Time // a resume by time: sessions last changed before it were said before it
@@ -40,7 +41,7 @@ type feedCursor struct {
 // Feed starts (or, from pos, resumes) the connection's feed, and queues
 // the reply to command id before any feed push: the first page, or, for
 // a resume, none (what changed since comes in pushes).
-func (c *Conn) Feed(ctx context.Context, id int64, p Principal, pos string, limit int) error {
+func (c *Conn) Feed(ctx context.Context, id int64, p access.Principal, pos string, limit int) error {
 	limit, err := feedLimit(limit)
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func (c *Conn) Feed(ctx context.Context, id int64, p Principal, pos string, limi
 
 // FeedPage returns the page of the feed after cursor (a page's next,
 // which is never ""; the first page comes with Feed).
-func (c *Conn) FeedPage(ctx context.Context, p Principal, cursor string, limit int) (wire.FeedReply, error) {
+func (c *Conn) FeedPage(ctx context.Context, p access.Principal, cursor string, limit int) (wire.FeedReply, error) {
 	if cursor == "" {
 		return wire.FeedReply{}, wire.Errorf(wire.CodeBadRequest, "cursor is required: the next of the page before (the first page comes with feed)")
 	}
@@ -130,7 +131,7 @@ func feedLimit(limit int) (int, error) {
 
 // feedPage makes the items of a page read with one more entry than
 // limit, and the cursor of the page after it when there is one.
-func (h *Hub) feedPage(ctx context.Context, page []feedEntry, limit int, p Principal, reader string, counts *unreadCounts) ([]wire.FeedItem, string) {
+func (h *Hub) feedPage(ctx context.Context, page []feedEntry, limit int, p access.Principal, reader string, counts *unreadCounts) ([]wire.FeedItem, string) {
 	next := ""
 	if len(page) > limit {
 		page = page[:limit]

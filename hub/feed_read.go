@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -28,7 +29,7 @@ type feedBatch struct {
 // may see that changed after it (and not before minAt), in the order of
 // their changes: from the ring when it still holds from's successor, else
 // by a walk of the index.
-func (f *feed) changesAfter(from uint64, minAt time.Time, p Principal, n int) feedBatch {
+func (f *feed) changesAfter(from uint64, minAt time.Time, p access.Principal, n int) feedBatch {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b := feedBatch{upTo: from}
@@ -89,7 +90,7 @@ func (f *feed) ringAfter(from uint64) (int, bool) {
 // those after after (nil for the first page). It sorts the index, which
 // costs the home's size, once per page: pages are asked for by a person
 // scrolling, not by every change. Caller holds f.mu.
-func (f *feed) page(p Principal, after *pageAfter, n int) []feedEntry {
+func (f *feed) page(p access.Principal, after *pageAfter, n int) []feedEntry {
 	var all []*feedEntry
 	for _, e := range f.entries {
 		if e.gone || !p.CanSee(e.id) {
@@ -127,7 +128,7 @@ func feedOlder(at time.Time, id string, bAt time.Time, bID string) bool {
 // (nil: none kept): with what this node knows of each
 // session's run, its newest message (read from the store when the index
 // does not have it), and the person's unread count.
-func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p Principal, reader string, counts *unreadCounts) []wire.FeedItem {
+func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p access.Principal, reader string, counts *unreadCounts) []wire.FeedItem {
 	items := make([]wire.FeedItem, 0, len(entries))
 	def := h.providers.Default()
 	for i := range entries {

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -15,8 +16,8 @@ import (
 // (db's forks.go says how, without a copy), with the parent's settings
 // and by as its creator. With req.Rerun, the input at req.At (or the one
 // the reply there answered) runs again in it, as its first turn.
-func (h *Hub) Fork(ctx context.Context, by Principal, parent string, req wire.ForkRequest) (wire.Session, error) {
-	if err := checkTexts("title", req.Title); err != nil {
+func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req wire.ForkRequest) (wire.Session, error) {
+	if err := access.CheckTexts("title", req.Title); err != nil {
 		return wire.Session{}, err
 	}
 	if req.At < 0 {
@@ -65,7 +66,7 @@ func (h *Hub) Fork(ctx context.Context, by Principal, parent string, req wire.Fo
 		return wire.Session{}, wireErr(err)
 	}
 	if by.MemberID != "" {
-		h.tokens.setAccess(by.MemberID, out.ID, wire.AccessCreator)
+		h.tokens.SetAccess(by.MemberID, out.ID, wire.AccessCreator)
 	}
 	h.feed.session(out)
 	h.sessionsChanged()
@@ -82,7 +83,7 @@ func (h *Hub) Fork(ctx context.Context, by Principal, parent string, req wire.Fo
 }
 
 // Forks lists the forks of a session that by may see.
-func (h *Hub) Forks(ctx context.Context, by Principal, parent string) ([]wire.Session, error) {
+func (h *Hub) Forks(ctx context.Context, by access.Principal, parent string) ([]wire.Session, error) {
 	ss, err := h.db.Forks(ctx, parent)
 	if err != nil {
 		return nil, wireErr(err)

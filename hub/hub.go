@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -151,11 +152,11 @@ type Hub struct {
 	stopping atomic.Bool    // no new inputs, no new turns
 	draining atomic.Bool    // no new leases claimed; those held given up after their turn (Drain)
 
-	tokens tokenTable // owner (made by a command), bot and viewer tokens
-	feed   feed       // every session as the sessions feed shows it (feed.go)
-	bots   botTable   // connections serving bot turns
-	remote remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
-	stats  hubStats   // for Stats
+	tokens access.Table // owner (made by a command), bot and viewer tokens
+	feed   feed         // every session as the sessions feed shows it (feed.go)
+	bots   botTable     // connections serving bot turns
+	remote remoteBots   // other nodes' bots, and turns handed across (cluster_bots.go)
+	stats  hubStats     // for Stats
 
 	bus           peer.Bus                                         // peer.Nop on a daemon alone
 	tokenHook     atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -75,7 +76,7 @@ func checkImported(ev wire.Event) *wire.Error {
 	default:
 		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)
 	}
-	if err := checkTexts("text", ev.Text, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
+	if err := access.CheckTexts("text", ev.Text, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
 		"state", ev.State, "reason", ev.Reason, "by", ev.By); err != nil {
 		if we, ok := err.(*wire.Error); ok {
 			return we

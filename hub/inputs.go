@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -72,14 +73,14 @@ func (h *Hub) checkInput(session, inputID, text string) error {
 		return wire.Errorf(wire.CodeBadRequest, "session is required")
 	case inputID == "":
 		return wire.Errorf(wire.CodeBadRequest, "input_id is required")
-	case !canonicalUUID(inputID):
+	case !access.CanonicalUUID(inputID):
 		return wire.Errorf(wire.CodeBadRequest, "input_id %q is not a UUID in its canonical form (36 characters, lower-case hex, 8-4-4-4-12)", inputID)
 	case text == "":
 		return wire.Errorf(wire.CodeBadRequest, "text is required")
 	case len(text) > h.opts.MaxInput:
 		return wire.Errorf(wire.CodeTooLarge, "text is %d bytes; the limit is %d", len(text), h.opts.MaxInput)
 	}
-	if werr := checkText("text", text); werr != nil {
+	if werr := access.CheckText("text", text); werr != nil {
 		return werr
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -23,9 +23,6 @@ import (
 // unique in its session, and may expire: past its end it is refused like
 // a revoked one, and the connections that hold it are closed (4401,
 // "link expired") within a second.
-
-// validLabel is what a link's label may look like.
-var validLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // MaxLinkLife bounds expires_in.
 const MaxLinkLife = 366 * 24 * time.Hour
@@ -46,7 +43,7 @@ func (h *Hub) Share(ctx context.Context, session string, req wire.LinkCreate) (s
 		b := make([]byte, 3)
 		_, _ = rand.Read(b)
 		req.Label = "link-" + hex.EncodeToString(b)
-	} else if !validLabel.MatchString(req.Label) {
+	} else if !access.ValidLabel.MatchString(req.Label) {
 		return "", wire.Link{}, wire.Errorf(wire.CodeBadRequest, "a link's label is 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	var expires string
@@ -57,10 +54,9 @@ func (h *Hub) Share(ctx context.Context, session string, req wire.LinkCreate) (s
 		}
 		expires = time.Now().Add(d).UTC().Format(time.RFC3339Nano)
 	}
-	tok := newToken(prefix)
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: kind, Name: string(kind), Hash: hashToken(tok),
+	tok := access.NewToken(prefix)
+	defer h.tokens.Changing()()
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: kind, Name: string(kind), Hash: access.HashToken(tok),
 		Sessions: session, Label: req.Label, ExpiresAt: expires}
 	var at string
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -72,7 +68,7 @@ func (h *Hub) Share(ctx context.Context, session string, req wire.LinkCreate) (s
 	}); err != nil {
 		return "", wire.Link{}, wireErr(err)
 	}
-	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	h.tokens.Add(row)
 	return tok, wire.Link{Session: session, Label: req.Label, Access: req.Access, ExpiresAt: expires, CreatedAt: at}, nil
 }
 
@@ -100,8 +96,7 @@ func (h *Hub) Links(ctx context.Context, session string) ([]wire.Link, error) {
 // Unlink revokes the link of session labelled label and returns its
 // token's id, whose connections the caller closes.
 func (h *Hub) Unlink(ctx context.Context, session, label string) ([]string, error) {
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
+	defer h.tokens.Changing()()
 	var id string
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
@@ -111,7 +106,7 @@ func (h *Hub) Unlink(ctx context.Context, session, label string) ([]string, erro
 		return nil, wireErr(err)
 	}
 	ids := []string{id}
-	h.tokens.drop(ids)
+	h.tokens.Drop(ids)
 	h.changed()
 	return ids, nil
 }
@@ -186,14 +181,12 @@ func (h *Hub) expireLinks() {
 		}
 		now := time.Now()
 		var ids []string
-		h.tokens.mu.RLock()
-		for _, p := range h.tokens.byHash {
+		h.tokens.Each(func(p access.Principal) {
 			if p.Expired(now) && !closed[p.TokenID] {
 				ids = append(ids, p.TokenID)
 				closed[p.TokenID] = true
 			}
-		}
-		h.tokens.mu.RUnlock()
+		})
 		if f := h.expiredHook.Load(); f != nil && len(ids) > 0 {
 			(*f)(ids)
 		}
@@ -207,9 +200,7 @@ func (h *Hub) OnLinksExpired(f func(ids []string)) { h.expiredHook.Store(&f) }
 // TokenExpired says whether token is a link that has expired, for the
 // words of its refusal.
 func (h *Hub) TokenExpired(token string) bool {
-	h.tokens.mu.RLock()
-	p, ok := h.tokens.byHash[hashToken(token)]
-	h.tokens.mu.RUnlock()
+	p, ok, _, _ := h.tokens.Lookup(access.HashToken(token))
 	return ok && p.Expired(time.Now())
 }
 

@@ -2,12 +2,11 @@ package hub
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -25,14 +24,13 @@ const MemberInvite = "invite"
 // AddMember makes a member and their first token, labelled invite, which
 // is returned once.
 func (h *Hub) AddMember(ctx context.Context, name string, admin bool) (string, wire.Member, error) {
-	if !validBotName.MatchString(name) {
+	if !access.ValidName.MatchString(name) {
 		return "", wire.Member{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
+	defer h.tokens.Changing()()
 	m := db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Admin: admin}
-	tok := newToken("almem_")
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: name, Hash: hashToken(tok),
+	tok := access.NewToken("almem_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: name, Hash: access.HashToken(tok),
 		Member: m.ID, Label: MemberInvite, MemberName: name, Admin: admin}
 	var made db.Member
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -44,16 +42,16 @@ func (h *Hub) AddMember(ctx context.Context, name string, admin bool) (string, w
 	}); err != nil {
 		return "", wire.Member{}, wireErr(err)
 	}
-	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	h.tokens.Add(row)
 	return tok, wire.Member{ID: m.ID, Name: name, Admin: admin, CreatedAt: made.CreatedAt}, nil
 }
 
 // EnsureMember returns the member named name, made an admin if there is
 // none: the person who runs a local daemon, whose daemon.json token acts
 // as them.
-func (h *Hub) EnsureMember(ctx context.Context, name string) (Principal, error) {
-	if !validBotName.MatchString(name) {
-		return Principal{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+func (h *Hub) EnsureMember(ctx context.Context, name string) (access.Principal, error) {
+	if !access.ValidName.MatchString(name) {
+		return access.Principal{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	var m db.Member
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -64,13 +62,9 @@ func (h *Hub) EnsureMember(ctx context.Context, name string) (Principal, error) 
 		m, err = tx.CreateMember(ctx, db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Admin: true})
 		return err
 	}); err != nil {
-		return Principal{}, wireErr(err)
+		return access.Principal{}, wireErr(err)
 	}
-	role := wire.TokenMember
-	if m.Admin {
-		role = wire.TokenOwner
-	}
-	return Principal{Role: role, Name: m.Name, MemberID: m.ID, grants: &h.tokens}, nil
+	return h.tokens.Member(m.Name, m.ID, m.Admin), nil
 }
 
 // RemoveMember removes a member with their tokens and grants, and returns
@@ -78,8 +72,7 @@ func (h *Hub) EnsureMember(ctx context.Context, name string) (Principal, error) 
 // member's connections that no token id finds (the daemon.json token's)
 // are cut by member id with CutMember.
 func (h *Hub) RemoveMember(ctx context.Context, name string) (string, []string, error) {
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
+	defer h.tokens.Changing()()
 	var m db.Member
 	var ids []string
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -89,11 +82,8 @@ func (h *Hub) RemoveMember(ctx context.Context, name string) (string, []string, 
 	}); err != nil {
 		return "", nil, wireErr(err)
 	}
-	h.tokens.drop(ids)
-	h.tokens.mu.Lock()
-	delete(h.tokens.grants, m.ID)
-	h.tokens.gen++
-	h.tokens.mu.Unlock()
+	h.tokens.Drop(ids)
+	h.tokens.DropMember(m.ID)
 	h.changed()
 	return m.ID, ids, nil
 }
@@ -114,11 +104,11 @@ func (h *Hub) Members(ctx context.Context) ([]wire.Member, error) {
 
 // Grant gives the member named member access (read or write) to session.
 // The creator's access is theirs for good: granting them is a conflict.
-func (h *Hub) Grant(ctx context.Context, session, member string, access wire.Access) error {
-	if access != wire.AccessRead && access != wire.AccessWrite {
-		return wire.Errorf(wire.CodeBadRequest, `access is "read" or "write", not %q`, access)
+func (h *Hub) Grant(ctx context.Context, session, member string, grant wire.Access) error {
+	if grant != wire.AccessRead && grant != wire.AccessWrite {
+		return wire.Errorf(wire.CodeBadRequest, `access is "read" or "write", not %q`, grant)
 	}
-	return h.setGrant(ctx, session, member, access)
+	return h.setGrant(ctx, session, member, grant)
 }
 
 // Ungrant takes a member's access to session back. The creator's cannot
@@ -130,29 +120,28 @@ func (h *Hub) Ungrant(ctx context.Context, session, member string) error {
 // setGrant stores a member's grant of session (none: takes it back), then
 // the token table's, cuts what was narrowed away (cutAccess) and tells the
 // other nodes.
-func (h *Hub) setGrant(ctx context.Context, session, member string, access wire.Access) error {
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
+func (h *Hub) setGrant(ctx context.Context, session, member string, grant wire.Access) error {
+	defer h.tokens.Changing()()
 	var m db.Member
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
 		if m, err = tx.MemberByName(ctx, member); err != nil {
 			return err
 		}
-		if h.tokens.access(m.ID, session) == wire.AccessCreator {
+		if h.tokens.Access(m.ID, session) == wire.AccessCreator {
 			return wire.Errorf(wire.CodeConflict, "%s made session %q: their access is theirs", member, session)
 		}
-		if access == "" {
+		if grant == "" {
 			return tx.DeleteGrant(ctx, session, m.ID)
 		}
-		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: access})
+		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: grant})
 	}); err != nil {
 		return wireErr(err)
 	}
-	if was := h.tokens.setAccess(m.ID, session, access); rank(access) < rank(was) {
-		h.cutAccess(m.ID, session, access)
+	if was := h.tokens.SetAccess(m.ID, session, grant); access.Rank(grant) < access.Rank(was) {
+		h.cutAccess(m.ID, session, grant)
 	}
-	h.feed.accessChanged(m.ID, session, access)
+	h.feed.accessChanged(m.ID, session, grant)
 	h.changed()
 	return nil
 }
@@ -187,84 +176,24 @@ func (h *Hub) loadGrants(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	byMember := map[string]map[string]wire.Access{}
-	for _, g := range gs {
-		if byMember[g.Member] == nil {
-			byMember[g.Member] = map[string]wire.Access{}
-		}
-		byMember[g.Member][g.Session] = g.Access
-	}
-	h.tokens.mu.Lock()
-	h.tokens.grants = byMember
-	h.tokens.gen++
-	h.tokens.mu.Unlock()
+	h.tokens.SetGrants(gs)
 	return nil
-}
-
-// access is a member's access to session ("" for none).
-func (t *tokenTable) access(member, session string) wire.Access {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return t.grants[member][session]
-}
-
-// setAccess records a member's access to session ("" for none) and
-// returns what it was.
-func (t *tokenTable) setAccess(member, session string, a wire.Access) wire.Access {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	was := t.grants[member][session]
-	if a == "" {
-		delete(t.grants[member], session)
-	} else {
-		if t.grants == nil {
-			t.grants = map[string]map[string]wire.Access{}
-		}
-		if t.grants[member] == nil {
-			t.grants[member] = map[string]wire.Access{}
-		}
-		t.grants[member][session] = a
-	}
-	t.gen++
-	return was
-}
-
-// dropSession forgets every member's access to a deleted session.
-func (t *tokenTable) dropSession(session string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, g := range t.grants {
-		delete(g, session)
-	}
-	t.gen++
-}
-
-// sessionsOf lists the sessions a member has access to, sorted.
-func (t *tokenTable) sessionsOf(member string) []string {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	out := slices.Sorted(maps.Keys(t.grants[member]))
-	if out == nil {
-		return []string{} // none, which nil is not (Principal.Sees)
-	}
-	return out
 }
 
 // MemberToken makes a personal token of p's member, labelled label (the
 // browser or device it is for), and returns it once, with the ids of the
 // token it replaces (one of the same label), whose connections the caller
 // closes: a browser whose token was lost gets a new one, not a second.
-func (h *Hub) MemberToken(ctx context.Context, p Principal, label string) (string, []string, error) {
+func (h *Hub) MemberToken(ctx context.Context, p access.Principal, label string) (string, []string, error) {
 	if p.MemberID == "" {
 		return "", nil, wire.Errorf(wire.CodeBadRequest, "this token is not a member's: make a member (albedo members add) and use theirs")
 	}
-	if !validLabel.MatchString(label) {
+	if !access.ValidLabel.MatchString(label) {
 		return "", nil, wire.Errorf(wire.CodeBadRequest, "a token's label is 1-64 of A-Z a-z 0-9 . _ -, starting with a letter or digit")
 	}
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
-	tok := newToken("almem_")
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: p.Name, Hash: hashToken(tok),
+	defer h.tokens.Changing()()
+	tok := access.NewToken("almem_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenMember, Name: p.Name, Hash: access.HashToken(tok),
 		Member: p.MemberID, Label: label, MemberName: p.Name, Admin: p.Role == wire.TokenOwner}
 	var old []string
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -279,8 +208,8 @@ func (h *Hub) MemberToken(ctx context.Context, p Principal, label string) (strin
 	}); err != nil {
 		return "", nil, wireErr(err)
 	}
-	h.tokens.drop(old)
-	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	h.tokens.Drop(old)
+	h.tokens.Add(row)
 	h.changed()
 	return tok, old, nil
 }

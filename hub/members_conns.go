@@ -5,7 +5,7 @@ import "albedo/wire"
 // cutAccess ends the subscriptions to session of a member's connections
 // once the member has no access to it (now ""): each gets a reset push
 // with reason revoked. An access narrowed to read cuts nothing: every
-// command is checked against the access of the moment (Principal.Access).
+// command is checked against the access of the moment (access.Principal.Access).
 func (h *Hub) cutAccess(member, session string, now wire.Access) {
 	if now != "" {
 		return

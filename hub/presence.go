@@ -7,7 +7,7 @@ import (
 )
 
 // Presence is kept per channel as people, not connections: each identity
-// (Principal.AuthorID) that watches, with its number of devices, in the
+// (access.Principal.AuthorID) that watches, with its number of devices, in the
 // order they came. Joins and leaves change a count; the push lists the
 // first wire.MaxPresencePeople people and counts the rest, so that what
 // one join costs each watcher is a frame of bounded size, whatever the

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -14,7 +15,7 @@ import (
 // one, and have none.
 
 // readerOf is p's key in the store, or a refusal.
-func readerOf(p Principal) (string, error) {
+func readerOf(p access.Principal) (string, error) {
 	if p.Role == wire.TokenViewer || p.Role == wire.TokenBot {
 		return "", wire.Errorf(wire.CodeForbidden, "a %s token has no read marker: it is no one person's", p.Role)
 	}
@@ -23,7 +24,7 @@ func readerOf(p Principal) (string, error) {
 
 // SetRead sets p's read marker in session to offset (at most the head),
 // and tells p's other connections that follow the session at once.
-func (h *Hub) SetRead(ctx context.Context, p Principal, session string, offset int64) error {
+func (h *Hub) SetRead(ctx context.Context, p access.Principal, session string, offset int64) error {
 	who, err := readerOf(p)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func (h *Hub) SetRead(ctx context.Context, p Principal, session string, offset i
 }
 
 // ReadOf returns p's read marker in session (0: none yet).
-func (h *Hub) ReadOf(ctx context.Context, p Principal, session string) (int64, error) {
+func (h *Hub) ReadOf(ctx context.Context, p access.Principal, session string) (int64, error) {
 	who, err := readerOf(p)
 	if err != nil {
 		return 0, err

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -24,7 +25,7 @@ const (
 // in session only, if it is not "", from the cursor after, at most
 // limit. A query people can get wrong (db.ParseQuery) is a bad_request
 // that says what is wrong.
-func (h *Hub) Search(ctx context.Context, p Principal, text, session, after string, limit int) (wire.SearchResults, error) {
+func (h *Hub) Search(ctx context.Context, p access.Principal, text, session, after string, limit int) (wire.SearchResults, error) {
 	out := wire.SearchResults{Results: []wire.SearchResult{}}
 	q, err := db.ParseQuery(text)
 	if err != nil {
@@ -69,7 +70,7 @@ func (h *Hub) Search(ctx context.Context, p Principal, text, session, after stri
 // found.
 type searching struct {
 	h       *Hub
-	p       Principal
+	p       access.Principal
 	q       db.Query
 	out     *wire.SearchResults
 	limit   int

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -26,14 +27,14 @@ var validID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // otherwise the create is idempotent: the same body for the same id returns
 // the existing session with created=false, another body is a conflict.
 func (h *Hub) CreateSession(ctx context.Context, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
-	return h.CreateSessionBy(ctx, Principal{}, id, req)
+	return h.CreateSessionBy(ctx, access.Principal{}, id, req)
 }
 
 // CreateSessionBy is CreateSession by a principal: a member (an admin too)
 // becomes the session's creator, in the session's own transaction. An id
 // taken by a session the principal cannot see is a conflict, saying
 // nothing of that session.
-func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
+func (h *Hub) CreateSessionBy(ctx context.Context, by access.Principal, id string, req wire.SessionCreate) (_ wire.Session, created bool, _ error) {
 	if id == "" {
 		u, err := uuid.NewV7()
 		if err != nil {
@@ -43,11 +44,11 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 	} else if !validID.MatchString(id) {
 		return wire.Session{}, false, wire.Errorf(wire.CodeBadRequest, "session id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
-	if err := checkTexts("title", req.Title, "workspace", req.Workspace, "provider", req.Provider,
+	if err := access.CheckTexts("title", req.Title, "workspace", req.Workspace, "provider", req.Provider,
 		"model", req.Model, "effort", req.Effort); err != nil {
 		return wire.Session{}, false, err
 	}
-	if err := checkEffort(&req.Effort); err != nil {
+	if err := access.CheckEffort(&req.Effort); err != nil {
 		return wire.Session{}, false, err
 	}
 	if err := h.checkProvider(req.Provider); err != nil {
@@ -74,7 +75,7 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by Principal, id string, req 
 		return wire.Session{}, false, wireErr(err)
 	}
 	if created && by.MemberID != "" {
-		h.tokens.setAccess(by.MemberID, id, wire.AccessCreator)
+		h.tokens.SetAccess(by.MemberID, id, wire.AccessCreator)
 	}
 	if created {
 		h.feed.session(out)
@@ -192,10 +193,10 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	if !ok {
 		return wire.Session{}, wire.Errorf(wire.CodeEtagMismatch, "If-Match %q is not an etag of this session", etag)
 	}
-	if err := checkTexts("title", p.Title, "model", p.Model, "effort", p.Effort, "system", p.System); err != nil {
+	if err := access.CheckTexts("title", p.Title, "model", p.Model, "effort", p.Effort, "system", p.System); err != nil {
 		return wire.Session{}, err
 	}
-	if err := checkEffort(p.Effort); err != nil {
+	if err := access.CheckEffort(p.Effort); err != nil {
 		return wire.Session{}, err
 	}
 	var out db.Session
@@ -235,8 +236,7 @@ func (h *Hub) settingsChanged(s db.Session) {
 // narrowed to their other sessions, whose connections the caller closes
 // (the narrowed ones to reconnect with their new scope).
 func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed []string, _ error) {
-	h.tokens.ops.RLock() // the session's tokens change (tokenTable.ops)
-	defer h.tokens.ops.RUnlock()
+	defer h.tokens.Changing()() // the session's tokens change
 	var nts []db.Token
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
@@ -250,9 +250,9 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 	// fails changes nothing. A turn that ends meanwhile fails to commit
 	// into the deleted session, which is logged and harmless.
 	h.sessionGone(id)
-	h.tokens.drop(revoked)
+	h.tokens.Drop(revoked)
 	for _, t := range nts {
-		h.tokens.replace(t.Hash, h.tokens.principalOf(t))
+		h.tokens.Update(t)
 		narrowed = append(narrowed, t.ID)
 	}
 	h.sessionsChanged()
@@ -266,7 +266,7 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 func (h *Hub) sessionGone(id string) {
 	h.feed.gone(id)
 	h.cancelTurns(id)
-	h.tokens.dropSession(id)
+	h.tokens.DropSession(id)
 	h.dropChannel(id)
 	h.endScopedTokens(id)
 }
@@ -283,7 +283,7 @@ func (h *Hub) endScopedTokens(session string) {
 	if !h.db.Shared() {
 		return
 	}
-	revoked, narrowed := h.tokens.dropScoped(session)
+	revoked, narrowed := h.tokens.DropScoped(session)
 	if f := h.tokenHook.Load(); f != nil && len(revoked)+len(narrowed) > 0 {
 		(*f)(revoked, narrowed)
 	}

@@ -2,11 +2,11 @@ package hub
 
 import (
 	"context"
-	"slices"
 
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -25,17 +25,16 @@ const MaxTokenNameLen = 64
 // AddOwner makes an owner token named name and returns it; only its hash
 // is stored. A taken name is a conflict.
 func (h *Hub) AddOwner(ctx context.Context, name string) (string, error) {
-	if !validBotName.MatchString(name) {
+	if !access.ValidName.MatchString(name) {
 		return "", wire.Errorf(wire.CodeBadRequest, "a token name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
-	h.tokens.ops.RLock()
-	defer h.tokens.ops.RUnlock()
-	tok := newToken("alown_")
-	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenOwner, Name: name, Hash: hashToken(tok)}
+	defer h.tokens.Changing()()
+	tok := access.NewToken("alown_")
+	row := db.Token{ID: uuid.Must(uuid.NewV7()).String(), Kind: wire.TokenOwner, Name: name, Hash: access.HashToken(tok)}
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error { return tx.CreateToken(ctx, row) }); err != nil {
 		return "", wireErr(err)
 	}
-	h.tokens.put(row.Hash, h.tokens.principalOf(row))
+	h.tokens.Add(row)
 	return tok, nil
 }
 
@@ -89,8 +88,7 @@ func (h *Hub) ReloadTokens(ctx context.Context) (revoked []string, _ error) {
 // and returns the ids of the tokens gone from the store and of those whose
 // sessions changed.
 func (h *Hub) reloadTokens(ctx context.Context) (revoked, narrowed []string, _ error) {
-	h.tokens.ops.Lock()
-	defer h.tokens.ops.Unlock()
+	defer h.tokens.Exclusive()()
 	ts, err := h.db.Tokens(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -98,21 +96,6 @@ func (h *Hub) reloadTokens(ctx context.Context) (revoked, narrowed []string, _ e
 	if err := h.loadGrants(ctx); err != nil {
 		return nil, nil, err
 	}
-	fresh := make(map[string]Principal, len(ts))
-	for _, t := range ts {
-		fresh[t.Hash] = h.tokens.principalOf(t)
-	}
-	h.tokens.mu.Lock()
-	for hash, p := range h.tokens.byHash {
-		switch q, ok := fresh[hash]; {
-		case !ok:
-			revoked = append(revoked, p.TokenID)
-		case !slices.Equal(p.Sessions, q.Sessions):
-			narrowed = append(narrowed, p.TokenID)
-		}
-	}
-	h.tokens.byHash = fresh
-	h.tokens.gen++
-	h.tokens.mu.Unlock()
+	revoked, narrowed = h.tokens.Reload(ts)
 	return revoked, narrowed, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -41,9 +42,9 @@ type conn struct {
 	cancel func()
 
 	hcMu sync.Mutex
-	hc   *hub.Conn     // set by the reader at hello; read by bye
-	w    *writer       // set with hc
-	p    hub.Principal // from the header, or from hello; read by revocation
+	hc   *hub.Conn        // set by the reader at hello; read by bye
+	w    *writer          // set with hc
+	p    access.Principal // from the header, or from hello; read by revocation
 
 	closeOnce sync.Once
 	closeReq  chan closeReq // capacity 1: bye asks the writer to write bye next, and close
@@ -79,7 +80,7 @@ func (wc *conn) bye(reason string, retryAfter time.Duration) {
 	})
 }
 
-func (wc *conn) principal() hub.Principal {
+func (wc *conn) principal() access.Principal {
 	wc.hcMu.Lock()
 	defer wc.hcMu.Unlock()
 	return wc.p
@@ -389,7 +390,7 @@ func guestName(name string) (string, *wire.Error) {
 // helloPrincipal is the principal of the upgrade's header, or else of the
 // token in hello; a connection whose token is unknown or revoked is
 // closed with 4401.
-func (wc *conn) helloPrincipal(token string) (hub.Principal, bool) {
+func (wc *conn) helloPrincipal(token string) (access.Principal, bool) {
 	p := wc.principal()
 	if p.Role == "" {
 		var ok bool

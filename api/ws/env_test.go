@@ -15,6 +15,7 @@ import (
 
 	"albedo/api/ws/wstest"
 	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -40,16 +41,16 @@ func newEnv(t *testing.T, opts Options) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	authenticate := func(token string) (hub.Principal, bool) {
+	authenticate := func(token string) (access.Principal, bool) {
 		if token == testToken {
-			return hub.Principal{Role: wire.TokenOwner, Name: "user"}, true
+			return access.Principal{Role: wire.TokenOwner, Name: "user"}, true
 		}
 		return h.Authenticate(token)
 	}
 	opts.Boot, opts.Authenticate = "boot1", authenticate
 	srv := New(h, opts, nil)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var p hub.Principal
+		var p access.Principal
 		authed := false
 		if a := r.Header.Get("Authorization"); a != "" {
 			if p, authed = authenticate(strings.TrimPrefix(a, "Bearer ")); !authed {

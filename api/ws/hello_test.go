@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -25,7 +25,7 @@ func TestReadHelloIsAnsweredWhenTheDaemonIsSlow(t *testing.T) {
 	check := e.srv.opts.Authenticate
 	checked := make(chan struct{})
 	var dialed atomic.Int64
-	e.srv.opts.Authenticate = func(token string) (hub.Principal, bool) {
+	e.srv.opts.Authenticate = func(token string) (access.Principal, bool) {
 		defer close(checked)
 		time.Sleep(time.Until(time.Unix(0, dialed.Load()).Add(timeout + 200*time.Millisecond))) // the daemon is slow, not the client
 		return check(token)

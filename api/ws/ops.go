@@ -8,7 +8,7 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
-	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -16,7 +16,7 @@ import (
 // access to the session it names) and the method that runs it. The method
 // answers with exactly one reply.
 type opRule struct {
-	rule hub.Rule
+	rule access.Rule
 	run  func(wc *conn, ctx context.Context, cmd wire.Command)
 }
 
@@ -24,20 +24,20 @@ type opRule struct {
 // the HTTP routes' (api/auth.go). hello is handled before this table is used
 // (awaitHello); here it is only a mistake.
 var ops = map[wire.Op]opRule{
-	wire.OpHello:     {hub.Rule{Roles: hub.Everyone}, (*conn).helloAgain},
-	wire.OpPing:      {hub.Rule{Roles: hub.Everyone}, (*conn).ping},
-	wire.OpSub:       {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).sub},
-	wire.OpUnsub:     {hub.Rule{Roles: hub.Everyone}, (*conn).unsub},
-	wire.OpWatch:     {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).watch},
-	wire.OpSend:      {hub.Rule{Roles: hub.Writers, Need: wire.AccessWrite}, (*conn).send},
-	wire.OpInterrupt: {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
-	wire.OpPost:      {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).post},
-	wire.OpServe:     {hub.Rule{Roles: hub.BotOnly}, (*conn).serveBot},
-	wire.OpReply:     {hub.Rule{Roles: hub.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
-	wire.OpTyping:    {hub.Rule{Roles: hub.Speakers, Need: wire.AccessWrite}, (*conn).typing},
-	wire.OpPeople:    {hub.Rule{Roles: hub.Everyone, Need: wire.AccessRead}, (*conn).people},
-	wire.OpFeed:      {hub.Rule{Roles: hub.People}, (*conn).feed},
-	wire.OpFeedPage:  {hub.Rule{Roles: hub.People}, (*conn).feedPage},
+	wire.OpHello:     {access.Rule{Roles: access.Everyone}, (*conn).helloAgain},
+	wire.OpPing:      {access.Rule{Roles: access.Everyone}, (*conn).ping},
+	wire.OpSub:       {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).sub},
+	wire.OpUnsub:     {access.Rule{Roles: access.Everyone}, (*conn).unsub},
+	wire.OpWatch:     {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).watch},
+	wire.OpSend:      {access.Rule{Roles: access.Writers, Need: wire.AccessWrite}, (*conn).send},
+	wire.OpInterrupt: {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
+	wire.OpPost:      {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).post},
+	wire.OpServe:     {access.Rule{Roles: access.BotOnly}, (*conn).serveBot},
+	wire.OpReply:     {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
+	wire.OpTyping:    {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).typing},
+	wire.OpPeople:    {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).people},
+	wire.OpFeed:      {access.Rule{Roles: access.People}, (*conn).feed},
+	wire.OpFeedPage:  {access.Rule{Roles: access.People}, (*conn).feedPage},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does

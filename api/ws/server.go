@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -34,13 +35,13 @@ type Options struct {
 	MaxPreHello  int           // connections waiting for a token in hello (256)
 	// Authenticate resolves the token a hello carries, for a connection
 	// whose upgrade carried none.
-	Authenticate func(token string) (hub.Principal, bool)
+	Authenticate func(token string) (access.Principal, bool)
 	// ProofKey, when set, answers prove before hello (prove.go): the key
 	// the page's link carries.
 	ProofKey []byte
 	// SessionToken, when set, makes the bearer a hello's reply hands out
 	// for HTTP calls made for the connection.
-	SessionToken func(hub.Principal) string
+	SessionToken func(access.Principal) string
 	// OnError, when set, is told the code of every error reply (the
 	// metric albedo_errors_total). It must return at once.
 	OnError func(wire.Code)
@@ -66,7 +67,7 @@ func (o *Options) defaults() {
 		o.MaxPreHello = 256
 	}
 	if o.Authenticate == nil {
-		o.Authenticate = func(string) (hub.Principal, bool) { return hub.Principal{}, false }
+		o.Authenticate = func(string) (access.Principal, bool) { return access.Principal{}, false }
 	}
 }
 
@@ -121,7 +122,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 //
 // A connection counts in s.wg from before the upgrade, so that Bye and
 // Close wait for one caught in the middle of it.
-func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p hub.Principal, authed bool) error {
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principal, authed bool) error {
 	if !authed && !s.enterPreHello() {
 		return wire.Errorf(wire.CodeTooMany, "too many connections are waiting to say hello; try again")
 	}
@@ -304,17 +305,17 @@ func (s *Server) closeDoors() []*conn {
 // StatusBadToken for a token revoked, another code for one whose scope
 // changed (its client connects again).
 func (s *Server) CloseTokens(ids []string, code websocket.StatusCode, reason string) {
-	s.closeWhere(func(p hub.Principal) bool { return p.TokenID != "" && slices.Contains(ids, p.TokenID) }, code, reason)
+	s.closeWhere(func(p access.Principal) bool { return p.TokenID != "" && slices.Contains(ids, p.TokenID) }, code, reason)
 }
 
 // CloseMember closes the connections that act as a member, whatever their
 // token: the daemon.json token's too.
 func (s *Server) CloseMember(id string, code websocket.StatusCode, reason string) {
-	s.closeWhere(func(p hub.Principal) bool { return id != "" && p.MemberID == id }, code, reason)
+	s.closeWhere(func(p access.Principal) bool { return id != "" && p.MemberID == id }, code, reason)
 }
 
 // closeWhere closes the connections whose principal doomed says.
-func (s *Server) closeWhere(doomed func(hub.Principal) bool, code websocket.StatusCode, reason string) {
+func (s *Server) closeWhere(doomed func(access.Principal) bool, code websocket.StatusCode, reason string) {
 	s.mu.Lock()
 	var cs []*conn
 	for c := range s.conns {

@@ -26,6 +26,7 @@ import (
 	"albedo/client"
 	"albedo/db"
 	"albedo/hub"
+	"albedo/hub/access"
 	"albedo/hub/natsbus"
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -97,21 +98,21 @@ func newDaemonCmd(g *globals) *cobra.Command {
 type daemon struct {
 	home    string
 	log     *slog.Logger
-	unlock  func()        // releases daemon.lock
-	hub     *hub.Hub      // which owns store: its Close closes it
-	store   *db.DB        // the store, for its pool's metrics
-	srv     *api.Server   // the API and the websockets
-	hs      *http.Server  // serves srv
-	dbg     *http.Server  // pprof, when asked for
-	metrics *http.Server  // /metrics and /readyz on --metrics-addr, when asked for
-	served  chan error    // hs.Serve's end
-	stop    chan struct{} // POST /v1/daemon/shutdown; capacity 1
-	keep    func()        // stops keepDaemonFile and waits for it
-	nc      *nats.Conn    // the cluster's NATS, with --nats
-	cert    *servedCert   // the TLS certificate, with --tls-cert
-	owner   hub.Principal // the home's own member, whom daemon.json's token acts as
-	key     []byte        // daemon.key: what the daemon proves itself to pages with
-	unwatch func()        // stops watchConfig and waits for it
+	unlock  func()           // releases daemon.lock
+	hub     *hub.Hub         // which owns store: its Close closes it
+	store   *db.DB           // the store, for its pool's metrics
+	srv     *api.Server      // the API and the websockets
+	hs      *http.Server     // serves srv
+	dbg     *http.Server     // pprof, when asked for
+	metrics *http.Server     // /metrics and /readyz on --metrics-addr, when asked for
+	served  chan error       // hs.Serve's end
+	stop    chan struct{}    // POST /v1/daemon/shutdown; capacity 1
+	keep    func()           // stops keepDaemonFile and waits for it
+	nc      *nats.Conn       // the cluster's NATS, with --nats
+	cert    *servedCert      // the TLS certificate, with --tls-cert
+	owner   access.Principal // the home's own member, whom daemon.json's token acts as
+	key     []byte           // daemon.key: what the daemon proves itself to pages with
+	unwatch func()           // stops watchConfig and waits for it
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or

@@ -1,4 +1,4 @@
-package hub
+package access
 
 import (
 	"strings"
@@ -12,13 +12,13 @@ import (
 // else; a field that cannot be kept faithfully is refused at the edge, with
 // its name, rather than failing in the store as a 500.
 
-// canonicalUUID says whether id is a UUID written the one way albedo
+// CanonicalUUID says whether id is a UUID written the one way albedo
 // accepts: 36 characters, lower-case hex, 8-4-4-4-12. uuid.Validate also
 // takes upper case, braces and urn:uuid:, and one input written two ways
 // must not be two inputs. It reads the characters in place: parsing and
 // writing the UUID again, as uuid.Parse and String would, cost every
 // input a string on the heap.
-func canonicalUUID(id string) bool {
+func CanonicalUUID(id string) bool {
 	if len(id) != 36 {
 		return false
 	}
@@ -38,7 +38,7 @@ func canonicalUUID(id string) bool {
 	return true
 }
 
-// fieldLimits are the byte limits of the text fields checkText knows by
+// fieldLimits are the byte limits of the text fields CheckText knows by
 // name; a field not named here (text, error) is bounded where it is read.
 var fieldLimits = map[string]int{
 	"title":     wire.MaxTitleBytes,
@@ -56,9 +56,9 @@ var fieldLimits = map[string]int{
 	"by":        wire.MaxNameBytes,
 }
 
-// checkText refuses a text field that holds U+0000, or that is longer
+// CheckText refuses a text field that holds U+0000, or that is longer
 // than its limit (fieldLimits).
-func checkText(field, v string) *wire.Error {
+func CheckText(field, v string) *wire.Error {
 	if limit, ok := fieldLimits[field]; ok && len(v) > limit {
 		return wire.Errorf(wire.CodeTooLarge, "%s is %d bytes; the limit is %d", field, len(v), limit)
 	}
@@ -68,9 +68,9 @@ func checkText(field, v string) *wire.Error {
 	return nil
 }
 
-// checkTexts refuses the first of pairs (name, value, name, value, …) that
+// CheckTexts refuses the first of pairs (name, value, name, value, …) that
 // holds U+0000; a nil *string is a field not given.
-func checkTexts(pairs ...any) error {
+func CheckTexts(pairs ...any) error {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		name := pairs[i].(string)
 		var v string
@@ -83,17 +83,17 @@ func checkTexts(pairs ...any) error {
 			}
 			v = *x
 		}
-		if werr := checkText(name, v); werr != nil {
+		if werr := CheckText(name, v); werr != nil {
 			return werr
 		}
 	}
 	return nil
 }
 
-// checkEffort refuses an effort that is not one of wire.Efforts: a typo
+// CheckEffort refuses an effort that is not one of wire.Efforts: a typo
 // would otherwise be stored, and fail every turn of the session at the
 // provider instead of here.
-func checkEffort(e *string) *wire.Error {
+func CheckEffort(e *string) *wire.Error {
 	if e != nil && !wire.ValidEffort(*e) {
 		return wire.Errorf(wire.CodeBadRequest, "effort %q is not one of %s (or empty, for none set)", *e, strings.Join(wire.Efforts, ", "))
 	}

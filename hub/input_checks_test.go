@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
-
 	"albedo/wire"
 )
 
@@ -65,27 +63,6 @@ func TestSubmitChecksItsInput(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-}
-
-// FuzzCanonicalUUID: canonicalUUID accepts exactly the UUIDs written the
-// one way uuid.UUID.String writes them, so no input can be named twice
-// and none written that way is refused.
-func FuzzCanonicalUUID(f *testing.F) {
-	for _, s := range []string{"0190a8a0-0000-7000-8000-000000000001", "0190A8A0-0000-7000-8000-000000000001",
-		"{0190a8a0-0000-7000-8000-000000000001}", "urn:uuid:0190a8a0-0000-7000-8000-000000000001",
-		"0190a8a000007000800000000000000001", "", "0190a8a0-0000-7000-8000-00000000000g", "0190a8a0x0000-7000-8000-000000000001"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		u, err := uuid.Parse(s)
-		canonical := err == nil && u.String() == s
-		if canonicalUUID(s) != canonical {
-			t.Fatalf("canonicalUUID(%q) = %v; parsed and written again it is canonical: %v (%v)", s, !canonical, canonical, err)
-		}
-		if canonical && (len(s) != 36 || strings.ToLower(s) != s) {
-			t.Fatalf("canonical %q is not 36 lower-case characters", s)
-		}
-	})
 }
 
 // FuzzParseSessionCursor: a cursor read is one SessionCursor writes back

@@ -1,11 +1,65 @@
-package hub
+package access
 
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"albedo/wire"
 )
+
+// Principal is who a token acts as.
+type Principal struct {
+	Role     wire.TokenRole // owner for an admin member
+	Name     string         // the member's, the bot's, the owner token's; "viewer"
+	TokenID  string         // "" for the daemon.json token
+	Sessions []string       // a bot's, viewer's or guest's sessions; nil means all (a member's are in grants)
+	MemberID string         // the member it is a token of (an admin's too); "" for none
+	// ExpiresAt is when a link's token stops being accepted; zero for never.
+	ExpiresAt time.Time
+
+	grants *Table // where a member's access is looked up (grants.go)
+}
+
+// AuthorID is the stable id of p as an author (wire.Event.AuthorID): a
+// member's id; "bot:NAME" for a bot; "token:NAME" for an owner token of no
+// member; "viewer" or "owner" for what has neither.
+func (p Principal) AuthorID() string {
+	switch {
+	case p.MemberID != "":
+		return p.MemberID
+	case p.Role == wire.TokenBot:
+		return "bot:" + p.Name
+	case p.Role == wire.TokenOwner && p.TokenID != "":
+		return "token:" + p.Name
+	case p.Role == wire.TokenGuest:
+		return "guest:" + p.TokenID + ":" + p.Name
+	}
+	return string(p.Role)
+}
+
+// Expired says whether p is a link past its end at now.
+func (p Principal) Expired(now time.Time) bool {
+	return !p.ExpiresAt.IsZero() && !now.Before(p.ExpiresAt)
+}
+
+// Author is p as the author of an input.
+func (p Principal) Author() wire.Author { return wire.Author{Name: p.Name, ID: p.AuthorID()} }
+
+// Sees lists the sessions p may see when that is a list (a member's, a
+// bot's, a viewer's); nil means all.
+func (p Principal) Sees() []string {
+	if p.Role == wire.TokenMember {
+		if p.grants == nil {
+			return []string{}
+		}
+		return p.grants.SessionsOf(p.MemberID)
+	}
+	if p.Role == wire.TokenOwner {
+		return nil
+	}
+	return p.Sessions
+}
 
 // The sets of token roles (docs/protocol.md, "Roles, tokens and bots")
 // that the permission tables name: api's for the HTTP routes, api/ws's
@@ -30,8 +84,8 @@ type Rule struct {
 	Need  wire.Access
 }
 
-// rank orders accesses: none < read < write < creator.
-func rank(a wire.Access) int {
+// Rank orders accesses: none < read < write < creator.
+func Rank(a wire.Access) int {
 	switch a {
 	case wire.AccessRead:
 		return 1
@@ -54,7 +108,7 @@ func (p Principal) Access(session string) wire.Access {
 		if p.grants == nil {
 			return ""
 		}
-		return p.grants.access(p.MemberID, session)
+		return p.grants.Access(p.MemberID, session)
 	case wire.TokenBot, wire.TokenGuest:
 		if p.CanSee(session) {
 			return wire.AccessWrite
@@ -109,7 +163,7 @@ func (p Principal) Allowed(rule Rule, session string) bool {
 	if session == "" || rule.Need == "" {
 		return true
 	}
-	return rank(p.Access(session)) >= rank(rule.Need)
+	return Rank(p.Access(session)) >= Rank(rule.Need)
 }
 
 // withArticle puts "a" or "an" before a role's name.

@@ -1,0 +1,85 @@
+package access
+
+import (
+	"maps"
+	"slices"
+
+	"albedo/db"
+	"albedo/wire"
+)
+
+// A member who is not an admin sees the sessions they made (access
+// creator) and those granted to them (read or write): the grants, kept
+// in the Table beside the tokens.
+
+// SetGrants makes the grants what the store holds, gs.
+func (t *Table) SetGrants(gs []db.Grant) {
+	byMember := map[string]map[string]wire.Access{}
+	for _, g := range gs {
+		if byMember[g.Member] == nil {
+			byMember[g.Member] = map[string]wire.Access{}
+		}
+		byMember[g.Member][g.Session] = g.Access
+	}
+	t.mu.Lock()
+	t.grants = byMember
+	t.gen++
+	t.mu.Unlock()
+}
+
+// Access is a member's access to session ("" for none).
+func (t *Table) Access(member, session string) wire.Access {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.grants[member][session]
+}
+
+// SetAccess records a member's access to session ("" for none) and
+// returns what it was.
+func (t *Table) SetAccess(member, session string, a wire.Access) wire.Access {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	was := t.grants[member][session]
+	if a == "" {
+		delete(t.grants[member], session)
+	} else {
+		if t.grants == nil {
+			t.grants = map[string]map[string]wire.Access{}
+		}
+		if t.grants[member] == nil {
+			t.grants[member] = map[string]wire.Access{}
+		}
+		t.grants[member][session] = a
+	}
+	t.gen++
+	return was
+}
+
+// DropMember forgets a removed member's grants.
+func (t *Table) DropMember(member string) {
+	t.mu.Lock()
+	delete(t.grants, member)
+	t.gen++
+	t.mu.Unlock()
+}
+
+// DropSession forgets every member's access to a deleted session.
+func (t *Table) DropSession(session string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, g := range t.grants {
+		delete(g, session)
+	}
+	t.gen++
+}
+
+// SessionsOf lists the sessions a member has access to, sorted.
+func (t *Table) SessionsOf(member string) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	out := slices.Sorted(maps.Keys(t.grants[member]))
+	if out == nil {
+		return []string{} // none, which nil is not (Principal.Sees)
+	}
+	return out
+}
