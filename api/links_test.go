@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -149,8 +150,12 @@ func TestGuestMayNotPassForSomeoneOfTheHome(t *testing.T) {
 	e.create("s")
 	e.member("root", true)
 	e.botToken("poster")
+	// The home's own member has no token of its own (daemon.json's).
+	if _, err := e.hub.EnsureMember(context.Background(), "homer"); err != nil {
+		t.Fatal(err)
+	}
 	g := e.link("s", wire.LinkCreate{Access: wire.AccessWrite})
-	for _, name := range []string{"root", "ROOT", " Root ", "poster", "bot:x", "Bot:poster", "albedo", "owner"} {
+	for _, name := range []string{"root", "ROOT", " Root ", "poster", "bot:x", "Bot:poster", "albedo", "owner", "Homer"} {
 		w := e.dialToken(g.Token)
 		w.Send(wire.Command{ID: 1, Op: wire.OpHello, Token: g.Token, Name: name})
 		if r := w.Reply(1); r.OK || r.Error.Code != wire.CodeBadRequest || !strings.Contains(r.Error.Message, strings.TrimSpace(name)) {

@@ -111,3 +111,8 @@ func connsUnder(files uint64) int {
 	n := int64(min(files, 1<<31)) // RLIM_INFINITY, say
 	return int(max(n-max(n/32, min(128, n/4)), 1))
 }
+
+// peopleReserve is the part of a bound on open connections kept for
+// owners and members, which links, guests and bots may not take, and the
+// default share of one token: an eighth of it, at least 4.
+func peopleReserve(bound int) int { return max(bound/8, 4) }

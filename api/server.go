@@ -42,6 +42,11 @@ type Options struct {
 	MaxConns     int           // connections open at once (the file descriptor limit less a reserve; open_conns.go)
 	MaxFresh     int           // connections that have not sent a request yet (256; gate.go)
 	MaxPreHello  int           // websockets waiting for a token in hello (256; gate.go)
+	// ConnsPerToken bounds the websockets of one token other than an
+	// owner's (api/ws/shares.go): 0, an eighth of MaxConns, at least 4.
+	// Links, guests and bots together hold at most MaxConns less an
+	// eighth of it (at least 4): the rest is kept for owners and members.
+	ConnsPerToken int
 	// Public says the daemon listens beyond loopback. Off, only requests
 	// whose Host is a loopback name or address, or one of Hosts, are
 	// served: a daemon on loopback is not reachable through a name a web
@@ -78,6 +83,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = fdBound()
+	}
+	if o.ConnsPerToken <= 0 {
+		o.ConnsPerToken = peopleReserve(o.MaxConns)
 	}
 }
 
@@ -121,6 +129,7 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 		Boot: opts.Boot, Heartbeat: opts.Heartbeat, WriteTimeout: opts.WriteTimeout,
 		HelloTimeout: opts.HelloTimeout, MaxFrame: opts.MaxFrame, MaxBatch: opts.MaxBatch,
 		MaxPreHello: opts.MaxPreHello, Authenticate: s.authenticate,
+		MaxPerToken: opts.ConnsPerToken, MaxOthers: max(opts.MaxConns-peopleReserve(opts.MaxConns), 1),
 		ProofKey: opts.ProofKey, SessionToken: s.sessionToken, OnError: s.errs.add,
 	}, log)
 	// Tokens another node of a cluster revoked or narrowed end their

@@ -92,6 +92,19 @@ func (t *Tx) MemberByName(ctx context.Context, name string) (Member, error) {
 	return m, nil
 }
 
+// MemberNamed reads the member named name, or ErrNotFound.
+func (d *DB) MemberNamed(ctx context.Context, name string) (Member, error) {
+	var m Member
+	err := d.ro.NewSelect().Model(&m).Where("name = ?", name).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Member{}, fmt.Errorf("member %q: %w", name, ErrNotFound)
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("look up member: %w", err)
+	}
+	return m, nil
+}
+
 // Members lists every member, by name.
 func (d *DB) Members(ctx context.Context) ([]Member, error) {
 	var ms []Member

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -212,28 +213,23 @@ var reservedGuestNames = []string{"albedo", "owner", "system", "assistant"}
 // member's, a bot's or an owner token's (compared without case), one the
 // daemon writes itself, or reads as a bot ("bot:…"). Both clients and the
 // model show an author's name alone, so a guest named as someone of the
-// home would pass for them. It reads the store, where every node's are.
+// home would pass for them. The tokens' names are the token table's (a
+// node learns another's within a second, cluster_changes.go); a member
+// with no token is one indexed read of the store.
 func (h *Hub) GuestNameTaken(ctx context.Context, name string) (bool, error) {
 	if strings.HasPrefix(strings.ToLower(name), provider.BotPrefix) || slices.ContainsFunc(reservedGuestNames, func(r string) bool { return strings.EqualFold(r, name) }) {
 		return true, nil
 	}
-	ms, err := h.db.Members(ctx)
-	if err != nil {
+	// Names of bots, owner tokens and members are lower-case (access.ValidName).
+	if h.tokens.NameTaken(name) {
+		return true, nil
+	}
+	// A member may have no token (the home's own, daemon.json's).
+	switch _, err := h.db.MemberNamed(ctx, strings.ToLower(name)); {
+	case err == nil:
+		return true, nil
+	case !errors.Is(err, db.ErrNotFound):
 		return false, wireErr(err)
-	}
-	for _, m := range ms {
-		if strings.EqualFold(m.Name, name) {
-			return true, nil
-		}
-	}
-	ts, err := h.db.Tokens(ctx)
-	if err != nil {
-		return false, wireErr(err)
-	}
-	for _, t := range ts {
-		if (t.Kind == wire.TokenBot || t.Kind == wire.TokenOwner || t.Kind == wire.TokenMember) && strings.EqualFold(t.Name, name) {
-			return true, nil
-		}
 	}
 	return false, nil
 }

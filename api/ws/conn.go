@@ -35,7 +35,9 @@ type conn struct {
 	// what the peer sent after them may wait in the daemon's buffers.
 	handling atomic.Bool
 
-	preHello bool // counted in Server.preHello until hello
+	preHello bool             // counted in Server.preHello until hello
+	shared   bool             // counted against sharedAs's share (shares.go) since hello
+	sharedAs access.Principal // set by hello, read by the reader at its end
 
 	// set by serve before it reads; its end stops the reader and the writer
 	ctx    context.Context
@@ -132,6 +134,7 @@ func (wc *conn) serve() {
 func (wc *conn) read(rest [][]byte) {
 	defer wc.s.wg.Done()
 	defer wc.s.unregister(wc)
+	defer wc.giveShare()
 	defer wc.cancel()
 	// The end of ctx cuts a write in progress too.
 	defer context.AfterFunc(wc.ctx, func() { wc.ws.CloseNow() })()
@@ -338,6 +341,12 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		}
 		p.Name = name
 	}
+	if werr := wc.s.takeShare(p); werr != nil {
+		wc.writeDirect(ctx, errorReply(cmd.ID, werr))
+		wc.ws.Close(StatusTryAgainLater, "too many connections for this token")
+		return false
+	}
+	wc.shared, wc.sharedAs = true, p
 	hc := wc.s.hub.Connect(hub.ConnInfo{Name: p.Name, Role: p.Role, AuthorID: p.AuthorID(), Device: cmd.Client})
 	w := newWriter(wc.ctx, wc.cancel, wc, hc)
 	hc.OnWake(w.kick)
@@ -385,6 +394,13 @@ func guestName(name string) (string, *wire.Error) {
 		return "", wire.Errorf(wire.CodeBadRequest, "a guest's name is 1-%d bytes of printable text", wire.MaxGuestName)
 	}
 	return name, nil
+}
+
+// giveShare gives back the share hello took, once the connection is over.
+func (wc *conn) giveShare() {
+	if wc.shared {
+		wc.s.giveShare(wc.sharedAs)
+	}
 }
 
 // helloPrincipal is the principal of the upgrade's header, or else of the

@@ -33,6 +33,9 @@ type Options struct {
 	MaxFrame     int64         // bytes per message (1 MiB)
 	MaxBatch     int           // bytes of frames in one message (64 KiB); a larger frame goes alone
 	MaxPreHello  int           // connections waiting for a token in hello (256)
+	// MaxPerToken bounds one token's websockets, and MaxOthers those of
+	// links, guests and bots together (shares.go); 0: no bound.
+	MaxPerToken, MaxOthers int
 	// Authenticate resolves the token a hello carries, for a connection
 	// whose upgrade carried none.
 	Authenticate func(token string) (access.Principal, bool)
@@ -90,6 +93,8 @@ type Server struct {
 	conns    map[*conn]struct{}
 	closing  bool
 	preHello int            // connections waiting for the token of their hello
+	perToken map[string]int // websockets counted against each token's share (shares.go)
+	others   int            // websockets of links, guests and bots
 	wg       sync.WaitGroup // one per connection
 
 	afterAccept  func() // tests: runs between Accept and registration

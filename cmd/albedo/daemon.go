@@ -38,6 +38,7 @@ type daemonFlags struct {
 	heartbeat    time.Duration
 	writeTimeout time.Duration
 	helloTimeout time.Duration
+	perToken     int // --conns-per-token
 	debugAddr    string
 	node         string // this daemon's name among the nodes of a cluster, in every log line and lease
 	db           string // a postgres:// URL; empty: database_url, else the home's SQLite file
@@ -82,6 +83,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&f.heartbeat, "heartbeat", 15*time.Second, "websocket ping interval")
 	cmd.Flags().DurationVar(&f.writeTimeout, "write-timeout", 30*time.Second, "close a connection whose write waits this long (no heartbeat ping is sent meanwhile)")
 	cmd.Flags().DurationVar(&f.helloTimeout, "hello-timeout", 10*time.Second, "a websocket must say hello within this")
+	cmd.Flags().IntVar(&f.perToken, "conns-per-token", 0, "websockets one token other than an owner's may hold (a link with its guests, a bot, a member's personal token); 0: an eighth of the daemon's open-connection bound")
 	cmd.Flags().StringVar(&f.debugAddr, "debug-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off by default")
 	cmd.Flags().StringVar(&f.node, "node", "", "this daemon's name among a cluster's nodes, in its log lines and turn leases (default: host name and pid)")
 	cmd.Flags().StringVar(&f.db, "db", "", "a postgres:// URL to share with other nodes (default: database_url in config.toml, else the home's SQLite file)")
@@ -466,7 +468,8 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 	unauth := unauthenticatedBound()
 	d.srv = api.New(d.hub, api.Options{
 		Token: info.Token, Owner: d.owner, ProofKey: d.key, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
-		MaxFresh: unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
+		ConnsPerToken: f.perToken,
+		MaxFresh:      unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
 		ReadyChecks: d.natsReady(), Build: daemonBuild(),
 		OnShutdown: func() {
 			select {

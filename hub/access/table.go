@@ -2,6 +2,7 @@ package access
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ type Table struct {
 
 	mu     sync.RWMutex
 	byHash map[string]Principal
+	// named counts the tokens of bots, owner tokens and members by their
+	// name, lower-cased (NameTaken).
+	named map[string]int
 	// gen counts the changes to the table. A lookup in the store (in a
 	// cluster) puts what it read only if none came since it began
 	// (AddUnchanged): a revocation or a narrowing that lands meanwhile is
@@ -105,8 +109,41 @@ func (t *Table) putLocked(hash string, p Principal) {
 	if t.byHash == nil {
 		t.byHash = map[string]Principal{}
 	}
+	t.deleteLocked(hash)
 	t.byHash[hash] = p
+	t.name(p, 1)
 	t.gen++
+}
+
+// deleteLocked forgets the token of hash, if the table has it.
+func (t *Table) deleteLocked(hash string) {
+	if p, ok := t.byHash[hash]; ok {
+		delete(t.byHash, hash)
+		t.name(p, -1)
+	}
+}
+
+// name counts p's name in named by n, when p is a bot's, an owner
+// token's or a member's.
+func (t *Table) name(p Principal, n int) {
+	if p.Role != wire.TokenBot && p.Role != wire.TokenOwner && p.Role != wire.TokenMember {
+		return
+	}
+	key := strings.ToLower(p.Name)
+	if t.named == nil {
+		t.named = map[string]int{}
+	}
+	if t.named[key] += n; t.named[key] <= 0 {
+		delete(t.named, key)
+	}
+}
+
+// NameTaken says whether a bot, an owner token or a member's token goes
+// by name, whatever its case.
+func (t *Table) NameTaken(name string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.named[strings.ToLower(name)] > 0
 }
 
 // Update sets who a token still in the table acts as; a token dropped
@@ -115,7 +152,7 @@ func (t *Table) Update(tok db.Token) {
 	p := t.PrincipalOf(tok)
 	t.mu.Lock()
 	if _, ok := t.byHash[tok.Hash]; ok {
-		t.byHash[tok.Hash] = p
+		t.putLocked(tok.Hash, p)
 	}
 	t.gen++
 	t.mu.Unlock()
@@ -189,7 +226,7 @@ func (t *Table) Drop(ids []string) {
 	t.mu.Lock()
 	for h, p := range t.byHash {
 		if slices.Contains(ids, p.TokenID) {
-			delete(t.byHash, h)
+			t.deleteLocked(h)
 		}
 	}
 	t.gen++
@@ -206,7 +243,7 @@ func (t *Table) DropScoped(session string) (revoked, narrowed []string) {
 		if p.Sessions == nil || !slices.Contains(p.Sessions, session) {
 			continue
 		}
-		delete(t.byHash, h)
+		t.deleteLocked(h)
 		if len(p.Sessions) == 1 {
 			revoked = append(revoked, p.TokenID)
 		} else {
@@ -234,7 +271,10 @@ func (t *Table) Reload(toks []db.Token) (revoked, narrowed []string) {
 			narrowed = append(narrowed, p.TokenID)
 		}
 	}
-	t.byHash = fresh
+	t.byHash, t.named = fresh, nil
+	for _, p := range fresh {
+		t.name(p, 1)
+	}
 	t.gen++
 	return revoked, narrowed
 }
