@@ -1,25 +1,12 @@
+//go:build !e2e_only || e2e_core
+
 package e2e
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"albedo/client"
 )
-
-// withDefaultProvider writes a config.toml whose default_provider is
-// the profile "local", for tests in which no turn runs: its endpoint is
-// never called.
-func withDefaultProvider(t *testing.T, home string) {
-	t.Helper()
-	cfg := "default_provider = \"local\"\n\n[providers.local]\nkind = \"openai\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
-	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A session made without a provider is served by the daemon's
 // default_provider, and albedo sessions (its table and --json) and

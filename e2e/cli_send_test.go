@@ -1,19 +1,17 @@
+//go:build !e2e_only || e2e_core
+
 package e2e
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
@@ -162,79 +160,4 @@ func TestCLISendInterrupted(t *testing.T) {
 	if p.code != 6 || p.stdout.String() != "streamed so far\n" || !strings.Contains(stderr, "the turn was interrupted (user)") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", p.code, p.stdout.String(), stderr)
 	}
-}
-
-// startTmuxCmd runs shell command cmd in a tmux pane of its own private
-// tmux server (startTmux runs the terminal client).
-func startTmuxCmd(t *testing.T, w, h int, cmd string) *tmux {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
-	}
-	x := &tmux{t: t, socket: tmuxSocket()}
-	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
-	return x
-}
-
-// shown runs an albedo command in a pane and keeps the pane after it ends,
-// with its exit status: "[exit N]".
-func shown(home string, args ...string) string {
-	return fmt.Sprintf("TERM=xterm-256color %s --home %s %s; echo \"[exit $?]\"; exec cat", albedoBin, home, strings.Join(args, " "))
-}
-
-// On a terminal, send and tail show a reply as it streams, before it is
-// committed, and then once; sessions rm asks there and deletes on "y".
-func TestCLIStreamsToATerminal(t *testing.T) {
-	parallel(t)
-	fx := newFixture(t, fixtureOpts{fake: true})
-	home := fx.home
-	s, err := fx.c.NewSession(fx.ctx, wire.SessionCreate{Provider: "fake", Title: "streamy"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	block := make(chan struct{})
-	release := func() { once.Do(func() { close(block) }) }
-	defer release()
-	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"streamed ", "so far"}, Block: block})
-
-	x := startTmuxCmd(t, 80, 20, shown(home, "send", "streamy", "question"))
-	pane := x.waitPane("the reply streaming", has("streamed so far"))
-	if strings.Contains(pane, "[exit") {
-		t.Fatalf("send ended before the reply was committed:\n%s", pane)
-	}
-	// A tail opened now gets the reply so far, and streams it too.
-	tail := startTmuxCmd(t, 80, 20, shown(home, "tail", client.ShortID(s.ID)))
-	tail.waitPane("tail streaming", has("assistant: streamed so far"))
-
-	release()
-	pane = x.waitPane("send's end", has("[exit 0]"))
-	if n := strings.Count(pane, "streamed so far"); n != 1 {
-		t.Fatalf("send showed the reply %d times:\n%s", n, pane)
-	}
-	// An event after the reply shows that tail has printed the commit.
-	putInput(t, fx, s.ID, "next")
-	me := homeMember(t, fx)
-	pane = tail.waitPane("the next event", has("#5 user "+me+": next"))
-	if !strings.Contains(pane, "#1 user "+me+": question\nassistant: streamed so far\n") || strings.Count(pane, "streamed so far") != 1 {
-		t.Fatalf("tail:\n%s", pane)
-	}
-	rm := startTmuxCmd(t, 120, 10, shown(home, "sessions", "rm", "streamy"))
-	rm.waitPane("the question", has("[y/N]"))
-	rm.keys("y", "Enter")
-	rm.waitPane("the deletion", has("[exit 0]"))
-	if _, err := fx.c.Session(fx.ctx, s.ID); client.Code(err) != wire.CodeNotFound {
-		t.Fatalf("after y: %v", err)
-	}
-}
-
-// putInput submits text to session as a new input.
-func putInput(t *testing.T, fx *fixture, session, text string) wire.Receipt {
-	t.Helper()
-	r, err := fx.c.PutInput(fx.ctx, session, uuid.Must(uuid.NewV7()).String(), text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }

@@ -1,3 +1,5 @@
+//go:build !e2e_only || e2e_core
+
 package e2e
 
 import (
@@ -64,11 +66,6 @@ func TestCLISendAndTail(t *testing.T) {
 	if len(offsets) != 7 {
 		t.Fatalf("tail printed %d events", len(offsets))
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // What the daemon refuses of a command's arguments is a usage error,

@@ -1,3 +1,5 @@
+//go:build !e2e_only || e2e_cluster
+
 package e2e
 
 import (
@@ -33,22 +35,6 @@ type cluster struct {
 	fake  *fakeopenai.Server
 	lease time.Duration
 	nodes []*node
-}
-
-// node is one daemon of a cluster and the owner's client of it.
-type node struct {
-	name string
-	home string
-	args []string // its daemon's flags, to start it again (restart)
-	d    *daemon
-	c    *client.Client
-}
-
-// restart starts the node's daemon again, once the last one has exited,
-// with the same flags and home (so the same port, when it is free).
-func (nd *node) restart(t *testing.T) {
-	t.Helper()
-	nd.d = startDaemon(t, nd.home, nd.args...)
 }
 
 // startCluster starts n nodes with provider "fake" and the given lease,
@@ -231,19 +217,6 @@ func rawEvents(t *testing.T, nd *node, session string) []byte {
 	}
 }
 
-// events reads a session's whole log through a client (client.AllEvents).
-func events(t *testing.T, ctx context.Context, c *client.Client, session string) []wire.Event {
-	t.Helper()
-	var out []wire.Event
-	if err := c.AllEvents(ctx, session, func(_ json.RawMessage, ev wire.Event) error {
-		out = append(out, ev)
-		return nil
-	}); err != nil {
-		t.Fatalf("history of %s: %v", session, err)
-	}
-	return out
-}
-
 // turnsOf checks a session's log: offsets 1..head with no gap, every turn
 // started once and closed once, a turn's close before the next turn's
 // start, turns in the order of their inputs. It returns the inputs' texts
@@ -359,28 +332,6 @@ func TestClusterInputsThroughThreeNodes(t *testing.T) {
 	var deadlocks int64
 	if err := cl.sql.QueryRowContext(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).Scan(&deadlocks); err != nil || deadlocks != 0 {
 		t.Fatalf("%d deadlocks (%v)", deadlocks, err)
-	}
-}
-
-// waitTurnsClosed waits until n turns of the session have closed.
-func waitTurnsClosed(t *testing.T, ctx context.Context, c *client.Client, session string, n int) []wire.Event {
-	t.Helper()
-	for {
-		evs := events(t, ctx, c, session)
-		closed := 0
-		for _, ev := range evs {
-			if ev.Type == wire.EventTurn && ev.State != wire.TurnStarted {
-				closed++
-			}
-		}
-		if closed >= n {
-			return evs
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: %d of %d turns closed", session, closed, n)
-		case <-time.After(50 * time.Millisecond):
-		}
 	}
 }
 

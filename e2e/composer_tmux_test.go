@@ -1,3 +1,5 @@
+//go:build !e2e_only || e2e_term
+
 package e2e
 
 import (
@@ -6,10 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"albedo/client"
-	"albedo/wire"
 )
 
 // The composer in a real terminal, with the key sequences tmux really
@@ -70,27 +68,4 @@ func TestComposerInTmux(t *testing.T) {
 			len(inputs[1]), len(paste), i, inputs[1][i:min(i+40, len(inputs[1]))])
 	}
 	x.keys("C-q")
-}
-
-// waitInputs reads a session's user messages from the daemon until there
-// are n, within a deadline.
-func waitInputs(t *testing.T, c *client.Client, id string, n int) []string {
-	t.Helper()
-	ctx := ctxT(t)
-	for {
-		var inputs []string
-		for _, ev := range events(t, ctx, c, id) {
-			if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser {
-				inputs = append(inputs, ev.Text)
-			}
-		}
-		if len(inputs) >= n {
-			return inputs
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the daemon has %d inputs, not %d", len(inputs), n)
-		case <-time.After(50 * time.Millisecond): // the History API has no wait
-		}
-	}
 }

@@ -9,4 +9,22 @@
 // Debian's nats-server and haproxy with deploy/haproxy.cfg, for rolling
 // restarts (rolling_test.go) and the cluster soak (cluster_soak_test.go);
 // and a bot on the machine's Node.js (jsbot_test.go).
+//
+// # Groups
+//
+// Each test file belongs to one group, by what its tests need, and says so
+// in its build constraint (//go:build !e2e_only || e2e_GROUP); files with
+// none hold the harness every group shares:
+//
+//	core     the binary, SQLite, websockets, the CLI, bots (and Node.js for one)
+//	web      Chromium: the page
+//	term     tmux: the terminal client in a real terminal
+//	cluster  PostgreSQL, NATS (embedded and Debian's nats-server), haproxy
+//	soak     the one-daemon soak (a minute)
+//
+// With no tags every group runs, as .ci/run does. One group alone, or a
+// few: go test -race -tags 'e2e_only e2e_term' ./e2e. Under -short the
+// tests of web, term, cluster and soak skip, each saying what it needs.
+// The package's own parallel gate (parallel_test.go) still decides which
+// tests run at once within a run, long and heavy ones first.
 package e2e

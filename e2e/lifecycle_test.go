@@ -1,10 +1,11 @@
+//go:build !e2e_only || e2e_core
+
 package e2e
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -77,27 +78,6 @@ func autoClient(t *testing.T, home string) *client.Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// noDaemon fails unless the home is free: no daemon holds its lock and
-// there is no daemon.json.
-func noDaemon(t *testing.T, home, when string) {
-	t.Helper()
-	if pid, held := client.LockHolder(home); held {
-		t.Fatalf("%s: daemon pid %d holds the home", when, pid)
-	}
-	if _, err := os.Stat(filepath.Join(home, client.DaemonFile)); !os.IsNotExist(err) {
-		t.Fatalf("%s: daemon.json is there (%v)", when, err)
-	}
-}
-
-func livePID(t *testing.T, home string) int {
-	t.Helper()
-	info, err := client.ReadDaemonFile(home)
-	if err != nil || !client.ProcessAlive(info.PID) {
-		t.Fatalf("no live daemon in daemon.json: %+v %v", info, err)
-	}
-	return info.PID
 }
 
 // `albedo stop` sticks while a client that starts daemons is attached.
@@ -187,39 +167,6 @@ func TestStopSticksForACallAfterIt(t *testing.T) {
 		t.Fatalf("a new client after the stop: %v", err)
 	}
 	livePID(t, home)
-}
-
-// The terminal in a real terminal: after `albedo stop` it says so, with
-// nothing after it in the status bar, and starts no daemon; r starts one
-// and it connects.
-func TestTerminalStopSticksInTmux(t *testing.T) {
-	parallel(t)
-	home := t.TempDir()
-	stopOnCleanup(t, home)
-	x := startTmux(t, home, 100, 30)
-	x.waitPane("a connected status bar", has(" connected"))
-	first := livePID(t, home)
-	x.keys("-l", "hello")
-	x.keys("Enter")
-	x.waitPane("the first reply", has("echo: hello"))
-
-	cli(t, home, "stop")
-	pane := x.waitPane("the stopped status bar", has("daemon stopped — r to start"))
-	noDaemon(t, home, "the terminal says stopped")
-	lines := strings.Split(strings.TrimRight(pane, "\n"), "\n")
-	if bar := strings.TrimRight(lines[len(lines)-1], " "); strings.HasSuffix(bar, "│") {
-		t.Fatalf("a stray separator ends the status bar: %q", bar)
-	}
-
-	x.keys("r")
-	x.waitPane("a connected status bar", func(s string) bool {
-		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		return strings.HasPrefix(lines[len(lines)-1], " connected")
-	})
-	if pid := livePID(t, home); pid == first {
-		t.Fatalf("r did not start a new daemon: pid %d", pid)
-	}
-	x.keys("C-q")
 }
 
 // A terminal whose stream has given up ("daemon unavailable") notices a

@@ -1,3 +1,5 @@
+//go:build !e2e_only || e2e_cluster
+
 package e2e
 
 import (

@@ -1,7 +1,8 @@
+//go:build !e2e_only || e2e_web
+
 package e2e
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -120,32 +121,4 @@ func TestRestartChangesDaemonJSONToken(t *testing.T) {
 	}
 	p.wait("the reply after the restart", shownCommitted("echo: two"))
 	wantMessages(t, fx, "s", p.messages())
-}
-
-// A token of its own that the daemon refuses is final for a client of a
-// home: the call fails unauthorized at once, where daemon.json's token
-// refused after a restart is followed to the next daemon (above).
-func TestRefusedTokenOfAHomeClientIsFinal(t *testing.T) {
-	parallel(t)
-	fx := newFixture(t, fixtureOpts{})
-	c, err := client.New(client.Options{Home: fx.home, Token: "almem_wrong", CallRetry: 10 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(fx.ctx, 20*time.Second)
-	defer cancel()
-	if _, err := c.Sessions(ctx); client.Code(err) != wire.CodeUnauthorized {
-		t.Fatalf("a wrong token: %v", err)
-	}
-}
-
-// homeMember is the name of the home's own member, whom daemon.json's token
-// acts as: the author of what the fixture's client sends.
-func homeMember(t *testing.T, fx *fixture) string {
-	t.Helper()
-	ms, err := fx.c.Members(fx.ctx)
-	if err != nil || len(ms) == 0 {
-		t.Fatalf("members %+v: %v", ms, err)
-	}
-	return ms[0].Name
 }

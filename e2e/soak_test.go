@@ -1,3 +1,5 @@
+//go:build !e2e_only || e2e_soak
+
 package e2e
 
 import (
@@ -5,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -355,20 +354,4 @@ func settle(t *testing.T, ctx context.Context, c *client.Client, sessions []stri
 			}
 		}
 	}
-}
-
-// rssMiB is a process's resident set, from /proc.
-func rssMiB(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
 }

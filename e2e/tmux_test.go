@@ -8,6 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"albedo/wire"
+
+	"github.com/google/uuid"
 )
 
 // tmux drives a real terminal: the albedo binary (with no arguments, or
@@ -95,55 +99,31 @@ func (x *tmux) waitPane(what string, ok func(string) bool) string {
 
 func (x *tmux) keys(keys ...string) { x.run(append([]string{"send-keys", "-t", "albedo"}, keys...)...) }
 
-// The terminal client in a real terminal: type a prompt and see the echo,
-// restart the daemon from outside, type another, and the pane shows both
-// replies once each and a status bar back to "connected".
-func TestTerminalInTmux(t *testing.T) {
-	parallel(t)
-	home := t.TempDir()
-	stopOnCleanup(t, home)
-	x := startTmux(t, home, 100, 30)
-	x.waitPane("a connected status bar", has(" connected"))
-	x.keys("C-n")
-	x.waitPane("the composer of a new session", has("message · /help"))
-	x.keys("first prompt", "Enter")
-	x.waitPane("the first reply", has("echo: first prompt"))
-
-	cli(t, home, "stop")
-	cli(t, home, "status") // starts the next daemon
-
-	x.keys("second prompt", "Enter")
-	pane := x.waitPane("the second reply", has("echo: second prompt"))
-	pane = x.waitPane("a connected status bar", func(s string) bool {
-		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		return strings.HasPrefix(lines[len(lines)-1], " connected")
-	})
-	for _, reply := range []string{"echo: first prompt", "echo: second prompt"} {
-		if n := strings.Count(pane, reply); n != 1 {
-			t.Fatalf("%q shown %d times:\n%s", reply, n, pane)
-		}
+// startTmuxCmd runs shell command cmd in a tmux pane of its own private
+// tmux server (startTmux runs the terminal client).
+func startTmuxCmd(t *testing.T, w, h int, cmd string) *tmux {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is required for this test: apt-get install tmux (.ci/run installs it)")
 	}
-	x.keys("C-q")
+	x := &tmux{t: t, socket: tmuxSocket()}
+	x.run("new-session", "-d", "-s", "albedo", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	return x
 }
 
-// On a fresh home the first message typed starts a conversation: Enter
-// with no session open makes one and sends the message in it, as every
-// chat does; nothing typed is thrown away.
-func TestTerminalFirstMessageStartsASession(t *testing.T) {
-	parallel(t)
-	home := t.TempDir()
-	stopOnCleanup(t, home)
-	x := startTmux(t, home, 100, 30)
-	x.waitPane("a connected status bar", has(" connected"))
-	x.keys("-l", "my very first words")
-	x.keys("Enter")
-	pane := x.waitPane("the first reply", has("echo: my very first words"))
-	if strings.Contains(pane, "no session") {
-		t.Fatalf("the terminal refused the first message:\n%s", pane)
+// shown runs an albedo command in a pane and keeps the pane after it ends,
+// with its exit status: "[exit N]".
+func shown(home string, args ...string) string {
+	return fmt.Sprintf("TERM=xterm-256color %s --home %s %s; echo \"[exit $?]\"; exec cat", albedoBin, home, strings.Join(args, " "))
+}
+
+// putInput submits text to session as a new input.
+func putInput(t *testing.T, fx *fixture, session, text string) wire.Receipt {
+	t.Helper()
+	r, err := fx.c.PutInput(fx.ctx, session, uuid.Must(uuid.NewV7()).String(), text)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sessions := cli(t, home, "sessions")
-	if strings.Count(sessions, "\n") != 2 { // the header and the one made
-		t.Fatalf("albedo sessions:\n%s", sessions)
-	}
-	x.keys("C-q")
+	return r
 }
