@@ -42,6 +42,8 @@
 //   - server.go: Server, its options, the upgrade (Serve), Bye and Close,
 //     and the connections a revocation closes.
 //   - conn.go: one connection, hello and its read loop.
+//   - shares.go: each token's share of the daemon's connections, and the
+//     room links, guests and bots leave to people, taken at hello.
 //   - prove.go: the prove op, by which the daemon proves to a page, before
 //     its hello, that it holds the key the page's link carries (Proof).
 //   - ops.go: the ops' dispatch and permission table, each op, and the
