@@ -99,7 +99,7 @@ func (t *Tx) append(ctx context.Context, session string, keepAt bool, evs []wire
 	}
 	c.head += int64(len(evs))
 	t.setCounters(session, c)
-	t.committed = append(t.committed, Committed{Session: session, Events: out})
+	t.committed = append(t.committed, Committed{Session: session, Epoch: c.epoch, Events: out})
 	return out, nil
 }
 

@@ -86,7 +86,7 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 	if _, err := t.NewInsert().Model(&s).Exec(ctx); err != nil {
 		return Session{}, nil, fmt.Errorf("insert fork: %w", err)
 	}
-	t.setCounters(s.ID, counters{head: at, lastTurn: last.State})
+	t.setCounters(s.ID, counters{head: at, lastTurn: last.State, epoch: s.Epoch})
 	t.record(ChangeCreated, s.ID, "")
 	if last.State == wire.TurnStarted {
 		end := wire.Event{Type: wire.EventTurn, TurnID: last.TurnID, InputID: last.InputID,

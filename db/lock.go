@@ -63,7 +63,7 @@ func (t *Tx) lock(ctx context.Context, session string) (counters, error) {
 	}
 	b.needs[session] = true
 	c := counters{head: -1}
-	err := t.sql.QueryRowContext(ctx, `SELECT head, inputs, last_turn FROM sessions WHERE id = $1 FOR UPDATE NOWAIT`, session).Scan(&c.head, &c.inputs, &c.lastTurn)
+	err := t.sql.QueryRowContext(ctx, `SELECT head, inputs, last_turn, epoch FROM sessions WHERE id = $1 FOR UPDATE NOWAIT`, session).Scan(&c.head, &c.inputs, &c.lastTurn, &c.epoch)
 	switch {
 	case pgCode(err) == pgLockNotAvailable:
 		return counters{}, errLockBusy

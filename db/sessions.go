@@ -106,7 +106,7 @@ func (t *Tx) CreateSession(ctx context.Context, s Session) (_ Session, created b
 	if _, err := t.NewInsert().Model(&s).Exec(ctx); err != nil {
 		return Session{}, false, fmt.Errorf("insert session: %w", err)
 	}
-	t.setCounters(s.ID, counters{})
+	t.setCounters(s.ID, counters{epoch: s.Epoch})
 	t.record(ChangeCreated, s.ID, "")
 	return s, true, nil
 }

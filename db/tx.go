@@ -77,7 +77,7 @@ func (t *Tx) counters(ctx context.Context, session string) (counters, error) {
 		c, ok = t.batch.w.heads[session]
 	}
 	if !ok {
-		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT head, inputs, last_turn FROM sessions_now WHERE id = ?`), session).Scan(&c.head, &c.inputs, &c.lastTurn)
+		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT head, inputs, last_turn, epoch FROM sessions_now WHERE id = ?`), session).Scan(&c.head, &c.inputs, &c.lastTurn, &c.epoch)
 		if errors.Is(err, sql.ErrNoRows) {
 			c.head = -1
 		} else if err != nil {

@@ -17,7 +17,10 @@ var ErrClosed = errors.New("db: writer closed")
 // Committed is what one commit added to one session's log, in offset order.
 type Committed struct {
 	Session string
-	Events  []Event
+	// Epoch is the session's, so that a node that has not heard of its
+	// deletion and re-creation under the same id tells the two apart.
+	Epoch  string
+	Events []Event
 }
 
 // Writer is the one goroutine that writes. Do may be called from any
@@ -79,6 +82,7 @@ type Writer struct {
 type counters struct {
 	head, inputs int64
 	lastTurn     string
+	epoch        string // the session's, for what its commits announce
 }
 
 type request struct {

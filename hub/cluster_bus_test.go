@@ -108,3 +108,42 @@ func TestChangesAreRungOverTheBus(t *testing.T) {
 		return !ok && closed.has(p.TokenID)
 	})
 }
+
+// A node that has not read a session's deletion yet hears the commits of
+// a new session made under the same id: it ends the old one's
+// subscriptions (reset, deleted) and hands its viewers none of the new
+// one's events, which the notices tell apart by their epoch. Here node b
+// follows no changes at all (it is not started, only joined to the bus),
+// so the notices are all it hears.
+func TestNoticesOfAnotherEpochEndTheOldSession(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	busA, busB := net.Join("a"), net.Join("b")
+	t.Cleanup(busA.Close)
+	t.Cleanup(busB.Close)
+	a := openTestHub(t, url, Options{Node: "a", Bus: busA})
+	b := openTestHub(t, url, Options{Node: "b", Bus: busB})
+	if err := a.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := busB.Start(peerHandler{b}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	mustCreate(t, a, "s")
+	appendN(t, a, "s", 1)
+	r := newReader(t, b.Connect(ConnInfo{Name: "viewer"}))
+	subscribe(r.c, wire.Sub{Session: "s"})
+	r.next(t, isEvent)
+
+	if _, _, err := a.DeleteSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, a, "s")
+	appendN(t, a, "s", 3)
+	f := r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushReset || f.Op == wire.PushEvent })
+	if f.Op != wire.PushReset || f.Reset.Reason != wire.ResetDeleted {
+		t.Fatalf("the old session's watcher was sent %+v", f)
+	}
+}

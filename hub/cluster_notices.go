@@ -76,6 +76,12 @@ func (h *Hub) onEvents(n peer.Events) {
 	if ch == nil || n.Last < n.First {
 		return
 	}
+	if epoch := ch.epochOf(); n.Epoch != "" && epoch != "" && n.Epoch != epoch {
+		// Another session under the id: the channel's was deleted on
+		// another node, which this node has not read yet (advanceTo).
+		h.sessionGone(ch.id)
+		return
+	}
 	evs, ended, settings := noticeEvents(n)
 	h.advance(ch, n.Last, evs, ended)
 	if settings || len(evs) == 0 {

@@ -263,7 +263,7 @@ func (h *Hub) onCommit(cs []db.Committed) {
 			}
 		}
 		if len(c.Events) > 0 {
-			h.bus.Publish(peer.Commit{Node: h.opts.Node, Session: c.Session, At: now, Events: c.Events})
+			h.bus.Publish(peer.Commit{Node: h.opts.Node, Session: c.Session, Epoch: c.Epoch, At: now, Events: c.Events})
 		}
 		h.mu.Lock()
 		ch := h.chans[c.Session]

@@ -115,12 +115,12 @@ func TestCommitIsReadAsEvents(t *testing.T) {
 		{Session: "s", Offset: 8, Type: wire.EventTurn, JSON: []byte(`{"type":"turn"}`), Meta: db.Meta{TurnID: "t", State: "started"}},
 	}
 	at := time.Unix(0, 12345)
-	a.Publish(Commit{Node: "a", Session: "s", At: at, Events: small})
+	a.Publish(Commit{Node: "a", Session: "s", Epoch: "e1", At: at, Events: small})
 	big := []db.Event{{Session: "s", Offset: 9, Type: wire.EventMessage, JSON: []byte(`"` + strings.Repeat("x", MaxCommitEvents) + `"`)}}
 	a.Publish(Commit{Node: "a", Session: "s", At: at, Events: big})
 	got := rb.wait(t, 2)
 	e := got[0].(Events)
-	if e.First != 7 || e.Last != 8 || e.At != 12345 || len(e.Events) != 2 || len(e.Kinds) != 2 {
+	if e.First != 7 || e.Last != 8 || e.At != 12345 || e.Epoch != "e1" || len(e.Events) != 2 || len(e.Kinds) != 2 {
 		t.Fatalf("small commit: %+v", e)
 	}
 	if k := e.Kinds[0]; k.Type != wire.EventMessage || k.Meta() != (db.Meta{Role: wire.RoleUser, InputID: "i", TurnID: "t"}) {

@@ -48,6 +48,7 @@ const MaxCommitEvents = 64 << 10
 type Commit struct {
 	Node    string
 	Session string
+	Epoch   string    // the session's (db.Committed.Epoch)
 	At      time.Time // when it was committed
 	Events  []db.Event
 }
@@ -60,10 +61,11 @@ func (c Commit) MarshalJSON() ([]byte, error) { return json.Marshal(c.AsEvents()
 // AsEvents is the commit as other nodes read it: its events themselves
 // when they fit in MaxCommitEvents, else their offsets only.
 func (c Commit) AsEvents() Events {
+	n := Events{Node: c.Node, Session: c.Session, Epoch: c.Epoch, At: c.At.UnixNano()}
 	if len(c.Events) == 0 {
-		return Events{Node: c.Node, Session: c.Session, At: c.At.UnixNano()}
+		return n
 	}
-	n := Events{Node: c.Node, Session: c.Session, First: c.Events[0].Offset, Last: c.Events[len(c.Events)-1].Offset, At: c.At.UnixNano()}
+	n.First, n.Last = c.Events[0].Offset, c.Events[len(c.Events)-1].Offset
 	size := 0
 	for _, e := range c.Events {
 		size += len(e.JSON)
@@ -82,12 +84,16 @@ func (c Commit) AsEvents() Events {
 
 // Events is a commit's events, as a node receives them.
 type Events struct {
-	Node    string            `json:"node"`
-	Session string            `json:"session"`
-	First   int64             `json:"first"`
-	Last    int64             `json:"last"`
-	At      int64             `json:"at"`               // when it was committed, Unix nanoseconds
-	Events  []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
+	Node    string `json:"node"`
+	Session string `json:"session"`
+	// Epoch is the session's: a node whose channel has another serves a
+	// session deleted since, and must not hand its viewers these events.
+	// Empty from a node that sends none.
+	Epoch  string            `json:"epoch,omitempty"`
+	First  int64             `json:"first"`
+	Last   int64             `json:"last"`
+	At     int64             `json:"at"`               // when it was committed, Unix nanoseconds
+	Events []json.RawMessage `json:"events,omitempty"` // First..Last, when they fit
 	// Kinds are the events' types and what drives turns, beside them, so
 	// that a node reads none of them twice.
 	Kinds []EventKind `json:"kinds,omitempty"`
