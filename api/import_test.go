@@ -17,14 +17,15 @@ func TestImportEvents(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.create("s")
 	const at = `"at":"2026-01-02T03:04:05Z"`
-	first := `{"events":[{"offset":1,"type":"message","role":"user","author":"ann","input_id":"i1","turn_id":"t1","text":"hello",` + at + `},
-		{"offset":2,"type":"turn","turn_id":"t1","state":"started",` + at + `}]}`
+	const in1, t1 = `"0190a8a0-0000-7000-8000-000000000001"`, `"0190a8a0-0000-7000-8000-0000000000f1"`
+	first := `{"events":[{"offset":1,"type":"message","role":"user","author":"ann","input_id":` + in1 + `,"turn_id":` + t1 + `,"text":"hello",` + at + `},
+		{"offset":2,"type":"turn","turn_id":` + t1 + `,"state":"started",` + at + `}]}`
 	var out wire.SessionImported
 	if code, _ := e.do("POST", "/v1/sessions/s/import", nil, first, &out); code != 200 || out.Head != 2 {
 		t.Fatalf("first chunk: %d %+v", code, out)
 	}
-	again := `{"events":[{"offset":2,"type":"turn","turn_id":"t1","state":"started",` + at + `},
-		{"offset":3,"type":"message","role":"assistant","author":"m","turn_id":"t1","text":"hi",` + at + `}]}`
+	again := `{"events":[{"offset":2,"type":"turn","turn_id":` + t1 + `,"state":"started",` + at + `},
+		{"offset":3,"type":"message","role":"assistant","author":"m","turn_id":` + t1 + `,"text":"hi",` + at + `}]}`
 	if code, _ := e.do("POST", "/v1/sessions/s/import", nil, again, &out); code != 200 || out.Head != 3 {
 		t.Fatalf("an overlapping chunk: %d %+v", code, out)
 	}
@@ -37,14 +38,21 @@ func TestImportEvents(t *testing.T) {
 		t.Fatalf("an imported input was queued: %+v", st)
 	}
 	for name, body := range map[string]string{
-		"a gap":         `{"events":[{"offset":9,"type":"message","role":"user","text":"x",` + at + `}]}`,
-		"out of order":  `{"events":[{"offset":4,"type":"turn",` + at + `},{"offset":6,"type":"turn",` + at + `}]}`,
-		"no time":       `{"events":[{"offset":4,"type":"turn"}]}`,
-		"an odd type":   `{"events":[{"offset":4,"type":"secret",` + at + `}]}`,
-		"no role":       `{"events":[{"offset":4,"type":"message","text":"x",` + at + `}]}`,
-		"none":          `{"events":[]}`,
-		"a NUL in text": `{"events":[{"offset":4,"type":"message","role":"user","text":"a\u0000b",` + at + `}]}`,
-		"not JSON":      `{"events":`,
+		"a gap":                 `{"events":[{"offset":9,"type":"message","role":"user","text":"x",` + at + `}]}`,
+		"out of order":          `{"events":[{"offset":4,"type":"turn","turn_id":` + t1 + `,"state":"completed",` + at + `},{"offset":6,"type":"turn","turn_id":` + t1 + `,"state":"completed",` + at + `}]}`,
+		"a bogus state":         `{"events":[{"offset":4,"type":"turn","turn_id":` + t1 + `,"state":"bogus",` + at + `}]}`,
+		"a turn with no id":     `{"events":[{"offset":4,"type":"turn","state":"completed",` + at + `}]}`,
+		"a message's odd state": `{"events":[{"offset":4,"type":"message","role":"user","text":"x","state":"queued",` + at + `}]}`,
+		"an id not a UUID":      `{"events":[{"offset":4,"type":"message","role":"user","text":"x","input_id":"i1",` + at + `}]}`,
+		"an upper-case UUID":    `{"events":[{"offset":4,"type":"turn","turn_id":"0190A8A0-0000-7000-8000-0000000000F1","state":"completed",` + at + `}]}`,
+		"the year 9999":         `{"events":[{"offset":4,"type":"message","role":"user","text":"x","at":"9999-01-01T00:00:00Z"}]}`,
+		"the year 1970":         `{"events":[{"offset":4,"type":"message","role":"user","text":"x","at":"1970-01-01T00:00:01Z"}]}`,
+		"no time":               `{"events":[{"offset":4,"type":"turn"}]}`,
+		"an odd type":           `{"events":[{"offset":4,"type":"secret",` + at + `}]}`,
+		"no role":               `{"events":[{"offset":4,"type":"message","text":"x",` + at + `}]}`,
+		"none":                  `{"events":[]}`,
+		"a NUL in text":         `{"events":[{"offset":4,"type":"message","role":"user","text":"a\u0000b",` + at + `}]}`,
+		"not JSON":              `{"events":`,
 	} {
 		var er wire.ErrorBody
 		if code, _ := e.do("POST", "/v1/sessions/s/import", nil, body, &er); code != http.StatusBadRequest || er.Error.Code != wire.CodeBadRequest {

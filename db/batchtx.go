@@ -255,7 +255,7 @@ func (b *batchState) toLock(sessions map[string]bool) []string {
 
 // lockSQL locks the rows of the sessions in $1, in id order.
 func lockSQL(nowait bool) string {
-	q := `SELECT id, head, inputs, last_turn FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	q := `SELECT id, head, inputs, last_turn, epoch FROM sessions WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	if nowait {
 		q += ` NOWAIT`
 	}
@@ -273,7 +273,7 @@ func (b *batchState) scanLocked(br pgx.BatchResults) error {
 	for rows.Next() {
 		var id string
 		var c counters
-		if err := rows.Scan(&id, &c.head, &c.inputs, &c.lastTurn); err != nil {
+		if err := rows.Scan(&id, &c.head, &c.inputs, &c.lastTurn, &c.epoch); err != nil {
 			return err
 		}
 		b.locked[id] = c

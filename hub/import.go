@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"time"
 
 	"albedo/db"
 	"albedo/hub/access"
@@ -53,10 +54,27 @@ func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event) (in
 	return head, nil
 }
 
-// checkImported refuses an event an export cannot hold.
+// importSkew is how far past the daemon's clock an imported event's time
+// may be: an export was made by a daemon whose clock may be ahead, not by
+// years.
+const importSkew = 24 * time.Hour
+
+// checkImported refuses an event an export cannot hold: what the live
+// path would not have written.
 func checkImported(ev wire.Event) *wire.Error {
 	if ev.Offset < 1 || ev.At.IsZero() {
 		return wire.Errorf(wire.CodeBadRequest, "an event needs its offset and time")
+	}
+	if ev.At.After(time.Now().Add(importSkew)) || ev.At.Year() < 2000 {
+		return wire.Errorf(wire.CodeBadRequest, "at %s is not a time an export holds (from 2000 to a day past now)", ev.At.Format(time.RFC3339))
+	}
+	for _, id := range [][2]string{{"turn_id", ev.TurnID}, {"input_id", ev.InputID}} {
+		if id[1] != "" && !access.CanonicalUUID(id[1]) {
+			return wire.Errorf(wire.CodeBadRequest, "%s %q is not a UUID in lower-case 8-4-4-4-12 form", id[0], id[1])
+		}
+	}
+	if werr := checkImportedState(ev); werr != nil {
+		return werr
 	}
 	switch ev.Type {
 	case wire.EventMessage:
@@ -82,6 +100,31 @@ func checkImported(ev wire.Event) *wire.Error {
 			return we
 		}
 		return wire.Errorf(wire.CodeBadRequest, "%v", err)
+	}
+	return nil
+}
+
+// checkImportedState refuses a state the event's type does not have: a
+// turn is started, completed, interrupted or failed (and names its
+// turn); a message's state, when it has one, is complete, interrupted or
+// failed.
+func checkImportedState(ev wire.Event) *wire.Error {
+	switch ev.Type {
+	case wire.EventTurn:
+		switch ev.State {
+		case wire.TurnStarted, wire.TurnCompleted, wire.TurnInterrupted, wire.TurnFailed:
+		default:
+			return wire.Errorf(wire.CodeBadRequest, "a turn's state is started, completed, interrupted or failed, not %q", ev.State)
+		}
+		if ev.TurnID == "" {
+			return wire.Errorf(wire.CodeBadRequest, "a turn names its turn_id")
+		}
+	case wire.EventMessage:
+		switch ev.State {
+		case "", wire.MessageComplete, wire.MessageInterrupted, wire.MessageFailed:
+		default:
+			return wire.Errorf(wire.CodeBadRequest, "a message's state is complete, interrupted or failed, not %q", ev.State)
+		}
 	}
 	return nil
 }
