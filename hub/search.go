@@ -82,9 +82,20 @@ type searching struct {
 // span searches one span of the named session (or every session, for a
 // span of none), the hits of its range only, shown as the named session's.
 // done says the page is full or the scan's bound was met.
+//
+// A span is asked of the store at most twice: a query's match is
+// evaluated whole each time (the index's cost, for a query of many
+// prefixes over a large store, is seconds), so the first ask is for about
+// what the page needs and the second for all that is left of the scan.
+// A caller who may read little of what matches (a member among others'
+// sessions) so costs at most twice what an owner's search does.
 func (s *searching) span(ctx context.Context, sp db.Span, session string) (done bool, _ error) {
-	for s.scanned < searchScan {
-		chunk := min(max(2*(s.limit-len(s.out.Results)), 50), searchScan-s.scanned)
+	for asked := 0; s.scanned < searchScan; asked++ {
+		chunk := searchScan - s.scanned
+		if asked == 0 {
+			chunk = min(max(2*(s.limit-len(s.out.Results)), 50), chunk)
+		}
+		s.h.stats.searches.Add(1)
 		hits, err := s.h.db.Search(ctx, s.q, sp.Session, s.before, chunk)
 		if err != nil {
 			return true, wireErr(err)

@@ -56,6 +56,7 @@ type hubStats struct {
 	deliveries    atomic.Int64
 	tokenLookups  atomic.Int64
 	pageReads     atomic.Int64
+	searches      atomic.Int64 // asks of the store's search (search.go)
 	takeovers     atomic.Int64
 	turns         map[string]*db.Histogram // static after Open
 	clockSkew     atomic.Int64             // nanoseconds; clockMeasured says whether it was
