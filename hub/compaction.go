@@ -370,7 +370,7 @@ func summaryMessages(r region, tokens int) []provider.Message {
 		out = append(out, provider.Message{Role: wire.RoleUser, Author: "summary", Text: summarySoFar + r.prev.Text})
 	}
 	for _, m := range r.msgs {
-		out = append(out, provider.Message{Role: m.Role, Author: m.Author, Text: m.Text})
+		out = append(out, provider.Message{Role: m.Role, Author: modelAuthor(m), Text: m.Text})
 	}
 	return append(out, provider.Message{Role: wire.RoleUser, Author: "albedo", Text: summaryAsk})
 }

@@ -258,6 +258,17 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 	return err
 }
 
+// modelAuthor is who wrote e, as a model is told: a guest (a write
+// link's, who picked their own name) is marked so, since a model, like
+// the people reading, would otherwise take a guest named as someone of
+// the home for them.
+func modelAuthor(e wire.Event) string {
+	if strings.HasPrefix(e.AuthorID, "guest:") {
+		return e.Author + " (guest)"
+	}
+	return e.Author
+}
+
 // turnRequest finds the session's provider and builds its request: the
 // session's model, effort and system text, and its transcript up to q's
 // input (transcript).
@@ -279,7 +290,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	}
 	evs, err := h.transcript(ctx, ch, p, &req, q.offset, system)
 	for _, e := range evs {
-		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: e.Author, Text: e.Text})
+		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: modelAuthor(e), Text: e.Text})
 		if e.Offset == q.offset {
 			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs
 		}
