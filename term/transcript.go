@@ -265,7 +265,7 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		if o.times {
 			note += " " + ev.At.Local().Format(stampLayout(ev.At))
 		}
-		out = append(out, header(ev.Role, ev.Author, strings.TrimSpace(note), width))
+		out = append(out, header(ev.Role, shownAuthor(ev), strings.TrimSpace(note), width))
 		if re != "" {
 			out = append(out, line{text: truncate("↪ to: "+re, width), style: stDim})
 		}
@@ -344,4 +344,14 @@ func stampLayout(t time.Time) string {
 		return "15:04"
 	}
 	return "2006-01-02 15:04"
+}
+
+// shownAuthor is who wrote ev as the transcript names them: a guest (a
+// write link's, who picked their own name) is marked so, since a guest
+// named as someone of the home would otherwise pass for them.
+func shownAuthor(ev wire.Event) string {
+	if strings.HasPrefix(ev.AuthorID, "guest:") {
+		return ev.Author + " (guest)"
+	}
+	return ev.Author
 }

@@ -101,3 +101,20 @@ func TestQueuedRepliesNameTheirQuestion(t *testing.T) {
 		t.Fatalf("links:\n%s", joined)
 	}
 }
+
+// A guest's message is headed with their name and "(guest)": a guest
+// picks their own name, and one named as someone of the home would
+// otherwise pass for them. A member of the same name is not marked.
+func TestGuestsAreMarked(t *testing.T) {
+	t.Parallel()
+	head := func(ev wire.Event) string {
+		ev.Type, ev.Role = wire.EventMessage, wire.RoleUser
+		return eventLines(ev, look{width: 60}, "")[0].text
+	}
+	if h := head(wire.Event{Author: "ann", AuthorID: "guest:tok1:ann", Text: "hi"}); !strings.Contains(h, "ann (guest)") {
+		t.Fatalf("a guest's header %q", h)
+	}
+	if h := head(wire.Event{Author: "ann", AuthorID: "m-ann", Text: "hi"}); strings.Contains(h, "guest") {
+		t.Fatalf("a member's header %q", h)
+	}
+}

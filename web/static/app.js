@@ -608,6 +608,13 @@ function trim(v) {
   if (!part('older')) tr.prepend(olderMarker());
 }
 
+// shownAuthor is who wrote ev as the transcript names them: a guest (a
+// write link's, who picked their own name) is marked so, since a guest
+// named as someone of the home would otherwise pass for them.
+function shownAuthor(ev) {
+  return ev.author && (ev.author_id || '').startsWith('guest:') ? `${ev.author} (guest)` : ev.author;
+}
+
 function header(role, author, note, at) {
   const h = document.createElement('header');
   h.textContent = author && author !== role ? `${role} · ${author}` : role;
@@ -630,7 +637,7 @@ function eventElement(ev) {
       a.dataset.role = ev.role;
       a.dataset.state = ev.state || 'complete';
       const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
-      a.append(header(ev.role, ev.author, note, ev.at));
+      a.append(header(ev.role, shownAuthor(ev), note, ev.at));
       if (app.person && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev));
       const body = document.createElement('div');
       body.className = 'body';
