@@ -14,7 +14,7 @@ import (
 // path: the roles, and the access to the session the route names;
 // ws.ops (api/ws/ops.go) does the same for every websocket op. These two
 // tables are the only places roles and access are enforced
-// (hub/access.go).
+// (albedo/hub/access).
 var permissions = map[string]access.Rule{
 	"GET /v1/sessions":                       {Roles: access.Everyone}, // each sees their sessions only
 	"POST /v1/sessions":                      {Roles: access.People},

@@ -39,7 +39,7 @@
 //	usage.go          UsageReport: the turns' usage summed by session, member, provider or day
 //	bots.go           bot turns: the connections serving a bot, and its provider
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
-//	tokens.go         the token table; Authenticate; bot and viewer tokens
+//	tokens.go         the token table (access.Table) loaded; Authenticate; bot tokens
 //	tokens_owner.go   owner tokens (`albedo tokens add`), the token list, reload on SIGHUP
 //	members.go        members, their personal tokens, and their grants, kept in the token table
 //	members_conns.go  a member's subscriptions cut when access is lost; connections counted by author
