@@ -1,6 +1,8 @@
 package ws
 
 import (
+	"slices"
+
 	"github.com/coder/websocket"
 
 	"albedo/hub/access"
@@ -39,9 +41,7 @@ func shareKey(p access.Principal) (string, bool) {
 }
 
 // people says whether p may use the room kept for people.
-func people(p access.Principal) bool {
-	return p.Role == wire.TokenOwner || p.Role == wire.TokenMember
-}
+func people(p access.Principal) bool { return slices.Contains(access.People, p.Role) }
 
 // takeShare counts one more websocket of p, or says why it may not have
 // one. Every share taken is given back once (giveShare).
