@@ -263,7 +263,7 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 // the people reading, would otherwise take a guest named as someone of
 // the home for them.
 func modelAuthor(e wire.Event) string {
-	if strings.HasPrefix(e.AuthorID, "guest:") {
+	if wire.IsGuestAuthor(e.AuthorID) {
 		return e.Author + " (guest)"
 	}
 	return e.Author

@@ -350,7 +350,7 @@ func stampLayout(t time.Time) string {
 // write link's, who picked their own name) is marked so, since a guest
 // named as someone of the home would otherwise pass for them.
 func shownAuthor(ev wire.Event) string {
-	if strings.HasPrefix(ev.AuthorID, "guest:") {
+	if wire.IsGuestAuthor(ev.AuthorID) {
 		return ev.Author + " (guest)"
 	}
 	return ev.Author

@@ -1,5 +1,7 @@
 package wire
 
+import "strings"
+
 // Role is who a message of the log is from. It is not a token's role
 // (TokenRole), though both have a "bot".
 type Role string
@@ -102,3 +104,11 @@ type LinkCreated struct {
 
 // MaxGuestName bounds the name a guest picks (hello's name).
 const MaxGuestName = 64
+
+// GuestAuthorPrefix begins the author_id of a guest's inputs:
+// "guest:TOKEN-ID:NAME". A guest picks their own name, so the clients and
+// what a model is sent mark a guest's messages (IsGuestAuthor).
+const GuestAuthorPrefix = "guest:"
+
+// IsGuestAuthor says whether authorID (Event.AuthorID) is a guest's.
+func IsGuestAuthor(authorID string) bool { return strings.HasPrefix(authorID, GuestAuthorPrefix) }

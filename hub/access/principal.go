@@ -33,7 +33,7 @@ func (p Principal) AuthorID() string {
 	case p.Role == wire.TokenOwner && p.TokenID != "":
 		return "token:" + p.Name
 	case p.Role == wire.TokenGuest:
-		return "guest:" + p.TokenID + ":" + p.Name
+		return wire.GuestAuthorPrefix + p.TokenID + ":" + p.Name
 	}
 	return string(p.Role)
 }
