@@ -90,7 +90,7 @@ func (b *Bus) requests(h peer.Handler) nats.MsgHandler {
 // notice that cannot go (NATS down) is dropped: the store has what it
 // says.
 func (b *Bus) Publish(n peer.Notice) {
-	data, err := json.Marshal(n)
+	data, err := peer.Encode(n)
 	if err != nil {
 		return
 	}

@@ -12,7 +12,7 @@
 // # Files
 //
 //	doc.go      this overview
-//	notices.go  the kinds of notice and their types; requests and their answers; Decode
+//	notices.go  the kinds of notice and their types; requests and their answers; Encode, Decode
 //	bus.go      Bus, Handler, Nop
 //	memory.go   Memory: buses joined in one process
 package peer

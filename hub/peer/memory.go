@@ -133,7 +133,7 @@ func (b *MemoryBus) others() []*MemoryBus {
 
 // Publish hands n to every other node's queue of its kind.
 func (b *MemoryBus) Publish(n Notice) {
-	data, err := json.Marshal(n)
+	data, err := Encode(n)
 	if err != nil {
 		return
 	}

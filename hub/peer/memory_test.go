@@ -115,7 +115,13 @@ func TestCommitIsReadAsEvents(t *testing.T) {
 		{Session: "s", Offset: 8, Type: wire.EventTurn, JSON: []byte(`{"type":"turn"}`), Meta: db.Meta{TurnID: "t", State: "started"}},
 	}
 	at := time.Unix(0, 12345)
-	a.Publish(Commit{Node: "a", Session: "s", Epoch: "e1", At: at, Events: small})
+	commit := Commit{Node: "a", Session: "s", Epoch: "e1", At: at, Events: small}
+	enc, err1 := Encode(commit)
+	marshalled, err2 := json.Marshal(commit)
+	if err1 != nil || err2 != nil || string(enc) != string(marshalled) {
+		t.Fatalf("Encode wrote %s (%v), json.Marshal %s (%v): a Commit goes one way", enc, err1, marshalled, err2)
+	}
+	a.Publish(commit)
 	big := []db.Event{{Session: "s", Offset: 9, Type: wire.EventMessage, JSON: []byte(`"` + strings.Repeat("x", MaxCommitEvents) + `"`)}}
 	a.Publish(Commit{Node: "a", Session: "s", At: at, Events: big})
 	got := rb.wait(t, 2)

@@ -242,6 +242,17 @@ type BotTurn struct {
 	Earlier  bool               `json:"earlier,omitempty"`
 }
 
+// Encode is n as it goes on a bus, for Decode to read. A Commit is
+// written as the Events other nodes read, directly: json.Marshal of a
+// Commit would check and copy again all that its MarshalJSON wrote, on
+// every commit.
+func Encode(n Notice) ([]byte, error) {
+	if c, ok := n.(Commit); ok {
+		return json.Marshal(c.AsEvents())
+	}
+	return json.Marshal(n)
+}
+
 // Decode reads a notice of kind k. A Commit is read as Events.
 func Decode(k Kind, data []byte) (Notice, error) {
 	var n Notice
