@@ -130,20 +130,5 @@ func TestNoticesOfAnotherEpochEndTheOldSession(t *testing.T) {
 	if err := busB.Start(peerHandler{b}); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	mustCreate(t, a, "s")
-	appendN(t, a, "s", 1)
-	r := newReader(t, b.Connect(ConnInfo{Name: "viewer"}))
-	subscribe(r.c, wire.Sub{Session: "s"})
-	r.next(t, isEvent)
-
-	if _, _, err := a.DeleteSession(ctx, "s"); err != nil {
-		t.Fatal(err)
-	}
-	mustCreate(t, a, "s")
-	appendN(t, a, "s", 3)
-	f := r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushReset || f.Op == wire.PushEvent })
-	if f.Op != wire.PushReset || f.Reset.Reason != wire.ResetDeleted {
-		t.Fatalf("the old session's watcher was sent %+v", f)
-	}
+	watchWhileRemade(t, a, b, 3, func() {}) // the notices alone
 }
