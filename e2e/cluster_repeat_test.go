@@ -85,8 +85,28 @@ func TestClusterRepeatsViewersInFewMessages(t *testing.T) {
 			}
 		}
 	}
-	// The first full repeat comes after every join was told (they are
-	// told within presenceCoalesce); the next has nothing else beside it.
+	// Every join is told first, each in a presence notice of its own
+	// session within presenceCoalesce (later on a loaded machine, where
+	// the heartbeat may come before some): the heartbeats measured below
+	// then have nothing else beside them.
+	told := map[string]bool{}
+	deadline := time.After(30 * time.Second)
+	for len(told) < sessions {
+		select {
+		case m := <-msgs:
+			if from0(m) && strings.HasSuffix(m.Subject, ".presence") {
+				var p struct {
+					Session string `json:"session"`
+				}
+				if err := json.Unmarshal(m.Data, &p); err != nil {
+					t.Fatalf("presence notice: %v", err)
+				}
+				told[p.Session] = true
+			}
+		case <-deadline:
+			t.Fatalf("node 0 told %d of %d joins within 30 s", len(told), sessions)
+		}
+	}
 	heartbeat("first heartbeat")
 	repeats, presences, named := heartbeat("second heartbeat")
 	if repeats != 2 {
