@@ -53,9 +53,10 @@
 //     resumes it, and feed_page.
 //   - inputs.go: inputs in flight, answered by their commit's receipts.
 //   - writer.go: a connection's writer and heartbeat.
-//   - unread_linux.go, unread_other.go: Unread, whether a socket holds
+//   - sockopt_linux.go, sockopt_other.go: Unread, whether a socket holds
 //     bytes nobody has read yet, which the accept gate and the heartbeat
-//     ask (on Linux only; elsewhere it says no).
+//     ask, and lowWater, the cap on what a websocket's socket holds unsent
+//     (on Linux only; elsewhere Unread says no and lowWater does nothing).
 //   - pool.go: the writer pool, and who owns a connection's write side.
 //   - socket.go, socket_write.go: the lean socket, which holds no buffer
 //     while a connection is idle, under coder/websocket.

@@ -91,6 +91,7 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return conn, brw, nil
 	}
+	lowWater(raw)
 	lc := &leanConn{Conn: conn, raw: raw, s: h.s}
 	// What net/http had read past the request (a client that did not
 	// wait for the upgrade's answer) is read first; its buffers are let go.
@@ -191,6 +192,7 @@ type leanConn struct {
 
 	mu      sync.Mutex
 	corked  *[]byte // the pooled buffer gathering the writer's message, while corked
+	pong    []byte  // a whole pong frame to write as soon as the socket is between frames
 	onBlock func()  // set once, before the writer first runs: called once per uncork that has to wait for the peer (the writer pool's leave)
 
 	// owned by the holder of wmu
@@ -201,12 +203,14 @@ type leanConn struct {
 	lent     bool   // this write lent the writers' pool a worker (lend)
 	lendFn   func() // lend, made once
 	msgErr   error  // the error of the writer's message when a frame of others sent it
+	midFrame bool   // the socket has part of a frame of others: nothing else may go now
 
 	others atomic.Int32 // frames of others in Write now, waiting or writing (tests wait on it)
 
 	// owned by coder/websocket's frame lock (every Write holds it)
-	frameLeft int64 // bytes of the frame being written still to come; 0 between frames
-	gather    bool  // that frame is the writer's message: it goes to corked
+	frameLeft int64  // bytes of the frame being written still to come; 0 between frames
+	gather    bool   // that frame is the writer's message: it goes to corked
+	keep      []byte // that frame is a pong: its bytes so far, kept rather than written
 }
 
 var leanReadBufs = sync.Pool{New: func() any { b := make([]byte, leanReadSize); return &b }}

@@ -194,17 +194,77 @@ func TestLeanCorkGathersOnlyTheWritersFrame(t *testing.T) {
 	// A frame of others after the gathered message: the message first.
 	lc.cork()
 	lc.Write(text)
-	if _, err := lc.Write(pong); err != nil {
+	if _, err := lc.Write(ping); err != nil {
 		t.Fatal(err)
 	}
-	want := append(append([]byte{}, text...), pong...)
+	want := append(append([]byte{}, text...), ping...)
 	if got := readN(t, peer, len(want)); !bytes.Equal(got, want) {
-		t.Fatalf("read %x, want the message, then the pong: %x", got, want)
+		t.Fatalf("read %x, want the message, then the ping: %x", got, want)
 	}
 	if err := lc.uncork(); err != nil {
 		t.Fatal(err)
 	}
 	nothingArrives(t, peer, 50*time.Millisecond) // uncork found nothing left to send
+
+	// But a pong goes ahead of a message not sent yet: the socket is
+	// between frames.
+	lc.cork()
+	lc.Write(text)
+	if _, err := lc.Write(pong); err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, peer, len(pong)); !bytes.Equal(got, pong) {
+		t.Fatalf("read %x, want the pong: %x", got, pong)
+	}
+	if err := lc.uncork(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readN(t, peer, len(text)); !bytes.Equal(got, text) {
+		t.Fatalf("the text frame after the pong: %x", got)
+	}
+}
+
+// A pong written while someone writes to the socket is kept, and its
+// Write returns at once (coder/websocket gives it 5 s): it leaves as the
+// writer lets go of the socket, or, if that writer is part way through a
+// frame, once the frame is whole. Of two pongs kept, the later goes.
+func TestLeanPongWaitsForNoOne(t *testing.T) {
+	t.Parallel()
+	lc, peer := leanPair(t)
+	pong1 := serverFrame(0xA, []byte("p1"))
+	pong2 := serverFrame(0xA, []byte("p2"))
+	closing := serverFrame(0x8, []byte{0x03, 0xe8, 'b', 'y', 'e'})
+
+	lc.wmu.Lock() // a writer waits for the peer
+	for _, p := range [][]byte{pong1[:3], pong1[3:], pong2} {
+		if _, err := lc.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nothingArrives(t, peer, 50*time.Millisecond)
+	lc.unlockW()
+	if got := readN(t, peer, len(pong2)); !bytes.Equal(got, pong2) {
+		t.Fatalf("read %x, want the later pong: %x", got, pong2)
+	}
+	nothingArrives(t, peer, 50*time.Millisecond)
+
+	// A close frame's header is out, its payload not yet: a pong kept
+	// meanwhile waits for the frame's end.
+	if _, err := lc.Write(closing[:2]); err != nil {
+		t.Fatal(err)
+	}
+	lc.wmu.Lock()
+	lc.mu.Lock()
+	lc.pong = pong1
+	lc.mu.Unlock()
+	lc.unlockW()
+	if _, err := lc.Write(closing[2:]); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]byte{}, closing...), pong1...)
+	if got := readN(t, peer, len(want)); !bytes.Equal(got, want) {
+		t.Fatalf("read %x, want the close frame whole, then the pong: %x", got, want)
+	}
 }
 
 // The lean socket relies on how coder/websocket writes, under it:

@@ -42,7 +42,16 @@ import (
 // reading cannot hold every worker.
 //
 // Every write to the socket holds wmu, from taking its bytes to the last
-// written, so bytes reach the socket in the frame lock's order.
+// written, so bytes reach the socket in the frame lock's order, with one
+// exception: a pong. coder/websocket's reader answers a ping under a
+// timeout of 5 s and closes the connection when the pong's write takes
+// longer; behind a message that waits for a peer which reads slowly, or
+// pauses for less than the write timeout, it would. So a pong is never
+// written behind the writer's message: it is kept (the latest only, as RFC
+// 6455 §5.5.3 allows) and its Write returns, and it leaves as soon as the
+// socket is between frames: at once if wmu is free, else written by the
+// holder of wmu as it lets go, ahead of a message gathered and not yet
+// sent.
 
 // errFrameHeader fails a Write that does not begin with a whole frame
 // header where a frame starts: coder/websocket's bufio.Writer (16 bytes,
@@ -62,7 +71,7 @@ func (c *leanConn) cork() {
 // it first), in one write.
 func (c *leanConn) uncork() error {
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	defer c.unlockW()
 	c.mu.Lock()
 	bp := c.corked
 	c.corked = nil
@@ -91,11 +100,25 @@ func (c *leanConn) Write(p []byte) (int, error) {
 		c.mu.Lock()
 		c.gather = c.corked != nil && len(*c.corked) == 0 && p[0]&0x0f == 0x1 // a text frame: the writer's message
 		c.mu.Unlock()
+		if p[0]&0x0f == 0xa && n <= maxPongFrame {
+			c.keep = make([]byte, 0, n)
+		}
 	}
 	if int64(len(p)) > c.frameLeft {
 		return 0, errors.New("websocket: a write past its frame's end")
 	}
 	c.frameLeft -= int64(len(p))
+	if c.keep != nil {
+		c.keep = append(c.keep, p...)
+		if c.frameLeft == 0 {
+			c.mu.Lock()
+			c.pong = c.keep // an older pong not sent yet is answered by this one
+			c.mu.Unlock()
+			c.keep = nil
+			return len(p), c.sendPong()
+		}
+		return len(p), nil
+	}
 	if c.gather {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -110,7 +133,7 @@ func (c *leanConn) Write(p []byte) (int, error) {
 	c.others.Add(1)
 	defer c.others.Add(-1)
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	defer c.unlockW()
 	if c.lendFn == nil {
 		c.lendFn = c.lend
 	}
@@ -131,6 +154,7 @@ func (c *leanConn) Write(p []byte) (int, error) {
 	if err == nil {
 		err = c.writeAll(p)
 	}
+	c.midFrame = c.frameLeft > 0
 	if c.lent {
 		c.s.writers.giveBack()
 	}
@@ -138,6 +162,70 @@ func (c *leanConn) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// maxPongFrame is the largest pong a server writes: a 2-byte header and
+// a control frame's 125 bytes of payload.
+const maxPongFrame = 2 + 125
+
+// sendPong writes the pong kept, now if wmu is free; if not, its holder
+// does as it lets go (unlockW).
+func (c *leanConn) sendPong() error {
+	if !c.wmu.TryLock() {
+		return nil
+	}
+	err := c.writePong() // between frames: this frame's lock is held
+	c.unlockW()
+	return err
+}
+
+// unlockW lets go of wmu; then, if the socket is between frames and a
+// pong is kept, takes wmu again, unless someone else did (it then does
+// this in turn), and writes it. Mid-frame, the frame's last Write does.
+func (c *leanConn) unlockW() {
+	mid := c.midFrame
+	c.wmu.Unlock()
+	if mid {
+		return
+	}
+	for {
+		c.mu.Lock()
+		kept := c.pong != nil
+		c.mu.Unlock()
+		if !kept || !c.wmu.TryLock() {
+			return
+		}
+		mid = c.midFrame
+		if !mid {
+			_ = c.writePong() // an error is the socket's: the next write reports it
+		}
+		c.wmu.Unlock()
+		if mid {
+			return
+		}
+	}
+}
+
+// writePong writes the pong kept, if any, lending the writers' pool a
+// worker while it waits for the peer, as any frame of others does. The
+// caller holds wmu, between frames.
+func (c *leanConn) writePong() error {
+	c.mu.Lock()
+	p := c.pong
+	c.pong = nil
+	c.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	if c.lendFn == nil {
+		c.lendFn = c.lend
+	}
+	c.block, c.lent = c.lendFn, false
+	err := c.writeAll(p)
+	if c.lent {
+		c.s.writers.giveBack()
+	}
+	return err
 }
 
 // frameLen returns the length (header and payload) of the websocket frame
