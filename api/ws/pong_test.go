@@ -190,3 +190,28 @@ func firstOffset(t *testing.T, msg []byte) int64 {
 	t.Fatalf("no event in %.200q", msg)
 	return 0
 }
+
+// A peer that reads nothing is cut within the write timeout of the
+// daemon's first unanswered ping, however much its socket takes: here
+// the session's events trickle in, so every write completes, into the
+// peer's kernel buffers, for far longer than the timeout.
+func TestWSAPeerThatNeverReadsIsCutWithinTheWriteTimeout(t *testing.T) {
+	e := newEnv(t, Options{WriteTimeout: 2 * time.Second, Heartbeat: 200 * time.Millisecond})
+	s := e.create("s")
+	silent := e.dialRaw(wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
+	defer silent.CloseNow()
+	wc := e.onlyConn()
+	began := time.Now()
+	text := strings.Repeat("t", 1<<10)
+	for i := 1; wc.ctx.Err() == nil; i++ {
+		if time.Since(began) > 8*time.Second {
+			t.Fatalf("a peer that reads nothing is still connected after %v", time.Since(began))
+		}
+		e.input("s", i, text)
+		time.Sleep(50 * time.Millisecond) // a trickle: about 40 KB/s of events
+	}
+	t.Logf("cut after %v", time.Since(began))
+	if heartbeat, slow := e.srv.Cuts(); heartbeat != 1 || slow != 0 {
+		t.Fatalf("cuts: heartbeat %d, slow %d; want 1 and 0", heartbeat, slow)
+	}
+}

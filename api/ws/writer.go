@@ -208,10 +208,14 @@ func (w *writer) flush() (bool, error) {
 // beat runs on the heartbeat timer's goroutine: it arms the next beat and
 // sends a ping, unless one is still waiting for its pong or a write is in
 // progress (writing). A peer that does not answer within the interval is
-// gone, unless a write began meanwhile (then the write's timeout says),
-// or unless the daemon is behind on it (conn.behind): then its pong may
-// have come and wait unread, and cutting it would cost a reconnect, many
-// times what keeping it costs, of a node already short of time.
+// gone, unless a write is in progress then: the ping may be behind it
+// (one that began as the ping was sent), so the peer has until the write
+// timeout, counted from the ping, to answer. Writes that complete, into
+// a socket that takes them, spare nothing: a peer whose kernel buffers
+// what it never reads is cut all the same. Unless the daemon is behind on it
+// (conn.behind): then its pong may have come and wait unread, and cutting
+// it would cost a reconnect, many times what keeping it costs, of a node
+// already short of time.
 func (w *writer) beat() {
 	interval := w.wc.s.opts.Heartbeat
 	w.mu.Lock()
@@ -233,10 +237,16 @@ func (w *writer) beat() {
 	w.mu.Unlock()
 	defer w.wg.Done()
 	defer w.pinging.Store(false)
-	pctx, cancel := context.WithTimeout(w.ctx, interval)
+	pctx, cancel := context.WithTimeout(w.ctx, max(interval, w.wc.s.opts.WriteTimeout))
 	defer cancel()
-	began := w.writes.Load()
-	if w.wc.ws.Ping(pctx) == nil || w.ctx.Err() != nil || w.writing.Load() || w.writes.Load() != began {
+	missing := time.AfterFunc(interval, func() {
+		if !w.writing.Load() {
+			cancel() // no write the ping could be behind: the pong is missing
+		}
+	})
+	err := w.wc.ws.Ping(pctx)
+	missing.Stop()
+	if err == nil || w.ctx.Err() != nil {
 		return
 	}
 	if w.wc.behind() {
