@@ -21,12 +21,18 @@
 //     instead of its own: handed out in a hello's reply, signed with a
 //     secret of this boot, refused once their token is revoked.
 //   - gate.go: the bounds on what a client without a token may hold
-//     (fresh connections, keep-alive only with a token), the Host
-//     check against DNS rebinding and the Origin's scheme: the gate
+//     (the listener that keeps them, keep-alive only with a token), the
+//     Host check against DNS rebinding and the Origin's scheme: the gate
 //     before any route.
+//   - fresh_conns.go: the connections whose request has not come whole,
+//     bounded: which may be closed for room, and what a connection's first
+//     bytes, peeked at accept, say of its request.
+//   - peek_linux.go, peek_other.go: that peek (on Linux only; elsewhere a
+//     connection at the bound waits for room).
 //   - open_conns.go: the bound on the connections held open at once,
 //     under the file descriptor limit: at it, the listener accepts no
-//     more until one closes.
+//     more until one closes; and each one's progress to its first
+//     request's end.
 //   - sessions.go, admin.go: the session routes; tokens, bots, shares.
 //   - forks.go, compact.go, import.go: a session's forks made and listed;
 //     a compaction by hand; the events of a session restored from an

@@ -11,23 +11,25 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"albedo/api/ws"
 	"albedo/wire"
 )
 
 // What a client without a token can hold is bounded, so that the owner is
 // still served when something floods the port (docs/protocol.md, "Limits"):
 //
-//   - a connection that has not sent its request yet counts among at most
-//     Options.MaxFresh; at that bound the daemon accepts no more until one
-//     of them is read, or one can be closed: the oldest that has waited
-//     freshGrace with nothing unread (it sent nothing, as an honest client
-//     does not: it sends its request at once). New connections wait in the
-//     kernel's listen queue meanwhile, in the order they came: a storm of
-//     honest clients reconnecting at once goes through at the pace the
-//     daemon reads them, a flood of idle ones at MaxFresh per freshGrace.
-//     And ReadHeaderTimeout closes any whose request does not come whole
-//     within 10 s of the daemon starting to read it;
+//   - a connection whose request has not come whole yet counts among at
+//     most Options.MaxFresh; at that bound the daemon accepts no more
+//     until one of them is served, or one can be closed, oldest first: one
+//     that sent nothing for freshGrace, or that sent part of a request's
+//     header and nothing more for partialGrace, with nothing unread (an
+//     honest client sends its request at once, and whole). New
+//     connections wait in the kernel's listen queue meanwhile, in the
+//     order they came: a storm of honest clients reconnecting at once goes
+//     through at the pace the daemon reads them, a flood of idle ones at
+//     MaxFresh per freshGrace, one that sends its header a byte at a time
+//     at MaxFresh per partialGrace (fresh_conns.go). And ReadHeaderTimeout
+//     closes any whose request does not come whole within 10 s of the
+//     daemon starting to read it;
 //   - a response to a request that proved no token (/healthz, 401, 404)
 //     closes its connection: only a token buys keep-alive, and an
 //     authenticated keep-alive ends after IdleTimeout;
@@ -39,27 +41,16 @@ import (
 // Every connection, with a token or without, also counts among at most
 // Options.MaxConns open at once (open_conns.go).
 
-// freshGrace is how long a fresh connection keeps its place at the bound
-// whatever it did; past it, one with nothing unread is closed to make
-// room. It is long because the clients of a storm of reconnects are slow
-// to send their requests too: a machine running thousands of them (a load
-// tool, a server of bots) is as busy as the daemon, and a client closed
-// before its request came loses a backoff step. One whose request waits
-// unread in its socket keeps its place however long: the daemon has not
-// got to it, and a daemon behind that closed what it had not read made
-// every client of a storm come again. A connection that sent a part of a
-// request, had it read and then sent nothing more has nothing unread.
-const freshGrace = time.Second
-
 // HTTPServer returns the http.Server that serves s, with the edge's
 // timeouts and the bound on fresh connections; serve it on
 // Listener's listener.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
-		Handler:           s.e,
+		Handler:           s.fresh.handler(s.e),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       s.opts.IdleTimeout,
 		ConnState:         s.fresh.connState,
+		ConnContext:       withConn,
 	}
 }
 
@@ -78,14 +69,60 @@ type gatedListener struct {
 	closeOnce sync.Once
 }
 
+// Accept waits for room among the open connections, then among the fresh
+// ones. At the fresh bound, with none to close yet, it looks at the next
+// connection in the queue rather than wait: one that has sent part of a
+// request's header and not its end, after waiting its turn in the queue,
+// is closed at once (a flood that sends its header a byte at a time is
+// shed at the pace the daemon can accept, and what is behind it in the
+// queue, the owner's request say, is not kept waiting); one whose header
+// is whole is served, as it is about to be; one that sent nothing, or
+// bytes that are not a request's (TLS), waits for room as before.
 func (l *gatedListener) Accept() (net.Conn, error) {
-	l.open.room(l.closed)
-	l.fresh.room(l.closed)
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
+	for {
+		l.open.room(l.closed)
+		roomy := l.fresh.tryRoom()
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		tc := l.open.track(c)
+		if roomy || l.admit(c, tc) {
+			return tc, nil
+		}
 	}
-	return l.open.track(c), nil
+}
+
+// peekAgain is how often a connection accepted at the fresh bound that
+// had sent nothing is looked at again while it waits for room.
+const peekAgain = 10 * time.Millisecond
+
+// admit decides on c (tracked as tc), accepted at the fresh bound: false
+// if it was closed for a header begun and not ended. One that has sent
+// nothing that says waits for room, looked at again meanwhile: its
+// request may come whole, or in part, first.
+func (l *gatedListener) admit(c, tc net.Conn) bool {
+	for {
+		switch peekRequest(c) {
+		case headerWhole:
+			if p, ok := tc.(interface{ request() *requestProgress }); ok {
+				p.request().whole.Store(true) // not fresh: connState leaves it out
+			}
+			return true
+		case headerPartial:
+			l.fresh.shed.Add(1)
+			tc.Close()
+			return false
+		}
+		if l.fresh.roomWithin(l.closed, peekAgain) {
+			return true
+		}
+		select {
+		case <-l.closed:
+			return true // Accept's next call fails
+		default:
+		}
+	}
 }
 
 // Close closes the listener and wakes an Accept waiting for room:
@@ -95,117 +132,6 @@ func (l *gatedListener) Accept() (net.Conn, error) {
 func (l *gatedListener) Close() error {
 	l.closeOnce.Do(func() { close(l.closed) })
 	return l.Listener.Close()
-}
-
-// freshConns is the connections that have not sent a request yet, oldest
-// first. Its methods may be called from any goroutine.
-type freshConns struct {
-	max    int
-	left   chan struct{}       // poked when one stops being fresh
-	unread func(net.Conn) bool // whether c has bytes waiting; nil: the socket's (ws.Unread)
-
-	mu    sync.Mutex
-	conns []freshConn
-	// scanAt is when room may next look for one to close. A look that
-	// found none costs a system call for each fresh connection past
-	// freshGrace, and in a storm the daemon is behind on all of them:
-	// looking again at every accept made the accept loop's cost grow
-	// with the square of the storm.
-	scanAt time.Time
-}
-
-type freshConn struct {
-	c  net.Conn
-	at time.Time
-}
-
-// room returns once fewer than max connections are fresh: when one sends
-// its request, or when one can be closed to make room (idlest); or once
-// stop is closed.
-func (f *freshConns) room(stop <-chan struct{}) {
-	f.mu.Lock()
-	for len(f.conns) >= f.max {
-		now := time.Now()
-		wait := f.scanAt.Sub(now)
-		if wait <= 0 {
-			var i int
-			if i, wait = f.idlest(now); i >= 0 {
-				old := f.conns[i].c
-				f.conns = slices.Delete(f.conns, i, i+1)
-				f.mu.Unlock()
-				old.Close()
-				f.mu.Lock()
-				continue
-			}
-			f.scanAt = now.Add(wait)
-		}
-		f.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-f.left:
-		case <-t.C:
-		case <-stop:
-			t.Stop()
-			return
-		}
-		t.Stop()
-		f.mu.Lock()
-	}
-	f.mu.Unlock()
-}
-
-// idlest returns the fresh connection to close to make room, oldest
-// first: one past freshGrace that has nothing unread (it sent nothing, or
-// its goroutine has read what it sent). With none (-1), wait says when to
-// look again. Caller holds f.mu.
-func (f *freshConns) idlest(now time.Time) (i int, wait time.Duration) {
-	for i, fc := range f.conns {
-		age := now.Sub(fc.at)
-		if age < freshGrace {
-			if i == 0 {
-				return -1, freshGrace - age
-			}
-			break // the rest are younger
-		}
-		if !f.hasUnread(fc.c) {
-			return i, 0
-		}
-	}
-	return -1, freshGrace / 5 // what is unread now may be read by then
-}
-
-func (f *freshConns) hasUnread(c net.Conn) bool {
-	if f.unread != nil {
-		return f.unread(c)
-	}
-	return ws.Unread(c)
-}
-
-// connState is the http.Server's ConnState hook. Past max (several
-// listeners may each have found room) the oldest is closed at once.
-func (f *freshConns) connState(c net.Conn, st http.ConnState) {
-	f.mu.Lock()
-	var evict net.Conn
-	switch st {
-	case http.StateNew:
-		f.conns = append(f.conns, freshConn{c, time.Now()})
-		if len(f.conns) > f.max {
-			evict = f.conns[0].c
-			f.conns = slices.Delete(f.conns, 0, 1)
-		}
-	default: // active, idle, hijacked or closed: no longer fresh
-		if i := slices.IndexFunc(f.conns, func(fc freshConn) bool { return fc.c == c }); i >= 0 {
-			f.conns = slices.Delete(f.conns, i, i+1)
-			select {
-			case f.left <- struct{}{}:
-			default:
-			}
-		}
-	}
-	f.mu.Unlock()
-	if evict != nil {
-		evict.Close()
-	}
 }
 
 // keepAliveForTokens is the root middleware: a response closes its

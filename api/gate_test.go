@@ -37,7 +37,7 @@ func TestFreshConnsEvictTheOldest(t *testing.T) {
 	c := []*closeConn{{}, {}, {}, {}}
 	f.connState(c[0], http.StateNew)
 	f.connState(c[1], http.StateNew)
-	f.connState(c[1], http.StateActive) // sent its request
+	f.drop(c[1]) // its request is served (handler)
 	f.connState(c[2], http.StateNew)
 	if c[0].closed || c[1].closed || c[2].closed {
 		t.Fatalf("closed within the bound: %v %v %v", c[0].closed, c[1].closed, c[2].closed)
@@ -67,7 +67,7 @@ func TestFreshConnsMakeRoomInOrder(t *testing.T) {
 		t.Fatal("room at the bound before anyone left")
 	case <-time.After(freshGrace / 5):
 	}
-	f.connState(c[1], http.StateActive) // its request is read
+	f.drop(c[1]) // its request is served (handler)
 	<-roomed
 	if c[0].closed || c[1].closed {
 		t.Fatalf("closed: %v %v, want none", c[0].closed, c[1].closed)
@@ -111,7 +111,7 @@ func TestFreshConnsAtTheBoundLookAgainOnlyAfterAWhile(t *testing.T) {
 			f.mu.Lock()
 			oldest := f.conns[0].c
 			f.mu.Unlock()
-			f.connState(oldest, http.StateActive)
+			f.drop(oldest) // its request is served (handler)
 			// connState's poke is lost if room was not waiting just then.
 			select {
 			case f.left <- struct{}{}:

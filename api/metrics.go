@@ -25,6 +25,8 @@ var (
 		"Connections the API's listener holds open (TCP, websockets or not); at albedo_open_connections_max it accepts no more until one closes.", nil, nil)
 	descOpenMax = prometheus.NewDesc("albedo_open_connections_max",
 		"The bound on albedo_open_connections, below the file descriptors the daemon may open.", nil, nil)
+	descFreshClosed = prometheus.NewDesc("albedo_fresh_closed_total",
+		"Connections closed before their request came whole, to make room at the bound on such connections: by why, idle (nothing sent, or nothing more) or partial (at accept, a header begun and not ended).", []string{"why"}, nil)
 	descCuts = prometheus.NewDesc("albedo_connections_cut_total",
 		"Websockets the daemon ended for their peer, by why: heartbeat (a ping with no pong within the interval), slow (a write past the write timeout).", []string{"why"}, nil)
 	descSubs = prometheus.NewDesc("albedo_channels",
@@ -68,7 +70,7 @@ func (s *Server) Collector() prometheus.Collector { return collector{s} }
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descConns, descOpen, descOpenMax, descCuts, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
+	for _, d := range []*prometheus.Desc{descConns, descOpen, descOpenMax, descFreshClosed, descCuts, descSubs, descSessions, descDeliveries, descTokenLookups, descBatch, descCommit, descRetries, descFolds, descFolded, descTurns,
 		descErrors, descReady, descTakeovers, descPeerLag, descPeerSilence, descClockSkew} {
 		ch <- d
 	}
@@ -81,6 +83,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 	ch <- prometheus.MustNewConstMetric(descOpen, prometheus.GaugeValue, float64(c.s.open.Open()))
 	ch <- prometheus.MustNewConstMetric(descOpenMax, prometheus.GaugeValue, float64(c.s.open.max))
+	ch <- prometheus.MustNewConstMetric(descFreshClosed, prometheus.CounterValue, float64(c.s.fresh.closed.Load()), "idle")
+	ch <- prometheus.MustNewConstMetric(descFreshClosed, prometheus.CounterValue, float64(c.s.fresh.shed.Load()), "partial")
 	heartbeat, slow := c.s.ws.Cuts()
 	ch <- prometheus.MustNewConstMetric(descCuts, prometheus.CounterValue, float64(heartbeat), "heartbeat")
 	ch <- prometheus.MustNewConstMetric(descCuts, prometheus.CounterValue, float64(slow), "slow")

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"net"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // openConns bounds the connections the daemon holds open at once, below
@@ -68,7 +70,16 @@ type openTCPConn struct {
 	*net.TCPConn
 	open   *openConns
 	closed atomic.Bool
+	req    requestProgress
 }
+
+func (c *openTCPConn) Read(b []byte) (int, error) {
+	n, err := c.TCPConn.Read(b)
+	c.req.saw(b[:n])
+	return n, err
+}
+
+func (c *openTCPConn) request() *requestProgress { return &c.req }
 
 func (c *openTCPConn) Close() error {
 	err := c.TCPConn.Close()
@@ -82,7 +93,16 @@ type openConn struct {
 	net.Conn
 	open   *openConns
 	closed atomic.Bool
+	req    requestProgress
 }
+
+func (c *openConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.req.saw(b[:n])
+	return n, err
+}
+
+func (c *openConn) request() *requestProgress { return &c.req }
 
 func (c *openConn) Close() error {
 	err := c.Conn.Close()
@@ -116,3 +136,55 @@ func connsUnder(files uint64) int {
 // owners and members, which links, guests and bots may not take, and the
 // default share of one token: an eighth of it, at least 4.
 func peopleReserve(bound int) int { return max(bound/8, 4) }
+
+// requestProgress follows the reads of a connection until its first
+// request's header has been read whole, for the fresh connections' bound
+// (fresh_conns.go): when bytes were last read, and whether the blank line
+// that ends a header (CRLF CRLF, or LF LF, as net/http takes it) has
+// come. Reads after that cost an atomic load.
+type requestProgress struct {
+	whole  atomic.Bool
+	last   atomic.Int64 // unix nanoseconds of the last read that returned bytes
+	served atomic.Bool  // the handler has seen its first request
+	tail   [2]byte      // the last bytes read, owned by the reader
+	tailN  int
+}
+
+// saw records b, just read.
+func (p *requestProgress) saw(b []byte) {
+	if len(b) == 0 || p.whole.Load() {
+		return
+	}
+	p.last.Store(time.Now().UnixNano())
+	// Look at the tail of what came before and the start of b, then b.
+	var joint [4]byte
+	j := append(append(joint[:0], p.tail[:p.tailN]...), b[:min(len(b), 2)]...)
+	if endsHeader(j) || endsHeader(b) {
+		p.whole.Store(true)
+		return
+	}
+	for _, c := range b[max(len(b)-2, 0):] {
+		if p.tailN == 2 {
+			p.tail[0], p.tailN = p.tail[1], 1
+		}
+		p.tail[p.tailN] = c
+		p.tailN++
+	}
+}
+
+// endsHeader says whether b holds the blank line that ends a header.
+func endsHeader(b []byte) bool {
+	return bytes.Contains(b, []byte("\n\r\n")) || bytes.Contains(b, []byte("\n\n"))
+}
+
+// state says whether the header has come whole, and when bytes were last
+// read (zero if none yet).
+func (p *requestProgress) state() (whole bool, last time.Time) {
+	if p.whole.Load() {
+		return true, time.Time{}
+	}
+	if n := p.last.Load(); n != 0 {
+		return false, time.Unix(0, n)
+	}
+	return false, time.Time{}
+}
