@@ -29,6 +29,7 @@ var albedoBin, botBin string
 func TestMain(m *testing.M) {
 	setParallel()
 	quickRaceExit()
+	sweepOrphans()
 	dir, err := os.MkdirTemp("", "albedo-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -142,6 +143,59 @@ func stopOnCleanup(t *testing.T, home string) {
 	t.Cleanup(func() { exec.Command(albedoBin, "--home", home, "stop").Run() })
 }
 
+// homesSwept are the homes whose processes a test's cleanup kills
+// (sweepOnCleanup), each registered once.
+var homesSwept sync.Map
+
+// sweepOnCleanup kills, when the test ends, every process of the binaries
+// under test that names home, whoever started it: a daemon a command of
+// the test started, or one a failed test left running. It runs after the
+// test's own cleanups that were registered after it, which stop what
+// they started gracefully first.
+func sweepOnCleanup(t *testing.T, home string) {
+	if _, dup := homesSwept.LoadOrStore(home, true); dup {
+		return
+	}
+	t.Cleanup(func() {
+		homesSwept.Delete(home)
+		for _, pid := range leftoversOf(home) {
+			t.Logf("killing albedo process %d, left running on the test's home", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// runEnv names this test binary's run in the environment of every process
+// it starts, and of theirs (sweepOrphans).
+const runEnv = "ALBEDO_E2E_RUN"
+
+// sweepOrphans kills the processes of an earlier run of this package
+// whose test binary is gone: killed (a timeout, a SIGKILL) before its
+// cleanups and TestMain's sweep could stop them. It names this run for
+// the next one.
+func sweepOrphans() {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		environ, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		for _, f := range strings.Split(string(environ), "\x00") {
+			run, ok := strings.CutPrefix(f, runEnv+"=")
+			if !ok {
+				continue
+			}
+			if owner, err := strconv.Atoi(run); err == nil && owner != pid && !client.ProcessAlive(owner) {
+				fmt.Fprintf(os.Stderr, "killing process %d of an earlier run (%d) that is gone\n", pid, owner)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			break
+		}
+	}
+	os.Setenv(runEnv, strconv.Itoa(os.Getpid()))
+}
+
 // daemon is one running `albedo daemon` process.
 type daemon struct {
 	t    *testing.T
@@ -192,8 +246,10 @@ func startDaemon(t *testing.T, home string, args ...string) *daemon {
 // execs it (e.g. prlimit), so that the process is still the daemon's.
 func startDaemonUnder(t *testing.T, home string, wrapper []string, args ...string) *daemon {
 	t.Helper()
+	sweepOnCleanup(t, home)
 	argv := append(append(slices.Clone(wrapper), albedoBin, "daemon", "--home", home), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the test binary, even one killed
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -255,6 +311,7 @@ func (d *daemon) kill() {
 // newClient returns a client of home that does not start daemons.
 func newClient(t *testing.T, home string) *client.Client {
 	t.Helper()
+	sweepOnCleanup(t, home)
 	c, err := client.New(client.Options{Home: home, Exe: albedoBin})
 	if err != nil {
 		t.Fatal(err)
