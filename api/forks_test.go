@@ -219,3 +219,49 @@ func TestSearchInAFork(t *testing.T) {
 		t.Fatalf("second page: %d %+v", code, res)
 	}
 }
+
+// A search across sessions finds, for a member granted only a fork, the
+// first events the fork reads from its parent's rows, as the fork's; and
+// still does once the parent is deleted and another fork (the heir)
+// holds those rows. Nothing of the parent's own after the fork point.
+func TestSearchAcrossSessionsThroughAFork(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("p")
+	e.say("p", "zebra before the forks")
+	e.settle("p", 1)
+	heir, _ := e.forkOf("p", `{"at":4}`, http.StatusCreated)
+	f, _ := e.forkOf("p", `{"at":2}`, http.StatusCreated) // the user's input and the turn's start
+	e.say("p", "zebra after the forks, the parent's alone")
+	e.settle("p", 2)
+	e.say(f.ID, "zebra in the fork")
+	e.settle(f.ID, 1)
+	m := e.member("mia", false)
+	e.grant(f.ID, "mia", wire.AccessRead)
+
+	found := func() string {
+		t.Helper()
+		var res wire.SearchResults
+		if code, _ := e.do("GET", "/v1/search?q=zebra", e.as(m.Token), "", &res); code != 200 {
+			t.Fatalf("search: %d", code)
+		}
+		var got []string
+		for _, r := range res.Results {
+			if r.Session != f.ID || r.Title != f.Title {
+				t.Fatalf("a hit shown as %q (%q), want the fork's", r.Session, r.Title)
+			}
+			got = append(got, fmt.Sprintf("%d:%s", r.Offset, r.Role))
+		}
+		return fmt.Sprint(got)
+	}
+	// The fork's own input and reply, then the parent's input it reads.
+	if got, want := found(), "[6:assistant 4:user 1:user]"; got != want {
+		t.Fatalf("the member found %v, want %s", got, want)
+	}
+	if code, _ := e.do("DELETE", "/v1/sessions/p", nil, "", nil); code != http.StatusNoContent {
+		t.Fatalf("delete the parent: %d", code)
+	}
+	if got, want := found(), "[6:assistant 4:user 1:user]"; got != want {
+		t.Fatalf("once the parent was deleted (its rows %s's), the member found %v, want %s", heir.ID, got, want)
+	}
+}

@@ -77,6 +77,7 @@ type searching struct {
 	before  int64
 	scanned int
 	titles  map[string]string
+	through map[string][]readSpan // readThrough's, once read
 }
 
 // span searches one span of the named session (or every session, for a
@@ -103,8 +104,17 @@ func (s *searching) span(ctx context.Context, sp db.Span, session string) (done 
 		for _, hit := range hits {
 			s.scanned++
 			s.before = hit.DocID
-			if !s.p.CanSee(hit.Session) && session == "" || hit.Offset <= sp.After || (sp.Upto != 0 && hit.Offset > sp.Upto) {
+			if hit.Offset <= sp.After || (sp.Upto != 0 && hit.Offset > sp.Upto) {
 				continue
+			}
+			as := session
+			if as == "" && !s.p.CanSee(hit.Session) {
+				if as, err = s.readThrough(ctx, hit); err != nil {
+					return true, err
+				}
+				if as == "" {
+					continue // another's
+				}
 			}
 			r, ok, err := s.h.searchResult(ctx, hit, s.titles)
 			if err != nil {
@@ -113,8 +123,8 @@ func (s *searching) span(ctx context.Context, sp db.Span, session string) (done 
 			if !ok {
 				continue // deleted since it was found
 			}
-			if session != "" && r.Session != session {
-				r.Session, r.Title = session, s.titleOf(ctx, session) // a fork's, read from its parent
+			if as != "" && r.Session != as {
+				r.Session, r.Title = as, s.titleOf(ctx, as) // a fork's, read from its parent's rows
 			}
 			s.out.Results = append(s.out.Results, r)
 			if len(s.out.Results) == s.limit {
@@ -128,6 +138,43 @@ func (s *searching) span(ctx context.Context, sp db.Span, session string) (done 
 	}
 	s.out.Next = strconv.FormatInt(s.before, 10) // looked through searchScan: the next page goes on
 	return true, nil
+}
+
+// readThrough names the session p may see that reads hit's row as one of
+// its first events: a fork of hit's session (or of the session whose rows
+// it holds, as the heir of a deleted parent); "" if none. The caller's
+// forks' spans are read once a request, on the first hit of a session it
+// may not see: one read of the store for each session it sees.
+func (s *searching) readThrough(ctx context.Context, hit db.SearchHit) (string, error) {
+	if s.through == nil {
+		s.through = map[string][]readSpan{}
+		for _, id := range s.p.Sees() {
+			_, spans, err := s.h.db.SpansOf(ctx, id)
+			if errors.Is(err, db.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return "", wireErr(err)
+			}
+			for _, sp := range spans {
+				if sp.Session != id {
+					s.through[sp.Session] = append(s.through[sp.Session], readSpan{sp, id})
+				}
+			}
+		}
+	}
+	for _, r := range s.through[hit.Session] {
+		if hit.Offset > r.After && (r.Upto == 0 || hit.Offset <= r.Upto) {
+			return r.as, nil
+		}
+	}
+	return "", nil
+}
+
+// readSpan is a span of another session's rows that session as reads.
+type readSpan struct {
+	db.Span
+	as string
 }
 
 // titleOf is a session's title, read once a request.
