@@ -15,7 +15,7 @@ func (s *Server) importEvents(c echo.Context) error {
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}
-	head, err := s.hub.ImportEvents(c.Request().Context(), c.Param("id"), in.Events)
+	head, err := s.hub.ImportEvents(c.Request().Context(), c.Param("id"), in.Events, in.Done)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,4 +64,42 @@ func TestImportEvents(t *testing.T) {
 	if code, _ := e.do("POST", "/v1/sessions/s/import", e.as(ann.Token), first, nil); code != http.StatusForbidden {
 		t.Fatalf("a member imported: %d", code)
 	}
+}
+
+// An export's last chunk (done) closes the turn the export left started,
+// as interrupted for the import, and the restored user inputs count: the
+// next live input's order follows them, and its turn runs.
+func TestImportDoneClosesTheOpenTurnAndCountsTheInputs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("s")
+	const at = `"at":"2026-01-02T03:04:05Z"`
+	const in1, in2 = `"0190a8a0-0000-7000-8000-000000000001"`, `"0190a8a0-0000-7000-8000-000000000002"`
+	const t1, t2 = `"0190a8a0-0000-7000-8000-0000000000f1"`, `"0190a8a0-0000-7000-8000-0000000000f2"`
+	first := `{"events":[{"offset":1,"type":"message","role":"user","author":"ann","input_id":` + in1 + `,"turn_id":` + t1 + `,"text":"hello",` + at + `},
+		{"offset":2,"type":"turn","turn_id":` + t1 + `,"state":"started",` + at + `},
+		{"offset":3,"type":"turn","turn_id":` + t1 + `,"state":"completed",` + at + `},
+		{"offset":4,"type":"message","role":"user","author":"ann","input_id":` + in2 + `,"turn_id":` + t2 + `,"text":"again",` + at + `},
+		{"offset":5,"type":"turn","turn_id":` + t2 + `,"state":"started",` + at + `}]}`
+	var out wire.SessionImported
+	if code, _ := e.do("POST", "/v1/sessions/s/import", nil, first, &out); code != 200 || out.Head != 5 {
+		t.Fatalf("first chunk: %d %+v", code, out)
+	}
+	last := `{"done":true,"events":[{"offset":6,"type":"message","role":"assistant","author":"m","turn_id":` + t2 + `,"text":"partial",` + at + `}]}`
+	if code, _ := e.do("POST", "/v1/sessions/s/import", nil, last, &out); code != 200 || out.Head != 7 {
+		t.Fatalf("the last chunk: %d %+v, want the head past the closing turn event", code, out)
+	}
+	var ev wire.Event
+	if err := json.Unmarshal(e.history("s")[6], &ev); err != nil || ev.Type != wire.EventTurn || ev.TurnID != strings.Trim(t2, `"`) ||
+		ev.State != wire.TurnInterrupted || ev.Reason != wire.ReasonImport {
+		t.Fatalf("the event after the import: %+v %v, want the open turn interrupted for the import", ev, err)
+	}
+	if code, _ := e.do("POST", "/v1/sessions/s/import", nil, last, &out); code != 200 || out.Head != 7 {
+		t.Fatalf("the last chunk again: %d %+v, want nothing more", code, out)
+	}
+	var r wire.Receipt
+	if code, _ := e.do("PUT", "/v1/sessions/s/inputs/0190a8a0-0000-7000-8000-000000000003", nil, `{"text":"live"}`, &r); code != http.StatusAccepted || r.Order != 3 {
+		t.Fatalf("a live input after two restored: %d order %d, want 3", code, r.Order)
+	}
+	e.settle("s", 1)
 }

@@ -154,10 +154,10 @@ func (c *Client) History(ctx context.Context, id string, after, before int64, li
 
 // ImportEvents appends the next events of a session restored from an
 // export (POST /v1/sessions/{id}/import; at most wire.MaxImportEvents) and
-// returns the session's head after them.
-func (c *Client) ImportEvents(ctx context.Context, id string, evs []wire.Event) (int64, error) {
+// returns the session's head after them; done marks the export's last.
+func (c *Client) ImportEvents(ctx context.Context, id string, evs []wire.Event, done bool) (int64, error) {
 	var out wire.SessionImported
-	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/import", nil, wire.SessionImport{Events: evs}, &out, true)
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/import", nil, wire.SessionImport{Events: evs, Done: done}, &out, true)
 	return out.Head, err
 }
 

@@ -92,6 +92,9 @@ func (t *Tx) append(ctx context.Context, session string, keepAt bool, evs []wire
 			// a user's message with one, and a restored one has had its
 			// turn.
 			out[i].Meta.InputID = ""
+			if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser && ev.InputID != "" {
+				c.inputs++ // a live input's order follows the restored ones
+			}
 		}
 		if ev.Type == wire.EventTurn {
 			c.lastTurn = ev.State
@@ -213,4 +216,22 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
+}
+
+// OpenTurn returns the id of the turn session's log leaves started (its
+// last turn event says started), "" if none. pending are the events this
+// request appended to it, not stored yet: the last turn event among them
+// is the log's last.
+func (t *Tx) OpenTurn(ctx context.Context, session string, pending []wire.Event) (string, error) {
+	c, err := t.counters(ctx, session)
+	if err != nil || c.lastTurn != wire.TurnStarted {
+		return "", err
+	}
+	for i := len(pending) - 1; i >= 0; i-- {
+		if pending[i].Type == wire.EventTurn {
+			return pending[i].TurnID, nil
+		}
+	}
+	ev, err := t.lastTurnIn(ctx, Spans{{Session: session}}, c.head)
+	return ev.TurnID, err
 }

@@ -19,8 +19,10 @@ const maxImportText = 1 << 20
 // checking every one: offsets in order from the session's head + 1 (those
 // it holds already are skipped), a type the log knows, a role where a
 // message needs one. Only what the export held goes in: nothing runs, no
-// input is recorded, no turn starts.
-func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event) (int64, error) {
+// turn starts; its user inputs count toward the session's (so a live
+// input's order follows them). done marks the export's last chunk: a turn
+// it left started is closed as interrupted (wire.ReasonImport).
+func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event, done bool) (int64, error) {
 	if len(evs) == 0 || len(evs) > wire.MaxImportEvents {
 		return 0, wire.Errorf(wire.CodeBadRequest, "events: 1 to %d a request", wire.MaxImportEvents)
 	}
@@ -46,7 +48,16 @@ func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event) (in
 			return err
 		}
 		head += int64(len(fresh))
-		return nil
+		if !done {
+			return nil
+		}
+		open, err := tx.OpenTurn(ctx, id, fresh)
+		if err != nil || open == "" {
+			return err
+		}
+		_, err = tx.Append(ctx, id, wire.Event{Type: wire.EventTurn, TurnID: open, State: wire.TurnInterrupted, Reason: wire.ReasonImport})
+		head++
+		return err
 	})
 	if err != nil {
 		return 0, wireErr(err)

@@ -41,6 +41,9 @@ const (
 	ReasonDaemonRestart  = "daemon_restart"
 	// ReasonFork closes, in a fork, a turn its fork point is inside of.
 	ReasonFork = "fork"
+	// ReasonImport closes, in a session restored from an export, a turn
+	// the export left started.
+	ReasonImport = "import"
 )
 
 // Author is who wrote an input: the name and id its message carries

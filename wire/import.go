@@ -8,6 +8,10 @@ package wire
 // harmless.
 type SessionImport struct {
 	Events []Event `json:"events"`
+	// Done marks the export's last chunk: a turn it left started (the
+	// export was made while it ran) is closed as interrupted, reason
+	// ReasonImport, so that it does not stay open for ever.
+	Done bool `json:"done,omitempty"`
 }
 
 // SessionImported is its reply: the session's head after it.

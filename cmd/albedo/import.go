@@ -62,11 +62,11 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 	}
 	var chunk []wire.Event
 	size := 0
-	flush := func() error {
+	flush := func(last bool) error {
 		if len(chunk) == 0 {
 			return nil
 		}
-		if _, err := c.ImportEvents(ctx, id, chunk); err != nil {
+		if _, err := c.ImportEvents(ctx, id, chunk, last); err != nil {
 			return err
 		}
 		n += len(chunk)
@@ -104,7 +104,7 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 					return id, n, bad("an event", err)
 				}
 				if len(chunk) == wire.MaxImportEvents || size+len(raw) > importChunkBytes {
-					if err := flush(); err != nil {
+					if err := flush(false); err != nil {
 						return id, n, err
 					}
 				}
@@ -123,7 +123,7 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 	if id == "" {
 		return "", 0, bad("session", fmt.Errorf("missing"))
 	}
-	return id, n, flush()
+	return id, n, flush(true)
 }
 
 // newImportedSession makes the session an export restores into: its

@@ -130,7 +130,7 @@ func importOne(ctx context.Context, c *client.Client, id string, n int) error {
 		evs[i] = wire.Event{Offset: int64(i + 1), Type: wire.EventMessage, Role: role, Author: author,
 			Text: fmt.Sprintf("message %d of %s: some words to make it a message of ordinary length, about a line", i+1, id), At: at.Add(time.Duration(i) * time.Second)}
 	}
-	_, err = c.ImportEvents(ctx, id, evs)
+	_, err = c.ImportEvents(ctx, id, evs, true)
 	return err
 }
 
