@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -32,7 +33,7 @@ func httpStatus(code wire.Code) int {
 		return http.StatusRequestEntityTooLarge
 	case wire.CodeTooMany:
 		return http.StatusTooManyRequests
-	case wire.CodeDaemonStopping:
+	case wire.CodeDaemonStopping, wire.CodeUnavailable:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -69,9 +70,12 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.JSON(he.Code, wire.ErrorBody{Error: we})
 		return
 	default:
-		we = wire.AsError(s.log, err, "route", c.Request().Method+" "+c.Path(), "session", c.Param("id"))
+		we = hub.AsError(s.log, err, "route", c.Request().Method+" "+c.Path(), "session", c.Param("id"))
 	}
 	we.Retryable = false // an HTTP caller reads the status instead
+	if we.Code == wire.CodeUnavailable {
+		c.Response().Header().Set("Retry-After", "1")
+	}
 	s.errs.add(we.Code)
 	_ = c.JSON(httpStatus(we.Code), wire.ErrorBody{Error: we})
 }

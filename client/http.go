@@ -147,6 +147,9 @@ func (c *Client) call(ctx context.Context, method, path string, hdr http.Header,
 				if e.Status == http.StatusUnauthorized {
 					refused, refusedToken = e, snap.Token
 				}
+				if e.Code == wire.CodeUnavailable {
+					retry = true // the daemon's store failed for now: the same daemon, after a backoff
+				}
 			case ctx.Err() != nil:
 				return nil, ctx.Err()
 			default:

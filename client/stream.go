@@ -91,6 +91,7 @@ type pendingSend struct {
 	once                   sync.Once
 	receipt                wire.Receipt
 	err                    error
+	unavailable            int // refusals for the store's faults so far (guarded by Stream.mu)
 }
 
 func (p *pendingSend) resolve(r wire.Receipt, err error) {
@@ -267,6 +268,27 @@ func (st *Stream) flush() {
 	for _, p := range todo {
 		conn.sendInput(p)
 	}
+}
+
+// resendLater sends p again after a backoff, on the connection then
+// current, if it is still pending and was last sent on conn: the daemon's
+// store refused it for now (unavailable), and nothing was written.
+func (st *Stream) resendLater(p *pendingSend, conn *streamConn) {
+	st.mu.Lock()
+	p.unavailable++
+	d := min(100*time.Millisecond<<min(p.unavailable-1, 5), 3*time.Second)
+	st.mu.Unlock()
+	time.AfterFunc(d, func() {
+		st.mu.Lock()
+		again := st.sends[p.inputID] == p && p.sentOn == conn
+		if again {
+			p.sentOn = nil
+		}
+		st.mu.Unlock()
+		if again && st.ctx.Err() == nil {
+			st.flush()
+		}
+	})
 }
 
 // run keeps a connection up until Close or the budget is spent. Its first

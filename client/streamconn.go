@@ -234,10 +234,14 @@ func (sc *streamConn) subscribe(s *Subscription) {
 }
 
 // sendInput sends a pending input; a retryable refusal leaves it pending
-// for the next connection.
+// for the next connection, or, if the daemon's store failed for now
+// (unavailable), sends it again on this one after a backoff.
 func (sc *streamConn) sendInput(p *pendingSend) {
 	sc.command(wire.Command{Op: p.op, Session: p.session, InputID: p.inputID, Text: p.text}, func(r wire.Reply) {
 		if !r.OK && r.Error != nil && r.Error.Retryable {
+			if r.Error.Code == wire.CodeUnavailable {
+				sc.st.resendLater(p, sc)
+			}
 			return
 		}
 		sc.st.mu.Lock()

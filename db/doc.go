@@ -44,6 +44,8 @@
 //   - open_postgres.go: PostgreSQL's pool and its migrations, one node at
 //     a time.
 //   - dialect.go: the two backends' differences in the SQL written by hand.
+//   - faults.go: Unavailable, which of the backends' errors are the store's
+//     faults that may pass (the daemon answers them unavailable).
 //   - migrate.go: Migrate, the migrations run on purpose (albedo
 //     migrate), and the check at every open that refuses a schema newer
 //     than this build's, or, with NoMigrate, an older one.

@@ -23,8 +23,14 @@ import (
 // connection left the fresh bound at its first byte and held a place
 // among the open connections for the whole header timeout: 1 200 of them
 // kept the owner's requests in the listen queue for 16 s.
+//
+// It holds a bound on time, so it runs alone among the package's tests (it
+// is not parallel). Alone on two cores, beside its 1 200 flooders, the
+// owner's worst request takes about 300 ms; the bound, 2 s, leaves room
+// for the other packages' tests that may run meanwhile, and is still far
+// below the 16 s it took before.
 func TestASlowHeaderFloodCannotHoldTheOwner(t *testing.T) {
-	parallelHeavy(t)
+	skipShort(t, "a flood of 1 200 connections")
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("needs prlimit (util-linux)")
 	}
@@ -78,8 +84,8 @@ func TestASlowHeaderFloodCannotHoldTheOwner(t *testing.T) {
 	slices.Sort(took)
 	worst := took[len(took)-1]
 	t.Logf("%d owner requests beside %d slow-header flooders: median %v, worst %v", len(took), flooders, took[len(took)/2], worst)
-	if worst > time.Second {
-		t.Fatalf("an owner's request took %v in a slow-header flood, want within a second", worst)
+	if worst > 2*time.Second {
+		t.Fatalf("an owner's request took %v in a slow-header flood, want well within 2 s", worst)
 	}
 
 }

@@ -32,7 +32,7 @@
 //	search.go         full-text search over what the caller may read, its scan bounded per request
 //	inputs.go         inputs and bot posts, accepted once per input_id
 //	lifecycle.go      a session's run state (Status); the daemon's stop and drain (Stopping, Drain, WaitTurns)
-//	errors.go         wireErr: the store's errors as the contract's codes
+//	errors.go         wireErr, AsError: the store's errors as the contract's codes
 //	turn.go           the turn runner: a session's turns one at a time, streamed, checkpointed
 //	compaction.go     transcripts fitted in a provider's window, the oldest messages summarized; Compact
 //	titles.go         titles of sessions untitled after a turn: first words, or asked of the provider

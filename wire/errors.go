@@ -28,7 +28,8 @@ const (
 	CodeHelloRequired    Code = "hello_required"     // a command before hello
 	CodeDaemonStopping   Code = "daemon_stopping"    // the daemon is shutting down; retry on the next one
 	CodeNotServing       Code = "not_serving"        // a reply to a turn this connection does not serve
-	CodeInternal         Code = "internal"           // a bug or a storage failure
+	CodeUnavailable      Code = "unavailable"        // the store failed for now (unreachable, full): nothing was written; retry in a moment
+	CodeInternal         Code = "internal"           // a bug
 )
 
 // Error is the error body of the HTTP API and of websocket error replies.
@@ -43,7 +44,7 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message)
 
 // Errorf makes an Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: code == CodeDaemonStopping}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: code == CodeDaemonStopping || code == CodeUnavailable}
 }
 
 // ErrorBody is the JSON body of an HTTP error reply.

@@ -376,7 +376,7 @@ func (wc *conn) guestNameFree(ctx context.Context, name string) *wire.Error {
 	taken, err := wc.s.hub.GuestNameTaken(ctx, name)
 	switch {
 	case err != nil:
-		return wire.AsError(wc.s.log, err, "op", wire.OpHello)
+		return hub.AsError(wc.s.log, err, "op", wire.OpHello)
 	case taken:
 		return wire.Errorf(wire.CodeBadRequest, "a guest may not go by %q: it is a member's, a bot's or the daemon's; pick another name", name)
 	}

@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -10,7 +11,7 @@ import (
 // its reply, before any feed push.
 func (wc *conn) feed(ctx context.Context, cmd wire.Command) {
 	if err := wc.hc.Feed(ctx, cmd.ID, wc.p, cmd.Pos, cmd.Limit); err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", wire.OpFeed))
+		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpFeed))
 	}
 }
 
@@ -18,7 +19,7 @@ func (wc *conn) feed(ctx context.Context, cmd wire.Command) {
 func (wc *conn) feedPage(ctx context.Context, cmd wire.Command) {
 	r, err := wc.hc.FeedPage(ctx, wc.p, cmd.Cursor, cmd.Limit)
 	if err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", wire.OpFeedPage))
+		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpFeedPage))
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Feed: &r})

@@ -8,6 +8,7 @@ import (
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
+	"albedo/hub"
 	"albedo/hub/access"
 	"albedo/wire"
 )
@@ -237,7 +238,7 @@ func (wc *conn) post(ctx context.Context, cmd wire.Command) {
 
 func (wc *conn) replyReceipt(id int64, session string, r wire.Receipt, err error) {
 	if err != nil {
-		wc.replyErr(id, wire.AsError(wc.s.log, err, "op", "send", "session", session))
+		wc.replyErr(id, hub.AsError(wc.s.log, err, "op", "send", "session", session))
 		return
 	}
 	// Encode(wire.Reply{ID: id, OK: true, Receipt: &r}), by hand: every
@@ -251,7 +252,7 @@ func (wc *conn) interrupt(ctx context.Context, cmd wire.Command) {
 	}
 	turn, done, err := wc.s.hub.Interrupt(ctx, cmd.Session, wire.ReasonUser)
 	if err != nil {
-		wc.replyErr(cmd.ID, wire.AsError(wc.s.log, err, "op", cmd.Op, "session", cmd.Session))
+		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", cmd.Op, "session", cmd.Session))
 		return
 	}
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Interrupted: &done, TurnID: turn})
@@ -301,7 +302,7 @@ func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
 	id, turn := cmd.ID, cmd.TurnID
 	answer := func(err error) {
 		if err != nil {
-			wc.replyErr(id, wire.AsError(wc.s.log, err, "op", wire.OpReply, "turn", turn))
+			wc.replyErr(id, hub.AsError(wc.s.log, err, "op", wire.OpReply, "turn", turn))
 			return
 		}
 		wc.replyOK(id)

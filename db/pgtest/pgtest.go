@@ -111,10 +111,8 @@ func Start() (*Server, error) {
 		if s.port, err = freePort(); err != nil {
 			break
 		}
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-			s.port, s.dir)
 		var out string
-		if out, err = s.run("pg_ctl", "-D", s.data(), "-o", opts, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "start"); err == nil {
+		if out, err = s.run("pg_ctl", "-D", s.data(), "-o", s.opts(), "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "start"); err == nil {
 			return s, nil
 		}
 		err = fmt.Errorf("pg_ctl start: %v: %s %s", err, out, tail(filepath.Join(s.dir, "log")))
@@ -193,6 +191,23 @@ func (s *Server) Restart() error {
 	return nil
 }
 
+// Halt stops the server cleanly and leaves it down, as an outage does,
+// until Resume: clients' connections are cut and refused meanwhile.
+func (s *Server) Halt() error {
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-m", "fast", "-w", "-t", "60", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v: %s %s", err, out, tail(filepath.Join(s.dir, "log")))
+	}
+	return nil
+}
+
+// Resume starts a halted server again on the same port.
+func (s *Server) Resume() error {
+	if out, err := s.run("pg_ctl", "-D", s.data(), "-o", s.opts(), "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "start"); err != nil {
+		return fmt.Errorf("pg_ctl start: %v: %s %s", err, out, tail(filepath.Join(s.dir, "log")))
+	}
+	return nil
+}
+
 // Stop stops the server at once and removes its files.
 func (s *Server) Stop() {
 	_, _ = s.run("pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop")
@@ -200,6 +215,13 @@ func (s *Server) Stop() {
 }
 
 func (s *Server) data() string { return filepath.Join(s.dir, "data") }
+
+// opts are the server's options: its port and socket directory, and no
+// durability a test needs.
+func (s *Server) opts() string {
+	return fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
+		s.port, s.dir)
+}
 
 // run runs one of the server's programs, as the postgres user when we are
 // root.

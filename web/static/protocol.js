@@ -397,7 +397,17 @@ export class Client {
   }
 
   sendInput(id, p) {
+    const ws = this.ws;
     this.command({ op: 'send', session: p.session, input_id: id, text: p.text }, (r) => {
+      if (!r.ok && r.error && r.error.code === 'unavailable') {
+        // The daemon's store failed for now and nothing was written: the
+        // same connection sends it again after a backoff.
+        p.tries = (p.tries || 0) + 1;
+        setTimeout(() => {
+          if (this.ws === ws && this.ready && this.pending.get(id) === p) this.sendInput(id, p);
+        }, Math.min(100 * 2 ** (p.tries - 1), 3000));
+        return;
+      }
       if (!r.ok && r.error && r.error.retryable) return; // the next connection sends it again
       this.pending.delete(id);
       if (r.ok) p.resolve(r.receipt);
