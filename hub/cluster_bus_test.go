@@ -64,11 +64,17 @@ func TestNoticesReachTheOtherNodeOverTheBus(t *testing.T) {
 	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
 		t.Fatal(err)
 	}
-	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Role == wire.RoleUser })
-	r.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseRunning })
-	r.next(t, func(f wire.Frame) bool {
-		return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.Text == "x"
-	})
+	// The commit's notice, the run state's and the streamed text's travel
+	// apart: any may come first.
+	var input, running, streamed bool
+	for !input || !running || !streamed {
+		r.next(t, func(f wire.Frame) bool {
+			input = input || f.Op == wire.PushEvent && f.Event.Role == wire.RoleUser
+			running = running || f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseRunning
+			streamed = streamed || (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.Text == "x"
+			return input || running || streamed
+		})
+	}
 
 	turn, running, err := b.Interrupt(ctx, "s", wire.ReasonUser)
 	if err != nil || !running || turn == "" {
