@@ -166,7 +166,9 @@ func (st *Stream) Post(ctx context.Context, session, inputID, text string) (wire
 // Reply answers a turn handed to OnTurn: text streams to the viewers, done
 // commits the reply, a non-empty errText fails the turn. It needs the
 // connection the turn came on; after a loss the daemon hands the turn out
-// again (OnTurn is called anew) and Reply returns an error.
+// again (OnTurn is called anew) and Reply returns an error. A reply the
+// daemon's store refused for now (unavailable: nothing was written) is
+// sent again after a backoff, up to eight times.
 func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, errText string) error {
 	st.mu.Lock()
 	conn := st.conn
@@ -174,16 +176,29 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 	if conn == nil {
 		return fmt.Errorf("reply to %s: not connected", turnID)
 	}
-	res := make(chan wire.Reply, 1)
-	conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(r wire.Reply) { res <- r })
-	select {
-	case r := <-res:
-		if !r.OK {
+	for tries := 0; ; tries++ {
+		res := make(chan wire.Reply, 1)
+		conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(r wire.Reply) { res <- r })
+		var r wire.Reply
+		select {
+		case r = <-res:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		switch {
+		case r.OK:
+			return nil
+		case r.Error != nil && r.Error.Code == wire.CodeUnavailable && tries < 8:
+			t := time.NewTimer(min(100*time.Millisecond<<tries, 3*time.Second))
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+		default:
 			return r.Error
 		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

@@ -6,20 +6,22 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"albedo/client"
 	"albedo/db/pgtest"
 	"albedo/wire"
 )
 
 // While PostgreSQL is down, a write is refused as unavailable (503 with
 // Retry-After, nothing written), not as an internal error, and the Go
-// client sends it again until the store is back: its input then has its
-// receipt, once. Before, such writes were 500 internal, which no client
+// client sends it again until the store is back, over HTTP and over its
+// websocket stream: each input then has its receipt, once. Before, such writes were 500 internal, which no client
 // retried.
 func TestAStoreOutageIsUnavailableAndClientsRetry(t *testing.T) {
 	parallelHeavy(t)
@@ -60,27 +62,36 @@ func TestAStoreOutageIsUnavailableAndClientsRetry(t *testing.T) {
 		t.Fatalf("an input while the store is down: %s %+v (Retry-After %q), want 503 unavailable with Retry-After", resp.Status, body.Error, resp.Header.Get("Retry-After"))
 	}
 
-	inputID := uuid.Must(uuid.NewV7()).String()
-	got := make(chan error, 1)
+	// One input over HTTP, one over the client's websocket stream.
+	st := c.Stream(client.StreamOptions{})
+	defer st.Close()
+	got := make(chan error, 2)
 	go func() {
-		_, err := c.PutInput(ctx, s.ID, inputID, "sent while the store is down")
+		_, err := c.PutInput(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "sent over HTTP while the store is down")
+		got <- err
+	}()
+	go func() {
+		_, err := st.Send(ctx, s.ID, uuid.Must(uuid.NewV7()).String(), "sent over the stream while the store is down")
 		got <- err
 	}()
 	select {
 	case err := <-got:
-		t.Fatalf("the client's input returned while the store was down: %v", err)
+		t.Fatalf("an input returned while the store was down: %v", err)
 	case <-time.After(2 * time.Second): // the client is still trying
 	}
 	if err := srv.Resume(); err != nil {
 		t.Fatal(err)
 	}
 	halted = false
-	if err := <-got; err != nil {
-		t.Fatalf("the client's input once the store is back: %v", err)
+	for range 2 {
+		if err := <-got; err != nil {
+			t.Fatalf("an input once the store is back: %v", err)
+		}
 	}
-	evs := waitTurnsClosed(t, ctx, c, s.ID, 1)
+	evs := waitTurnsClosed(t, ctx, c, s.ID, 2)
 	inputs, _ := turnsOf(t, evs)
-	if len(inputs) != 1 || inputs[0] != "sent while the store is down" {
-		t.Fatalf("inputs in the log: %q, want the retried one once", inputs)
+	slices.Sort(inputs)
+	if want := []string{"sent over HTTP while the store is down", "sent over the stream while the store is down"}; !slices.Equal(inputs, want) {
+		t.Fatalf("inputs in the log: %q, want each retried one once", inputs)
 	}
 }

@@ -39,6 +39,12 @@ function connect() {
     ws.send(JSON.stringify({ id: 2, op: 'serve' }));
   };
   let id = 2;
+  const replies = new Map(); // id → a reply not answered yet, to send again
+  const reply = (r, tries = 0) => {
+    const rid = ++id;
+    replies.set(rid, { r, tries });
+    ws.send(JSON.stringify({ id: rid, op: 'reply', ...r }));
+  };
   ws.onmessage = (m) => {
     for (const line of String(m.data).split('\n')) {
       if (!line) continue;
@@ -47,10 +53,19 @@ function connect() {
         attempt = 0; // serving: the next drop starts the backoff over
         console.error('albedo: serving');
       }
+      const sent = replies.get(f.id);
+      if (sent) {
+        replies.delete(f.id);
+        // The daemon's store failed for now, and nothing was written:
+        // send the reply again after a backoff, on this socket.
+        if (f.error?.code === 'unavailable' && !over) {
+          setTimeout(() => !over && reply(sent.r, sent.tries + 1), Math.min(3000, 100 * 2 ** sent.tries));
+        }
+      }
       if (f.op !== 'turn') continue;
       const question = f.messages.at(-1)?.text ?? '';
       const text = `Your message has ${question.length} characters.`;
-      ws.send(JSON.stringify({ id: ++id, op: 'reply', turn_id: f.turn_id, text, done: true }));
+      reply({ turn_id: f.turn_id, text, done: true });
     }
   };
 }
