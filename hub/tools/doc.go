@@ -12,6 +12,8 @@
 //
 //   - names.go: a tool's name, and its full name with its source
 //     (bot:BOT/TOOL, mcp:SERVER/TOOL).
+//   - spec.go: Spec, a tool as its source declares it, and CheckSpecs,
+//     the bounds on a declaration.
 //   - policy.go: Policy, the rules that map a glob over a full name to
 //     allow, ask or deny; the last match wins, ask by default.
 //   - calls.go: Calls, one session's calls and their states: requested,

@@ -1,6 +1,9 @@
 package tools
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // A model names tools: what ParseFull takes, FullName gives back, and
 // Match never loops or panics whatever the glob and the name.
@@ -14,6 +17,26 @@ func FuzzParseFull(f *testing.F) {
 		}
 		if len(glob) <= MaxGlobBytes && len(full) <= 4*MaxNameBytes {
 			Match(glob, full)
+		}
+	})
+}
+
+// A source's declaration of its tools, as it comes over the wire: checked
+// without a panic, and what passes holds only valid, distinct names.
+func FuzzCheckSpecs(f *testing.F) {
+	f.Add([]byte(`[{"name":"forecast","input_schema":{"type":"object"}}]`))
+	f.Add([]byte(`[{"name":"a","input_schema":[]},{"name":"a","input_schema":{}}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var specs []Spec
+		if json.Unmarshal(b, &specs) != nil || CheckSpecs(specs) != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, s := range specs {
+			if !ValidName(s.Name) || seen[s.Name] {
+				t.Fatalf("CheckSpecs passed %q", s.Name)
+			}
+			seen[s.Name] = true
 		}
 	})
 }

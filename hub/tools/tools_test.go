@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +200,42 @@ func TestReplay(t *testing.T) {
 		var re *ReplayError
 		if !errors.As(err, &re) || re.Offset != bad[len(bad)-1].Offset {
 			t.Errorf("replay of %+v: %v, want an error at its last record", bad, err)
+		}
+	}
+}
+
+// What a source declares is checked whole, and the error names the tool.
+func TestCheckSpecs(t *testing.T) {
+	t.Parallel()
+	ok := []Spec{
+		{Name: "forecast", Description: "the weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)},
+		{Name: "now", InputSchema: json.RawMessage(` {} `)},
+	}
+	if err := CheckSpecs(ok); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]Spec, MaxTools+1)
+	for i := range many {
+		many[i] = Spec{Name: "t" + strconv.Itoa(i), InputSchema: json.RawMessage(`{}`)}
+	}
+	for name, c := range map[string]struct {
+		specs []Spec
+		says  string
+	}{
+		"a bad name":         {[]Spec{{Name: "Forecast", InputSchema: json.RawMessage(`{}`)}}, `name "Forecast"`},
+		"twice":              {[]Spec{ok[0], ok[0]}, "declared twice"},
+		"a long description": {[]Spec{{Name: "a", Description: strings.Repeat("d", MaxDescriptionBytes+1), InputSchema: json.RawMessage(`{}`)}}, "the limit is 4096"},
+		"a NUL":              {[]Spec{{Name: "a", Description: "a\x00b", InputSchema: json.RawMessage(`{}`)}}, "not UTF-8 text"},
+		"no schema":          {[]Spec{{Name: "a"}}, "not a JSON object"},
+		"an array schema":    {[]Spec{{Name: "a", InputSchema: json.RawMessage(`[]`)}}, "not a JSON object"},
+		"a string type":      {[]Spec{{Name: "a", InputSchema: json.RawMessage(`{"type":"string"}`)}}, `type "string"`},
+		"a broken schema":    {[]Spec{{Name: "a", InputSchema: json.RawMessage(`{"type":`)}}, "not a JSON object"},
+		"a huge schema":      {[]Spec{{Name: "a", InputSchema: json.RawMessage(`{"d":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)}}, "the limit is 65536"},
+		"too many":           {many, "the limit is 128"},
+	} {
+		err := CheckSpecs(c.specs)
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want it to say %q", name, err, c.says)
 		}
 	}
 }
