@@ -61,40 +61,14 @@ type freshConn struct {
 	at time.Time
 }
 
-// tryRoom says whether fewer than max connections are fresh, closing one
-// to make room if one can be closed now (idlest); it does not wait.
-func (f *freshConns) tryRoom() bool {
-	f.mu.Lock()
-	if len(f.conns) < f.max {
-		f.mu.Unlock()
-		return true
-	}
-	now := time.Now()
-	if now.Before(f.scanAt) {
-		f.mu.Unlock()
-		return false
-	}
-	i, wait := f.idlest(now)
-	if i < 0 {
-		f.scanAt = now.Add(wait)
-		f.mu.Unlock()
-		return false
-	}
-	old := f.conns[i].c
-	f.conns = slices.Delete(f.conns, i, i+1)
-	f.mu.Unlock()
-	f.closed.Add(1)
-	old.Close()
-	return true
-}
-
 // room returns once fewer than max connections are fresh: when one's
 // request is served, or when one can be closed to make room (idlest); or
 // once stop is closed.
 func (f *freshConns) room(stop <-chan struct{}) { f.roomWithin(stop, -1) }
 
 // roomWithin is room that gives up after limit (if not negative), saying
-// whether there is room.
+// whether there is room; with 0 it does not wait, but closes one to make
+// room if one can be closed now.
 func (f *freshConns) roomWithin(stop <-chan struct{}, limit time.Duration) bool {
 	var end time.Time
 	if limit >= 0 {

@@ -18,18 +18,20 @@ import (
 // still served when something floods the port (docs/protocol.md, "Limits"):
 //
 //   - a connection whose request has not come whole yet counts among at
-//     most Options.MaxFresh; at that bound the daemon accepts no more
+//     most Options.MaxFresh; at that bound the daemon takes no more in
 //     until one of them is served, or one can be closed, oldest first: one
 //     that sent nothing for freshGrace, or that sent part of a request's
 //     header and nothing more for partialGrace, with nothing unread (an
-//     honest client sends its request at once, and whole). New
-//     connections wait in the kernel's listen queue meanwhile, in the
-//     order they came: a storm of honest clients reconnecting at once goes
-//     through at the pace the daemon reads them, a flood of idle ones at
-//     MaxFresh per freshGrace, one that sends its header a byte at a time
-//     at MaxFresh per partialGrace (fresh_conns.go). And ReadHeaderTimeout
-//     closes any whose request does not come whole within 10 s of the
-//     daemon starting to read it;
+//     honest client sends its request at once, and whole). Meanwhile it
+//     looks at the next connection in the kernel's listen queue
+//     (gatedListener.Accept): one with a header begun and not ended is
+//     closed at once, one whose header is whole is served, and the rest
+//     wait there, in the order they came: a storm of honest clients
+//     reconnecting at once goes through at the pace the daemon reads them,
+//     a flood of idle ones at MaxFresh per freshGrace, one that sends its
+//     header a byte at a time at the pace the daemon accepts
+//     (fresh_conns.go). And ReadHeaderTimeout closes any whose request
+//     does not come whole within 10 s of the daemon starting to read it;
 //   - a response to a request that proved no token (/healthz, 401, 404)
 //     closes its connection: only a token buys keep-alive, and an
 //     authenticated keep-alive ends after IdleTimeout;
@@ -81,7 +83,7 @@ type gatedListener struct {
 func (l *gatedListener) Accept() (net.Conn, error) {
 	for {
 		l.open.room(l.closed)
-		roomy := l.fresh.tryRoom()
+		roomy := l.fresh.roomWithin(l.closed, 0)
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err

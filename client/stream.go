@@ -91,7 +91,7 @@ type pendingSend struct {
 	once                   sync.Once
 	receipt                wire.Receipt
 	err                    error
-	unavailable            int // refusals for the store's faults so far (guarded by Stream.mu)
+	unavailable            *Backoff // its resends after the store's faults (resendLater; guarded by Stream.mu)
 }
 
 func (p *pendingSend) resolve(r wire.Receipt, err error) {
@@ -176,7 +176,8 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 	if conn == nil {
 		return fmt.Errorf("reply to %s: not connected", turnID)
 	}
-	for tries := 0; ; tries++ {
+	b := NewBackoff(st.opts.Backoff)
+	for {
 		res := make(chan wire.Reply, 1)
 		conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(r wire.Reply) { res <- r })
 		var r wire.Reply
@@ -188,8 +189,8 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 		switch {
 		case r.OK:
 			return nil
-		case r.Error != nil && r.Error.Code == wire.CodeUnavailable && tries < 8:
-			t := time.NewTimer(min(100*time.Millisecond<<tries, 3*time.Second))
+		case r.Error != nil && r.Error.Code == wire.CodeUnavailable && b.Attempt() < 8:
+			t := time.NewTimer(b.Next())
 			select {
 			case <-t.C:
 			case <-ctx.Done():
@@ -290,8 +291,10 @@ func (st *Stream) flush() {
 // store refused it for now (unavailable), and nothing was written.
 func (st *Stream) resendLater(p *pendingSend, conn *streamConn) {
 	st.mu.Lock()
-	p.unavailable++
-	d := min(100*time.Millisecond<<min(p.unavailable-1, 5), 3*time.Second)
+	if p.unavailable == nil {
+		p.unavailable = NewBackoff(st.opts.Backoff)
+	}
+	d := p.unavailable.Next()
 	st.mu.Unlock()
 	time.AfterFunc(d, func() {
 		st.mu.Lock()

@@ -49,10 +49,9 @@ func storeFault(err error) string {
 // contract's codes (wireErr): a fault of the store that may pass is
 // unavailable, logged as a warning, not internal.
 func AsError(log *slog.Logger, err error, attrs ...any) *wire.Error {
-	if db.Unavailable(err) && !errors.Is(err, db.ErrClosed) {
-		if log != nil {
-			log.Warn("store unavailable", append([]any{"err", err}, attrs...)...)
-		}
+	we := wire.AsError(log, wireErr(err), attrs...)
+	if we.Code == wire.CodeUnavailable && log != nil {
+		log.Warn("store unavailable", append([]any{"err", err}, attrs...)...)
 	}
-	return wire.AsError(log, wireErr(err), attrs...)
+	return we
 }
