@@ -54,6 +54,15 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
 	dst = appendOmitNil(dst, `,"system":`, ev.System)
 	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
+	dst = appendOmitEmpty(dst, `,"call_id":`, ev.CallID)
+	dst = appendOmitEmpty(dst, `,"tool":`, ev.Tool)
+	if len(ev.Arguments) > 0 {
+		// Compact and escaped already (CompactJSON), as json.Marshal
+		// writes a RawMessage.
+		dst = append(append(dst, `,"arguments":`...), ev.Arguments...)
+	}
+	dst = appendOmitEmpty(dst, `,"policy":`, ev.Policy)
+	dst = appendOmitEmpty(dst, `,"decision":`, ev.Decision)
 	return append(dst, '}')
 }
 
@@ -93,6 +102,13 @@ func EventSize(ev *Event) int {
 	ptr(len(`,"effort":`), ev.Effort)
 	ptr(len(`,"system":`), ev.System)
 	field(len(`,"by":`), ev.By)
+	field(len(`,"call_id":`), ev.CallID)
+	field(len(`,"tool":`), ev.Tool)
+	if len(ev.Arguments) > 0 {
+		n += len(`,"arguments":`) + len(ev.Arguments)
+	}
+	field(len(`,"policy":`), ev.Policy)
+	field(len(`,"decision":`), ev.Decision)
 	return n
 }
 

@@ -69,6 +69,9 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 9, Type: EventSettings, At: at, Effort: ptr("high")},
 		{Offset: 12, Type: EventCompaction, At: at, Author: "m", Text: "summary", From: 1, To: 10, By: "albedo"},
 		{Offset: 12, Type: EventCompaction, At: at, From: math.MinInt64, To: -1},
+		{Offset: 13, Type: EventToolCall, At: at, TurnID: "t", CallID: "c1", Tool: "bot:b/t", Arguments: CompactJSON([]byte(`{ "q": "<a&b>" }`)), Policy: PolicyAsk, Author: "m", Text: "looking"},
+		{Offset: 14, Type: EventApproval, At: at, TurnID: "t", CallID: "c1", Decision: DecisionAllowSession, Author: "ann", AuthorID: "m1", Reason: "ok"},
+		{Offset: 15, Type: EventToolResult, At: at, TurnID: "t", CallID: "c1", State: ToolFailed, Text: "out", Error: "boom"},
 		{},
 		{Offset: -1, Type: "x", At: time.Time{}},
 		{Offset: math.MaxInt64, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", 23*3600+59*60))},
@@ -85,7 +88,8 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	}
 	for _, s := range escapes {
 		checkEvent(t, Event{Offset: 3, Type: EventType(s), At: at, Role: Role(s), Author: s, Text: s, InputID: s,
-			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, By: s})
+			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, By: s,
+			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s))})
 	}
 }
 
@@ -121,6 +125,10 @@ func FuzzAppendEvent(f *testing.F) {
 		}
 		if mask&8 != 0 {
 			ev.At = ev.At.UTC()
+		}
+		if mask&64 != 0 {
+			ev.CallID, ev.Tool, ev.Policy, ev.Decision = a, b, c, d
+			ev.Arguments = CompactJSON(Encode(map[string]string{a: b}))
 		}
 		if mask&16 != 0 { // fields left empty: omitempty
 			ev.Role, ev.Author, ev.TurnID, ev.Reason = "", "", "", ""

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -16,4 +17,18 @@ func Encode(v any) []byte {
 		panic(fmt.Sprintf("wire: encode %T: %v", v, err))
 	}
 	return b
+}
+
+// CompactJSON returns raw as json.Marshal writes a json.RawMessage: compact,
+// with <, >, & and U+2028/9 escaped; nil when raw is not one JSON value.
+// What an event carries as raw JSON (a tool call's arguments) is kept in
+// this form, so that the event encodes to the same bytes either way.
+func CompactJSON(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return nil
+	}
+	var out bytes.Buffer
+	json.HTMLEscape(&out, b.Bytes())
+	return out.Bytes()
 }

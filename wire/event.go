@@ -17,6 +17,33 @@ const (
 	// sent, for the messages at offsets From..To (docs/protocol.md,
 	// "Compaction").
 	EventCompaction EventType = "compaction"
+	// EventToolCall is a model's call of a tool, with the policy that
+	// decided it (docs/protocol.md, "Tool calls").
+	EventToolCall EventType = "tool_call"
+	// EventApproval is a person's decision on a call that asked.
+	EventApproval EventType = "approval"
+	// EventToolResult is what a call came to: its output, or why none.
+	EventToolResult EventType = "tool_result"
+)
+
+// Tool calls' policies and decisions (tool_call's policy, approval's
+// decision).
+const (
+	PolicyAllow          = "allow"
+	PolicyAsk            = "ask"
+	PolicyDeny           = "deny"
+	DecisionAllow        = "allow"
+	DecisionAllowSession = "allow_session" // this tool runs without asking for the rest of the session
+	DecisionDeny         = "deny"
+)
+
+// Tool results' states.
+const (
+	ToolCompleted = "completed"
+	ToolFailed    = "failed"
+	ToolDenied    = "denied"
+	ToolCancelled = "cancelled" // an interrupt ended its turn first
+	ToolExpired   = "expired"   // no one decided in time
 )
 
 // Message states.
@@ -94,4 +121,16 @@ type Event struct {
 	Effort *string `json:"effort,omitempty"`
 	System *string `json:"system,omitempty"`
 	By     string  `json:"by,omitempty"`
+
+	// tool_call, approval, tool_result (with TurnID; a tool_call's Text
+	// is what the model said before its calls, on the first call of a
+	// step; a tool_result's Text is the tool's output, State its end,
+	// Error why it failed; an approval's Reason is the decider's)
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool,omitempty"` // the full name: bot:BOT/TOOL, mcp:SERVER/TOOL
+	// Arguments is a tool_call's JSON arguments, compact as
+	// json.Marshal writes them (CompactJSON).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Policy    string          `json:"policy,omitempty"`
+	Decision  string          `json:"decision,omitempty"`
 }

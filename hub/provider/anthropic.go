@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -91,30 +92,75 @@ var thinkingBudget = map[string]int64{"low": 1024, "medium": 4096, "high": 10000
 // maxReplyTokens is the room a reply has besides its thinking.
 const maxReplyTokens = 8192
 
-// params builds the request of a turn.
+// params builds the request of a turn. A tool's results go back in one
+// user message, as the API wants every result of a response together.
 func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxReplyTokens}
-	for _, m := range req.Messages {
+	midTools := false // the last assistant message called tools: this asks again
+	for i, m := range req.Messages {
 		switch m.Role {
 		case wire.RoleSystem:
 			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Text})
 		case wire.RoleAssistant:
-			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(anthropic.NewTextBlock(m.Text)))
+			var blocks []anthropic.ContentBlockParamUnion
+			if m.Text != "" || len(m.Calls) == 0 {
+				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
+			}
+			for _, c := range m.Calls {
+				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, json.RawMessage(argsObject(c.Arguments)), c.Name))
+			}
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+			midTools = len(m.Calls) > 0
+		case RoleTool:
+			block := anthropic.NewToolResultBlock(m.CallID, m.Text, false)
+			if i > 0 && req.Messages[i-1].Role == RoleTool {
+				if last := p.Messages[len(p.Messages)-1].OfUser; last != nil {
+					last.Content = append(last.Content, block)
+					continue
+				}
+			}
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(block))
 		case wire.RoleUser:
 			text := m.Text
 			if name := participantName(m.Author); name != "" {
 				text = name + ": " + text // who wrote it: the API has no name field
 			}
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+			midTools = false
 		default: // a bot's message: context, attributed
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Author+": "+m.Text)))
 		}
 	}
-	if budget, ok := thinkingBudget[req.Effort]; ok {
+	for _, t := range req.Tools {
+		schema := toolSchema(t.Schema)
+		in := anthropic.ToolInputSchemaParam{Properties: schema["properties"], ExtraFields: map[string]any{}}
+		for k, v := range schema {
+			if k != "properties" && k != "type" {
+				in.ExtraFields[k] = v
+			}
+		}
+		tool := anthropic.ToolUnionParamOfTool(in, t.Name)
+		tool.OfTool.Description = anthropic.String(t.Description)
+		p.Tools = append(p.Tools, tool)
+	}
+	// With thinking on, the API wants an assistant message that called
+	// tools to start with its thinking block, signed; the log does not
+	// keep those, so a turn that goes on after its tools goes on without.
+	if budget, ok := thinkingBudget[req.Effort]; ok && !midTools {
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
 		p.MaxTokens = budget + maxReplyTokens
 	}
 	return p
+}
+
+// argsObject is a call's arguments as the API takes them back: the
+// object the model wrote, or an empty one if it wrote no object.
+func argsObject(args string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &m) != nil || m == nil {
+		return "{}"
+	}
+	return args
 }
 
 // Stream implements Provider.
@@ -132,6 +178,7 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, emit func(string)) 
 	defer stream.Close()
 	var usage wire.Usage
 	reported := false
+	var calls anthropicCalls
 	for stream.Next() {
 		idle.Reset(a.idleTimeout)
 		ev := stream.Current()
@@ -141,9 +188,16 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, emit func(string)) 
 			cached := u.CacheReadInputTokens
 			usage.InputTokens = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 			usage.CachedTokens, reported = &cached, true
+		case "content_block_start":
+			if ev.ContentBlock.Type == "tool_use" {
+				calls.start(ev.Index, ev.ContentBlock.ID, ev.ContentBlock.Name)
+			}
 		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
+			switch {
+			case ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
 				emit(ev.Delta.Text)
+			case ev.Delta.Type == "input_json_delta":
+				calls.add(ev.Index, ev.Delta.PartialJSON)
 			}
 		case "message_delta":
 			usage.OutputTokens = ev.Usage.OutputTokens
@@ -157,6 +211,9 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, emit func(string)) 
 	if err == nil && reported && req.Usage != nil {
 		req.Usage(usage)
 	}
+	if err == nil && req.Call != nil {
+		calls.report(req.Call)
+	}
 	e := endpoint{name: a.name, baseURL: a.baseURL, idle: a.idleTimeout}
 	return e.failure(ctx, sctx, err, model, func(err error) (int, string, bool) {
 		var apiErr *anthropic.Error
@@ -165,4 +222,42 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, emit func(string)) 
 		}
 		return 0, "", false
 	})
+}
+
+// anthropicCalls gathers a response's tool_use blocks: each starts with
+// its id and name, and its input comes as pieces of JSON.
+type anthropicCalls struct {
+	calls []ToolCall
+	args  [][]byte
+	index map[int64]int // by content block
+}
+
+func (c *anthropicCalls) start(block int64, id, name string) {
+	if len(c.calls) >= maxStreamedCalls {
+		return
+	}
+	if c.index == nil {
+		c.index = map[int64]int{}
+	}
+	c.index[block] = len(c.calls)
+	c.calls = append(c.calls, ToolCall{ID: id, Name: name[:min(len(name), 256)]})
+	c.args = append(c.args, nil)
+}
+
+func (c *anthropicCalls) add(block int64, piece string) {
+	if i, ok := c.index[block]; ok {
+		addArgs(&c.args[i], piece)
+	}
+}
+
+// report calls call with each, its input "{}" when none streamed (a
+// tool that takes no arguments).
+func (c *anthropicCalls) report(call func(ToolCall)) {
+	for i, tc := range c.calls {
+		tc.Arguments = string(c.args[i])
+		if tc.Arguments == "" {
+			tc.Arguments = "{}"
+		}
+		call(tc)
+	}
 }

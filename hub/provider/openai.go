@@ -127,7 +127,22 @@ func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
 			}
 			out = append(out, msg)
 		case wire.RoleAssistant:
-			out = append(out, openai.AssistantMessage(m.Text))
+			if len(m.Calls) == 0 {
+				out = append(out, openai.AssistantMessage(m.Text))
+				continue
+			}
+			var a openai.ChatCompletionAssistantMessageParam
+			if m.Text != "" {
+				a.Content.OfString = openai.String(m.Text)
+			}
+			for _, c := range m.Calls {
+				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: c.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: c.Arguments}}})
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		case RoleTool:
+			out = append(out, openai.ToolMessage(m.Text, m.CallID))
 		case wire.RoleSystem:
 			out = append(out, openai.SystemMessage(m.Text))
 		default: // a bot's message: context, attributed
@@ -147,6 +162,10 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(model),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}}
 	params.Messages = messagesOf(req)
+	for _, t := range req.Tools {
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(toolSchema(t.Schema))}))
+	}
 	if req.Effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(req.Effort)
 	}
@@ -159,17 +178,25 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 
 	stream := o.client.Chat.Completions.NewStreaming(sctx, params)
 	defer stream.Close()
+	var calls openAICalls
 	for stream.Next() {
 		idle.Reset(o.idleTimeout)
 		chunk := stream.Current()
 		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue // n is never asked for: one choice
+			}
 			if ch.Delta.Content != "" {
 				emit(ch.Delta.Content)
 			}
+			calls.add(ch.Delta.ToolCalls)
 		}
 		if chunk.JSON.Usage.Valid() && req.Usage != nil {
 			req.Usage(usageOf(chunk.Usage))
 		}
+	}
+	if stream.Err() == nil && req.Call != nil {
+		calls.report(req.Call)
 	}
 	e := endpoint{name: o.name, baseURL: o.baseURL, idle: o.idleTimeout}
 	return e.failure(ctx, sctx, stream.Err(), model, func(err error) (int, string, bool) {
@@ -179,4 +206,48 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 		}
 		return 0, "", false
 	})
+}
+
+// openAICalls gathers a response's streamed tool calls: each starts with
+// its index, id and name, and its arguments come in pieces.
+type openAICalls struct {
+	calls []ToolCall
+	args  [][]byte
+	index map[int64]int
+}
+
+// maxStreamedCalls bounds the calls one response may make; past it they
+// are dropped (the turn runner's own bound is lower).
+const maxStreamedCalls = 256
+
+func (c *openAICalls) add(deltas []openai.ChatCompletionChunkChoiceDeltaToolCall) {
+	for _, d := range deltas {
+		i, ok := c.index[d.Index]
+		if !ok {
+			if len(c.calls) >= maxStreamedCalls {
+				continue
+			}
+			if c.index == nil {
+				c.index = map[int64]int{}
+			}
+			i = len(c.calls)
+			c.index[d.Index] = i
+			c.calls = append(c.calls, ToolCall{})
+			c.args = append(c.args, nil)
+		}
+		if d.ID != "" {
+			c.calls[i].ID = d.ID
+		}
+		if d.Function.Name != "" && len(c.calls[i].Name) < 256 {
+			c.calls[i].Name += d.Function.Name
+		}
+		addArgs(&c.args[i], d.Function.Arguments)
+	}
+}
+
+func (c *openAICalls) report(call func(ToolCall)) {
+	for i, tc := range c.calls {
+		tc.Arguments = string(c.args[i])
+		call(tc)
+	}
 }

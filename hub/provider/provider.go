@@ -11,6 +11,10 @@ type Message struct {
 	Role   wire.Role
 	Author string
 	Text   string
+	// Calls are an assistant message's tool calls, after its Text.
+	Calls []ToolCall
+	// CallID is the call a RoleTool message answers; Text is its result.
+	CallID string
 }
 
 // Request is one turn's question.
@@ -37,6 +41,14 @@ type Request struct {
 	// reports it (the last report counts). One that never calls it
 	// reported none: the turn says so (null), not zero.
 	Usage func(wire.Usage)
+
+	// Tools are offered to the model; with none, it is offered none.
+	Tools []Tool
+	// Call, if set, takes each call the model made, in order, once the
+	// call is whole. A provider that reports calls returns nil when the
+	// model's response ended with them: the turn runner runs them and
+	// asks again, with the calls and their results in Messages.
+	Call func(ToolCall)
 }
 
 // Provider answers turns. Implementations may be called concurrently for

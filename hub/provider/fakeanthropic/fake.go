@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -32,6 +33,15 @@ type Reply struct {
 	// Block, when set, is waited for after the text, before the end (or
 	// until the request ends): a reply to interrupt.
 	Block chan struct{}
+	// ToolCalls follow the text as tool_use blocks, their input streamed
+	// as input_json_delta pieces; the stop reason is then "tool_use".
+	// With calls and no chunks, no text block is sent.
+	ToolCalls []ToolCall
+}
+
+// ToolCall is one tool_use block of a scripted reply.
+type ToolCall struct {
+	ID, Name, Input string
 }
 
 // Usage is a usage report in Anthropic's words.
@@ -48,10 +58,16 @@ type Request struct {
 	Messages  []struct {
 		Role    string `json:"role"`
 		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type      string          `json:"type"`
+			Text      string          `json:"text"`
+			ID        string          `json:"id"`          // tool_use
+			Name      string          `json:"name"`        // tool_use
+			Input     json.RawMessage `json:"input"`       // tool_use
+			ToolUseID string          `json:"tool_use_id"` // tool_result
+			Content   json.RawMessage `json:"content"`     // tool_result
 		} `json:"content"`
 	} `json:"messages"`
+	Tools    []json.RawMessage `json:"tools"`
 	Thinking *struct {
 		Type         string `json:"type"`
 		BudgetTokens int64  `json:"budget_tokens"`
@@ -132,7 +148,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 // stream answers as the API does, event by event.
 func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 	chunks := rep.Chunks
-	if len(chunks) == 0 {
+	if len(chunks) == 0 && len(rep.ToolCalls) == 0 {
 		last := ""
 		for _, m := range req.Messages {
 			if m.Role == "user" && len(m.Content) > 0 {
@@ -168,9 +184,11 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 		index++
 	}
 	send("ping", map[string]any{})
-	send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-	for _, c := range chunks {
-		send("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
+	if len(chunks) > 0 {
+		send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, c := range chunks {
+			send("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
+		}
 	}
 	if rep.Block != nil {
 		select {
@@ -179,11 +197,25 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 			return
 		}
 	}
-	send("content_block_stop", map[string]any{"index": index})
+	stop := "end_turn"
+	if len(chunks) > 0 {
+		send("content_block_stop", map[string]any{"index": index})
+		index++
+	}
+	for _, c := range rep.ToolCalls {
+		send("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
+		send("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": ""}})
+		for piece := range slices.Chunk([]byte(c.Input), 5) {
+			send("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(piece)}})
+		}
+		send("content_block_stop", map[string]any{"index": index})
+		index++
+		stop = "tool_use"
+	}
 	usage := map[string]any{"output_tokens": u.OutputTokens}
 	if u.ThinkingTokens > 0 {
 		usage["output_tokens_details"] = map[string]any{"thinking_tokens": u.ThinkingTokens}
 	}
-	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": usage})
+	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": usage})
 	send("message_stop", map[string]any{})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,16 @@ type Reply struct {
 	// NoUsage reports none even when asked, as servers that ignore
 	// stream_options do.
 	NoUsage bool
+	// ToolCalls are called after the chunks, streamed as OpenAI streams
+	// them: each call's index, id, type and name first, then its
+	// arguments in pieces; the finish reason is then "tool_calls". With
+	// calls and no chunks, no text is sent.
+	ToolCalls []ToolCall
+}
+
+// ToolCall is one function call a scripted reply makes.
+type ToolCall struct {
+	ID, Name, Arguments string
 }
 
 // Usage is a usage report in OpenAI's words.
@@ -53,6 +64,7 @@ type Request struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	Messages []json.RawMessage `json:"messages"`
+	Tools    []json.RawMessage `json:"tools"`
 	Raw      map[string]any    `json:"-"`
 }
 
@@ -172,7 +184,7 @@ func writeError(w http.ResponseWriter, rep Reply) {
 // is silent, blocks until the request ends, or breaks the connection.
 func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 	chunks := rep.Chunks
-	if len(chunks) == 0 && !rep.Silent {
+	if len(chunks) == 0 && !rep.Silent && len(rep.ToolCalls) == 0 {
 		chunks = strings.SplitAfter("fake: "+req.LastUser(), " ")
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -200,7 +212,16 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 		cut(w)
 		return
 	}
-	send(map[string]any{}, "stop")
+	finish := "stop"
+	for i, c := range rep.ToolCalls {
+		send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function",
+			"function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil)
+		for piece := range slices.Chunk([]byte(c.Arguments), 7) {
+			send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": string(piece)}}}}, nil)
+		}
+		finish = "tool_calls"
+	}
+	send(map[string]any{}, finish)
 	if usage {
 		writeUsage(w, req, rep, len(chunks))
 	}
