@@ -16,42 +16,45 @@ import (
 // tables are the only places roles and access are enforced
 // (albedo/hub/access).
 var permissions = map[string]access.Rule{
-	"GET /v1/sessions":                       {Roles: access.Everyone}, // each sees their sessions only
-	"POST /v1/sessions":                      {Roles: access.People},
-	"PUT /v1/sessions/:id":                   {Roles: access.People}, // an id taken by a session they cannot see is a conflict (hub)
-	"GET /v1/sessions/:id":                   {Roles: access.Everyone, Need: wire.AccessRead},
-	"PATCH /v1/sessions/:id":                 {Roles: access.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id":                {Roles: access.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/events":            {Roles: access.Everyone, Need: wire.AccessRead},
-	"POST /v1/sessions/:id/import":           {Roles: access.OwnerOnly},                     // what it writes is attributed to anyone: admins only
-	"POST /v1/sessions/:id/fork":             {Roles: access.People, Need: wire.AccessRead}, // the fork is theirs
-	"POST /v1/sessions/:id/compact":          {Roles: access.Speakers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/forks":             {Roles: access.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
-	"PUT /v1/sessions/:id/read":              {Roles: access.Speakers, Need: wire.AccessRead},
-	"GET /v1/sessions/:id/read":              {Roles: access.Speakers, Need: wire.AccessRead},
-	"PUT /v1/sessions/:id/inputs/:input_id":  {Roles: access.Writers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/inputs/:input_id":  {Roles: access.Writers, Need: wire.AccessWrite},
-	"POST /v1/sessions/:id/interrupt":        {Roles: access.Speakers, Need: wire.AccessWrite},
-	"GET /v1/sessions/:id/status":            {Roles: access.Everyone, Need: wire.AccessRead},
-	"POST /v1/sessions/:id/shares":           {Roles: access.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/shares":         {Roles: access.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/shares":            {Roles: access.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/shares/:label":  {Roles: access.People, Need: wire.AccessCreator},
-	"GET /v1/sessions/:id/grants":            {Roles: access.People, Need: wire.AccessCreator},
-	"PUT /v1/sessions/:id/grants/:member":    {Roles: access.People, Need: wire.AccessCreator},
-	"DELETE /v1/sessions/:id/grants/:member": {Roles: access.People, Need: wire.AccessCreator},
-	"GET /v1/members":                        {Roles: access.OwnerOnly},
-	"POST /v1/members":                       {Roles: access.OwnerOnly},
-	"DELETE /v1/members/:name":               {Roles: access.OwnerOnly},
-	"POST /v1/me/tokens":                     {Roles: access.People},
-	"GET /v1/search":                         {Roles: access.Everyone}, // each finds what they may read only
-	"GET /v1/usage":                          {Roles: access.OwnerOnly},
-	"GET /v1/providers":                      {Roles: access.People},
-	"GET /v1/bots":                           {Roles: access.OwnerOnly},
-	"POST /v1/bots":                          {Roles: access.OwnerOnly},
-	"DELETE /v1/bots/:name":                  {Roles: access.OwnerOnly},
-	"POST /v1/daemon/shutdown":               {Roles: access.OwnerOnly},
-	"GET /v1/ws":                             {Roles: access.Everyone},
+	"GET /v1/sessions":                         {Roles: access.Everyone}, // each sees their sessions only
+	"POST /v1/sessions":                        {Roles: access.People},
+	"PUT /v1/sessions/:id":                     {Roles: access.People}, // an id taken by a session they cannot see is a conflict (hub)
+	"GET /v1/sessions/:id":                     {Roles: access.Everyone, Need: wire.AccessRead},
+	"PATCH /v1/sessions/:id":                   {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id":                  {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/events":              {Roles: access.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/import":             {Roles: access.OwnerOnly},                     // what it writes is attributed to anyone: admins only
+	"POST /v1/sessions/:id/fork":               {Roles: access.People, Need: wire.AccessRead}, // the fork is theirs
+	"POST /v1/sessions/:id/compact":            {Roles: access.Speakers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/forks":               {Roles: access.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
+	"PUT /v1/sessions/:id/read":                {Roles: access.Speakers, Need: wire.AccessRead},
+	"GET /v1/sessions/:id/read":                {Roles: access.Speakers, Need: wire.AccessRead},
+	"PUT /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
+	"POST /v1/sessions/:id/interrupt":          {Roles: access.Speakers, Need: wire.AccessWrite},
+	"GET /v1/sessions/:id/status":              {Roles: access.Everyone, Need: wire.AccessRead},
+	"GET /v1/sessions/:id/approvals":           {Roles: access.Everyone, Need: wire.AccessRead},
+	"POST /v1/sessions/:id/approvals/:call_id": {Roles: access.People, Need: wire.AccessWrite}, // a decision is a person's
+	"GET /v1/tools":                            {Roles: access.People},                         // a session's (?session=ID, read access, checked in the handler), or every one (admins)
+	"POST /v1/sessions/:id/shares":             {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares":           {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/shares":              {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/shares/:label":    {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/sessions/:id/grants":              {Roles: access.People, Need: wire.AccessCreator},
+	"PUT /v1/sessions/:id/grants/:member":      {Roles: access.People, Need: wire.AccessCreator},
+	"DELETE /v1/sessions/:id/grants/:member":   {Roles: access.People, Need: wire.AccessCreator},
+	"GET /v1/members":                          {Roles: access.OwnerOnly},
+	"POST /v1/members":                         {Roles: access.OwnerOnly},
+	"DELETE /v1/members/:name":                 {Roles: access.OwnerOnly},
+	"POST /v1/me/tokens":                       {Roles: access.People},
+	"GET /v1/search":                           {Roles: access.Everyone}, // each finds what they may read only
+	"GET /v1/usage":                            {Roles: access.OwnerOnly},
+	"GET /v1/providers":                        {Roles: access.People},
+	"GET /v1/bots":                             {Roles: access.OwnerOnly},
+	"POST /v1/bots":                            {Roles: access.OwnerOnly},
+	"DELETE /v1/bots/:name":                    {Roles: access.OwnerOnly},
+	"POST /v1/daemon/shutdown":                 {Roles: access.OwnerOnly},
+	"GET /v1/ws":                               {Roles: access.Everyone},
 }
 
 // LinkExpired is the reason of the close (4401) of a connection whose

@@ -88,6 +88,9 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 	}
 	t.setCounters(s.ID, counters{head: at, lastTurn: last.State, epoch: s.Epoch})
 	t.record(ChangeCreated, s.ID, "")
+	if err := t.forkTools(ctx, f.Parent, s.ID); err != nil {
+		return Session{}, nil, err
+	}
 	if last.State == wire.TurnStarted {
 		end := wire.Event{Type: wire.EventTurn, TurnID: last.TurnID, InputID: last.InputID,
 			State: wire.TurnInterrupted, Reason: wire.ReasonFork}

@@ -83,6 +83,9 @@ func (h *Hub) onEvents(n peer.Events) {
 		return
 	}
 	evs, ended, settings := noticeEvents(n)
+	if len(evs) == 0 {
+		h.approvals.wake(n.Session) // a decision may be among them
+	}
 	h.advance(ch, n.Last, evs, ended)
 	if settings || len(evs) == 0 {
 		h.settingsReads.due(h, n.Session) // its model, effort and version, for status pushes
@@ -384,7 +387,7 @@ func (h *Hub) publishStatus(ch *channel) {
 	ch.mu.Lock()
 	st := ch.run.status()
 	ch.mu.Unlock()
-	h.bus.Publish(peer.Status{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn})
+	h.bus.Publish(peer.Status{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn, Pending: st.Pending})
 }
 
 // publishPresence tells the other nodes this node's viewers of ch.

@@ -40,16 +40,18 @@ type Conn struct {
 
 	mu          sync.Mutex
 	closed      bool
-	replies     [][]byte            // encoded frames, written before any push
-	replyBytes  int                 // the sum of replies' lengths
-	subs        map[string]*sub     // by session id
-	ready       []*sub              // subs with something to write, FIFO for fairness
-	timer       *time.Timer         // wakes deferred subs (wakeLater)
-	serving     string              // the bot whose turns this connection answers
-	turns       map[string]*botTurn // turns handed to it, by turn id
-	listens     bool                // hears of sessions made and deleted (sessions_push.go)
-	sessionsDue bool                // a sessions push is due
-	feed        *feedCursor         // its place in the sessions feed, if it follows it (feed_conn.go)
+	replies     [][]byte                   // encoded frames, written before any push
+	replyBytes  int                        // the sum of replies' lengths
+	subs        map[string]*sub            // by session id
+	ready       []*sub                     // subs with something to write, FIFO for fairness
+	timer       *time.Timer                // wakes deferred subs (wakeLater)
+	serving     string                     // the bot whose turns this connection answers
+	turns       map[string]*botTurn        // turns handed to it, by turn id
+	toolBot     string                     // the bot whose tools this connection serves (bot_tools.go)
+	calls       map[string]chan toolAnswer // tool calls handed to it, by call id
+	listens     bool                       // hears of sessions made and deleted (sessions_push.go)
+	sessionsDue bool                       // a sessions push is due
+	feed        *feedCursor                // its place in the sessions feed, if it follows it (feed_conn.go)
 }
 
 // sub is one cursor. Its fields are guarded by conn.mu.
@@ -357,9 +359,14 @@ func (c *Conn) Close() {
 	serving := c.serving
 	turns := slices.Collect(maps.Values(c.turns))
 	c.turns = nil
+	toolBot, calls := c.toolBot, slices.Collect(maps.Values(c.calls))
+	c.calls = nil
 	c.mu.Unlock()
 	if serving != "" {
 		c.hub.unserve(c, serving, turns)
+	}
+	if toolBot != "" {
+		c.hub.unserveTools(c, toolBot, calls)
 	}
 	c.hub.removeConn(c)
 	c.hub.feed.forget(c)

@@ -19,6 +19,7 @@ import (
 	"albedo/hub/access"
 	"albedo/hub/peer"
 	"albedo/hub/provider"
+	"albedo/hub/tools"
 	"albedo/wire"
 )
 
@@ -155,8 +156,13 @@ type Hub struct {
 	tokens access.Table // owner (made by a command), bot and viewer tokens
 	feed   feed         // every session as the sessions feed shows it (feed.go)
 	bots   botTable     // connections serving bot turns
-	remote remoteBots   // other nodes' bots, and turns handed across (cluster_bots.go)
-	stats  hubStats     // for Stats
+	// Tools: what the sources offer, the connections serving bots'
+	// tools, and the calls waiting for decisions (tool_turns.go).
+	toolSources tools.Sources
+	toolConns   toolServers
+	approvals   approvalWaits
+	remote      remoteBots // other nodes' bots, and turns handed across (cluster_bots.go)
+	stats       hubStats   // for Stats
 
 	bus           peer.Bus                                         // peer.Nop on a daemon alone
 	tokenHook     atomic.Pointer[func(revoked, narrowed []string)] // closes connections of tokens another node changed
@@ -289,6 +295,7 @@ func (h *Hub) onCommit(cs []db.Committed) {
 // head) into the channel and wakes its cursors; ended lists the turns they
 // close, whose streaming text is over.
 func (h *Hub) deliver(ch *channel, evs []db.Event, ended []string) {
+	h.decisionsIn(ch.id, evs)
 	for _, s := range ch.apply(evs, ended) {
 		s.conn.mu.Lock()
 		for _, t := range ended {

@@ -9,9 +9,11 @@ import (
 	"albedo/wire"
 )
 
-// Start repairs what a crash left and resumes work: every turn left running
-// is committed as interrupted with reason daemon_restart (keeping the text
-// checkpointed so far), and inputs still queued are queued again, in order.
+// Start repairs what a crash left and resumes work: a turn left running
+// with tool calls that have no result goes on from them; every other turn
+// left running is committed as interrupted with reason daemon_restart
+// (keeping the text checkpointed so far); and inputs still queued are
+// queued again, in order.
 // Call it once, before serving.
 func (h *Hub) Start(ctx context.Context) error {
 	// The changes' number before the tokens are read: a change made
@@ -47,11 +49,24 @@ func (h *Hub) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	open, err := h.db.OpenToolTurns(ctx)
+	if err != nil {
+		return err
+	}
 	for _, in := range ins {
-		if in.Delivery == wire.DeliveryRunning {
-			if err := h.repair(ctx, in, db.Lease{}); err != nil {
-				return err
-			}
+		if in.Delivery != wire.DeliveryRunning {
+			continue
+		}
+		if open[in.Session][in.TurnID] {
+			// Its calls wait for decisions, or ran when it stopped: it
+			// goes on from them, before the inputs queued after it.
+			q := queuedOf(in, db.Lease{})
+			q.resume = true
+			h.enqueue(h.ensureChannel(in.Session), q)
+			continue
+		}
+		if err := h.repair(ctx, in, db.Lease{}); err != nil {
+			return err
 		}
 	}
 	for _, in := range ins {

@@ -24,7 +24,8 @@ type runState struct {
 	queue    []queued   // accepted inputs not yet started, in acceptance order
 	running  bool       // a runner goroutine owns this session
 	again    bool       // shared database: an input came while the runner ran (cluster_leases.go)
-	phase    wire.Phase // "" (idle), running, waiting
+	phase    wire.Phase // "" (idle), running, waiting, approval
+	pending  int        // calls of the running turn waiting for a decision
 	turnID   string
 	inputID  string
 	cancel   context.CancelCauseFunc // of the running turn
@@ -40,6 +41,9 @@ type queued struct {
 	turnID  string
 	offset  int64    // of the input's user message
 	lease   db.Lease // the node's claim on the session's turns (zero on SQLite)
+	// resume: the turn started before the daemon stopped, waiting for
+	// decisions on its tool calls; it goes on from its calls' rows.
+	resume bool
 }
 
 // queuedOf is a stored input as the turn runner queues it, under lease l.
@@ -53,7 +57,7 @@ type interruption struct{ reason string }
 func (i *interruption) Error() string { return "interrupted: " + i.reason }
 
 func (r *runState) status() wire.Status {
-	st := wire.Status{Phase: r.phase, TurnID: r.turnID, Queued: len(r.queue)}
+	st := wire.Status{Phase: r.phase, TurnID: r.turnID, Queued: len(r.queue), Pending: r.pending}
 	if st.Phase == "" {
 		st.Phase = wire.PhaseIdle
 	}
@@ -168,9 +172,11 @@ const checkpointEvery = time.Second
 // e.g. the session was deleted).
 func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	bg := context.WithoutCancel(ctx) // commits must land even when the turn is cancelled
-	if err := h.startTurn(bg, ch, q); err != nil {
-		h.log.Warn("start turn", "session", ch.id, "turn", q.turnID, "err", err)
-		return ""
+	if !q.resume {
+		if err := h.startTurn(bg, ch, q); err != nil {
+			h.log.Warn("start turn", "session", ch.id, "turn", q.turnID, "err", err)
+			return ""
+		}
 	}
 	p, req, err := h.turnRequest(bg, ch, q)
 	var text string
@@ -183,7 +189,11 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		usage = &u
 	}
 	if err == nil {
-		text, err = h.streamTurn(ctx, ch, q, p, req)
+		text, err = h.steps(ctx, ch, q, p, req)
+	}
+	if errors.Is(err, errSuspended) {
+		h.log.Info("a turn waits for decisions on its tool calls; it goes on when the daemon starts again", "session", ch.id, "turn", q.turnID)
+		return ""
 	}
 	var author string
 	if p != nil {

@@ -98,6 +98,15 @@ type Command struct {
 	TurnID string `json:"turn_id,omitempty"`
 	Done   bool   `json:"done,omitempty"`
 	Error  string `json:"error,omitempty"`
+
+	// serve (bots): the tools it serves; Turns false serves tools only
+	Tools []ToolSpec `json:"tools,omitempty"`
+	Turns *bool      `json:"turns,omitempty"`
+	// tool_result (bots; with Error), approve (with Session)
+	CallID   string `json:"call_id,omitempty"`
+	Output   string `json:"output,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // Sub is the body of a sub command, also one item of hello's subs.
@@ -144,6 +153,9 @@ type Reply struct {
 	Receipt     *Receipt `json:"receipt,omitempty"`
 	Interrupted *bool    `json:"interrupted,omitempty"`
 	TurnID      string   `json:"turn_id,omitempty"`
+
+	// approve: the committed approval event
+	Event *Event `json:"event,omitempty"`
 
 	// feed, feed_page
 	Feed *FeedReply `json:"feed,omitempty"`

@@ -47,6 +47,7 @@ type StatusPush struct {
 	ETag     string  `json:"etag"`
 	Head     int64   `json:"head"`
 	Viewers  int     `json:"viewers"`
+	Pending  int     `json:"pending,omitempty"` // calls waiting for a decision
 }
 
 // Person is one identity watching a session (a member, a guest, a bot, the
@@ -163,6 +164,7 @@ type Frame struct {
 	Turn     *TurnPush     // turn
 	Read     *ReadPush     // read
 	Feed     *FeedPush     // feed
+	Tool     *ToolPush     // tool
 }
 
 // UnmarshalJSON decodes with DecodeFrame: json.Unmarshal into a Frame reads
@@ -229,6 +231,10 @@ func DecodeFrame(raw []byte) (Frame, error) {
 	case PushFeed:
 		f.Feed = new(FeedPush)
 		err = json.Unmarshal(raw, f.Feed)
+	case PushTool:
+		f.Tool = new(ToolPush)
+		err = json.Unmarshal(raw, f.Tool)
+		f.Session = f.Tool.Session
 	}
 	if err != nil {
 		return Frame{}, fmt.Errorf("decode %q frame: %w", op, err)

@@ -143,6 +143,8 @@ type Status struct {
 	LastTurn *string `json:"last_turn"`
 	Head     int64   `json:"head"`
 	Viewers  int     `json:"viewers"`
+	// Pending counts the calls waiting for a decision (phase approval).
+	Pending int `json:"pending,omitempty"`
 }
 
 // Input is the body of PUT /v1/sessions/{id}/inputs/{input_id}.

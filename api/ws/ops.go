@@ -25,20 +25,22 @@ type opRule struct {
 // the HTTP routes' (api/auth.go). hello is handled before this table is used
 // (awaitHello); here it is only a mistake.
 var ops = map[wire.Op]opRule{
-	wire.OpHello:     {access.Rule{Roles: access.Everyone}, (*conn).helloAgain},
-	wire.OpPing:      {access.Rule{Roles: access.Everyone}, (*conn).ping},
-	wire.OpSub:       {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).sub},
-	wire.OpUnsub:     {access.Rule{Roles: access.Everyone}, (*conn).unsub},
-	wire.OpWatch:     {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).watch},
-	wire.OpSend:      {access.Rule{Roles: access.Writers, Need: wire.AccessWrite}, (*conn).send},
-	wire.OpInterrupt: {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
-	wire.OpPost:      {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).post},
-	wire.OpServe:     {access.Rule{Roles: access.BotOnly}, (*conn).serveBot},
-	wire.OpReply:     {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
-	wire.OpTyping:    {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).typing},
-	wire.OpPeople:    {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).people},
-	wire.OpFeed:      {access.Rule{Roles: access.People}, (*conn).feed},
-	wire.OpFeedPage:  {access.Rule{Roles: access.People}, (*conn).feedPage},
+	wire.OpHello:      {access.Rule{Roles: access.Everyone}, (*conn).helloAgain},
+	wire.OpPing:       {access.Rule{Roles: access.Everyone}, (*conn).ping},
+	wire.OpSub:        {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).sub},
+	wire.OpUnsub:      {access.Rule{Roles: access.Everyone}, (*conn).unsub},
+	wire.OpWatch:      {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).watch},
+	wire.OpSend:       {access.Rule{Roles: access.Writers, Need: wire.AccessWrite}, (*conn).send},
+	wire.OpInterrupt:  {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
+	wire.OpPost:       {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).post},
+	wire.OpServe:      {access.Rule{Roles: access.BotOnly}, (*conn).serveBot},
+	wire.OpReply:      {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
+	wire.OpToolResult: {access.Rule{Roles: access.BotOnly}, (*conn).toolResult},
+	wire.OpApprove:    {access.Rule{Roles: access.People, Need: wire.AccessWrite}, (*conn).approve},
+	wire.OpTyping:     {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).typing},
+	wire.OpPeople:     {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).people},
+	wire.OpFeed:       {access.Rule{Roles: access.People}, (*conn).feed},
+	wire.OpFeedPage:   {access.Rule{Roles: access.People}, (*conn).feedPage},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does
@@ -289,9 +291,56 @@ func (wc *conn) typing(_ context.Context, cmd wire.Command) {
 	wc.replyOK(cmd.ID)
 }
 
+// serveBot makes the connection serve its bot's turns and, with tools,
+// its tools ("turns": false serves tools only).
 func (wc *conn) serveBot(_ context.Context, cmd wire.Command) {
-	wc.s.hub.Serve(wc.hc, wc.p.Name)
+	if cmd.Turns != nil && !*cmd.Turns && len(cmd.Tools) == 0 {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "serve with \"turns\": false serves tools: name them in tools"))
+		return
+	}
+	if len(cmd.Tools) > 0 {
+		rule := access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}
+		may := func(session string) bool { return wc.principal().Allowed(rule, session) }
+		if err := wc.s.hub.ServeTools(wc.hc, wc.p.Name, cmd.Tools, may); err != nil {
+			wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpServe))
+			return
+		}
+	}
+	if cmd.Turns == nil || *cmd.Turns {
+		wc.s.hub.Serve(wc.hc, wc.p.Name)
+	}
 	wc.replyOK(cmd.ID)
+}
+
+// toolResult takes a bot's answer to a tool push.
+func (wc *conn) toolResult(_ context.Context, cmd wire.Command) {
+	if cmd.CallID == "" {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "tool_result needs a call_id"))
+		return
+	}
+	if err := wc.s.hub.ToolResult(wc.hc, cmd.CallID, cmd.Output, cmd.Error); err != nil {
+		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpToolResult, "call", cmd.CallID))
+		return
+	}
+	wc.replyOK(cmd.ID)
+}
+
+// approve records a person's decision on a call, as POST
+// …/approvals/{call_id} does: the reply carries the approval event.
+func (wc *conn) approve(ctx context.Context, cmd wire.Command) {
+	if !wc.requireSession(cmd) {
+		return
+	}
+	if cmd.CallID == "" {
+		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "approve needs a call_id"))
+		return
+	}
+	ev, err := wc.s.hub.Decide(ctx, cmd.Session, cmd.CallID, wire.Decision{Decision: cmd.Decision, Reason: cmd.Reason}, wc.principal().Author())
+	if err != nil {
+		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpApprove, "session", cmd.Session))
+		return
+	}
+	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Event: &ev})
 }
 
 func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {

@@ -141,6 +141,7 @@ type Status struct {
 	TurnID   string     `json:"turn_id,omitempty"`
 	Queued   int        `json:"queued"`
 	LastTurn *string    `json:"last_turn,omitempty"`
+	Pending  int        `json:"pending,omitempty"` // calls waiting for a decision
 }
 
 func (Status) Kind() Kind { return KindStatus }

@@ -31,6 +31,7 @@ type Anthropic struct {
 	system       string
 	titles       string
 	window       window
+	tools        ToolLimits
 }
 
 // anthropicBaseURL is the API's when the profile names none.
@@ -53,7 +54,7 @@ func NewAnthropic(name string, p Profile, apiKey string) *Anthropic {
 		option.WithHTTPClient(&http.Client{}),
 	)
 	return &Anthropic{name: name, baseURL: base, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords),
-		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}}
+		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}, tools: p.ToolLimits()}
 }
 
 // Author implements Provider: the model.
@@ -261,3 +262,6 @@ func (c *anthropicCalls) report(call func(ToolCall)) {
 		call(tc)
 	}
 }
+
+// ToolLimits implements ToolCaller.
+func (a *Anthropic) ToolLimits() ToolLimits { return a.tools }

@@ -28,6 +28,7 @@ type OpenAI struct {
 	system       string
 	titles       string
 	window       window
+	tools        ToolLimits
 }
 
 // NewOpenAI makes the provider of profile name.
@@ -48,7 +49,7 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		option.WithHTTPClient(&http.Client{}),
 	)
 	return &OpenAI{name: name, baseURL: p.BaseURL, client: c, defaultModel: p.DefaultModel, idleTimeout: idle, prices: p.Prices, system: p.System, titles: cmp.Or(p.Titles, TitlesWords),
-		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}}
+		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}, tools: p.ToolLimits()}
 }
 
 func (o *OpenAI) model(req Request) string {
@@ -251,3 +252,6 @@ func (c *openAICalls) report(call func(ToolCall)) {
 		call(tc)
 	}
 }
+
+// ToolLimits implements ToolCaller.
+func (o *OpenAI) ToolLimits() ToolLimits { return o.tools }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"albedo/hub/tools"
 	"albedo/wire"
 )
 
@@ -36,7 +37,35 @@ type Config struct {
 	// Daemon is the [daemon] table: values of `albedo daemon`'s flags, by
 	// flag name, which the command reads itself (cmd/albedo/daemonconfig.go).
 	Daemon map[string]any `toml:"daemon"`
+	// Tools is the [tools] table: the policy of tool calls.
+	Tools ToolsConfig `toml:"tools"`
 }
+
+// ToolsConfig is the [tools] table.
+type ToolsConfig struct {
+	// ApprovalTimeout is how long a call waits for a person's decision
+	// before it expires (default 1h).
+	ApprovalTimeout Duration `toml:"approval_timeout"`
+	// Rules, [[tools.rules]], map a glob over a tool's full name to
+	// allow, ask or deny; the last that matches decides, ask by default.
+	Rules []ToolRule `toml:"rules"`
+}
+
+// ToolRule is one [[tools.rules]].
+type ToolRule struct {
+	Match  string `toml:"match"`
+	Policy string `toml:"policy"`
+}
+
+// DefaultApprovalTimeout is how long a call waits for a decision when
+// config.toml says nothing.
+const DefaultApprovalTimeout = time.Hour
+
+// Tool limits of a profile, when it sets none.
+const (
+	DefaultToolTimeout  = 5 * time.Minute
+	DefaultMaxToolCalls = 32
+)
 
 // Profile is one [providers.NAME] table.
 type Profile struct {
@@ -60,6 +89,35 @@ type Profile struct {
 	// SummaryProvider names the provider that writes compactions'
 	// summaries ("": this one).
 	SummaryProvider string `toml:"summary_provider"`
+	// ToolTimeout fails a tool call that runs longer (default 5m).
+	ToolTimeout Duration `toml:"tool_timeout"`
+	// MaxToolCalls bounds the calls of one turn (default 32): past it
+	// the turn fails, saying why.
+	MaxToolCalls int `toml:"max_tool_calls"`
+}
+
+// ToolLimits are a profile's tool settings, with their defaults.
+func (p Profile) ToolLimits() ToolLimits {
+	l := ToolLimits{Timeout: p.ToolTimeout.Duration, MaxCalls: p.MaxToolCalls}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultToolTimeout
+	}
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = DefaultMaxToolCalls
+	}
+	return l
+}
+
+// ToolLimits bound a turn's tool calls.
+type ToolLimits struct {
+	Timeout  time.Duration // of one call
+	MaxCalls int           // in one turn
+}
+
+// ToolCaller is a provider whose model may call tools, within its
+// profile's limits.
+type ToolCaller interface {
+	ToolLimits() ToolLimits
 }
 
 // The ways of Profile.Titles.
@@ -155,6 +213,8 @@ type Registry struct {
 type table struct {
 	def       string
 	providers map[string]Provider
+	policy    tools.Policy
+	approval  time.Duration
 }
 
 // NewRegistry builds the providers of c. getenv reads api_key_env.
@@ -186,7 +246,10 @@ func (r *Registry) Reload(c Config, getenv func(string) string) error {
 // buildTable makes the providers of c, echo and custom among them (custom
 // replaces a profile of the same name).
 func buildTable(c Config, getenv func(string) string, custom map[string]Provider) (*table, error) {
-	t := &table{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}}
+	t := &table{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}, approval: DefaultApprovalTimeout}
+	if err := t.setTools(c.Tools); err != nil {
+		return nil, err
+	}
 	names := make([]string, 0, len(c.Providers))
 	for n := range c.Providers {
 		names = append(names, n)
@@ -199,6 +262,9 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 		}
 		if p.ContextTokens != 0 && p.ContextTokens < MinContextTokens {
 			return nil, fmt.Errorf("provider %q: context_tokens is %d; leave it out for the model's own window, or give at least %d", n, p.ContextTokens, MinContextTokens)
+		}
+		if p.ToolTimeout.Duration < 0 || p.MaxToolCalls < 0 || p.MaxToolCalls > MaxToolCallsLimit {
+			return nil, fmt.Errorf("provider %q: tool_timeout is a positive duration, max_tool_calls 1 to %d", n, MaxToolCallsLimit)
 		}
 		switch p.Kind {
 		case "openai", "":
@@ -228,6 +294,36 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 		return nil, fmt.Errorf("default_provider %q is not echo nor a [providers.%s] table", t.def, t.def)
 	}
 	return t, nil
+}
+
+// MaxToolCallsLimit is the most max_tool_calls may be.
+const MaxToolCallsLimit = 256
+
+// setTools reads the [tools] table.
+func (t *table) setTools(c ToolsConfig) error {
+	if c.ApprovalTimeout.Duration < 0 {
+		return fmt.Errorf("[tools] approval_timeout is a positive duration")
+	}
+	if c.ApprovalTimeout.Duration > 0 {
+		t.approval = c.ApprovalTimeout.Duration
+	}
+	rules := make([]tools.Rule, len(c.Rules))
+	for i, r := range c.Rules {
+		rules[i] = tools.Rule{Glob: r.Match, Policy: tools.Decision(r.Policy)}
+	}
+	p, err := tools.NewPolicy(rules)
+	if err != nil {
+		return fmt.Errorf("[[tools.rules]] %w", err)
+	}
+	t.policy = p
+	return nil
+}
+
+// Tools returns the policy of tool calls and how long a call waits for a
+// decision, as config.toml says now.
+func (r *Registry) Tools() (tools.Policy, time.Duration) {
+	t := r.table.Load()
+	return t.policy, t.approval
 }
 
 // Default is the provider of sessions that name none.
@@ -296,7 +392,7 @@ func (r *Registry) Register(name string, p Provider) {
 	defer r.mu.Unlock()
 	r.custom[name] = p
 	old := r.table.Load()
-	t := &table{def: old.def, providers: maps.Clone(old.providers)}
+	t := &table{def: old.def, providers: maps.Clone(old.providers), policy: old.policy, approval: old.approval}
 	t.providers[name] = p
 	r.table.Store(t)
 }

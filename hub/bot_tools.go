@@ -1,0 +1,169 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"albedo/hub/tools"
+	"albedo/wire"
+)
+
+// Bots' tools: a bot's connection that serves with tools offers them
+// (tools.Sources), and a call of one reaches one such connection of the
+// bot as a tool push; its tool_result command answers it. A call whose
+// connection drops goes to the bot's next one.
+
+// toolServers tracks the connections serving each bot's tools.
+type toolServers struct {
+	mu      sync.Mutex
+	conns   map[string][]*Conn       // by bot name, in arrival order
+	arrived map[string]chan struct{} // closed when a connection of that bot arrives
+}
+
+// toolAnswer is a bot's answer to a call, or lost when its connection
+// went away first.
+type toolAnswer struct {
+	output, err string
+	lost        bool
+}
+
+// ServeTools makes c serve bot's tools, specs (checked here: a
+// bad_request names the first at fault), in the sessions may allows.
+func (h *Hub) ServeTools(c *Conn, bot string, specs []wire.ToolSpec, may func(session string) bool) error {
+	ts := make([]tools.Spec, len(specs))
+	for i, s := range specs {
+		ts[i] = tools.Spec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
+	}
+	if err := tools.CheckSpecs(ts); err != nil {
+		return wire.Errorf(wire.CodeBadRequest, "serve: %v", err)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return wire.Errorf(wire.CodeNotServing, "the connection is closing")
+	}
+	first := c.toolBot == ""
+	c.toolBot = bot
+	if c.calls == nil {
+		c.calls = map[string]chan toolAnswer{}
+	}
+	c.mu.Unlock()
+	h.toolSources.SetBot(bot, c, ts, may)
+	if !first {
+		return nil
+	}
+	t := &h.toolConns
+	t.mu.Lock()
+	if t.conns == nil {
+		t.conns, t.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+	}
+	t.conns[bot] = append(t.conns[bot], c)
+	if ch := t.arrived[bot]; ch != nil {
+		close(ch)
+		delete(t.arrived, bot)
+	}
+	t.mu.Unlock()
+	return nil
+}
+
+// pick returns the bot's tool connection with the fewest calls, or a
+// channel closed when one arrives.
+func (t *toolServers) pick(bot string) (*Conn, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var best *Conn
+	bestLoad := 0
+	for _, c := range t.conns[bot] {
+		c.mu.Lock()
+		load, closed := len(c.calls), c.closed
+		c.mu.Unlock()
+		if !closed && (best == nil || load < bestLoad) {
+			best, bestLoad = c, load
+		}
+	}
+	if best != nil {
+		return best, nil
+	}
+	if t.arrived == nil {
+		t.conns, t.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+	}
+	ch := t.arrived[bot]
+	if ch == nil {
+		ch = make(chan struct{})
+		t.arrived[bot] = ch
+	}
+	return nil, ch
+}
+
+// unserveTools forgets c as a server of bot's tools and fails its calls
+// over to the bot's next connection; from Conn.Close.
+func (h *Hub) unserveTools(c *Conn, bot string, calls []chan toolAnswer) {
+	h.toolSources.DropBot(bot, c)
+	t := &h.toolConns
+	t.mu.Lock()
+	list := t.conns[bot]
+	for i, x := range list {
+		if x == c {
+			t.conns[bot] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	t.mu.Unlock()
+	for _, ch := range calls {
+		ch <- toolAnswer{lost: true}
+	}
+}
+
+// runBotTool hands a call to a connection serving the bot's tools and
+// waits for its answer until ctx ends; it returns the output and, for a
+// call that failed, why.
+func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (string, string) {
+	for {
+		c, arrived := h.toolConns.pick(bot)
+		if c == nil {
+			select {
+			case <-arrived:
+				continue
+			case <-ctx.Done():
+				return "", fmt.Sprintf("no connection of bot %q served its tools in time", bot)
+			}
+		}
+		answer := make(chan toolAnswer, 1)
+		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			continue
+		}
+		c.calls[push.CallID] = answer
+		c.mu.Unlock()
+		c.ReplyJSON(push)
+		select {
+		case a := <-answer:
+			if a.lost {
+				continue // to the bot's next connection
+			}
+			return a.output, a.err
+		case <-ctx.Done():
+			c.mu.Lock()
+			delete(c.calls, push.CallID) // a late answer gets not_serving
+			c.mu.Unlock()
+			return "", ""
+		}
+	}
+}
+
+// ToolResult takes a bot's answer to a call handed to c: its output, or
+// errText for a call that failed. A call not handed to c, or that ended
+// meanwhile, is not_serving.
+func (h *Hub) ToolResult(c *Conn, callID, output, errText string) error {
+	c.mu.Lock()
+	answer := c.calls[callID]
+	delete(c.calls, callID)
+	c.mu.Unlock()
+	if answer == nil {
+		return wire.Errorf(wire.CodeNotServing, "this connection was not given call %q (or it has ended)", callID)
+	}
+	answer <- toolAnswer{output: output, err: errText}
+	return nil
+}

@@ -1,0 +1,5 @@
+DROP TABLE session_tools;
+
+--bun:split
+
+DROP TABLE tool_calls;
