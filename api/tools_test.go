@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,13 @@ var forecastTool = wire.ToolSpec{Name: "forecast", Description: "The weather of 
 // toolBot connects a bot that serves tools only.
 func (e *env) toolBot(name string, specs ...wire.ToolSpec) *wsClient {
 	e.t.Helper()
-	b := e.dialToken(e.botToken(name))
+	return e.toolBotOf(e.botToken(name), specs...)
+}
+
+// toolBotOf connects another connection of a bot, by its token.
+func (e *env) toolBotOf(token string, specs ...wire.ToolSpec) *wsClient {
+	e.t.Helper()
+	b := e.dialToken(token)
 	b.Hello()
 	no := false
 	b.Send(wire.Command{ID: 2, Op: wire.OpServe, Tools: specs, Turns: &no})
@@ -180,4 +187,333 @@ func types(ts []wire.EventType) []string {
 		out[i] = string(t)
 	}
 	return out
+}
+
+// waitApproval waits until the session's turn waits for n decisions and
+// returns the pending calls.
+func (e *env) waitApproval(w *wsClient, session string, n int) []wire.Approval {
+	e.t.Helper()
+	w.Next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Session == session && f.Status.Phase == wire.PhaseApproval && f.Status.Pending == n
+	})
+	var ap wire.Approvals
+	if code, _ := e.do("GET", "/v1/sessions/"+session+"/approvals", nil, "", &ap); code != 200 || len(ap.Approvals) != n {
+		e.t.Fatalf("approvals: %d %+v", code, ap)
+	}
+	return ap.Approvals
+}
+
+// turnEvents waits for the end of a turn and returns its tool events
+// (tool_call, approval, tool_result), by call id and type.
+func (e *env) turnEvents(w *wsClient, session, turn string) (map[string]map[wire.EventType]wire.Event, wire.Event) {
+	e.t.Helper()
+	streamed(w, turn, "")
+	out := map[string]map[wire.EventType]wire.Event{}
+	var end wire.Event
+	for _, ev := range e.events(session) {
+		if ev.TurnID != turn {
+			continue
+		}
+		if ev.CallID != "" {
+			if out[ev.CallID] == nil {
+				out[ev.CallID] = map[wire.EventType]wire.Event{}
+			}
+			out[ev.CallID][ev.Type] = ev
+		}
+		if ev.Type == wire.EventTurn && ev.State != wire.TurnStarted {
+			end = ev
+		}
+	}
+	return out, end
+}
+
+// The rules decide without asking: allow runs at once, deny is told to the
+// model; and what a model gets wrong (a tool not offered, arguments that
+// are no JSON object) fails that call alone. Calls of one response are
+// each their own, and every one gets its result; the turn goes on.
+func TestToolRulesAndAModelsMistakes(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{Rules: []provider.ToolRule{
+		{Match: "bot:weather/*", Policy: "allow"}, {Match: "bot:weather/danger", Policy: "deny"},
+	}})
+	bot := e.toolBot("weather", forecastTool, wire.ToolSpec{Name: "danger", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+		{ID: "a", Name: "bot__weather__forecast", Arguments: `{"city":"Rome"}`},
+		{ID: "b", Name: "bot__weather__danger", Arguments: `{}`},
+		{ID: "c", Name: "rm_rf", Arguments: `{}`},
+		{ID: "d", Name: "bot__weather__forecast", Arguments: `{"city":`},
+		{ID: "e", Name: "bot__weather__forecast", Arguments: `[1]`},
+	}}, fakeopenai.Reply{Chunks: []string{"Sun in Rome."}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"weather?"}`, &r)
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "sun"})
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnCompleted || len(calls) != 5 {
+		t.Fatalf("end %+v, %d calls", end, len(calls))
+	}
+	byTool := map[string][]wire.Event{}
+	for _, c := range calls {
+		byTool[c[wire.EventToolCall].Tool] = append(byTool[c[wire.EventToolCall].Tool], c[wire.EventToolResult])
+		if _, asked := c[wire.EventApproval]; asked {
+			t.Fatalf("a call asked: %+v", c)
+		}
+	}
+	if rs := byTool["bot:weather/danger"]; len(rs) != 1 || rs[0].State != wire.ToolDenied || !strings.Contains(rs[0].Error, "policy denies") {
+		t.Fatalf("denied: %+v", rs)
+	}
+	if rs := byTool["rm_rf"]; len(rs) != 1 || rs[0].State != wire.ToolFailed || !strings.Contains(rs[0].Error, `no tool named "rm_rf"`) {
+		t.Fatalf("unknown: %+v", rs)
+	}
+	var states []string
+	for _, r := range byTool["bot:weather/forecast"] {
+		states = append(states, r.State+":"+r.Text+r.Error)
+	}
+	slices.Sort(states)
+	if strings.Join(states, "|") != "completed:sun|failed:the arguments are not a JSON object|failed:the arguments are not a JSON object" {
+		t.Fatalf("forecasts: %q", states)
+	}
+	second := f.Requests()[1]
+	tools := 0
+	for _, m := range second.Messages {
+		if strings.Contains(string(m), `"role":"tool"`) {
+			tools++
+		}
+	}
+	if tools != 5 {
+		t.Fatalf("%d results sent back: %s", tools, second.Messages)
+	}
+}
+
+// A person's deny is told to the model with who decided and why; an
+// allow_session runs the call and every later call of the tool in the
+// session without asking, and a fork keeps that.
+func TestDenyAndAllowForTheSession(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{})
+	bot := e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	call := fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{"city":"Oslo"}`}}}
+	f.Push(call, fakeopenai.Reply{Chunks: []string{"ok"}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	a := e.waitApproval(watcher, "s", 1)[0]
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, nil, `{"decision":"deny","reason":"not now"}`, nil); code != 200 {
+		t.Fatalf("deny: %d", code)
+	}
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	res := calls[a.CallID][wire.EventToolResult]
+	if end.State != wire.TurnCompleted || res.State != wire.ToolDenied || !strings.Contains(res.Error, "denied by") {
+		t.Fatalf("end %+v, result %+v", end, res)
+	}
+	if last := string(f.Requests()[1].Messages[len(f.Requests()[1].Messages)-1]); !strings.Contains(last, "not run") {
+		t.Fatalf("the model was told %s", last)
+	}
+
+	f.Push(call, fakeopenai.Reply{Chunks: []string{"ok"}})
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"two"}`, &r)
+	a = e.waitApproval(watcher, "s", 1)[0]
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, nil, `{"decision":"allow_session"}`, nil); code != 200 {
+		t.Fatalf("allow_session: %d", code)
+	}
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "snow"})
+	if _, end := e.turnEvents(watcher, "s", r.TurnID); end.State != wire.TurnCompleted {
+		t.Fatalf("second turn %+v", end)
+	}
+
+	f.Push(call, fakeopenai.Reply{Chunks: []string{"ok"}})
+	e.do("PUT", inputPath("s", 3), nil, `{"text":"three"}`, &r)
+	push = bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 4, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "snow"})
+	calls, end = e.turnEvents(watcher, "s", r.TurnID)
+	if tc := calls[push.Tool.CallID][wire.EventToolCall]; end.State != wire.TurnCompleted || tc.Policy != "allow" {
+		t.Fatalf("third turn %+v, call %+v", end, tc)
+	}
+	fork, _ := e.forkOf("s", `{"at":0}`, 201)
+	var tools wire.Tools
+	if code, _ := e.do("GET", "/v1/tools?session="+fork.ID, nil, "", &tools); code != 200 || len(tools.Tools) != 1 || tools.Tools[0].Policy != "allow" {
+		t.Fatalf("the fork's tools: %d %+v", code, tools)
+	}
+}
+
+// Deciding over the websocket: a member granted write decides; one
+// granted read only, and a bot, are forbidden. Two people deciding at
+// once: one wins, the other gets conflict.
+func TestApproveOverTheWebsocket(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{})
+	e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	ann, bob := e.member("ann", false), e.member("bob", false)
+	e.grant("s", "ann", wire.AccessWrite)
+	e.grant("s", "bob", wire.AccessRead)
+	annWS := e.dialToken(ann.Token).HelloFromStart(s)
+	bobWS := e.dialToken(bob.Token).HelloFromStart(s)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`}}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	a := e.waitApproval(annWS, "s", 1)[0]
+
+	bobWS.Send(wire.Command{ID: 7, Op: wire.OpApprove, Session: "s", CallID: a.CallID, Decision: "allow"})
+	if rep := bobWS.Reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
+		t.Fatalf("a reader decided: %+v", rep)
+	}
+	// ann over the websocket and the owner over HTTP, at once.
+	annWS.Send(wire.Command{ID: 8, Op: wire.OpApprove, Session: "s", CallID: a.CallID, Decision: "deny", Reason: "no"})
+	code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, nil, `{"decision":"allow"}`, nil)
+	rep := annWS.Reply(8)
+	switch {
+	case code == 200 && !rep.OK && rep.Error.Code == wire.CodeConflict:
+	case code == 409 && rep.OK && rep.Event != nil && rep.Event.Decision == "deny" && rep.Event.Author == "ann" && rep.Event.Reason == "no":
+	default:
+		t.Fatalf("HTTP %d, websocket %+v %+v", code, rep, rep.Event)
+	}
+	approvals := 0
+	for _, ev := range e.events("s") {
+		if ev.Type == wire.EventApproval {
+			approvals++
+		}
+	}
+	if approvals != 1 {
+		t.Fatalf("%d approval events", approvals)
+	}
+}
+
+// An interrupt cancels every pending call of its turn: each gets its
+// result, cancelled, and a decision after it is a conflict.
+func TestAnInterruptCancelsPendingCalls(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{})
+	e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`},
+		{ID: "y", Name: "bot__weather__forecast", Arguments: `{"city":"Rome"}`}}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	as := e.waitApproval(watcher, "s", 2)
+	var in wire.Interrupted
+	if code, _ := e.do("POST", "/v1/sessions/s/interrupt", nil, "", &in); code != 200 || !in.Interrupted {
+		t.Fatalf("interrupt: %d %+v", code, in)
+	}
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnInterrupted {
+		t.Fatalf("end %+v", end)
+	}
+	for _, a := range as {
+		if res := calls[a.CallID][wire.EventToolResult]; res.State != wire.ToolCancelled {
+			t.Fatalf("call %s: %+v", a.CallID, res)
+		}
+	}
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+as[0].CallID, nil, `{"decision":"allow"}`, nil); code != 409 {
+		t.Fatalf("a decision after the interrupt: %d", code)
+	}
+}
+
+// A call no one decides expires after approval_timeout: the model is
+// told it was not approved, and the turn goes on.
+func TestAnApprovalExpires(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{ApprovalTimeout: provider.Duration{Duration: 300 * time.Millisecond}})
+	e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`}}},
+		fakeopenai.Reply{Chunks: []string{"I could not look."}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnCompleted || len(calls) != 1 {
+		t.Fatalf("end %+v, calls %+v", end, calls)
+	}
+	for _, c := range calls {
+		if res := c[wire.EventToolResult]; res.State != wire.ToolExpired || !strings.Contains(res.Error, "no one decided within") {
+			t.Fatalf("result %+v", res)
+		}
+	}
+	last := string(f.Requests()[1].Messages[len(f.Requests()[1].Messages)-1])
+	if !strings.Contains(last, "not run") || !strings.Contains(last, "no one decided") {
+		t.Fatalf("the model was told %s", last)
+	}
+}
+
+// A turn may make at most max_tool_calls calls; past that it fails,
+// saying why.
+func TestTooManyCallsFailTheTurn(t *testing.T) {
+	t.Parallel()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "local",
+		Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "deny"}}},
+		Providers: map[string]provider.Profile{"local": {BaseURL: f.URL, DefaultModel: "m", MaxToolCalls: 3}}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	two := fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`}, {ID: "y", Name: "bot__weather__forecast", Arguments: `{}`}}}
+	f.Push(two, two)
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnFailed || !strings.Contains(end.Error, "more than 3 tool calls") || len(calls) != 2 {
+		t.Fatalf("end %+v, %d calls", end, len(calls))
+	}
+}
+
+// A call whose bot connection drops goes to the bot's next connection; a
+// bot that does not answer within tool_timeout fails the call.
+func TestABotCallFailsOverAndTimesOut(t *testing.T) {
+	t.Parallel()
+	f, err := fakeopenai.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "local",
+		Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}},
+		Providers: map[string]provider.Profile{"local": {BaseURL: f.URL, DefaultModel: "m", ToolTimeout: provider.Duration{Duration: time.Second}}}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	tok := e.botToken("weather")
+	b1 := e.toolBotOf(tok, forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	call := fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`}}}
+	f.Push(call, fakeopenai.Reply{Chunks: []string{"ok"}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	first := b1.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	b2 := e.toolBotOf(tok, forecastTool)
+	b1.Conn.CloseNow()
+	again := b2.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	if again.Tool.CallID != first.Tool.CallID {
+		t.Fatalf("handed on %+v, first %+v", again.Tool, first.Tool)
+	}
+	b2.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: again.Tool.CallID, Error: "no station"})
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if res := calls[first.Tool.CallID][wire.EventToolResult]; end.State != wire.TurnCompleted || res.State != wire.ToolFailed || res.Error != "no station" {
+		t.Fatalf("end %+v, result %+v", end, res)
+	}
+
+	f.Push(call, fakeopenai.Reply{Chunks: []string{"ok"}})
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"two"}`, &r)
+	b2.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool }) // and never answered
+	calls, end = e.turnEvents(watcher, "s", r.TurnID)
+	for _, c := range calls {
+		if res := c[wire.EventToolResult]; end.State != wire.TurnCompleted || res.State != wire.ToolFailed || !strings.Contains(res.Error, "did not answer within 1s") {
+			t.Fatalf("end %+v, result %+v", end, res)
+		}
+	}
 }
