@@ -451,7 +451,7 @@ func TestTooManyCallsFailTheTurn(t *testing.T) {
 	}
 	t.Cleanup(func() { f.Close() })
 	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "local",
-		Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "deny"}}},
+		Tools:     provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "deny"}}},
 		Providers: map[string]provider.Profile{"local": {BaseURL: f.URL, DefaultModel: "m", MaxToolCalls: 3}}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -480,7 +480,7 @@ func TestABotCallFailsOverAndTimesOut(t *testing.T) {
 	}
 	t.Cleanup(func() { f.Close() })
 	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "local",
-		Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}},
+		Tools:     provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}},
 		Providers: map[string]provider.Profile{"local": {BaseURL: f.URL, DefaultModel: "m", ToolTimeout: provider.Duration{Duration: time.Second}}}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
