@@ -32,6 +32,12 @@ type StreamOptions struct {
 	// arrives here (Session, TurnID, InputID, Messages). It is called from
 	// the stream's reader and must return quickly; answer with Reply.
 	OnTurn func(wire.TurnPush)
+	// Tools are the tools the stream serves (a bot token), with OnTool:
+	// each call of one arrives there, from the stream's reader; it must
+	// return quickly; answer with ToolResult. Without OnTurn, the stream
+	// serves tools only.
+	Tools  []wire.ToolSpec
+	OnTool func(wire.ToolPush)
 	// OnSessions, if set, asks the daemon (in every hello) to say when a
 	// session is made or deleted, on any node, and is called each time it
 	// does, from the stream's reader: list the sessions again. Only owner

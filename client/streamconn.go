@@ -95,8 +95,13 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 // again in the order they were first sent, before any input sent after
 // them (the connection is ready for those once these are written).
 func (st *Stream) attached(sc *streamConn, snap Snapshot) {
-	if st.opts.OnTurn != nil {
-		sc.command(wire.Command{Op: wire.OpServe}, nil)
+	if st.opts.OnTurn != nil || st.opts.OnTool != nil {
+		turns := st.opts.OnTurn != nil
+		cmd := wire.Command{Op: wire.OpServe}
+		if st.opts.OnTool != nil {
+			cmd.Tools, cmd.Turns = st.opts.Tools, &turns
+		}
+		sc.command(cmd, nil)
 	}
 	if st.opts.OnFeed != nil {
 		sc.startFeed()
@@ -300,6 +305,10 @@ func (sc *streamConn) dispatch(raw []byte) error {
 	case f.Turn != nil:
 		if sc.st.opts.OnTurn != nil {
 			sc.st.opts.OnTurn(*f.Turn)
+		}
+	case f.Tool != nil:
+		if sc.st.opts.OnTool != nil {
+			sc.st.opts.OnTool(*f.Tool)
 		}
 	case f.Op == wire.PushSessions:
 		if sc.st.opts.OnSessions != nil {

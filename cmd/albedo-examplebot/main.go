@@ -1,6 +1,7 @@
 // Command albedo-examplebot is a complete albedo bot, built on the client
 // package: it serves the turns of sessions whose provider is bot:<its name>
-// and answers each with statistics of the conversation so far. It needs no
+// and answers each with statistics of the conversation so far; and it
+// serves a tool, word_count, that models may call. It needs no
 // network beyond the daemon, which makes it a useful example and a test
 // peer.
 //
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	b := &bot{log: log, pace: *pace}
 	st := c.Stream(client.StreamOptions{
 		OnTurn: func(t wire.TurnPush) { go b.answer(ctx, t) },
+		Tools:  []wire.ToolSpec{wordCount},
+		OnTool: func(t wire.ToolPush) { go b.tool(ctx, t) },
 		OnState: func(s client.State) {
 			log.Info("connection", "state", s.Phase.String(), "attempt", s.Attempt)
 		},
