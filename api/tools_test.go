@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -333,6 +334,28 @@ func TestDenyAndAllowForTheSession(t *testing.T) {
 	if tc := calls[push.Tool.CallID][wire.EventToolCall]; end.State != wire.TurnCompleted || tc.Policy != "allow" {
 		t.Fatalf("third turn %+v, call %+v", end, tc)
 	}
+	// An export of the session imports whole, tool events and all, byte
+	// for byte; a tool_call with arguments that are no object does not.
+	e.create("copy")
+	orig := e.history("s")
+	body, _ := json.Marshal(map[string]any{"events": orig, "done": true})
+	if code, _ := e.do("POST", "/v1/sessions/copy/import", nil, string(body), nil); code != 200 {
+		t.Fatalf("import: %d", code)
+	}
+	copied := e.history("copy")
+	if len(copied) != len(orig) {
+		t.Fatalf("imported %d of %d events", len(copied), len(orig))
+	}
+	for i := range orig {
+		if string(copied[i]) != string(orig[i]) {
+			t.Fatalf("event %d: imported %s, was %s", i+1, copied[i], orig[i])
+		}
+	}
+	bad := `{"events":[{"offset":` + fmt.Sprint(len(orig)+1) + `,"type":"tool_call","call_id":"0190a8a0-0000-7000-8000-000000000001","tool":"bot:x/y","policy":"ask","arguments":[1],"at":"2026-01-02T03:04:05Z"}]}`
+	if code, _ := e.do("POST", "/v1/sessions/copy/import", nil, bad, nil); code != 400 {
+		t.Fatalf("a bad tool_call imported: %d", code)
+	}
+
 	fork, _ := e.forkOf("s", `{"at":0}`, 201)
 	var tools wire.Tools
 	if code, _ := e.do("GET", "/v1/tools?session="+fork.ID, nil, "", &tools); code != 200 || len(tools.Tools) != 1 || tools.Tools[0].Policy != "allow" {

@@ -2,10 +2,12 @@ package hub
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"albedo/db"
 	"albedo/hub/access"
+	"albedo/hub/provider"
 	"albedo/wire"
 )
 
@@ -26,7 +28,8 @@ func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event, don
 	if len(evs) == 0 || len(evs) > wire.MaxImportEvents {
 		return 0, wire.Errorf(wire.CodeBadRequest, "events: 1 to %d a request", wire.MaxImportEvents)
 	}
-	for i, ev := range evs {
+	for i := range evs {
+		ev := &evs[i]
 		if err := checkImported(ev); err != nil {
 			return 0, wire.Errorf(wire.CodeBadRequest, "events[%d] (offset %d): %s", i, ev.Offset, err.Message)
 		}
@@ -72,7 +75,7 @@ const importSkew = 24 * time.Hour
 
 // checkImported refuses an event an export cannot hold: what the live
 // path would not have written.
-func checkImported(ev wire.Event) *wire.Error {
+func checkImported(ev *wire.Event) *wire.Error {
 	if ev.Offset < 1 || ev.At.IsZero() {
 		return wire.Errorf(wire.CodeBadRequest, "an event needs its offset and time")
 	}
@@ -84,7 +87,7 @@ func checkImported(ev wire.Event) *wire.Error {
 			return wire.Errorf(wire.CodeBadRequest, "%s %q is not a UUID in lower-case 8-4-4-4-12 form", id[0], id[1])
 		}
 	}
-	if werr := checkImportedState(ev); werr != nil {
+	if werr := checkImportedState(*ev); werr != nil {
 		return werr
 	}
 	switch ev.Type {
@@ -101,11 +104,15 @@ func checkImported(ev wire.Event) *wire.Error {
 		if ev.From < 1 || ev.To < ev.From || ev.To >= ev.Offset || len(ev.Text) > maxImportText {
 			return wire.Errorf(wire.CodeBadRequest, "a compaction covers offsets before its own (1 ≤ from ≤ to < offset) and holds at most %d bytes", maxImportText)
 		}
+	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
+		if werr := checkImportedCall(ev); werr != nil {
+			return werr
+		}
 	case wire.EventTurn, wire.EventSettings:
 	default:
 		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)
 	}
-	if err := access.CheckTexts("text", ev.Text, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
+	if err := access.CheckTexts("text", ev.Text, "error", ev.Error, "tool", ev.Tool, "call_id", ev.CallID, "policy", ev.Policy, "decision", ev.Decision, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
 		"state", ev.State, "reason", ev.Reason, "by", ev.By); err != nil {
 		if we, ok := err.(*wire.Error); ok {
 			return we
@@ -136,6 +143,36 @@ func checkImportedState(ev wire.Event) *wire.Error {
 		default:
 			return wire.Errorf(wire.CodeBadRequest, "a message's state is complete, interrupted or failed, not %q", ev.State)
 		}
+	}
+	return nil
+}
+
+// checkImportedCall checks a tool call's event: its call id, and the
+// policy, decision or state its type has; a tool_call's arguments are a
+// JSON object within provider.MaxArgumentBytes (kept compact, as the log
+// keeps them: the caller stores ev.Arguments as CompactJSON gives it).
+func checkImportedCall(ev *wire.Event) *wire.Error {
+	if !access.CanonicalUUID(ev.CallID) {
+		return wire.Errorf(wire.CodeBadRequest, "call_id %q is not a UUID in lower-case 8-4-4-4-12 form", ev.CallID)
+	}
+	if len(ev.Text) > maxImportText || len(ev.Tool) > maxToolNameBytes || len(ev.Error) > maxImportText {
+		return wire.Errorf(wire.CodeBadRequest, "a tool call's event holds at most %d bytes of text and a tool name of %d", maxImportText, maxToolNameBytes)
+	}
+	var ok bool
+	switch ev.Type {
+	case wire.EventToolCall:
+		ok = slices.Contains([]string{wire.PolicyAllow, wire.PolicyAsk, wire.PolicyDeny}, ev.Policy) && ev.Tool != ""
+		if len(ev.Arguments) > 0 {
+			ev.Arguments = wire.CompactJSON(ev.Arguments)
+			ok = ok && len(ev.Arguments) > 0 && ev.Arguments[0] == '{' && len(ev.Arguments) <= provider.MaxArgumentBytes
+		}
+	case wire.EventApproval:
+		ok = slices.Contains([]string{wire.DecisionAllow, wire.DecisionAllowSession, wire.DecisionDeny}, ev.Decision)
+	case wire.EventToolResult:
+		ok = slices.Contains([]string{wire.ToolCompleted, wire.ToolFailed, wire.ToolDenied, wire.ToolCancelled, wire.ToolExpired}, ev.State)
+	}
+	if !ok {
+		return wire.Errorf(wire.CodeBadRequest, "a %s event's tool, policy, decision, state or arguments are not ones the log holds", ev.Type)
 	}
 	return nil
 }

@@ -1,0 +1,125 @@
+//go:build !e2e_only || e2e_core
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"albedo/client"
+	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
+)
+
+// A tool call that waits for a decision survives `albedo stop` and a
+// SIGKILL: after each restart it is still listed, the session is still in
+// phase approval, and nothing of the turn was closed; a decision then
+// resumes the turn, which the daemon rebuilds from the log: the example
+// bot runs its tool and the model gets the result and answers.
+func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	f := withFake(t, home)
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "example")))
+	startBot(t, home, token, time.Millisecond)
+	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTool(t, ctx, c, "k", "bot:example/word_count")
+	f.Push(fakeopenai.Reply{Chunks: []string{"Counting."}, ToolCalls: []fakeopenai.ToolCall{
+		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}}},
+		fakeopenai.Reply{Chunks: []string{"Three words."}})
+	r, err := c.PutInput(ctx, "k", uuid.NewString(), "how many words?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if st, err := waitPhase(wctx, c, "k", wire.PhaseApproval); err != nil || st.Status.Pending != 1 {
+		t.Fatalf("before the stop: %+v %v\n%v\n%s", st.Status, err, events(t, ctx, c, "k"), d.logText())
+	}
+	pending := func(when string) string {
+		t.Helper()
+		list := cliJSON(t, home, "approvals")
+		if len(list) != 1 || list[0]["session"] != "k" || list[0]["tool"] != "bot:example/word_count" || list[0]["turn_id"] != r.TurnID {
+			t.Fatalf("%s: approvals %v", when, list)
+		}
+		return list[0]["call_id"].(string)
+	}
+	call := pending("before the stop")
+
+	d.stop()
+	d = startDaemon(t, home)
+	if got := pending("after albedo stop"); got != call {
+		t.Fatalf("after the stop the call is %s, was %s", got, call)
+	}
+	if st, err := waitPhase(ctx, c, "k", wire.PhaseApproval); err != nil || st.Status.TurnID != r.TurnID {
+		t.Fatalf("after the stop: %+v %v", st.Status, err)
+	}
+	d.kill()
+	startDaemon(t, home)
+	if got := pending("after SIGKILL"); got != call {
+		t.Fatalf("after the kill the call is %s, was %s", got, call)
+	}
+
+	out := cli(t, home, "approve", "k", call, "--reason", "go ahead")
+	if !strings.Contains(out, call+": allow") {
+		t.Fatalf("albedo approve: %s", out)
+	}
+	if _, stderr, code := cliRun(t, home, "", "approve", "k", call, "--deny"); code == 0 || !strings.Contains(stderr, "decided already") {
+		t.Fatalf("a second decision: exit %d, %s", code, stderr)
+	}
+	evs := waitTurnsClosed(t, ctx, c, "k", 1)
+	var kinds []string
+	var result, reply, end wire.Event
+	for _, ev := range evs {
+		kinds = append(kinds, string(ev.Type))
+		switch ev.Type {
+		case wire.EventToolResult:
+			result = ev
+		case wire.EventMessage:
+			reply = ev
+		case wire.EventTurn:
+			end = ev
+		}
+	}
+	if strings.Join(kinds, " ") != "message turn tool_call approval tool_result message turn" {
+		t.Fatalf("events: %v", kinds)
+	}
+	if result.State != wire.ToolCompleted || result.Text != "3 words" || reply.Text != "Three words." || end.State != wire.TurnCompleted {
+		t.Fatalf("result %+v, reply %+v, end %+v", result, reply, end)
+	}
+	reqs := f.Requests()
+	last := string(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])
+	if !strings.Contains(last, `"role":"tool"`) || !strings.Contains(last, "3 words") || !strings.Contains(last, call) {
+		t.Fatalf("the model was sent %s", last)
+	}
+}
+
+// waitTool waits until session may call tool (its bot has connected).
+func waitTool(t *testing.T, ctx context.Context, c *client.Client, session, tool string) {
+	t.Helper()
+	for {
+		ts, err := c.Tools(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ts.Tools {
+			if x.Name == tool {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s is not offered in %s: %+v", tool, session, ts)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
