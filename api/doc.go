@@ -38,6 +38,8 @@
 //     a compaction by hand; the events of a session restored from an
 //     export.
 //   - reads.go: the caller's read marker in a session.
+//   - approvals.go: the tool calls waiting for a decision, a decision,
+//     and the tools a session may call.
 //   - members.go: members, their personal tokens, and their grants to
 //     sessions.
 //   - search.go, usage.go: full-text search over the messages the caller

@@ -540,3 +540,71 @@ func TestABotCallFailsOverAndTimesOut(t *testing.T) {
 		}
 	}
 }
+
+// The bounds of tools, at the edge: what a bot declares (names, count),
+// a decision's reason, a tool's output (cut at 256 KiB, saying so) and a
+// model's arguments (past 64 KiB the call fails). A bot's tools are
+// offered only where the bot may act.
+func TestToolBounds(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "bot:weather/*", Policy: "allow"}}})
+	s := e.create("s")
+	e.create("other")
+	tok := e.botToken("weather", "s")
+	b := e.dialToken(tok)
+	b.Hello()
+	var many []wire.ToolSpec
+	for i := range 129 {
+		many = append(many, wire.ToolSpec{Name: fmt.Sprintf("t%d", i), InputSchema: json.RawMessage(`{"type":"object"}`)})
+	}
+	for i, specs := range [][]wire.ToolSpec{
+		{{Name: "Bad Name", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+		{{Name: "x", InputSchema: json.RawMessage(`[]`)}},
+		many,
+	} {
+		no := false
+		b.Send(wire.Command{ID: int64(10 + i), Op: wire.OpServe, Tools: specs, Turns: &no})
+		if r := b.Reply(int64(10 + i)); r.OK || r.Error.Code != wire.CodeBadRequest {
+			t.Fatalf("serve %d: %+v", i, r)
+		}
+	}
+	bot := e.toolBotOf(tok, forecastTool)
+	var tools wire.Tools
+	if e.do("GET", "/v1/tools?session=other", nil, "", &tools); len(tools.Tools) != 0 {
+		t.Fatalf("offered where the bot may not act: %+v", tools)
+	}
+	watcher := e.dial(true).HelloFromStart(s)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+		{ID: "a", Name: "bot__weather__forecast", Arguments: `{"city":"` + strings.Repeat("x", provider.MaxArgumentBytes) + `"}`},
+		{ID: "b", Name: "bot__weather__forecast", Arguments: `{}`},
+	}}, fakeopenai.Reply{Chunks: []string{"ok"}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"one"}`, &r)
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: strings.Repeat("é", wire.MaxToolOutput)})
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnCompleted || len(calls) != 2 {
+		t.Fatalf("end %+v, %d calls", end, len(calls))
+	}
+	for id, c := range calls {
+		res := c[wire.EventToolResult]
+		if id == push.Tool.CallID {
+			if res.State != wire.ToolCompleted || len(res.Text) > wire.MaxToolOutput+100 || !strings.HasSuffix(res.Text, "[the output was cut at 262144 of its 524288 bytes]") {
+				t.Fatalf("a long output: %d bytes, ends %q (%+v)", len(res.Text), res.Text[max(0, len(res.Text)-60):], res)
+			}
+			continue
+		}
+		if res.State != wire.ToolFailed || !strings.Contains(res.Error, "passed the limit of 65536 bytes") || len(c[wire.EventToolCall].Arguments) != 0 {
+			t.Fatalf("long arguments: %+v", res)
+		}
+	}
+
+	if code, _ := e.do("GET", "/v1/tools?session=s", e.as(tok), "", nil); code != 403 {
+		t.Fatalf("a bot listed tools: %d", code)
+	}
+	var eb wire.ErrorBody
+	body, _ := json.Marshal(wire.Decision{Decision: "deny", Reason: strings.Repeat("r", wire.MaxReasonBytes+1)})
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+push.Tool.CallID, nil, string(body), &eb); code != 413 {
+		t.Fatalf("a long reason: %d %+v", code, eb)
+	}
+}

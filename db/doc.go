@@ -90,6 +90,9 @@
 //     a deleted parent's rows handed on to the fork that reads furthest.
 //   - inputs.go: inputs and bot posts, accepted once per input id.
 //   - turns.go: partial text of running turns, pending inputs, transcripts.
+//   - toolcalls.go: a row per tool call (the turn runner's index of its
+//     events): decided once by a conditional update, ended once; the
+//     tools a session allows without asking.
 //   - usage.go: each turn's usage, recorded as it ends, and the totals
 //     summed from those rows.
 //   - tokens.go: owner, bot and viewer tokens.

@@ -38,6 +38,9 @@
 //	titles.go         titles of sessions untitled after a turn: first words, or asked of the provider
 //	usage.go          UsageReport: the turns' usage summed by session, member, provider or day
 //	bots.go           bot turns: the connections serving a bot, and its provider
+//	tool_turns.go     the turn runner's seam to tools: a turn as steps; calls committed, decided, run, answered
+//	approvals.go      decisions on calls that ask (first wins), the pending ones listed, the tools offered
+//	bot_tools.go      bots' tools: the connections serving them, a call handed over and answered
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
 //	tokens.go         the token table (access.Table) loaded; Authenticate; bot tokens
 //	tokens_owner.go   owner tokens (`albedo tokens add`), the token list, reload on SIGHUP
@@ -47,6 +50,7 @@
 //	stats.go          Stats, for the daemon's metrics
 //	tracked.go        goTracked: the goroutines Close waits for, none started once it has begun
 //	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, their registry
+//	tools/            tools' names, the policy, the sources' offers, a session's call states
 //	access/           who may do what: principals, role sets, the token and grant table, the text checks
 //	peer/             the cluster's seam: the notices, the Bus the hub publishes through, its Handler
 //	natsbus/          the Bus over NATS, which the daemon builds

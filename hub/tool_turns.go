@@ -439,7 +439,10 @@ func cutOutput(s string) string {
 		return s
 	}
 	cut := s[:wire.MaxToolOutput]
-	for len(cut) > 0 && !utf8.ValidString(cut[len(cut)-min(len(cut), 3):]) {
+	for len(cut) > 0 { // not in the middle of a character
+		if r, size := utf8.DecodeLastRuneInString(cut); r != utf8.RuneError || size > 1 {
+			break
+		}
 		cut = cut[:len(cut)-1]
 	}
 	return cut + fmt.Sprintf("\n[the output was cut at %d of its %d bytes]", len(cut), len(s))

@@ -14,7 +14,8 @@
 // time), fork.go (fork and forks), open.go, search.go, send.go,
 // sessions.go, stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
-// brought to this build's), tail.go, tokens.go, usage.go, version.go;
+// brought to this build's), tail.go, tokens.go, usage.go, version.go, approvals.go (approvals and
+// approve: tool calls waiting for a decision, and a decision);
 // beside them sessionarg.go (the SESSION argument and its completion),
 // jsonout.go (the --json of the commands that list), pagetoken.go
 // (page.tokens, the personal tokens albedo open puts in a page's link,

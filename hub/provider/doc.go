@@ -22,6 +22,8 @@
 //     tokens.
 //   - echo.go: Echo, the built-in provider: the last user message echoed,
 //     a word at a time.
+//   - tools.go: Tool, ToolCall and the tool role: what a provider offers
+//     its model and the calls it reports (Request.Tools, Request.Call).
 //   - openai.go: OpenAI, any OpenAI-compatible chat-completions endpoint.
 //   - anthropic.go: Anthropic, Anthropic's Messages API, the session's
 //     effort as its extended-thinking budget.

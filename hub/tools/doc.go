@@ -1,12 +1,11 @@
-// Package tools is the machinery of tool calls that the turn runner, bots,
-// MCP servers and ACP agents share (../../docs/architecture.md): what a
-// tool is called, the policy that decides whether a call runs, asks
-// people or is refused, and the approval state machine of a session's
-// calls. It knows no store, no hub and no transport: the turn runner
-// commits what it decides as events of the log (tool_call, approval,
-// tool_result), and rebuilds a session's machine from them after a
-// restart (Replay), so that nothing about a pending call lives only in
-// memory.
+// Package tools is what tool calls are made of, shared by the turn
+// runner, bots, MCP servers and ACP agents (../../docs/architecture.md):
+// what a tool is called (and what a provider's API calls it), what the
+// sources offer now, and the policy that decides whether a call runs,
+// asks people or is refused. It knows no store, no hub and no transport:
+// the turn runner (hub/tool_turns.go) commits each call, decision and
+// result as events of the log and rows of the store, so that nothing
+// about a pending call lives only in memory.
 //
 // # Files
 //
@@ -14,9 +13,9 @@
 //     (bot:BOT/TOOL, mcp:SERVER/TOOL).
 //   - spec.go: Spec, a tool as its source declares it, and CheckSpecs,
 //     the bounds on a declaration.
+//   - sources.go: Sources, what the tool sources offer now (the tools
+//     each bot's connection declared), and APIName, a full name as the
+//     providers' APIs take it.
 //   - policy.go: Policy, the rules that map a glob over a full name to
 //     allow, ask or deny; the last match wins, ask by default.
-//   - calls.go: Calls, one session's calls and their states: requested,
-//     pending a decision, decided (the first decision wins), and ended
-//     (completed, failed, denied, cancelled, expired); and Replay.
 package tools
