@@ -1,0 +1,120 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"albedo/db/pgtest"
+	"albedo/hub/peer"
+	"albedo/hub/provider"
+	"albedo/wire"
+)
+
+// callingProvider calls the tool api once, then answers with the result
+// it was sent.
+type callingProvider struct{ api string }
+
+func (callingProvider) Author(provider.Request) string { return "caller" }
+func (callingProvider) ToolLimits() provider.ToolLimits {
+	return provider.ToolLimits{Timeout: time.Minute, MaxCalls: 4}
+}
+
+func (p callingProvider) Stream(_ context.Context, req provider.Request, emit func(string)) error {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == provider.RoleTool {
+		emit("the tool said " + last.Text)
+		return nil
+	}
+	req.Call(provider.ToolCall{ID: "c1", Name: p.api, Arguments: `{}`})
+	return nil
+}
+
+// A decision made on another node than the turn's: node a runs the turn
+// and its tool (the bot is connected there); people decide on node b, two
+// at once, one on each node. One decision wins, the other is a conflict,
+// and a's runner, woken by the approval's notice, runs the call.
+func TestADecisionOnAnotherNodeResumesTheTurn(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("caller", callingProvider{api: "bot__w__f"})
+	open := func(node string) *Hub {
+		bus := net.Join(node)
+		t.Cleanup(bus.Close)
+		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
+	}
+	a, b := open("a"), open("b")
+	b.draining.Store(true) // a runs every turn
+	ctx := context.Background()
+	for _, h := range []*Hub{a, b} {
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bot := newReader(t, a.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}))
+	if err := a.ServeTools(bot.c, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "caller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	watcher := newReader(t, b.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	zero := int64(0)
+	subscribe(watcher.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseApproval && f.Status.Pending == 1 })
+	ap, err := b.Approvals(ctx, "s")
+	if err != nil || len(ap.Approvals) != 1 {
+		t.Fatalf("approvals on b: %+v %v", ap, err)
+	}
+	call := ap.Approvals[0].CallID
+
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, h := range []*Hub{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = h.Decide(ctx, "s", call, wire.Decision{Decision: wire.DecisionAllow}, wire.Author{Name: []string{"ann", "bob"}[i]})
+		}()
+	}
+	wg.Wait()
+	var werr *wire.Error
+	if (errs[0] == nil) == (errs[1] == nil) || !errors.As(errors.Join(errs...), &werr) || werr.Code != wire.CodeConflict {
+		t.Fatalf("decisions: %v", errs)
+	}
+
+	push := bot.next(t, func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	if err := a.ToolResult(bot.c, push.Tool.CallID, "42", ""); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []wire.EventType
+	for {
+		f := watcher.next(t, isEvent)
+		kinds = append(kinds, f.Event.Type)
+		if f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant {
+			if f.Event.Text != "the tool said 42" {
+				t.Fatalf("reply %+v", f.Event)
+			}
+			break
+		}
+	}
+	// After the approval phase (the call and its turn came before it):
+	// one approval, the result, the reply.
+	want := []wire.EventType{wire.EventApproval, wire.EventToolResult, wire.EventMessage}
+	if len(kinds) != len(want) {
+		t.Fatalf("events %v", kinds)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("events %v", kinds)
+		}
+	}
+}
