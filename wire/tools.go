@@ -15,8 +15,6 @@ const (
 	OpApprove    Op = "approve"     // a person's decision on a call that asks
 	OpToolResult Op = "tool_result" // a bot's answer to a tool push
 	PushTool     Op = "tool"        // a call of a tool the connection serves
-	// PushToolProgress is a running call's progress, not committed.
-	PushToolProgress Op = "tool_progress"
 )
 
 // PhaseApproval is a turn waiting for people to decide its calls
