@@ -10,6 +10,7 @@ import (
 
 	"albedo/hub"
 	"albedo/hub/provider"
+	"albedo/hub/provider/fakeanthropic"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -606,5 +607,53 @@ func TestToolBounds(t *testing.T) {
 	body, _ := json.Marshal(wire.Decision{Decision: "deny", Reason: strings.Repeat("r", wire.MaxReasonBytes+1)})
 	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+push.Tool.CallID, nil, string(body), &eb); code != 413 {
 		t.Fatalf("a long reason: %d %+v", code, eb)
+	}
+}
+
+// The same call through the Anthropic provider: the model's tool_use
+// block becomes a call that asks, the owner allows it, the bot answers,
+// and the result goes back as a tool_result block in the next request.
+func TestAToolCallThroughAnthropic(t *testing.T) {
+	t.Parallel()
+	f, err := fakeanthropic.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "claude", Providers: map[string]provider.Profile{
+		"claude": {Kind: "anthropic", BaseURL: f.URL, DefaultModel: "claude-test"},
+	}}, func(string) string { return "k" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, Options{}, hub.Options{Providers: reg})
+	bot := e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	f.Push(fakeanthropic.Reply{Chunks: []string{"Looking."}, ToolCalls: []fakeanthropic.ToolCall{{ID: "toolu_1", Name: "bot__weather__forecast", Input: `{"city":"Oslo"}`}}},
+		fakeanthropic.Reply{Chunks: []string{"Snow."}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"weather?"}`, &r)
+	a := e.waitApproval(watcher, "s", 1)[0]
+	if a.Tool != "bot:weather/forecast" || string(a.Arguments) != `{"city":"Oslo"}` {
+		t.Fatalf("approval %+v", a)
+	}
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, nil, `{"decision":"allow"}`, nil); code != 200 {
+		t.Fatalf("allow: %d", code)
+	}
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "snow"})
+	calls, end := e.turnEvents(watcher, "s", r.TurnID)
+	if end.State != wire.TurnCompleted || calls[a.CallID][wire.EventToolCall].Text != "Looking." || calls[a.CallID][wire.EventToolResult].Text != "snow" {
+		t.Fatalf("end %+v, calls %+v", end, calls)
+	}
+	second := f.Requests()[1]
+	last := second.Messages[len(second.Messages)-1]
+	if last.Role != "user" || len(last.Content) != 1 || last.Content[0].Type != "tool_result" || last.Content[0].ToolUseID != a.CallID ||
+		!strings.Contains(string(last.Content[0].Content), "snow") {
+		t.Fatalf("the model was sent %+v", last)
+	}
+	if u := end.TurnUsage(); u == nil || u.OutputTokens != 2 {
+		t.Fatalf("usage of both responses: %+v", u)
 	}
 }
