@@ -69,7 +69,9 @@ func TestADecisionOnAnotherNodeResumesTheTurn(t *testing.T) {
 	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
 		t.Fatal(err)
 	}
-	watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseApproval && f.Status.Pending == 1 })
+	watcher.next(t, func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseApproval && f.Status.Pending == 1
+	})
 	ap, err := b.Approvals(ctx, "s")
 	if err != nil || len(ap.Approvals) != 1 {
 		t.Fatalf("approvals on b: %+v %v", ap, err)

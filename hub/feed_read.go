@@ -139,7 +139,7 @@ func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p access.Princ
 			ch.mu.Lock()
 			st := ch.status()
 			ch.mu.Unlock()
-			it.Phase, it.Queued = st.Phase, st.Queued
+			it.Phase, it.Queued, it.Pending = st.Phase, st.Queued, st.Pending
 		} else if e.lastTurn == wire.TurnStarted {
 			it.Phase = wire.PhaseRunning
 		}

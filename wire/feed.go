@@ -36,6 +36,7 @@ type FeedItem struct {
 	At       time.Time `json:"at"`
 	Phase    Phase     `json:"phase"`
 	Queued   int       `json:"queued"`
+	Pending  int       `json:"pending,omitempty"`   // tool calls waiting for a decision (phase approval)
 	LastTurn string    `json:"last_turn,omitempty"` // the newest turn's state
 	// Last is its newest message: who wrote it and its first line.
 	Last *FeedLast `json:"last,omitempty"`
