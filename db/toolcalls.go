@@ -176,6 +176,16 @@ func (d *DB) OpenToolTurns(ctx context.Context) (map[string]map[string]bool, err
 	return out, rows.Err()
 }
 
+// OpenToolTurn says whether a turn has a call with no result.
+func (d *DB) OpenToolTurn(ctx context.Context, session, turn string) (bool, error) {
+	var n int
+	err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(`SELECT count(*) FROM tool_calls WHERE session = ? AND turn_id = ? AND state = ''`), session, turn).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("open tool turn: %w", err)
+	}
+	return n > 0, nil
+}
+
 // AllowedTools returns the tools allowed for the rest of a session.
 func (d *DB) AllowedTools(ctx context.Context, session string) (map[string]bool, error) {
 	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(`SELECT tool FROM session_tools WHERE session = ? LIMIT 10000`), session)

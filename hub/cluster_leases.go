@@ -93,6 +93,19 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 		giveUp()
 		return
 	}
+	// held is asked when nothing of a turn was committed: the lease may
+	// be gone (the fence refused it), and the same input must not be
+	// tried again and again until the renewal says so.
+	held := func() bool {
+		ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease)
+		switch {
+		case err != nil:
+			giveUp()
+		case !ok:
+			dropped()
+		}
+		return err == nil && ok
+	}
 	lost := make(chan struct{})
 	stopRenew := h.renew(ch, l, lost)
 	defer stopRenew()
@@ -124,12 +137,9 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			continue // an input came while it looked
 		}
 		if ins[0].Delivery == wire.DeliveryRunning {
-			// Left running by a holder that died or lost the lease.
-			if err := h.repair(h.ctx, ins[0], l); err != nil {
-				h.log.Warn("repair a turn", "session", ch.id, "err", err)
+			if !h.takeOver(ch, ins[0], l, held) {
 				return
 			}
-			h.stats.takeovers.Add(1)
 			continue
 		}
 		ch.mu.Lock()
@@ -138,19 +148,33 @@ func (h *Hub) runOwned(ch *channel, l db.Lease) {
 			ch.run.queue = append(ch.run.queue, queuedOf(in, l))
 		}
 		ch.mu.Unlock()
-		if h.runOne(ch, queuedOf(ins[0], l)) == "" {
-			// Nothing of the turn was committed: the lease may be gone
-			// (the fence refused it), and the same input must not be
-			// tried again and again until the renewal says so.
-			if ok, err := h.db.Renew(h.ctx, ch.id, l, h.opts.Lease); err != nil {
-				giveUp()
-				return
-			} else if !ok {
-				dropped()
-				return
-			}
+		if h.runOne(ch, queuedOf(ins[0], l)) == "" && !held() {
+			return
 		}
 	}
+}
+
+// takeOver goes on with an input left running by a holder that stopped,
+// died or lost the lease: its turn resumes if its tool calls have no
+// result (as at a start, start.go), else it is repaired. It says whether
+// the lease is still held.
+func (h *Hub) takeOver(ch *channel, in db.Input, l db.Lease, held func() bool) bool {
+	open, err := h.db.OpenToolTurn(h.ctx, ch.id, in.TurnID)
+	if err != nil {
+		h.log.Warn("read a turn's tool calls", "session", ch.id, "err", err)
+		return false
+	}
+	if open {
+		q := queuedOf(in, l)
+		q.resume = true
+		return h.runOne(ch, q) != "" || held()
+	}
+	if err := h.repair(h.ctx, in, l); err != nil {
+		h.log.Warn("repair a turn", "session", ch.id, "err", err)
+		return false
+	}
+	h.stats.takeovers.Add(1)
+	return true
 }
 
 // renew renews l every Lease/3 until the returned stop is called. When a

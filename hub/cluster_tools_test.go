@@ -120,3 +120,91 @@ func TestADecisionOnAnotherNodeResumesTheTurn(t *testing.T) {
 		}
 	}
 }
+
+// A turn waiting for a decision when its node stops is taken over by
+// another node, which resumes it (not closes it): the call is still
+// listed, and a decision there completes the turn.
+func TestAWaitingTurnMovesToAnotherNode(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("caller", callingProvider{api: "bot__w__f"})
+	open := func(node string) *Hub {
+		bus := net.Join(node)
+		t.Cleanup(bus.Close)
+		h, err := Open(context.Background(), url, Options{Node: node, Bus: bus, Providers: reg, Lease: 300 * time.Millisecond,
+			changesEvery: time.Hour, heartbeatEvery: time.Hour}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	ctx := context.Background()
+	a, b := open("a"), open("b")
+	t.Cleanup(func() { b.Close(ctx) })
+	b.draining.Store(true) // a runs the turn
+	for _, h := range []*Hub{a, b} {
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "caller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := a.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}) // the tool is offered on a
+	if err := a.ServeTools(first, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	watcher := newReader(t, b.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	zero := int64(0)
+	subscribe(watcher.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus && f.Status.Phase == wire.PhaseApproval })
+	first.Close()
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.draining.Store(false)
+	bot := newReader(t, b.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}))
+	if err := b.ServeTools(bot.c, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	// b takes the session's turns over and waits for the decision in its
+	// turn: phase approval again, now b's own.
+	mine := func() bool {
+		b.mu.Lock()
+		ch := b.chans["s"]
+		b.mu.Unlock()
+		if ch == nil {
+			return false
+		}
+		ch.mu.Lock()
+		defer ch.mu.Unlock()
+		return ch.run.running && ch.run.phase == wire.PhaseApproval
+	}
+	for !mine() {
+		f := watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushStatus || f.Op == wire.PushEvent })
+		if f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted {
+			t.Fatalf("the turn was closed: %+v", f.Event)
+		}
+	}
+	ap, err := b.Approvals(ctx, "s")
+	if err != nil || len(ap.Approvals) != 1 {
+		t.Fatalf("approvals: %+v %v", ap, err)
+	}
+	if _, err := b.Decide(ctx, "s", ap.Approvals[0].CallID, wire.Decision{Decision: wire.DecisionAllow}, wire.Author{Name: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	push := bot.next(t, func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	if err := b.ToolResult(bot.c, push.Tool.CallID, "42", ""); err != nil {
+		t.Fatal(err)
+	}
+	reply := watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant })
+	if reply.Event.Text != "the tool said 42" {
+		t.Fatalf("reply %+v", reply.Event)
+	}
+}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -206,37 +207,10 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, 
 		if i == 0 {
 			r.StepText, ev.Text = text, text
 		}
-		offer, known := byAPI[m.Name]
-		args := wire.CompactJSON([]byte(m.Arguments))
-		switch {
-		case !known:
-			r.Tool = strings.ToValidUTF8(m.Name[:min(len(m.Name), maxToolNameBytes)], "?")
-			r.Policy, r.Decision, r.State = wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
-			r.Error = fmt.Sprintf("no tool named %q is offered in this session", r.Tool)
-		case len(m.Arguments) > provider.MaxArgumentBytes:
-			r.Tool, r.Policy, r.Decision, r.State = offer.Full, wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
-			r.Error = fmt.Sprintf("the arguments passed the limit of %d bytes", provider.MaxArgumentBytes)
-		case len(args) == 0 || args[0] != '{':
-			r.Tool, r.Policy, r.Decision, r.State = offer.Full, wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
-			r.Error = "the arguments are not a JSON object"
-		default:
-			r.Tool, r.Arguments = offer.Full, string(args)
-			r.Policy = string(policy.Of(offer.Full))
-			if r.Policy == wire.PolicyAsk && allowed[offer.Full] {
-				r.Policy = wire.PolicyAllow // a person allowed it for the session
-			}
-			switch r.Policy {
-			case wire.PolicyAsk:
-				r.ExpiresAt = now.Add(approval)
-			case wire.PolicyDeny:
-				r.Decision, r.State, r.Error = wire.PolicyDeny, wire.ToolDenied, "the daemon's policy denies "+offer.Full
-			default:
-				r.Decision = wire.PolicyAllow
-			}
-		}
-		ev.Tool, ev.Arguments, ev.Policy = r.Tool, args, r.Policy
-		if r.Arguments == "" {
-			ev.Arguments = nil
+		args := classifyCall(&r, m, byAPI, policy, allowed, now.Add(approval))
+		ev.Tool, ev.Policy = r.Tool, r.Policy
+		if r.Arguments != "" {
+			ev.Arguments = args
 		}
 		rows[i] = r
 		evs = append(evs, ev)
@@ -268,6 +242,47 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, 
 	}
 	h.streamOver(ch, q.turnID)
 	return nil
+}
+
+// classifyCall fills r, a call's row, for the model's call m: the tool
+// it names (the model's name for one not offered), its arguments, the
+// policy, and for a call that cannot run (not offered, arguments too
+// long or no JSON object, denied by the rules) its result; a call that
+// asks expires at expires. It returns the arguments as the event keeps
+// them (compact; nil when they are no JSON object).
+func classifyCall(r *db.ToolCall, m provider.ToolCall, byAPI map[string]tools.Offer, policy tools.Policy, allowed map[string]bool, expires time.Time) json.RawMessage {
+	offer, known := byAPI[m.Name]
+	args := wire.CompactJSON([]byte(m.Arguments))
+	r.Tool = offer.Full
+	switch {
+	case !known:
+		r.Tool = strings.ToValidUTF8(m.Name[:min(len(m.Name), maxToolNameBytes)], "?")
+		r.Policy, r.Decision, r.State = wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
+		r.Error = fmt.Sprintf("no tool named %q is offered in this session", r.Tool)
+		return args
+	case len(m.Arguments) > provider.MaxArgumentBytes:
+		r.Policy, r.Decision, r.State = wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
+		r.Error = fmt.Sprintf("the arguments passed the limit of %d bytes", provider.MaxArgumentBytes)
+		return nil
+	case len(args) == 0 || args[0] != '{':
+		r.Policy, r.Decision, r.State = wire.PolicyDeny, wire.PolicyDeny, wire.ToolFailed
+		r.Error = "the arguments are not a JSON object"
+		return nil
+	}
+	r.Arguments = string(args)
+	r.Policy = string(policy.Of(offer.Full))
+	if r.Policy == wire.PolicyAsk && allowed[offer.Full] {
+		r.Policy = wire.PolicyAllow // a person allowed it for the session
+	}
+	switch r.Policy {
+	case wire.PolicyAsk:
+		r.ExpiresAt = expires
+	case wire.PolicyDeny:
+		r.Decision, r.State, r.Error = wire.PolicyDeny, wire.ToolDenied, "the daemon's policy denies "+offer.Full
+	default:
+		r.Decision = wire.PolicyAllow
+	}
+	return args
 }
 
 // streamOver ends the streamed text of a turn's response, now committed
