@@ -203,7 +203,9 @@ func TestAWaitingTurnMovesToAnotherNode(t *testing.T) {
 	if err := b.ToolResult(bot.c, push.Tool.CallID, "42", ""); err != nil {
 		t.Fatal(err)
 	}
-	reply := watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant })
+	reply := watcher.next(t, func(f wire.Frame) bool {
+		return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant
+	})
 	if reply.Event.Text != "the tool said 42" {
 		t.Fatalf("reply %+v", reply.Event)
 	}
