@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -124,4 +126,101 @@ func splitLines(buf []byte) [][]byte {
 		buf = buf[i+1:]
 	}
 	return out
+}
+
+// BenchmarkApprovalPrompt measures how soon a call that asks reaches the
+// people who decide it: 1 000 viewers of a session, each drained by its
+// own writer loop, and b.N turns whose call asks; each turn's tool_call
+// commit is timed against its arrival at every viewer. Reported: the p50
+// and p99 over every viewer and call, and the slowest. Each call is then
+// denied, so the turn ends and the next begins.
+func BenchmarkApprovalPrompt(b *testing.B) {
+	const viewers = 1000
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("caller", callingProvider{api: "bot__w__f"})
+	var committed sync.Map // call id → commit time
+	calls := make(chan string, 1)
+	h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
+		for _, c := range cs {
+			for _, e := range c.Events {
+				if e.Type == wire.EventToolCall {
+					var ev wire.Event
+					_ = json.Unmarshal(e.JSON, &ev)
+					committed.Store(ev.CallID, time.Now())
+					calls <- ev.CallID
+				}
+			}
+		}
+	}}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	ctx := context.Background()
+	serveBotTools(b, h)
+	s, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: "caller"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type arrival struct {
+		call string
+		at   time.Time
+	}
+	seen := make(chan arrival, viewers*4)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range viewers {
+		c := h.Connect(ConnInfo{})
+		wake := wakes(c)
+		zero := int64(0)
+		c.Subscribe(ctx, []wire.Sub{{Session: "s", After: &zero, Epoch: s.Epoch}}, func(r []wire.SubReply) any { return r })
+		wg.Go(func() {
+			defer c.Close()
+			var buf []byte
+			for {
+				buf, _ = c.Fill(ctx, buf[:0], 64<<10)
+				for _, line := range splitLines(buf) {
+					if !bytes.Contains(line, []byte(`"type":"tool_call"`)) {
+						continue
+					}
+					now := time.Now()
+					f, err := wire.DecodeFrame(line)
+					if err != nil || f.Event == nil {
+						continue
+					}
+					seen <- arrival{f.Event.CallID, now} // its commit time may be stored after
+				}
+				if len(buf) == 0 {
+					select {
+					case <-wake:
+					case <-stop:
+						return
+					}
+				}
+			}
+		})
+	}
+	var lat []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "go", wire.Author{Name: "user"}); err != nil {
+			b.Fatal(err)
+		}
+		call := <-calls
+		for range viewers {
+			a := <-seen
+			t0, _ := committed.Load(a.call)
+			lat = append(lat, a.at.Sub(t0.(time.Time)))
+		}
+		if _, err := h.Decide(ctx, "s", call, wire.Decision{Decision: wire.DecisionDeny}, wire.Author{Name: "user"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	close(stop)
+	wg.Wait()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds()), "max-µs")
 }
