@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -200,4 +201,25 @@ func selfSignedSerial(t *testing.T, dir string, serial int64) (certFile, keyFile
 	pool = x509.NewCertPool()
 	pool.AddCert(leaf)
 	return certFile, keyFile, pool
+}
+
+// waitTool waits until session may call tool (its bot has connected).
+func waitTool(t *testing.T, ctx context.Context, c *client.Client, session, tool string) {
+	t.Helper()
+	for {
+		ts, err := c.Tools(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ts.Tools {
+			if x.Name == tool {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s is not offered in %s: %+v", tool, session, ts)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

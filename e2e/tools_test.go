@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -100,26 +99,5 @@ func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 	last := string(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])
 	if !strings.Contains(last, `"role":"tool"`) || !strings.Contains(last, "3 words") || !strings.Contains(last, call) {
 		t.Fatalf("the model was sent %s", last)
-	}
-}
-
-// waitTool waits until session may call tool (its bot has connected).
-func waitTool(t *testing.T, ctx context.Context, c *client.Client, session, tool string) {
-	t.Helper()
-	for {
-		ts, err := c.Tools(ctx, session)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range ts.Tools {
-			if x.Name == tool {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s is not offered in %s: %+v", tool, session, ts)
-		case <-time.After(20 * time.Millisecond):
-		}
 	}
 }

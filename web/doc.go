@@ -14,5 +14,7 @@
 // static/drawer.js: the session list as a drawer on narrow screens;
 // static/newsession.js: "+ new" and its choice of provider;
 // static/search.js: search across sessions; static/forks.js: a message's
-// fork, regenerate and edit, a fork's parent, the tree, and compaction).
+// fork, regenerate and edit, a fork's parent, the tree, and compaction;
+// static/tools.js: tool calls as blocks, and the decisions on those that
+// wait).
 package web

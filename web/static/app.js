@@ -1,6 +1,7 @@
 // The page's views over protocol.js: the session list (owner), one
-// session's transcript with its streaming reply, presence and settings, and
-// the composer (owner). A viewer's link shows its one session, read-only.
+// session's transcript with its streaming reply and tool calls (tools.js),
+// presence and settings, and the composer (owner). A viewer's link shows
+// its one session, read-only.
 
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
@@ -11,6 +12,7 @@ import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
+import { isPending, noteTool, pruneCalls, redrawCall, redrawPending, toolElement, wireTools } from './tools.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -57,14 +59,23 @@ class View {
     this.subscribed = false; // its events come (keep); else the feed has its line
     this.readSent = 0; // the read marker this page last set or heard of
     this.last = null; // its newest message, as the feed said
+    this.calls = new Map(); // its tool calls, by call_id (tools.js)
+    this.expires = new Map(); // when its waiting calls expire, by call_id (GET …/approvals)
   }
 
   get name() {
     return this.session.title || this.id.slice(-8);
   }
 
+  // running: a turn is on (one waiting for decisions on its tool calls
+  // too: it holds the queue, and an interrupt ends it).
   get running() {
-    return this.status && (this.status.phase === 'running' || this.status.phase === 'waiting');
+    return this.status && (this.status.phase === 'running' || this.status.phase === 'waiting' || this.status.phase === 'approval');
+  }
+
+  // asking: its turn waits for people to decide tool calls.
+  get asking() {
+    return !!this.status && this.status.phase === 'approval';
   }
 }
 
@@ -81,6 +92,8 @@ const app = {
   feedNext: '', // the cursor of the feed's next page ('' at the end)
   feedPaging: false,
   recent: [], // the sessions opened lately, the last last (keep)
+  awaiting: new Set(), // the sessions whose calls wait for this person's decision (drawAttention)
+  asked: '', // the notice that said so, cleared once none waits
 };
 
 // KEEP_SUBS is how many sessions stay subscribed: the one shown and the
@@ -197,7 +210,9 @@ function feedItems(items) {
       v = new View({ id: it.id, title: it.title, updated_at: it.at });
       app.views.set(it.id, v);
     }
+    const granted = v.session.access !== it.access;
     v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent };
+    if (granted && v.id === app.current) redrawPending(v); // who may decide changed
     v.activity = Math.max(v.activity, Date.parse(it.at) || 0);
     v.last = it.last || null;
     v.readSent = Math.max(v.readSent, it.read);
@@ -256,6 +271,7 @@ function keep(id) {
       v.more = false;
       v.stream = null;
       v.history = 0;
+      v.calls = new Map();
       v.gen++;
     }
   }
@@ -329,6 +345,7 @@ function handlerFor(v) {
       v.events = [];
       v.more = f.more;
       v.stream = null;
+      v.calls = new Map();
       v.history = f.head;
       if (v.id === app.current) drawSession();
     },
@@ -340,7 +357,11 @@ function handlerFor(v) {
         v.gen++;
       }
       v.activity = Math.max(v.activity, Date.parse(ev.at) || 0);
+      noteTool(v, ev);
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
+      // A response that called tools is committed with its first call:
+      // its streamed text is that call's now (a partial with none follows).
+      if (ev.type === 'tool_call' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state === 'started') {
         v.turnSince = Date.parse(ev.at) || Date.now();
@@ -365,12 +386,16 @@ function handlerFor(v) {
       if (v.id === app.current) drawStreamSoon();
     },
     status(f) {
+      const was = v.status;
       v.status = f;
       if (v.running && v.turnOf !== f.turn_id) {
         v.turnSince = Date.now(); // its started event, if it comes, is more exact
         v.turnOf = f.turn_id;
       }
-      if (v.id === app.current) drawMeta();
+      if (v.id === app.current) {
+        drawMeta();
+        if (v.asking && (!was || was.phase !== 'approval' || was.pending !== f.pending)) readApprovals(v);
+      }
       drawListSoon();
     },
     read(f) {
@@ -442,16 +467,26 @@ function drawList() {
     li.dataset.session = v.id;
     li.classList.toggle('current', v.id === app.current);
     li.classList.toggle('unread', v.unread > 0);
+    li.classList.toggle('approval', v.asking);
     const b = document.createElement('button');
     b.type = 'button';
     const mark = document.createElement('span');
     mark.className = 'mark';
-    mark.textContent = v.running ? '●' : v.status && v.status.last_turn === 'failed' ? '!' : '';
-    mark.title = v.running ? 'a turn is running' : '';
+    mark.textContent = v.asking ? '?' : v.running ? '●' : v.status && v.status.last_turn === 'failed' ? '!' : '';
+    mark.title = v.asking ? 'a tool call waits for a decision' : v.running ? 'a turn is running' : '';
     const name = document.createElement('span');
     name.className = 'name';
     name.textContent = v.name;
     b.append(mark, name);
+    if (v.asking) {
+      // Said in words, not by the mark alone: on a phone this is what
+      // shows that a session waits for someone.
+      const d = document.createElement('span');
+      d.className = 'decide';
+      d.textContent = mayDecide(v) ? 'decide' : 'approval';
+      d.title = mayDecide(v) ? 'A tool call waits for your decision' : 'A tool call waits for a decision';
+      b.append(d);
+    }
     if (v.unread > 0) {
       const c = document.createElement('span');
       c.className = 'count';
@@ -469,6 +504,40 @@ function drawList() {
   });
   ul.replaceChildren(...items);
   if (focused) items.find((li) => li.dataset.session === focused)?.querySelector('button').focus();
+  drawAttention();
+}
+
+// mayDecide says whether this person may decide v's tool calls: an owner
+// (an admin), or a member who may write in it. Viewers, guests and
+// members who may only read see the calls, not the buttons.
+function mayDecide(v) {
+  if (app.role === 'owner') return true;
+  return app.role === 'member' && (v.session.access === 'write' || v.session.access === 'creator');
+}
+
+// drawAttention tells the person that tool calls wait for their decision,
+// wherever they look: the list's ☰ (the list is folded away on a phone)
+// and the tab's title carry a mark while any session waits, and each
+// session that starts waiting is said once, in the notice under the
+// transcript and to screen readers.
+function drawAttention() {
+  const waiting = sorted().filter((v) => v.asking && mayDecide(v));
+  const fresh = waiting.filter((v) => !app.awaiting.has(v.id));
+  app.awaiting = new Set(waiting.map((v) => v.id));
+  const t = $('toggle');
+  t.classList.toggle('attention', waiting.length > 0);
+  t.title = waiting.length ? `Sessions: ${waiting.length} wait${waiting.length === 1 ? 's' : ''} for your decision` : 'Sessions';
+  if (fresh.length) {
+    const text = fresh.length === 1 ? `“${fresh[0].name}”: a tool call waits for your decision` : `${fresh.length} sessions have tool calls that wait for your decision`;
+    notice(text);
+    app.asked = text;
+    $('announce').textContent = text;
+  } else if (!waiting.length && app.asked) {
+    if ($('notice').textContent === app.asked) notice('');
+    app.asked = '';
+  }
+  const v = app.views.get(app.current);
+  if (v) drawTitle(v);
 }
 
 function select(id) {
@@ -480,6 +549,7 @@ function select(id) {
   app.client.watch(id, true);
   drawSession();
   drawList();
+  if (v.asking) readApprovals(v);
   meterOpened(app.api, v, () => { if (app.current === id) drawMeta(); });
 }
 
@@ -525,7 +595,8 @@ function drawSession() {
 // drawTitle names the open session in the header and the tab's title,
 // when it opens and whenever it is renamed (here or elsewhere).
 function drawTitle(v) {
-  document.title = `${v.name} · albedo`;
+  const n = app.awaiting.size;
+  document.title = `${n ? `(${n}) decision needed · ` : ''}${v.name} · albedo`;
   $('title').textContent = v.name;
 }
 
@@ -568,14 +639,19 @@ function flushAppends() {
   const follow = following();
   const frag = document.createDocumentFragment();
   let closes = false;
+  const decided = [];
   for (const ev of evs) {
     const el = eventElement(ev);
     if (el) frag.append(el);
-    closes = closes || ev.type === 'message' || ev.type === 'turn';
+    closes = closes || ev.type === 'message' || ev.type === 'turn' || ev.type === 'tool_call';
+    if (ev.type === 'approval' || ev.type === 'tool_result') decided.push(ev.call_id);
   }
   tr.insertBefore(frag, part('stream') || part('outbox'));
-  announce(evs);
+  // A decision or a result changes its call's block, wherever it is.
+  for (const id of decided) redrawCall(v, id);
+  announce(v, evs);
   if (closes) drawStream();
+  if (v.asking) showPending(v);
   if (follow) {
     trim(v);
     tr.scrollTop = tr.scrollHeight;
@@ -585,8 +661,14 @@ function flushAppends() {
 // announce tells screen readers of new messages, through a live region of
 // its own: the transcript is a log that is redrawn whole when another
 // session is opened, which must not be read out.
-function announce(evs) {
-  const said = evs.filter((e) => e.type === 'message').map((e) => `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}`);
+function announce(v, evs) {
+  const said = evs.filter((e) => e.type === 'message' || e.type === 'tool_call').map((e) => {
+    if (e.type === 'tool_call') {
+      const asks = isPending(v.calls.get(e.call_id) || {}) && mayDecide(v);
+      return `${e.author || 'the model'} calls ${e.tool}${asks ? ': your decision is needed' : ''}`;
+    }
+    return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}`;
+  });
   if (said.length) $('announce').textContent = said.join('\n');
 }
 
@@ -603,6 +685,7 @@ function trim(v) {
   range.setEndBefore(shown[cut]);
   range.deleteContents();
   v.events = v.events.filter((e) => e.offset >= first);
+  pruneCalls(v, first);
   v.more = true;
   v.gen++;
   if (!part('older')) tr.prepend(olderMarker());
@@ -659,6 +742,8 @@ function eventElement(ev) {
         return d;
       }
       return null;
+    case 'tool_call':
+      return toolElement(app.views.get(app.current), ev);
     case 'compaction': {
       // The summary a provider is sent in place of messages from..to,
       // which stay above; opened, it shows the summary.
@@ -698,7 +783,10 @@ function drawStream() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
   let el = part('stream');
-  if (!v || !v.stream) {
+  // An empty reply shows nothing: a response that called tools starts
+  // over empty once its calls are committed (the turn may then wait for
+  // decisions a long time), and its text so far shows with its calls.
+  if (!v || !v.stream || !v.stream.text) {
     if (el) el.remove();
     return;
   }
@@ -762,6 +850,7 @@ async function loadOlder() {
     const page = await app.api.history(id, v.events[0].offset, PAGE);
     if (app.current !== id || v.gen !== gen || v.events.length === 0) return;
     const before = page.events.filter((e) => e.offset < v.events[0].offset);
+    for (const ev of before) noteTool(v, ev); // before drawing: a call paged in knows its later decision
     const tr = $('transcript');
     const height = tr.scrollHeight;
     const frag = document.createDocumentFragment();
@@ -814,6 +903,44 @@ async function reveal(id, offset) {
   }
 }
 
+// readApprovals reads the open session's waiting calls (GET
+// …/approvals): when each expires, and where the oldest is, so that one
+// older than the history shown is paged in, its buttons with it.
+async function readApprovals(v) {
+  let list;
+  try {
+    list = await app.api.approvals(v.id);
+  } catch {
+    return; // the log still shows the calls it holds
+  }
+  v.expires = new Map(list.map((a) => [a.call_id, a.expires_at]));
+  v.oldestPending = list.length ? Math.min(...list.map((a) => a.offset)) : 0;
+  if (app.current !== v.id) return;
+  redrawPending(v);
+  showPending(v);
+}
+
+// showPending pages older history in until the open session's oldest
+// waiting call is shown: a page opened or reattached while a call waits
+// behind more history than its first page holds. It waits for that
+// history to have arrived (flushAppends asks again as it does).
+async function showPending(v) {
+  const at = v.oldestPending;
+  if (!at || app.current !== v.id || v.paging || !v.more || v.events.length === 0 || v.events[0].offset <= at) return;
+  if (v.events[v.events.length - 1].offset < v.history) return;
+  v.paging = true;
+  try {
+    for (let pages = 0; app.current === v.id && v.more && v.events.length && v.events[0].offset > at && pages < REVEAL_PAGES; pages++) {
+      const first = v.events[0].offset;
+      flushAppends();
+      await loadOlder();
+      if (v.events[0]?.offset === first) break; // paging already, or it failed: asked again at the next event
+    }
+  } finally {
+    v.paging = false;
+  }
+}
+
 // --- meta: settings, presence --------------------------------------------
 
 function drawMeta() {
@@ -833,6 +960,7 @@ function drawMeta() {
   if (meter) parts.push(meter);
   if (st.queued) parts.push(`${st.queued} queued`);
   if (st.phase === 'waiting' && provider.startsWith('bot:')) parts.push(`waiting for bot ${provider.slice(4)} to connect`);
+  else if (v.asking) parts.push(`${st.pending || 'a'} tool call${st.pending > 1 ? 's' : ''} waiting for a decision · ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   else if (v.running) parts.push(`${st.phase} ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
   const p = v.presence || { people: [], more: 0, viewers: 0 };
@@ -1071,6 +1199,13 @@ function start() {
     onFeed,
   });
   window.albedo = app; // for tests and the curious: the page's state
+  wireTools({
+    mayDecide,
+    header,
+    author: shownAuthor,
+    approve: (v, call, decision) => app.client.approve(v.id, call.call_id, decision),
+    notice,
+  });
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
   app.drawer = drawer($('sidebar'), $('toggle'), $('closelist'));
   $('retry').addEventListener('click', () => app.client.retryNow());

@@ -7,6 +7,8 @@ const NS = 'http://www.w3.org/2000/svg';
 // Each is the SVG's children, on a 16×16 grid, in currentColor.
 const shapes = {
   stop: [['rect', { x: 3, y: 3, width: 10, height: 10, rx: 1.5 }]],
+  // A prompt and a cursor: a call the model makes.
+  tool: [['path', { d: 'M2.5 4 6.5 8 2.5 12', fill: 'none', stroke: 'currentColor', 'stroke-width': 1.6, 'stroke-linecap': 'round', 'stroke-linejoin': 'round' }], ['rect', { x: 8, y: 11.2, width: 6, height: 1.6, rx: 0.5 }]],
   warn: [['path', { d: 'M8 1.5 15 14.5H1Z', fill: 'none', stroke: 'currentColor', 'stroke-width': 1.6, 'stroke-linejoin': 'round' }], ['rect', { x: 7.2, y: 6, width: 1.6, height: 4.5 }], ['rect', { x: 7.2, y: 11.5, width: 1.6, height: 1.6 }]],
 };
 

@@ -261,8 +261,11 @@ export class Client {
 
   failReplies() {
     // Replies of a lost socket never come. Inputs stay pending and are
-    // sent again; subscriptions are in the next hello.
+    // sent again; subscriptions are in the next hello; a command that
+    // waits for its answer otherwise (approve) is told (its lost).
+    const lost = [...this.replies.values()];
     this.replies.clear();
+    for (const cb of lost) if (cb.lost) cb.lost();
   }
 
   // drop closes the current socket on purpose: its close is no news.
@@ -379,6 +382,26 @@ export class Client {
   // dropped while not connected.
   typing(session) {
     if (this.subs.has(session)) this.command({ op: 'typing', session });
+  }
+
+  // approve decides a tool call that waits for people (docs/protocol.md,
+  // "Approvals"): it resolves with the committed approval event, and
+  // rejects with the daemon's code (conflict: decided already; forbidden)
+  // or unavailable when no socket carried it to an answer. A decision
+  // is not sent again: whether one cut short was made, the approval event
+  // (or its absence) says.
+  approve(session, callID, decision, reason = '') {
+    return new Promise((resolve, reject) => {
+      const fail = (message, code) => reject(Object.assign(new Error(message), { code }));
+      const cb = (r) => {
+        if (r.ok) resolve(r.event);
+        else fail(r.error ? r.error.message : 'refused', r.error && r.error.code);
+      };
+      cb.lost = () => fail('the connection was lost before the daemon answered: if the call still waits, decide again', 'unavailable');
+      if (!this.command({ op: 'approve', session, call_id: callID, decision, ...(reason ? { reason } : {}) }, cb)) {
+        fail('not connected to the daemon: decide again once it is back', 'unavailable');
+      }
+    });
   }
 
   unsubscribe(session) {
@@ -499,6 +522,9 @@ export class Api {
     if (after) p.set('after', after);
     return this.call('GET', `/v1/search?${p}`).then((r) => r.data);
   }
+  // approvals are the session's calls that wait for a decision (with
+  // their offsets and expiry), oldest first.
+  approvals(id) { return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}/approvals`).then((r) => r.data.approvals || []); }
   bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
   setRead(id, offset) { return this.call('PUT', `/v1/sessions/${encodeURIComponent(id)}/read`, { body: { offset } }); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }

@@ -1,0 +1,281 @@
+// Tool calls on the page (docs/protocol.md, "Tool calls and approvals"):
+// each call a model makes is a block in the transcript, after what the
+// model said before its calls: the tool, its arguments, who decided it,
+// its state and its result, long ones folded. A call that waits for a
+// decision offers Allow, Allow for this session and Deny to those who
+// may decide (owners, and members who may write in the session); the
+// first decision, from anyone anywhere, takes the buttons away everywhere.
+//
+// What a call has come to is derived from the log alone: its tool_call,
+// approval and tool_result events, kept by call in the view (v.calls),
+// so that a page opened or reattached while a call waits shows its
+// buttons as a page that saw it come does.
+
+import { icon } from './icons.js';
+import { renderMarkdown } from './markdown.js';
+
+// A text longer than these is folded behind its first line: a tool's
+// output may run to 256 KiB.
+const FOLD_LINES = 8;
+const FOLD_CHARS = 600;
+
+// The three decisions, as the buttons offer them.
+const DECISIONS = [
+  ['allow', 'Allow', 'Run this call once'],
+  ['allow_session', 'Allow for this session', 'Run this call, and every later call of this tool in this session without asking'],
+  ['deny', 'Deny', 'Do not run it: the model is told it was denied'],
+];
+
+// ctx is what the page gives: mayDecide(v), header(role, author, note,
+// at), author(ev) (a name as the transcript shows it), approve(v, call,
+// decision) (a promise of the approval event), notice(text, error).
+let ctx = null;
+
+export function wireTools(c) {
+  ctx = c;
+}
+
+// noteTool keeps a tool event in its view's calls (call_id → {call,
+// approval, result, el}); others are ignored. Events come in any order
+// across pages of history (an approval before its call is paged in).
+export function noteTool(v, ev) {
+  if (ev.type !== 'tool_call' && ev.type !== 'approval' && ev.type !== 'tool_result') return;
+  let e = v.calls.get(ev.call_id);
+  if (!e) {
+    e = { call: null, approval: null, result: null, el: null, asking: '', late: false };
+    v.calls.set(ev.call_id, e);
+  }
+  if (ev.type === 'tool_call') e.call = ev;
+  else if (ev.type === 'approval') e.approval = ev;
+  else e.result = ev;
+}
+
+// pruneCalls forgets the calls the view no longer holds any event of
+// (trimmed from before first). One whose later events it holds stays,
+// so that its call, paged in again, does not look pending.
+export function pruneCalls(v, first) {
+  for (const [id, e] of v.calls) {
+    if ([e.call, e.approval, e.result].every((x) => !x || x.offset < first)) v.calls.delete(id);
+  }
+}
+
+// isPending says whether a call waits for people: it asked, and neither
+// a decision nor its end has come.
+export function isPending(e) {
+  return !!e.call && e.call.policy === 'ask' && !e.approval && !e.result;
+}
+
+// toolElement is the element of a tool_call event: what the model said
+// before its calls (on the first call of a response), then the call's
+// block. The words are no message of the log (not data-offset): the
+// transcript's messages are the message events.
+export function toolElement(v, ev) {
+  const e = v.calls.get(ev.call_id);
+  if (!e || !e.call) return null;
+  const d = document.createElement('div');
+  d.className = 'toolcall';
+  if (ev.text) {
+    const a = document.createElement('article');
+    a.className = 'msg said';
+    a.dataset.role = 'assistant';
+    a.append(ctx.header('assistant', ev.author, '', ev.at));
+    const body = document.createElement('div');
+    body.className = 'body';
+    renderMarkdown(body, ev.text);
+    a.append(body);
+    d.append(a);
+  }
+  e.el = block(v, e);
+  d.append(e.el);
+  return d;
+}
+
+// redrawCall draws a call's block again in place (its approval or result
+// came, a decision was sent or refused), keeping what was unfolded and
+// the focus inside it. A block that would show the same is kept: a tap
+// on a button must not land on one just replaced (another call decided,
+// an expiry read). A call not in the transcript now is left alone.
+export function redrawCall(v, id) {
+  const e = v.calls.get(id);
+  if (!e || !e.call || !e.el || !e.el.isConnected || e.el.dataset.shows === shows(v, e)) return;
+  const old = e.el;
+  const next = block(v, e);
+  for (const d of old.querySelectorAll('details[data-fold]')) {
+    const same = next.querySelector(`details[data-fold="${d.dataset.fold}"]`);
+    if (same) same.open = d.open;
+  }
+  const focused = old.contains(document.activeElement);
+  old.replaceWith(next);
+  e.el = next;
+  if (focused) (next.querySelector('.tool-decide button:not([disabled])') || next).focus();
+}
+
+// redrawPending draws the view's waiting calls again: who may decide
+// changed (a grant), or their expiry became known.
+export function redrawPending(v) {
+  for (const [id, e] of v.calls) if (isPending(e)) redrawCall(v, id);
+}
+
+// shows is what a call's block depends on, beyond its call.
+function shows(v, e) {
+  return JSON.stringify([stateOf(e), ctx.mayDecide(v), e.approval && e.approval.offset, e.result && e.result.offset,
+    e.asking, e.late, v.expires && v.expires.get(e.call.call_id)]);
+}
+
+// stateOf is what a call has come to, as its block says it.
+function stateOf(e) {
+  if (e.result) return e.result.state;
+  if (e.approval) return e.approval.decision === 'deny' ? 'denied' : 'running';
+  if (e.call.policy === 'ask') return 'pending';
+  return e.call.policy === 'deny' ? 'denied' : 'running';
+}
+
+const STATE_TEXT = {
+  running: 'running…',
+  completed: 'completed',
+  failed: 'failed',
+  denied: 'denied',
+  cancelled: 'cancelled',
+  expired: 'expired: no one decided in time',
+};
+
+// block is a call's block, drawn afresh from what its view knows.
+function block(v, e) {
+  const { call, approval, result } = e;
+  const state = stateOf(e);
+  const decides = state === 'pending' && ctx.mayDecide(v);
+  const sec = document.createElement('section');
+  sec.className = 'tool';
+  sec.tabIndex = -1; // the focus lands here when its buttons go
+  sec.dataset.state = state;
+  sec.dataset.tool = call.tool || '';
+  sec.dataset.shows = shows(v, e);
+  sec.setAttribute('aria-label', `tool call ${call.tool || ''}`);
+
+  const h = document.createElement('header');
+  const name = Object.assign(document.createElement('span'), { className: 'tool-name', textContent: call.tool || '(no tool)' });
+  const said = state === 'pending' ? (decides ? 'needs your decision' : 'waits for a decision') : STATE_TEXT[state] || state;
+  const st = Object.assign(document.createElement('span'), { className: 'tool-state', textContent: said });
+  h.append(icon('tool'), name, st);
+  if (call.at) h.append(clock(call.at));
+  sec.append(h);
+
+  if (call.arguments !== undefined && call.arguments !== null) {
+    // Folded, the arguments show compact (pretty, their first line is "{").
+    sec.append(fold('arguments', 'args', JSON.stringify(call.arguments, null, 2), JSON.stringify(call.arguments)));
+  } else {
+    // The daemon keeps none of a call it refused at once (no such tool,
+    // no JSON object): its result says which.
+    sec.append(line('tool-who', 'no arguments kept'));
+  }
+
+  const who = decidedBy(e);
+  if (who) sec.append(line('tool-who', who));
+  if (state === 'pending') {
+    const exp = v.expires && v.expires.get(call.call_id);
+    if (!decides) sec.append(line('tool-who', 'waits for the session\'s owner, or a member who may write in it, to decide'));
+    if (exp) sec.append(line('tool-who', `expires at ${new Date(exp).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} if no one decides`));
+  }
+  if (decides) sec.append(buttons(v, e));
+  if (e.late) sec.append(line('tool-note', `already decided${approval ? ` by ${ctx.author(approval)}` : result ? ': the call has ended' : ''}`));
+
+  if (result) {
+    if (result.text) sec.append(fold(`result`, 'result', result.text));
+    // A person's deny is said by the decision line already.
+    const byPerson = result.state === 'denied' && approval && approval.decision === 'deny';
+    if (result.error && !byPerson) sec.append(line('tool-error', result.error));
+  }
+  return sec;
+}
+
+// decidedBy says who let the call run or not: a person (with their
+// reason), or the daemon's policy when no one was asked. A call refused
+// at once says why in its result's error.
+function decidedBy(e) {
+  const a = e.approval;
+  if (a) {
+    const what = a.decision === 'allow_session' ? 'allowed for this session' : a.decision === 'deny' ? 'denied' : 'allowed';
+    return `${what} by ${ctx.author(a)}${a.reason ? `: “${a.reason}”` : ''}`;
+  }
+  if (e.call.policy === 'allow') return 'allowed without asking (the policy, or an earlier “allow for this session”)';
+  return '';
+}
+
+// buttons are the three decisions of a waiting call. Each has its own
+// listener (a message's markup can hold no button, and none of it is
+// asked which call a button is of).
+function buttons(v, e) {
+  const bar = document.createElement('div');
+  bar.className = 'tool-decide';
+  bar.setAttribute('role', 'group');
+  bar.setAttribute('aria-label', 'Decide this call');
+  for (const [decision, label, title] of DECISIONS) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.dataset.decision = decision;
+    b.textContent = e.asking === decision ? `${label}…` : label;
+    b.title = title;
+    b.disabled = !!e.asking;
+    b.addEventListener('click', () => decide(v, e, decision));
+    bar.append(b);
+  }
+  return bar;
+}
+
+// decide sends a decision. The approval event that comes back (and to
+// every other page) takes the buttons away; one decided first elsewhere
+// (conflict) is no error: the block says who did.
+async function decide(v, e, decision) {
+  if (e.asking) return;
+  e.asking = decision;
+  redrawCall(v, e.call.call_id);
+  try {
+    const ev = await ctx.approve(v, e.call, decision);
+    if (ev && !e.approval) e.approval = ev;
+  } catch (err) {
+    if (err.code === 'conflict') e.late = true;
+    else ctx.notice(`decide ${e.call.tool}: ${err.message}`, true);
+  } finally {
+    e.asking = '';
+    redrawCall(v, e.call.call_id);
+  }
+}
+
+// fold is text in a pre, under a summary that opens and closes it: open
+// when short, folded (the start of preview, else of its first line,
+// shown) when long.
+function fold(label, key, text, preview = '') {
+  const d = document.createElement('details');
+  d.className = `tool-fold ${key}`;
+  d.dataset.fold = key;
+  const lines = text.split('\n').length;
+  const long = lines > FOLD_LINES || text.length > FOLD_CHARS;
+  d.open = !long;
+  const s = document.createElement('summary');
+  if (long) {
+    const first = (preview || text.split('\n', 1)[0]).slice(0, 80);
+    s.append(`${label} · ${lines} line${lines === 1 ? '' : 's'}, ${size(text.length)}: `);
+    s.append(Object.assign(document.createElement('span'), { className: 'tool-first', textContent: first }));
+  } else {
+    s.textContent = label;
+  }
+  const pre = document.createElement('pre');
+  pre.textContent = text;
+  d.append(s, pre);
+  return d;
+}
+
+function size(n) {
+  return n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} characters`;
+}
+
+function line(cls, text) {
+  return Object.assign(document.createElement('p'), { className: cls, textContent: text });
+}
+
+function clock(at) {
+  const t = document.createElement('time');
+  t.dateTime = at;
+  t.textContent = new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  return t;
+}
