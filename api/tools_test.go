@@ -311,7 +311,7 @@ func TestDenyAndAllowForTheSession(t *testing.T) {
 	if end.State != wire.TurnCompleted || res.State != wire.ToolDenied || !strings.Contains(res.Error, "denied by") {
 		t.Fatalf("end %+v, result %+v", end, res)
 	}
-	if last := string(f.Requests()[1].Messages[len(f.Requests()[1].Messages)-1]); !strings.Contains(last, "not run") {
+	if last := string(f.Requests()[1].Messages[len(f.Requests()[1].Messages)-1]); !strings.Contains(last, "not run") || !strings.Contains(last, "denied by user: not now") {
 		t.Fatalf("the model was told %s", last)
 	}
 

@@ -89,7 +89,20 @@ func (h *Hub) Decide(ctx context.Context, session, callID string, d wire.Decisio
 			}
 		}
 		ev.TurnID = c.TurnID
-		out, err = tx.Append(ctx, session, ev)
+		evs := []wire.Event{ev}
+		if d.Decision == wire.DecisionDeny {
+			// Its result goes with the decision: who denied it, and why,
+			// for the model and the people reading.
+			c.State, c.Error = wire.ToolDenied, "denied by "+by.Name
+			if d.Reason != "" {
+				c.Error += ": " + d.Reason
+			}
+			if err := tx.EndToolCall(ctx, session, callID, c.State, "", c.Error); err != nil {
+				return err
+			}
+			evs = append(evs, resultEvent(c))
+		}
+		out, err = tx.Append(ctx, session, evs...)
 		return err
 	})
 	switch {

@@ -320,7 +320,7 @@ func (a *App) message(msg any) {
 		}
 	case feedMsg:
 		if msg.gen == a.gen {
-			a.m.Feed(msg.update)
+			a.run(a.m.Feed(msg.update))
 			a.syncSubs()
 		}
 	case feedPageMsg:
@@ -536,7 +536,9 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			a.treeRun(cmd)
+			if !a.treeRun(cmd) {
+				a.toolRun(cmd)
+			}
 		}
 	}
 }

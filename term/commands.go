@@ -121,7 +121,8 @@ type slashCommand struct {
 
 // changesSessions names the slash commands that change sessions: a
 // read-only view refuses them.
-var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true, "/compact": true}
+var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true, "/compact": true,
+	"/allow": true, "/always": true, "/deny": true}
 
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
@@ -172,6 +173,9 @@ var slashCommands = []slashCommand{
 	}},
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
 	treeCommands[0], treeCommands[1], treeCommands[2],
+	{"/allow", "allow the tool call waiting (Alt-Y)", func(m *Model, _ string) []Cmd { return m.allowCall() }},
+	{"/always", "allow it, and its tool for the rest of the session (Alt-A)", func(m *Model, _ string) []Cmd { return m.allowCallSession() }},
+	{"/deny [REASON]", "deny it, saying why if you like (Alt-N)", (*Model).denyCommand},
 	{"/search TEXT", "search every session; Enter opens a hit", (*Model).searchAll},
 	{"/mouse on|off", "off: the terminal selects text; on: the wheel scrolls", func(m *Model, arg string) []Cmd {
 		if arg != "on" && arg != "off" {
@@ -181,7 +185,7 @@ var slashCommands = []slashCommand{
 		m.notify(false, "mouse "+arg)
 		return []Cmd{cmdMouse{On: arg == "on"}}
 	}},
-	{"/notify on|off", "bell and desktop notice when a turn ends elsewhere", func(m *Model, arg string) []Cmd {
+	{"/notify on|off", "bell and desktop notice when a turn ends or waits elsewhere", func(m *Model, arg string) []Cmd {
 		switch arg {
 		case "on", "off":
 			m.Quiet = arg == "off"
@@ -237,11 +241,12 @@ func (m *Model) ask(prompt string, yes func(*Model) []Cmd) {
 	m.asking = &question{prompt, yes}
 }
 
-// answer is the key pressed while a question is asked.
+// answer is the key pressed while a question is asked. Alt-Y is not y:
+// it allows a tool call, and must not delete a session asked about.
 func (m *Model) answer(ev *tcell.EventKey) []Cmd {
 	q := m.asking
 	m.asking = nil
-	if ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y') {
+	if ev.Key() == tcell.KeyRune && (ev.Rune() == 'y' || ev.Rune() == 'Y') && ev.Modifiers()&tcell.ModAlt == 0 {
 		return q.yes(m)
 	}
 	m.notify(false, "not done")

@@ -12,7 +12,11 @@
 // fold.go (long pastes folded in the composer), results.go (the results
 // of Cmds), keys.go (the key table: dispatch and help) and keyactions.go
 // (what its keys run), commands.go (slash commands, Cmds, the y/n
-// question), slashmenu.go (the commands a /command being typed may become,
+// question), tools.go (tool calls: the calls of a session from its
+// events, the decision bar, its keys and /allow, /always, /deny, the
+// decisions sent and the notice that one is needed), toolblock.go (a
+// tool call's block in the transcript, long arguments and output
+// folded), slashmenu.go (the commands a /command being typed may become,
 // listed above the composer, Tab to complete), forks.go (forks and
 // compaction: f, r and e on a selected message, /forks, /parent,
 // /compact), sidebar.go (order, focus and drafts, the go-to line),

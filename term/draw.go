@@ -33,6 +33,7 @@ type layout struct {
 	mainX, mainW     int
 	transcriptH      int
 	sepY             int // -1: no separator line
+	barY, barH       int // the decision bar (tools.go): its first row and rows, 0 for none
 	composerY, compH int
 	statusY          int
 }
@@ -81,11 +82,15 @@ func (m *Model) layout() layout {
 		l.sepY = l.composerY - 1
 		l.transcriptH = max(l.sepY, 0)
 	}
+	if l.barH = m.barRows(l.transcriptH); l.barH > 0 {
+		l.transcriptH -= l.barH
+		l.barY = l.transcriptH
+	}
 	return l
 }
 
 func (m *Model) transcriptWidth() int  { return max(m.layout().mainW-1, 1) }
-func (m *Model) look() look            { return look{m.transcriptWidth(), m.Times} }
+func (m *Model) look() look            { return look{m.transcriptWidth(), m.Times, m.wholeTools} }
 func (m *Model) transcriptHeight() int { return max(m.layout().transcriptH, 1) }
 
 // Draw renders the model on scr. It only reads the model.
@@ -101,6 +106,7 @@ func Draw(scr tcell.Screen, m *Model) {
 	}
 	drawTranscript(scr, m, l)
 	drawComposer(scr, m, l)
+	drawDecision(scr, m, l)
 	drawMenu(scr, m, l)
 	drawStatus(scr, m, l)
 	if m.hits != nil {
@@ -165,12 +171,15 @@ func drawSidebar(scr tcell.Screen, m *Model, l layout) {
 	}
 }
 
-// drawSidebarRow is one session: its mark (● running, ! last turn
-// failed), its name, bold while it has unread messages, and on the right
-// their count and the time of its last activity.
+// drawSidebarRow is one session: its mark (● running, ? a tool call
+// waits for a decision, ! last turn failed), its name, bold while it has
+// unread messages, and on the right their count and the time of its last
+// activity.
 func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tcell.Style) {
-	mark := " "
+	mark, markSt := " ", st.Foreground(tcell.ColorGreen)
 	switch {
+	case s.Phase == wire.PhaseApproval:
+		mark, markSt = "?", st.Foreground(tcell.ColorOlive).Bold(true)
 	case s.running():
 		mark = "●"
 	case s.LastTurn == wire.TurnFailed:
@@ -187,7 +196,7 @@ func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tce
 		name = st.Bold(true)
 	}
 	nameW := w - 2 - width(right) - 1
-	put(scr, 0, y, 2, mark, st.Foreground(tcell.ColorGreen))
+	put(scr, 0, y, 2, mark, markSt)
 	put(scr, 2, y, nameW, s.name(), name)
 	put(scr, w-width(right), y, width(right), right, st)
 }
@@ -217,7 +226,7 @@ func drawTranscript(scr tcell.Screen, m *Model, l layout) {
 		return
 	}
 	w, h := max(l.mainW-1, 1), l.transcriptH
-	o := look{w, m.Times}
+	o := look{w, m.Times, m.wholeTools}
 	n := s.lineCount(o)
 	top := max(n-h, 0)
 	if !s.Follow {
@@ -371,6 +380,8 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 			since = " " + e
 		}
 		switch {
+		case s.Phase == wire.PhaseApproval:
+			parts = append(parts, waitingText(s)+since+" (Esc interrupts)")
 		case s.Phase == wire.PhaseWaiting && strings.HasPrefix(s.Provider, "bot:"):
 			parts = append(parts, "waiting for bot "+strings.TrimPrefix(s.Provider, "bot:")+" to connect"+since+" (Esc interrupts)")
 		case s.running():

@@ -15,8 +15,9 @@ import (
 
 // Feed applies what the feed says: a first page (the sidebar starts
 // again, but for the session in front of the person), sessions changed or
-// gone, or a read marker set elsewhere.
-func (m *Model) Feed(u client.FeedUpdate) {
+// gone, or a read marker set elsewhere. It returns the notifications
+// that sessions' changes call for.
+func (m *Model) Feed(u client.FeedUpdate) []Cmd {
 	if u.Read != nil {
 		if s := m.session(u.Read.Session); s != nil {
 			s.readSent = max(s.readSent, u.Read.Offset)
@@ -24,7 +25,7 @@ func (m *Model) Feed(u client.FeedUpdate) {
 				s.Unread = u.Read.Unread
 			}
 		}
-		return
+		return nil
 	}
 	if u.Start {
 		keep := m.Focused()
@@ -32,24 +33,32 @@ func (m *Model) Feed(u client.FeedUpdate) {
 		m.Focus = slices.Index(m.Sessions, keep)
 		m.feedNext = u.Next
 	}
-	m.feedItems(u.Sessions)
+	cmds := m.feedItems(u.Sessions)
 	for _, id := range u.Gone {
 		if s := m.session(id); s != nil {
 			m.remove(s)
 		}
 	}
+	return cmds
 }
 
-// feedItems puts the feed's items into the sidebar.
-func (m *Model) feedItems(items []wire.FeedItem) {
+// feedItems puts the feed's items into the sidebar. A session the feed
+// alone follows (no subscription brings its events) that comes to wait
+// for a decision is news to notify of: its tool_call is not seen here.
+func (m *Model) feedItems(items []wire.FeedItem) []Cmd {
+	var cmds []Cmd
 	for _, it := range items {
 		s := m.session(it.ID)
+		known := s != nil
 		if s == nil {
 			s = &SessionView{ID: it.ID, Follow: true}
 			m.Sessions = append(m.Sessions, s)
 		}
-		s.Title, s.Provider, s.LastTurn, s.Parent = it.Title, it.Provider, it.LastTurn, it.Parent
+		s.Title, s.Provider, s.LastTurn, s.Parent, s.Access = it.Title, it.Provider, it.LastTurn, it.Parent, it.Access
 		if !s.subscribed {
+			if known && s.Phase != wire.PhaseApproval && it.Phase == wire.PhaseApproval {
+				cmds = append(cmds, m.decisionNeeded(s, "a tool call waits for your decision")...)
+			}
 			s.Phase, s.Queued = it.Phase, it.Queued
 		}
 		s.Last = it.Last
@@ -65,6 +74,7 @@ func (m *Model) feedItems(items []wire.FeedItem) {
 	if m.Focus < 0 && len(m.Sessions) > 0 {
 		m.setFocus(0)
 	}
+	return cmds
 }
 
 // FeedPage adds a later page of the feed to the sidebar.
@@ -123,6 +133,7 @@ func (m *Model) Unsubscribed(id string) {
 	if s := m.session(id); s != nil {
 		s.subscribed = false
 		s.Events, s.More, s.history = nil, false, 0
+		s.calls, s.fetched, s.fetchedFor = toolIndex{}, nil, ""
 		s.StreamTurn, s.StreamText = "", ""
 		s.rerender()
 	}

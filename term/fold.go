@@ -92,11 +92,11 @@ func foldLabel(t []rune) string {
 }
 
 // unfold puts every paste of the composer back as text, the cursor where
-// it was in that text.
+// it was in that text. With no paste folded, the key is the transcript's:
+// it shows long tool calls whole, or folds them again (toolblock.go).
 func (m *Model) unfold() []Cmd {
 	if !m.hasFolds(m.Composer) {
-		m.notify(false, "no folded paste here")
-		return nil
+		return m.toggleTools()
 	}
 	m.Cursor = len(m.unfolded(m.Composer[:m.Cursor]))
 	m.Composer = m.unfolded(m.Composer)

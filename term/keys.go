@@ -84,8 +84,9 @@ var keyTable = []keyEntry{
 	{"Ctrl-Y", "select a message: ↑↓, Enter copies it, c its code", []binding{
 		{key: tcell.KeyCtrlY, run: (*Model).openPick},
 	}},
-	{"Ctrl-O", "show a folded paste whole ([pasted N lines])", []binding{
+	{"Ctrl-O", "show a folded paste whole; with none, long tool calls", []binding{
 		{key: tcell.KeyCtrlO, when: inComposer, run: (*Model).unfold},
+		{key: tcell.KeyCtrlO, when: inSidebar, run: (*Model).toggleTools},
 	}},
 	{"Ctrl-N", "new session, composer ready", []binding{
 		{key: tcell.KeyCtrlN, run: (*Model).newSession},
@@ -102,6 +103,11 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyEscape, when: turnRunning, run: (*Model).interrupt},
 		{key: tcell.KeyCtrlC, when: turnRunning, run: (*Model).interrupt},
 		{key: tcell.KeyEscape, when: turnIdle, run: (*Model).clearNotice},
+	}},
+	{"Alt-Y / A / N", "a tool call waiting: allow / always here / deny", []binding{
+		{key: tcell.KeyRune, ch: 'y', mods: modAlt, when: canDecide, run: (*Model).allowCall},
+		{key: tcell.KeyRune, ch: 'a', mods: modAlt, when: canDecide, run: (*Model).allowCallSession},
+		{key: tcell.KeyRune, ch: 'n', mods: modAlt, when: canDecide, run: (*Model).denyCall},
 	}},
 	{"Ctrl-Q", "quit; so does Ctrl-C twice when idle", []binding{
 		{key: tcell.KeyCtrlQ, run: (*Model).quit},

@@ -223,21 +223,25 @@ type keyState struct {
 
 // keyStates is every combination of the states bindings depend on: the
 // pane, an empty composer, a /command begun (the slash menu), a running
-// turn, a paste, the connection.
+// turn, one waiting for a decision, a paste, the connection.
 func keyStates() []keyState {
 	var out []keyState
 	for _, sidebar := range []bool{false, true} {
 		for _, text := range []string{"", "draft", "/t"} {
-			for _, running := range []bool{false, true} {
+			for _, phase := range []wire.Phase{wire.PhaseIdle, wire.PhaseRunning, wire.PhaseApproval} {
 				for _, paste := range []bool{false, true} {
-					for _, phase := range []client.Phase{client.Connected, client.Unavailable} {
+					for _, conn := range []client.Phase{client.Connected, client.Unavailable} {
 						m := demo()
 						m.Pane = map[bool]pane{false: paneComposer, true: paneSidebar}[sidebar]
 						m.setComposer(text)
-						m.Sessions[0].Phase = map[bool]wire.Phase{false: wire.PhaseIdle, true: wire.PhaseRunning}[running]
+						m.Sessions[0].Phase = phase
+						if phase == wire.PhaseApproval {
+							m.Sessions[0].Access = wire.AccessCreator
+							m.Item(m.Sessions[0].ID, itemEvent(askCall(3, "c1", "bot:b/t")))
+						}
 						m.pasting = paste
-						m.Conn.Phase = phase
-						name := fmt.Sprintf("sidebar=%v composer=%q running=%v pasting=%v conn=%v", sidebar, text, running, paste, phase)
+						m.Conn.Phase = conn
+						name := fmt.Sprintf("sidebar=%v composer=%q phase=%v pasting=%v conn=%v", sidebar, text, phase, paste, conn)
 						out = append(out, keyState{name, m})
 					}
 				}

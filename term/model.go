@@ -72,6 +72,7 @@ type Model struct {
 	Quit        bool
 	typedAt     time.Time // when a cmdTyped last went out
 	typedIn     string    // and for which session
+	wholeTools  bool      // tool calls' long arguments and outputs shown whole (Ctrl-O), not folded
 	feedNext    string    // the cursor of the feed's next page ("" at the end)
 	feedPaging  bool      // that page was asked for
 	focused     []string  // the sessions focused lately, the last last (Recent)
@@ -86,6 +87,7 @@ type SessionView struct {
 	Epoch    string
 	Provider string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
 	Parent   *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
+	Access   wire.Access     // what this person may do in it, as the daemon says (the feed's, the session's)
 	meter    meter           // its context and cost (meter.go)
 
 	Events []wire.Event // committed events since the last reset, in order
@@ -104,6 +106,7 @@ type SessionView struct {
 	Effort     string
 	ETag       string
 	Viewers    int
+	Pending    int           // tool calls waiting for a decision, as the last status said
 	People     []wire.Person // who watches, as the last presence push listed them
 	MorePeople int           // people beyond People
 
@@ -121,6 +124,11 @@ type SessionView struct {
 	readAt      time.Time // when it last set it
 	draft       []rune    // the composer's text while another session has the focus
 	draftCursor int
+
+	calls      toolIndex         // its tool calls, from its Events (tools.go)
+	fetched    []wire.Approval   // calls waiting that Events do not hold: older than the history loaded
+	fetchedFor string            // the turn and count of waiting calls fetched was read for
+	deciding   map[string]string // decisions sent from here that have not landed yet, by call
 
 	rendered  transcript  // Events as drawn (transcript.go)
 	streaming streamLines // StreamText as drawn
@@ -148,9 +156,10 @@ func (m *Model) session(id string) *SessionView {
 	return nil
 }
 
-// running says whether a turn runs or waits in s.
+// running says whether a turn runs or waits in s: for a bot, or for
+// people to decide its tool calls.
 func (s *SessionView) running() bool {
-	return s.Phase == wire.PhaseRunning || s.Phase == wire.PhaseWaiting
+	return s.Phase == wire.PhaseRunning || s.Phase == wire.PhaseWaiting || s.Phase == wire.PhaseApproval
 }
 
 // news says whether ev happened while this client watched, rather than
@@ -180,5 +189,5 @@ func (s *SessionView) name() string {
 
 func newSessionView(s wire.Session) *SessionView {
 	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: cmp.Or(s.ResolvedProvider, s.Provider), Phase: s.Phase, Model: s.Model,
-		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent}
+		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent, Access: s.Access}
 }

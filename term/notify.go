@@ -9,7 +9,8 @@ import (
 
 // Notifications: when a turn finishes or fails in a session the user is
 // not looking at (another session has the focus, or the terminal window
-// has lost it), the terminal rings its bell and, where it supports them,
+// has lost it), or a tool call there waits for their decision
+// (tools.go), the terminal rings its bell and, where it supports them,
 // shows a desktop notification through OSC 9 (iTerm2, WezTerm, kitty,
 // Windows Terminal) and OSC 777 (foot, Ghostty, rxvt-unicode, VTE);
 // terminals ignore the one they do not know. /notify turns both off.

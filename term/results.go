@@ -36,7 +36,9 @@ func (m *Model) Result(r any) []Cmd {
 	case resSearch:
 		m.found(r)
 	default:
-		m.treeResult(r)
+		if !m.treeResult(r) {
+			m.toolResult(r)
+		}
 	}
 	return nil
 }
@@ -49,7 +51,7 @@ func (m *Model) listed(r resSessions) {
 	}
 	for _, ws := range r.List {
 		if s := m.session(ws.ID); s != nil {
-			s.Title = ws.Title
+			s.Title, s.Access = ws.Title, ws.Access
 			continue
 		}
 		m.Sessions = append(m.Sessions, newSessionView(ws))
@@ -131,6 +133,7 @@ func (m *Model) older(r resOlder) []Cmd {
 	before := s.lineCount(m.look())
 	s.Events = append(append([]wire.Event(nil), r.Page.Events...), s.Events...)
 	s.More = r.Page.More
+	s.calls.rebuild(s.Events)
 	s.rerender()
 	added := s.lineCount(m.look()) - before
 	s.Top += added

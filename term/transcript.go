@@ -34,6 +34,10 @@ type transcript struct {
 	// the turn of the last message rendered.
 	asked    map[string]string
 	lastTurn string
+
+	// callAt is the block of each tool call: that of its first event
+	// here, drawn again as the call's later events land.
+	callAt map[string]int
 }
 
 // streamLines is the streaming reply rendered for one width. Deltas only
@@ -49,25 +53,47 @@ type streamLines struct {
 	lines  []line
 }
 
-// look is what a rendering depends on besides the events: the width and
-// whether headers show times.
+// look is what a rendering depends on besides the events: the width,
+// whether headers show times, and whether long tool calls show whole.
 type look struct {
 	width int
 	times bool
+	whole bool
 }
 
 // view brings s's rendered transcript up to date for o and returns it:
 // events that arrived since are rendered, everything again after a change
-// of look or of s.Events other than an append (s.rerender).
+// of look or of s.Events other than an append (s.rerender). A tool call
+// is one block, at its first event: its decision and result, when they
+// land, draw that block again and take no lines of their own.
 func (s *SessionView) view(o look) *transcript {
 	t := &s.rendered
 	if t.look != o || len(t.blocks) > len(s.Events) {
 		*t = transcript{look: o}
 	}
-	for i := len(t.blocks); i < len(s.Events); i++ {
-		b := eventLines(s.Events[i], o, t.replyTo(s.Events[i]))
+	from := len(t.blocks)
+	dirty := from // the first block whose lines changed
+	for i := from; i < len(s.Events); i++ {
+		ev := s.Events[i]
+		var b []line
+		switch j, drawn := t.callAt[ev.CallID]; {
+		case !isToolEvent(ev.Type):
+			b = eventLines(ev, o, t.replyTo(ev))
+		case !drawn:
+			if t.callAt == nil {
+				t.callAt = map[string]int{}
+			}
+			t.callAt[ev.CallID] = i
+			b = callLines(s.toolCall(ev), o)
+		case j < from: // drawn before this event came: again
+			t.blocks[j] = callLines(s.toolCall(s.Events[j]), o)
+			dirty = min(dirty, j)
+		}
 		t.blocks = append(t.blocks, b)
-		t.ends = append(t.ends, t.count()+len(b))
+	}
+	t.ends = t.ends[:dirty]
+	for i := dirty; i < len(t.blocks); i++ {
+		t.ends = append(t.ends, t.count()+len(t.blocks[i]))
 	}
 	return t
 }
@@ -121,8 +147,8 @@ func (t *transcript) line(i int) line {
 // fence) are rendered once; only the last block is rendered again as it
 // grows. Code blocks are numbered across the pieces.
 func (s *SessionView) stream(o look) []line {
-	if s.StreamTurn == "" {
-		return nil
+	if s.StreamTurn == "" || s.StreamText == "" && (s.Phase == wire.PhaseApproval || len(s.calls.waiting) > 0) {
+		return nil // nothing streams while the turn waits for people to decide its calls
 	}
 	width := o.width
 	c := &s.streaming

@@ -455,6 +455,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 	switch it.Op {
 	case wire.PushReset:
 		s.Epoch, s.Events, s.More, s.history = it.Reset.Epoch, nil, it.Reset.More, it.Reset.Head
+		s.calls, s.fetched, s.fetchedFor = toolIndex{}, nil, ""
 		s.rerender()
 		s.StreamTurn, s.StreamText = "", ""
 		s.Follow = true
@@ -463,7 +464,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 		if j := m.jump; j != nil && j.session == id && s.caughtUp() {
 			cmds = append(cmds, m.land()...)
 		}
-		return cmds
+		return append(cmds, m.wantApprovals(s)...)
 	case wire.PushPartial:
 		s.StreamTurn, s.StreamText = it.Text.TurnID, it.Text.Text
 	case wire.PushDelta:
@@ -478,6 +479,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 	case wire.PushStatus:
 		st := it.Status
 		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag
+		s.Pending = st.Pending
 		if s.running() && s.turnOf != st.TurnID {
 			s.turnSince, s.turnOf = m.Now(), st.TurnID // its started event, if it comes, is more exact
 		}
@@ -489,6 +491,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 		if s == m.Focused() && s.running() {
 			m.quitArmed = false // Ctrl-C interrupts now: it no longer quits
 		}
+		return m.wantApprovals(s)
 	}
 	return nil
 }
@@ -519,6 +522,8 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		if ev.Title != nil {
 			s.Title = *ev.Title
 		}
+	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
+		return m.toolEvent(s, ev)
 	}
 	return nil
 }
