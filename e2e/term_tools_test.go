@@ -3,12 +3,10 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -33,7 +31,7 @@ func TestTerminalDecidesAToolCall(t *testing.T) {
 	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "counting", Provider: "fake"}); err != nil {
 		t.Fatal(err)
 	}
-	awaitToolOffered(t, ctx, c, "k", "bot:example/word_count")
+	waitTool(t, ctx, c, "k", "bot:example/word_count")
 	f.Push(fakeopenai.Reply{Chunks: []string{"Let me count them."}, ToolCalls: []fakeopenai.ToolCall{
 		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}}},
 		fakeopenai.Reply{Chunks: []string{"There are three words."}})
@@ -86,26 +84,4 @@ func TestTerminalDecidesAToolCall(t *testing.T) {
 	}
 	x.keys("C-q")
 	y.keys("C-q")
-}
-
-// awaitToolOffered waits until session may call tool: its bot has
-// connected and served it.
-func awaitToolOffered(t *testing.T, ctx context.Context, c *client.Client, session, tool string) {
-	t.Helper()
-	for {
-		ts, err := c.Tools(ctx, session)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range ts.Tools {
-			if x.Name == tool {
-				return
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s is not offered in %s: %+v", tool, session, ts)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
