@@ -657,3 +657,55 @@ func TestAToolCallThroughAnthropic(t *testing.T) {
 		t.Fatalf("usage of both responses: %+v", u)
 	}
 }
+
+// A session set to offer no tools offers its model none, lists none, and
+// says so in a settings event; a fork keeps the setting; "all" offers
+// them again; any other value is bad_request.
+func TestASessionMayOfferNoTools(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{})
+	e.toolBot("weather", forecastTool)
+	s := e.create("s")
+	patch := func(body string, want int) wire.Session {
+		t.Helper()
+		var cur wire.Session
+		_, hdr := e.do("GET", "/v1/sessions/s", nil, "", &cur)
+		var out wire.Session
+		if code, _ := e.do("PATCH", "/v1/sessions/s", map[string]string{"If-Match": hdr.Get("ETag")}, body, &out); code != want {
+			t.Fatalf("PATCH %s: %d, want %d", body, code, want)
+		}
+		return out
+	}
+	if s.Tools != wire.ToolsAll {
+		t.Fatalf("a new session's tools: %q", s.Tools)
+	}
+	patch(`{"tools":"some"}`, 400)
+	if got := patch(`{"tools":"none"}`, 200); got.Tools != wire.ToolsNone {
+		t.Fatalf("patched: %+v", got)
+	}
+	var tools wire.Tools
+	if e.do("GET", "/v1/tools?session=s", nil, "", &tools); len(tools.Tools) != 0 {
+		t.Fatalf("tools of a session that offers none: %+v", tools)
+	}
+	evs := e.events("s")
+	if last := evs[len(evs)-1]; last.Type != wire.EventSettings || last.Tools == nil || *last.Tools != wire.ToolsNone {
+		t.Fatalf("settings event %+v", last)
+	}
+	watcher := e.dial(true).HelloFromStart(s)
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"hi"}`, &r)
+	if _, end := e.turnEvents(watcher, "s", r.TurnID); end.State != wire.TurnCompleted {
+		t.Fatalf("turn %+v", end)
+	}
+	if req := f.Requests()[0]; len(req.Tools) != 0 {
+		t.Fatalf("offered %s", req.Tools)
+	}
+	fork, _ := e.forkOf("s", `{"at":0}`, 201)
+	if fork.Tools != wire.ToolsNone {
+		t.Fatalf("the fork's tools: %q", fork.Tools)
+	}
+	patch(`{"tools":"all"}`, 200)
+	if e.do("GET", "/v1/tools?session=s", nil, "", &tools); len(tools.Tools) != 1 {
+		t.Fatalf("tools again: %+v", tools)
+	}
+}

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -32,6 +33,7 @@ type Session struct {
 	Model      string `bun:"model"`
 	Effort     string `bun:"effort"`
 	System     string `bun:"system"` // sent to the provider first ("" for the profile's, if any)
+	Tools      string `bun:"tools"`  // "" offers its models every tool served to it; "none" none
 	Version    int64  `bun:"version"`
 	Head       int64  `bun:"head"`
 	Inputs     int64  `bun:"inputs"`
@@ -60,7 +62,7 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 		Provider: s.Provider, Model: s.Model, Effort: s.Effort, System: s.System, Phase: phase,
 		Head: s.Head, ETag: s.ETag(),
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
-		Parent: s.ForkPoint(),
+		Parent: s.ForkPoint(), Tools: cmp.Or(s.Tools, wire.ToolsAll),
 	}
 }
 
@@ -142,11 +144,20 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	set(&s.Model, p.Model, &ev.Model)
 	set(&s.Effort, p.Effort, &ev.Effort)
 	set(&s.System, p.System, &ev.System)
+	if p.Tools != nil {
+		stored := *p.Tools
+		if stored == wire.ToolsAll {
+			stored = "" // the default, as stored
+		}
+		if stored != s.Tools {
+			s.Tools, ev.Tools, changed = stored, p.Tools, true
+		}
+	}
 	if !changed {
 		return s, nil
 	}
 	s.Version++
-	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "version").WherePK().Exec(ctx); err != nil {
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
 	evs, err := t.Append(ctx, id, ev)
@@ -224,7 +235,7 @@ const deleteIDsRange = 1024
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
 	version, head, inputs, create_hash, created_at, updated_at, last_turn, system,
-	parent, parent_offset, base_session, base`
+	parent, parent_offset, base_session, base, tools`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -237,7 +248,7 @@ func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
 		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System,
-		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base)
+		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools)
 	return s, err
 }
 

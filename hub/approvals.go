@@ -157,7 +157,14 @@ func (h *Hub) Tools(ctx context.Context, session string) (wire.Tools, error) {
 	}
 	policy, _ := h.providers.Tools()
 	out := wire.Tools{Tools: []wire.ToolInfo{}}
-	for _, o := range h.toolSources.Offers(session) {
+	offers := h.toolSources.Offers("")
+	if session != "" {
+		var err error
+		if offers, err = h.offers(ctx, session); err != nil {
+			return wire.Tools{}, err
+		}
+	}
+	for _, o := range offers {
 		p := policy.Of(o.Full)
 		if p == tools.Ask && allowed[o.Full] {
 			p = tools.Allow

@@ -33,7 +33,7 @@ func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req 
 	}
 	child := db.Session{
 		ID: u.String(), Epoch: randomID(8), Title: p.Title, Workspace: p.Workspace,
-		Provider: p.Provider, Model: p.Model, Effort: p.Effort, System: p.System,
+		Provider: p.Provider, Model: p.Model, Effort: p.Effort, System: p.System, Tools: p.Tools,
 		CreateHash: "fork",
 	}
 	if req.Title != "" {

@@ -112,7 +112,7 @@ func checkImported(ev *wire.Event) *wire.Error {
 	default:
 		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)
 	}
-	if err := access.CheckTexts("text", ev.Text, "error", ev.Error, "tool", ev.Tool, "call_id", ev.CallID, "policy", ev.Policy, "decision", ev.Decision, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
+	if err := access.CheckTexts("text", ev.Text, "error", ev.Error, "tools", ev.Tools, "tool", ev.Tool, "call_id", ev.CallID, "policy", ev.Policy, "decision", ev.Decision, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
 		"state", ev.State, "reason", ev.Reason, "by", ev.By); err != nil {
 		if we, ok := err.(*wire.Error); ok {
 			return we

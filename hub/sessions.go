@@ -199,6 +199,9 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	if err := access.CheckEffort(p.Effort); err != nil {
 		return wire.Session{}, err
 	}
+	if p.Tools != nil && *p.Tools != wire.ToolsAll && *p.Tools != wire.ToolsNone {
+		return wire.Session{}, wire.Errorf(wire.CodeBadRequest, "tools is %q or %q, not %q", wire.ToolsAll, wire.ToolsNone, *p.Tools)
+	}
 	var out db.Session
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error

@@ -41,7 +41,10 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		return h.streamTurn(ctx, ch, q, p, req) // echo, bots: no tools
 	}
 	limits := tc.ToolLimits()
-	offers := h.toolSources.Offers(ch.id)
+	offers, err := h.offers(ctx, ch.id)
+	if err != nil {
+		return "", err
+	}
 	byAPI := make(map[string]tools.Offer, len(offers))
 	for _, o := range offers {
 		byAPI[o.API] = o
@@ -83,6 +86,16 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 			return text, err
 		}
 	}
+}
+
+// offers lists the tools a session offers its models now: none when it
+// is set so (PATCH {"tools":"none"}).
+func (h *Hub) offers(ctx context.Context, session string) ([]tools.Offer, error) {
+	s, err := h.db.Session(context.WithoutCancel(ctx), session)
+	if err != nil || s.Tools == wire.ToolsNone {
+		return nil, err
+	}
+	return h.toolSources.Offers(session), nil
 }
 
 // stepOf is the number of the next step of a turn whose calls are calls.

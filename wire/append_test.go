@@ -88,7 +88,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	}
 	for _, s := range escapes {
 		checkEvent(t, Event{Offset: 3, Type: EventType(s), At: at, Role: Role(s), Author: s, Text: s, InputID: s,
-			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, By: s,
+			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, Tools: &s, By: s,
 			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s))})
 	}
 }
@@ -121,7 +121,7 @@ func FuzzAppendEvent(f *testing.F) {
 			}
 		}
 		if mask&128 != 0 {
-			ev.System = ptr(d)
+			ev.System, ev.Tools = ptr(d), ptr(c)
 		}
 		if mask&8 != 0 {
 			ev.At = ev.At.UTC()

@@ -120,6 +120,7 @@ type Event struct {
 	Model  *string `json:"model,omitempty"`
 	Effort *string `json:"effort,omitempty"`
 	System *string `json:"system,omitempty"`
+	Tools  *string `json:"tools,omitempty"` // all or none
 	By     string  `json:"by,omitempty"`
 
 	// tool_call, approval, tool_result (with TurnID; a tool_call's Text

@@ -35,6 +35,9 @@ type Session struct {
 	// System is the session's own system text, sent to its provider
 	// before the transcript ("": the profile's default, if any).
 	System    string    `json:"system"`
+	// Tools is what the session offers its models: "all" the tools
+	// served to it, or "none".
+	Tools     string    `json:"tools"`
 	Phase     Phase     `json:"phase"`
 	Head      int64     `json:"head"`
 	ETag      string    `json:"etag"`
@@ -104,7 +107,16 @@ type SessionPatch struct {
 	Model  *string `json:"model,omitempty"`
 	Effort *string `json:"effort,omitempty"`
 	System *string `json:"system,omitempty"` // at most MaxSystemBytes
+	// Tools is "all" (every tool served to the session is offered to
+	// its models) or "none".
+	Tools *string `json:"tools,omitempty"`
 }
+
+// What a session offers its models (Session.Tools, SessionPatch.Tools).
+const (
+	ToolsAll  = "all"
+	ToolsNone = "none"
+)
 
 // MaxSystemBytes bounds a session's system text (too_large past it).
 const MaxSystemBytes = 32 << 10
