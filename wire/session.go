@@ -34,7 +34,7 @@ type Session struct {
 	Effort           string `json:"effort"`
 	// System is the session's own system text, sent to its provider
 	// before the transcript ("": the profile's default, if any).
-	System    string    `json:"system"`
+	System string `json:"system"`
 	// Tools is what the session offers its models: "all" the tools
 	// served to it, or "none".
 	Tools     string    `json:"tools"`
