@@ -386,6 +386,13 @@ func TestApproveOverTheWebsocket(t *testing.T) {
 	if rep := bobWS.Reply(7); rep.OK || rep.Error.Code != wire.CodeForbidden {
 		t.Fatalf("a reader decided: %+v", rep)
 	}
+	// Nor may a guest (a write link's) or a bot, who may write.
+	guest := e.link("s", wire.LinkCreate{Access: wire.AccessWrite})
+	for who, tok := range map[string]string{"a guest": guest.Token, "a bot": e.botToken("helper")} {
+		if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, e.as(tok), `{"decision":"allow"}`, nil); code != 403 {
+			t.Fatalf("%s decided: %d", who, code)
+		}
+	}
 	// ann over the websocket and the owner over HTTP, at once.
 	annWS.Send(wire.Command{ID: 8, Op: wire.OpApprove, Session: "s", CallID: a.CallID, Decision: "deny", Reason: "no"})
 	code, _ := e.do("POST", "/v1/sessions/s/approvals/"+a.CallID, nil, `{"decision":"allow"}`, nil)
