@@ -158,6 +158,7 @@ func (h *Hub) Tools(ctx context.Context, session string) (wire.Tools, error) {
 	policy, _ := h.providers.Tools()
 	out := wire.Tools{Tools: []wire.ToolInfo{}}
 	offers := h.toolSources.Offers("")
+	offers = append(offers, h.remoteOffers("", offers)...)
 	if session != "" {
 		var err error
 		if offers, err = h.offers(ctx, session); err != nil {

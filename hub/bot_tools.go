@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"albedo/hub/tools"
 	"albedo/wire"
@@ -50,6 +51,7 @@ func (h *Hub) ServeTools(c *Conn, bot string, specs []wire.ToolSpec, may func(se
 	}
 	c.mu.Unlock()
 	h.toolSources.SetBot(bot, c, ts, may)
+	defer h.publishBots() // to the other nodes: their turns may call them
 	if !first {
 		return nil
 	}
@@ -100,6 +102,7 @@ func (t *toolServers) pick(bot string) (*Conn, <-chan struct{}) {
 // over to the bot's next connection; from Conn.Close.
 func (h *Hub) unserveTools(c *Conn, bot string, calls []chan toolAnswer) {
 	h.toolSources.DropBot(bot, c)
+	defer h.publishBots()
 	t := &h.toolConns
 	t.mu.Lock()
 	list := t.conns[bot]
@@ -122,12 +125,20 @@ func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (s
 	for {
 		c, arrived := h.toolConns.pick(bot)
 		if c == nil {
+			if node := h.remoteToolNode(bot, push.Tool); node != "" {
+				return h.runRemoteTool(ctx, node, bot, push) // cluster_tools.go
+			}
+			// A connection here, or another node's announcement, may come.
+			again := time.NewTimer(time.Second)
 			select {
 			case <-arrived:
-				continue
+			case <-again.C:
 			case <-ctx.Done():
+				again.Stop()
 				return "", fmt.Sprintf("no connection of bot %q served its tools in time", bot)
 			}
+			again.Stop()
+			continue
 		}
 		answer := make(chan toolAnswer, 1)
 		c.mu.Lock()

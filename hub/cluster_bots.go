@@ -43,11 +43,12 @@ import (
 // has handed to them or serves for them. Guarded by mu.
 type remoteBots struct {
 	mu      sync.Mutex
-	nodes   map[string]map[string]time.Time // bot → node → last announced
-	gone    map[string]time.Time            // nodes that stopped answering → until when their notices are not believed
-	waiting map[string]*remoteTurn          // turns this node handed out, by turn id
-	served  map[string]*botTurn             // turns this node serves for another, by turn id
-	acks    map[string]func(error)          // bots' ends of turns served here, waiting for the turn's node to commit them
+	nodes   map[string]map[string]time.Time   // bot → node → last announced
+	gone    map[string]time.Time              // nodes that stopped answering → until when their notices are not believed
+	waiting map[string]*remoteTurn            // turns this node handed out, by turn id
+	served  map[string]*botTurn               // turns this node serves for another, by turn id
+	acks    map[string]func(error)            // bots' ends of turns served here, waiting for the turn's node to commit them
+	tools   map[string]map[string]remoteTools // bot → node → the tools it announced there (cluster_tools.go)
 }
 
 // remoteTurn collects a remote bot's replies to one turn for its Stream.
@@ -85,6 +86,7 @@ func (h *Hub) publishBots() {
 		}
 	}
 	h.bots.mu.Unlock()
+	n.Tools = h.localTools()
 	h.bus.Publish(n)
 }
 
@@ -102,6 +104,9 @@ func (h *Hub) onBots(n peer.Bots) {
 		}
 		delete(rb.gone, n.Node)
 	}
+	rb.mu.Unlock()
+	h.onTools(n.Node, n.Tools, now)
+	rb.mu.Lock()
 	if rb.nodes == nil {
 		rb.nodes = map[string]map[string]time.Time{}
 	}
@@ -319,6 +324,9 @@ func (h *Hub) forgetBotNode(node string) {
 	rb := &h.remote
 	rb.mu.Lock()
 	for _, nodes := range rb.nodes {
+		delete(nodes, node)
+	}
+	for _, nodes := range rb.tools {
 		delete(nodes, node)
 	}
 	rb.mu.Unlock()

@@ -326,6 +326,9 @@ func (h *Hub) onRequest(r peer.Request, answer func(peer.Response)) {
 	case peer.OpBotTurn, peer.OpBotCancel, peer.OpBotCheck:
 		h.handleBotRequest(r, answer)
 		return
+	case peer.OpToolCall:
+		h.serveRemoteTool(r, answer)
+		return
 	case peer.OpInterrupt:
 	default:
 		return

@@ -210,3 +210,66 @@ func TestAWaitingTurnMovesToAnotherNode(t *testing.T) {
 		t.Fatalf("reply %+v", reply.Event)
 	}
 }
+
+// A bot's tool served from another node than the turn's: node b's bot
+// announces it, node a offers it and runs the call there, and the result
+// comes back to a's turn.
+func TestABotsToolOnAnotherNode(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	reg, _ := provider.NewRegistry(provider.Config{Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}}}, nil)
+	reg.Register("caller", callingProvider{api: "bot__w__f"})
+	open := func(node string) *Hub {
+		bus := net.Join(node)
+		t.Cleanup(bus.Close)
+		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
+	}
+	a, b := open("a"), open("b")
+	b.draining.Store(true) // a runs every turn
+	ctx := context.Background()
+	for _, h := range []*Hub{a, b} {
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.AddBot(ctx, "w", nil); err != nil {
+		t.Fatal(err)
+	}
+	bot := newReader(t, b.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}))
+	if err := b.ServeTools(bot.c, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "caller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ts, err := a.Tools(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ts.Tools) == 1 && ts.Tools[0].Name == "bot:w/f" {
+			break
+		}
+		select {
+		case <-time.After(10 * time.Millisecond): // b's announcement is on its way over the bus
+		case <-t.Context().Done():
+			t.Fatal("node a never offered b's tool")
+		}
+	}
+	watcher := newReader(t, a.Connect(ConnInfo{Name: "owner", Role: wire.TokenOwner, AuthorID: "owner"}))
+	zero := int64(0)
+	subscribe(watcher.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	push := bot.next(t, func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	if err := b.ToolResult(bot.c, push.Tool.CallID, "from b", ""); err != nil {
+		t.Fatal(err)
+	}
+	reply := watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant })
+	if reply.Event.Text != "the tool said from b" {
+		t.Fatalf("reply %+v", reply.Event)
+	}
+}

@@ -61,6 +61,7 @@
 //	cluster_heartbeat.go  the heartbeat (heads re-read, viewers and run state said again); catchUp
 //	cluster_notices.go    the hub as the bus's peer.Handler: the other nodes' notices and requests; what it tells them
 //	cluster_bots.go       a turn handed to its bot's connection on another node
+//	cluster_tools.go      bots' tools announced to the other nodes; a call run on its bot's node
 //	cluster_tokens.go     a token made on another node, looked up in the store
 //	cluster_changes.go    the store's changes to who may do what, followed every second (or when rung)
 //	cluster_clock.go      this node's clock compared with the store's, every 30 s

@@ -95,7 +95,8 @@ func (h *Hub) offers(ctx context.Context, session string) ([]tools.Offer, error)
 	if err != nil || s.Tools == wire.ToolsNone {
 		return nil, err
 	}
-	return h.toolSources.Offers(session), nil
+	local := h.toolSources.Offers(session)
+	return append(local, h.remoteOffers(session, local)...), nil
 }
 
 // stepOf is the number of the next step of a turn whose calls are calls.

@@ -185,6 +185,9 @@ func (Changes) Kind() Kind { return KindChanges }
 type Bots struct {
 	Node string         `json:"node"`
 	Bots map[string]int `json:"bots"` // name → serving connections
+	// Tools are the tools bots serve from the node: name → the newest
+	// declaration of its connections there.
+	Tools map[string][]wire.ToolSpec `json:"tools,omitempty"`
 }
 
 func (Bots) Kind() Kind { return KindBots }
@@ -213,7 +216,16 @@ const (
 	OpBotTurn   = "bot-turn"   // hand a turn to a bot connected there (Body: BotTurn)
 	OpBotCancel = "bot-cancel" // cancel a turn handed over (Body: BotTurn)
 	OpBotCheck  = "bot-check"  // does it still serve the turn? (Body: BotTurn)
+	OpToolCall  = "tool-call"  // run a call on a bot's connection there and answer its result (Body: ToolCall)
 )
+
+// ToolCall is the body of an OpToolCall request: the call, for a
+// connection of Bot, to be answered within TimeoutMS.
+type ToolCall struct {
+	Bot       string        `json:"bot"`
+	Push      wire.ToolPush `json:"push"`
+	TimeoutMS int64         `json:"timeout_ms"`
+}
 
 // Request asks one node (To) to do something; the other nodes ignore it.
 type Request struct {
@@ -230,6 +242,9 @@ type Response struct {
 	Turn    string      `json:"turn,omitempty"`
 	Running bool        `json:"running"`
 	Error   *wire.Error `json:"error,omitempty"`
+	// A tool call's: its output, and why it failed.
+	Output    string `json:"output,omitempty"`
+	ToolError string `json:"tool_error,omitempty"`
 }
 
 // BotTurn is the body of the bot ops' requests.

@@ -59,6 +59,18 @@ func (s *Sources) DropBot(bot string, key any) {
 	s.bots[bot] = list
 }
 
+// Declared returns the tools each bot serves from here: the newest
+// declaration of its connections.
+func (s *Sources) Declared() map[string][]Spec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string][]Spec, len(s.bots))
+	for bot, list := range s.bots {
+		out[bot] = list[len(list)-1].specs
+	}
+	return out
+}
+
 // Offers lists the tools session may call, by full name; "" lists every
 // tool, wherever it may be called.
 func (s *Sources) Offers(session string) []Offer {
