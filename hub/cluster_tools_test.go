@@ -268,7 +268,9 @@ func TestABotsToolOnAnotherNode(t *testing.T) {
 	if err := b.ToolResult(bot.c, push.Tool.CallID, "from b", ""); err != nil {
 		t.Fatal(err)
 	}
-	reply := watcher.next(t, func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant })
+	reply := watcher.next(t, func(f wire.Frame) bool {
+		return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant
+	})
 	if reply.Event.Text != "the tool said from b" {
 		t.Fatalf("reply %+v", reply.Event)
 	}
