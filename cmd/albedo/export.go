@@ -129,12 +129,42 @@ func markdownEvent(ev wire.Event) string {
 		for _, f := range []struct {
 			name string
 			v    *string
-		}{{"title", ev.Title}, {"model", ev.Model}, {"effort", ev.Effort}} {
+		}{{"title", ev.Title}, {"model", ev.Model}, {"effort", ev.Effort}, {"tools", ev.Tools}} {
 			if f.v != nil {
 				set = append(set, fmt.Sprintf("%s %q", f.name, *f.v))
 			}
 		}
 		return fmt.Sprintf("\n> *%s set %s* (%s)\n", orDash(ev.By), strings.Join(set, ", "), at)
+	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
+		return markdownCall(ev, at)
 	}
 	return ""
+}
+
+// markdownCall is a tool call's event in a Markdown transcript: the call
+// (after what the model said before it) with its arguments, a person's
+// decision, and the result with its output.
+func markdownCall(ev wire.Event, at string) string {
+	switch ev.Type {
+	case wire.EventToolCall:
+		said := ""
+		if ev.Text != "" {
+			said = fmt.Sprintf("\n## assistant (%s)\n\n<sub>#%d · %s</sub>\n\n%s\n", orDash(ev.Author), ev.Offset, at, strings.TrimRight(ev.Text, "\n"))
+		}
+		return said + fmt.Sprintf("\n> **Tool call** `%s` (%s, %s, call %s):\n>\n> ```json\n> %s\n> ```\n", ev.Tool, ev.Policy, at, ev.CallID, orDash(string(ev.Arguments)))
+	case wire.EventApproval:
+		reason := ""
+		if ev.Reason != "" {
+			reason = ": " + ev.Reason
+		}
+		return fmt.Sprintf("\n> *%s decided %s* on call %s (%s)%s\n", orDash(ev.Author), ev.Decision, ev.CallID, at, reason)
+	}
+	out := fmt.Sprintf("\n> **Tool result** (%s, call %s, %s)", ev.State, ev.CallID, at)
+	if ev.Error != "" {
+		out += ": " + ev.Error
+	}
+	if ev.Text == "" {
+		return out + "\n"
+	}
+	return out + ":\n>\n> ```\n> " + strings.ReplaceAll(strings.TrimRight(ev.Text, "\n"), "\n", "\n> ") + "\n> ```\n"
 }

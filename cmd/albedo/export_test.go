@@ -26,6 +26,15 @@ func TestMarkdownEvent(t *testing.T) {
 			"\n> **The turn failed** (2026-11-30 06:45:24Z): model crashed\n"},
 		{"a title set", wire.Event{Type: wire.EventSettings, At: at, Title: &title, By: "user"},
 			"\n> *user set title \"plans\"* (2026-11-30 06:45:24Z)\n"},
+		{"a tool call after words", wire.Event{Offset: 4, Type: wire.EventToolCall, At: at, Author: "m", Text: "Counting.", CallID: "c1", Tool: "bot:example/word_count", Arguments: []byte(`{"text":"a b"}`), Policy: "ask"},
+			"\n## assistant (m)\n\n<sub>#4 · 2026-11-30 06:45:24Z</sub>\n\nCounting.\n" +
+				"\n> **Tool call** `bot:example/word_count` (ask, 2026-11-30 06:45:24Z, call c1):\n>\n> ```json\n> {\"text\":\"a b\"}\n> ```\n"},
+		{"a decision", wire.Event{Type: wire.EventApproval, At: at, Author: "ann", CallID: "c1", Decision: "allow", Reason: "fine"},
+			"\n> *ann decided allow* on call c1 (2026-11-30 06:45:24Z): fine\n"},
+		{"a result", wire.Event{Type: wire.EventToolResult, At: at, CallID: "c1", State: wire.ToolCompleted, Text: "2 words\nin all"},
+			"\n> **Tool result** (completed, call c1, 2026-11-30 06:45:24Z):\n>\n> ```\n> 2 words\n> in all\n> ```\n"},
+		{"a failed result", wire.Event{Type: wire.EventToolResult, At: at, CallID: "c1", State: wire.ToolDenied, Error: "denied by ann"},
+			"\n> **Tool result** (denied, call c1, 2026-11-30 06:45:24Z): denied by ann\n"},
 		{"a turn started", wire.Event{Type: wire.EventTurn, At: at, State: wire.TurnStarted}, ""},
 		{"a turn completed", wire.Event{Type: wire.EventTurn, At: at, State: wire.TurnCompleted}, ""},
 	}
