@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -109,7 +110,36 @@ func printEvent(g *globals, p *replyPrinter, ev *wire.Event) {
 			Title  *string `json:"title,omitempty"`
 			Model  *string `json:"model,omitempty"`
 			Effort *string `json:"effort,omitempty"`
-		}{ev.Title, ev.Model, ev.Effort})
+			Tools  *string `json:"tools,omitempty"`
+		}{ev.Title, ev.Model, ev.Effort, ev.Tools})
 		fmt.Fprintf(g.stdout, "#%d settings by %s: %s\n", ev.Offset, ev.By, b)
+	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
+		p.breakLine()
+		fmt.Fprintln(g.stdout, callLine(ev))
 	}
+}
+
+// callLine is a tool call's event on one line: the call with its
+// arguments and policy (after what the model said before it), a
+// decision with who made it, a result with the first line of its output
+// or its error.
+func callLine(ev *wire.Event) string {
+	switch ev.Type {
+	case wire.EventToolCall:
+		said := ""
+		if ev.Text != "" {
+			said = fmt.Sprintf("#%d assistant %s: %s\n", ev.Offset, ev.Author, ev.Text)
+		}
+		return said + fmt.Sprintf("#%d tool call %s %s (%s) [%s]", ev.Offset, ev.Tool, clip(string(ev.Arguments), 200), ev.Policy, ev.CallID)
+	case wire.EventApproval:
+		return fmt.Sprintf("#%d %s by %s [%s] %s", ev.Offset, ev.Decision, ev.Author, ev.CallID, ev.Reason)
+	}
+	first, _, _ := strings.Cut(ev.Text, "\n")
+	parts := []string{fmt.Sprintf("#%d tool result %s [%s]", ev.Offset, ev.State, ev.CallID)}
+	for _, p := range []string{ev.Error, clip(first, 200)} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
 }
