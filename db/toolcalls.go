@@ -47,7 +47,7 @@ func (t *Tx) AddToolCall(ctx context.Context, c ToolCall) error {
 	_, err := t.sql.ExecContext(ctx, t.bind(`INSERT INTO tool_calls (`+toolCallCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		c.Session, c.CallID, c.TurnID, c.Seq, c.Step, c.StepText, c.Tool, c.Arguments, c.Policy, c.Offset,
-		formatTime(c.RequestedAt), formatTime(c.ExpiresAt), decision, c.DecidedBy, 0, c.State, c.Output, c.Error)
+		formatTime(c.RequestedAt), formatTime(c.ExpiresAt), decision, c.DecidedBy, started(c.Started), c.State, c.Output, c.Error)
 	if err != nil {
 		return fmt.Errorf("add tool call: %w", err)
 	}
@@ -88,6 +88,13 @@ func (t *Tx) EndToolCall(ctx context.Context, session, callID, state, output, er
 		return ErrDecided
 	}
 	return nil
+}
+
+func started(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // StartToolCall marks a call as begun, before it runs.

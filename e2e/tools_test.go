@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -99,5 +100,64 @@ func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 	last := string(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])
 	if !strings.Contains(last, `"role":"tool"`) || !strings.Contains(last, "3 words") || !strings.Contains(last, call) {
 		t.Fatalf("the model was sent %s", last)
+	}
+}
+
+// A call that was running when the daemon was killed is not run again
+// unsaid: after the restart its turn resumes, the call is answered
+// failed ("may or may not have acted"), the model is told, and the turn
+// completes. The bot was handed it once.
+func TestACallRunningAtAKillIsToldNotRunAgain(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	f := withFakeAnd(t, home, "\n[[tools.rules]]\nmatch = \"bot:slow/*\"\npolicy = \"allow\"\n")
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "slow")))
+	bc, err := client.New(client.Options{Home: home, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushes := make(chan wire.ToolPush, 8)
+	st := bc.Stream(client.StreamOptions{
+		Tools:  []wire.ToolSpec{{Name: "wait", InputSchema: []byte(`{"type":"object"}`)}},
+		OnTool: func(p wire.ToolPush) { pushes <- p }, // and never answers
+	})
+	defer st.Close()
+	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTool(t, ctx, c, "k", "bot:slow/wait")
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__slow__wait", Arguments: `{}`}}},
+		fakeopenai.Reply{Chunks: []string{"It may have run."}})
+	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	var first wire.ToolPush
+	select {
+	case first = <-pushes:
+	case <-ctx.Done():
+		t.Fatal("the bot was never handed the call")
+	}
+	d.kill()
+	startDaemon(t, home)
+	evs := waitTurnsClosed(t, ctx, c, "k", 1)
+	var result, end wire.Event
+	for _, ev := range evs {
+		switch ev.Type {
+		case wire.EventToolResult:
+			result = ev
+		case wire.EventTurn:
+			end = ev
+		}
+	}
+	if result.CallID != first.CallID || result.State != wire.ToolFailed || !strings.Contains(result.Error, "may or may not have acted") || end.State != wire.TurnCompleted {
+		t.Fatalf("result %+v, end %+v", result, end)
+	}
+	select {
+	case again := <-pushes:
+		t.Fatalf("the call was handed out again: %+v", again)
+	default:
 	}
 }

@@ -58,12 +58,15 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		}
 	}()
 	base := req.Messages
+	// The calls this runner committed already begun (those the policy
+	// allows): started in their own commit, not one more (commitCalls).
+	fresh := map[string]bool{}
 	for {
 		calls, err := h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID)
 		if err != nil {
 			return "", err
 		}
-		if err := h.settle(ctx, ch, q, calls, limits); err != nil {
+		if err := h.settle(ctx, ch, q, calls, limits, fresh); err != nil {
 			return "", err
 		}
 		if calls, err = h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID); err != nil {
@@ -82,7 +85,7 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		if len(calls)+len(made) > limits.MaxCalls {
 			return text, fmt.Errorf("the model asked for more than %d tool calls in one turn (max_tool_calls); the turn stops here", limits.MaxCalls)
 		}
-		if err := h.commitCalls(ctx, ch, q, stepOf(calls), text, made, byAPI, len(calls)); err != nil {
+		if err := h.commitCalls(ctx, ch, q, stepOf(calls), text, made, byAPI, len(calls), fresh); err != nil {
 			return text, err
 		}
 	}
@@ -197,7 +200,7 @@ const maxToolNameBytes = 256
 // that cannot run (a tool not offered, arguments that are no JSON object,
 // a policy that denies it). The streamed text is then over: the next
 // response streams afresh.
-func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, text string, made []provider.ToolCall, byAPI map[string]tools.Offer, seq int) error {
+func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, text string, made []provider.ToolCall, byAPI map[string]tools.Offer, seq int, fresh map[string]bool) error {
 	bg := context.WithoutCancel(ctx)
 	policy, approval := h.providers.Tools()
 	allowed, err := h.db.AllowedTools(bg, ch.id)
@@ -226,6 +229,9 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, 
 		if r.Arguments != "" {
 			ev.Arguments = args
 		}
+		if r.Decision == wire.PolicyAllow && r.State == "" {
+			r.Started = true // it runs as soon as this commits
+		}
 		rows[i] = r
 		evs = append(evs, ev)
 		if r.State != "" {
@@ -253,6 +259,11 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, 
 			return errLeaseLost
 		}
 		return fmt.Errorf("commit the model's tool calls: %w", err)
+	}
+	for _, r := range rows {
+		if r.Started {
+			fresh[r.CallID] = true
+		}
 	}
 	h.streamOver(ch, q.turnID)
 	return nil
@@ -318,8 +329,9 @@ func resultEvent(r db.ToolCall) wire.Event {
 // once: waits for people's decisions, runs what is allowed, and commits
 // each result. An interrupt cancels what has not ended; a stop of the
 // daemon leaves the calls that wait for people as they are
-// (errSuspended).
-func (h *Hub) settle(ctx context.Context, ch *channel, q queued, calls []db.ToolCall, limits provider.ToolLimits) error {
+// (errSuspended). fresh are the calls this runner began with their
+// commit.
+func (h *Hub) settle(ctx context.Context, ch *channel, q queued, calls []db.ToolCall, limits provider.ToolLimits, fresh map[string]bool) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(calls))
 	for i, c := range calls {
@@ -329,7 +341,7 @@ func (h *Hub) settle(ctx context.Context, ch *channel, q queued, calls []db.Tool
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = h.settleCall(ctx, ch, q, c, limits)
+			errs[i] = h.settleCall(ctx, ch, q, c, limits, fresh[c.CallID])
 		}()
 	}
 	wg.Wait()
@@ -347,8 +359,10 @@ func (h *Hub) settle(ctx context.Context, ch *channel, q queued, calls []db.Tool
 	return errors.Join(errs...)
 }
 
-// settleCall brings one call to its end.
-func (h *Hub) settleCall(ctx context.Context, ch *channel, q queued, c db.ToolCall, limits provider.ToolLimits) error {
+// settleCall brings one call to its end. fresh says this runner began
+// it (its row says started from its commit): a call found begun that is
+// not fresh began before a restart, and may or may not have acted.
+func (h *Hub) settleCall(ctx context.Context, ch *channel, q queued, c db.ToolCall, limits provider.ToolLimits, fresh bool) error {
 	bg := context.WithoutCancel(ctx)
 	for {
 		wake := h.approvals.waiter(ch.id) // before the read: a decision after it wakes us
@@ -378,7 +392,7 @@ func (h *Hub) settleCall(ctx context.Context, ch *channel, q queued, c db.ToolCa
 		if ctx.Err() != nil {
 			return h.endCall(ctx, ch, q, c, "", wire.ToolCancelled, "", "the turn was interrupted before the call ran")
 		}
-		if c.Started {
+		if c.Started && !fresh {
 			return h.endCall(ctx, ch, q, c, "", wire.ToolFailed, "", "the daemon stopped while the call ran: it may or may not have acted")
 		}
 		return h.runCall(ctx, ch, q, c, limits)
@@ -445,8 +459,10 @@ func (h *Hub) pendingChanged(ch *channel, d int) {
 // runCall runs an allowed call and commits its result.
 func (h *Hub) runCall(ctx context.Context, ch *channel, q queued, c db.ToolCall, limits provider.ToolLimits) error {
 	bg := context.WithoutCancel(ctx)
-	if _, err := h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.StartToolCall(bg, ch.id, c.CallID) }); err != nil {
-		return err
+	if !c.Started { // a call the policy allowed was started with its commit
+		if _, err := h.db.Writer().Do(bg, func(tx *db.Tx) error { return tx.StartToolCall(bg, ch.id, c.CallID) }); err != nil {
+			return err
+		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, limits.Timeout)
 	defer cancel()
