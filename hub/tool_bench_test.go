@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/db"
+	"albedo/db/pgtest"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -36,50 +37,64 @@ func (quietCaller) Stream(_ context.Context, _ provider.Request, emit func(strin
 // (calls=0) or with one call the policy allows, run by a bot connection
 // that answers it at once (calls=1). Reported: the p50 and p99 of a
 // turn, from its input to its end's commit; the difference between the
-// two is a call's cost: its commits (the call, its start, its result)
-// and its reads, and a second step of the provider.
+// two is a call's cost: its commits (the call, begun, and its result)
+// and its reads, and a second step of the provider. On SQLite, and on
+// PostgreSQL as a node of a cluster (alone: its turns under a lease).
 func BenchmarkToolCall(b *testing.B) {
-	for _, calls := range []int{0, 1} {
-		b.Run(fmt.Sprintf("calls=%d", calls), func(b *testing.B) {
-			reg, _ := provider.NewRegistry(provider.Config{Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}}}, nil)
-			reg.Register("caller", callingProvider{api: "bot__w__f"})
-			reg.Register("quiet", quietCaller{})
-			ended := make(chan struct{}, 1)
-			h, err := Open(context.Background(), b.TempDir()+"/albedo.db", Options{Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
-				for _, c := range cs {
-					for _, e := range c.Events {
-						if turnEnd(e) != "" {
-							ended <- struct{}{}
-						}
-					}
-				}
-			}}}, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close(context.Background())
-			ctx := context.Background()
-			serveBotTools(b, h)
-			name := map[int]string{0: "quiet", 1: "caller"}[calls]
-			if _, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: name}); err != nil {
-				b.Fatal(err)
-			}
-			lat := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				t0 := time.Now()
-				if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "go", wire.Author{Name: "user"}); err != nil {
-					b.Fatal(err)
-				}
-				<-ended
-				lat = append(lat, time.Since(t0))
-			}
-			b.StopTimer()
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-		})
+	for _, store := range []string{"sqlite", "postgres"} {
+		for _, calls := range []int{0, 1} {
+			b.Run(fmt.Sprintf("store=%s/calls=%d", store, calls), func(b *testing.B) { benchToolCall(b, store, calls) })
+		}
 	}
+}
+
+// benchToolCall is BenchmarkToolCall on a store: SQLite, or a node of a
+// cluster alone on PostgreSQL (its turns under a lease).
+func benchToolCall(b *testing.B, store string, calls int) {
+	reg, _ := provider.NewRegistry(provider.Config{Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}}}, nil)
+	reg.Register("caller", callingProvider{api: "bot__w__f"})
+	reg.Register("quiet", quietCaller{})
+	ended := make(chan struct{}, 1)
+	target := b.TempDir() + "/albedo.db"
+	if store == "postgres" {
+		target = pgtest.Shared(b).Database(b)
+	}
+	h, err := Open(context.Background(), target, Options{Node: "a", Providers: reg, DB: db.Options{OnCommit: func(cs []db.Committed) {
+		for _, c := range cs {
+			for _, e := range c.Events {
+				if turnEnd(e) != "" {
+					ended <- struct{}{}
+				}
+			}
+		}
+	}}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	ctx := context.Background()
+	if err := h.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	serveBotTools(b, h)
+	name := map[int]string{0: "quiet", 1: "caller"}[calls]
+	if _, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: name}); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), "go", wire.Author{Name: "user"}); err != nil {
+			b.Fatal(err)
+		}
+		<-ended
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
 // serveBotTools connects bot w, serving tool f, answering every call at
