@@ -249,17 +249,21 @@ func TestClusterModeFollowsARestart(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("messages %q, want each of %q once", texts, want)
 	}
+	// Back, with what the token may do as hello said it.
+	if s := waitPhase(t, states, Connected); s.Role != wire.TokenOwner {
+		t.Fatalf("connected as %q", s.Role)
+	}
 	assertEmpty(t, dir)
 }
 
-func waitPhase(t *testing.T, states <-chan State, p Phase) {
+func waitPhase(t *testing.T, states <-chan State, p Phase) State {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case s := <-states:
 			if s.Phase == p {
-				return
+				return s
 			}
 		case <-deadline:
 			t.Fatalf("the stream never became %s", p)

@@ -106,7 +106,8 @@ func (st *Stream) attached(sc *streamConn, snap Snapshot) {
 	if st.opts.OnFeed != nil {
 		sc.startFeed()
 	}
-	st.setState(State{Phase: Connected, Snap: snap})
+	role, _ := sc.role.Load().(wire.TokenRole)
+	st.setState(State{Phase: Connected, Snap: snap, Role: role})
 	st.mu.Lock()
 	sc.ready = true
 	st.mu.Unlock()
@@ -167,6 +168,7 @@ type streamConn struct {
 
 	heard       atomic.Int64 // unix nanos of the last frame or ping
 	heartbeatMS atomic.Int64
+	role        atomic.Value // wire.TokenRole, as hello answered
 }
 
 // hello attaches every subscription. It holds writeMu from before the
@@ -192,6 +194,7 @@ func (sc *streamConn) hello(done chan<- error) error {
 			return
 		}
 		sc.heartbeatMS.Store(r.HeartbeatMS)
+		sc.role.Store(r.Role)
 		for i, sr := range r.Subs {
 			if i < len(subs) {
 				subs[i].replied(sr)

@@ -3,6 +3,8 @@ package client
 import (
 	"errors"
 	"time"
+
+	"albedo/wire"
 )
 
 // Phase of a stream's connection.
@@ -41,6 +43,9 @@ type State struct {
 	Next    time.Duration // delay before that attempt (Reconnecting)
 	Err     error         // why the last connection ended or failed
 	Snap    Snapshot      // the daemon when Connected
+	// Role is the token's role as hello answered it (Connected): what
+	// the client may offer (a guest may write, and may not decide).
+	Role wire.TokenRole
 	// Reason is why the daemon cannot start (StartFailed), in one line,
 	// with paths inside the home relative to it: "config.toml line 3: …".
 	Reason string

@@ -122,6 +122,10 @@ func (s *SessionView) nextDecision(ps []pendingCall) int {
 // so a guest's write access would pass here; the daemon refuses a
 // guest's decision, and decided says so.
 func (m *Model) mayDecide(s *SessionView) bool {
+	switch m.Conn.Role {
+	case wire.TokenGuest, wire.TokenViewer, wire.TokenBot:
+		return false // may write, perhaps, but not decide
+	}
 	return !m.ReadOnly && (s.Access == wire.AccessWrite || s.Access == wire.AccessCreator)
 }
 

@@ -244,13 +244,15 @@ func TestDecisionsInOrder(t *testing.T) {
 }
 
 // Those who may not decide are offered no keys: a member with read
-// access, a viewer's read-only view. Alt-Y types nothing and sends
-// nothing; the block still says the call waits.
+// access, a viewer's read-only view, a guest (a write link's, who may
+// write but not decide). Alt-Y types nothing and sends nothing; the
+// block still says the call waits.
 func TestNoDecisionKeysForReaders(t *testing.T) {
 	t.Parallel()
 	for _, setup := range []func(m *Model, s *SessionView){
 		func(_ *Model, s *SessionView) { s.Access = wire.AccessRead },
 		func(m *Model, _ *SessionView) { m.ReadOnly = true },
+		func(m *Model, _ *SessionView) { m.Conn.Role = wire.TokenGuest },
 	} {
 		m, s := decider(t)
 		setup(m, s)
