@@ -58,7 +58,7 @@ func (h *Hub) ServeTools(c *Conn, bot string, specs []wire.ToolSpec, may func(se
 	t := &h.toolConns
 	t.mu.Lock()
 	if t.conns == nil {
-		t.conns, t.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+		t.conns = map[string][]*Conn{} // arrived is pickConn's to make
 	}
 	t.conns[bot] = append(t.conns[bot], c)
 	if ch := t.arrived[bot]; ch != nil {
@@ -74,28 +74,7 @@ func (h *Hub) ServeTools(c *Conn, bot string, specs []wire.ToolSpec, may func(se
 func (t *toolServers) pick(bot string) (*Conn, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var best *Conn
-	bestLoad := 0
-	for _, c := range t.conns[bot] {
-		c.mu.Lock()
-		load, closed := len(c.calls), c.closed
-		c.mu.Unlock()
-		if !closed && (best == nil || load < bestLoad) {
-			best, bestLoad = c, load
-		}
-	}
-	if best != nil {
-		return best, nil
-	}
-	if t.arrived == nil {
-		t.conns, t.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
-	}
-	ch := t.arrived[bot]
-	if ch == nil {
-		ch = make(chan struct{})
-		t.arrived[bot] = ch
-	}
-	return nil, ch
+	return pickConn(t.conns, &t.arrived, bot, func(c *Conn) int { return len(c.calls) })
 }
 
 // unserveTools forgets c as a server of bot's tools and fails its calls

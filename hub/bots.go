@@ -97,7 +97,7 @@ func (h *Hub) Serve(c *Conn, name string) {
 	b := &h.bots
 	b.mu.Lock()
 	if b.servers == nil {
-		b.servers, b.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+		b.servers = map[string][]*Conn{} // arrived is pickConn's to make
 	}
 	b.servers[name] = append(b.servers[name], c)
 	if ch := b.arrived[name]; ch != nil {
@@ -113,26 +113,33 @@ func (h *Hub) Serve(c *Conn, name string) {
 func (b *botTable) pick(name string) (*Conn, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return pickConn(b.servers, &b.arrived, name, func(c *Conn) int { return len(c.turns) })
+}
+
+// pickConn returns, of the open connections conns lists under name, the
+// one with the least load (read under its lock); else a channel, kept in
+// *arrived, closed when one arrives. The caller holds the table's lock.
+func pickConn(conns map[string][]*Conn, arrived *map[string]chan struct{}, name string, load func(*Conn) int) (*Conn, <-chan struct{}) {
 	var best *Conn
 	bestLoad := 0
-	for _, c := range b.servers[name] {
+	for _, c := range conns[name] {
 		c.mu.Lock()
-		load, closed := len(c.turns), c.closed
+		l, closed := load(c), c.closed
 		c.mu.Unlock()
-		if !closed && (best == nil || load < bestLoad) {
-			best, bestLoad = c, load
+		if !closed && (best == nil || l < bestLoad) {
+			best, bestLoad = c, l
 		}
 	}
 	if best != nil {
 		return best, nil
 	}
-	if b.arrived == nil {
-		b.servers, b.arrived = map[string][]*Conn{}, map[string]chan struct{}{}
+	if *arrived == nil {
+		*arrived = map[string]chan struct{}{}
 	}
-	ch := b.arrived[name]
+	ch := (*arrived)[name]
 	if ch == nil {
 		ch = make(chan struct{})
-		b.arrived[name] = ch
+		(*arrived)[name] = ch
 	}
 	return nil, ch
 }
