@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,11 +67,14 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		if err != nil {
 			return "", err
 		}
-		if err := h.settle(ctx, ch, q, calls, limits, fresh); err != nil {
-			return "", err
-		}
-		if calls, err = h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID); err != nil {
-			return "", err
+		if slices.ContainsFunc(calls, func(c db.ToolCall) bool { return c.State == "" }) {
+			if err := h.settle(ctx, ch, q, calls, limits, fresh); err != nil {
+				return "", err
+			}
+			// Their results, as committed.
+			if calls, err = h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID); err != nil {
+				return "", err
+			}
 		}
 		req.Messages = append(base[:len(base):len(base)], callMessages(calls)...)
 		var made []provider.ToolCall
