@@ -663,6 +663,27 @@ func TestAToolCallThroughAnthropic(t *testing.T) {
 	if u := end.TurnUsage(); u == nil || u.OutputTokens != 2 {
 		t.Fatalf("usage of both responses: %+v", u)
 	}
+
+	// The next turn is sent the call as a tool_use block and its result
+	// as a tool_result block, as the first was.
+	f.Push(fakeanthropic.Reply{Chunks: []string{"Still snow."}})
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"and now?"}`, &r)
+	if _, end := e.turnEvents(watcher, "s", r.TurnID); end.State != wire.TurnCompleted {
+		t.Fatalf("turn 2: %+v", end)
+	}
+	next := f.Requests()[2]
+	var shape []string
+	for _, m := range next.Messages {
+		for _, c := range m.Content {
+			shape = append(shape, m.Role+":"+c.Type)
+		}
+	}
+	if got := strings.Join(shape, " "); got != "user:text assistant:text assistant:tool_use user:tool_result assistant:text user:text" {
+		t.Fatalf("turn 2 sent %s", got)
+	}
+	if use := next.Messages[1].Content[1]; use.ID != a.CallID || use.Name != "bot__weather__forecast" || string(use.Input) != `{"city":"Oslo"}` {
+		t.Fatalf("the earlier call sent as %+v", use)
+	}
 }
 
 // A session set to offer no tools offers its model none, lists none, and

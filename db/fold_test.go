@@ -92,7 +92,7 @@ func TestReadsSpanTheLogAndEvents(t *testing.T) {
 			}
 		}
 	}
-	msgs, err := d.Transcript(ctx, Own("b"), n, 1<<20, 50)
+	msgs, err := d.Transcript(ctx, Own("b"), Messages, n, 1<<20, 50)
 	if err != nil || len(msgs) != n || msgs[0].Text != "b1" || msgs[n-1].Text != "b20" {
 		t.Fatalf("transcript of b: %d messages (%v)", len(msgs), err)
 	}
@@ -252,7 +252,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 		"span any": bothTables(spanAnySQL) + descending, "span either": bothTables(spanEitherSQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
 	} {
-		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
 			!strings.Contains(got, "events_log USING INDEX events_log_key") {
 			t.Errorf("%s: plan %s", name, got)

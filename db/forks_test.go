@@ -275,7 +275,7 @@ func TestForkTurnsAndReads(t *testing.T) {
 			}
 		}
 
-		tr, err := d.Transcript(ctx, forkedSpans(t, d, "rerun3"), 1, 1<<20, 100)
+		tr, err := d.Transcript(ctx, forkedSpans(t, d, "rerun3"), Messages, 1, 1<<20, 100)
 		if err != nil || len(tr) != 1 || tr[0].Text != "question" {
 			t.Fatalf("transcript of a rerun: %+v %v", tr, err)
 		}

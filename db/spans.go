@@ -135,7 +135,7 @@ const (
 	spanBeforeSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`
 	spanTypedSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`
 	spanAnySQL    = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`
-	spanEitherSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type IN (?, ?)`
+	spanEitherSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type IN (?, ?, ?, ?)`
 	ascending     = ` ORDER BY "offset" LIMIT ?`
 	descending    = ` ORDER BY "offset" DESC LIMIT ?`
 )
@@ -254,17 +254,17 @@ func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, 
 	return newestIn(ctx, q, d, sp, query, args, upto, limit, each)
 }
 
-// Newest calls each with a session's events of either of two types at
-// offsets up to upto, newest first, through its spans, until it returns
-// false or limit have been read: the messages and compactions a turn's
-// transcript is made of (hub's compaction.go).
+// Newest calls each with a session's events of any of types (one to
+// four) at offsets up to upto, newest first, through its spans, until it
+// returns false or limit have been read: the messages, tool calls and
+// compactions a turn's transcript is made of (hub's compaction.go).
 //
 // sp is the session's spans as the caller keeps them: for a session that
 // is no fork (which never becomes one) they are used as they are; a
 // fork's are resolved again, in the read's snapshot, as its parent's
 // deletion may have moved them.
-func (d *DB) Newest(ctx context.Context, sp Spans, a, b wire.EventType, upto int64, limit int, each func(Event) bool) error {
-	args := []any{string(a), string(b)}
+func (d *DB) Newest(ctx context.Context, sp Spans, types []wire.EventType, upto int64, limit int, each func(Event) bool) error {
+	args := typeArgs(types, 4)
 	if !sp.Forked() {
 		return newestIn(ctx, d.ro.DB, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
 	}
@@ -275,6 +275,19 @@ func (d *DB) Newest(ctx context.Context, sp Spans, a, b wire.EventType, upto int
 		return fmt.Errorf("read %s: %w", sp.Session(), err)
 	}
 	return nil
+}
+
+// typeArgs is types as n parameters of a type IN (…) condition, the
+// last repeated where there are fewer.
+func typeArgs(types []wire.EventType, n int) []any {
+	if len(types) == 0 || len(types) > n {
+		panic(fmt.Sprintf("db: %d event types where 1 to %d are read", len(types), n))
+	}
+	args := make([]any, n)
+	for i := range args {
+		args[i] = string(types[min(i, len(types)-1)])
+	}
+	return args
 }
 
 // newestIn is newestOf with the query (a span's read, then its

@@ -48,17 +48,25 @@ func (d *DB) PendingInputs(ctx context.Context) ([]Input, error) {
 // TestPendingInputsUseTheIndex checks the plan.
 const pendingInputsSQL = `SELECT ` + inputColumns + ` FROM inputs WHERE ` + pendingWhere + ` ORDER BY session, ord`
 
-// Transcript returns a session's messages up to and including offset upto
-// (a turn's user message; later ones belong to later turns), oldest first:
-// the newest of them, at most maxCount, whose texts fit in maxBytes, and
-// always the last one. A fork's include its parent's, up to the fork
+// The events a turn's transcript is made of: the messages, and for a
+// provider that calls tools, the calls and results of earlier turns too.
+var (
+	Messages         = []wire.EventType{wire.EventMessage}
+	MessagesAndTools = []wire.EventType{wire.EventMessage, wire.EventToolCall, wire.EventToolResult}
+)
+
+// Transcript returns a session's events of types (Messages or
+// MessagesAndTools) up to and including offset upto (a turn's user
+// message; later ones belong to later turns), oldest first: the newest
+// of them, at most maxCount, whose texts and arguments fit in maxBytes,
+// and always the last one. A fork's include its parent's, up to the fork
 // point.
 //
 // sp is the session's spans as the caller keeps them (Newest says how
 // they are used).
-func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+func (d *DB) Transcript(ctx context.Context, sp Spans, types []wire.EventType, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	if !sp.Forked() {
-		return d.transcriptOf(ctx, sp.Session(), upto, maxBytes, maxCount)
+		return d.transcriptOf(ctx, sp.Session(), types, upto, maxBytes, maxCount)
 	}
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
@@ -66,13 +74,13 @@ func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, max
 	size := 0
 	var bad error
 	err := d.inSnapshot(ctx, sp.Session(), func(rtx *sql.Tx, sp Spans) error {
-		return newestOf(ctx, rtx, d.dialect, sp, string(wire.EventMessage), upto, maxCount, func(e Event) bool {
+		return newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, typeArgs(types, 4), upto, maxCount, func(e Event) bool {
 			var ev wire.Event
 			if bad = json.Unmarshal(e.JSON, &ev); bad != nil {
 				bad = fmt.Errorf("decode event %d: %w", e.Offset, bad)
 				return false
 			}
-			if size += len(ev.Text); size > maxBytes && len(out) > 0 {
+			if size += len(ev.Text) + len(ev.Arguments); size > maxBytes && len(out) > 0 {
 				return false
 			}
 			out = append(out, ev)
@@ -92,23 +100,23 @@ func (d *DB) Transcript(ctx context.Context, sp Spans, upto int64, maxBytes, max
 // MessagesBefore says whether a session has a message before offset.
 func (d *DB) MessagesBefore(ctx context.Context, sp Spans, offset int64) (bool, error) {
 	found := false
-	err := d.Newest(ctx, sp, wire.EventMessage, wire.EventMessage, offset-1, 1, func(Event) bool {
+	err := d.Newest(ctx, sp, Messages, offset-1, 1, func(Event) bool {
 		found = true
 		return false
 	})
 	return found, err
 }
 
-var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type = ? AND "offset" <= ?`) +
+var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type IN (?, ?, ?) AND "offset" <= ?`) +
 	` ORDER BY "offset" DESC LIMIT ?`
 
 // transcriptOf is Transcript of a session that is no fork: one statement,
 // the turn's hot path.
-func (d *DB) transcriptOf(ctx context.Context, session string, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
+func (d *DB) transcriptOf(ctx context.Context, session string, types []wire.EventType, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL),
-		session, wire.EventMessage, upto, session, wire.EventMessage, upto, maxCount)
+	one := append(append([]any{session}, typeArgs(types, 3)...), upto)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL), append(append(one, one...), maxCount)...)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
@@ -125,7 +133,7 @@ func (d *DB) transcriptOf(ctx context.Context, session string, upto int64, maxBy
 		if err := json.Unmarshal(payload, &ev); err != nil {
 			return nil, fmt.Errorf("decode event %d: %w", off, err)
 		}
-		if size += len(ev.Text); size > maxBytes && len(out) > 0 {
+		if size += len(ev.Text) + len(ev.Arguments); size > maxBytes && len(out) > 0 {
 			break
 		}
 		out = append(out, ev)

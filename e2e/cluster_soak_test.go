@@ -25,7 +25,7 @@ import (
 
 // clusterSoakFor makes TestClusterSoak the long run: go test ./e2e -run
 // TestClusterSoak -cluster-soak 10m.
-var clusterSoakFor = flag.Duration("cluster-soak", 0, "run TestClusterSoak this long (default: 60 s)")
+var clusterSoakFor = flag.Duration("cluster-soak", 0, "run TestClusterSoak this long (default: 30 s, each fault at least once)")
 
 // The cluster soak: three nodes on a PostgreSQL of its own and Debian's
 // nats-server, behind deploy/haproxy.cfg, writers and a viewer through
@@ -38,9 +38,9 @@ var clusterSoakFor = flag.Duration("cluster-soak", 0, "run TestClusterSoak this 
 // acknowledged input is in its session exactly once and in order, and
 // the viewer saw no gap, duplicate or reset.
 func TestClusterSoak(t *testing.T) {
-	skipShort(t, "a minute's soak of a cluster")
+	skipShort(t, "a half-minute soak of a cluster")
 	parallelLongHeavy(t)
-	dur := 60 * time.Second
+	dur := 30 * time.Second
 	if *clusterSoakFor > 0 {
 		dur = *clusterSoakFor
 	}

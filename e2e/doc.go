@@ -20,7 +20,7 @@
 //	web      Chromium: the page
 //	term     tmux: the terminal client in a real terminal
 //	cluster  PostgreSQL, NATS (embedded and Debian's nats-server), haproxy
-//	soak     the one-daemon soak (a minute)
+//	soak     the one-daemon soak (half a minute)
 //
 // With no tags every group runs, as .ci/run does. One group alone, or a
 // few: go test -race -tags 'e2e_only e2e_term' ./e2e. Under -short the

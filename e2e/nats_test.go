@@ -443,7 +443,7 @@ func TestClusterReattachesAcrossNodes(t *testing.T) {
 }
 
 // clusterCutFor is how long TestClusterReattachesAcrossNodes cuts.
-const clusterCutFor = 60 * time.Second
+const clusterCutFor = 30 * time.Second
 
 // attachOnce connects through the proxy, says hello with the cursor,
 // checks the reply (recovered, or the test fails) and the events until

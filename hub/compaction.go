@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -55,6 +56,12 @@ func budgetOf(p provider.Provider, req provider.Request, system string) (int, bo
 	return w.Context(req)*3/4 - provider.Tokens(system) - provider.MessageOverhead, true
 }
 
+// emptyFailure says whether e is a reply that failed before it said
+// anything, which no transcript carries.
+func emptyFailure(e wire.Event) bool {
+	return e.Type == wire.EventMessage && e.State == wire.MessageFailed && e.Text == ""
+}
+
 // msgTokens is what a message costs in a transcript.
 func msgTokens(text string) int { return provider.Tokens(text) + provider.MessageOverhead }
 
@@ -70,15 +77,15 @@ type window struct {
 	overTokens int
 }
 
-// readWindow reads, newest first from upto, the messages that fit in
-// budget, and the compaction they follow.
-func (h *Hub) readWindow(ctx context.Context, sp db.Spans, upto int64, budget int) (window, error) {
+// readWindow reads, newest first from upto, the events of types that fit
+// in budget, and the compaction they follow.
+func (h *Hub) readWindow(ctx context.Context, sp db.Spans, types []wire.EventType, upto int64, budget int) (window, error) {
 	var w window
 	stopAt := int64(-1) // the offset a compaction covers up to: older messages are in its summary
 	var bad error
 	// From the head: a compaction made during this turn comes after its
 	// input. Messages after upto are later turns'.
-	err := h.db.Newest(ctx, sp, wire.EventMessage, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, append(types[:len(types):len(types)], wire.EventCompaction), math.MaxInt64, 1<<30, func(e db.Event) bool {
 		if e.Offset <= stopAt {
 			return false
 		}
@@ -87,7 +94,7 @@ func (h *Hub) readWindow(ctx context.Context, sp db.Spans, upto int64, budget in
 			bad = err
 			return false
 		}
-		if ev.Offset > upto && (ev.Type == wire.EventMessage || ev.To > upto) {
+		if ev.Offset > upto && (ev.Type != wire.EventCompaction || ev.To > upto) {
 			return true
 		}
 		if ev.Type == wire.EventCompaction {
@@ -97,14 +104,14 @@ func (h *Hub) readWindow(ctx context.Context, sp db.Spans, upto int64, budget in
 			}
 			return true
 		}
-		if ev.State == wire.MessageFailed && ev.Text == "" {
+		if emptyFailure(ev) {
 			return true
 		}
-		if w.tokens+msgTokens(ev.Text) > budget {
-			w.over, w.overTokens = true, msgTokens(ev.Text)
+		if w.tokens+eventTokens(ev) > budget {
+			w.over, w.overTokens = true, eventTokens(ev)
 			return false
 		}
-		w.tokens += msgTokens(ev.Text)
+		w.tokens += eventTokens(ev)
 		w.msgs = append(w.msgs, ev)
 		return true
 	})
@@ -125,7 +132,7 @@ func (h *Hub) fitTranscript(ctx context.Context, ch *channel, p provider.Provide
 		if err != nil {
 			return window{}, err
 		}
-		w, err := h.readWindow(ctx, sp, upto, budget)
+		w, err := h.readWindow(ctx, sp, transcriptTypes(p), upto, budget)
 		if err != nil || !w.over {
 			return w, err
 		}
@@ -158,7 +165,7 @@ func (h *Hub) compact(ctx context.Context, ch *channel, p provider.Provider, req
 	if err != nil {
 		return wire.Event{}, err
 	}
-	r, err := h.compactRegion(ctx, ch, spans, upto, budget, keep)
+	r, err := h.compactRegion(ctx, ch, spans, transcriptTypes(p), upto, budget, keep)
 	if err != nil {
 		return wire.Event{}, err
 	}
@@ -226,7 +233,7 @@ func (h *Hub) commitCompaction(ctx context.Context, session string, ev wire.Even
 func (h *Hub) lastCompaction(ctx context.Context, sp db.Spans, upto int64) (*wire.Event, error) {
 	var prev *wire.Event
 	var bad error
-	err := h.db.Newest(ctx, sp, wire.EventCompaction, wire.EventCompaction, math.MaxInt64, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, []wire.EventType{wire.EventCompaction}, math.MaxInt64, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err == nil && ev.To > upto {
 			return true // of messages after upto (one made by hand, of later inputs)
@@ -240,22 +247,23 @@ func (h *Hub) lastCompaction(ctx context.Context, sp db.Spans, upto int64) (*wir
 	return prev, err
 }
 
-// tailFrom is the offset of the oldest of the newest messages after start
-// and up to upto that fit in keep, which a compaction keeps as they are:
-// always the newest, which a turn answers (upto+1 if there is none).
-func (h *Hub) tailFrom(ctx context.Context, sp db.Spans, start, upto int64, keep int) (int64, error) {
+// tailFrom is the offset of the oldest of the newest events of types
+// after start and up to upto that fit in keep, which a compaction keeps
+// as they are: always the newest, which a turn answers (upto+1 if there
+// is none).
+func (h *Hub) tailFrom(ctx context.Context, sp db.Spans, types []wire.EventType, start, upto int64, keep int) (int64, error) {
 	tail, kept := upto+1, 0
 	var bad error
-	err := h.db.Newest(ctx, sp, wire.EventMessage, wire.EventMessage, upto, 1<<30, func(e db.Event) bool {
+	err := h.db.Newest(ctx, sp, types, upto, 1<<30, func(e db.Event) bool {
 		ev, err := e.Decode()
 		if err != nil || e.Offset <= start {
 			bad = err
 			return false
 		}
-		if ev.State == wire.MessageFailed && ev.Text == "" {
+		if emptyFailure(ev) {
 			return true
 		}
-		t := msgTokens(ev.Text)
+		t := eventTokens(ev)
 		if kept > 0 && kept+t > keep {
 			return false
 		}
@@ -269,11 +277,11 @@ func (h *Hub) tailFrom(ctx context.Context, sp db.Spans, start, upto int64, keep
 	return tail, err
 }
 
-// compactRegion finds what the next compaction covers: the messages after
-// the last compaction at or before upto, oldest first, up to the newest
-// that fit in keep (excluded), as many as a summary request of budget
-// holds with the last summary.
-func (h *Hub) compactRegion(ctx context.Context, ch *channel, sp db.Spans, upto int64, budget, keep int) (region, error) {
+// compactRegion finds what the next compaction covers: the events of
+// types after the last compaction at or before upto, oldest first, up to
+// the newest that fit in keep (excluded), as many as a summary request
+// of budget holds with the last summary.
+func (h *Hub) compactRegion(ctx context.Context, ch *channel, sp db.Spans, types []wire.EventType, upto int64, budget, keep int) (region, error) {
 	var r region
 	var err error
 	if r.prev, err = h.lastCompaction(ctx, sp, upto); err != nil {
@@ -283,7 +291,7 @@ func (h *Hub) compactRegion(ctx context.Context, ch *channel, sp db.Spans, upto 
 	if r.prev != nil {
 		start = r.prev.To
 	}
-	tail, err := h.tailFrom(ctx, sp, start, upto, keep)
+	tail, err := h.tailFrom(ctx, sp, types, start, upto, keep)
 	if err != nil {
 		return r, err
 	}
@@ -309,9 +317,10 @@ func (h *Hub) compactRegion(ctx context.Context, ch *channel, sp db.Spans, upto 
 			if err != nil {
 				return r, err
 			}
-			if ev.Type != wire.EventMessage || (ev.State == wire.MessageFailed && ev.Text == "") {
+			if !slices.Contains(types, ev.Type) || emptyFailure(ev) {
 				continue
 			}
+			ev.Role, ev.Text = summaryText(ev)
 			if t := msgTokens(ev.Text); used+t > room {
 				if len(r.msgs) > 0 {
 					used = room
@@ -403,7 +412,7 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 	if err != nil {
 		return nil, err
 	}
-	evs, err := h.db.Transcript(ctx, sp, upto, h.opts.MaxTranscript, limit)
+	evs, err := h.db.Transcript(ctx, sp, transcriptTypes(p), upto, h.opts.MaxTranscript, limit)
 	if err == nil && !asks && len(evs) > 0 && evs[0].Offset > 1 {
 		// Left out by the daemon's bounds, not asked for fewer: said to
 		// the provider (a bot's turn push), not left out unsaid.
@@ -411,7 +420,7 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 	}
 	out := evs[:0]
 	for _, e := range evs {
-		if e.State != wire.MessageFailed || e.Text != "" {
+		if !emptyFailure(e) {
 			out = append(out, e)
 		}
 	}

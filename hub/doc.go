@@ -39,6 +39,7 @@
 //	usage.go          UsageReport: the turns' usage summed by session, member, provider or day
 //	bots.go           bot turns: the connections serving a bot, and its provider
 //	tool_turns.go     the turn runner's seam to tools: a turn as steps; calls committed, decided, run, answered
+//	tool_history.go   earlier turns' calls and results in a later turn's transcript, and in a summary
 //	approvals.go      decisions on calls that ask (first wins), the pending ones listed, the tools offered
 //	bot_tools.go      bots' tools: the connections serving them, a call handed over and answered
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again

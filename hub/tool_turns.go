@@ -155,7 +155,7 @@ func callMessages(calls []db.ToolCall) []provider.Message {
 		if i == len(calls)-1 || calls[i+1].Step != c.Step {
 			for _, r := range calls[firstOfStep(calls, i) : i+1] {
 				if r.State != "" {
-					out = append(out, provider.Message{Role: provider.RoleTool, CallID: r.CallID, Text: modelResult(r)})
+					out = append(out, provider.Message{Role: provider.RoleTool, CallID: r.CallID, Text: modelResult(r.State, r.Output, r.Error)})
 				}
 			}
 		}
@@ -177,22 +177,21 @@ func argsOrEmpty(a string) string {
 	return a
 }
 
-// modelResult is what the model is told of a call's end.
-func modelResult(c db.ToolCall) string {
-	switch c.State {
+// modelResult is what the model is told of a call's end: its state, its
+// output and its error.
+func modelResult(state, output, errText string) string {
+	switch state {
 	case wire.ToolCompleted:
-		return c.Output
-	case wire.ToolDenied:
-		return "The call was not run: " + c.Error
-	case wire.ToolExpired:
-		return "The call was not run: " + c.Error
+		return output
+	case wire.ToolDenied, wire.ToolExpired:
+		return "The call was not run: " + errText
 	case wire.ToolCancelled:
-		return "The call was cancelled: " + c.Error
+		return "The call was cancelled: " + errText
 	}
-	if c.Output != "" {
-		return c.Output + "\n\nThe tool failed: " + c.Error
+	if output != "" {
+		return output + "\n\nThe tool failed: " + errText
 	}
-	return "The tool failed: " + c.Error
+	return "The tool failed: " + errText
 }
 
 // maxToolNameBytes bounds the name a model gave a tool not offered, as

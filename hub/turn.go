@@ -299,8 +299,8 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 		system = sp.System()
 	}
 	evs, err := h.transcript(ctx, ch, p, &req, q.offset, system)
+	req.Messages = transcriptMessages(evs)
 	for _, e := range evs {
-		req.Messages = append(req.Messages, provider.Message{Role: e.Role, Author: modelAuthor(e), Text: e.Text})
 		if e.Offset == q.offset {
 			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs
 		}

@@ -98,7 +98,11 @@ const maxReplyTokens = 8192
 func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{Model: anthropic.Model(model), MaxTokens: maxReplyTokens}
 	midTools := false // the last assistant message called tools: this asks again
-	for i, m := range req.Messages {
+	msgs := req.Messages
+	if len(req.Tools) == 0 {
+		msgs = callsAsText(msgs) // the API refuses calls of tools not given
+	}
+	for i, m := range msgs {
 		switch m.Role {
 		case wire.RoleSystem:
 			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Text})
@@ -114,7 +118,7 @@ func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams
 			midTools = len(m.Calls) > 0
 		case RoleTool:
 			block := anthropic.NewToolResultBlock(m.CallID, m.Text, false)
-			if i > 0 && req.Messages[i-1].Role == RoleTool {
+			if i > 0 && msgs[i-1].Role == RoleTool {
 				if last := p.Messages[len(p.Messages)-1].OfUser; last != nil {
 					last.Content = append(last.Content, block)
 					continue

@@ -114,10 +114,15 @@ func (o *OpenAI) Context(req Request) int { return o.window.of(o.model(req)) }
 // Summarizer implements Windowed: the profile's summary_provider, or "".
 func (o *OpenAI) Summarizer() string { return o.window.summary }
 
-// messagesOf is the transcript as chat messages.
+// messagesOf is the transcript as chat messages; earlier calls are told
+// as text when the request offers no tools.
 func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
 	var out []openai.ChatCompletionMessageParamUnion
-	for _, m := range req.Messages {
+	msgs := req.Messages
+	if len(req.Tools) == 0 {
+		msgs = callsAsText(msgs)
+	}
+	for _, m := range msgs {
 		switch m.Role {
 		case wire.RoleUser:
 			msg := openai.UserMessage(m.Text)

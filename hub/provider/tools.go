@@ -1,6 +1,13 @@
 package provider
 
-import "encoding/json"
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"albedo/wire"
+)
 
 // RoleTool is a tool's result in the transcript sent to a provider. It is
 // no role of the log: the log keeps results as tool_result events.
@@ -46,4 +53,34 @@ func toolSchema(raw json.RawMessage) map[string]any {
 		m = map[string]any{"type": "object", "properties": map[string]any{}}
 	}
 	return m
+}
+
+// callsAsText is msgs for a request that offers no tools: each call an
+// earlier turn made, and each result, told as text, since an API refuses
+// calls of tools it was not given (Anthropic's does).
+func callsAsText(msgs []Message) []Message {
+	names := map[string]string{}
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		switch {
+		case m.Role == RoleTool:
+			out = append(out, Message{Role: wire.RoleUser,
+				Text: fmt.Sprintf("[the result of %s]\n%s", cmp.Or(names[m.CallID], "a tool call"), m.Text)})
+		case len(m.Calls) > 0:
+			var b strings.Builder
+			b.WriteString(m.Text)
+			for _, c := range m.Calls {
+				names[c.ID] = c.Name
+				if b.Len() > 0 {
+					b.WriteString("\n")
+				}
+				fmt.Fprintf(&b, "[called %s with %s]", c.Name, c.Arguments)
+			}
+			m.Text, m.Calls = b.String(), nil
+			out = append(out, m)
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
 }
