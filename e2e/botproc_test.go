@@ -14,13 +14,14 @@ import (
 type botProc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	log  *logLines // what it wrote to stderr: its log
 }
 
 // runBot starts the example bot with args, in env (nil: this process's).
 func runBot(t *testing.T, env []string, args ...string) *botProc {
 	t.Helper()
-	b := &botProc{cmd: exec.Command(botBin, args...), done: make(chan struct{})}
-	b.cmd.Env = env
+	b := &botProc{cmd: exec.Command(botBin, args...), done: make(chan struct{}), log: &logLines{}}
+	b.cmd.Env, b.cmd.Stderr = env, b.log
 	if err := b.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

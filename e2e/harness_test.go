@@ -209,14 +209,40 @@ type daemon struct {
 // logLines is a daemon's log as read so far; tests read it while the
 // reader goroutine appends.
 type logLines struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu   sync.Mutex
+	b    strings.Builder
+	wake chan struct{} // closed at the next write (await)
 }
 
 func (l *logLines) WriteString(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.b.WriteString(s)
+	if l.wake != nil {
+		close(l.wake)
+		l.wake = nil
+	}
+}
+
+// await waits until the log holds substr, or ctx ends.
+func (l *logLines) await(ctx context.Context, substr string) error {
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), substr) {
+			l.mu.Unlock()
+			return nil
+		}
+		if l.wake == nil {
+			l.wake = make(chan struct{})
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return fmt.Errorf("%q not logged: %w", substr, ctx.Err())
+		}
+	}
 }
 
 // Write makes logLines an io.Writer, for a process's output.

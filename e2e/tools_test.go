@@ -161,3 +161,56 @@ func TestACallRunningAtAKillIsToldNotRunAgain(t *testing.T) {
 	default:
 	}
 }
+
+// A bot killed while its tool runs: the call goes to the bot's next
+// connection, here the bot started again, which runs it; the call has one
+// result and the turn completes. Real processes: the example bot (its
+// word_count takes a pace a word), SIGKILLed, and a second one.
+func TestABotKilledMidToolIsCalledAgain(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	f := withFakeAnd(t, home, "\n[[tools.rules]]\nmatch = \"bot:example/*\"\npolicy = \"allow\"\n")
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "example")))
+	slow := startBot(t, home, token, time.Hour) // word_count would take hours
+	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "fake"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTool(t, ctx, c, "k", "bot:example/word_count")
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}}},
+		fakeopenai.Reply{Chunks: []string{"Three words."}})
+	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "how many words?"); err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.log.await(ctx, "msg=tool "); err != nil {
+		t.Fatalf("the first bot: %v\n%s\n%s", err, slow.log, d.logText())
+	}
+	slow.kill()
+	again := startBot(t, home, token, time.Millisecond)
+	evs := waitTurnsClosed(t, ctx, c, "k", 1)
+	var kinds []string
+	var result, reply, end wire.Event
+	for _, ev := range evs {
+		kinds = append(kinds, string(ev.Type))
+		switch ev.Type {
+		case wire.EventToolResult:
+			result = ev
+		case wire.EventMessage:
+			reply = ev
+		case wire.EventTurn:
+			end = ev
+		}
+	}
+	if strings.Join(kinds, " ") != "message turn tool_call tool_result message turn" {
+		t.Fatalf("events: %v", kinds)
+	}
+	if result.State != wire.ToolCompleted || result.Text != "3 words" || reply.Text != "Three words." || end.State != wire.TurnCompleted {
+		t.Fatalf("result %+v, reply %+v, end %+v", result, reply, end)
+	}
+	if !strings.Contains(again.log.String(), "call="+result.CallID) {
+		t.Fatalf("the second bot did not run the call:\n%s", again.log)
+	}
+}

@@ -42,15 +42,6 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		return h.streamTurn(ctx, ch, q, p, req) // echo, bots: no tools
 	}
 	limits := tc.ToolLimits()
-	offers, err := h.offers(ctx, ch.id)
-	if err != nil {
-		return "", err
-	}
-	byAPI := make(map[string]tools.Offer, len(offers))
-	for _, o := range offers {
-		byAPI[o.API] = o
-		req.Tools = append(req.Tools, provider.Tool{Name: o.API, Description: o.Spec.Description, Schema: o.Spec.InputSchema})
-	}
 	usage := req.Usage
 	var total *wire.Usage
 	defer func() {
@@ -77,6 +68,12 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 			}
 		}
 		req.Messages = append(base[:len(base):len(base)], callMessages(calls)...)
+		// Offered afresh at each step: a bot's tools come and go with its
+		// connections (and a resumed turn starts before they are back).
+		byAPI, err := h.offerTools(ctx, ch.id, &req)
+		if err != nil {
+			return "", err
+		}
 		var made []provider.ToolCall
 		req.Call = func(c provider.ToolCall) { made = append(made, c) }
 		var stepUsage *wire.Usage
@@ -93,6 +90,22 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 			return text, err
 		}
 	}
+}
+
+// offerTools sets req's tools to those the session offers now, and
+// returns them by the names the provider's API knows them by.
+func (h *Hub) offerTools(ctx context.Context, session string, req *provider.Request) (map[string]tools.Offer, error) {
+	offers, err := h.offers(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	byAPI := make(map[string]tools.Offer, len(offers))
+	req.Tools = make([]provider.Tool, 0, len(offers))
+	for _, o := range offers {
+		byAPI[o.API] = o
+		req.Tools = append(req.Tools, provider.Tool{Name: o.API, Description: o.Spec.Description, Schema: o.Spec.InputSchema})
+	}
+	return byAPI, nil
 }
 
 // offers lists the tools a session offers its models now: none when it

@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// No default from the environment here: the usage would print it,
 	// and it is a secret.
 	token := fs.String("token", "", "the bot's `TOKEN` (default $ALBEDO_BOT_TOKEN; with a URL, else $ALBEDO_TOKEN)")
-	pace := fs.Duration("pace", 50*time.Millisecond, "the pause `D` between streamed pieces of an answer")
+	pace := fs.Duration("pace", 50*time.Millisecond, "the pause `D` between streamed pieces of an answer, and per word word_count counts")
 	if ok, err := parseFlags(fs, args, stdout); !ok {
 		return err
 	}
