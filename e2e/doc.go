@@ -22,7 +22,9 @@
 //	cluster  PostgreSQL, NATS (embedded and Debian's nats-server), haproxy
 //	soak     the one-daemon soak (half a minute)
 //
-// With no tags every group runs, as .ci/run does. One group alone, or a
+// A file whose tests need two groups' parts names both (team_tools_test.go:
+// //go:build !e2e_only || (e2e_web && e2e_term)), and runs when both are
+// chosen. With no tags every group runs, as .ci/run does. One group alone, or a
 // few: go test -race -tags 'e2e_only e2e_term' ./e2e. Under -short the
 // tests of web, term, cluster and soak skip, each saying what it needs.
 // The package's own parallel gate (parallel_test.go) still decides which
