@@ -49,7 +49,7 @@ func roles(ms []sentMessage) string {
 // assistant message that made it, and its result under its id, as the
 // API took them when they were made; with no tools offered any more,
 // they are told as text (an API refuses calls of tools it was not
-// given); and a compaction's summary covers them.
+// given); and a compaction's summary covers them. Search finds them.
 func TestALaterTurnIsToldOfEarlierCalls(t *testing.T) {
 	t.Parallel()
 	f, err := fakeopenai.Start()
@@ -88,6 +88,19 @@ func TestALaterTurnIsToldOfEarlierCalls(t *testing.T) {
 		t.Fatalf("turn 1: %+v", end)
 	}
 	call := push.Tool.CallID
+
+	// Search finds what the model said before its call and the tool's
+	// output, as it finds messages.
+	var found wire.SearchResults
+	if code, _ := e.do("GET", "/v1/search?q=snow", nil, "", &found); code != 200 || len(found.Results) != 2 ||
+		found.Results[0].Type != wire.EventMessage || found.Results[1].Type != wire.EventToolResult ||
+		found.Results[1].Text != "«snow», -4 °C" {
+		t.Fatalf("search snow: %d %+v", code, found)
+	}
+	if code, _ := e.do("GET", "/v1/search?q=look&session=s", nil, "", &found); code != 200 || len(found.Results) != 1 ||
+		found.Results[0].Type != wire.EventToolCall || found.Results[0].Author != "m" {
+		t.Fatalf("search look: %d %+v", code, found)
+	}
 
 	f.Push(fakeopenai.Reply{Chunks: []string{"Sun tomorrow."}})
 	turn(2, "and tomorrow?")

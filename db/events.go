@@ -83,7 +83,7 @@ func (t *Tx) append(ctx context.Context, session string, keepAt bool, evs []wire
 		js := wire.AppendEvent(make([]byte, 0, wire.EventSize(&ev)), &ev)
 		out[i] = Event{Session: session, Offset: ev.Offset, Type: ev.Type, JSON: js,
 			Meta: Meta{Role: ev.Role, InputID: ev.InputID, TurnID: ev.TurnID, State: ev.State}}
-		if ev.Type == wire.EventMessage {
+		if searchable(ev.Type) {
 			out[i].Meta.Text = ev.Text
 		}
 		if keepAt {

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"albedo/wire"
 )
 
 // Full-text search over every message, found the moment anyone can see
 // it.
 //
-// Each message with text is a document, numbered in the order it is
+// Each message with text is a document (and each tool_call or
+// tool_result with text: searchable), numbered in the order it is
 // indexed (docid), in search_docs with its session and offset. On
 // PostgreSQL search_docs also holds the text's tsvector, with a GIN index,
 // written by the batch that commits the message (flush), its docid a
@@ -34,6 +37,13 @@ import (
 // SQLite a message written straight into events while others wait in the
 // log is numbered before them, so the newest thousand or so may come a
 // little out of order.
+
+// searchable says whether events of type t are documents: messages,
+// what a model said before its tool calls (a tool_call's text) and
+// tools' output (a tool_result's).
+func searchable(t wire.EventType) bool {
+	return t == wire.EventMessage || t == wire.EventToolCall || t == wire.EventToolResult
+}
 
 // searchDocColumns is how many parameters a document takes in the batch
 // (session, offset, text).
@@ -287,7 +297,7 @@ func indexLog(ctx context.Context, tx *sql.Tx) error {
 // messages with text. indexLog numbers them so and searchLog gives them
 // the same numbers before the fold, so both read them through this.
 const loggedDocs = ` FROM events_log
-	WHERE type = 'message' AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`
+	WHERE type IN ('message', 'tool_call', 'tool_result') AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`
 
 // lastDocID is the largest docid indexed (0: none), as tx sees it.
 func lastDocID(ctx context.Context, tx querier) (int64, error) {

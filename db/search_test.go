@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"albedo/wire"
 )
 
 // search runs q and returns its hits as "session/offset snippet".
@@ -177,5 +179,33 @@ func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 	}
 	if offs, stop := run(1<<62, 2, 100); fmt.Sprint(offs) != "[6 4]" || stop != 4 {
 		t.Fatalf("a page of two: %v, stopped below %d", offs, stop)
+	}
+}
+
+// A tool_call's text (what the model said before its calls) and a
+// tool_result's (the tool's output) are found as messages are, logged or
+// not, on each backend; the other events are not documents.
+func TestSearchFindsToolCallsAndResults(t *testing.T) {
+	t.Parallel()
+	for _, logged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "straight", true: "logged"}[logged], func(t *testing.T) {
+			t.Parallel()
+			eachBackend(t, func(t *testing.T, tgt string) {
+				d := openOn(t, tgt, Options{FoldRows: 3, AlwaysLog: logged})
+				createSession(t, d, "a")
+				if _, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
+					_, err := tx.Append(context.Background(), "a",
+						wire.Event{Type: wire.EventToolCall, CallID: "c1", Tool: "bot:w/forecast", Text: "checking the weather"},
+						wire.Event{Type: wire.EventApproval, CallID: "c1", Decision: "allow", Reason: "weather is fine"},
+						wire.Event{Type: wire.EventToolResult, CallID: "c1", State: wire.ToolCompleted, Text: "snow and weather warnings"})
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := search(t, d, "weather", "", 0, 10); len(got) != 2 || !strings.HasPrefix(got[0], "a/3 ") || !strings.HasPrefix(got[1], "a/1 ") {
+					t.Fatalf("weather: %q", got)
+				}
+			})
+		})
 	}
 }

@@ -3,11 +3,13 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/uuid"
 
 	"albedo/hub/provider/fakeopenai"
@@ -126,15 +128,27 @@ func TestWebToolCallIsDecidedOnThePage(t *testing.T) {
 		!document.querySelector('#notice').textContent.includes('waits for your decision')`)
 	ann.wait("nothing left to decide, on the phone", `!document.querySelector('#toggle').classList.contains('attention')`)
 
-	var approval wire.Event
+	var approval, result wire.Event
 	for _, ev := range events(t, fx.ctx, fx.c, "k") {
-		if ev.Type == wire.EventApproval {
+		switch ev.Type {
+		case wire.EventApproval:
 			approval = ev
+		case wire.EventToolResult:
+			result = ev
 		}
 	}
 	if approval.Decision != wire.DecisionAllow || approval.Author != "ann" {
 		t.Fatalf("the approval %+v", approval)
 	}
+
+	// Search finds the tool's output; opening the hit marks the call's
+	// block, where the output is drawn.
+	hit := fmt.Sprintf(`#hits li[data-offset="%d"]`, result.Offset)
+	owner.do(chromedp.SendKeys(chromedp.CSS("#search"), "words"+kb.Enter))
+	owner.wait("the tool's output among the hits", `document.querySelector('`+hit+` mark')?.textContent === 'words'`)
+	owner.do(chromedp.Click(chromedp.CSS(hit + ` button`)))
+	owner.wait("the call's block, marked", `document.querySelector('.tool.hit')?.dataset.tool === 'bot:example/word_count'`)
+	owner.do(chromedp.SendKeys(chromedp.CSS("#search"), kb.Escape))
 
 	eval[bool](owner, `(window.staleDeny.click(), true)`)
 	owner.wait("the late deny, told it was decided already", `document.querySelector('.tool .tool-note')?.textContent === 'already decided by ann' &&

@@ -116,6 +116,7 @@ func (m *Model) land() []Cmd {
 	for i, ev := range s.Events {
 		if ev.Offset == j.offset {
 			m.jump = nil
+			i = callOf(s.Events, i)
 			m.pick = &pick{event: i}
 			from, _ := s.eventRange(m.look(), i)
 			m.showLine(s, from)
@@ -139,6 +140,20 @@ func (m *Model) land() []Cmd {
 	j.pages++
 	m.notify(false, "reading older history…")
 	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
+}
+
+// callOf is the event that draws event i: a tool's result is drawn in
+// its call's block, so a hit on it lands on the call.
+func callOf(evs []wire.Event, i int) int {
+	if evs[i].Type != wire.EventToolResult {
+		return i
+	}
+	for j := i - 1; j >= 0; j-- {
+		if evs[j].Type == wire.EventToolCall && evs[j].CallID == evs[i].CallID {
+			return j
+		}
+	}
+	return i
 }
 
 // drawHits draws the box of results over the screen: each hit's session,

@@ -101,3 +101,29 @@ func TestSearchHitLandsAsHistoryComes(t *testing.T) {
 		t.Fatalf("not landed: pick %+v jump %+v", m.pick, m.jump)
 	}
 }
+
+// A hit on a tool's output lands on its call's block, where the output
+// is drawn.
+func TestSearchHitOnAToolResultLandsOnItsCall(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	m.Resize(120, 24)
+	b := m.Sessions[1]
+	call := askCall(101, "c1", "bot:w/forecast")
+	call.Policy = wire.PolicyAllow
+	m.Item(b.ID, itemEvent(call))
+	m.Item(b.ID, itemEvent(toolResult(102, "c1", wire.ToolCompleted, "snow in the kettle", "")))
+	runLine(m, "/search kettle")
+	m.Result(resSearch{Query: "kettle", Results: wire.SearchResults{Results: []wire.SearchResult{
+		{Session: b.ID, Title: "notes", Offset: 102, Type: wire.EventToolResult, Text: "snow in the «kettle»", At: t0},
+	}}})
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); m.Focused() != b || cmds != nil {
+		t.Fatalf("Enter: focus %s, %#v", m.Focused().ID, cmds)
+	}
+	if m.pick == nil || b.Events[m.pick.event].Offset != 101 {
+		t.Fatalf("the call is not selected: %+v", m.pick)
+	}
+	if r := screen(t, m); !contains(r, "bot:w/forecast") || !contains(r, "snow in the kettle") {
+		t.Fatalf("the call is not in view:\n%s", strings.Join(r, "\n"))
+	}
+}

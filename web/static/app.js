@@ -12,7 +12,7 @@ import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
-import { isPending, noteTool, pruneCalls, redrawCall, redrawPending, toolElement, wireTools } from './tools.js';
+import { blockAt, isPending, noteTool, pruneCalls, redrawCall, redrawPending, toolElement, wireTools } from './tools.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -882,7 +882,7 @@ const REVEAL_PAGES = 50;
 async function reveal(id, offset) {
   const waitUntil = Date.now() + 5000;
   for (let pages = 0; app.current === id;) {
-    const el = $('transcript').querySelector(`article[data-offset="${offset}"]`);
+    const el = $('transcript').querySelector(`article[data-offset="${offset}"]`) || blockAt(app.views.get(id), offset);
     if (el) {
       el.scrollIntoView({ block: 'center' });
       el.classList.add('hit');

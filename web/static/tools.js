@@ -90,6 +90,14 @@ export function toolElement(v, ev) {
   return d;
 }
 
+// blockAt is the block that draws the tool event at offset (a call or
+// its result, which a search may find), or null.
+export function blockAt(v, offset) {
+  const ev = v.events.find((e) => e.offset === offset);
+  const el = ev && ev.call_id && v.calls.get(ev.call_id)?.el;
+  return el && el.isConnected ? el : null;
+}
+
 // redrawCall draws a call's block again in place (its approval or result
 // came, a decision was sent or refused), keeping what was unfolded and
 // the focus inside it. A block that would show the same is kept: a tap
