@@ -3,9 +3,12 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"albedo/wire"
 )
 
 // A tool call's row (migration tool_calls) is written with its tool_call
@@ -29,13 +32,16 @@ type ToolCall struct {
 	DecidedBy               string // the person's author id; "" for the policy's
 	Started                 bool   // it began to run: a restart cannot know whether it acted
 	State, Output, Error    string // its result: State "" until then
+	// StepUsage is what the response that made it cost, on a step's first
+	// call (nil: none reported).
+	StepUsage *wire.Usage
 }
 
 // ErrDecided refuses a decision on a call that has one.
 var ErrDecided = errors.New("the call was decided already")
 
 const toolCallCols = `session, call_id, turn_id, seq, step, step_text, tool, arguments, policy, call_offset,
-	requested_at, expires_at, decision, decided_by, started, state, output, error`
+	requested_at, expires_at, decision, decided_by, started, state, output, error, step_usage`
 
 // AddToolCall writes a call's row, in the transaction of its tool_call
 // event. A call whose policy decided it (allow, deny) has that decision.
@@ -44,10 +50,18 @@ func (t *Tx) AddToolCall(ctx context.Context, c ToolCall) error {
 	if c.Decision != "" {
 		decision = &c.Decision
 	}
+	usage := ""
+	if c.StepUsage != nil {
+		js, err := json.Marshal(c.StepUsage)
+		if err != nil {
+			return fmt.Errorf("add tool call: %w", err)
+		}
+		usage = string(js)
+	}
 	_, err := t.sql.ExecContext(ctx, t.bind(`INSERT INTO tool_calls (`+toolCallCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		c.Session, c.CallID, c.TurnID, c.Seq, c.Step, c.StepText, c.Tool, c.Arguments, c.Policy, c.Offset,
-		formatTime(c.RequestedAt), formatTime(c.ExpiresAt), decision, c.DecidedBy, started(c.Started), c.State, c.Output, c.Error)
+		formatTime(c.RequestedAt), formatTime(c.ExpiresAt), decision, c.DecidedBy, started(c.Started), c.State, c.Output, c.Error, usage)
 	if err != nil {
 		return fmt.Errorf("add tool call: %w", err)
 	}
@@ -233,9 +247,16 @@ func scanToolCall(r interface{ Scan(...any) error }) (ToolCall, error) {
 	var req, exp string
 	var decision sql.NullString
 	var started int
+	var usage string
 	err := r.Scan(&c.Session, &c.CallID, &c.TurnID, &c.Seq, &c.Step, &c.StepText, &c.Tool, &c.Arguments, &c.Policy, &c.Offset,
-		&req, &exp, &decision, &c.DecidedBy, &started, &c.State, &c.Output, &c.Error)
+		&req, &exp, &decision, &c.DecidedBy, &started, &c.State, &c.Output, &c.Error, &usage)
 	c.Started = started != 0
 	c.RequestedAt, c.ExpiresAt, c.Decision = parseTime(req), parseTime(exp), decision.String
+	if err == nil && usage != "" {
+		c.StepUsage = new(wire.Usage)
+		if err = json.Unmarshal([]byte(usage), c.StepUsage); err != nil {
+			err = fmt.Errorf("the usage of call %s: %w", c.CallID, err)
+		}
+	}
 	return c, err
 }

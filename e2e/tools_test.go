@@ -19,7 +19,8 @@ import (
 // SIGKILL: after each restart it is still listed, the session is still in
 // phase approval, and nothing of the turn was closed; a decision then
 // resumes the turn, which the daemon rebuilds from the log: the example
-// bot runs its tool and the model gets the result and answers.
+// bot runs its tool and the model gets the result and answers. The
+// turn's usage counts the response from before the restarts.
 func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
@@ -34,8 +35,9 @@ func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 	}
 	waitTool(t, ctx, c, "k", "bot:example/word_count")
 	f.Push(fakeopenai.Reply{Chunks: []string{"Counting."}, ToolCalls: []fakeopenai.ToolCall{
-		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}}},
-		fakeopenai.Reply{Chunks: []string{"Three words."}})
+		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}},
+		Usage: &fakeopenai.Usage{PromptTokens: 10, CompletionTokens: 3}},
+		fakeopenai.Reply{Chunks: []string{"Three words."}, Usage: &fakeopenai.Usage{PromptTokens: 20, CompletionTokens: 4}})
 	r, err := c.PutInput(ctx, "k", uuid.NewString(), "how many words?")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +97,10 @@ func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 	}
 	if result.State != wire.ToolCompleted || result.Text != "3 words" || reply.Text != "Three words." || end.State != wire.TurnCompleted {
 		t.Fatalf("result %+v, reply %+v, end %+v", result, reply, end)
+	}
+	// The turn's usage is both responses', the one before the restarts too.
+	if u := end.TurnUsage(); u == nil || u.InputTokens != 30 || u.OutputTokens != 7 {
+		t.Fatalf("the turn's usage: %+v", u)
 	}
 	reqs := f.Requests()
 	last := string(reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])

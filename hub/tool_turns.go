@@ -43,7 +43,15 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 	}
 	limits := tc.ToolLimits()
 	usage := req.Usage
+	// What the responses before a restart cost, kept with their calls.
+	prior, err := h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID)
+	if err != nil {
+		return "", err
+	}
 	var total *wire.Usage
+	for _, c := range prior {
+		total = addUsage(total, c.StepUsage)
+	}
 	defer func() {
 		if total != nil && usage != nil {
 			usage(*total)
@@ -86,7 +94,7 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		if len(calls)+len(made) > limits.MaxCalls {
 			return text, fmt.Errorf("the model asked for more than %d tool calls in one turn (max_tool_calls); the turn stops here", limits.MaxCalls)
 		}
-		if err := h.commitCalls(ctx, ch, q, stepOf(calls), text, made, byAPI, len(calls), fresh); err != nil {
+		if err := h.commitCalls(ctx, ch, q, step{n: stepOf(calls), text: text, usage: stepUsage}, made, byAPI, len(calls), fresh); err != nil {
 			return text, err
 		}
 	}
@@ -211,12 +219,20 @@ func modelResult(state, output, errText string) string {
 // its tool_call event keeps it.
 const maxToolNameBytes = 256
 
+// step is one of a turn's responses that called tools: its number (from
+// 0), what the model said before its calls, and what it cost.
+type step struct {
+	n     int
+	text  string
+	usage *wire.Usage
+}
+
 // commitCalls commits one response's calls: a tool_call event and a row
 // each, the first with the response's text, and the result of each call
 // that cannot run (a tool not offered, arguments that are no JSON object,
 // a policy that denies it). The streamed text is then over: the next
 // response streams afresh.
-func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, text string, made []provider.ToolCall, byAPI map[string]tools.Offer, seq int, fresh map[string]bool) error {
+func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, st step, made []provider.ToolCall, byAPI map[string]tools.Offer, seq int, fresh map[string]bool) error {
 	bg := context.WithoutCancel(ctx)
 	policy, approval := h.providers.Tools()
 	allowed, err := h.db.AllowedTools(bg, ch.id)
@@ -234,11 +250,11 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, step int, 
 	evs := make([]wire.Event, 0, 2*len(made))
 	var results []wire.Event
 	for i, m := range made {
-		r := db.ToolCall{Session: ch.id, CallID: uuid.Must(uuid.NewV7()).String(), TurnID: q.turnID, Seq: seq + i, Step: step,
+		r := db.ToolCall{Session: ch.id, CallID: uuid.Must(uuid.NewV7()).String(), TurnID: q.turnID, Seq: seq + i, Step: st.n,
 			RequestedAt: now}
 		ev := wire.Event{Type: wire.EventToolCall, TurnID: q.turnID, InputID: q.inputID, CallID: r.CallID, Author: author}
 		if i == 0 {
-			r.StepText, ev.Text = text, text
+			r.StepText, ev.Text, r.StepUsage = st.text, st.text, st.usage
 		}
 		args := classifyCall(&r, m, byAPI, policy, allowed, now.Add(approval))
 		ev.Tool, ev.Policy = r.Tool, r.Policy
