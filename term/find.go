@@ -189,8 +189,8 @@ func (f *search) status() string {
 	return fmt.Sprintf("search: %s · %d lines · ↑/Enter older · ↓ newer · Esc", string(f.query), f.count)
 }
 
-// pick is a message selected in the focused transcript, for copying: an
-// index into its Events.
+// pick is a message (or a tool call) selected in the focused transcript,
+// for copying: an index into its Events.
 type pick struct{ event int }
 
 // openPick selects the focused session's last message.
@@ -212,7 +212,7 @@ func (m *Model) openPick() []Cmd {
 func (m *Model) movePick(dir int) bool {
 	s := m.Focused()
 	for i := m.pick.event + dir; i >= 0 && i < len(s.Events); i += dir {
-		if s.Events[i].Type == wire.EventMessage {
+		if t := s.Events[i].Type; t == wire.EventMessage || t == wire.EventToolCall {
 			m.pick.event = i
 			from, _ := s.eventRange(m.look(), i)
 			m.showLine(s, from)
@@ -237,11 +237,12 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 	case ev.Key() == tcell.KeyDown:
 		m.movePick(+1)
 	case ev.Key() == tcell.KeyEnter, ev.Key() == tcell.KeyRune && ev.Rune() == 'y':
-		text := s.Events[m.pick.event].Text
+		text, what := s.pickedText(m.pick.event)
 		m.pick = nil
-		return m.copyText(text, "the message")
+		return m.copyText(text, what)
 	case ev.Key() == tcell.KeyRune && ev.Rune() == 'c':
-		codes := codeBlocks(s.Events[m.pick.event].Text)
+		text, _ := s.pickedText(m.pick.event)
+		codes := codeBlocks(text)
 		if len(codes) == 0 {
 			m.notify(true, "that message has no code block")
 			return nil
@@ -260,6 +261,20 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 		return m.press(ev)
 	}
 	return nil
+}
+
+// pickedText is what copying event i takes, and what to call it: a
+// message's text; a tool call's output once it has one, else its
+// arguments.
+func (s *SessionView) pickedText(i int) (string, string) {
+	ev := s.Events[i]
+	if ev.Type != wire.EventToolCall {
+		return ev.Text, "the message"
+	}
+	if c := s.calls.byID[ev.CallID]; c != nil && c.result != nil {
+		return c.result.Text, "the tool's output"
+	}
+	return string(ev.Arguments), "the call's arguments"
 }
 
 // copyText asks the App to put text on the clipboard, through the

@@ -79,10 +79,11 @@ func (m *Model) forkPick(s *SessionView, ch rune) ([]Cmd, bool) {
 	}
 }
 
-// wholeTurn is where a fork at ev goes: at a reply, the close of its turn
-// when that follows it, so that the fork holds the turn whole.
+// wholeTurn is where a fork at ev goes: at a reply or a tool call, the
+// close of its turn when that follows it, so that the fork holds the turn
+// whole (a call with its result).
 func (s *SessionView) wholeTurn(ev wire.Event) int64 {
-	if ev.Role != wire.RoleAssistant || ev.TurnID == "" {
+	if ev.Role != wire.RoleAssistant && ev.Type != wire.EventToolCall || ev.TurnID == "" {
 		return ev.Offset
 	}
 	for _, e := range s.Events {

@@ -429,3 +429,38 @@ func TestToolBlocksMatchAFreshRendering(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-Y picks a tool call as it picks messages: Enter copies its
+// arguments while it runs or waits, its output once it has one.
+func TestCopyAToolCall(t *testing.T) {
+	t.Parallel()
+	m, s := decider(t)
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	if m.pick == nil || s.Events[m.pick.event].Type != wire.EventToolCall {
+		t.Fatalf("pick %+v", m.pick)
+	}
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: `{"text":"one two three"}`}) ||
+		!strings.Contains(m.Notice, "the call's arguments") {
+		t.Fatalf("Enter on a waiting call copied %#v (%q)", cmds, m.Notice)
+	}
+	m.Item(s.ID, itemEvent(approval(4, "c1", wire.DecisionAllow, "bob", "")))
+	m.Item(s.ID, itemEvent(toolResult(5, "c1", wire.ToolCompleted, "3 words", "")))
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: "3 words"}) ||
+		!strings.Contains(m.Notice, "the tool's output") {
+		t.Fatalf("Enter on an ended call copied %#v (%q)", cmds, m.Notice)
+	}
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	m.Key(key(tcell.KeyUp, 0, 0))
+	if cmds := m.Key(key(tcell.KeyEnter, 0, 0)); len(cmds) != 1 || cmds[0] != (cmdCopy{Text: "an earlier answer"}) {
+		t.Fatalf("Up past the call copied %#v", cmds)
+	}
+	// f on a call forks at the close of its turn, the call whole.
+	m.Item(s.ID, itemEvent(wire.Event{Offset: 6, Type: wire.EventMessage, Role: wire.RoleAssistant, TurnID: "t2", Text: "Three.", At: t0}))
+	m.Item(s.ID, itemEvent(wire.Event{Offset: 7, Type: wire.EventTurn, TurnID: "t2", State: wire.TurnCompleted, At: t0}))
+	m.Key(key(tcell.KeyCtrlY, 0, tcell.ModCtrl))
+	m.Key(key(tcell.KeyUp, 0, 0))
+	if cmds := m.Key(key(tcell.KeyRune, 'f', 0)); len(cmds) != 1 || cmds[0].(cmdFork).Req.At != 7 {
+		t.Fatalf("f on the call: %#v", cmds)
+	}
+}
