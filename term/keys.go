@@ -81,7 +81,7 @@ var keyTable = []keyEntry{
 	{"Ctrl-F", "search (older history too): ↑/Enter older, ↓ newer, Esc", []binding{
 		{key: tcell.KeyCtrlF, run: (*Model).openSearch},
 	}},
-	{"Ctrl-Y", "select a message or tool call: ↑↓, Enter copies it, c its code", []binding{
+	{"Ctrl-Y", "select a message or call: ↑↓, Enter copies, c its code", []binding{
 		{key: tcell.KeyCtrlY, run: (*Model).openPick},
 	}},
 	{"Ctrl-O", "show a folded paste whole; with none, long tool calls", []binding{
