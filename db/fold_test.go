@@ -246,12 +246,16 @@ func TestDeleteSessionDeletesItsInputIDs(t *testing.T) {
 func TestReadsMergeBothTables(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
-	for name, q := range map[string]string{
-		"after": eventsAfterSQL, "before": eventsBeforeSQL, "transcript": transcriptSQL, "span after": bothTables(spanAfterSQL) + ascending,
-		"span before": bothTables(spanBeforeSQL) + descending, "span typed": bothTables(spanTypedSQL) + descending,
-		"span any": bothTables(spanAnySQL) + descending, "span either": bothTables(spanEitherSQL) + descending,
+	reads := map[string]string{
+		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": bothTables(spanAfterSQL) + ascending,
+		"span before": bothTables(spanBeforeSQL) + descending, "span any": bothTables(spanAnySQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
-	} {
+	}
+	for n := 1; n <= maxTypes; n++ {
+		reads[fmt.Sprint("transcript of ", n)] = transcriptSQL[n]
+		reads[fmt.Sprint("span of ", n)] = bothTables(spanTypesSQL[n]) + descending
+	}
+	for name, q := range reads {
 		got := queryPlan(t, d, q, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 		if strings.Contains(got, "SCAN") || strings.Contains(got, "TEMP B-TREE") ||
 			!strings.Contains(got, "events_log USING INDEX events_log_key") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"albedo/wire"
 )
@@ -133,12 +134,34 @@ func (d *DB) spansIn(ctx context.Context, rtx *sql.Tx, id string) (Session, Span
 const (
 	spanAfterSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ?`
 	spanBeforeSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" < ?`
-	spanTypedSQL  = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = ?`
 	spanAnySQL    = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type <> ?`
-	spanEitherSQL = `SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type IN (?, ?, ?, ?)`
 	ascending     = ` ORDER BY "offset" LIMIT ?`
 	descending    = ` ORDER BY "offset" DESC LIMIT ?`
 )
+
+// spanTypesSQL is the read of a span's events of n types (1 to
+// maxTypes), for typesIn.
+var spanTypesSQL = typesSQL(`SELECT "offset", type, payload FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND `, "")
+
+// maxTypes is the most types one read of events asks for.
+const maxTypes = 4
+
+// typesSQL is, for each n from 1 to maxTypes, head then a condition on
+// an event's type being one of n, then tail: type = ?, or several joined
+// by OR. Not an IN list of bound values: SQLite builds a table of its
+// own for one at every statement, which a turn's transcript read (many
+// a second) felt.
+func typesSQL(head, tail string) [maxTypes + 1]string {
+	var out [maxTypes + 1]string
+	for n := 1; n <= maxTypes; n++ {
+		cond := "type = ?"
+		if n > 1 {
+			cond = "(type = ?" + strings.Repeat(" OR type = ?", n-1) + ")"
+		}
+		out[n] = head + cond + tail
+	}
+	return out
+}
 
 // spanRead runs the read q of a span, its rows in order (ascending or
 // descending), with its parameters and then the limit.
@@ -247,15 +270,15 @@ func (d *DB) EventsBeforeIn(ctx context.Context, sp Spans, before int64, limit, 
 // false or limit have been read. The spans must be of the snapshot q
 // reads.
 func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, upto int64, limit int, each func(Event) bool) error {
-	query, args := spanTypedSQL, []any{typ}
+	query, args := spanTypesSQL[1], []any{typ}
 	if typ == "" {
 		query = spanAnySQL
 	}
 	return newestIn(ctx, q, d, sp, query, args, upto, limit, each)
 }
 
-// Newest calls each with a session's events of any of types (one to
-// four) at offsets up to upto, newest first, through its spans, until it
+// Newest calls each with a session's events of any of types (1 to
+// maxTypes) at offsets up to upto, newest first, through its spans, until it
 // returns false or limit have been read: the messages, tool calls and
 // compactions a turn's transcript is made of (hub's compaction.go).
 //
@@ -264,12 +287,12 @@ func newestOf(ctx context.Context, q querier, d *dialect, sp Spans, typ string, 
 // fork's are resolved again, in the read's snapshot, as its parent's
 // deletion may have moved them.
 func (d *DB) Newest(ctx context.Context, sp Spans, types []wire.EventType, upto int64, limit int, each func(Event) bool) error {
-	args := typeArgs(types, 4)
+	query, args := spanTypesSQL[len(types)], typeArgs(types)
 	if !sp.Forked() {
-		return newestIn(ctx, d.ro.DB, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
+		return newestIn(ctx, d.ro.DB, d.dialect, sp, query, args, upto, limit, each)
 	}
 	err := d.inSnapshot(ctx, sp.Session(), func(rtx *sql.Tx, sp Spans) error {
-		return newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, args, upto, limit, each)
+		return newestIn(ctx, rtx, d.dialect, sp, query, args, upto, limit, each)
 	})
 	if err != nil {
 		return fmt.Errorf("read %s: %w", sp.Session(), err)
@@ -277,15 +300,14 @@ func (d *DB) Newest(ctx context.Context, sp Spans, types []wire.EventType, upto 
 	return nil
 }
 
-// typeArgs is types as n parameters of a type IN (…) condition, the
-// last repeated where there are fewer.
-func typeArgs(types []wire.EventType, n int) []any {
-	if len(types) == 0 || len(types) > n {
-		panic(fmt.Sprintf("db: %d event types where 1 to %d are read", len(types), n))
+// typeArgs is types as the parameters of a typesSQL condition.
+func typeArgs(types []wire.EventType) []any {
+	if len(types) == 0 || len(types) > maxTypes {
+		panic(fmt.Sprintf("db: %d event types where 1 to %d are read", len(types), maxTypes))
 	}
-	args := make([]any, n)
-	for i := range args {
-		args[i] = string(types[min(i, len(types)-1)])
+	args := make([]any, len(types))
+	for i, t := range types {
+		args[i] = string(t)
 	}
 	return args
 }

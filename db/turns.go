@@ -74,7 +74,7 @@ func (d *DB) Transcript(ctx context.Context, sp Spans, types []wire.EventType, u
 	size := 0
 	var bad error
 	err := d.inSnapshot(ctx, sp.Session(), func(rtx *sql.Tx, sp Spans) error {
-		return newestIn(ctx, rtx, d.dialect, sp, spanEitherSQL, typeArgs(types, 4), upto, maxCount, func(e Event) bool {
+		return newestIn(ctx, rtx, d.dialect, sp, spanTypesSQL[len(types)], typeArgs(types), upto, maxCount, func(e Event) bool {
 			var ev wire.Event
 			if bad = json.Unmarshal(e.JSON, &ev); bad != nil {
 				bad = fmt.Errorf("decode event %d: %w", e.Offset, bad)
@@ -107,16 +107,24 @@ func (d *DB) MessagesBefore(ctx context.Context, sp Spans, offset int64) (bool, 
 	return found, err
 }
 
-var transcriptSQL = bothTables(`SELECT "offset", payload FROM events WHERE session = ? AND type IN (?, ?, ?) AND "offset" <= ?`) +
-	` ORDER BY "offset" DESC LIMIT ?`
+// transcriptSQL is the read of a session's events of n types, newest
+// first, for transcriptOf.
+var transcriptSQL = func() (out [maxTypes + 1]string) {
+	for n, q := range typesSQL(`SELECT "offset", payload FROM events WHERE session = ? AND `, ` AND "offset" <= ?`) {
+		if n > 0 {
+			out[n] = bothTables(q) + ` ORDER BY "offset" DESC LIMIT ?`
+		}
+	}
+	return out
+}()
 
 // transcriptOf is Transcript of a session that is no fork: one statement,
 // the turn's hot path.
 func (d *DB) transcriptOf(ctx context.Context, session string, types []wire.EventType, upto int64, maxBytes, maxCount int) ([]wire.Event, error) {
 	// Newest first, one row at a time: the bounds end the read, so a
 	// session of large messages costs maxBytes, not a page of them.
-	one := append(append([]any{session}, typeArgs(types, 3)...), upto)
-	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL), append(append(one, one...), maxCount)...)
+	one := append(append([]any{session}, typeArgs(types)...), upto)
+	rows, err := d.ro.DB.QueryContext(ctx, d.dialect.bind(transcriptSQL[len(types)]), append(append(one, one...), maxCount)...)
 	if err != nil {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}

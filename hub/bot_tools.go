@@ -97,27 +97,45 @@ func (h *Hub) unserveTools(c *Conn, bot string, calls []chan toolAnswer) {
 	}
 }
 
-// runBotTool hands a call to a connection serving the bot's tools and
-// waits for its answer until ctx ends; it returns the output and, for a
-// call that failed, why.
+// runBotTool hands a call to a connection serving the bot's tools, on
+// this node or another, and waits for its answer until ctx ends; it
+// returns the output and, for a call that failed, why. A call whose
+// connection drops goes to the bot's next one, wherever it is.
 func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (string, string) {
 	for {
+		out, errText, lost := h.runLocalTool(ctx, bot, push)
+		if !lost {
+			return out, errText
+		}
 		c, arrived := h.toolConns.pick(bot)
-		if c == nil {
-			if node := h.remoteToolNode(bot, push.Tool); node != "" {
-				return h.runRemoteTool(ctx, node, bot, push) // cluster_tools.go
+		if c != nil {
+			continue // one came meanwhile
+		}
+		if node := h.remoteToolNode(bot, push.Tool); node != "" {
+			if out, errText, lost = h.runRemoteTool(ctx, node, bot, push); !lost { // cluster_tools.go
+				return out, errText
 			}
-			// A connection here, or another node's announcement, may come.
-			again := time.NewTimer(time.Second)
-			select {
-			case <-arrived:
-			case <-again.C:
-			case <-ctx.Done():
-				again.Stop()
-				return "", fmt.Sprintf("no connection of bot %q served its tools in time", bot)
-			}
+		}
+		// A connection here, or another node's announcement, may come.
+		again := time.NewTimer(time.Second)
+		select {
+		case <-arrived:
+		case <-again.C:
+		case <-ctx.Done():
 			again.Stop()
-			continue
+			return "", fmt.Sprintf("no connection of bot %q served its tools in time", bot)
+		}
+		again.Stop()
+	}
+}
+
+// runLocalTool is runBotTool on this node's connections alone: lost when
+// none serves the bot's tools, or the last one dropped with the call.
+func (h *Hub) runLocalTool(ctx context.Context, bot string, push wire.ToolPush) (string, string, bool) {
+	for {
+		c, _ := h.toolConns.pick(bot)
+		if c == nil {
+			return "", "", true
 		}
 		answer := make(chan toolAnswer, 1)
 		c.mu.Lock()
@@ -133,12 +151,12 @@ func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (s
 			if a.lost {
 				continue // to the bot's next connection
 			}
-			return a.output, a.err
+			return a.output, a.err, false
 		case <-ctx.Done():
 			c.mu.Lock()
 			delete(c.calls, push.CallID) // a late answer gets not_serving
 			c.mu.Unlock()
-			return "", ""
+			return "", "", false
 		}
 	}
 }

@@ -123,20 +123,21 @@ func (h *Hub) remoteToolNode(bot, tool string) string {
 	return ""
 }
 
-// runRemoteTool asks node to run the call on its connection of bot, and
-// waits for the result until ctx ends.
-func (h *Hub) runRemoteTool(ctx context.Context, node, bot string, push wire.ToolPush) (string, string) {
+// runRemoteTool asks node to run the call on its connections of bot, and
+// waits for the result until ctx ends; lost when the node had none, or
+// lost the last with the call (the asking node then picks again).
+func (h *Hub) runRemoteTool(ctx context.Context, node, bot string, push wire.ToolPush) (string, string, bool) {
 	timeout := time.Until(deadlineOr(ctx, time.Now().Add(requestTimeout)))
 	body, _ := json.Marshal(peer.ToolCall{Bot: bot, Push: push, TimeoutMS: timeout.Milliseconds()})
 	resp, err := h.ask(ctx, peer.Request{To: node, Op: peer.OpToolCall, Session: push.Session, Body: body}, timeout)
 	var werr *wire.Error
 	switch {
 	case errors.As(err, &werr):
-		return "", fmt.Sprintf("bot %q's node %s: %s", bot, node, werr.Message)
+		return "", fmt.Sprintf("bot %q's node %s: %s", bot, node, werr.Message), false
 	case err != nil:
-		return "", fmt.Sprintf("bot %q's node %s did not answer: %v", bot, node, err)
+		return "", fmt.Sprintf("bot %q's node %s did not answer: %v", bot, node, err), false
 	}
-	return resp.Output, resp.ToolError
+	return resp.Output, resp.ToolError, resp.ToolLost
 }
 
 func deadlineOr(ctx context.Context, or time.Time) time.Time {
@@ -146,8 +147,10 @@ func deadlineOr(ctx context.Context, or time.Time) time.Time {
 	return or
 }
 
-// serveRemoteTool runs, on this node's connection of its bot, a call the
-// turn's node asked for, and answers with its result.
+// serveRemoteTool runs, on this node's connections of its bot, a call
+// the turn's node asked for, and answers with its result. It never hands
+// the call on to another node: with no connection of the bot left here,
+// it answers lost, and the turn's node picks again.
 func (h *Hub) serveRemoteTool(r peer.Request, answer func(peer.Response)) {
 	var tc peer.ToolCall
 	if err := json.Unmarshal(r.Body, &tc); err != nil || tc.TimeoutMS <= 0 {
@@ -157,15 +160,11 @@ func (h *Hub) serveRemoteTool(r peer.Request, answer func(peer.Response)) {
 	started := h.goTracked(func() {
 		ctx, cancel := context.WithTimeout(h.ctx, time.Duration(tc.TimeoutMS)*time.Millisecond)
 		defer cancel()
-		if c, _ := h.toolConns.pick(tc.Bot); c == nil {
-			answer(peer.Response{ToolError: fmt.Sprintf("no connection of bot %q serves its tools on node %s now", tc.Bot, h.opts.Node)})
-			return
-		}
-		out, errText := h.runBotTool(ctx, tc.Bot, tc.Push)
-		if ctx.Err() != nil && errText == "" {
+		out, errText, lost := h.runLocalTool(ctx, tc.Bot, tc.Push)
+		if ctx.Err() != nil && errText == "" && !lost {
 			errText = "the tool did not answer in time"
 		}
-		answer(peer.Response{Output: cutOutput(out), ToolError: errText})
+		answer(peer.Response{Output: cutOutput(out), ToolError: errText, ToolLost: lost})
 	})
 	if !started {
 		answer(peer.Response{Error: &wire.Error{Code: wire.CodeDaemonStopping, Message: "node " + h.opts.Node + " is stopping", Retryable: true}})

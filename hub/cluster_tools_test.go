@@ -219,6 +219,9 @@ func TestAWaitingTurnMovesToAnotherNode(t *testing.T) {
 // A bot's tool served from another node than the turn's: node b's bot
 // announces it, node a offers it and runs the call there, and the result
 // comes back to a's turn.
+//
+// When the bot's connection there drops with a call and the bot comes
+// back on the turn's node, the call goes to it.
 func TestABotsToolOnAnotherNode(t *testing.T) {
 	t.Parallel()
 	url := pgtest.Shared(t).Database(t)
@@ -278,5 +281,28 @@ func TestABotsToolOnAnotherNode(t *testing.T) {
 	})
 	if reply.Event.Text != "the tool said from b" {
 		t.Fatalf("reply %+v", reply.Event)
+	}
+
+	// The bot's connection on b drops with a call; the bot comes back on
+	// a, the turn's node: b says the call is lost, not that it failed,
+	// and a hands it to the new connection.
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000002", "again", wire.Author{Name: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	bot.next(t, func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.c.Close()
+	back := newReader(t, a.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}))
+	if err := a.ServeTools(back.c, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	again := back.next(t, func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	if err := a.ToolResult(back.c, again.Tool.CallID, "from a", ""); err != nil {
+		t.Fatal(err)
+	}
+	reply = watcher.next(t, func(f wire.Frame) bool {
+		return f.Op == wire.PushEvent && f.Event.Type == wire.EventMessage && f.Event.Role == wire.RoleAssistant
+	})
+	if reply.Event.Text != "the tool said from a" {
+		t.Fatalf("reply after the bot moved %+v", reply.Event)
 	}
 }

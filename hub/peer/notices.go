@@ -242,9 +242,11 @@ type Response struct {
 	Turn    string      `json:"turn,omitempty"`
 	Running bool        `json:"running"`
 	Error   *wire.Error `json:"error,omitempty"`
-	// A tool call's: its output, and why it failed.
+	// A tool call's: its output, and why it failed; lost when the node
+	// has no connection of the bot now (the asker picks again).
 	Output    string `json:"output,omitempty"`
 	ToolError string `json:"tool_error,omitempty"`
+	ToolLost  bool   `json:"tool_lost,omitempty"`
 }
 
 // BotTurn is the body of the bot ops' requests.

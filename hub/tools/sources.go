@@ -100,13 +100,16 @@ func (s *Sources) Offers(session string) []Offer {
 // MaxAPIName is the longest tool name the providers' APIs take.
 const MaxAPIName = 64
 
+// apiNames writes a full name's ":" and "/" as "__", which every API takes.
+var apiNames = strings.NewReplacer(":", "__", "/", "__")
+
 // APIName is a full name as the providers' APIs take a tool's name
 // (1–64 of a-z A-Z 0-9 _ -): bot:weather/forecast is
 // bot__weather__forecast. One longer than 64 keeps its start and ends in
 // a hash of the whole, so that the same full name always maps to the
 // same API name, across restarts too.
 func APIName(full string) string {
-	name := strings.NewReplacer(":", "__", "/", "__").Replace(full)
+	name := apiNames.Replace(full)
 	if len(name) <= MaxAPIName {
 		return name
 	}
