@@ -4,6 +4,9 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"albedo/client"
+	"albedo/hub/provider/fakeanthropic"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
@@ -218,5 +222,85 @@ func TestABotKilledMidToolIsCalledAgain(t *testing.T) {
 	}
 	if !strings.Contains(again.log.String(), "call="+result.CallID) {
 		t.Fatalf("the second bot did not run the call:\n%s", again.log)
+	}
+}
+
+// Deny and allow for the session, from the CLI, through the Anthropic
+// provider: the model's first call is denied with a reason, which the
+// model is told in its tool_result block, and the turn completes; the
+// next turn's call is allowed for the session, and the turn after that
+// calls the tool without asking. Real processes: the daemon, the example
+// bot, the CLI; the fake speaks Anthropic's Messages API.
+func TestDenyAndAllowForTheSessionFromTheCLIThroughAnthropic(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	ant, err := fakeanthropic.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ant.Close() })
+	cfg := fmt.Sprintf("[providers.claude]\nkind = \"anthropic\"\nbase_url = %q\ndefault_model = \"claude-test\"\n", ant.URL)
+	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	token := strings.TrimSpace(lastLine(cli(t, home, "bots", "add", "example")))
+	startBot(t, home, token, time.Millisecond)
+	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "claude"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTool(t, ctx, c, "k", "bot:example/word_count")
+	call := func(id string) fakeanthropic.Reply {
+		return fakeanthropic.Reply{ToolCalls: []fakeanthropic.ToolCall{{ID: id, Name: "bot__example__word_count", Input: `{"text":"a b"}`}}}
+	}
+	ant.Push(call("toolu_1"), fakeanthropic.Reply{Chunks: []string{"Not allowed, then."}},
+		call("toolu_2"), fakeanthropic.Reply{Chunks: []string{"Two words."}},
+		call("toolu_3"), fakeanthropic.Reply{Chunks: []string{"Two again."}})
+	decide := func(n int, flags ...string) {
+		t.Helper()
+		if _, err := c.PutInput(ctx, "k", uuid.NewString(), "count"); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := waitPhase(ctx, c, "k", wire.PhaseApproval); err != nil || st.Status.Pending != 1 {
+			t.Fatalf("turn %d: %+v %v", n, st.Status, err)
+		}
+		list := cliJSON(t, home, "approvals", "k")
+		if len(list) != 1 {
+			t.Fatalf("turn %d: approvals %v", n, list)
+		}
+		cli(t, home, append([]string{"approve", "k", list[0]["call_id"].(string)}, flags...)...)
+		waitTurnsClosed(t, ctx, c, "k", n)
+	}
+	decide(1, "--deny", "--reason", "not on this text")
+	decide(2, "--session")
+	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "count again"); err != nil {
+		t.Fatal(err)
+	}
+	evs := waitTurnsClosed(t, ctx, c, "k", 3)
+	var results, policies, decisions []string
+	for _, ev := range evs {
+		switch ev.Type {
+		case wire.EventToolCall:
+			policies = append(policies, ev.Policy)
+		case wire.EventApproval:
+			decisions = append(decisions, ev.Decision+":"+ev.Reason)
+		case wire.EventToolResult:
+			results = append(results, ev.State+":"+ev.Text+ev.Error)
+		}
+	}
+	if fmt.Sprint(policies) != "[ask ask allow]" || fmt.Sprint(decisions) != "[deny:not on this text allow_session:]" ||
+		len(results) != 3 || !strings.HasPrefix(results[0], "denied:") || !strings.Contains(results[0], "not on this text") ||
+		results[1] != "completed:2 words" || results[2] != "completed:2 words" {
+		t.Fatalf("policies %v, decisions %v, results %q", policies, decisions, results)
+	}
+	// The model was told of the denial, with the reason, in a tool_result
+	// block of the call it made.
+	told := ant.Requests()[1].Messages
+	last := told[len(told)-1]
+	if last.Role != "user" || len(last.Content) != 1 || last.Content[0].Type != "tool_result" ||
+		!strings.Contains(string(last.Content[0].Content), "not on this text") {
+		t.Fatalf("the model was sent %+v", last)
 	}
 }
