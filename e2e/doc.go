@@ -20,7 +20,7 @@
 //	web      Chromium: the page
 //	term     tmux: the terminal client in a real terminal
 //	cluster  PostgreSQL, NATS (embedded and Debian's nats-server), haproxy
-//	soak     the one-daemon soak (half a minute)
+//	soak     the one-daemon soak (a minute)
 //
 // A file whose tests need two groups' parts names both (team_tools_test.go:
 // //go:build !e2e_only || (e2e_web && e2e_term)), and runs when both are

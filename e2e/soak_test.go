@@ -18,7 +18,7 @@ import (
 )
 
 // soakFor makes TestSoak the long run: go test ./e2e -run TestSoak -soak 10m.
-var soakFor = flag.Duration("soak", 0, "run TestSoak this long, with a kill every 10–40 s (default: 30 s, one every 4–6 s)")
+var soakFor = flag.Duration("soak", 0, "run TestSoak this long, with a kill every 10–40 s (default: 60 s, one every 8–12 s)")
 
 // soakRSSLimit is the most the daemon may hold, in MiB, at any check.
 const soakRSSLimit = 400
@@ -32,9 +32,9 @@ const soakRSSLimit = 400
 // queued it, no viewer saw a gap or a duplicate, and the daemon's RSS
 // stayed under soakRSSLimit.
 func TestSoak(t *testing.T) {
-	skipShort(t, "a half-minute soak")
+	skipShort(t, "a minute's soak")
 	parallelLong(t)
-	dur, minGap, maxGap := 30*time.Second, 4*time.Second, 6*time.Second
+	dur, minGap, maxGap := 60*time.Second, 8*time.Second, 12*time.Second
 	if *soakFor > 0 {
 		dur, minGap, maxGap = *soakFor, 10*time.Second, 40*time.Second
 	}
