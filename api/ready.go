@@ -28,6 +28,10 @@ type ReadyCheck struct {
 	Check func(context.Context) error
 	// Advisory checks are reported, and leave the daemon ready.
 	Advisory bool
+	// Detail says that a failing check's error is fit for /readyz: words
+	// that name no host, path or secret (the MCP servers' names). Else
+	// it is reported as "failing".
+	Detail bool
 }
 
 // ReadyTimeout bounds each check, so that a store that hangs makes the
@@ -71,6 +75,8 @@ func (s *Server) ready(ctx context.Context) readyState {
 			continue
 		case timedOut:
 			st.Checks[c.Name] = "no answer within " + ReadyTimeout.String()
+		case c.Detail:
+			st.Checks[c.Name] = err.Error()
 		default:
 			st.Checks[c.Name] = "failing"
 		}

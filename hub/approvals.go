@@ -159,14 +159,23 @@ func (h *Hub) Tools(ctx context.Context, session string) (wire.Tools, error) {
 	out := wire.Tools{Tools: []wire.ToolInfo{}}
 	offers := h.toolSources.Offers("")
 	offers = append(offers, h.remoteOffers("", offers)...)
+	if h.opts.MCP != nil && session == "" {
+		offers = tools.Unique(append(offers, h.opts.MCP.Offers(ctx, "", nil)...))
+		out.Servers = h.opts.MCP.Status("", nil)
+	}
 	if session != "" {
 		var err error
 		if offers, err = h.offers(ctx, session); err != nil {
 			return wire.Tools{}, err
 		}
+		if h.opts.MCP != nil {
+			if s, err := h.db.Session(ctx, session); err == nil {
+				out.Servers = h.opts.MCP.Status(session, h.providers.MCPServers(s.Provider))
+			}
+		}
 	}
 	for _, o := range offers {
-		p := policy.Of(o.Full)
+		p := policy.OfOr(o.Full, o.Default)
 		if p == tools.Ask && allowed[o.Full] {
 			p = tools.Allow
 		}

@@ -17,6 +17,7 @@ import (
 
 	"albedo/db"
 	"albedo/hub/access"
+	"albedo/hub/mcphost"
 	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/hub/tools"
@@ -49,6 +50,9 @@ type Options struct {
 
 	// Providers answers turns; nil means the built-in echo only.
 	Providers *provider.Registry
+	// MCP is the MCP servers the daemon hosts, whose tools turns may
+	// call (nil: none).
+	MCP *mcphost.Host
 
 	// Bus, when set, joins this node to the other nodes of a cluster
 	// (albedo/hub/peer; the daemon's is albedo/hub/natsbus): its

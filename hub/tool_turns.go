@@ -124,7 +124,11 @@ func (h *Hub) offers(ctx context.Context, session string) ([]tools.Offer, error)
 		return nil, err
 	}
 	local := h.toolSources.Offers(session)
-	return append(local, h.remoteOffers(session, local)...), nil
+	out := append(local, h.remoteOffers(session, local)...)
+	if h.opts.MCP != nil {
+		out = append(out, h.opts.MCP.Offers(ctx, session, h.providers.MCPServers(s.Provider))...)
+	}
+	return tools.Unique(out), nil
 }
 
 // stepOf is the number of the next step of a turn whose calls are calls.
@@ -327,7 +331,7 @@ func classifyCall(r *db.ToolCall, m provider.ToolCall, byAPI map[string]tools.Of
 		return nil
 	}
 	r.Arguments = string(args)
-	r.Policy = string(policy.Of(offer.Full))
+	r.Policy = string(policy.OfOr(offer.Full, offer.Default))
 	if r.Policy == wire.PolicyAsk && allowed[offer.Full] {
 		r.Policy = wire.PolicyAllow // a person allowed it for the session
 	}
@@ -529,7 +533,10 @@ func cutOutput(s string) string {
 // that failed, why.
 func (h *Hub) runTool(ctx context.Context, q queued, c db.ToolCall) (string, string) {
 	src, owner, name, ok := tools.ParseFull(c.Tool)
-	if !ok || src != tools.SourceBot {
+	switch {
+	case ok && src == tools.SourceMCP && h.opts.MCP != nil:
+		return h.opts.MCP.Call(ctx, owner, name, json.RawMessage(argsOrEmpty(c.Arguments)))
+	case !ok || src != tools.SourceBot:
 		return "", fmt.Sprintf("no source runs %q", c.Tool)
 	}
 	return h.runBotTool(ctx, owner, wire.ToolPush{Op: wire.PushTool, Session: c.Session, TurnID: q.turnID, CallID: c.CallID, Tool: name,

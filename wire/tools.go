@@ -77,4 +77,18 @@ type ToolInfo struct {
 // Tools is GET /v1/tools.
 type Tools struct {
 	Tools []ToolInfo `json:"tools"`
+	// Servers are the MCP servers the daemon hosts, with their state
+	// (admins see them all; others, those offered in the session).
+	Servers []MCPServer `json:"servers,omitempty"`
+}
+
+// MCPServer is one MCP server the daemon hosts ([mcp.NAME] of
+// config.toml), as it is now.
+type MCPServer struct {
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"` // stdio or http
+	State     string   `json:"state"`     // stopped, starting, ready or failed
+	Error     string   `json:"error,omitempty"`
+	Tools     int      `json:"tools"`           // as last listed
+	Notes     []string `json:"notes,omitempty"` // tools it lists that are not offered, and why
 }

@@ -27,6 +27,7 @@ import (
 	"albedo/db"
 	"albedo/hub"
 	"albedo/hub/access"
+	"albedo/hub/mcphost"
 	"albedo/hub/natsbus"
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -115,6 +116,7 @@ type daemon struct {
 	owner   access.Principal // the home's own member, whom daemon.json's token acts as
 	key     []byte           // daemon.key: what the daemon proves itself to pages with
 	unwatch func()           // stops watchConfig and waits for it
+	mcp     *mcphost.Host    // the MCP servers config.toml names
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -261,7 +263,11 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 	if err != nil {
 		return err
 	}
-	hopts := hub.Options{Providers: reg, Node: f.node, Lease: f.lease}
+	d.mcp = mcphost.New(d.log, os.Getenv)
+	if err := d.mcp.Reload(cfg.MCP); err != nil {
+		return fmt.Errorf("%s: %w", client.ConfigFile, err)
+	}
+	hopts := hub.Options{Providers: reg, MCP: d.mcp, Node: f.node, Lease: f.lease}
 	if f.nats != "" {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
@@ -287,7 +293,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		d.store.Close(ctx)
 		return err
 	}
-	d.unwatch = d.watchConfig(reg, cfg, text)
+	d.unwatch = d.watchConfig(reg, d.mcp, cfg, text)
 	if d.owner, err = d.hub.EnsureMember(ctx, ownerName(cfg.Name)); err != nil {
 		return fmt.Errorf("%s name %q: %w", client.ConfigFile, cfg.Name, err)
 	}
@@ -470,7 +476,7 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 		Token: info.Token, Owner: d.owner, ProofKey: d.key, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		ConnsPerToken: f.perToken,
 		MaxFresh:      unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
-		ReadyChecks: d.natsReady(), Build: daemonBuild(),
+		ReadyChecks: append(d.natsReady(), d.mcpReady()), Build: daemonBuild(),
 		OnShutdown: func() {
 			select {
 			case d.stop <- struct{}{}:
@@ -588,6 +594,9 @@ func (d *daemon) abort() {
 	if d.hub != nil {
 		_ = d.hub.Close(ctx)
 	}
+	if d.mcp != nil {
+		d.mcp.Close()
+	}
 	if d.nc != nil {
 		d.nc.Close()
 	}
@@ -635,6 +644,7 @@ func (d *daemon) shutdown() {
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
 	}
+	d.mcp.Close() // its servers' programs, once no turn calls them
 	if d.nc != nil {
 		d.nc.Close() // after the hub: its last commits' notices go out
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"albedo/client"
+	"albedo/hub/mcphost"
 	"albedo/hub/provider"
 )
 
@@ -32,6 +33,7 @@ const configPoll = 500 * time.Millisecond
 type liveConfig struct {
 	path string
 	reg  *provider.Registry
+	mcp  *mcphost.Host
 	log  *slog.Logger
 
 	good provider.Config // the config the daemon runs on: read at start, then the last edit applied
@@ -43,8 +45,8 @@ type liveConfig struct {
 // until the func it returns is called; that func waits for the goroutine.
 // text is the file as it was before the start read it into reg and cfg:
 // an edit in between is applied like any other.
-func (d *daemon) watchConfig(reg *provider.Registry, cfg provider.Config, text []byte) func() {
-	lc := &liveConfig{path: filepath.Join(d.home, client.ConfigFile), reg: reg, log: d.log, good: cfg, text: text, seen: text}
+func (d *daemon) watchConfig(reg *provider.Registry, mcp *mcphost.Host, cfg provider.Config, text []byte) func() {
+	lc := &liveConfig{path: filepath.Join(d.home, client.ConfigFile), reg: reg, mcp: mcp, log: d.log, good: cfg, text: text, seen: text}
 	return every(configPoll, lc.poll)
 }
 
@@ -72,13 +74,24 @@ func (lc *liveConfig) poll() {
 func (lc *liveConfig) apply() {
 	cfg, err := loadConfig(filepath.Dir(lc.path))
 	if err == nil {
-		if err = lc.reg.Reload(cfg, os.Getenv); err != nil {
+		// The servers first: a profile may name only servers that exist,
+		// and the registry checks it; a refused [mcp] table leaves both.
+		if err = lc.mcp.Reload(cfg.MCP); err == nil {
+			err = lc.reg.Reload(cfg, os.Getenv)
+			if err != nil {
+				lc.mcp.Reload(lc.good.MCP) // the servers before, as the providers
+			}
+		}
+		if err != nil {
 			err = fmt.Errorf("%s: %w", client.ConfigFile, err) // as the start says it (loadProviders)
 		}
 	}
 	if err != nil {
 		lc.log.Error("config.toml not applied; the providers before it stay", "err", err)
 		return
+	}
+	if !reflect.DeepEqual(lc.good.MCP, cfg.MCP) {
+		lc.log.Info("config.toml applied: MCP servers changed", "servers", strings.Join(slices.Sorted(maps.Keys(cfg.MCP)), ","))
 	}
 	added, changed, removed := profileChanges(lc.good.Providers, cfg.Providers)
 	if len(added)+len(changed)+len(removed) > 0 || lc.good.DefaultProvider != cfg.DefaultProvider {
@@ -99,7 +112,7 @@ func profileChanges(before, after map[string]provider.Profile) (added, changed, 
 		switch {
 		case !ok:
 			added = append(added, n)
-		case old != p:
+		case !reflect.DeepEqual(old, p):
 			changed = append(changed, n)
 		}
 	}

@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"albedo/hub/mcphost"
 	"albedo/hub/tools"
 	"albedo/wire"
 )
@@ -39,6 +42,9 @@ type Config struct {
 	Daemon map[string]any `toml:"daemon"`
 	// Tools is the [tools] table: the policy of tool calls.
 	Tools ToolsConfig `toml:"tools"`
+	// MCP is the [mcp.NAME] tables: the MCP servers the daemon hosts,
+	// whose tools its sessions may call (hub/mcphost).
+	MCP map[string]mcphost.ServerConfig `toml:"mcp"`
 }
 
 // ToolsConfig is the [tools] table.
@@ -94,6 +100,9 @@ type Profile struct {
 	// MaxToolCalls bounds the calls of one turn (default 32): past it
 	// the turn fails, saying why.
 	MaxToolCalls int `toml:"max_tool_calls"`
+	// MCP names the MCP servers ([mcp.NAME]) whose tools its sessions
+	// are offered; absent: every one, [] none.
+	MCP []string `toml:"mcp"`
 }
 
 // ToolLimits are a profile's tool settings, with their defaults.
@@ -215,6 +224,7 @@ type table struct {
 	providers map[string]Provider
 	policy    tools.Policy
 	approval  time.Duration
+	mcp       map[string][]string // a profile's mcp list, where it has one
 }
 
 // NewRegistry builds the providers of c. getenv reads api_key_env.
@@ -246,7 +256,8 @@ func (r *Registry) Reload(c Config, getenv func(string) string) error {
 // buildTable makes the providers of c, echo and custom among them (custom
 // replaces a profile of the same name).
 func buildTable(c Config, getenv func(string) string, custom map[string]Provider) (*table, error) {
-	t := &table{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}, approval: DefaultApprovalTimeout}
+	t := &table{def: c.DefaultProvider, providers: map[string]Provider{NameEcho: Echo{}}, approval: DefaultApprovalTimeout,
+		mcp: map[string][]string{}}
 	if err := t.setTools(c.Tools); err != nil {
 		return nil, err
 	}
@@ -265,6 +276,14 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 		}
 		if p.ToolTimeout.Duration < 0 || p.MaxToolCalls < 0 || p.MaxToolCalls > MaxToolCallsLimit {
 			return nil, fmt.Errorf("provider %q: tool_timeout is a positive duration, max_tool_calls 1 to %d", n, MaxToolCallsLimit)
+		}
+		if p.MCP != nil {
+			for _, m := range p.MCP {
+				if _, ok := c.MCP[m]; !ok {
+					return nil, fmt.Errorf("provider %q: mcp names %q, which is no [mcp.%s] table", n, m, m)
+				}
+			}
+			t.mcp[n] = slices.Clone(p.MCP)
 		}
 		switch p.Kind {
 		case "openai", "":
@@ -324,6 +343,17 @@ func (t *table) setTools(c ToolsConfig) error {
 func (r *Registry) Tools() (tools.Policy, time.Duration) {
 	t := r.table.Load()
 	return t.policy, t.approval
+}
+
+// MCPServers says which MCP servers the sessions of provider name may
+// use: those its profile's mcp list names, or every one (nil) when it
+// names none.
+func (r *Registry) MCPServers(name string) func(server string) bool {
+	list, ok := r.table.Load().mcp[cmp.Or(name, r.Default())]
+	if !ok {
+		return nil
+	}
+	return func(server string) bool { return slices.Contains(list, server) }
 }
 
 // Default is the provider of sessions that name none.

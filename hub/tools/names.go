@@ -20,6 +20,22 @@ func ValidName(name string) bool {
 	return true
 }
 
+// ValidMCPName says whether name is an MCP server's tool's name as the
+// daemon offers it: 1–64 of A-Z a-z 0-9 _ - . (MCP allows these, up to
+// 128; a provider's API takes 64 at most, and no dot: APIName maps it).
+func ValidMCPName(name string) bool {
+	if name == "" || len(name) > MaxNameBytes {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // Source is where a tool comes from: what runs its calls.
 type Source string
 
@@ -35,14 +51,19 @@ func FullName(src Source, owner, tool string) string {
 }
 
 // ParseFull splits a full name; ok is false for one that is not
-// SOURCE:OWNER/TOOL with a known source and valid names.
+// SOURCE:OWNER/TOOL with a known source and valid names (an MCP tool's
+// by ValidMCPName).
 func ParseFull(full string) (src Source, owner, tool string, ok bool) {
 	s, rest, found := strings.Cut(full, ":")
 	if !found || Source(s) != SourceBot && Source(s) != SourceMCP {
 		return "", "", "", false
 	}
 	owner, tool, found = strings.Cut(rest, "/")
-	if !found || !ValidName(owner) || !ValidName(tool) {
+	valid := ValidName
+	if Source(s) == SourceMCP {
+		valid = ValidMCPName
+	}
+	if !found || !ValidName(owner) || !valid(tool) {
 		return "", "", "", false
 	}
 	return Source(s), owner, tool, true

@@ -48,13 +48,21 @@ func NewPolicy(rules []Rule) (Policy, error) {
 
 // Of is the policy of the tool full: the last rule that matches it, else
 // ask.
-func (p Policy) Of(full string) Decision {
+func (p Policy) Of(full string) Decision { return p.OfOr(full, Ask) }
+
+// OfOr is the policy of the tool full: the last rule that matches it,
+// else def (Ask when ""): a source's default, which a rule always
+// overrides, as an MCP server's hints are a stranger's word.
+func (p Policy) OfOr(full string, def Decision) Decision {
 	for i := len(p.rules) - 1; i >= 0; i-- {
 		if Match(p.rules[i].Glob, full) {
 			return p.rules[i].Policy
 		}
 	}
-	return Ask
+	if def == "" {
+		return Ask
+	}
+	return def
 }
 
 // Match says whether glob matches name whole: * matches any run of bytes

@@ -16,6 +16,9 @@ type Offer struct {
 	Owner  string // the bot, the server
 	Spec   Spec
 	API    string // the name its model is given (APIName)
+	// Default is its policy when no rule matches it: Ask, but Allow for
+	// an MCP tool its server says only reads ("" is Ask).
+	Default Decision
 }
 
 // Sources is what the daemon's tool sources offer now: the tools each
@@ -87,10 +90,16 @@ func (s *Sources) Offers(session string) []Offer {
 			out = append(out, Offer{Full: full, Source: SourceBot, Owner: bot, Spec: spec, API: APIName(full)})
 		}
 	}
-	slices.SortFunc(out, func(a, b Offer) int { return cmp.Compare(a.Full, b.Full) })
-	// Two full names that map to one API name: the first keeps it.
-	seen := make(map[string]bool, len(out))
-	return slices.DeleteFunc(out, func(o Offer) bool {
+	return Unique(out)
+}
+
+// Unique sorts offers by full name and leaves out those whose API name
+// an earlier one has: two full names that map to one API name, the first
+// keeps it.
+func Unique(offers []Offer) []Offer {
+	slices.SortFunc(offers, func(a, b Offer) int { return cmp.Compare(a.Full, b.Full) })
+	seen := make(map[string]bool, len(offers))
+	return slices.DeleteFunc(offers, func(o Offer) bool {
 		dup := seen[o.API]
 		seen[o.API] = true
 		return dup
@@ -100,8 +109,9 @@ func (s *Sources) Offers(session string) []Offer {
 // MaxAPIName is the longest tool name the providers' APIs take.
 const MaxAPIName = 64
 
-// apiNames writes a full name's ":" and "/" as "__", which every API takes.
-var apiNames = strings.NewReplacer(":", "__", "/", "__")
+// apiNames writes a full name's ":" and "/" as "__", and an MCP tool's
+// "." as "_", which every API takes.
+var apiNames = strings.NewReplacer(":", "__", "/", "__", ".", "_")
 
 // APIName is a full name as the providers' APIs take a tool's name
 // (1–64 of a-z A-Z 0-9 _ -): bot:weather/forecast is

@@ -53,6 +53,15 @@ func CheckSpecs(specs []Spec) error {
 	return nil
 }
 
+// CheckSchema checks the input schema of one tool a source lists (an MCP
+// server's), as CheckSpecs does a bot's.
+func CheckSchema(s Spec) error {
+	if err := checkSchema(s.InputSchema); err != nil {
+		return fmt.Errorf("input_schema %v", err)
+	}
+	return nil
+}
+
 // checkSchema checks an input schema: a bounded JSON object whose type,
 // if given, is "object".
 func checkSchema(raw json.RawMessage) error {
