@@ -50,7 +50,9 @@ type noIn struct{}
 // testServer is a server with a tool for each case the host meets.
 func testServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	text := func(t string) *mcp.CallToolResult { return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t}}} }
+	text := func(t string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t}}}
+	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Says the text back.", Annotations: readOnly},
 		func(_ context.Context, _ *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
