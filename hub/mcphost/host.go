@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
 	"sync"
 
@@ -29,8 +30,11 @@ type Host struct {
 
 // New makes a host of no servers; Reload gives it its servers. getenv
 // reads the daemon's environment ({env = …} values, and the little of it
-// a server's program gets: baseEnv).
+// a server's program gets: baseEnv); nil is os.Getenv.
 func New(log *slog.Logger, getenv func(string) string) *Host {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Host{log: log, getenv: getenv, ctx: ctx, cancel: cancel, servers: map[string]*server{}}
 }

@@ -23,7 +23,7 @@ import (
 // the daemon's environment as the host sees it.
 func testHost(t *testing.T, cfg map[string]ServerConfig, env map[string]string) *Host {
 	t.Helper()
-	h := New(slog.New(slog.NewTextHandler(io.Discard, nil)), func(k string) string {
+	h := New(discard(), func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -264,3 +264,5 @@ func TestReloadAndWhereToolsAreOffered(t *testing.T) {
 		t.Fatalf("after refused reloads: %+v", st)
 	}
 }
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
