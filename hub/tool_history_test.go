@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -50,5 +51,19 @@ func TestTranscriptLeavesOutHalvesOfCalls(t *testing.T) {
 		"assistant:+d(bot__b__t)+e(bot__b__t) | tool:e | tool:d | assistant:step 2+f(bot__b__t) | tool:f | assistant:done"
 	if strings.Join(got, " | ") != want {
 		t.Fatalf("sent\n%s\nwant\n%s", strings.Join(got, " | "), want)
+	}
+}
+
+// A source's error is bounded as its output is: cut, saying so, never
+// in the middle of a character.
+func TestToolErrorsAreCut(t *testing.T) {
+	long := strings.Repeat("é", wire.MaxToolError) // two bytes each
+	got := cutError(long)
+	if len(got) > wire.MaxToolError+64 || !strings.HasSuffix(got, fmt.Sprintf("[the error was cut at %d of its %d bytes]", wire.MaxToolError, len(long))) ||
+		!utf8.ValidString(got) {
+		t.Fatalf("cut to %d bytes: ...%q", len(got), got[len(got)-60:])
+	}
+	if cutError("short") != "short" {
+		t.Fatal("a short error was changed")
 	}
 }

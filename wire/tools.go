@@ -41,6 +41,10 @@ type ToolPush struct {
 // MaxToolOutput is where a tool's output is cut, saying so.
 const MaxToolOutput = 256 << 10
 
+// MaxToolError is where why a call failed, as its source said it, is
+// cut, saying so.
+const MaxToolError = 16 << 10
+
 // Approval is one call waiting for a decision (GET …/approvals).
 type Approval struct {
 	CallID      string          `json:"call_id"`
