@@ -76,10 +76,10 @@ func (lc *liveConfig) apply() {
 	if err == nil {
 		// The servers first: a profile may name only servers that exist,
 		// and the registry checks it; a refused [mcp] table leaves both.
-		if err = lc.mcp.Reload(cfg.MCP); err == nil {
+		if err = lc.reloadMCP(cfg.MCP); err == nil {
 			err = lc.reg.Reload(cfg, os.Getenv)
 			if err != nil {
-				lc.mcp.Reload(lc.good.MCP) // the servers before, as the providers
+				lc.reloadMCP(lc.good.MCP) // the servers before, as the providers
 			}
 		}
 		if err != nil {
@@ -103,6 +103,14 @@ func (lc *liveConfig) apply() {
 		lc.log.Warn("config.toml changed settings read only at start: the daemon needs a restart to apply them", "settings", strings.Join(keys, ","))
 	}
 	lc.good = cfg
+}
+
+// reloadMCP gives the MCP host its servers (none to give without one).
+func (lc *liveConfig) reloadMCP(cfg map[string]mcphost.ServerConfig) error {
+	if lc.mcp == nil {
+		return nil
+	}
+	return lc.mcp.Reload(cfg)
 }
 
 // profileChanges compares two sets of profiles by name.
