@@ -15,7 +15,8 @@
 // sessions.go, stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
 // brought to this build's), tail.go, tokens.go, usage.go, version.go, approvals.go (approvals and
-// approve: tool calls waiting for a decision, and a decision);
+// approve: tool calls waiting for a decision, and a decision), mcp.go
+// (albedo mcp: albedo as an MCP server on stdio);
 // beside them sessionarg.go (the SESSION argument and its completion),
 // jsonout.go (the --json of the commands that list), pagetoken.go
 // (page.tokens, the personal tokens albedo open puts in a page's link,
@@ -30,5 +31,5 @@
 // it), home.go (the home's lock and the files the daemon writes there),
 // owner.go (the member name of the person who runs the daemon),
 // metrics.go (/metrics and /readyz), nats.go (a cluster's NATS
-// connection).
+// connection), mcpready.go (/readyz's check of the MCP servers it hosts).
 package main
