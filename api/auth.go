@@ -55,6 +55,11 @@ var permissions = map[string]access.Rule{
 	"DELETE /v1/bots/:name":                    {Roles: access.OwnerOnly},
 	"POST /v1/daemon/shutdown":                 {Roles: access.OwnerOnly},
 	"GET /v1/ws":                               {Roles: access.Everyone},
+	// albedo as an MCP server: its tools act through this API with the
+	// same token, each checked here as any request (mcp.go).
+	"POST /v1/mcp":   {Roles: access.Everyone},
+	"GET /v1/mcp":    {Roles: access.Everyone},
+	"DELETE /v1/mcp": {Roles: access.Everyone},
 }
 
 // LinkExpired is the reason of the close (4401) of a connection whose

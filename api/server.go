@@ -111,6 +111,8 @@ type Server struct {
 	unready string // why the last /readyz was not ready ("": it was)
 
 	storePing func(context.Context) error // tests: replaces hub.Ping in /readyz
+
+	loop loopback // the API for /v1/mcp's tools (mcp.go)
 }
 
 // New builds the server's routes over h.
@@ -185,6 +187,10 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.DELETE("/bots/:name", s.removeBot)
 	v1.POST("/daemon/shutdown", s.shutdown)
 	v1.GET("/ws", s.websocket)
+	mcpH := echo.WrapHandler(s.mcpHandler())
+	v1.POST("/mcp", mcpH)
+	v1.GET("/mcp", mcpH)
+	v1.DELETE("/mcp", mcpH)
 	s.e = e
 	return s
 }
@@ -210,7 +216,10 @@ func (s *Server) Drain(ctx context.Context, window time.Duration) {
 
 // Close cuts every websocket connection and waits for their goroutines. It
 // is safe to call twice, and after Bye.
-func (s *Server) Close() { s.ws.Close() }
+func (s *Server) Close() {
+	s.ws.Close()
+	s.closeLoopback()
+}
 
 // closeTokens ends the websockets of the tokens revoked (4401) and of those
 // whose sessions changed (1008: their clients connect again).
