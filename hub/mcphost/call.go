@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,10 +38,11 @@ func (h *Host) Call(ctx context.Context, name, tool string, args json.RawMessage
 	switch {
 	case ctx.Err() != nil:
 		return "", ""
-	case errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed):
-		return "", fmt.Sprintf("MCP server %s ended during the call (it starts again for the next): %v", name, err)
 	case errors.As(err, &rpc):
 		return "", fmt.Sprintf("MCP server %s refused the call: %s", name, rpc.Message)
+	case err != nil && !alive(s.host.ctx, sess, err):
+		s.drop(sess, err)
+		return "", fmt.Sprintf("MCP server %s ended during the call (it starts again for the next): %v", name, err)
 	case err != nil:
 		return "", fmt.Sprintf("MCP server %s: %v", name, err)
 	}
@@ -50,6 +52,21 @@ func (h *Host) Call(ctx context.Context, name, tool string, args json.RawMessage
 	}
 	return out, ""
 }
+
+// alive says whether sess still answers after a call failed with err:
+// a program that died, or a message past the SDK's frame limit, ends
+// the session, and the next call must start the server again.
+func alive(ctx context.Context, sess *mcp.ClientSession, err error) bool {
+	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	return sess.Ping(ctx, nil) == nil
+}
+
+// pingTimeout bounds the ping that tells a failed call's server alive.
+const pingTimeout = 2 * time.Second
 
 // resultText is a tool's result as the model is told it: each text as
 // it is; what is not text (an image, audio, a resource's bytes) as a

@@ -266,3 +266,48 @@ func TestReloadAndWhereToolsAreOffered(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// A result past the SDK's frame limit ends the server's session: the call
+// fails, saying so, and the next starts the server again. Two servers
+// with tools of the same name offer both, under their own full names;
+// tools whose names map to one API name offer the first.
+func TestHugeResultsAndCollidingNames(t *testing.T) {
+	t.Parallel()
+	h := testHost(t, map[string]ServerConfig{"a": goServer("go"), "b": goServer("go")}, nil)
+	if _, errText := call(t, h, "a", "big", `{"bytes":17000000}`); !strings.Contains(errText, "MCP server a") {
+		t.Fatalf("a result of 17 MB: %q", errText)
+	}
+	if out, errText := call(t, h, "a", "echo", `{"text":"again"}`); out != "echo: again" {
+		t.Fatalf("after the huge result: %q %q", out, errText)
+	}
+	offers := byName(h.Offers(t.Context(), "s", nil))
+	if offers["mcp:a/echo"].API != "mcp__a__echo" || offers["mcp:b/echo"].API != "mcp__b__echo" {
+		t.Fatalf("two servers' echo: %+v %+v", offers["mcp:a/echo"], offers["mcp:b/echo"])
+	}
+	same := []tools.Offer{
+		{Full: "mcp:s/x_y", API: tools.APIName("mcp:s/x_y")},
+		{Full: "mcp:s/x.y", API: tools.APIName("mcp:s/x.y")},
+	}
+	if got := tools.Unique(same); len(got) != 1 || got[0].Full != "mcp:s/x.y" {
+		t.Fatalf("names that map to one API name: %+v", got)
+	}
+}
+
+// What a server lists that the daemon cannot offer is left out, saying
+// why: a schema that is no object, a name past the rule.
+func TestToolsThatCannotBeOffered(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tool mcp.Tool
+		why  string
+	}{
+		{mcp.Tool{Name: "s", InputSchema: map[string]any{"type": "string"}}, "a tool's input is an object"},
+		{mcp.Tool{Name: "a/b", InputSchema: map[string]any{"type": "object"}}, "a name is 1–64"},
+		{mcp.Tool{Name: strings.Repeat("n", 65), InputSchema: map[string]any{"type": "object"}}, "a name is 1–64"},
+		{mcp.Tool{Name: "ok.Name-1", InputSchema: map[string]any{"type": "object"}}, ""},
+	} {
+		if _, why := specOf(&c.tool); !strings.Contains(why, c.why) || (c.why == "") != (why == "") {
+			t.Errorf("%s: %q, want %q", c.tool.Name, why, c.why)
+		}
+	}
+}

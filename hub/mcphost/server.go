@@ -280,6 +280,20 @@ func (s *server) watch(sess *mcp.ClientSession) {
 	s.host.log.Warn("an MCP server ended", "server", s.name, "err", s.err)
 }
 
+// drop forgets sess, which a call found ended, before watch hears of it:
+// the next call starts the server again rather than meet it closing.
+func (s *server) drop(sess *mcp.ClientSession, err error) {
+	s.mu.Lock()
+	if s.sess != sess {
+		s.mu.Unlock()
+		return
+	}
+	s.sess, s.state, s.err = nil, StateFailed, s.failure("ended", err)
+	s.mu.Unlock()
+	s.host.log.Warn("an MCP server ended", "server", s.name, "err", s.err)
+	sess.Close()
+}
+
 // begin and end bracket a call: a server is never stopped for idleness
 // while a call runs.
 func (s *server) begin() {

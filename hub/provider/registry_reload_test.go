@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"albedo/hub/mcphost"
 )
 
 func names(r *Registry) string {
@@ -112,4 +116,75 @@ func TestRegistryReloadWhileRead(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// A profile's mcp list names the MCP servers its sessions may use (nil
+// when it names none: every one); a name that is no [mcp.NAME] table
+// refuses the config.
+func TestAProfilesMCPServers(t *testing.T) {
+	none := []string{}
+	c := Config{DefaultProvider: "a", MCP: map[string]mcphost.ServerConfig{"fs": {}, "web": {}},
+		Providers: map[string]Profile{
+			"a": {BaseURL: "http://x", MCP: []string{"fs"}},
+			"b": {BaseURL: "http://x"},
+			"c": {BaseURL: "http://x", MCP: none},
+		}}
+	r, err := NewRegistry(c, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if may := r.MCPServers("a"); may == nil || !may("fs") || may("web") {
+		t.Fatal("a may use fs alone")
+	}
+	if may := r.MCPServers(""); may == nil || !may("fs") || may("web") {
+		t.Fatal("the default provider's list")
+	}
+	if r.MCPServers("b") != nil {
+		t.Fatal("b names none, and may use every one")
+	}
+	if may := r.MCPServers("c"); may == nil || may("fs") {
+		t.Fatal("c's empty list allows none")
+	}
+	c.Providers["b"] = Profile{BaseURL: "http://x", MCP: []string{"nope"}}
+	if _, err := NewRegistry(c, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), `"nope", which is no [mcp.nope] table`) {
+		t.Fatalf("an unknown server: %v", err)
+	}
+}
+
+// config.toml's [mcp.NAME] tables: a value from the environment or a
+// file as an inline table; a key no table has is refused.
+func TestLoadConfigReadsMCPTables(t *testing.T) {
+	path := t.TempDir() + "/config.toml"
+	write := func(s string) {
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`[mcp.fs]
+command = ["node", "server.js", "/srv"]
+env = { TOKEN = { env = "FS_TOKEN" }, MODE = "ro" }
+sessions = ["s1"]
+idle_timeout = "2m"
+
+[mcp.web]
+url = "https://mcp.example/mcp"
+headers = { Authorization = { file = "/etc/token" } }
+`)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, web := c.MCP["fs"], c.MCP["web"]
+	if len(fs.Command) != 3 || fs.Env["TOKEN"].Env != "FS_TOKEN" || fs.Env["MODE"].Text != "ro" || fs.Sessions[0] != "s1" ||
+		fs.IdleTimeout.Duration != 2*time.Minute || web.Headers["Authorization"].File != "/etc/token" {
+		t.Fatalf("read %+v", c.MCP)
+	}
+	write("[mcp.fs]\ncomand = [\"x\"]\n")
+	if _, err := LoadConfig(path); err == nil || !strings.Contains(err.Error(), "mcp.fs.comand") {
+		t.Fatalf("an unknown key: %v", err)
+	}
+	write("[mcp.fs]\ncommand = [\"x\"]\nenv = { A = { secret = \"y\" } }\n")
+	if _, err := LoadConfig(path); err == nil {
+		t.Fatal("a value of neither env nor file was taken")
+	}
 }
