@@ -223,3 +223,41 @@ func waitTool(t *testing.T, ctx context.Context, c *client.Client, session, tool
 		}
 	}
 }
+
+// writer adds member name and grants them write access to session: it
+// returns their token and the link to the page that `members add`
+// prints.
+func writer(t *testing.T, home, name, session string) (token, link string) {
+	t.Helper()
+	for _, l := range strings.Split(cli(t, home, "members", "add", name), "\n") {
+		switch l = strings.TrimSpace(l); {
+		case strings.HasPrefix(l, "almem_"):
+			token = l
+		case strings.Contains(l, "/#token="):
+			link = l
+		}
+	}
+	if token == "" || link == "" {
+		t.Fatalf("members add %s printed no token or no link", name)
+	}
+	cli(t, home, "sessions", "grant", session, name, "write")
+	return token, link
+}
+
+// turnKinds are the types of a session's events, in order, and its last
+// tool result, reply and closing event.
+func turnKinds(evs []wire.Event) (kinds string, result, reply, end wire.Event) {
+	var types []string
+	for _, ev := range evs {
+		types = append(types, string(ev.Type))
+		switch ev.Type {
+		case wire.EventToolResult:
+			result = ev
+		case wire.EventMessage:
+			reply = ev
+		case wire.EventTurn:
+			end = ev
+		}
+	}
+	return strings.Join(types, " "), result, reply, end
+}

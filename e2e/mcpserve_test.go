@@ -102,13 +102,7 @@ func TestAnAgentUsesAlbedoOverMCP(t *testing.T) {
 	}
 
 	// ask_people: ann, a member granted write, answers from her own client.
-	var annToken string
-	for _, l := range strings.Split(cli(t, fx.home, "members", "add", "ann"), "\n") {
-		if strings.HasPrefix(l, "almem_") {
-			annToken = strings.TrimSpace(l)
-		}
-	}
-	cli(t, fx.home, "sessions", "grant", "k", "ann", "write")
+	annToken, _ := writer(t, fx.home, "ann", "k")
 	ann, err := client.New(client.Options{Home: fx.home, Token: annToken})
 	if err != nil {
 		t.Fatal(err)

@@ -83,20 +83,8 @@ func TestAPendingApprovalSurvivesStopAndKill(t *testing.T) {
 		t.Fatalf("a second decision: exit %d, %s", code, stderr)
 	}
 	evs := waitTurnsClosed(t, ctx, c, "k", 1)
-	var kinds []string
-	var result, reply, end wire.Event
-	for _, ev := range evs {
-		kinds = append(kinds, string(ev.Type))
-		switch ev.Type {
-		case wire.EventToolResult:
-			result = ev
-		case wire.EventMessage:
-			reply = ev
-		case wire.EventTurn:
-			end = ev
-		}
-	}
-	if strings.Join(kinds, " ") != "message turn tool_call approval tool_result message turn" {
+	kinds, result, reply, end := turnKinds(evs)
+	if kinds != "message turn tool_call approval tool_result message turn" {
 		t.Fatalf("events: %v", kinds)
 	}
 	if result.State != wire.ToolCompleted || result.Text != "3 words" || reply.Text != "Three words." || end.State != wire.TurnCompleted {
@@ -201,20 +189,8 @@ func TestABotKilledMidToolIsCalledAgain(t *testing.T) {
 	slow.kill()
 	again := startBot(t, home, token, time.Millisecond)
 	evs := waitTurnsClosed(t, ctx, c, "k", 1)
-	var kinds []string
-	var result, reply, end wire.Event
-	for _, ev := range evs {
-		kinds = append(kinds, string(ev.Type))
-		switch ev.Type {
-		case wire.EventToolResult:
-			result = ev
-		case wire.EventMessage:
-			reply = ev
-		case wire.EventTurn:
-			end = ev
-		}
-	}
-	if strings.Join(kinds, " ") != "message turn tool_call tool_result message turn" {
+	kinds, result, reply, end := turnKinds(evs)
+	if kinds != "message turn tool_call tool_result message turn" {
 		t.Fatalf("events: %v", kinds)
 	}
 	if result.State != wire.ToolCompleted || result.Text != "3 words" || reply.Text != "Three words." || end.State != wire.TurnCompleted {

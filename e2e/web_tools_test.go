@@ -51,16 +51,7 @@ func TestWebToolCallIsDecidedOnThePage(t *testing.T) {
 	token := strings.TrimSpace(lastLine(cli(t, fx.home, "bots", "add", "example")))
 	startBot(t, fx.home, token, time.Millisecond)
 	waitTool(t, fx.ctx, fx.c, "k", "bot:example/word_count")
-	var annLink string
-	for _, l := range strings.Split(cli(t, fx.home, "members", "add", "ann"), "\n") {
-		if strings.Contains(l, "/#token=") {
-			annLink = strings.TrimSpace(l)
-		}
-	}
-	if annLink == "" {
-		t.Fatal("members add printed no link")
-	}
-	cli(t, fx.home, "sessions", "grant", "k", "ann", "write")
+	_, annLink := writer(t, fx.home, "ann", "k")
 
 	b := startBrowser(t)
 	owner := b.open(ownerLink(t, fx.home, "k"))
