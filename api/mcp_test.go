@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"albedo/wire"
 )
 
 // bearerRT sets a token on every request.
@@ -88,5 +90,55 @@ func TestAlbedoIsAnMCPServerOverHTTP(t *testing.T) {
 	}
 	if _, err := e.mcpOver("alown_wrong"); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Fatalf("a wrong token: %v", err)
+	}
+}
+
+// ask_people over /v1/mcp with a bot's token: its question is a post,
+// which starts no turn, and the answer is the next message a person
+// writes, a member's here; a session the token may not read is
+// forbidden, a name that is no session's not_found.
+func TestAskPeopleOverHTTP(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	s := e.create("s")
+	ann := e.member("ann", false)
+	e.grant("s", "ann", wire.AccessWrite)
+	cs, err := e.mcpOver(e.botToken("asker", "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := e.dial(true).HelloFromStart(s)
+	asked := make(chan string, 1)
+	go func() {
+		text, failed := toolText(t, cs, "ask_people", map[string]any{"session": "s", "question": "may I deploy?", "timeout_seconds": 30})
+		if failed {
+			text = "failed: " + text
+		}
+		asked <- text
+	}()
+	q := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Text == "may I deploy?" })
+	if q.Event.Role == wire.RoleUser || q.Event.TurnID != "" {
+		t.Fatalf("the question: %+v", q.Event)
+	}
+	if code, _ := e.do("PUT", inputPath("s", 1), e.as(ann.Token), `{"text":"yes"}`, nil); code != 200 && code != 201 && code != 202 {
+		t.Fatalf("ann's answer: %d", code)
+	}
+	var got struct {
+		Answered bool
+		Answer   struct{ Author, Text string }
+	}
+	if text := <-asked; json.Unmarshal([]byte(text), &got) != nil || !got.Answered || got.Answer.Author != "ann" || got.Answer.Text != "yes" {
+		t.Fatalf("ask_people: %s", text)
+	}
+	e.create("other")
+	if text, failed := toolText(t, cs, "read_session", map[string]any{"session": "other"}); !failed || !strings.Contains(text, "forbidden") {
+		t.Fatalf("a session the bot may not see: %v %s", failed, text)
+	}
+	owner, err := e.mcpOver(testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, failed := toolText(t, owner, "read_session", map[string]any{"session": "no such title"}); !failed || !strings.Contains(text, "not_found") {
+		t.Fatalf("a name that is no session's: %v %s", failed, text)
 	}
 }
