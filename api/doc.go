@@ -47,8 +47,5 @@
 //   - nostore.go: what a reply that carries a token says to caches.
 //   - errors.go: every error in the contract's shape, and its status.
 //   - ready.go, metrics.go: /readyz and the Prometheus collector.
-//   - mcp.go: /v1/mcp, albedo as an MCP server over streamable HTTP
-//     (mcpserve), its tools acting through this API on in-memory
-//     connections with the request's token.
 //   - page.go: the browser client's page and assets, and its policy.
 package api

@@ -10,8 +10,19 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"albedo/mcpserve"
 	"albedo/wire"
 )
+
+// mcpEnv is the stack with /v1/mcp served (mcpserve.HTTP), as the
+// daemon serves it.
+func mcpEnv(t *testing.T) *env {
+	h := mcpserve.NewHTTP("test")
+	e := newEnv(t, Options{MCP: h})
+	h.Serve(e.srv.Handler())
+	t.Cleanup(h.Close)
+	return e
+}
 
 // bearerRT sets a token on every request.
 type bearerRT string
@@ -52,7 +63,7 @@ func toolText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 // send; a request without a valid token is 401 before MCP.
 func TestAlbedoIsAnMCPServerOverHTTP(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := mcpEnv(t)
 	e.create("s")
 	cs, err := e.mcpOver(testToken)
 	if err != nil {
@@ -99,7 +110,7 @@ func TestAlbedoIsAnMCPServerOverHTTP(t *testing.T) {
 // forbidden, a name that is no session's not_found.
 func TestAskPeopleOverHTTP(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := mcpEnv(t)
 	s := e.create("s")
 	ann := e.member("ann", false)
 	e.grant("s", "ann", wire.AccessWrite)

@@ -25,6 +25,9 @@ import (
 // to its endpoint, ws.Server.
 type Options struct {
 	Token string // the owner token of daemon.json
+	// MCP serves /v1/mcp, albedo as an MCP server (mcpserve.HTTP), after
+	// the token check; nil answers not_found.
+	MCP http.Handler
 	// Owner is who daemon.json's token acts as: the home's own member, an
 	// admin (hub.EnsureMember). Unset, an owner named "user".
 	Owner access.Principal
@@ -112,7 +115,6 @@ type Server struct {
 
 	storePing func(context.Context) error // tests: replaces hub.Ping in /readyz
 
-	loop loopback // the API for /v1/mcp's tools (mcp.go)
 }
 
 // New builds the server's routes over h.
@@ -187,12 +189,22 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.DELETE("/bots/:name", s.removeBot)
 	v1.POST("/daemon/shutdown", s.shutdown)
 	v1.GET("/ws", s.websocket)
-	mcpH := echo.WrapHandler(s.mcpHandler())
+	mcpH := s.mcp
 	v1.POST("/mcp", mcpH)
 	v1.GET("/mcp", mcpH)
 	v1.DELETE("/mcp", mcpH)
 	s.e = e
 	return s
+}
+
+// mcp serves /v1/mcp: Options.MCP, albedo as an MCP server, behind the
+// token check every route has.
+func (s *Server) mcp(c echo.Context) error {
+	if s.opts.MCP == nil {
+		return wire.Errorf(wire.CodeNotFound, "this daemon serves no MCP")
+	}
+	s.opts.MCP.ServeHTTP(c.Response(), c.Request())
+	return nil
 }
 
 // Handler is the server's http.Handler.
@@ -216,10 +228,7 @@ func (s *Server) Drain(ctx context.Context, window time.Duration) {
 
 // Close cuts every websocket connection and waits for their goroutines. It
 // is safe to call twice, and after Bye.
-func (s *Server) Close() {
-	s.ws.Close()
-	s.closeLoopback()
-}
+func (s *Server) Close() { s.ws.Close() }
 
 // closeTokens ends the websockets of the tokens revoked (4401) and of those
 // whose sessions changed (1008: their clients connect again).

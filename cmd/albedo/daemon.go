@@ -30,6 +30,7 @@ import (
 	"albedo/hub/mcphost"
 	"albedo/hub/natsbus"
 	"albedo/hub/provider"
+	"albedo/mcpserve"
 	"albedo/wire"
 )
 
@@ -117,6 +118,7 @@ type daemon struct {
 	key     []byte           // daemon.key: what the daemon proves itself to pages with
 	unwatch func()           // stops watchConfig and waits for it
 	mcp     *mcphost.Host    // the MCP servers config.toml names
+	mcpHTTP *mcpserve.HTTP   // /v1/mcp: albedo as an MCP server
 }
 
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
@@ -472,7 +474,10 @@ func (g *globals) homeStore(dbURL string) (home, target string, _ error) {
 // serve starts the API on ln, over TLS when tlsCfg is set.
 func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo, f daemonFlags) {
 	unauth := unauthenticatedBound()
+	ver, _ := build()
+	d.mcpHTTP = mcpserve.NewHTTP(ver)
 	d.srv = api.New(d.hub, api.Options{
+		MCP:   d.mcpHTTP,
 		Token: info.Token, Owner: d.owner, ProofKey: d.key, Boot: info.Boot, Heartbeat: f.heartbeat, WriteTimeout: f.writeTimeout, HelloTimeout: f.helloTimeout,
 		ConnsPerToken: f.perToken,
 		MaxFresh:      unauth, MaxPreHello: unauth, Public: !ln.Addr().(*net.TCPAddr).IP.IsLoopback(), Hosts: f.hosts,
@@ -484,6 +489,7 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 			}
 		},
 	}, d.log)
+	d.mcpHTTP.Serve(d.srv.Handler())
 	d.hs = d.srv.HTTPServer()
 	ln = d.srv.Listener(ln)
 	if tlsCfg != nil {
@@ -591,6 +597,9 @@ func (d *daemon) abort() {
 	if d.srv != nil {
 		d.srv.Close()
 	}
+	if d.mcpHTTP != nil {
+		d.mcpHTTP.Close()
+	}
 	if d.hub != nil {
 		_ = d.hub.Close(ctx)
 	}
@@ -641,6 +650,7 @@ func (d *daemon) shutdown() {
 		d.metrics.Close()
 	}
 	d.srv.Close()
+	d.mcpHTTP.Close()
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
 	}
