@@ -39,3 +39,37 @@ func TestWebContextMeterAndCost(t *testing.T) {
 	}
 	p.wait("the meter after a turn", `document.querySelector('#settings').textContent.includes('ctx 350/1.0k (35%) · $0.0005')`)
 }
+
+// The meter counts each turn's cost once, whichever comes first, the
+// session's total or the history it covers: the total stands for every
+// event up to the head it was read at, and only later events add to it.
+// A page under load met the history after the total and counted the
+// first turn twice. meter.js, in the browser, with a session whose GET
+// is held.
+func TestWebMeterCountsEachCostOnce(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "m", create: wire.SessionCreate{Title: "m"}})
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "m"))
+	p.waitOpen("m")
+	p.wait("each cost once, history before or after the total", `(async () => {
+		const m = await import('/assets/meter.js');
+		const turn = (offset, cost) => ({offset, type: 'turn', usage: {input_tokens: 10, output_tokens: 5, cost}});
+		const run = async (historyFirst) => {
+			let answer;
+			const api = {session: () => new Promise(r => { answer = r; })};
+			const v = {id: 'x', events: []};
+			const opened = m.meterOpened(api, v, () => {});
+			const history = [turn(2, 0.25), turn(4, 0.25)];
+			const arrive = (evs) => { for (const ev of evs) { v.events.push(ev); m.meterEvent(v, ev); } };
+			if (historyFirst) arrive(history);
+			answer({head: 4, context_tokens: 1000, usage: {cost: 0.5}});
+			await opened;
+			if (!historyFirst) arrive(history);
+			arrive([turn(6, 0.25)]);
+			return m.meterText(v);
+		};
+		const a = await run(true), b = await run(false);
+		return a === b && a === 'ctx 15/1.0k (1%) · $0.7500';
+	})()`)
+}

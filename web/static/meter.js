@@ -9,13 +9,17 @@
 export async function meterOpened(api, v, drawn) {
   if (v.meter) return;
   // countedTo: the newest event whose cost is counted, in the session's
-  // total or since (a replayed one is not again).
-  v.meter = { window: 0, fill: 0, cost: 0, priced: false, countedTo: 0 };
+  // total or since (a replayed one is not again). Nothing is counted
+  // until the total is read: the history may come before it or after.
+  v.meter = { window: 0, fill: 0, cost: 0, priced: false, countedTo: Infinity };
   try {
     const s = await api.session(v.id);
     v.meter.window = s.context_tokens || 0;
     if (s.usage && s.usage.cost != null) Object.assign(v.meter, { cost: s.usage.cost, priced: true });
-    if (v.events.length) v.meter.countedTo = v.events[v.events.length - 1].offset; // in the total
+    // The total holds every event up to the session's head as the GET
+    // read it; what came since, it does not.
+    v.meter.countedTo = s.head || 0;
+    for (const ev of v.events) if (ev.offset > v.meter.countedTo) meterEvent(v, ev);
     for (let i = v.events.length - 1; i >= 0; i--) {
       const ev = v.events[i];
       if (ev.type === 'turn' && ev.usage) {
