@@ -311,3 +311,32 @@ func TestToolsThatCannotBeOffered(t *testing.T) {
 		}
 	}
 }
+
+// A server unused for its idle_timeout is stopped; its tools, as last
+// listed, are still offered without starting it, and the next call
+// starts it again.
+func TestAnIdleServerStopsAndStartsAgain(t *testing.T) {
+	t.Parallel()
+	cfg := goServer("go")
+	cfg.IdleTimeout = Duration{200 * time.Millisecond}
+	h := testHost(t, map[string]ServerConfig{"gosrv": cfg}, nil)
+	if out, _ := call(t, h, "gosrv", "echo", `{"text":"one"}`); out != "echo: one" {
+		t.Fatalf("first call: %q", out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for st := h.Status("", nil)[0]; st.State != StateStopped; st = h.Status("", nil)[0] {
+		if time.Now().After(deadline) {
+			t.Fatalf("never stopped: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond) // the idle timer's own goroutine stops it
+	}
+	if _, ok := byName(h.Offers(t.Context(), "s", nil))["mcp:gosrv/echo"]; !ok {
+		t.Fatal("a stopped server's tools are not offered")
+	}
+	if st := h.Status("", nil)[0]; st.State != StateStopped {
+		t.Fatalf("offering its tools started it: %+v", st)
+	}
+	if out, _ := call(t, h, "gosrv", "echo", `{"text":"two"}`); out != "echo: two" {
+		t.Fatalf("after idling: %q", out)
+	}
+}
