@@ -43,15 +43,7 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 	}
 	limits := tc.ToolLimits()
 	usage := req.Usage
-	// What the responses before a restart cost, kept with their calls.
-	prior, err := h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID)
-	if err != nil {
-		return "", err
-	}
 	var total *wire.Usage
-	for _, c := range prior {
-		total = addUsage(total, c.StepUsage)
-	}
 	defer func() {
 		if total != nil && usage != nil {
 			usage(*total)
@@ -61,10 +53,15 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 	// The calls this runner committed already begun (those the policy
 	// allows): started in their own commit, not one more (commitCalls).
 	fresh := map[string]bool{}
-	for {
+	for first := true; ; first = false {
 		calls, err := h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID)
 		if err != nil {
 			return "", err
+		}
+		if first { // what the responses before a restart cost, kept with their calls
+			for _, c := range calls {
+				total = addUsage(total, c.StepUsage)
+			}
 		}
 		if slices.ContainsFunc(calls, func(c db.ToolCall) bool { return c.State == "" }) {
 			if err := h.settle(ctx, ch, q, calls, limits, fresh); err != nil {
