@@ -6,8 +6,10 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/alecthomas/chroma/v2 v2.27.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/acp-go-sdk v0.13.0
 	github.com/coder/websocket v1.8.15
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/google/uuid v1.6.0

@@ -109,6 +109,9 @@ func (s *Server) patchSession(c echo.Context) error {
 		return err
 	}
 	pr, _ := principalOf(c)
+	if err := s.hub.CheckChange(c.Request().Context(), pr, c.Param("id")); err != nil {
+		return err
+	}
 	sess, err := s.hub.PatchSession(c.Request().Context(), c.Param("id"), etag, p, pr.Name)
 	if err != nil {
 		return err

@@ -93,6 +93,8 @@
 //   - toolcalls.go: a row per tool call (the turn runner's index of its
 //     events): decided once by a conditional update, ended once; the
 //     tools a session allows without asking.
+//   - agents.go: a session's coding agent: the agent session its last
+//     process held, and what the next prompt tells it.
 //   - usage.go: each turn's usage, recorded as it ends, and the totals
 //     summed from those rows.
 //   - tokens.go: owner, bot and viewer tokens.

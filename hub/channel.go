@@ -288,7 +288,7 @@ func (ch *channel) statusPush() wire.StatusPush {
 		Op: wire.PushStatus, Session: ch.id,
 		Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn,
 		Model: ch.settings.model, Effort: ch.settings.effort, ETag: ch.settings.etag(),
-		Head: ch.head, Viewers: viewers, Pending: st.Pending,
+		Head: ch.head, Viewers: viewers, Pending: st.Pending, Agent: st.Agent,
 	}
 }
 
@@ -298,7 +298,7 @@ func (ch *channel) statusPush() wire.StatusPush {
 func (ch *channel) status() wire.Status {
 	st := ch.run.status()
 	if r := ch.remoteRun; r != nil && !ch.run.running && time.Since(ch.remoteRunAt) < remoteTTL {
-		st.Phase, st.TurnID, st.Queued, st.Pending = r.Phase, r.TurnID, r.Queued, r.Pending
+		st.Phase, st.TurnID, st.Queued, st.Pending, st.Agent = r.Phase, r.TurnID, r.Queued, r.Pending, r.Agent
 		if r.LastTurn != nil {
 			st.LastTurn = r.LastTurn
 		}

@@ -390,7 +390,7 @@ func (h *Hub) publishStatus(ch *channel) {
 	ch.mu.Lock()
 	st := ch.run.status()
 	ch.mu.Unlock()
-	h.bus.Publish(peer.Status{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn, Pending: st.Pending})
+	h.bus.Publish(peer.Status{Node: h.opts.Node, Session: ch.id, Phase: st.Phase, TurnID: st.TurnID, Queued: st.Queued, LastTurn: st.LastTurn, Pending: st.Pending, Agent: st.Agent})
 }
 
 // publishPresence tells the other nodes this node's viewers of ch.

@@ -41,6 +41,7 @@
 //	tool_turns.go     the turn runner's seam to tools: a turn as steps; calls committed, decided, run, answered
 //	tool_history.go   earlier turns' calls and results in a later turn's transcript, and in a summary
 //	approvals.go      decisions on calls that ask (first wins), the pending ones listed, the tools offered
+//	agent_turns.go    the turn runner's seam to coding agents (acphost): a turn as one prompt; its calls, notices, status
 //	bot_tools.go      bots' tools: the connections serving them, a call handed over and answered
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
 //	tokens.go         the token table (access.Table) loaded; Authenticate; bot tokens
@@ -50,7 +51,8 @@
 //	links.go          links: read and write tokens to one session, labelled, expiring; uses noted
 //	stats.go          Stats, for the daemon's metrics
 //	tracked.go        goTracked: the goroutines Close waits for, none started once it has begun
-//	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, their registry
+//	provider/         what answers turns: echo, OpenAI-compatible APIs, Anthropic's, acp profiles, their registry
+//	acphost/          coding agents (ACP) as providers: their processes, prompts, permissions, files, commands
 //	tools/            tools' names, the policy, the sources' offers, a session's call states
 //	access/           who may do what: principals, role sets, the token and grant table, the text checks
 //	peer/             the cluster's seam: the notices, the Bus the hub publishes through, its Handler

@@ -27,6 +27,9 @@ func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req 
 	if err != nil {
 		return wire.Session{}, wireErr(err)
 	}
+	if err := h.checkAgent(by, p.Provider, p.Workspace); err != nil {
+		return wire.Session{}, err
+	}
 	u, err := uuid.NewV7()
 	if err != nil {
 		return wire.Session{}, fmt.Errorf("session id: %w", err)

@@ -17,6 +17,7 @@ import (
 
 	"albedo/db"
 	"albedo/hub/access"
+	"albedo/hub/acphost"
 	"albedo/hub/mcphost"
 	"albedo/hub/peer"
 	"albedo/hub/provider"
@@ -53,6 +54,9 @@ type Options struct {
 	// MCP is the MCP servers the daemon hosts, whose tools turns may
 	// call (nil: none).
 	MCP *mcphost.Host
+	// Agents runs the coding agents of sessions whose provider is an
+	// acp profile (agent_turns.go); nil: such turns fail, saying so.
+	Agents *acphost.Host
 
 	// Bus, when set, joins this node to the other nodes of a cluster
 	// (albedo/hub/peer; the daemon's is albedo/hub/natsbus): its

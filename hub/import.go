@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"albedo/db"
 	"albedo/hub/access"
@@ -108,12 +109,16 @@ func checkImported(ev *wire.Event) *wire.Error {
 		if werr := checkImportedCall(ev); werr != nil {
 			return werr
 		}
+	case wire.EventNotice:
+		if len(ev.Text) > maxImportText || (ev.CallID != "" && !access.CanonicalUUID(ev.CallID)) {
+			return wire.Errorf(wire.CodeBadRequest, "a notice holds at most %d bytes, and names a call by its UUID", maxImportText)
+		}
 	case wire.EventTurn, wire.EventSettings:
 	default:
 		return wire.Errorf(wire.CodeBadRequest, "type %q is not one the log holds", ev.Type)
 	}
 	if err := access.CheckTexts("text", ev.Text, "error", ev.Error, "tools", ev.Tools, "tool", ev.Tool, "call_id", ev.CallID, "policy", ev.Policy, "decision", ev.Decision, "title", ev.Title, "model", ev.Model, "effort", ev.Effort, "author", ev.Author, "author_id", ev.AuthorID, "turn_id", ev.TurnID, "input_id", ev.InputID,
-		"state", ev.State, "reason", ev.Reason, "by", ev.By); err != nil {
+		"state", ev.State, "reason", ev.Reason, "by", ev.By, "diff", ev.Diff); err != nil {
 		if we, ok := err.(*wire.Error); ok {
 			return we
 		}
@@ -157,6 +162,12 @@ func checkImportedCall(ev *wire.Event) *wire.Error {
 	}
 	if len(ev.Text) > maxImportText || len(ev.Tool) > maxToolNameBytes || len(ev.Error) > maxImportText {
 		return wire.Errorf(wire.CodeBadRequest, "a tool call's event holds at most %d bytes of text and a tool name of %d", maxImportText, maxToolNameBytes)
+	}
+	if len(ev.Diff) > wire.MaxToolDiffBytes || len(ev.Locations) > wire.MaxToolLocations ||
+		slices.ContainsFunc(ev.Locations, func(l wire.ToolLocation) bool {
+			return len(l.Path) > wire.MaxLocationPathLen || !utf8.ValidString(l.Path)
+		}) {
+		return wire.Errorf(wire.CodeBadRequest, "a call's diff holds at most %d bytes, its locations at most %d paths of %d bytes", wire.MaxToolDiffBytes, wire.MaxToolLocations, wire.MaxLocationPathLen)
 	}
 	var ok bool
 	switch ev.Type {

@@ -15,6 +15,7 @@ import (
 
 	"albedo/db"
 	"albedo/hub/access"
+	"albedo/hub/acphost"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -52,6 +53,9 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by access.Principal, id strin
 		return wire.Session{}, false, err
 	}
 	if err := h.checkProvider(req.Provider); err != nil {
+		return wire.Session{}, false, err
+	}
+	if err := h.checkAgent(by, req.Provider, req.Workspace); err != nil {
 		return wire.Session{}, false, err
 	}
 	row := db.Session{
@@ -107,6 +111,46 @@ func (h *Hub) Providers() wire.Providers { return h.providers.List() }
 func (h *Hub) checkProvider(name string) error {
 	if err := h.providers.Check(name); err != nil {
 		return wire.Errorf(wire.CodeBadRequest, "%v", err)
+	}
+	return nil
+}
+
+// checkAgent refuses a coding agent's session (its provider an acp
+// profile) to whoever is not an admin, since the agent acts on the
+// daemon's machine, and one whose workspace is not a directory there.
+// by's zero value is the daemon itself.
+func (h *Hub) checkAgent(by access.Principal, providerName, workspace string) error {
+	if !h.isAgent(providerName) {
+		return nil
+	}
+	if by.Role != "" && by.Role != wire.TokenOwner {
+		return wire.Errorf(wire.CodeForbidden, "only an admin may make or change a coding agent's session: the agent acts on the daemon's machine")
+	}
+	if err := acphost.CheckWorkspace(workspace); err != nil {
+		return wire.Errorf(wire.CodeBadRequest, "%v", err)
+	}
+	return nil
+}
+
+// isAgent says whether a session's provider is a coding agent.
+func (h *Hub) isAgent(providerName string) bool {
+	p, err := h.providers.Get(providerName)
+	if err != nil {
+		return false
+	}
+	_, ok := p.(*provider.ACP)
+	return ok
+}
+
+// CheckChange refuses a change of a coding agent's session (PATCH) to
+// whoever is not an admin.
+func (h *Hub) CheckChange(ctx context.Context, by access.Principal, session string) error {
+	s, err := h.db.Session(ctx, session)
+	if err != nil {
+		return wireErr(err)
+	}
+	if h.isAgent(s.Provider) && by.Role != "" && by.Role != wire.TokenOwner {
+		return wire.Errorf(wire.CodeForbidden, "only an admin may make or change a coding agent's session: the agent acts on the daemon's machine")
 	}
 	return nil
 }
@@ -269,6 +313,9 @@ func (h *Hub) DeleteSession(ctx context.Context, id string) (revoked, narrowed [
 func (h *Hub) sessionGone(id string) {
 	h.feed.gone(id)
 	h.cancelTurns(id)
+	if h.opts.Agents != nil {
+		go h.opts.Agents.Stop(id) // it waits for the process to end
+	}
 	h.tokens.DropSession(id)
 	h.dropChannel(id)
 	h.endScopedTokens(id)

@@ -37,6 +37,9 @@ var errSuspended = errors.New("suspended until the daemon starts again")
 // tools it calls between its responses. It returns the last response's
 // text and the error that ended the turn.
 func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (string, error) {
+	if a, ok := p.(*provider.ACP); ok {
+		return h.agentTurn(ctx, ch, q, a, req) // an agent runs its own tools
+	}
 	tc, ok := p.(provider.ToolCaller)
 	if !ok {
 		return h.streamTurn(ctx, ch, q, p, req) // echo, bots: no tools

@@ -21,16 +21,19 @@ import (
 //	                   │ └──interrupt───────▶ interrupted
 //	(bots)  waiting ◀──┘ while no bot serves
 type runState struct {
-	queue    []queued   // accepted inputs not yet started, in acceptance order
-	running  bool       // a runner goroutine owns this session
-	again    bool       // shared database: an input came while the runner ran (cluster_leases.go)
-	phase    wire.Phase // "" (idle), running, waiting, approval
-	pending  int        // calls of the running turn waiting for a decision
-	turnID   string
-	inputID  string
-	cancel   context.CancelCauseFunc // of the running turn
-	done     chan struct{}           // closed when the running turn is committed
-	lastTurn string
+	queue   []queued         // accepted inputs not yet started, in acceptance order
+	running bool             // a runner goroutine owns this session
+	again   bool             // shared database: an input came while the runner ran (cluster_leases.go)
+	phase   wire.Phase       // "" (idle), running, waiting, approval
+	pending int              // calls of the running turn waiting for a decision
+	agent   wire.AgentStatus // a coding agent's plan, thinking, command output (agent_turns.go)
+	// agentSoon: a push of agent's status changes is due (agentStatusSoon)
+	agentSoon bool
+	turnID    string
+	inputID   string
+	cancel    context.CancelCauseFunc // of the running turn
+	done      chan struct{}           // closed when the running turn is committed
+	lastTurn  string
 
 	streamTurn string
 	streamText strings.Builder
@@ -64,6 +67,10 @@ func (r *runState) status() wire.Status {
 	if r.lastTurn != "" {
 		lt := r.lastTurn
 		st.LastTurn = &lt
+	}
+	if !r.agent.Empty() {
+		a := r.agent
+		st.Agent = &a
 	}
 	return st
 }

@@ -24,6 +24,10 @@ const (
 	EventApproval EventType = "approval"
 	// EventToolResult is what a call came to: its output, or why none.
 	EventToolResult EventType = "tool_result"
+	// EventNotice is the daemon's word to the people reading, in the
+	// log: a coding agent started anew, how an agent's permission
+	// request was answered (with the call's CallID).
+	EventNotice EventType = "notice"
 )
 
 // Tool calls' policies and decisions (tool_call's policy, approval's
@@ -134,4 +138,10 @@ type Event struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Policy    string          `json:"policy,omitempty"`
 	Decision  string          `json:"decision,omitempty"`
+	// A coding agent's call (tool acp:KIND; wire/agents.go): the files
+	// it is about, on its tool_call, and the change it proposes or made
+	// as a unified diff, on its tool_call or tool_result. Its Title is
+	// the agent's title of the call.
+	Locations []ToolLocation `json:"locations,omitempty"`
+	Diff      string         `json:"diff,omitempty"`
 }

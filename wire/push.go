@@ -48,6 +48,8 @@ type StatusPush struct {
 	Head     int64   `json:"head"`
 	Viewers  int     `json:"viewers"`
 	Pending  int     `json:"pending,omitempty"` // calls waiting for a decision
+	// Agent is what the session's coding agent is doing (Status.Agent).
+	Agent *AgentStatus `json:"agent,omitempty"`
 }
 
 // Person is one identity watching a session (a member, a guest, a bot, the

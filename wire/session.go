@@ -157,6 +157,9 @@ type Status struct {
 	Viewers  int     `json:"viewers"`
 	// Pending counts the calls waiting for a decision (phase approval).
 	Pending int `json:"pending,omitempty"`
+	// Agent is what the session's coding agent is doing: its plan, its
+	// thinking, a command's output (none for other providers).
+	Agent *AgentStatus `json:"agent,omitempty"`
 }
 
 // Input is the body of PUT /v1/sessions/{id}/inputs/{input_id}.
@@ -214,7 +217,7 @@ type DaemonInfo struct {
 // listed by GET /v1/bots.
 type ProviderInfo struct {
 	Name  string `json:"name"`
-	Kind  string `json:"kind"`            // "echo" or "openai"
+	Kind  string `json:"kind"`            // "echo", "openai", "anthropic", "acp" or "custom"
 	Model string `json:"model,omitempty"` // the model it uses when a session names none
 }
 

@@ -27,6 +27,7 @@ import (
 	"albedo/db"
 	"albedo/hub"
 	"albedo/hub/access"
+	"albedo/hub/acphost"
 	"albedo/hub/mcphost"
 	"albedo/hub/natsbus"
 	"albedo/hub/provider"
@@ -118,6 +119,7 @@ type daemon struct {
 	key     []byte           // daemon.key: what the daemon proves itself to pages with
 	unwatch func()           // stops watchConfig and waits for it
 	mcp     *mcphost.Host    // the MCP servers config.toml names
+	agents  *acphost.Host    // the coding agents of acp profiles' sessions
 	mcpHTTP *mcpserve.HTTP   // /v1/mcp: albedo as an MCP server
 }
 
@@ -266,10 +268,11 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		return err
 	}
 	d.mcp = mcphost.New(d.log, os.Getenv)
+	d.agents = acphost.New(d.log, os.Getenv)
 	if err := d.mcp.Reload(cfg.MCP); err != nil {
 		return fmt.Errorf("%s: %w", client.ConfigFile, err)
 	}
-	hopts := hub.Options{Providers: reg, MCP: d.mcp, Node: f.node, Lease: f.lease}
+	hopts := hub.Options{Providers: reg, MCP: d.mcp, Agents: d.agents, Node: f.node, Lease: f.lease}
 	if f.nats != "" {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
@@ -606,6 +609,9 @@ func (d *daemon) abort() {
 	if d.mcp != nil {
 		d.mcp.Close()
 	}
+	if d.agents != nil {
+		d.agents.Close()
+	}
 	if d.nc != nil {
 		d.nc.Close()
 	}
@@ -654,7 +660,8 @@ func (d *daemon) shutdown() {
 	if err := d.hub.Close(ctx); err != nil { // the last commits, then the database
 		log.Error("close database", "err", err)
 	}
-	d.mcp.Close() // its servers' programs, once no turn calls them
+	d.mcp.Close()    // its servers' programs, once no turn calls them
+	d.agents.Close() // the coding agents' programs, their turns ended
 	if d.nc != nil {
 		d.nc.Close() // after the hub: its last commits' notices go out
 	}

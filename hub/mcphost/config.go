@@ -86,8 +86,8 @@ func (v *Value) UnmarshalTOML(data any) error {
 	return fmt.Errorf("a value is a string, {env = \"NAME\"} or {file = \"/path\"}")
 }
 
-// resolve is v's text, read from where it says.
-func (v Value) resolve(getenv func(string) string) (string, error) {
+// Resolve is v's text, read from where it says.
+func (v Value) Resolve(getenv func(string) string) (string, error) {
 	switch {
 	case v.Env != "":
 		s := getenv(v.Env)
@@ -124,7 +124,7 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // resolved is a server's configuration with its values read.
 type resolved struct {
 	command  []string
-	env      []string // NAME=value, beside the few of the daemon's (baseEnv)
+	env      []string // NAME=value, beside the few of the daemon's (BaseEnv)
 	cwd      string
 	url      string
 	headers  map[string]string
@@ -170,7 +170,7 @@ func (c ServerConfig) check(name string, getenv func(string) string) (resolved, 
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return r, at("env: %q is no variable's name", k)
 		}
-		v, err := c.Env[k].resolve(getenv)
+		v, err := c.Env[k].Resolve(getenv)
 		if err != nil {
 			return r, at("env %s: %v", k, err)
 		}
@@ -179,7 +179,7 @@ func (c ServerConfig) check(name string, getenv func(string) string) (resolved, 
 	if len(c.Headers) > 0 {
 		r.headers = map[string]string{}
 		for k, hv := range c.Headers {
-			v, err := hv.resolve(getenv)
+			v, err := hv.Resolve(getenv)
 			if err != nil {
 				return r, at("header %s: %v", k, err)
 			}
@@ -204,12 +204,12 @@ func (c ServerConfig) check(name string, getenv func(string) string) (resolved, 
 	return r, nil
 }
 
-// baseEnv is what a server's program gets of the daemon's environment:
+// BaseEnv is what a server's program gets of the daemon's environment:
 // where programs and its home are, and the locale. Nothing else, so that
 // no secret of the daemon's (a provider's API key) reaches a program
 // that did not ask for it; env adds what a server needs, from the
 // daemon's environment or a file ({env = …}, {file = …}).
-func baseEnv(getenv func(string) string) []string {
+func BaseEnv(getenv func(string) string) []string {
 	var out []string
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TMPDIR", "TZ"} {
 		if v := getenv(k); v != "" {

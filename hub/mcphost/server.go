@@ -158,7 +158,7 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, []tool, []str
 		t = &mcp.StreamableClientTransport{Endpoint: s.cfg.url, HTTPClient: &http.Client{Transport: headers{s.cfg.headers}}}
 	} else {
 		cmd := exec.Command(s.cfg.command[0], s.cfg.command[1:]...)
-		cmd.Dir, cmd.Env, cmd.Stderr = s.cfg.cwd, append(baseEnv(s.host.getenv), s.cfg.env...), s.stderr
+		cmd.Dir, cmd.Env, cmd.Stderr = s.cfg.cwd, append(BaseEnv(s.host.getenv), s.cfg.env...), s.stderr
 		t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
 	sess, err := client.Connect(ctx, t, nil)

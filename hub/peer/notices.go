@@ -142,6 +142,8 @@ type Status struct {
 	Queued   int        `json:"queued"`
 	LastTurn *string    `json:"last_turn,omitempty"`
 	Pending  int        `json:"pending,omitempty"` // calls waiting for a decision
+	// Agent is what the session's coding agent is doing.
+	Agent *wire.AgentStatus `json:"agent,omitempty"`
 }
 
 func (Status) Kind() Kind { return KindStatus }

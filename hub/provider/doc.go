@@ -30,6 +30,8 @@
 //   - failure.go: a stream's failure in words for the transcript: the
 //     provider's HTTP status and what to check, its silence, or a broken
 //     stream.
+//   - acp.go: ACP, a profile of kind acp: a coding agent's command and
+//     settings (AgentConfig), run by the daemon's agent host, not Stream.
 //   - unreachable.go: why no connection to an endpoint could be made (a
 //     refusal, an unknown host, a timeout), told apart from a reply stream
 //     that broke.

@@ -75,7 +75,7 @@ const (
 
 // Profile is one [providers.NAME] table.
 type Profile struct {
-	Kind         string   `toml:"kind"`     // "openai"
+	Kind         string   `toml:"kind"`     // "openai" (the default), "anthropic" or "acp"
 	BaseURL      string   `toml:"base_url"` // e.g. http://127.0.0.1:11434/v1
 	APIKeyEnv    string   `toml:"api_key_env"`
 	DefaultModel string   `toml:"default_model"`
@@ -103,6 +103,19 @@ type Profile struct {
 	// MCP names the MCP servers ([mcp.NAME]) whose tools its sessions
 	// are offered; absent: every one, [] none.
 	MCP []string `toml:"mcp"`
+
+	// The settings of kind "acp", a coding agent (acp.go): the program
+	// and its arguments, the environment it gets besides the few of the
+	// daemon's, when it is stopped unused, how long its start may take,
+	// whether it is served the workspace's files and commands, and how
+	// long a command may run.
+	Command         []string                 `toml:"command"`
+	Env             map[string]mcphost.Value `toml:"env"`
+	StopIdle        Duration                 `toml:"stop_idle"`
+	StartTimeout    Duration                 `toml:"start_timeout"`
+	FS              *bool                    `toml:"fs"`
+	Terminal        *bool                    `toml:"terminal"`
+	TerminalTimeout Duration                 `toml:"terminal_timeout"`
 }
 
 // ToolLimits are a profile's tool settings, with their defaults.
@@ -301,8 +314,14 @@ func buildTable(c Config, getenv func(string) string, custom map[string]Provider
 				key = getenv(p.APIKeyEnv)
 			}
 			t.providers[n] = NewAnthropic(n, p, key)
+		case KindACP:
+			a, err := newACP(n, p, getenv)
+			if err != nil {
+				return nil, err
+			}
+			t.providers[n] = a
 		default:
-			return nil, fmt.Errorf("provider %q: unknown kind %q (want \"openai\" or \"anthropic\")", n, p.Kind)
+			return nil, fmt.Errorf("provider %q: unknown kind %q (want \"openai\", \"anthropic\" or \"acp\")", n, p.Kind)
 		}
 	}
 	maps.Copy(t.providers, custom)
@@ -409,6 +428,8 @@ func (r *Registry) List() wire.Providers {
 			info.Kind, info.Model = "openai", p.defaultModel
 		case *Anthropic:
 			info.Kind, info.Model = "anthropic", p.defaultModel
+		case *ACP:
+			info.Kind = KindACP
 		}
 		out.Providers = append(out.Providers, info)
 	}

@@ -1,0 +1,118 @@
+package acphost
+
+import (
+	"context"
+	"fmt"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"albedo/wire"
+)
+
+// permission answers the agent's session/request_permission: the call is
+// committed as one that asks (the policy of acp:KIND may decide it at
+// once), people decide it, and the agent is answered with the option
+// closest to the decision, which a notice in the log names.
+func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+	bg := context.WithoutCancel(ts.ctx)
+	ts.mu.Lock()
+	c := ts.record(p.ToolCall.ToolCallId)
+	if c == nil {
+		ts.mu.Unlock()
+		return cancelled()
+	}
+	merge(c, p.ToolCall)
+	if c.committed {
+		// The agent asks about a call it announced as running: the
+		// request is a call of its own in the log.
+		d := *c
+		d.id, d.ready, d.committed, d.ended = newID(), make(chan struct{}), false, false
+		c = &d
+	}
+	if !ts.claimCommit(c) {
+		ts.mu.Unlock()
+		return cancelled()
+	}
+	c.asked = true
+	snap := ts.snapshot(c)
+	ts.mu.Unlock()
+
+	s := ts.t.Sink
+	d, err := s.Propose(bg, snap.call(), wire.PolicyAsk)
+	close(c.ready)
+	why := ""
+	if err == nil && d == "" {
+		d, why, err = s.Await(ts.ctx, c.id)
+	}
+	if err != nil {
+		ts.a.host.log.Warn("an agent's permission request", "session", ts.a.session, "err", err)
+		ts.endAsked(bg, c, wire.ToolCancelled, "the daemon could not record a decision: "+err.Error())
+		return cancelled()
+	}
+	switch d {
+	case wire.ToolExpired, wire.ToolCancelled: // their result is committed
+		ts.mu.Lock()
+		c.ended = true
+		ts.mu.Unlock()
+		return cancelled()
+	}
+	opt, ok := pickOption(p.Options, d)
+	if !ok {
+		ts.endAsked(bg, c, wire.ToolDenied, "the agent offered no option for the decision "+d)
+		_ = s.Note(bg, c.id, fmt.Sprintf("The agent offered no option to %s with; it was told the request was cancelled.", d))
+		return cancelled()
+	}
+	if d == wire.DecisionDeny {
+		if why == "" {
+			why = "denied by the daemon's policy"
+		}
+		ts.endAsked(bg, c, wire.ToolDenied, why)
+	}
+	if err := s.Note(bg, c.id, fmt.Sprintf("The agent was answered %s (%s).", opt.Kind, cut(opt.Name, 256))); err != nil {
+		ts.a.host.log.Warn("note an agent's permission", "session", ts.a.session, "err", err)
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: opt.OptionId}}}
+}
+
+// endAsked commits the end of a call that was not allowed.
+func (ts *turnState) endAsked(ctx context.Context, c *call, state, why string) {
+	ts.mu.Lock()
+	if c.ended {
+		ts.mu.Unlock()
+		return
+	}
+	c.ended = true
+	ts.mu.Unlock()
+	if err := ts.t.Sink.Result(ctx, Result{ID: c.id, State: state, Error: why}); err != nil {
+		ts.a.host.log.Warn("commit an agent's tool result", "session", ts.a.session, "err", err)
+	}
+}
+
+func cancelled() acp.RequestPermissionResponse {
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}
+}
+
+// pickOption is the agent's option for a decision: allow as allow_once,
+// allow_session as allow_always, deny as reject_once; with none of that
+// kind, the closest of the same sense (allow_always for allow, and so
+// on). A deny never picks an option that allows, nor an allow one that
+// rejects: with none of its sense, ok is false.
+func pickOption(opts []acp.PermissionOption, decision string) (acp.PermissionOption, bool) {
+	var want []acp.PermissionOptionKind
+	switch decision {
+	case wire.DecisionAllow:
+		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways}
+	case wire.DecisionAllowSession:
+		want = []acp.PermissionOptionKind{acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce}
+	case wire.DecisionDeny:
+		want = []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
+	}
+	for _, k := range want {
+		for _, o := range opts {
+			if o.Kind == k {
+				return o, true
+			}
+		}
+	}
+	return acp.PermissionOption{}, false
+}
