@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,10 +16,17 @@ import (
 
 	"albedo/api/ws/wstest"
 	"albedo/hub"
+	"albedo/hub/acphost/fakeagent"
 	"albedo/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeagent.Env) != "" { // the test binary run again as a coding agent (agents_test.go)
+		fakeagent.Main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 const testToken = "test-token"
 

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -64,6 +65,12 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	}
 	dst = appendOmitEmpty(dst, `,"policy":`, ev.Policy)
 	dst = appendOmitEmpty(dst, `,"decision":`, ev.Decision)
+	if len(ev.Locations) > 0 {
+		// A coding agent's call: rare, so encoding/json's own bytes.
+		b, _ := json.Marshal(ev.Locations)
+		dst = append(append(dst, `,"locations":`...), b...)
+	}
+	dst = appendOmitEmpty(dst, `,"diff":`, ev.Diff)
 	return append(dst, '}')
 }
 
@@ -111,6 +118,10 @@ func EventSize(ev *Event) int {
 	}
 	field(len(`,"policy":`), ev.Policy)
 	field(len(`,"decision":`), ev.Decision)
+	for _, l := range ev.Locations {
+		n += len(`,"locations":[{"path":"","line":-9223372036854775808}]`) + len(l.Path)
+	}
+	field(len(`,"diff":`), ev.Diff)
 	return n
 }
 

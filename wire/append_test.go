@@ -72,6 +72,9 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 13, Type: EventToolCall, At: at, TurnID: "t", CallID: "c1", Tool: "bot:b/t", Arguments: CompactJSON([]byte(`{ "q": "<a&b>" }`)), Policy: PolicyAsk, Author: "m", Text: "looking"},
 		{Offset: 14, Type: EventApproval, At: at, TurnID: "t", CallID: "c1", Decision: DecisionAllowSession, Author: "ann", AuthorID: "m1", Reason: "ok"},
 		{Offset: 15, Type: EventToolResult, At: at, TurnID: "t", CallID: "c1", State: ToolFailed, Text: "out", Error: "boom"},
+		{Offset: 16, Type: EventToolCall, At: at, CallID: "c2", Tool: "acp:edit", Title: ptr("Edit <a>"), Policy: PolicyAsk,
+			Locations: []ToolLocation{{Path: "/w/a&b.go", Line: func() *int { l := 3; return &l }()}, {Path: "/w/c"}}, Diff: "--- a/x\n+++ b/x\n-<old>\n+new\n"},
+		{Offset: 17, Type: EventNotice, At: at, CallID: "c2", Text: "The agent was answered allow_once (Allow)."},
 		{},
 		{Offset: -1, Type: "x", At: time.Time{}},
 		{Offset: math.MaxInt64, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", 23*3600+59*60))},
@@ -89,7 +92,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	for _, s := range escapes {
 		checkEvent(t, Event{Offset: 3, Type: EventType(s), At: at, Role: Role(s), Author: s, Text: s, InputID: s,
 			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, Tools: &s, By: s,
-			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s))})
+			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s)), Locations: []ToolLocation{{Path: s}}, Diff: s})
 	}
 }
 
@@ -129,6 +132,7 @@ func FuzzAppendEvent(f *testing.F) {
 		if mask&64 != 0 {
 			ev.CallID, ev.Tool, ev.Policy, ev.Decision = a, b, c, d
 			ev.Arguments = CompactJSON(Encode(map[string]string{a: b}))
+			ev.Locations, ev.Diff = []ToolLocation{{Path: c, Line: &zone}, {Path: d}}, a
 		}
 		if mask&16 != 0 { // fields left empty: omitempty
 			ev.Role, ev.Author, ev.TurnID, ev.Reason = "", "", "", ""

@@ -3,6 +3,7 @@ package acphost
 import (
 	"context"
 	"fmt"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -20,6 +21,18 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 	if c == nil {
 		ts.mu.Unlock()
 		return cancelled()
+	}
+	if p.ToolCall.Content == nil && p.ToolCall.Locations == nil {
+		// The SDK answers a request at once and the updates before it in
+		// order, on another goroutine: the update that announced the call
+		// (with its diff and files, which people deciding want to see)
+		// may not be handled yet.
+		ts.mu.Unlock()
+		select {
+		case <-c.seen:
+		case <-time.After(announceWait):
+		}
+		ts.mu.Lock()
 	}
 	merge(c, p.ToolCall)
 	if c.committed {
@@ -87,6 +100,10 @@ func (ts *turnState) endAsked(ctx context.Context, c *call, state, why string) {
 		ts.a.host.log.Warn("commit an agent's tool result", "session", ts.a.session, "err", err)
 	}
 }
+
+// announceWait is how long a permission request waits for the update
+// that announced its call.
+const announceWait = 250 * time.Millisecond
 
 func cancelled() acp.RequestPermissionResponse {
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{}}}

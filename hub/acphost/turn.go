@@ -45,6 +45,7 @@ type call struct {
 	ready     chan struct{} // closed once the tool_call event is written
 	ended     bool          // its result is claimed
 	asked     bool          // it asked for permission
+	seen      chan struct{} // closed at its first session/update
 }
 
 func newTurnState(a *agent, t Turn, ctx context.Context) *turnState {
@@ -61,7 +62,7 @@ func (ts *turnState) record(id acp.ToolCallId) *call {
 		ts.overflow()
 		return nil
 	}
-	c := &call{agentID: id, id: newID(), kind: string(acp.ToolKindOther), ready: make(chan struct{})}
+	c := &call{agentID: id, id: newID(), kind: string(acp.ToolKindOther), ready: make(chan struct{}), seen: make(chan struct{})}
 	ts.calls[id] = c
 	ts.order = append(ts.order, c)
 	return c
@@ -156,6 +157,11 @@ func (ts *turnState) changed(id acp.ToolCallId, f func(c *call)) {
 		return
 	}
 	f(c)
+	select {
+	case <-c.seen:
+	default:
+		close(c.seen)
+	}
 	commit := c.status != "" && c.status != acp.ToolCallStatusPending && ts.claimCommit(c)
 	end := (c.status == acp.ToolCallStatusCompleted || c.status == acp.ToolCallStatusFailed) && c.committed && !c.ended
 	if end {
