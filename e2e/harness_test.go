@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"albedo/client"
+	"albedo/hub/acphost/fakeagent"
 	"albedo/db/pgtest"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -27,6 +28,10 @@ import (
 var albedoBin, botBin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(fakeagent.Env) != "" { // the test binary run again by a daemon as a coding agent (agents_test.go)
+		fakeagent.Main()
+		os.Exit(0)
+	}
 	setParallel()
 	quickRaceExit()
 	sweepOrphans()
