@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -62,6 +63,11 @@ func newSessionsNewCmd(g *globals) *cobra.Command {
 		Short: "create a session and print its id on the last line",
 		Args:  cobra.NoArgs,
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+			if req.Workspace != "" && !filepath.IsAbs(req.Workspace) && g.url == "" {
+				if abs, err := filepath.Abs(req.Workspace); err == nil {
+					req.Workspace = abs // a directory of this machine, the daemon's
+				}
+			}
 			s, err := c.NewSession(ctx, req)
 			if err != nil {
 				return err
@@ -74,7 +80,7 @@ func newSessionsNewCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&req.Provider, "provider", "", "provider: echo, a profile of config.toml, or bot:NAME")
 	cmd.Flags().StringVar(&req.Model, "model", "", "model")
 	cmd.Flags().StringVar(&req.Effort, "effort", "", "reasoning effort")
-	cmd.Flags().StringVar(&req.Workspace, "workspace", "", "a label of the session's own (e.g. the project directory it is about); kept, listed by the API, and not interpreted by albedo")
+	cmd.Flags().StringVar(&req.Workspace, "workspace", "", "the session's directory: where a coding agent (an acp profile) works, an existing directory of the daemon's machine; for other providers a label, not interpreted")
 	return cmd
 }
 
