@@ -16,7 +16,9 @@
 // events, the decision bar, its keys and /allow, /always, /deny, the
 // decisions sent and the notice that one is needed), toolblock.go (a
 // tool call's block in the transcript, long arguments and output
-// folded), slashmenu.go (the commands a /command being typed may become,
+// folded), agent.go (a coding agent's calls headed by their titles with
+// their files and diffs in colour; its plan, thinking and command output
+// below the transcript while it works), slashmenu.go (the commands a /command being typed may become,
 // listed above the composer, Tab to complete), forks.go (forks and
 // compaction: f, r and e on a selected message, /forks, /parent,
 // /compact), sidebar.go (order, focus and drafts, the go-to line),

@@ -106,9 +106,10 @@ type SessionView struct {
 	Effort     string
 	ETag       string
 	Viewers    int
-	Pending    int           // tool calls waiting for a decision, as the last status said
-	People     []wire.Person // who watches, as the last presence push listed them
-	MorePeople int           // people beyond People
+	Pending    int               // tool calls waiting for a decision, as the last status said
+	Agent      *wire.AgentStatus // a coding agent's plan, thinking and command output, as the last status said (agent.go)
+	People     []wire.Person     // who watches, as the last presence push listed them
+	MorePeople int               // people beyond People
 
 	Unread       int
 	LastActivity time.Time

@@ -57,10 +57,19 @@ func callLines(c *toolCall, o look) []line {
 	if c.call != nil {
 		tool = c.call.Tool
 	}
-	for _, sp := range wrapSpans([]span{{"⚙ " + tool, stTool}, {" · " + state, st}}, width) {
+	head := []span{{"⚙ " + tool, stTool}, {" · " + state, st}}
+	if title, ok := agentHead(c); ok { // a coding agent's call: its title, the tool as a label
+		head = []span{{"⚙ " + title, stTool}, {" " + tool, stDim}, {" · " + state, st}}
+	}
+	for _, sp := range wrapSpans(head, width) {
 		out = append(out, spanLine(sp, stBase))
 	}
-	out = append(out, argLines(c, o)...)
+	out = append(out, locationLines(c, o)...)
+	if diff := showsDiff(c); diff != "" {
+		out = append(out, diffLines(diff, o)...)
+	} else {
+		out = append(out, argLines(c, o)...)
+	}
 	out = append(out, decisionLines(c, width)...)
 	out = append(out, resultLines(c, o)...)
 	return append(out, blank)

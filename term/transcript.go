@@ -212,7 +212,7 @@ func blockBoundary(text string, from int) int {
 // lineCount is every line of s's transcript rendered for o: the note that
 // older history exists, the committed events, the streaming reply.
 func (s *SessionView) lineCount(o look) int {
-	n := s.view(o).count() + len(s.stream(o))
+	n := s.view(o).count() + len(s.stream(o)) + len(s.agentLines(o))
 	if s.More {
 		n++
 	}
@@ -237,6 +237,10 @@ func (s *SessionView) window(o look, top, h int) []line {
 	}
 	for j := i - t.count(); len(out) < h && j >= 0 && j < len(stream); j++ {
 		out = append(out, stream[j])
+	}
+	agent := s.agentLines(o)
+	for j := i - t.count() - len(stream); len(out) < h && j >= 0 && j < len(agent); j++ {
+		out = append(out, agent[j])
 	}
 	return out
 }
@@ -310,6 +314,9 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		head := fmt.Sprintf("⧉ compacted #%d–#%d for the model (by %s, summary by %s):", ev.From, ev.To, orNone(ev.By), orNone(ev.Author))
 		out = appendText(out, head, width, stDim)
 		out = appendText(out, ev.Text, width, stDim)
+		out = append(out, blank)
+	case wire.EventNotice:
+		out = appendText(out, "· "+ev.Text, width, stDim)
 		out = append(out, blank)
 	case wire.EventSettings:
 		var parts []string

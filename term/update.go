@@ -479,7 +479,7 @@ func (m *Model) Item(id string, it client.Item) []Cmd {
 	case wire.PushStatus:
 		st := it.Status
 		s.Phase, s.TurnID, s.Queued, s.Model, s.Effort, s.ETag = st.Phase, st.TurnID, st.Queued, st.Model, st.Effort, st.ETag
-		s.Pending = st.Pending
+		s.Pending, s.Agent = st.Pending, st.Agent
 		if s.running() && s.turnOf != st.TurnID {
 			s.turnSince, s.turnOf = m.Now(), st.TurnID // its started event, if it comes, is more exact
 		}

@@ -16,7 +16,8 @@
 // sends its clients elsewhere first), migrate.go (the store's schema
 // brought to this build's), tail.go, tokens.go, usage.go, version.go, approvals.go (approvals and
 // approve: tool calls waiting for a decision, and a decision), mcp.go
-// (albedo mcp: albedo as an MCP server on stdio);
+// (albedo mcp: albedo as an MCP server on stdio), agent.go (albedo
+// agent add: a coding agent's profile written to config.toml);
 // beside them sessionarg.go (the SESSION argument and its completion),
 // jsonout.go (the --json of the commands that list), pagetoken.go
 // (page.tokens, the personal tokens albedo open puts in a page's link,
