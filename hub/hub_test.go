@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,10 +17,17 @@ import (
 
 	"albedo/db"
 	"albedo/db/pgtest"
+	"albedo/hub/acphost/fakeagent"
 	"albedo/wire"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(pgtest.ThenStop(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeagent.Env) != "" { // the test binary run again as a coding agent (agent_bench_test.go)
+		fakeagent.Main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(pgtest.ThenStop(m))
+}
 
 // newTestHub opens a hub over a real database in a temp dir.
 func newTestHub(t testing.TB, opts Options) *Hub {

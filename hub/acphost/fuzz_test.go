@@ -35,6 +35,7 @@ func FuzzSessionUpdate(f *testing.F) {
 		ts.update(n.Update)
 		ts.update(n.Update)
 		ts.finish(context.Background(), wire.ToolCompleted, "")
+		ts.text.close()
 		if len(r.plan) > wire.MaxPlanEntries {
 			t.Fatalf("%d plan entries", len(r.plan))
 		}

@@ -22,6 +22,7 @@ func (a *agent) prompt(ctx context.Context, t Turn) error {
 	ts := newTurnState(a, t, ctx)
 	a.cl.setTurn(ts)
 	defer a.cl.setTurn(nil)
+	defer ts.text.close() // before the turn's end is committed, the reply is whole
 
 	text := t.Input
 	if a.tell {

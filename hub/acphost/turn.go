@@ -3,6 +3,7 @@ package acphost
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +24,8 @@ type turnState struct {
 	t    Turn
 	ctx  context.Context // the turn's: an interrupt ends it
 	over chan struct{}   // closed when the agent passed max_tool_calls
+
+	text *textPump // the reply's pieces, merged while the sink is busy
 
 	mu       sync.Mutex
 	calls    map[acp.ToolCallId]*call
@@ -49,7 +52,66 @@ type call struct {
 }
 
 func newTurnState(a *agent, t Turn, ctx context.Context) *turnState {
-	return &turnState{a: a, t: t, ctx: ctx, over: make(chan struct{}), calls: map[acp.ToolCallId]*call{}}
+	return &turnState{a: a, t: t, ctx: ctx, over: make(chan struct{}), calls: map[acp.ToolCallId]*call{}, text: newTextPump(t.Sink)}
+}
+
+// textPump hands the reply's pieces to the sink from a goroutine of its
+// own, merged while the sink is busy: the SDK handles updates one at a
+// time from a queue it closes the connection at when full, so a handler
+// that waited for every viewer of a fast agent's pieces could cut a
+// healthy agent off.
+type textPump struct {
+	sink Sink
+	mu   sync.Mutex
+	buf  strings.Builder
+	wake chan struct{}
+	done chan struct{}
+	stop chan struct{}
+}
+
+func newTextPump(s Sink) *textPump {
+	p := &textPump{sink: s, wake: make(chan struct{}, 1), done: make(chan struct{}), stop: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+func (p *textPump) add(s string) {
+	p.mu.Lock()
+	p.buf.WriteString(s)
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *textPump) run() {
+	defer close(p.done)
+	for {
+		select {
+		case <-p.wake:
+		case <-p.stop:
+			p.flush()
+			return
+		}
+		p.flush()
+	}
+}
+
+func (p *textPump) flush() {
+	p.mu.Lock()
+	s := p.buf.String()
+	p.buf.Reset()
+	p.mu.Unlock()
+	if s != "" {
+		p.sink.Text(s)
+	}
+}
+
+// close hands what is left to the sink and ends the pump.
+func (p *textPump) close() {
+	close(p.stop)
+	<-p.done
 }
 
 // record returns the call of id, new if unknown; nil once the turn holds
@@ -94,7 +156,7 @@ func (ts *turnState) update(u acp.SessionUpdate) {
 	switch {
 	case u.AgentMessageChunk != nil:
 		if txt := blockText(u.AgentMessageChunk.Content); txt != "" {
-			s.Text(txt)
+			ts.text.add(txt)
 		}
 	case u.AgentThoughtChunk != nil:
 		if txt := blockText(u.AgentThoughtChunk.Content); txt != "" {
