@@ -179,3 +179,80 @@ func TestARuleDeniesAnAgentsEdit(t *testing.T) {
 		t.Fatalf("call %+v result %+v", call, res)
 	}
 }
+
+// A command the agent runs through the daemon streams its output to
+// viewers in the session's status while it runs; an interrupt sends the
+// agent session/cancel, kills the command, and ends both its call and
+// the turn.
+func TestAnAgentsCommandStreamsAndAnInterruptKillsIt(t *testing.T) {
+	t.Parallel()
+	e, ws := agentEnv(t, provider.ToolsConfig{})
+	// The command's own pause is its work, not the test's: it runs until killed.
+	if err := os.WriteFile(filepath.Join(ws, "slow.sh"), []byte("echo started\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"run sh slow.sh"}`, &r)
+	out := w.Next(func(f wire.Frame) bool {
+		return f.Op == wire.PushStatus && f.Status.Agent != nil && f.Status.Agent.Output != nil && strings.Contains(f.Status.Agent.Output.Text, "started")
+	})
+	call := out.Status.Agent.Output.CallID
+	if code, _ := e.do("POST", "/v1/sessions/s/interrupt", nil, "", nil); code != 200 {
+		t.Fatalf("interrupt: %d", code)
+	}
+	streamed(w, r.TurnID, "")
+	var res, end wire.Event
+	for _, ev := range e.events("s") {
+		switch {
+		case ev.Type == wire.EventToolResult && ev.CallID == call:
+			res = ev
+		case ev.Type == wire.EventTurn && ev.State != wire.TurnStarted:
+			end = ev
+		}
+	}
+	if res.State != wire.ToolFailed || !strings.Contains(res.Error, "killed") || !strings.Contains(res.Text, "started") {
+		t.Fatalf("the command's result %+v", res)
+	}
+	if end.State != wire.TurnInterrupted {
+		t.Fatalf("the turn's end %+v", end)
+	}
+}
+
+// Two people decide an agent's request at once: one decision wins, the
+// other is a conflict, and the agent is answered once.
+func TestTwoPeopleDecideAnAgentsRequestAtOnce(t *testing.T) {
+	t.Parallel()
+	e, ws := agentEnv(t, provider.ToolsConfig{})
+	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
+	ann, bob := e.member("ann", false), e.member("bob", false)
+	e.grant("s", "ann", wire.AccessWrite)
+	e.grant("s", "bob", wire.AccessWrite)
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"edit c.txt both"}`, &r)
+	ap := e.waitApproval(w, "s", 1)[0]
+	codes := make(chan int, 2)
+	for _, p := range []struct{ token, decision string }{{ann.Token, "allow"}, {bob.Token, "deny"}} {
+		go func() {
+			code, _ := e.do("POST", "/v1/sessions/s/approvals/"+ap.CallID, e.as(p.token), `{"decision":"`+p.decision+`"}`, nil)
+			codes <- code
+		}()
+	}
+	a, b := <-codes, <-codes
+	if a+b != 200+409 {
+		t.Fatalf("decisions answered %d and %d", a, b)
+	}
+	streamed(w, r.TurnID, "")
+	approvals, notices := 0, 0
+	for _, ev := range e.events("s") {
+		switch ev.Type {
+		case wire.EventApproval:
+			approvals++
+		case wire.EventNotice:
+			notices++
+		}
+	}
+	if approvals != 1 || notices != 1 {
+		t.Fatalf("%d approvals, %d notices", approvals, notices)
+	}
+}

@@ -104,3 +104,50 @@ func TestACodingAgentsTurnLostToAKillIsSaidAndTold(t *testing.T) {
 		t.Fatalf("the agent's recall: %q", reply.Text)
 	}
 }
+
+// albedo stop while a coding agent's request waits for a decision: the
+// request is answered cancelled, its call ends so, the turn is
+// interrupted by the stop, nothing is written; after the start the agent
+// loads its session and goes on.
+func TestAStopCancelsACodingAgentsWaitingRequest(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	ws := withAgent(t, home)
+	d := startDaemon(t, home)
+	c := newClient(t, home)
+	ctx := ctxT(t)
+	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "coder", Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "edit b.txt never"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitPhase(ctx, c, "k", wire.PhaseApproval); err != nil {
+		t.Fatalf("no approval: %v\n%s", err, d.logText())
+	}
+	d.stop()
+	startDaemon(t, home)
+	evs := waitTurnsClosed(t, ctx, c, "k", 1)
+	var res, end wire.Event
+	for _, ev := range evs {
+		switch {
+		case ev.Type == wire.EventToolResult:
+			res = ev
+		case ev.Type == wire.EventTurn && ev.State != wire.TurnStarted:
+			end = ev
+		}
+	}
+	if res.State != wire.ToolCancelled || !strings.Contains(res.Error, "daemon stopped") || end.State != wire.TurnInterrupted || end.Reason != wire.ReasonDaemonShutdown {
+		t.Fatalf("result %+v, end %+v", res, end)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil {
+		t.Fatal("b.txt was written")
+	}
+	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "recall"); err != nil {
+		t.Fatal(err)
+	}
+	evs = waitTurnsClosed(t, ctx, c, "k", 2)
+	if reply := evs[len(evs)-2]; !strings.Contains(reply.Text, "prompts=2 transcript=false") {
+		t.Fatalf("the agent's recall: %q", reply.Text)
+	}
+}
