@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"albedo/client"
-	"albedo/hub/acphost/fakeagent"
 	"albedo/db/pgtest"
+	"albedo/hub/acphost/fakeagent"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
