@@ -256,3 +256,28 @@ func TestTwoPeopleDecideAnAgentsRequestAtOnce(t *testing.T) {
 		t.Fatalf("%d approvals, %d notices", approvals, notices)
 	}
 }
+
+// An agent's piece past the reply's limit fails the turn saying so; a
+// line past what the SDK reads (10 MiB) closes the connection, and the
+// turn fails saying that; the next turn starts the agent again.
+func TestAnAgentsHugePiecesAreBounded(t *testing.T) {
+	t.Parallel()
+	e, ws := agentEnv(t, provider.ToolsConfig{})
+	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
+	for i, c := range []struct{ input, want string }{
+		{"huge 2000000", "passed the limit"},
+		{"huge 11000000", "sent more at once than the daemon takes"},
+		{"hello", ""},
+	} {
+		if testing.Short() && strings.HasPrefix(c.input, "huge 11") {
+			continue // 11 MB through the race detector: the full suite's
+		}
+		var r wire.Receipt
+		e.do("PUT", inputPath("s", i+1), nil, `{"text":"`+c.input+`"}`, &r)
+		_, evs := streamed(w, r.TurnID, "")
+		end := evs[len(evs)-1]
+		if c.want == "" && end.State != wire.TurnCompleted || c.want != "" && (end.State != wire.TurnFailed || !strings.Contains(end.Error, c.want)) {
+			t.Fatalf("%s: %+v", c.input, end)
+		}
+	}
+}

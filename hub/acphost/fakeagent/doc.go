@@ -13,6 +13,7 @@
 //	crash                 exits mid-turn
 //	refuse, max_tokens    ends with that stopReason
 //	flood N               streams N pieces as fast as it can
+//	huge N                sends one piece of N bytes
 //	garbage               writes lines that are no JSON, and much to stderr, then replies
 //	calls N               announces N calls that it runs on its own
 //	recall                replies with what it knows: its prompts in this session, whether it was told a transcript, a note

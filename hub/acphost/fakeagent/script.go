@@ -113,6 +113,9 @@ func (t *turn) run(cmd string, args []string) (acp.StopReason, error) {
 		for range n {
 			t.say("x")
 		}
+	case "huge":
+		n, _ := strconv.Atoi(firstOr(args, "1000000"))
+		t.say(strings.Repeat("y", n))
 	case "garbage":
 		fmt.Fprintln(os.Stdout, "this is no JSON")
 		fmt.Fprintln(os.Stdout, `{"jsonrpc":"2.0","method":"session/update","params":{"nonsense":true}}`)
