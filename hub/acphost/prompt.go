@@ -32,88 +32,106 @@ func (a *agent) prompt(ctx context.Context, t Turn) error {
 	if t.Note != "" {
 		text = "[albedo: " + t.Note + "]\n\n" + text
 	}
+	ans, why := a.ask(ctx, ts, text)
+	bg := context.WithoutCancel(ctx)
+	a.terminals.killAll() // a command outlives no turn: its result lands before the turn's end
+	if ans.err != nil {
+		return a.failed(bg, ts, ans.err, why)
+	}
+	if u := ans.res.Usage; u != nil {
+		t.Sink.Usage(usageOf(*u))
+	}
+	return ts.ended(bg, ans.res.StopReason, why)
+}
+
+// answer is the agent's answer to a prompt.
+type answer struct {
+	res acp.PromptResponse
+	err error
+}
+
+// ask sends the prompt and waits for its answer. An interrupt (ctx), or
+// the agent passing max_tool_calls, sends session/cancel, whose answer
+// is waited for cancelGrace, after which the agent is stopped; why is
+// what cancelled it, nil for nothing.
+func (a *agent) ask(ctx context.Context, ts *turnState, text string) (answer, error) {
 	pctx, pcancel := context.WithCancel(context.Background())
 	defer pcancel()
-	type answer struct {
-		res acp.PromptResponse
-		err error
-	}
 	done := make(chan answer, 1)
 	go func() {
 		res, err := a.conn.Prompt(pctx, acp.PromptRequest{SessionId: a.sid, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 		done <- answer{res, err}
 	}()
-	var why error // what cancelled the prompt: an interrupt, or too many calls
-	var ans answer
+	var why error
 	select {
-	case ans = <-done:
+	case ans := <-done:
+		return ans, nil
 	case <-ctx.Done():
 		why = context.Cause(ctx)
 	case <-ts.over:
 		why = fmt.Errorf("the agent made more than %d tool calls in one turn (max_tool_calls); the turn was cancelled there", a.cfg.MaxCalls)
 	}
+	// The agent answers the prompt with stopReason cancelled once it has
+	// stopped.
+	_ = a.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: a.sid})
+	select {
+	case ans := <-done:
+		return ans, why
+	case <-time.After(cancelGrace):
+		pcancel()
+		a.host.forget(a)
+		a.stop("it did not stop within " + cancelGrace.String() + " of session/cancel")
+		return <-done, why
+	}
+}
+
+// failed ends a prompt that got no answer: the agent exited, its
+// connection closed, or it answered an error.
+func (a *agent) failed(ctx context.Context, ts *turnState, err, why error) error {
+	switch {
+	case a.exitedNow():
+		a.host.forget(a)
+		go a.stop("it exited")
+		ts.finish(ctx, wire.ToolFailed, "the agent exited before it said how the call ended")
+		return fmt.Errorf("%w mid-turn%s", errAgentExited, a.lastWords())
+	case a.gone(): // the connection closed on a live process
+		a.host.forget(a)
+		go a.stop("its connection closed")
+		ts.finish(ctx, wire.ToolFailed, "the connection to the agent closed before it said how the call ended")
+		return errors.New("the connection to the agent closed: it sent more at once than the daemon takes (a line over 10 MiB, or over a thousand updates waiting), and was stopped")
+	}
+	ts.finish(ctx, wire.ToolFailed, "the agent's turn failed before it said how the call ended")
 	if why != nil {
-		// session/cancel; the agent answers the prompt with stopReason
-		// cancelled once it has stopped.
-		_ = a.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: a.sid})
-		select {
-		case ans = <-done:
-		case <-time.After(cancelGrace):
-			pcancel()
-			a.host.forget(a)
-			a.stop("it did not stop within " + cancelGrace.String() + " of session/cancel")
-			ans = <-done
-		}
+		return why
 	}
-	bg := context.WithoutCancel(ctx)
-	a.terminals.killAll() // a command outlives no turn: its result lands before the turn's end
-	if ans.err != nil {
-		if a.exitedNow() {
-			a.host.forget(a)
-			go a.stop("it exited")
-			ts.finish(bg, wire.ToolFailed, "the agent exited before it said how the call ended")
-			return fmt.Errorf("%w mid-turn%s", errAgentExited, a.lastWords())
-		}
-		if a.gone() { // the connection closed on a live process
-			a.host.forget(a)
-			go a.stop("its connection closed")
-			ts.finish(bg, wire.ToolFailed, "the connection to the agent closed before it said how the call ended")
-			return errors.New("the connection to the agent closed: it sent more at once than the daemon takes (a line over 10 MiB, or over a thousand updates waiting), and was stopped")
-		}
-		ts.finish(bg, wire.ToolFailed, "the agent's turn failed before it said how the call ended")
-		if why != nil {
-			return why
-		}
-		return fmt.Errorf("the agent's turn failed: %s", errText(ans.err))
-	}
-	if u := ans.res.Usage; u != nil {
-		t.Sink.Usage(usageOf(*u))
-	}
-	switch ans.res.StopReason {
+	return fmt.Errorf("the agent's turn failed: %s", errText(err))
+}
+
+// ended ends a prompt the agent answered: its stop reason is the turn's
+// end (why, what cancelled it, wins over the agent's words).
+func (ts *turnState) ended(ctx context.Context, stop acp.StopReason, why error) error {
+	switch stop {
 	case acp.StopReasonEndTurn:
-		ts.finish(bg, wire.ToolCompleted, "")
-		if why != nil {
-			return why // it finished as it was cancelled: the turn ends as asked
-		}
-		return nil
+		ts.finish(ctx, wire.ToolCompleted, "")
+		return why // nil, or it finished as it was cancelled: the turn ends as asked
 	case acp.StopReasonCancelled:
-		ts.finish(bg, wire.ToolCancelled, "the turn was interrupted")
+		ts.finish(ctx, wire.ToolCancelled, "the turn was interrupted")
 		if why != nil {
 			return why
 		}
 		return errors.New("the agent cancelled its turn")
 	case acp.StopReasonRefusal:
-		ts.finish(bg, wire.ToolFailed, "the agent refused to go on")
+		ts.finish(ctx, wire.ToolFailed, "the agent refused to go on")
 		return errors.New("the agent refused to go on (stopReason refusal)")
 	case acp.StopReasonMaxTokens:
-		ts.finish(bg, wire.ToolFailed, "the agent's model reached its token limit")
+		ts.finish(ctx, wire.ToolFailed, "the agent's model reached its token limit")
 		return errors.New("the agent's model reached its token limit (stopReason max_tokens)")
 	case acp.StopReasonMaxTurnRequests:
-		ts.finish(bg, wire.ToolFailed, "the agent reached its limit of requests in one turn")
+		ts.finish(ctx, wire.ToolFailed, "the agent reached its limit of requests in one turn")
 		return errors.New("the agent reached its limit of model requests in one turn (stopReason max_turn_requests)")
 	}
-	ts.finish(bg, wire.ToolFailed, "the agent ended its turn in a way albedo does not know")
-	return fmt.Errorf("the agent ended its turn with stopReason %q, which albedo does not know", cut(string(ans.res.StopReason), 64))
+	ts.finish(ctx, wire.ToolFailed, "the agent ended its turn in a way albedo does not know")
+	return fmt.Errorf("the agent ended its turn with stopReason %q, which albedo does not know", cut(string(stop), 64))
 }
 
 // cancelGrace is how long an interrupted agent has to end its prompt

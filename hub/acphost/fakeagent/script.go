@@ -40,54 +40,17 @@ func (t *turn) path(p string) string {
 func (t *turn) run(cmd string, args []string) (acp.StopReason, error) {
 	switch cmd {
 	case "hello":
-		t.send(acp.UpdateAgentThoughtText("thinking it over"))
-		t.send(acp.UpdatePlan(acp.PlanEntry{Content: "say hello", Priority: "high", Status: "in_progress"},
-			acp.PlanEntry{Content: "stop", Priority: "low", Status: "pending"}))
-		for _, w := range []string{"Hello ", "from ", "the agent."} {
-			t.say(w)
-		}
+		t.hello()
 	case "edit":
 		return t.edit(args)
-	case "write":
-		if len(args) < 2 {
-			return "", fmt.Errorf("write PATH TEXT")
-		}
-		_, err := t.a.conn.WriteTextFile(t.ctx, acp.WriteTextFileRequest{SessionId: t.sid, Path: t.path(args[0]), Content: strings.Join(args[1:], " ") + "\n"})
-		if err != nil {
-			t.say("write refused: " + err.Error())
-		} else {
-			t.say("wrote " + args[0])
-		}
-	case "read":
-		if len(args) < 1 {
-			return "", fmt.Errorf("read PATH")
-		}
-		r, err := t.a.conn.ReadTextFile(t.ctx, acp.ReadTextFileRequest{SessionId: t.sid, Path: t.path(args[0])})
-		if err != nil {
-			t.say("read refused: " + err.Error())
-		} else {
-			t.say("read: " + r.Content)
-		}
+	case "write", "read":
+		return t.file(cmd, args)
 	case "run":
 		return t.command(args)
 	case "own":
-		id := acp.ToolCallId("own-1")
-		t.send(acp.StartToolCall(id, "Read the notes", acp.WithStartKind(acp.ToolKindRead), acp.WithStartStatus(acp.ToolCallStatusInProgress),
-			acp.WithStartLocations([]acp.ToolCallLocation{{Path: t.path("notes.txt"), Line: acp.Ptr(3)}})))
-		t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
-			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("the notes say hi"))})))
-		t.say("I read the notes.")
+		t.own()
 	case "calls":
-		n, _ := strconv.Atoi(firstOr(args, "1"))
-		for i := range n {
-			id := acp.ToolCallId(fmt.Sprintf("c-%d", i))
-			t.send(acp.StartToolCall(id, fmt.Sprintf("call %d", i), acp.WithStartKind(acp.ToolKindSearch), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
-			t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
-			if t.ctx.Err() != nil {
-				return acp.StopReasonCancelled, nil
-			}
-		}
-		t.say(fmt.Sprintf("made %d calls", n))
+		return t.calls(args)
 	case "wait":
 		t.say("working")
 		for t.ctx.Err() == nil {
@@ -117,24 +80,91 @@ func (t *turn) run(cmd string, args []string) (acp.StopReason, error) {
 		n, _ := strconv.Atoi(firstOr(args, "1000000"))
 		t.say(strings.Repeat("y", n))
 	case "garbage":
-		fmt.Fprintln(os.Stdout, "this is no JSON")
-		fmt.Fprintln(os.Stdout, `{"jsonrpc":"2.0","method":"session/update","params":{"nonsense":true}}`)
-		big := strings.Repeat("e", 1<<10)
-		for range 512 {
-			fmt.Fprintln(os.Stderr, big)
-		}
-		t.say("still here")
+		t.garbage()
 	case "recall":
-		told := strings.Contains(t.text, "what was said before")
-		note := ""
-		if i := strings.Index(t.text, "[albedo: your"); i >= 0 {
-			note = t.text[i:min(len(t.text), i+80)]
-		}
-		t.say(fmt.Sprintf("prompts=%d transcript=%t note=%q", t.prompts, told, note))
+		t.recall()
 	default:
 		t.say("unknown command " + cmd)
 	}
 	return acp.StopReasonEndTurn, nil
+}
+
+func (t *turn) hello() {
+	t.send(acp.UpdateAgentThoughtText("thinking it over"))
+	t.send(acp.UpdatePlan(acp.PlanEntry{Content: "say hello", Priority: "high", Status: "in_progress"},
+		acp.PlanEntry{Content: "stop", Priority: "low", Status: "pending"}))
+	for _, w := range []string{"Hello ", "from ", "the agent."} {
+		t.say(w)
+	}
+}
+
+// file writes or reads through the client's fs/*.
+func (t *turn) file(cmd string, args []string) (acp.StopReason, error) {
+	if len(args) < 1 || cmd == "write" && len(args) < 2 {
+		return "", fmt.Errorf("write PATH TEXT, read PATH")
+	}
+	if cmd == "write" {
+		_, err := t.a.conn.WriteTextFile(t.ctx, acp.WriteTextFileRequest{SessionId: t.sid, Path: t.path(args[0]), Content: strings.Join(args[1:], " ") + "\n"})
+		if err != nil {
+			t.say("write refused: " + err.Error())
+		} else {
+			t.say("wrote " + args[0])
+		}
+		return acp.StopReasonEndTurn, nil
+	}
+	r, err := t.a.conn.ReadTextFile(t.ctx, acp.ReadTextFileRequest{SessionId: t.sid, Path: t.path(args[0])})
+	if err != nil {
+		t.say("read refused: " + err.Error())
+	} else {
+		t.say("read: " + r.Content)
+	}
+	return acp.StopReasonEndTurn, nil
+}
+
+// own is a read call the agent runs without asking.
+func (t *turn) own() {
+	id := acp.ToolCallId("own-1")
+	t.send(acp.StartToolCall(id, "Read the notes", acp.WithStartKind(acp.ToolKindRead), acp.WithStartStatus(acp.ToolCallStatusInProgress),
+		acp.WithStartLocations([]acp.ToolCallLocation{{Path: t.path("notes.txt"), Line: acp.Ptr(3)}})))
+	t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted),
+		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock("the notes say hi"))})))
+	t.say("I read the notes.")
+}
+
+// calls announces N calls it runs on its own.
+func (t *turn) calls(args []string) (acp.StopReason, error) {
+	n, _ := strconv.Atoi(firstOr(args, "1"))
+	for i := range n {
+		id := acp.ToolCallId(fmt.Sprintf("c-%d", i))
+		t.send(acp.StartToolCall(id, fmt.Sprintf("call %d", i), acp.WithStartKind(acp.ToolKindSearch), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
+		t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
+		if t.ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+	}
+	t.say(fmt.Sprintf("made %d calls", n))
+	return acp.StopReasonEndTurn, nil
+}
+
+// garbage writes lines that are no JSON-RPC, and much to stderr.
+func (t *turn) garbage() {
+	fmt.Fprintln(os.Stdout, "this is no JSON")
+	fmt.Fprintln(os.Stdout, `{"jsonrpc":"2.0","method":"session/update","params":{"nonsense":true}}`)
+	big := strings.Repeat("e", 1<<10)
+	for range 512 {
+		fmt.Fprintln(os.Stderr, big)
+	}
+	t.say("still here")
+}
+
+// recall says what the agent knows of its session.
+func (t *turn) recall() {
+	told := strings.Contains(t.text, "what was said before")
+	note := ""
+	if i := strings.Index(t.text, "[albedo: your"); i >= 0 {
+		note = t.text[i:min(len(t.text), i+80)]
+	}
+	t.say(fmt.Sprintf("prompts=%d transcript=%t note=%q", t.prompts, told, note))
 }
 
 // edit asks to edit a file, then writes it if allowed.
