@@ -281,3 +281,32 @@ func TestAnAgentsHugePiecesAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// An agent that says its call runs before it asks permission for it (as
+// opencode does): the call, in the log as the agent's own, is asked
+// again, waits for a decision, and, allowed, runs once.
+func TestACallAnnouncedRunningThenAskedWaits(t *testing.T) {
+	t.Parallel()
+	e, ws := agentEnv(t, provider.ToolsConfig{})
+	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"edit_running d.txt later"}`, &r)
+	ap := e.waitApproval(w, "s", 1)[0]
+	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+ap.CallID, nil, `{"decision":"allow"}`, nil); code != 200 {
+		t.Fatalf("decide: %d", code)
+	}
+	if text, _ := streamed(w, r.TurnID, ""); text != "edited d.txt" {
+		t.Fatalf("reply %q", text)
+	}
+	var got []string
+	for _, ev := range e.events("s") {
+		if ev.CallID == ap.CallID && ev.Type != wire.EventNotice {
+			got = append(got, string(ev.Type)+":"+ev.Policy+ev.State)
+		}
+	}
+	// The request is handled beside the updates before it (the SDK's
+	// goroutines): it finds the call announced running, or not yet.
+	if g := strings.Join(got, " "); g != "tool_call:allow tool_call:ask approval: tool_result:completed" && g != "tool_call:ask approval: tool_result:completed" {
+		t.Fatalf("the call's events %v", got)
+	}
+}

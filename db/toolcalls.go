@@ -68,6 +68,26 @@ func (t *Tx) AddToolCall(ctx context.Context, c ToolCall) error {
 	return nil
 }
 
+// AskToolCall makes a call that runs, and has no result, one that asks:
+// a coding agent's call announced as running, whose agent then asks for
+// permission. Its policy and decision are the policy's now (decision ""
+// waits for a person, until expires); ErrDecided when it has ended.
+func (t *Tx) AskToolCall(ctx context.Context, session, callID, policy, decision string, requested, expires time.Time) error {
+	var d *string
+	if decision != "" {
+		d = &decision
+	}
+	res, err := t.sql.ExecContext(ctx, t.bind(`UPDATE tool_calls SET policy = ?, decision = ?, decided_by = '', requested_at = ?, expires_at = ?
+		WHERE session = ? AND call_id = ? AND state = ''`), policy, d, formatTime(requested), formatTime(expires), session, callID)
+	if err != nil {
+		return fmt.Errorf("ask tool call: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrDecided
+	}
+	return nil
+}
+
 // DecideToolCall records the decision on a call that waits for one: the
 // first decision wins, wherever it is made (a conditional update), and a
 // later one is ErrDecided; ErrNotFound for no such call. It returns the

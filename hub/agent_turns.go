@@ -185,7 +185,10 @@ func (s *agentSink) Propose(ctx context.Context, c acphost.Call, def string) (st
 	if err != nil {
 		return "", err
 	}
-	r := s.row(c)
+	r := db.ToolCall{Session: s.ch.id, CallID: c.ID, TurnID: s.q.turnID, Tool: c.Tool, Arguments: string(c.Arguments), RequestedAt: time.Now()}
+	if !c.Again {
+		r = s.row(c)
+	}
 	r.Policy = string(policy.OfOr(c.Tool, tools.Decision(def)))
 	if r.Policy == wire.PolicyAsk && allowed[c.Tool] {
 		r.Policy = wire.PolicyAllow // a person allowed it for the session
@@ -210,7 +213,8 @@ func (s *agentSink) row(c acphost.Call) db.ToolCall {
 		RequestedAt: time.Now()}
 }
 
-// commitCall commits a call's tool_call event and its row.
+// commitCall commits a call's tool_call event and its row (a call asked
+// again: its row changed).
 func (s *agentSink) commitCall(ctx context.Context, c acphost.Call, r db.ToolCall) error {
 	title := c.Title
 	ev := wire.Event{Type: wire.EventToolCall, TurnID: s.q.turnID, InputID: s.q.inputID, CallID: c.ID, Author: s.profile,
@@ -222,6 +226,9 @@ func (s *agentSink) commitCall(ctx context.Context, c acphost.Call, r db.ToolCal
 		out, err := tx.Append(ctx, s.ch.id, ev)
 		if err != nil {
 			return err
+		}
+		if c.Again {
+			return tx.AskToolCall(ctx, s.ch.id, c.ID, r.Policy, r.Decision, r.RequestedAt, r.ExpiresAt)
 		}
 		r.Offset = out[0].Offset
 		return tx.AddToolCall(ctx, r)

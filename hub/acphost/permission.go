@@ -35,14 +35,16 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 		ts.mu.Lock()
 	}
 	merge(c, p.ToolCall)
-	if c.committed {
-		// The agent asks about a call it announced as running: the
-		// request is a call of its own in the log.
+	// A call the agent announced as running (opencode does, before it
+	// asks) is in the log already: asked again, it waits as one that asks.
+	again := c.committed && !c.ended && !c.asked
+	if c.committed && !again {
+		// It ended, or asked already: the request is a call of its own.
 		d := *c
-		d.id, d.ready, d.committed, d.ended = newID(), make(chan struct{}), false, false
+		d.id, d.ready, d.committed, d.ended, d.asked = newID(), make(chan struct{}), false, false, false
 		c = &d
 	}
-	if !ts.claimCommit(c) {
+	if !again && !ts.claimCommit(c) {
 		ts.mu.Unlock()
 		return cancelled()
 	}
@@ -51,8 +53,12 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 	ts.mu.Unlock()
 
 	s := ts.t.Sink
-	d, err := s.Propose(bg, snap.call(), wire.PolicyAsk)
-	close(c.ready)
+	call := snap.call()
+	call.Again = again
+	d, err := s.Propose(bg, call, wire.PolicyAsk)
+	if !again {
+		close(c.ready)
+	}
 	why := ""
 	if err == nil && d == "" {
 		d, why, err = s.Await(ts.ctx, c.id)

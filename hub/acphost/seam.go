@@ -81,6 +81,10 @@ type Call struct {
 	Arguments json.RawMessage // a JSON object
 	Locations []wire.ToolLocation
 	Diff      string // unified, bounded
+	// Again says the call is in the log already, committed as the agent's
+	// own, and now asks for permission: its row waits for a decision, and
+	// a tool_call event says so again.
+	Again bool
 }
 
 // Result is how one of the agent's calls ended.

@@ -41,8 +41,8 @@ func (t *turn) run(cmd string, args []string) (acp.StopReason, error) {
 	switch cmd {
 	case "hello":
 		t.hello()
-	case "edit":
-		return t.edit(args)
+	case "edit", "edit_running":
+		return t.edit(args, cmd == "edit_running")
 	case "write", "read":
 		return t.file(cmd, args)
 	case "run":
@@ -167,8 +167,9 @@ func (t *turn) recall() {
 	t.say(fmt.Sprintf("prompts=%d transcript=%t note=%q", t.prompts, told, note))
 }
 
-// edit asks to edit a file, then writes it if allowed.
-func (t *turn) edit(args []string) (acp.StopReason, error) {
+// edit asks to edit a file, then writes it if allowed; running, it says
+// the call runs before it asks, as opencode does.
+func (t *turn) edit(args []string, running bool) (acp.StopReason, error) {
 	if len(args) < 2 {
 		return "", fmt.Errorf("edit PATH TEXT")
 	}
@@ -179,6 +180,9 @@ func (t *turn) edit(args []string) (acp.StopReason, error) {
 	diff := []acp.ToolCallContent{acp.ToolDiffContent(path, text, oldText)}
 	t.send(acp.StartToolCall(id, "Edit "+args[0], acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
 		acp.WithStartLocations([]acp.ToolCallLocation{{Path: path}}), acp.WithStartContent(diff), acp.WithStartRawInput(map[string]any{"path": path})))
+	if running {
+		t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+	}
 	resp, err := t.a.conn.RequestPermission(t.ctx, acp.RequestPermissionRequest{SessionId: t.sid,
 		ToolCall: acp.ToolCallUpdate{ToolCallId: id, Title: acp.Ptr("Edit " + args[0]), Kind: acp.Ptr(acp.ToolKindEdit)},
 		Options: []acp.PermissionOption{
