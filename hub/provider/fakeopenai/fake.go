@@ -43,6 +43,10 @@ type Reply struct {
 	// arguments in pieces; the finish reason is then "tool_calls". With
 	// calls and no chunks, no text is sent.
 	ToolCalls []ToolCall
+	// WithTools keeps the reply for a request that offers tools: one that
+	// offers none meanwhile (a client's side request, as opencode's for a
+	// title) gets the echo reply and leaves it queued.
+	WithTools bool
 }
 
 // ToolCall is one function call a scripted reply makes.
@@ -156,7 +160,7 @@ func (s *Server) record(req Request) Reply {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	var rep Reply
-	if len(s.script) > 0 {
+	if len(s.script) > 0 && (!s.script[0].WithTools || len(req.Tools) > 0) {
 		rep, s.script = s.script[0], s.script[1:]
 	}
 	s.mu.Unlock()
