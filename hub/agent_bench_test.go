@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -103,29 +102,7 @@ func benchAgentUpdate(b *testing.B, source string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range viewers {
-		c := h.Connect(ConnInfo{})
-		wake := wakes(c)
-		zero := int64(0)
-		c.Subscribe(ctx, []wire.Sub{{Session: "s", After: &zero, Epoch: s.Epoch}}, func(r []wire.SubReply) any { return r })
-		wg.Go(func() {
-			defer c.Close()
-			var buf []byte
-			for {
-				buf, _ = c.Fill(ctx, buf[:0], 64<<10)
-				if len(buf) == 0 {
-					select {
-					case <-wake:
-					case <-stop:
-						return
-					}
-				}
-			}
-		})
-	}
-	defer func() { close(stop); wg.Wait() }()
+	defer viewersOf(h, "s", s.Epoch, viewers, func([]byte) {})()
 	turn := func() {
 		if _, err := h.PutInput(ctx, "s", uuid.Must(uuid.NewV7()).String(), fmt.Sprintf("flood %d", pieces), wire.Author{Name: "user"}); err != nil {
 			b.Fatal(err)

@@ -128,6 +128,36 @@ func serveBotTools(b *testing.B, h *Hub) {
 	})
 }
 
+// viewersOf subscribes n connections to session from its start, each
+// drained by a goroutine that hands what it reads to read; it returns
+// what stops and closes them.
+func viewersOf(h *Hub, session, epoch string, n int, read func([]byte)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		c := h.Connect(ConnInfo{})
+		wake := wakes(c)
+		zero := int64(0)
+		c.Subscribe(context.Background(), []wire.Sub{{Session: session, After: &zero, Epoch: epoch}}, func(r []wire.SubReply) any { return r })
+		wg.Go(func() {
+			defer c.Close()
+			var buf []byte
+			for {
+				buf, _ = c.Fill(context.Background(), buf[:0], 64<<10)
+				read(buf)
+				if len(buf) == 0 {
+					select {
+					case <-wake:
+					case <-done:
+						return
+					}
+				}
+			}
+		})
+	}
+	return func() { close(done); wg.Wait() }
+}
+
 func splitLines(buf []byte) [][]byte {
 	var out [][]byte
 	for len(buf) > 0 {
@@ -182,39 +212,19 @@ func BenchmarkApprovalPrompt(b *testing.B) {
 		at   time.Time
 	}
 	seen := make(chan arrival, viewers*4)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range viewers {
-		c := h.Connect(ConnInfo{})
-		wake := wakes(c)
-		zero := int64(0)
-		c.Subscribe(ctx, []wire.Sub{{Session: "s", After: &zero, Epoch: s.Epoch}}, func(r []wire.SubReply) any { return r })
-		wg.Go(func() {
-			defer c.Close()
-			var buf []byte
-			for {
-				buf, _ = c.Fill(ctx, buf[:0], 64<<10)
-				for _, line := range splitLines(buf) {
-					if !bytes.Contains(line, []byte(`"type":"tool_call"`)) {
-						continue
-					}
-					now := time.Now()
-					f, err := wire.DecodeFrame(line)
-					if err != nil || f.Event == nil {
-						continue
-					}
-					seen <- arrival{f.Event.CallID, now} // its commit time may be stored after
-				}
-				if len(buf) == 0 {
-					select {
-					case <-wake:
-					case <-stop:
-						return
-					}
-				}
+	defer viewersOf(h, "s", s.Epoch, viewers, func(buf []byte) {
+		for _, line := range splitLines(buf) {
+			if !bytes.Contains(line, []byte(`"type":"tool_call"`)) {
+				continue
 			}
-		})
-	}
+			now := time.Now()
+			f, err := wire.DecodeFrame(line)
+			if err != nil || f.Event == nil {
+				continue
+			}
+			seen <- arrival{f.Event.CallID, now} // its commit time may be stored after
+		}
+	})()
 	var lat []time.Duration
 	b.ResetTimer()
 	for range b.N {
@@ -232,8 +242,6 @@ func BenchmarkApprovalPrompt(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	close(stop)
-	wg.Wait()
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
