@@ -130,7 +130,7 @@ func TestAnAgentsEditIsApprovedAndLands(t *testing.T) {
 		switch {
 		case ev.Type == wire.EventToolCall && ev.Tool == "acp:edit":
 			edit = ev
-		case ev.Type == wire.EventToolResult && ev.CallID != ap.CallID:
+		case ev.Type == wire.EventToolCall && ev.Tool == "acp:fs_write":
 			write = ev
 		case ev.Type == wire.EventTurn:
 			end = ev
@@ -144,7 +144,7 @@ func TestAnAgentsEditIsApprovedAndLands(t *testing.T) {
 		!strings.Contains(edit.Diff, "-old") || edit.Author != "coder" {
 		t.Fatalf("edit %+v", edit)
 	}
-	if write.State != wire.ToolCompleted || !strings.Contains(write.Diff, "+new words") {
+	if write.Policy != wire.PolicyAllow || !strings.Contains(write.Diff, "+new words") {
 		t.Fatalf("write %+v", write)
 	}
 	var u wire.Usage
@@ -306,7 +306,7 @@ func TestACallAnnouncedRunningThenAskedWaits(t *testing.T) {
 	}
 	// The request is handled beside the updates before it (the SDK's
 	// goroutines): it finds the call announced running, or not yet.
-	if g := strings.Join(got, " "); g != "tool_call:allow tool_call:ask approval: tool_result:completed" && g != "tool_call:ask approval: tool_result:completed" {
+	if g := strings.Join(got, " "); g != "tool_call:agent tool_call:ask approval: tool_result:completed" && g != "tool_call:ask approval: tool_result:completed" {
 		t.Fatalf("the call's events %v", got)
 	}
 }

@@ -49,6 +49,8 @@ func (h *Hub) agentTurn(ctx context.Context, ch *channel, q queued, p *provider.
 		t.Input = req.Messages[n-1].Text
 		t.Transcript = req.Messages[:n-1]
 	}
+	// The plan shown is this turn's: the last one's stays until it starts.
+	h.agentStatus(ch, func(a *wire.AgentStatus) { a.Plan = nil })
 	defer h.agentStatus(ch, func(a *wire.AgentStatus) { a.Thought, a.Output = "", nil })
 	return h.streamTurn(ctx, ch, q, agentStream{host: h.opts.Agents, turn: t, sink: sink}, req)
 }
@@ -175,7 +177,7 @@ func (s *agentSink) nextSeq() int {
 
 func (s *agentSink) Call(ctx context.Context, c acphost.Call) error {
 	r := s.row(c)
-	r.Policy, r.Decision, r.Started = wire.PolicyAllow, wire.DecisionAllow, true
+	r.Policy, r.Decision, r.Started = wire.PolicyAgent, wire.DecisionAllow, true
 	return s.commitCall(ctx, c, r)
 }
 

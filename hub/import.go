@@ -172,7 +172,7 @@ func checkImportedCall(ev *wire.Event) *wire.Error {
 	var ok bool
 	switch ev.Type {
 	case wire.EventToolCall:
-		ok = slices.Contains([]string{wire.PolicyAllow, wire.PolicyAsk, wire.PolicyDeny}, ev.Policy) && ev.Tool != ""
+		ok = slices.Contains([]string{wire.PolicyAllow, wire.PolicyAsk, wire.PolicyDeny, wire.PolicyAgent}, ev.Policy) && ev.Tool != ""
 		if len(ev.Arguments) > 0 {
 			ev.Arguments = wire.CompactJSON(ev.Arguments)
 			ok = ok && len(ev.Arguments) > 0 && ev.Arguments[0] == '{' && len(ev.Arguments) <= provider.MaxArgumentBytes

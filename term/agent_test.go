@@ -36,12 +36,12 @@ func TestAnAgentsCallShowsItsTitleFilesAndDiff(t *testing.T) {
 		t.Fatalf("a removed line's colour: %v", fg)
 	}
 	m.Item(s.ID, itemEvent(approval(6, "a1", wire.DecisionAllow, "bob", "")))
-	m.Item(s.ID, itemEvent(wire.Event{Offset: 7, Type: wire.EventNotice, At: t0, TurnID: "t2", CallID: "a1", Text: "The agent was answered allow_once (Allow)."}))
+	m.Item(s.ID, itemEvent(wire.Event{Offset: 7, Type: wire.EventNotice, At: t0, TurnID: "t2", CallID: "a1", Text: "The agent's request was answered “Allow” (allow_once)."}))
 	res := toolResult(8, "a1", wire.ToolCompleted, "", "")
 	res.Diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old words\n+newer words\n"
 	m.Item(s.ID, itemEvent(res))
 	r = screen(t, m)
-	for _, want := range []string{"⚙ Edit a.txt acp:edit · completed", "✓ allowed by bob", "· The agent was answered allow_once (Allow).", "+newer words"} {
+	for _, want := range []string{"⚙ Edit a.txt acp:edit · completed", "✓ allowed by bob", "· The agent's request was answered “Allow” (allow_once).", "+newer words"} {
 		if !contains(r, want) {
 			t.Fatalf("after: screen lacks %q:\n%s", want, strings.Join(r, "\n"))
 		}

@@ -137,6 +137,8 @@ func decisionLines(c *toolCall, width int) []line {
 		return nil
 	case c.call.Policy == wire.PolicyAllow:
 		text = "✓ allowed by the policy"
+	case c.call.Policy == wire.PolicyAgent:
+		text = "· run by the agent without asking"
 	case c.call.Policy == wire.PolicyDeny && c.result != nil && c.result.State == wire.ToolDenied:
 		text = "✗ denied by the policy"
 	default:

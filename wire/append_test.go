@@ -74,7 +74,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 15, Type: EventToolResult, At: at, TurnID: "t", CallID: "c1", State: ToolFailed, Text: "out", Error: "boom"},
 		{Offset: 16, Type: EventToolCall, At: at, CallID: "c2", Tool: "acp:edit", Title: ptr("Edit <a>"), Policy: PolicyAsk,
 			Locations: []ToolLocation{{Path: "/w/a&b.go", Line: func() *int { l := 3; return &l }()}, {Path: "/w/c"}}, Diff: "--- a/x\n+++ b/x\n-<old>\n+new\n"},
-		{Offset: 17, Type: EventNotice, At: at, CallID: "c2", Text: "The agent was answered allow_once (Allow)."},
+		{Offset: 17, Type: EventNotice, At: at, CallID: "c2", Text: "The agent's request was answered “Allow” (allow_once)."},
 		{},
 		{Offset: -1, Type: "x", At: time.Time{}},
 		{Offset: math.MaxInt64, At: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", 23*3600+59*60))},

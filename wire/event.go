@@ -33,9 +33,12 @@ const (
 // Tool calls' policies and decisions (tool_call's policy, approval's
 // decision).
 const (
-	PolicyAllow          = "allow"
-	PolicyAsk            = "ask"
-	PolicyDeny           = "deny"
+	PolicyAllow = "allow"
+	PolicyAsk   = "ask"
+	PolicyDeny  = "deny"
+	// PolicyAgent is a coding agent's call it ran on its own: it asked
+	// no permission, so nothing decided it.
+	PolicyAgent          = "agent"
 	DecisionAllow        = "allow"
 	DecisionAllowSession = "allow_session" // this tool runs without asking for the rest of the session
 	DecisionDeny         = "deny"

@@ -132,15 +132,16 @@ func (ts *turnState) writeFile(p acp.WriteTextFileRequest) error {
 	bg := context.WithoutCancel(ts.ctx)
 	if err := a.root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		err = fileErr(err)
-		_ = ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolFailed, Error: err.Error(), Diff: diff})
+		_ = ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolFailed, Error: err.Error()})
 		return err
 	}
 	if err := a.root.WriteFile(rel, []byte(p.Content), 0o644); err != nil {
 		err = fileErr(err)
-		_ = ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolFailed, Error: err.Error(), Diff: diff})
+		_ = ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolFailed, Error: err.Error()})
 		return err
 	}
-	return ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolCompleted, Output: fmt.Sprintf("wrote %d bytes to %s", len(p.Content), filepath.ToSlash(rel)), Diff: diff})
+	// The diff is its tool_call's: the change made is the one proposed.
+	return ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolCompleted, Output: fmt.Sprintf("wrote %d bytes to %s", len(p.Content), filepath.ToSlash(rel))})
 }
 
 // daemonCall commits a call the daemon runs for the agent (a write, a

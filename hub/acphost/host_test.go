@@ -219,14 +219,14 @@ func TestAnEditAsksThenWritesInsideTheWorkspace(t *testing.T) {
 	if *ptr(edit.Title) != "Edit a.txt" || len(edit.Locations) != 1 || !strings.Contains(edit.Diff, "-old") || !strings.Contains(edit.Diff, "+new words") {
 		t.Fatalf("edit call %+v", edit)
 	}
-	if res.State != wire.ToolCompleted || !strings.Contains(res.Diff, "+new words") {
+	if res.State != wire.ToolCompleted || res.Diff != "" { // the change made is the one its call carries
 		t.Fatalf("edit result %+v", res)
 	}
 	w, wres := r.resultOf(t, ToolFSWrite)
-	if w.Title != "Write a.txt" || wres.State != wire.ToolCompleted || !strings.Contains(wres.Diff, "--- a/a.txt") {
+	if w.Title != "Write a.txt" || !strings.Contains(w.Diff, "--- a/a.txt") || wres.State != wire.ToolCompleted || wres.Diff != "" {
 		t.Fatalf("write %+v %+v", w, wres)
 	}
-	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "allow_once (Allow)") {
+	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "“Allow” (allow_once)") {
 		t.Fatalf("notes %q", r.notes)
 	}
 }
@@ -246,7 +246,7 @@ func TestADenialIsRejectOnceAndNothingIsWritten(t *testing.T) {
 	if res.State != wire.ToolDenied || !strings.Contains(res.Error, "denied by ann") {
 		t.Fatalf("result %+v", res)
 	}
-	if !strings.Contains(r.reply(), "not allowed") || len(r.notes) != 1 || !strings.Contains(r.notes[0], "reject_once (Reject)") {
+	if !strings.Contains(r.reply(), "not allowed") || len(r.notes) != 1 || !strings.Contains(r.notes[0], "“Reject” (reject_once)") {
 		t.Fatalf("reply %q notes %q", r.reply(), r.notes)
 	}
 }
@@ -257,7 +257,7 @@ func TestAllowForTheSessionAnswersAllowAlways(t *testing.T) {
 	if err := e.prompt(t, ctxT(t), "s1", "1", "edit c.txt x", r, ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "allow_always (Always allow)") {
+	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "“Always allow” (allow_always)") {
 		t.Fatalf("notes %q", r.notes)
 	}
 }

@@ -50,6 +50,7 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 	}
 	c.asked = true
 	snap := ts.snapshot(c)
+	c.diff = snap.call().Diff
 	ts.mu.Unlock()
 
 	s := ts.t.Sink
@@ -87,7 +88,7 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 		}
 		ts.endAsked(bg, c, wire.ToolDenied, why)
 	}
-	if err := s.Note(bg, c.id, fmt.Sprintf("The agent was answered %s (%s).", opt.Kind, cut(opt.Name, 256))); err != nil {
+	if err := s.Note(bg, c.id, fmt.Sprintf("The agent's request was answered “%s” (%s).", cut(opt.Name, 256), opt.Kind)); err != nil {
 		ts.a.host.log.Warn("note an agent's permission", "session", ts.a.session, "err", err)
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: opt.OptionId}}}

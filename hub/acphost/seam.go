@@ -56,7 +56,7 @@ type Sink interface {
 	// Usage is what the turn cost, as the agent says.
 	Usage(u wire.Usage)
 	// Call commits a call the agent runs on its own (no permission
-	// asked): its tool_call event, with policy allow.
+	// asked): its tool_call event, with policy agent.
 	Call(ctx context.Context, c Call) error
 	// Propose commits a call that needs a decision: the daemon's policy
 	// for c.Tool decides (def when no rule matches; allow_session

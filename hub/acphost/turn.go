@@ -49,6 +49,7 @@ type call struct {
 	ended     bool          // its result is claimed
 	asked     bool          // it asked for permission
 	seen      chan struct{} // closed at its first session/update
+	diff      string        // the diff its tool_call carries: its result repeats none that is the same
 }
 
 func newTurnState(a *agent, t Turn, ctx context.Context) *turnState {
@@ -210,7 +211,7 @@ func merge(c *call, u acp.ToolCallUpdate) {
 
 // changed applies f to the call of id and commits what its status now
 // says: a call that runs or ran is the agent's own (committed with
-// policy allow) unless it asked; one that ended gets its result.
+// policy agent) unless it asked; one that ended gets its result.
 func (ts *turnState) changed(id acp.ToolCallId, f func(c *call)) {
 	ts.mu.Lock()
 	c := ts.record(id)
@@ -230,6 +231,10 @@ func (ts *turnState) changed(id acp.ToolCallId, f func(c *call)) {
 		c.ended = true
 	}
 	snap := ts.snapshot(c)
+	if commit {
+		c.diff = snap.call().Diff
+	}
+	snap.callDiff = c.diff
 	ts.mu.Unlock()
 	bg := context.WithoutCancel(ts.ctx)
 	if commit {
@@ -251,6 +256,9 @@ func (ts *turnState) changed(id acp.ToolCallId, f func(c *call)) {
 // result commits snap's end.
 func (ts *turnState) result(ctx context.Context, snap callSnap, state, errText string) {
 	r := Result{ID: snap.id, State: state, Output: ts.a.outputOf(snap.content), Diff: diffOf(snap.content, ts.a.workspace), Error: errText}
+	if r.Diff == snap.callDiff {
+		r.Diff = "" // its tool_call has it
+	}
 	if state == wire.ToolFailed && r.Error == "" {
 		r.Error = "the agent says the call failed"
 	}
@@ -280,6 +288,10 @@ func (ts *turnState) finish(ctx context.Context, state, errText string) {
 		}
 		c.ended = true
 		snap := ts.snapshot(c)
+		if commit {
+			c.diff = snap.call().Diff
+		}
+		snap.callDiff = c.diff
 		ts.mu.Unlock()
 		if commit {
 			_ = ts.t.Sink.Call(ctx, snap.call())
@@ -311,6 +323,7 @@ type callSnap struct {
 	locations       []acp.ToolCallLocation
 	content         []acp.ToolCallContent
 	workspace       string
+	callDiff        string // the diff its tool_call carried
 }
 
 func (ts *turnState) snapshot(c *call) callSnap {
