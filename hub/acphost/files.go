@@ -140,8 +140,10 @@ func (ts *turnState) writeFile(p acp.WriteTextFileRequest) error {
 		_ = ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolFailed, Error: err.Error()})
 		return err
 	}
-	// The diff is its tool_call's: the change made is the one proposed.
-	return ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolCompleted, Output: fmt.Sprintf("wrote %d bytes to %s", len(p.Content), filepath.ToSlash(rel))})
+	// The change made, on the result, as on the call that proposed it:
+	// the call's is what people decide on, the result's what the log
+	// says was written.
+	return ts.t.Sink.Result(bg, Result{ID: c.ID, State: wire.ToolCompleted, Output: fmt.Sprintf("wrote %d bytes to %s", len(p.Content), filepath.ToSlash(rel)), Diff: diff})
 }
 
 // daemonCall commits a call the daemon runs for the agent (a write, a

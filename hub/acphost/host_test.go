@@ -223,7 +223,7 @@ func TestAnEditAsksThenWritesInsideTheWorkspace(t *testing.T) {
 		t.Fatalf("edit result %+v", res)
 	}
 	w, wres := r.resultOf(t, ToolFSWrite)
-	if w.Title != "Write a.txt" || !strings.Contains(w.Diff, "--- a/a.txt") || wres.State != wire.ToolCompleted || wres.Diff != "" {
+	if w.Title != "Write a.txt" || !strings.Contains(w.Diff, "--- a/a.txt") || wres.State != wire.ToolCompleted || wres.Diff != w.Diff {
 		t.Fatalf("write %+v %+v", w, wres)
 	}
 	if len(r.notes) != 1 || !strings.Contains(r.notes[0], "“Allow” (allow_once)") {
