@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,25 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"albedo/hub/acphost/fakeagent"
 	"albedo/wire"
 )
-
-// withAgent writes a config.toml whose profile coder is the fake coding
-// agent (this test binary, run again by the daemon), and returns a
-// workspace for it.
-func withAgent(t *testing.T, home string) string {
-	t.Helper()
-	cfg := fmt.Sprintf("[providers.coder]\nkind = \"acp\"\ncommand = [%q]\nenv = { %s = \"1\" }\n", os.Args[0], fakeagent.Env)
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
 
 // A coding agent's session across a SIGKILL of the daemon: an edit the
 // agent asks to make is approved from the CLI and lands; a second one

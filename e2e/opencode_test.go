@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -73,7 +74,10 @@ func TestOpencodeWritesAFileAfterAnApprovalFromThePage(t *testing.T) {
 	}
 	d := startDaemon(t, home)
 	c := newClient(t, home)
-	ctx := ctxT(t)
+	// opencode's first start in a fresh home takes seconds (tens, on a
+	// loaded machine): the test's budget is longer than ctxT's.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "opencode", Provider: "opencode", Workspace: ws}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,8 +93,6 @@ func TestOpencodeWritesAFileAfterAnApprovalFromThePage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// opencode's first start in a fresh home takes seconds (tens, on a
-	// loaded machine): the wait is long.
 	p.waitWithin("opencode's write, waiting for a decision", `!!document.querySelector('.tool[data-state=pending] .tool-decide button[data-decision=allow]')`, 3*time.Minute)
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the file was written before the approval")

@@ -16,5 +16,6 @@
 // static/search.js: search across sessions; static/forks.js: a message's
 // fork, regenerate and edit, a fork's parent, the tree, and compaction;
 // static/tools.js: tool calls as blocks, and the decisions on those that
-// wait).
+// wait; static/agent.js: a coding agent's files, diffs and notices, and
+// its plan, thinking and commands' output from the session's status).
 package web

@@ -1,7 +1,7 @@
 // The page's views over protocol.js: the session list (owner), one
 // session's transcript with its streaming reply and tool calls (tools.js),
-// presence and settings, and the composer (owner). A viewer's link shows
-// its one session, read-only.
+// what its coding agent is doing (agent.js), presence and settings, and
+// the composer (owner). A viewer's link shows its one session, read-only.
 
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
@@ -12,7 +12,8 @@ import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
-import { blockAt, isPending, noteTool, pruneCalls, redrawCall, redrawPending, toolElement, wireTools } from './tools.js';
+import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, toolElement, wireTools } from './tools.js';
+import { drawPlan, isAgentCall, noticeElement, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -273,6 +274,9 @@ function keep(id) {
       v.history = 0;
       v.calls = new Map();
       v.gen++;
+      // What its agent does comes with its status, which no longer
+      // comes: a plan shown now would be stale.
+      if (v.status) v.status = { ...v.status, agent: undefined };
     }
   }
   const v = app.views.get(id);
@@ -361,7 +365,9 @@ function handlerFor(v) {
       if (ev.type === 'message' && ev.role === 'assistant' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       // A response that called tools is committed with its first call:
       // its streamed text is that call's now (a partial with none follows).
-      if (ev.type === 'tool_call' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
+      // Not a coding agent's: its reply is the whole turn's text, which
+      // streams on across its calls and is committed at the turn's end.
+      if (ev.type === 'tool_call' && !isAgentCall(ev) && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state !== 'started' && v.stream && v.stream.turn === ev.turn_id) v.stream = null;
       if (ev.type === 'turn' && ev.state === 'started') {
         v.turnSince = Date.parse(ev.at) || Date.now();
@@ -394,6 +400,7 @@ function handlerFor(v) {
       }
       if (v.id === app.current) {
         drawMeta();
+        drawAgent(v);
         if (v.asking && (!was || was.phase !== 'approval' || was.pending !== f.pending)) readApprovals(v);
       }
       drawListSoon();
@@ -550,21 +557,38 @@ function select(id) {
   drawSession();
   drawList();
   if (v.asking) readApprovals(v);
-  meterOpened(app.api, v, () => { if (app.current === id) drawMeta(); });
+  meterOpened(app.api, v, (s) => {
+    // The feed does not carry a session's workspace: its agent's files
+    // are shown relative to it once the session is read.
+    if (s.workspace !== undefined && s.workspace !== v.session.workspace) {
+      v.session = { ...v.session, workspace: s.workspace };
+      redrawCalls(v);
+    }
+    if (app.current === id) drawMeta();
+  });
 }
 
 // --- the transcript ----------------------------------------------------
 
 // The transcript's own elements beside its messages: the marker of older
-// messages (first), the streaming reply, and the outbox of inputs not yet
-// committed (last). Held here, never looked up by id: a message may carry
-// the same id.
-const parts = { older: null, stream: null, outbox: null };
+// messages (first), then after the events, in this order, the agent's
+// thinking, the streaming reply, a command's output that has no block to
+// go in, and the outbox of inputs not yet committed (last). Held here,
+// never looked up by id: a message may carry the same id.
+const parts = { older: null, thought: null, stream: null, output: null, outbox: null };
+const LIVE = ['thought', 'stream', 'output', 'outbox'];
 
 // part is that element if the transcript holds it now.
 function part(name) {
   const el = parts[name];
   return el && el.parentNode === $('transcript') ? el : null;
+}
+
+// after is the element a new one goes before: the first of the parts
+// that come after name (after all events for ''), or null (the end).
+function after(name) {
+  for (const p of LIVE.slice(LIVE.indexOf(name) + 1)) if (part(p)) return part(p);
+  return null;
 }
 
 function drawSession() {
@@ -576,6 +600,7 @@ function drawSession() {
     $('title').textContent = 'albedo';
     document.title = 'albedo';
     tr.append(Object.assign(document.createElement('p'), { className: 'older', textContent: 'No session yet.' }));
+    drawPlan($('plan'), []);
     return;
   }
   drawTitle(v);
@@ -588,6 +613,7 @@ function drawSession() {
   tr.append(frag);
   drawStream();
   drawOutbox();
+  drawAgent(v);
   drawMeta();
   tr.scrollTop = tr.scrollHeight;
 }
@@ -639,18 +665,23 @@ function flushAppends() {
   const follow = following();
   const frag = document.createDocumentFragment();
   let closes = false;
+  let calls = false;
   const decided = [];
   for (const ev of evs) {
     const el = eventElement(ev);
     if (el) frag.append(el);
     closes = closes || ev.type === 'message' || ev.type === 'turn' || ev.type === 'tool_call';
+    calls = calls || ev.type === 'tool_call';
     if (ev.type === 'approval' || ev.type === 'tool_result') decided.push(ev.call_id);
   }
-  tr.insertBefore(frag, part('stream') || part('outbox'));
+  tr.insertBefore(frag, after(''));
   // A decision or a result changes its call's block, wherever it is.
   for (const id of decided) redrawCall(v, id);
   announce(v, evs);
   if (closes) drawStream();
+  // A command's output shown below the reply moves into its call's
+  // block once that is drawn.
+  if (calls) drawAgent(v);
   if (v.asking) showPending(v);
   if (follow) {
     trim(v);
@@ -662,10 +693,12 @@ function flushAppends() {
 // its own: the transcript is a log that is redrawn whole when another
 // session is opened, which must not be read out.
 function announce(v, evs) {
-  const said = evs.filter((e) => e.type === 'message' || e.type === 'tool_call').map((e) => {
+  const said = evs.filter((e) => e.type === 'message' || e.type === 'tool_call' || e.type === 'notice').map((e) => {
+    if (e.type === 'notice') return e.text || '';
     if (e.type === 'tool_call') {
       const asks = isPending(v.calls.get(e.call_id) || {}) && mayDecide(v);
-      return `${e.author || 'the model'} calls ${e.tool}${asks ? ': your decision is needed' : ''}`;
+      const what = isAgentCall(e) && e.title ? `${e.title} (${e.tool})` : e.tool;
+      return `${e.author || 'the model'} calls ${what}${asks ? ': your decision is needed' : ''}`;
     }
     return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}`;
   });
@@ -744,6 +777,8 @@ function eventElement(ev) {
       return null;
     case 'tool_call':
       return toolElement(app.views.get(app.current), ev);
+    case 'notice':
+      return noticeElement(ev);
     case 'compaction': {
       // The summary a provider is sent in place of messages from..to,
       // which stay above; opened, it shows the summary.
@@ -799,10 +834,43 @@ function drawStream() {
     el.setAttribute('aria-busy', 'true');
     el.append(header('assistant', v.status?.model || '', '', ''), Object.assign(document.createElement('div'), { className: 'body' }));
     parts.stream = el;
-    tr.insertBefore(el, part('outbox'));
+    tr.insertBefore(el, after('stream'));
   }
   el.dataset.turn = v.stream.turn;
   renderMarkdown(el.querySelector('.body'), v.stream.text);
+  if (follow) tr.scrollTop = tr.scrollHeight;
+}
+
+// drawAgent shows what the open session's coding agent is doing, as its
+// status says (agent.js): its plan over the composer, the running turn's
+// thinking before the reply, and a command's output in its call's block,
+// else after the reply. Each goes when the status no longer carries it.
+function drawAgent(v) {
+  const a = (v && v.status && v.status.agent) || {};
+  const tr = $('transcript');
+  const follow = following();
+  drawPlan($('plan'), Array.isArray(a.plan) ? a.plan : []);
+  let el = part('thought');
+  if (!a.thought) {
+    if (el) el.remove();
+  } else {
+    if (!el) {
+      el = parts.thought = thoughtElement();
+      tr.insertBefore(el, after('thought'));
+    }
+    setThought(el, a.thought);
+  }
+  const out = a.output || null;
+  const inBlock = !v || drawOutput(v, out); // true too when there is none
+  el = part('output');
+  if (inBlock) {
+    if (el) el.remove();
+  } else if (el) {
+    setOutput(el, out.text || '');
+  } else {
+    parts.output = outputElement('agent-output', out.text || '');
+    tr.insertBefore(parts.output, after('output'));
+  }
   if (follow) tr.scrollTop = tr.scrollHeight;
 }
 

@@ -5,7 +5,8 @@
 // (GET, once it is opened); each turn's end and compaction adds its own.
 
 // meterOpened reads the session's window and cost to date, once; then
-// calls drawn.
+// calls drawn with the session as read (what else of it the page wants,
+// its workspace, comes with it).
 export async function meterOpened(api, v, drawn) {
   if (v.meter) return;
   // countedTo: the newest event whose cost is counted, in the session's
@@ -27,7 +28,7 @@ export async function meterOpened(api, v, drawn) {
         break;
       }
     }
-    drawn();
+    drawn(s);
   } catch {
     v.meter = null; // asked again when the session is opened again
   }

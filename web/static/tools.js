@@ -10,7 +10,12 @@
 // approval and tool_result events, kept by call in the view (v.calls),
 // so that a page opened or reattached while a call waits shows its
 // buttons as a page that saw it come does.
+//
+// A coding agent's call (acp:KIND, agent.js) is headed by the agent's
+// own title, and shows the files it touches and its diff; a command it
+// runs shows its output live while the session's status carries it.
 
+import { drawDiff, diffStat, filesElement, isAgentCall, kindOf, outputElement, setOutput } from './agent.js';
 import { icon } from './icons.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -18,6 +23,10 @@ import { renderMarkdown } from './markdown.js';
 // output may run to 256 KiB.
 const FOLD_LINES = 8;
 const FOLD_CHARS = 600;
+
+// The calls the daemon makes for an agent (a write, a command): the
+// policy decides them, as a model's.
+const DAEMON_CALLS = new Set(['acp:fs_write', 'acp:terminal']);
 
 // The three decisions, as the buttons offer them.
 const DECISIONS = [
@@ -45,8 +54,12 @@ export function noteTool(v, ev) {
     e = { call: null, approval: null, result: null, el: null, asking: '', late: false };
     v.calls.set(ev.call_id, e);
   }
-  if (ev.type === 'tool_call') e.call = ev;
-  else if (ev.type === 'approval') e.approval = ev;
+  if (ev.type === 'tool_call') {
+    // A coding agent's call it said runs and then asks permission for
+    // comes twice: one block, the first's place, drawn from the newest.
+    if (!e.call || ev.offset >= e.call.offset) e.call = ev;
+    if (e.first === undefined || ev.offset < e.first) e.first = ev.offset;
+  } else if (ev.type === 'approval') e.approval = ev;
   else e.result = ev;
 }
 
@@ -72,6 +85,10 @@ export function isPending(e) {
 export function toolElement(v, ev) {
   const e = v.calls.get(ev.call_id);
   if (!e || !e.call) return null;
+  if (ev.offset !== e.first) { // the call asked again: its block says so
+    redrawCall(v, ev.call_id);
+    return null;
+  }
   const d = document.createElement('div');
   d.className = 'toolcall';
   if (ev.text) {
@@ -113,9 +130,12 @@ export function redrawCall(v, id) {
     if (same) same.open = d.open;
   }
   const focused = old.contains(document.activeElement);
+  // A fold's summary keeps the focus: else Enter, pressed to unfold a
+  // diff just as the block is redrawn, would land on Allow.
+  const fold = focused ? document.activeElement.closest('details[data-fold]') : null;
   old.replaceWith(next);
   e.el = next;
-  if (focused) (next.querySelector('.tool-decide button:not([disabled])') || next).focus();
+  if (focused) ((fold && next.querySelector(`details[data-fold="${fold.dataset.fold}"] > summary`)) || next.querySelector('.tool-decide button:not([disabled])') || next).focus();
 }
 
 // redrawPending draws the view's waiting calls again: who may decide
@@ -124,10 +144,35 @@ export function redrawPending(v) {
   for (const [id, e] of v.calls) if (isPending(e)) redrawCall(v, id);
 }
 
-// shows is what a call's block depends on, beyond its call.
+// redrawCalls draws every call of the view shown again, as far as its
+// block would change: the session's workspace became known, and the
+// agent's files are shown relative to it.
+export function redrawCalls(v) {
+  for (const id of v.calls.keys()) redrawCall(v, id);
+}
+
+// drawOutput shows out, the status's agent.output (a running command's
+// output so far, with its call_id), or none, in the block of its call,
+// and takes the one before away. It says false when that call has no
+// block on the page now: the page shows it below the reply then.
+export function drawOutput(v, out) {
+  const id = out ? out.call_id : '';
+  if (v.liveCall && v.liveCall !== id) v.calls.get(v.liveCall)?.el?.querySelector(':scope > .tool-live')?.remove();
+  v.liveCall = id;
+  if (!out) return true;
+  const el = v.calls.get(id)?.el;
+  if (!el || !el.isConnected) return false;
+  const live = el.querySelector(':scope > .tool-live');
+  if (live) setOutput(live, out.text || '');
+  else el.append(outputElement('tool-live', out.text || ''));
+  return true;
+}
+
+// shows is what a call's block depends on, beyond its call (its live
+// output is put in place, drawOutput).
 function shows(v, e) {
-  return JSON.stringify([stateOf(e), ctx.mayDecide(v), e.approval && e.approval.offset, e.result && e.result.offset,
-    e.asking, e.late, v.expires && v.expires.get(e.call.call_id)]);
+  return JSON.stringify([stateOf(e), e.call.offset, ctx.mayDecide(v), e.approval && e.approval.offset, e.result && e.result.offset,
+    e.asking, e.late, v.expires && v.expires.get(e.call.call_id), v.session.workspace || '']);
 }
 
 // stateOf is what a call has come to, as its block says it.
@@ -152,26 +197,44 @@ function block(v, e) {
   const { call, approval, result } = e;
   const state = stateOf(e);
   const decides = state === 'pending' && ctx.mayDecide(v);
+  const agent = isAgentCall(call);
   const sec = document.createElement('section');
-  sec.className = 'tool';
+  sec.className = agent ? 'tool agent' : 'tool';
   sec.tabIndex = -1; // the focus lands here when its buttons go
   sec.dataset.state = state;
   sec.dataset.tool = call.tool || '';
+  sec.dataset.call = call.call_id;
   sec.dataset.shows = shows(v, e);
-  sec.setAttribute('aria-label', `tool call ${call.tool || ''}`);
+  sec.setAttribute('aria-label', agent ? `${call.title || kindOf(call)} (${call.tool})` : `tool call ${call.tool || ''}`);
 
   const h = document.createElement('header');
-  const name = Object.assign(document.createElement('span'), { className: 'tool-name', textContent: call.tool || '(no tool)' });
   const said = state === 'pending' ? (decides ? 'needs your decision' : 'waits for a decision') : STATE_TEXT[state] || state;
   const st = Object.assign(document.createElement('span'), { className: 'tool-state', textContent: said });
-  h.append(icon('tool'), name, st);
+  if (agent) {
+    // The agent's title says what the call does ("Edit a.txt"); its kind
+    // is a label beside it.
+    const kind = Object.assign(document.createElement('span'), { className: 'tool-name tool-kind', textContent: kindOf(call), title: call.tool });
+    const title = Object.assign(document.createElement('span'), { className: 'tool-title', textContent: call.title || call.tool });
+    h.append(icon('tool'), title, kind, st);
+  } else {
+    const name = Object.assign(document.createElement('span'), { className: 'tool-name', textContent: call.tool || '(no tool)' });
+    h.append(icon('tool'), name, st);
+  }
   if (call.at) h.append(clock(call.at));
   sec.append(h);
 
-  if (call.arguments !== undefined && call.arguments !== null) {
-    // Folded, the arguments show compact (pretty, their first line is "{").
-    sec.append(fold('arguments', 'args', JSON.stringify(call.arguments, null, 2), JSON.stringify(call.arguments)));
-  } else {
+  if (agent && Array.isArray(call.locations) && call.locations.length) sec.append(filesElement(call.locations, v.session.workspace));
+  if (agent && call.diff) sec.append(diffFold('diff', 'diff', call.diff));
+
+  // An agent's call may come with no arguments, or {}: that says nothing.
+  const args = call.arguments;
+  const none = args === undefined || args === null || (agent && typeof args === 'object' && !Array.isArray(args) && Object.keys(args).length === 0);
+  if (!none) {
+    // Folded, the arguments show compact (pretty, their first line is
+    // "{"). An agent's are its raw input, which its title, files and
+    // diff say better: folded whatever their length.
+    sec.append(fold('arguments', 'args', JSON.stringify(args, null, 2), { preview: JSON.stringify(args), folded: agent }));
+  } else if (!agent) {
     // The daemon keeps none of a call it refused at once (no such tool,
     // no JSON object): its result says which.
     sec.append(line('tool-who', 'no arguments kept'));
@@ -189,10 +252,15 @@ function block(v, e) {
 
   if (result) {
     if (result.text) sec.append(fold(`result`, 'result', result.text));
+    // The change a call made, unless its call showed that very diff
+    // already (a write the daemon made: proposed and made alike).
+    if (result.diff && result.diff !== call.diff) sec.append(diffFold('change made', 'result-diff', result.diff));
     // A person's deny is said by the decision line already.
     const byPerson = result.state === 'denied' && approval && approval.decision === 'deny';
     if (result.error && !byPerson) sec.append(line('tool-error', result.error));
   }
+  const out = v.status && v.status.agent && v.status.agent.output;
+  if (out && out.call_id === call.call_id) sec.append(outputElement('tool-live', out.text || ''));
   return sec;
 }
 
@@ -205,6 +273,8 @@ function decidedBy(e) {
     const what = a.decision === 'allow_session' ? 'allowed for this session' : a.decision === 'deny' ? 'denied' : 'allowed';
     return `${what} by ${ctx.author(a)}${a.reason ? `: “${a.reason}”` : ''}`;
   }
+  // A coding agent's call it ran on its own: it asked no permission.
+  if (e.call.policy === 'agent') return 'run by the agent without asking';
   if (e.call.policy === 'allow') return 'allowed without asking (the policy, or an earlier “allow for this session”)';
   return '';
 }
@@ -251,16 +321,17 @@ async function decide(v, e, decision) {
 
 // fold is text in a pre, under a summary that opens and closes it: open
 // when short, folded (the start of preview, else of its first line,
-// shown) when long.
-function fold(label, key, text, preview = '') {
+// shown) when long, or when asked to be. draw fills the pre (its text
+// as it is, else).
+function fold(label, key, text, { preview = '', folded = false, draw = null } = {}) {
   const d = document.createElement('details');
   d.className = `tool-fold ${key}`;
   d.dataset.fold = key;
-  const lines = text.split('\n').length;
+  const lines = text.replace(/\n$/, '').split('\n').length; // a last newline ends a line, it starts none
   const long = lines > FOLD_LINES || text.length > FOLD_CHARS;
-  d.open = !long;
+  d.open = !long && !folded;
   const s = document.createElement('summary');
-  if (long) {
+  if (long || folded) {
     const first = (preview || text.split('\n', 1)[0]).slice(0, 80);
     s.append(`${label} · ${lines} line${lines === 1 ? '' : 's'}, ${size(text.length)}: `);
     s.append(Object.assign(document.createElement('span'), { className: 'tool-first', textContent: first }));
@@ -268,9 +339,16 @@ function fold(label, key, text, preview = '') {
     s.textContent = label;
   }
   const pre = document.createElement('pre');
-  pre.textContent = text;
+  if (draw) draw(pre, text);
+  else pre.textContent = text;
   d.append(s, pre);
   return d;
+}
+
+// diffFold is a diff, folded as any long text, its lines coloured; its
+// summary says what it adds and removes.
+function diffFold(label, key, diff) {
+  return fold(`${label} ${diffStat(diff)}`, key, diff, { draw: drawDiff });
 }
 
 function size(n) {
