@@ -23,7 +23,7 @@ func agentEnv(t *testing.T, cfg provider.ToolsConfig) (*env, string) {
 	host := acphost.New(nil, nil)
 	t.Cleanup(host.Close) // after the hub closes: cleanups run last first
 	reg, err := provider.NewRegistry(provider.Config{Tools: cfg, Providers: map[string]provider.Profile{
-		"coder": {Kind: provider.KindACP, Command: []string{os.Args[0]}, Env: map[string]mcphost.Value{fakeagent.Env: {Text: "1"}}},
+		"coder": {Kind: provider.KindACP, Command: []string{os.Args[0]}, Env: map[string]mcphost.Value{fakeagent.Env: {Text: "1"}, "GORACE": {Text: fakeagent.QuickExit[len("GORACE="):]}}},
 	}}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"albedo/hub/acphost/fakeagent"
@@ -14,7 +15,8 @@ import (
 // workspace for it.
 func withAgent(t *testing.T, home string) string {
 	t.Helper()
-	cfg := fmt.Sprintf("[providers.coder]\nkind = \"acp\"\ncommand = [%q]\nenv = { %s = \"1\" }\n", os.Args[0], fakeagent.Env)
+	cfg := fmt.Sprintf("[providers.coder]\nkind = \"acp\"\ncommand = [%q]\nenv = { %s = \"1\", GORACE = %q }\n", os.Args[0], fakeagent.Env,
+		strings.TrimPrefix(fakeagent.QuickExit, "GORACE="))
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

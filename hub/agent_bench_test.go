@@ -41,7 +41,7 @@ func agentHub(tb testing.TB, ended chan<- struct{}) *Hub {
 	tb.Helper()
 	host := acphost.New(nil, nil)
 	reg, err := provider.NewRegistry(provider.Config{Providers: map[string]provider.Profile{
-		"coder": {Kind: provider.KindACP, Command: []string{os.Args[0]}, Env: map[string]mcphost.Value{fakeagent.Env: {Text: "1"}}},
+		"coder": {Kind: provider.KindACP, Command: []string{os.Args[0]}, Env: map[string]mcphost.Value{fakeagent.Env: {Text: "1"}, "GORACE": {Text: fakeagent.QuickExit[len("GORACE="):]}}},
 	}}, nil)
 	if err != nil {
 		tb.Fatal(err)

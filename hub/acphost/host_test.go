@@ -141,7 +141,7 @@ func (r *recorder) resultOf(t *testing.T, tool string) (Call, Result) {
 
 // config is the fake agent's profile.
 func config(mode string) provider.AgentConfig {
-	return provider.AgentConfig{Command: []string{os.Args[0]}, Env: []string{fakeagent.Env + "=" + mode}, StopIdle: time.Minute,
+	return provider.AgentConfig{Command: []string{os.Args[0]}, Env: []string{fakeagent.Env + "=" + mode, fakeagent.QuickExit}, StopIdle: time.Minute,
 		StartTimeout: 10 * time.Second, FS: true, Terminal: true, TerminalTimeout: 10 * time.Second, MaxCalls: 20}
 }
 
@@ -175,6 +175,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func TestATurnStreamsTheReplyThoughtAndPlan(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "hello", r, ""); err != nil {
@@ -203,6 +204,7 @@ func TestATurnStreamsTheReplyThoughtAndPlan(t *testing.T) {
 }
 
 func TestAnEditAsksThenWritesInsideTheWorkspace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := os.WriteFile(filepath.Join(e.ws, "a.txt"), []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -234,6 +236,7 @@ func TestAnEditAsksThenWritesInsideTheWorkspace(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestADenialIsRejectOnceAndNothingIsWritten(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{decide: func(Call) string { return wire.DecisionDeny }}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "edit b.txt words", r, ""); err != nil {
@@ -252,6 +255,7 @@ func TestADenialIsRejectOnceAndNothingIsWritten(t *testing.T) {
 }
 
 func TestAllowForTheSessionAnswersAllowAlways(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{decide: func(Call) string { return wire.DecisionAllowSession }}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "edit c.txt x", r, ""); err != nil {
@@ -263,6 +267,7 @@ func TestAllowForTheSessionAnswersAllowAlways(t *testing.T) {
 }
 
 func TestPickOptionTakesTheClosestOfTheSameSense(t *testing.T) {
+	t.Parallel()
 	onlyAlways := []acpOption{{"allow_always", "a"}, {"reject_always", "r"}}
 	cases := []struct {
 		opts     []acpOption
@@ -283,6 +288,7 @@ func TestPickOptionTakesTheClosestOfTheSameSense(t *testing.T) {
 }
 
 func TestWritesAndReadsOutsideTheWorkspaceAreRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(e.ws, "link")); err != nil {
@@ -317,6 +323,7 @@ func TestWritesAndReadsOutsideTheWorkspaceAreRefused(t *testing.T) {
 }
 
 func TestAPolicyDenialOfWritesRefusesThem(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{policy: func(c Call, def string) string {
 		if c.Tool == ToolFSWrite {
@@ -337,6 +344,7 @@ func TestAPolicyDenialOfWritesRefusesThem(t *testing.T) {
 }
 
 func TestACommandRunsInTheWorkspace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "run pwd", r, ""); err != nil {
@@ -363,6 +371,7 @@ func TestACommandRunsInTheWorkspace(t *testing.T) {
 }
 
 func TestTurningOffFilesAndCommandsRefusesThem(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cfg := config("1")
 	cfg.FS, cfg.Terminal = false, false
@@ -376,6 +385,7 @@ func TestTurningOffFilesAndCommandsRefusesThem(t *testing.T) {
 }
 
 func TestTheAgentsOwnCallIsCommittedAsAllowedWithItsFiles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "own", r, ""); err != nil {
@@ -388,6 +398,7 @@ func TestTheAgentsOwnCallIsCommittedAsAllowedWithItsFiles(t *testing.T) {
 }
 
 func TestAnInterruptSendsCancel(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	ctx, cancel := context.WithCancelCause(ctxT(t))
@@ -409,6 +420,7 @@ func TestAnInterruptSendsCancel(t *testing.T) {
 }
 
 func TestAnInterruptCancelsAWaitingPermission(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{decide: func(Call) string { return "wait" }, proposed: make(chan Call, 1)}
 	ctx, cancel := context.WithCancelCause(ctxT(t))
@@ -424,6 +436,7 @@ func TestAnInterruptCancelsAWaitingPermission(t *testing.T) {
 }
 
 func TestACrashMidTurnFailsItWithTheAgentsLastWords(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	err := e.prompt(t, ctxT(t), "s1", "1", "crash", r, "")
@@ -453,6 +466,7 @@ func firstOpened(t *testing.T, r *recorder) string {
 }
 
 func TestAnAgentThatCannotLoadStartsAnewWithTheTranscript(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	err := e.host.Prompt(ctxT(t), Turn{Session: "s1", Profile: "fake", Config: config("noload"), Workspace: e.ws, Input: "recall",
@@ -467,6 +481,7 @@ func TestAnAgentThatCannotLoadStartsAnewWithTheTranscript(t *testing.T) {
 }
 
 func TestAnAgentThatNeverAnswersInitializeFailsTheTurn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cfg := config("silent")
 	cfg.StartTimeout = 300 * time.Millisecond
@@ -477,6 +492,7 @@ func TestAnAgentThatNeverAnswersInitializeFailsTheTurn(t *testing.T) {
 }
 
 func TestAMissingWorkspaceOrProgramIsSaid(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := e.host.Prompt(ctxT(t), Turn{Session: "s1", Config: config("1"), Workspace: filepath.Join(e.ws, "nope"), Sink: &recorder{}}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("missing workspace: %v", err)
@@ -489,6 +505,7 @@ func TestAMissingWorkspaceOrProgramIsSaid(t *testing.T) {
 }
 
 func TestTooManyCallsCancelTheTurn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	err := e.prompt(t, ctxT(t), "s1", "1", "calls 50", r, "")
@@ -503,6 +520,7 @@ func TestTooManyCallsCancelTheTurn(t *testing.T) {
 }
 
 func TestGarbageAndFloodsAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := &recorder{}
 	if err := e.prompt(t, ctxT(t), "s1", "1", "garbage", r, ""); err != nil || r.reply() != "still here" {
@@ -527,6 +545,7 @@ func TestGarbageAndFloodsAreBounded(t *testing.T) {
 }
 
 func TestIdleAgentsStop(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cfg := config("1")
 	cfg.StopIdle = 50 * time.Millisecond
