@@ -57,7 +57,10 @@ func opencodeProfile(t *testing.T, bin, url string) string {
 // it writes waits for an approval, given on the page, and then lands in
 // the workspace; each step is in the log.
 func TestOpencodeWritesAFileAfterAnApprovalFromThePage(t *testing.T) {
-	parallel(t)
+	// opencode's start keeps a core busy for seconds (tens, in a fresh
+	// home): heavy, and let in early, so that it neither starves the
+	// tests beside it nor runs alone at the end.
+	parallelLongHeavy(t)
 	bin := opencodeBin(t)
 	home := t.TempDir()
 	f, err := fakeopenai.Start()
