@@ -144,7 +144,7 @@ func (s *agentSink) Opened(ctx context.Context, agentSession, how, reason string
 func (s *agentSink) Text(delta string) { s.emit(delta) }
 
 func (s *agentSink) Thought(delta string) {
-	s.h.agentStatusSoon(s.ch, func(a *wire.AgentStatus) { a.Thought = tailOf(a.Thought+delta, wire.MaxThoughtTail) })
+	s.h.agentStatusSoon(s.ch, func(a *wire.AgentStatus) { a.Thought = wire.TailUTF8(a.Thought+delta, wire.MaxThoughtTail) })
 }
 
 func (s *agentSink) Plan(entries []wire.PlanEntry) {
@@ -335,17 +335,3 @@ func (h *Hub) agentStatusSoon(ch *channel, f func(a *wire.AgentStatus)) {
 // agentStatusEvery is how often a stream of an agent's status changes
 // reaches viewers.
 const agentStatusEvery = 100 * time.Millisecond
-
-// tailOf is the newest max bytes of s, from a character's start.
-func tailOf(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	s = s[len(s)-max:]
-	for len(s) > 0 && !utf8RuneStart(s[0]) {
-		s = s[1:]
-	}
-	return s
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

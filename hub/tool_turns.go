@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -515,27 +514,12 @@ func (h *Hub) runCall(ctx context.Context, ch *channel, q queued, c db.ToolCall,
 }
 
 // cutOutput cuts a tool's output at wire.MaxToolOutput bytes, saying so.
-func cutOutput(s string) string { return cutAt(s, wire.MaxToolOutput, "output") }
+func cutOutput(s string) string { return wire.CutNote(s, wire.MaxToolOutput, "output") }
 
 // cutError cuts why a call failed at wire.MaxToolError bytes, saying so:
 // a source's words (an MCP server's error result, a bot's error) are
 // bounded as its output is.
-func cutError(s string) string { return cutAt(s, wire.MaxToolError, "error") }
-
-// cutAt cuts s at max bytes, saying what was cut.
-func cutAt(s string, max int, what string) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := s[:max]
-	for len(cut) > 0 { // not in the middle of a character
-		if r, size := utf8.DecodeLastRuneInString(cut); r != utf8.RuneError || size > 1 {
-			break
-		}
-		cut = cut[:len(cut)-1]
-	}
-	return cut + fmt.Sprintf("\n[the %s was cut at %d of its %d bytes]", what, len(cut), len(s))
-}
+func cutError(s string) string { return wire.CutNote(s, wire.MaxToolError, "error") }
 
 // runTool runs c with its source; it returns the output and, for a call
 // that failed, why.

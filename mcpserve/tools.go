@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,7 +128,7 @@ func (sv *server) messages(ctx context.Context, s wire.Session, after int64, n i
 	msgs := []message{}
 	keep := func(ev wire.Event) {
 		if ev.Type == wire.EventMessage && ev.Text != "" && len(msgs) < n {
-			msgs = append(msgs, message{Offset: ev.Offset, Author: ev.Author, Role: ev.Role, Text: cut(ev.Text, maxTextBytes), At: ev.At})
+			msgs = append(msgs, message{Offset: ev.Offset, Author: ev.Author, Role: ev.Role, Text: wire.CutNote(ev.Text, maxTextBytes, "text"), At: ev.At})
 		}
 	}
 	if after > 0 { // forward from after
@@ -206,7 +205,7 @@ func (sv *server) send(ctx context.Context, _ *mcp.CallToolRequest, in sendIn) (
 		if ev.Type == wire.EventTurn && ev.State != wire.TurnStarted {
 			out := map[string]any{"session": s.ID, "turn_id": r.TurnID, "state": ev.State}
 			if reply != nil {
-				out["reply"], out["author"] = cut(reply.Text, maxTextBytes), reply.Author
+				out["reply"], out["author"] = wire.CutNote(reply.Text, maxTextBytes, "text"), reply.Author
 			}
 			if ev.Error != "" {
 				out["error"] = ev.Error
@@ -261,7 +260,7 @@ func (sv *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*m
 		}
 		if ev.Role == wire.RoleUser && ev.AuthorID != asker && asker != "" && ev.Text != "" {
 			return answer(map[string]any{"session": s.ID, "answered": true,
-				"answer": message{Offset: ev.Offset, Author: ev.Author, Role: ev.Role, Text: cut(ev.Text, maxTextBytes), At: ev.At}})
+				"answer": message{Offset: ev.Offset, Author: ev.Author, Role: ev.Role, Text: wire.CutNote(ev.Text, maxTextBytes, "text"), At: ev.At}})
 		}
 	}
 }
@@ -309,16 +308,4 @@ func answer(v any) (*mcp.CallToolResult, any, error) {
 		return nil, nil, errors.New("the answer passes 512 KiB: ask for fewer messages")
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(js)}}}, v, nil
-}
-
-// cut cuts text at max bytes, saying so.
-func cut(text string, max int) string {
-	if len(text) <= max {
-		return text
-	}
-	c := text[:max]
-	for len(c) > 0 && !utf8.RuneStart(text[len(c)]) {
-		c = c[:len(c)-1]
-	}
-	return c + fmt.Sprintf("\n[cut at %d of its %d bytes]", len(c), len(text))
 }

@@ -16,6 +16,7 @@ import (
 
 	"albedo/hub/mcphost"
 	"albedo/hub/provider"
+	"albedo/wire"
 )
 
 // agent is one session's agent process and its ACP connection.
@@ -277,9 +278,9 @@ func errText(err error) string {
 		if re.Data != nil {
 			s += fmt.Sprintf(" (%v)", re.Data)
 		}
-		return cut(s, maxErrBytes)
+		return wire.CutUTF8(s, maxErrBytes)
 	}
-	return cut(err.Error(), maxErrBytes)
+	return wire.CutUTF8(err.Error(), maxErrBytes)
 }
 
 // maxErrBytes bounds an agent's words in an error.
@@ -291,5 +292,5 @@ func lastLines(s string, n int) string {
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	return cut(strings.Join(lines, "\n"), maxErrBytes)
+	return wire.CutUTF8(strings.Join(lines, "\n"), maxErrBytes)
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	acp "github.com/coder/acp-go-sdk"
@@ -25,7 +24,7 @@ func blockText(b acp.ContentBlock) string {
 	case b.Text != nil:
 		return b.Text.Text
 	case b.ResourceLink != nil:
-		return fmt.Sprintf("[%s]", cut(b.ResourceLink.Name, 256))
+		return fmt.Sprintf("[%s]", wire.CutUTF8(b.ResourceLink.Name, 256))
 	case b.Image != nil:
 		return "[an image]"
 	case b.Audio != nil:
@@ -40,8 +39,8 @@ func blockText(b acp.ContentBlock) string {
 func planOf(entries []acp.PlanEntry) []wire.PlanEntry {
 	out := make([]wire.PlanEntry, 0, min(len(entries), wire.MaxPlanEntries))
 	for _, e := range entries[:min(len(entries), wire.MaxPlanEntries)] {
-		out = append(out, wire.PlanEntry{Content: cut(e.Content, wire.MaxPlanEntryBytes), Priority: cut(string(e.Priority), 32),
-			Status: cut(string(e.Status), 32)})
+		out = append(out, wire.PlanEntry{Content: wire.CutUTF8(e.Content, wire.MaxPlanEntryBytes), Priority: wire.CutUTF8(string(e.Priority), 32),
+			Status: wire.CutUTF8(string(e.Status), 32)})
 	}
 	return out
 }
@@ -53,7 +52,7 @@ func locationsOf(ls []acp.ToolCallLocation) []wire.ToolLocation {
 	}
 	out := make([]wire.ToolLocation, 0, min(len(ls), wire.MaxToolLocations))
 	for _, l := range ls[:min(len(ls), wire.MaxToolLocations)] {
-		out = append(out, wire.ToolLocation{Path: cut(l.Path, wire.MaxLocationPathLen), Line: l.Line})
+		out = append(out, wire.ToolLocation{Path: wire.CutUTF8(l.Path, wire.MaxLocationPathLen), Line: l.Line})
 	}
 	return out
 }
@@ -90,7 +89,7 @@ func diffOf(content []acp.ToolCallContent, workspace string) string {
 			break
 		}
 	}
-	return cutNote(b.String(), wire.MaxToolDiffBytes, "diff")
+	return wire.CutNote(b.String(), wire.MaxToolDiffBytes, "diff")
 }
 
 // unified is the diff of one file; created says it did not exist.
@@ -110,7 +109,7 @@ func unified(path, old, new string, created bool) string {
 
 // relPath is p relative to the workspace when it is inside it.
 func relPath(p, workspace string) string {
-	p = cut(p, wire.MaxLocationPathLen)
+	p = wire.CutUTF8(p, wire.MaxLocationPathLen)
 	if rel, err := filepath.Rel(workspace, p); err == nil && filepath.IsLocal(rel) {
 		return filepath.ToSlash(rel)
 	}
@@ -135,31 +134,7 @@ func (a *agent) outputOf(content []acp.ToolCallContent) string {
 			break
 		}
 	}
-	return cutNote(strings.TrimSuffix(b.String(), "\n"), wire.MaxToolOutput, "output")
-}
-
-// cut is s cut at max bytes, on a character's boundary.
-func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	s = s[:max]
-	for len(s) > 0 {
-		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
-			break
-		}
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// cutNote is s cut at max bytes, saying so.
-func cutNote(s string, max int, what string) string {
-	if len(s) <= max {
-		return s
-	}
-	c := cut(s, max)
-	return c + fmt.Sprintf("\n[the %s was cut at %d of its %d bytes]", what, len(c), len(s))
+	return wire.CutNote(strings.TrimSuffix(b.String(), "\n"), wire.MaxToolOutput, "output")
 }
 
 // tail keeps the newest bytes written to it (an agent's stderr, a
@@ -223,7 +198,7 @@ func (q quiet) Enabled(ctx context.Context, _ slog.Level) bool {
 func (q quiet) Handle(ctx context.Context, r slog.Record) error {
 	n := slog.NewRecord(r.Time, slog.LevelDebug, "acp: "+r.Message, r.PC)
 	r.Attrs(func(a slog.Attr) bool {
-		n.AddAttrs(slog.String(a.Key, cut(a.Value.String(), 256)))
+		n.AddAttrs(slog.String(a.Key, wire.CutUTF8(a.Value.String(), 256)))
 		return true
 	})
 	return q.h.Handle(ctx, n)

@@ -33,7 +33,7 @@ var errOutside = errors.New("the path is outside the session's workspace: the da
 // inWorkspace is p relative to the workspace, or why it is not in it.
 func (a *agent) inWorkspace(p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("the path %q is not absolute", cut(p, 256))
+		return "", fmt.Errorf("the path %q is not absolute", wire.CutUTF8(p, 256))
 	}
 	rel, err := filepath.Rel(a.workspace, filepath.Clean(p))
 	if err != nil || !filepath.IsLocal(rel) {
@@ -118,13 +118,13 @@ func (ts *turnState) writeFile(p acp.WriteTextFileRequest) error {
 	var diff string
 	switch {
 	case readErr == nil || created:
-		diff = cutNote(unified(filepath.ToSlash(rel), string(old), p.Content, created), wire.MaxToolDiffBytes, "diff")
+		diff = wire.CutNote(unified(filepath.ToSlash(rel), string(old), p.Content, created), wire.MaxToolDiffBytes, "diff")
 	default:
 		diff = fmt.Sprintf("--- a/%s\n+++ b/%s\n@@ not shown: %v @@\n", filepath.ToSlash(rel), filepath.ToSlash(rel), readErr)
 	}
 	args, _ := json.Marshal(map[string]any{"path": filepath.ToSlash(rel), "bytes": len(p.Content)})
 	c := Call{Tool: ToolFSWrite, Title: "Write " + filepath.ToSlash(rel), Arguments: args,
-		Locations: []wire.ToolLocation{{Path: cut(p.Path, wire.MaxLocationPathLen)}}, Diff: diff}
+		Locations: []wire.ToolLocation{{Path: wire.CutUTF8(p.Path, wire.MaxLocationPathLen)}}, Diff: diff}
 	ok, err := ts.daemonCall(&c)
 	if err != nil || !ok {
 		return err

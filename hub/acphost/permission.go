@@ -88,7 +88,7 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 		}
 		ts.endAsked(bg, c, wire.ToolDenied, why)
 	}
-	if err := s.Note(bg, c.id, fmt.Sprintf("The agent's request was answered “%s” (%s).", cut(opt.Name, 256), opt.Kind)); err != nil {
+	if err := s.Note(bg, c.id, fmt.Sprintf("The agent's request was answered “%s” (%s).", wire.CutUTF8(opt.Name, 256), opt.Kind)); err != nil {
 		ts.a.host.log.Warn("note an agent's permission", "session", ts.a.session, "err", err)
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: opt.OptionId}}}

@@ -131,7 +131,7 @@ func (ts *turnState) ended(ctx context.Context, stop acp.StopReason, why error) 
 		return errors.New("the agent reached its limit of model requests in one turn (stopReason max_turn_requests)")
 	}
 	ts.finish(ctx, wire.ToolFailed, "the agent ended its turn in a way albedo does not know")
-	return fmt.Errorf("the agent ended its turn with stopReason %q, which albedo does not know", cut(string(stop), 64))
+	return fmt.Errorf("the agent ended its turn with stopReason %q, which albedo does not know", wire.CutUTF8(string(stop), 64))
 }
 
 // cancelGrace is how long an interrupted agent has to end its prompt

@@ -65,7 +65,7 @@ func (ts *terminals) get(id string) (*terminal, error) {
 			return t, nil
 		}
 	}
-	return nil, fmt.Errorf("no terminal %q", cut(id, 64))
+	return nil, fmt.Errorf("no terminal %q", wire.CutUTF8(id, 64))
 }
 
 // release kills a command and forgets it.
@@ -149,7 +149,7 @@ func (ts *turnState) createTerminal(p acp.CreateTerminalRequest) (acp.CreateTerm
 	}
 	for _, e := range p.Env {
 		if e.Name == "" || strings.ContainsAny(e.Name, "=\x00") || len(e.Name)+len(e.Value) > maxCommandBytes {
-			return acp.CreateTerminalResponse{}, fmt.Errorf("the environment variable %q is not one", cut(e.Name, 64))
+			return acp.CreateTerminalResponse{}, fmt.Errorf("the environment variable %q is not one", wire.CutUTF8(e.Name, 64))
 		}
 		env = append(env, e.Name+"="+e.Value)
 	}
@@ -161,7 +161,7 @@ func (ts *turnState) createTerminal(p acp.CreateTerminalRequest) (acp.CreateTerm
 		}
 		fi, err := a.root.Stat(rel)
 		if err != nil || !fi.IsDir() {
-			return acp.CreateTerminalResponse{}, fmt.Errorf("the directory %q is not one of the workspace's", cut(*p.Cwd, 256))
+			return acp.CreateTerminalResponse{}, fmt.Errorf("the directory %q is not one of the workspace's", wire.CutUTF8(*p.Cwd, 256))
 		}
 		dir = a.workspace + "/" + rel
 	}
@@ -173,7 +173,7 @@ func (ts *turnState) createTerminal(p acp.CreateTerminalRequest) (acp.CreateTerm
 	}
 	line := strings.Join(append([]string{p.Command}, p.Args...), " ")
 	args, _ := json.Marshal(map[string]any{"command": p.Command, "args": p.Args, "cwd": dir})
-	c := Call{Tool: ToolTerminal, Title: cut(line, wire.MaxToolTitleBytes), Arguments: args}
+	c := Call{Tool: ToolTerminal, Title: wire.CutUTF8(line, wire.MaxToolTitleBytes), Arguments: args}
 	ok, err := ts.daemonCall(&c)
 	if err != nil || !ok {
 		return acp.CreateTerminalResponse{}, err

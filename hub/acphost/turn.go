@@ -334,7 +334,7 @@ func (ts *turnState) snapshot(c *call) callSnap {
 // call is the snapshot as the log keeps a call: tool acp:KIND, the
 // agent's title, its input as arguments, its files, its diff.
 func (s callSnap) call() Call {
-	return Call{ID: s.id, Tool: ToolPrefix + toolKind(s.kind), Title: cut(s.title, wire.MaxToolTitleBytes), Arguments: argumentsOf(s.input),
+	return Call{ID: s.id, Tool: ToolPrefix + toolKind(s.kind), Title: wire.CutUTF8(s.title, wire.MaxToolTitleBytes), Arguments: argumentsOf(s.input),
 		Locations: locationsOf(s.locations), Diff: diffOf(s.content, s.workspace)}
 }
 

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"albedo/hub/tools"
+	"albedo/wire"
 )
 
 // The states of a server, as Status says them.
@@ -239,14 +239,7 @@ func specOf(t *mcp.Tool) (tools.Spec, string) {
 	if err != nil || t.InputSchema == nil {
 		schema = []byte(`{"type":"object"}`)
 	}
-	desc := strings.ReplaceAll(strings.ToValidUTF8(t.Description, "?"), "\x00", "")
-	if len(desc) > tools.MaxDescriptionBytes {
-		cut := tools.MaxDescriptionBytes
-		for cut > 0 && !utf8.RuneStart(desc[cut]) {
-			cut--
-		}
-		desc = desc[:cut]
-	}
+	desc := wire.CutUTF8(strings.ReplaceAll(strings.ToValidUTF8(t.Description, "?"), "\x00", ""), tools.MaxDescriptionBytes)
 	spec := tools.Spec{Name: t.Name, Description: desc, InputSchema: schema}
 	if err := tools.CheckSchema(spec); err != nil {
 		return tools.Spec{}, fmt.Sprintf("tool %q: %v", t.Name, err)
