@@ -31,7 +31,7 @@ type agent struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	conn    *acp.ClientSideConnection
-	stderr  *tail
+	stderr  *mcphost.Tail
 	exited  chan struct{} // closed when the process ended; exitErr says how
 	exitErr error
 	caps    acp.AgentCapabilities
@@ -52,7 +52,7 @@ type agent struct {
 
 func newAgent(h *Host, t Turn, key string) *agent {
 	a := &agent{host: h, session: t.Session, key: key, cfg: t.Config, workspace: t.Workspace, busy: true,
-		stderr: &tail{max: maxStderr}, exited: make(chan struct{})}
+		stderr: &mcphost.Tail{Max: maxStderr}, exited: make(chan struct{})}
 	a.cl = &client{a: a, inflight: make(chan struct{}, maxInflight)}
 	a.terminals = &terminals{a: a, m: map[string]*terminal{}}
 	return a

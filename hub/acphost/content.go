@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	udiff "github.com/aymanbagabas/go-udiff"
 	acp "github.com/coder/acp-go-sdk"
@@ -135,49 +134,6 @@ func (a *agent) outputOf(content []acp.ToolCallContent) string {
 		}
 	}
 	return wire.CutNote(strings.TrimSuffix(b.String(), "\n"), wire.MaxToolOutput, "output")
-}
-
-// tail keeps the newest bytes written to it (an agent's stderr, a
-// command's output), at most max.
-type tail struct {
-	mu    sync.Mutex
-	max   int
-	buf   []byte
-	total int64 // every byte written
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.total += int64(len(p))
-	if len(p) >= t.max {
-		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
-		return len(p), nil
-	}
-	if over := len(t.buf) + len(p) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	t.buf = append(t.buf, p...)
-	return len(p), nil
-}
-
-// String is what is kept, valid UTF-8.
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.ToValidUTF8(string(t.buf), "")
-}
-
-// Newest is the last n bytes kept, valid UTF-8, and whether more was
-// written than that.
-func (t *tail) Newest(n int) (string, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	b := t.buf
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return strings.ToValidUTF8(string(b), ""), t.total > int64(len(b))
 }
 
 // maxStderr bounds what is kept of an agent's stderr.

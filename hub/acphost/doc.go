@@ -36,8 +36,7 @@
 //     bounded and streamed, killed past terminal_timeout and at the turn's
 //     end.
 //   - content.go: what is kept of the agent's words, bounded: text, plans,
-//     locations, diffs (go-udiff), output; the tail of a stream; the SDK's
-//     logger, quieted.
+//     locations, diffs (go-udiff), output; the SDK's logger, quieted.
 //
 // host_test.go runs the fake agent (fakeagent/, the test binary run
 // again) through each of these; fuzz_test.go feeds the agent's updates;

@@ -47,7 +47,7 @@ const maxGone = 16
 type terminal struct {
 	id, call string
 	cmd      *exec.Cmd
-	out      *tail
+	out      *mcphost.Tail
 	done     chan struct{} // closed when it ended and its result is committed
 	timedOut bool
 	status   acp.TerminalExitStatus
@@ -119,7 +119,7 @@ func (t *terminal) exitStatus() acp.TerminalExitStatus {
 
 // output is what terminal/output answers.
 func (t *terminal) output() acp.TerminalOutputResponse {
-	s, more := t.out.Newest(t.out.max)
+	s, more := t.out.Newest(t.out.Max)
 	r := acp.TerminalOutputResponse{Output: s, Truncated: more}
 	select {
 	case <-t.done:
@@ -182,7 +182,7 @@ func (ts *turnState) createTerminal(p acp.CreateTerminalRequest) (acp.CreateTerm
 	if p.OutputByteLimit != nil && *p.OutputByteLimit > 0 {
 		limit = min(limit, *p.OutputByteLimit)
 	}
-	t := &terminal{id: "term-" + c.ID, call: c.ID, out: &tail{max: limit}, done: make(chan struct{})}
+	t := &terminal{id: "term-" + c.ID, call: c.ID, out: &mcphost.Tail{Max: limit}, done: make(chan struct{})}
 	t.cmd = exec.Command(p.Command, p.Args...)
 	t.cmd.Dir, t.cmd.Env = dir, env
 	t.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -108,6 +108,23 @@ func (v Value) Resolve(getenv func(string) string) (string, error) {
 	return v.Text, nil
 }
 
+// ResolveEnv is a table's env as a program's environment, NAME=value in
+// name order, each value read from where it says.
+func ResolveEnv(env map[string]Value, getenv func(string) string) ([]string, error) {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, fmt.Errorf("env: %q is no variable's name", k)
+		}
+		v, err := env[k].Resolve(getenv)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %v", k, err)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
 // Duration reads "90s"-style TOML strings.
 type Duration struct{ time.Duration }
 
@@ -166,16 +183,11 @@ func (c ServerConfig) check(name string, getenv func(string) string) (resolved, 
 		r.url = c.URL
 	}
 	r.command = slices.Clone(c.Command)
-	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return r, at("env: %q is no variable's name", k)
-		}
-		v, err := c.Env[k].Resolve(getenv)
-		if err != nil {
-			return r, at("env %s: %v", k, err)
-		}
-		r.env = append(r.env, k+"="+v)
+	env, err := ResolveEnv(c.Env, getenv)
+	if err != nil {
+		return r, at("%v", err)
 	}
+	r.env = env
 	if len(c.Headers) > 0 {
 		r.headers = map[string]string{}
 		for k, hv := range c.Headers {

@@ -24,6 +24,6 @@
 //     the environment or a file, and the checks of a table.
 //   - host.go: Host, the servers by name: Reload, Offers, Status, Close.
 //   - server.go: one server's life: start, the tool list, its end,
-//     idleness.
+//     idleness; Tail, the newest bytes a program wrote (its stderr).
 //   - call.go: Call, and a tool's result as the model is told it.
 package mcphost

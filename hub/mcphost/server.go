@@ -51,7 +51,7 @@ type server struct {
 	lastUse  time.Time
 	idle     *time.Timer
 	removed  bool
-	stderr   *tail
+	stderr   *Tail
 }
 
 // tool is one tool a server lists, as offered.
@@ -61,7 +61,7 @@ type tool struct {
 }
 
 func newServer(h *Host, name string, cfg resolved) *server {
-	return &server{name: name, cfg: cfg, host: h, state: StateStopped, stderr: &tail{}}
+	return &server{name: name, cfg: cfg, host: h, state: StateStopped, stderr: &Tail{Max: tailBytes}}
 }
 
 // session is the server's running session, started if it is not: it
@@ -84,7 +84,7 @@ func (s *server) session(ctx context.Context) (*mcp.ClientSession, error) {
 			defer s.mu.Unlock()
 			return nil, errors.New(s.err)
 		}
-		s.starting, s.state, s.stderr = make(chan struct{}), StateStarting, &tail{}
+		s.starting, s.state, s.stderr = make(chan struct{}), StateStarting, &Tail{Max: tailBytes}
 		go s.start(s.starting)
 	}
 	wait := s.starting
@@ -132,11 +132,14 @@ func (s *server) start(done chan struct{}) {
 	s.touchLocked()
 }
 
+// tailBytes is what is kept of a server's stderr.
+const tailBytes = 1 << 10
+
 // failure says why the server failed: what happened, err, and the last
 // words of its program's standard error, if any.
 func (s *server) failure(what string, err error) string {
 	msg := fmt.Sprintf("MCP server %s %s: %v", s.name, what, err)
-	if t := s.stderr.String(); t != "" {
+	if t := strings.Join(strings.Fields(s.stderr.String()), " "); t != "" {
 		msg += "; its last words: " + t
 	}
 	return msg
@@ -354,29 +357,45 @@ func (h headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// tail keeps the last bytes a program wrote to its standard error, for
-// the message that says why it failed.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
+// Tail keeps the newest bytes written to it (a program's stderr, a
+// command's output), at most Max.
+type Tail struct {
+	Max   int
+	mu    sync.Mutex
+	buf   []byte
+	total int64 // every byte written
 }
 
-const tailBytes = 1 << 10
-
-func (t *tail) Write(p []byte) (int, error) {
+func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailBytes {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	t.total += int64(len(p))
+	if len(p) >= t.Max {
+		t.buf = append(t.buf[:0], p[len(p)-t.Max:]...)
+		return len(p), nil
 	}
+	if over := len(t.buf) + len(p) - t.Max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	t.buf = append(t.buf, p...)
 	return len(p), nil
 }
 
-// String is the tail as one line of valid UTF-8.
-func (t *tail) String() string {
+// String is what is kept, valid UTF-8.
+func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := strings.ToValidUTF8(string(t.buf), "")
-	return strings.Join(strings.Fields(s), " ")
+	return strings.ToValidUTF8(string(t.buf), "")
+}
+
+// Newest is the last n bytes kept, valid UTF-8, and whether more was
+// written than that.
+func (t *Tail) Newest(n int) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.ToValidUTF8(string(b), ""), t.total > int64(len(b))
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
+
+	"albedo/hub/mcphost"
 )
 
 // KindACP is the kind of a profile that is a coding agent speaking the
@@ -103,16 +103,11 @@ func newACP(n string, p Profile, getenv func(string) string) (*ACP, error) {
 	cfg := AgentConfig{Command: slices.Clone(p.Command), StopIdle: p.StopIdle.Duration, StartTimeout: p.StartTimeout.Duration,
 		TerminalTimeout: p.TerminalTimeout.Duration, FS: p.FS == nil || *p.FS, Terminal: p.Terminal == nil || *p.Terminal,
 		MaxCalls: p.MaxToolCalls}
-	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
-			return nil, at("env: %q is no variable's name", k)
-		}
-		v, err := p.Env[k].Resolve(getenv)
-		if err != nil {
-			return nil, at("env %s: %v", k, err)
-		}
-		cfg.Env = append(cfg.Env, k+"="+v)
+	env, err := mcphost.ResolveEnv(p.Env, getenv)
+	if err != nil {
+		return nil, at("%v", err)
 	}
+	cfg.Env = env
 	if cfg.StopIdle == 0 {
 		cfg.StopIdle = DefaultAgentStopIdle
 	}
