@@ -191,10 +191,7 @@ func (s *agentSink) Propose(ctx context.Context, c acphost.Call, def string) (st
 	if !c.Again {
 		r = s.row(c)
 	}
-	r.Policy = string(policy.OfOr(c.Tool, tools.Decision(def)))
-	if r.Policy == wire.PolicyAsk && allowed[c.Tool] {
-		r.Policy = wire.PolicyAllow // a person allowed it for the session
-	}
+	r.Policy = policyFor(policy, allowed, c.Tool, tools.Decision(def))
 	switch r.Policy {
 	case wire.PolicyAsk:
 		r.ExpiresAt = r.RequestedAt.Add(approval)
@@ -275,23 +272,7 @@ func (s *agentSink) Result(ctx context.Context, r acphost.Result) error {
 	c := db.ToolCall{Session: s.ch.id, CallID: r.ID, TurnID: s.q.turnID, State: r.State, Output: cutOutput(r.Output), Error: cutError(r.Error)}
 	ev := resultEvent(c)
 	ev.Diff = r.Diff
-	_, err := s.h.db.Writer().Do(ctx, func(tx *db.Tx) error {
-		if err := tx.CheckRun(ctx, s.ch.id, s.q.lease); err != nil {
-			return err
-		}
-		if err := tx.EndToolCall(ctx, s.ch.id, r.ID, c.State, c.Output, c.Error); err != nil {
-			return err
-		}
-		_, err := tx.Append(ctx, s.ch.id, ev)
-		return err
-	})
-	switch {
-	case errors.Is(err, db.ErrDecided):
-		return nil // it ended already (a person denied it)
-	case errors.Is(err, db.ErrLeaseLost):
-		return errLeaseLost
-	}
-	return err
+	return s.h.commitEnd(ctx, s.ch, s.q, c, "", ev) // one ended already (a person denied it) stays as it is
 }
 
 func (s *agentSink) Note(ctx context.Context, id, text string) error {

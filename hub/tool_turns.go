@@ -330,10 +330,7 @@ func classifyCall(r *db.ToolCall, m provider.ToolCall, byAPI map[string]tools.Of
 		return nil
 	}
 	r.Arguments = string(args)
-	r.Policy = string(policy.OfOr(offer.Full, offer.Default))
-	if r.Policy == wire.PolicyAsk && allowed[offer.Full] {
-		r.Policy = wire.PolicyAllow // a person allowed it for the session
-	}
+	r.Policy = policyFor(policy, allowed, offer.Full, offer.Default)
 	switch r.Policy {
 	case wire.PolicyAsk:
 		r.ExpiresAt = expires
@@ -343,6 +340,17 @@ func classifyCall(r *db.ToolCall, m provider.ToolCall, byAPI map[string]tools.Of
 		r.Decision = wire.PolicyAllow
 	}
 	return args
+}
+
+// policyFor is the policy a call of tool gets: the rules' (def when none
+// matches), or allow where they ask and a person allowed the tool for
+// the session.
+func policyFor(policy tools.Policy, allowed map[string]bool, tool string, def tools.Decision) string {
+	p := string(policy.OfOr(tool, def))
+	if p == wire.PolicyAsk && allowed[tool] {
+		return wire.PolicyAllow
+	}
+	return p
 }
 
 // streamOver ends the streamed text of a turn's response, now committed
@@ -540,8 +548,14 @@ func (h *Hub) runTool(ctx context.Context, q queued, c db.ToolCall) (string, str
 // beaten (db.ErrDecided); a result already committed is db.ErrDecided
 // too.
 func (h *Hub) endCall(ctx context.Context, ch *channel, q queued, c db.ToolCall, decide, state, output, errText string) error {
-	bg := context.WithoutCancel(ctx)
 	c.State, c.Output, c.Error = state, output, errText
+	return h.commitEnd(ctx, ch, q, c, decide, resultEvent(c))
+}
+
+// commitEnd is endCall's commit of c's result as ev (resultEvent(c), or
+// that with more: a coding agent's diff).
+func (h *Hub) commitEnd(ctx context.Context, ch *channel, q queued, c db.ToolCall, decide string, ev wire.Event) error {
+	bg := context.WithoutCancel(ctx)
 	_, err := h.db.Writer().Do(bg, func(tx *db.Tx) error {
 		if err := tx.CheckRun(bg, ch.id, q.lease); err != nil {
 			return err
@@ -551,10 +565,10 @@ func (h *Hub) endCall(ctx context.Context, ch *channel, q queued, c db.ToolCall,
 				return err
 			}
 		}
-		if err := tx.EndToolCall(bg, ch.id, c.CallID, state, output, errText); err != nil {
+		if err := tx.EndToolCall(bg, ch.id, c.CallID, c.State, c.Output, c.Error); err != nil {
 			return err
 		}
-		_, err := tx.Append(bg, ch.id, resultEvent(c))
+		_, err := tx.Append(bg, ch.id, ev)
 		return err
 	})
 	if errors.Is(err, db.ErrLeaseLost) {
