@@ -20,14 +20,8 @@ import (
 // next turn the agent, started again, loads its own session and is told.
 func TestACodingAgentsTurnLostToAKillIsSaidAndTold(t *testing.T) {
 	parallel(t)
-	home := t.TempDir()
-	ws := withAgent(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "coder", Workspace: ws}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{agent: true, session: "k", create: wire.SessionCreate{Title: "k"}})
+	home, ws, d, c, ctx := fx.home, fx.ws, fx.d, fx.c, fx.ctx
 	pendingCall := func(tool string) string {
 		t.Helper()
 		if _, err := waitPhase(ctx, c, "k", wire.PhaseApproval); err != nil {
@@ -93,14 +87,8 @@ func TestACodingAgentsTurnLostToAKillIsSaidAndTold(t *testing.T) {
 // loads its session and goes on.
 func TestAStopCancelsACodingAgentsWaitingRequest(t *testing.T) {
 	parallel(t)
-	home := t.TempDir()
-	ws := withAgent(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "k", Provider: "coder", Workspace: ws}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{agent: true, session: "k", create: wire.SessionCreate{Title: "k"}})
+	home, ws, d, c, ctx := fx.home, fx.ws, fx.d, fx.c, fx.ctx
 	if _, err := c.PutInput(ctx, "k", uuid.NewString(), "edit b.txt never"); err != nil {
 		t.Fatal(err)
 	}

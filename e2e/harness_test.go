@@ -394,6 +394,10 @@ type fixtureOpts struct {
 	// endpoint (fixture.fake); its config.toml is written before the daemon
 	// starts, so that the first turn already has it.
 	fake bool
+	// agent gives the daemon provider "coder", the fake coding agent
+	// (withAgent), and a workspace for it (fixture.ws): a session created
+	// without a provider is the agent's, in it.
+	agent bool
 	// cli leaves the daemon to the CLI: `albedo sessions` starts it, detached,
 	// as a user's first command does, and `albedo stop` ends it with the
 	// test. For tests that stop and start it with the CLI; the fixture then
@@ -409,6 +413,7 @@ type fixtureOpts struct {
 type fixture struct {
 	home string
 	fake *fakeopenai.Server // with fixtureOpts.fake
+	ws   string             // the agent's workspace, with fixtureOpts.agent
 	d    *daemon            // nil with fixtureOpts.cli
 	c    *client.Client     // the owner's client; it starts no daemons
 	ctx  context.Context    // ends with the test, or after 60 s
@@ -424,6 +429,12 @@ func newFixture(t *testing.T, opts fixtureOpts) *fixture {
 	fx := &fixture{home: t.TempDir()}
 	if opts.fake {
 		fx.fake = withFake(t, fx.home)
+	}
+	if opts.agent {
+		fx.ws = withAgent(t, fx.home)
+		if opts.create.Provider == "" {
+			opts.create.Provider, opts.create.Workspace = "coder", fx.ws
+		}
 	}
 	if opts.cli {
 		stopOnCleanup(t, fx.home)

@@ -66,14 +66,8 @@ const fitsPhone = `document.documentElement.scrollWidth <= innerWidth &&
 // goes when the command ends.
 func TestWebAgentSessionShowsItsDoings(t *testing.T) {
 	parallel(t)
-	home := t.TempDir()
-	ws := withAgent(t, home)
-	d := startDaemon(t, home)
-	c := newClient(t, home)
-	ctx := ctxT(t)
-	if _, err := c.CreateSession(ctx, "k", wire.SessionCreate{Title: "agent", Provider: "coder", Workspace: ws}); err != nil {
-		t.Fatal(err)
-	}
+	fx := newFixture(t, fixtureOpts{agent: true, session: "k", create: wire.SessionCreate{Title: "agent"}})
+	home, ws, d := fx.home, fx.ws, fx.d
 	write := func(name, text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
