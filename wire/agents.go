@@ -20,8 +20,9 @@ type PlanEntry struct {
 }
 
 // AgentStatus is what a session's agent is doing, in its status: its
-// plan as it last said it (kept after the turn), the running turn's
-// thinking so far, and the output so far of the command that runs now.
+// plan as it last said it (kept after the turn, until the next one
+// starts), the running turn's thinking so far, and the output so far of
+// the command that runs now.
 // Each is bounded: the newest MaxThoughtTail bytes of the thinking and
 // of the output, MaxPlanEntries of MaxPlanEntryBytes.
 type AgentStatus struct {

@@ -3,9 +3,10 @@
 // they propose or made, drawn in their blocks (tools.js); the daemon's
 // notices, a quiet line each; and what the session's status says the
 // agent is doing, which the log does not keep: its plan (a checklist
-// over the composer, kept after the turn), the running turn's thinking
-// (folded, where the reply streams) and the output so far of a command
-// it runs (in that call's block, else below the reply).
+// over the composer, kept after the turn until the next starts), the
+// running turn's thinking (folded, where the reply streams) and the
+// output so far of a command it runs (in that call's block, else below
+// the reply).
 //
 // All of it is text, put in with textContent: titles, paths, diffs and
 // output come from a program the daemon runs, and none of it is markup.
