@@ -255,7 +255,11 @@ func (sv *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*m
 			continue
 		}
 		if ev.InputID == id || ev.InputID == r.InputID {
-			asker = ev.AuthorID // the question itself: who asked
+			// The question itself, which says who asked, or the model's
+			// reply to it, which is no one's answer.
+			if ev.Role == wire.RoleUser && asker == "" {
+				asker = ev.AuthorID
+			}
 			continue
 		}
 		if ev.Role == wire.RoleUser && ev.AuthorID != asker && asker != "" && ev.Text != "" {
