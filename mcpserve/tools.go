@@ -257,7 +257,7 @@ func (sv *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*m
 		if ev.InputID == id || ev.InputID == r.InputID {
 			// The question itself, which says who asked, or the model's
 			// reply to it, which is no one's answer.
-			if ev.Role == wire.RoleUser && asker == "" {
+			if ev.Role != wire.RoleAssistant && asker == "" {
 				asker = ev.AuthorID
 			}
 			continue
