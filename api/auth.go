@@ -55,6 +55,12 @@ var permissions = map[string]access.Rule{
 	"DELETE /v1/bots/:name":                    {Roles: access.OwnerOnly},
 	"POST /v1/daemon/shutdown":                 {Roles: access.OwnerOnly},
 	"GET /v1/ws":                               {Roles: access.Everyone},
+	// Files: whoever may write somewhere uploads; a blob is read by who
+	// uploaded it and by whoever may read a session that carries it,
+	// checked in the handler (blobs.go).
+	"PUT /v1/blobs/:sha256":  {Roles: access.Writers},
+	"HEAD /v1/blobs/:sha256": {Roles: access.Everyone},
+	"GET /v1/blobs/:sha256":  {Roles: access.Everyone},
 	// albedo as an MCP server: its tools act through this API with the
 	// same token, each checked here as any request (mcp.go).
 	"POST /v1/mcp":   {Roles: access.Everyone},

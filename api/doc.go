@@ -38,6 +38,8 @@
 //     a compaction by hand; the events of a session restored from an
 //     export.
 //   - reads.go: the caller's read marker in a session.
+//   - blobs.go: files: PUT, HEAD and GET /v1/blobs/{sha256}, streamed,
+//     ranged, served so that nothing in them runs.
 //   - approvals.go: the tool calls waiting for a decision, a decision,
 //     and the tools a session may call.
 //   - members.go: members, their personal tokens, and their grants to

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,13 +144,28 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
-	e.Use(s.keepAliveForTokens, s.checkHost, middleware.BodyLimit("2M"))
+	e.Use(s.keepAliveForTokens, s.checkHost, bodyLimit)
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/", s.page)
 	e.GET("/assets/*", s.asset)
+	s.routes(e.Group("/v1", s.requireToken))
+	s.e = e
+	return s
+}
 
-	v1 := e.Group("/v1", s.requireToken)
+// bodyLimit bounds a request's body to 2 MiB, but a blob's, which
+// max_attachment_bytes bounds and which is read a chunk at a time
+// (blobs.go).
+var bodyLimit = middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+	Limit: "2M",
+	Skipper: func(c echo.Context) bool {
+		return c.Request().Method == http.MethodPut && strings.HasPrefix(c.Request().URL.Path, "/v1/blobs/")
+	},
+})
+
+// routes are the /v1 routes, each in the permission table (auth.go).
+func (s *Server) routes(v1 *echo.Group) {
 	v1.GET("/sessions", s.listSessions)
 	v1.POST("/sessions", s.createSession)
 	v1.PUT("/sessions/:id", s.putSession)
@@ -188,13 +204,14 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 	v1.POST("/bots", s.addBot)
 	v1.DELETE("/bots/:name", s.removeBot)
 	v1.POST("/daemon/shutdown", s.shutdown)
+	v1.PUT("/blobs/:sha256", s.putBlob)
+	v1.HEAD("/blobs/:sha256", s.getBlob)
+	v1.GET("/blobs/:sha256", s.getBlob)
 	v1.GET("/ws", s.websocket)
 	mcpH := s.mcp
 	v1.POST("/mcp", mcpH)
 	v1.GET("/mcp", mcpH)
 	v1.DELETE("/mcp", mcpH)
-	s.e = e
-	return s
 }
 
 // mcp serves /v1/mcp: Options.MCP, albedo as an MCP server, behind the

@@ -181,7 +181,11 @@ func (s *Server) putInput(c echo.Context) error {
 		return err
 	}
 	pr, _ := principalOf(c)
-	r, err := s.hub.PutInput(c.Request().Context(), c.Param("id"), c.Param("input_id"), in.Text, pr.Author())
+	atts, err := s.hub.Attachments(c.Request().Context(), pr, in.Attachments)
+	if err != nil {
+		return err
+	}
+	r, err := s.hub.PutInput(c.Request().Context(), c.Param("id"), c.Param("input_id"), in.Text, pr.Author(), atts...)
 	if err != nil {
 		return err
 	}

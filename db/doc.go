@@ -95,6 +95,9 @@
 //     tools a session allows without asking.
 //   - agents.go: a session's coding agent: the agent session its last
 //     process held, and what the next prompt tells it.
+//   - blobs.go: files by their sha256, their bytes in chunks written one
+//     request each; who uploaded them; the sessions whose logs carry
+//     them (from Append, forks); the sweep of what none carries.
 //   - usage.go: each turn's usage, recorded as it ends, and the totals
 //     summed from those rows.
 //   - tokens.go: owner, bot and viewer tokens.

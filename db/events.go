@@ -100,6 +100,9 @@ func (t *Tx) append(ctx context.Context, session string, keepAt bool, evs []wire
 			c.lastTurn = ev.State
 		}
 	}
+	if err := t.refBlobs(ctx, session, evs, cur+1); err != nil {
+		return nil, err
+	}
 	c.head += int64(len(evs))
 	t.setCounters(session, c)
 	t.committed = append(t.committed, Committed{Session: session, Epoch: c.epoch, Events: out})

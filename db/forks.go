@@ -91,6 +91,9 @@ func (t *Tx) Fork(ctx context.Context, f ForkOf) (Session, *Input, error) {
 	if err := t.forkTools(ctx, f.Parent, s.ID); err != nil {
 		return Session{}, nil, err
 	}
+	if err := t.forkBlobRefs(ctx, f.Parent, s.ID, at); err != nil {
+		return Session{}, nil, err
+	}
 	if last.State == wire.TurnStarted {
 		end := wire.Event{Type: wire.EventTurn, TurnID: last.TurnID, InputID: last.InputID,
 			State: wire.TurnInterrupted, Reason: wire.ReasonFork}

@@ -59,7 +59,7 @@ func textHash(s string) string {
 // with a new turn id; any other role's message (a bot's post) is delivered
 // at once, with no turn. A repeat with the same text returns the stored
 // receipt and created=false; a repeat with other text is ErrConflict.
-func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author) (_ Input, created bool, _ []Event, _ error) {
+func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, atts ...wire.Attachment) (_ Input, created bool, _ []Event, _ error) {
 	// One statement for a new input: the receipt's row, inserted unless
 	// the id is taken (insertInput). Its order and its message's offset
 	// come from the writer's counters, which the batch writes once
@@ -73,7 +73,7 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	// delivered once its message is in the log, and its message event is
 	// its record (putPost).
 	if role != wire.RoleUser {
-		return t.putPost(ctx, c, session, inputID, text, role, author)
+		return t.putPost(ctx, c, session, inputID, text, role, author, atts)
 	}
 	// The id may name a post: one earlier in this batch, or (careful) a
 	// committed one. A committed send is the insert's conflict below.
@@ -97,7 +97,7 @@ func (t *Tx) PutInput(ctx context.Context, session, inputID, text string, role w
 	}
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author.Name, AuthorID: author.ID, Text: text,
-		InputID: inputID, TurnID: in.TurnID, State: wire.MessageComplete,
+		InputID: inputID, TurnID: in.TurnID, State: wire.MessageComplete, Attachments: atts,
 	})
 	if err != nil {
 		return Input{}, false, nil, err
@@ -158,7 +158,7 @@ func (t *Tx) insertInput(ctx context.Context, in Input) error {
 // savepoints (Writer.commit), this time looking. Repeats are rare (a
 // client sends one again after losing its receipt), and the look-ups
 // would cost every post.
-func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author wire.Author) (Input, bool, []Event, error) {
+func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text string, role wire.Role, author wire.Author, atts []wire.Attachment) (Input, bool, []Event, error) {
 	if old, found, err := t.findPost(ctx, session, inputID, text); found || err != nil {
 		return old, false, nil, err
 	}
@@ -171,7 +171,7 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 	in := postInput(session, inputID, textHash(text), c.inputs+1, c.head+1, t.nowText())
 	evs, err := t.Append(ctx, session, wire.Event{
 		Type: wire.EventMessage, Role: role, Author: author.Name, AuthorID: author.ID, Text: text,
-		InputID: inputID, State: wire.MessageComplete,
+		InputID: inputID, State: wire.MessageComplete, Attachments: atts,
 	})
 	if err != nil {
 		return Input{}, false, nil, err

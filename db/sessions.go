@@ -204,6 +204,9 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	if err := t.deleteAgentSession(ctx, id); err != nil {
 		return nil, nil, err
 	}
+	if err := t.deleteBlobRefs(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	res, err := t.NewDelete().Model((*Session)(nil)).Where("id = ?", id).Exec(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("delete session: %w", err)

@@ -305,15 +305,15 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 
 // Post puts a bot's message into a session: a message with role bot,
 // authored by the bot; it starts no turn. Idempotent by input_id.
-func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string) (wire.Receipt, error) {
-	return h.putInput(ctx, session, inputID, text, wire.RoleBot, botAuthor(bot))
+func (h *Hub) Post(ctx context.Context, session, inputID, text, bot string, atts ...wire.Attachment) (wire.Receipt, error) {
+	return h.putInput(ctx, session, inputID, text, atts, wire.RoleBot, botAuthor(bot))
 }
 
 // SubmitPost queues a bot's post as Post does and returns without waiting
 // for its commit, or returns the error that refuses it before the
 // database (see SubmitInput).
-func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, bot wire.Author, then func(wire.Receipt, error)) error {
-	return h.submitInput(ctx, session, inputID, text, wire.RoleBot, bot, then)
+func (h *Hub) SubmitPost(ctx context.Context, session, inputID, text string, atts []wire.Attachment, bot wire.Author, then func(wire.Receipt, error)) error {
+	return h.submitInput(ctx, session, inputID, text, atts, wire.RoleBot, bot, then)
 }
 
 // botAuthor is a bot as the author of its posts (access.Principal.AuthorID).

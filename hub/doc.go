@@ -42,6 +42,7 @@
 //	tool_history.go   earlier turns' calls and results in a later turn's transcript, and in a summary
 //	approvals.go      decisions on calls that ask (first wins), the pending ones listed, the tools offered
 //	agent_turns.go    the turn runner's seam to coding agents (acphost): a turn as one prompt; its calls, notices, status
+//	blobs.go          the seam to files (hub/blobs): attachments resolved for inputs, read for providers; the sweep
 //	bot_tools.go      bots' tools: the connections serving them, a call handed over and answered
 //	start.go          Start: turns a crash left running repaired, queued inputs queued again
 //	tokens.go         the token table (access.Table) loaded; Authenticate; bot tokens

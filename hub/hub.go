@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"albedo/hub/blobs"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -40,6 +41,9 @@ type Options struct {
 	MaxWindow     int // largest window a sub may ask for (10 000)
 	MaxChannels   int // sessions per connection (wire.MaxChannels)
 	MaxInput      int // bytes of input text (wire.MaxInputBytes)
+	// MaxAttachmentBytes is the largest blob the store takes
+	// (wire.DefaultMaxAttachmentBytes).
+	MaxAttachmentBytes int64
 	// MaxReply is the longest reply a provider or a bot may stream, in
 	// bytes: past it the reply is cut and the turn fails (1 MiB).
 	MaxReply int
@@ -149,6 +153,7 @@ type Hub struct {
 	opts      Options
 	log       *slog.Logger
 	providers *provider.Registry
+	blobs     *blobs.Store // files: blobs stored in db, a chunk at a time
 
 	// Turn runners: one goroutine per session with queued turns, all
 	// derived from ctx and counted in runners.
@@ -230,11 +235,13 @@ func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, e
 	}
 	d.HookCommits(h.onCommit)
 	h.db, h.loads = d, newSessionLoads(hctx, d)
+	h.blobs = blobs.New(d, opts.MaxAttachmentBytes)
 	if ms := d.Migrated(); len(ms) > 0 {
 		log.Info("applied migrations", "migrations", strings.Join(ms, ","))
 	}
-	h.loops.Add(1)
+	h.loops.Add(2)
 	go h.expireLinks()
+	go h.sweepBlobs()
 	reg.SetBots(func(name string) (provider.Provider, error) {
 		if !h.botExists(name) {
 			return nil, fmt.Errorf("unknown bot %q: add it with `albedo bots add %s`", name, name)

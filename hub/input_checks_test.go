@@ -45,10 +45,10 @@ func TestSubmitChecksItsInput(t *testing.T) {
 		{"text over the limit", "s", id, "123456789", wire.CodeTooLarge},
 		{"NUL in the text", "s", id, "a\x00", wire.CodeBadRequest},
 	} {
-		for name, submit := range map[string]func(context.Context, string, string, string, wire.Author, func(wire.Receipt, error)) error{
+		for name, submit := range map[string]func(context.Context, string, string, string, []wire.Attachment, wire.Author, func(wire.Receipt, error)) error{
 			"SubmitInput": h.SubmitInput, "SubmitPost": h.SubmitPost,
 		} {
-			err := submit(ctx, tc.session, tc.id, tc.text, wire.Author{Name: "user"}, func(wire.Receipt, error) {
+			err := submit(ctx, tc.session, tc.id, tc.text, nil, wire.Author{Name: "user"}, func(wire.Receipt, error) {
 				t.Errorf("%s, %s: then was called", name, tc.name)
 			})
 			if we, ok := err.(*wire.Error); !ok || we.Code != tc.code {
@@ -57,7 +57,7 @@ func TestSubmitChecksItsInput(t *testing.T) {
 		}
 	}
 	done := make(chan error, 1)
-	if err := h.SubmitInput(ctx, "s", id, "hi", wire.Author{Name: "user"}, func(_ wire.Receipt, err error) { done <- err }); err != nil {
+	if err := h.SubmitInput(ctx, "s", id, "hi", nil, wire.Author{Name: "user"}, func(_ wire.Receipt, err error) { done <- err }); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

@@ -12,16 +12,18 @@ import (
 // and the user's message event, then queues the turn that answers it. A
 // repeat with the same text returns the stored receipt; other text for the
 // same id is a conflict.
-func (h *Hub) PutInput(ctx context.Context, session, inputID, text string, by wire.Author) (wire.Receipt, error) {
-	return h.putInput(ctx, session, inputID, text, wire.RoleUser, by)
+//
+// atts are the files its message carries, resolved (Attachments).
+func (h *Hub) PutInput(ctx context.Context, session, inputID, text string, by wire.Author, atts ...wire.Attachment) (wire.Receipt, error) {
+	return h.putInput(ctx, session, inputID, text, atts, wire.RoleUser, by)
 }
 
-func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author) (wire.Receipt, error) {
-	if err := h.checkInput(session, inputID, text); err != nil {
+func (h *Hub) putInput(ctx context.Context, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) (wire.Receipt, error) {
+	if err := h.checkInput(session, inputID, text, atts); err != nil {
 		return wire.Receipt{}, err
 	}
 	var in db.Input
-	if _, err := h.db.Writer().DoIn(ctx, session, putInput(ctx, &in, session, inputID, text, role, author)); err != nil {
+	if _, err := h.db.Writer().DoIn(ctx, session, putInput(ctx, &in, session, inputID, text, atts, role, author)); err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
 	// A new user input's turn is queued by the commit hook.
@@ -37,16 +39,16 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, role 
 // database (a daemon stopping, a field missing or malformed, text too
 // large) is not queued: SubmitInput returns its error, and then is not
 // called.
-func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) error {
-	return h.submitInput(ctx, session, inputID, text, wire.RoleUser, author, then)
+func (h *Hub) SubmitInput(ctx context.Context, session, inputID, text string, atts []wire.Attachment, author wire.Author, then func(wire.Receipt, error)) error {
+	return h.submitInput(ctx, session, inputID, text, atts, wire.RoleUser, author, then)
 }
 
-func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, role wire.Role, author wire.Author, then func(wire.Receipt, error)) error {
-	if err := h.checkInput(session, inputID, text); err != nil {
+func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author, then func(wire.Receipt, error)) error {
+	if err := h.checkInput(session, inputID, text, atts); err != nil {
 		return err
 	}
 	in := new(db.Input)
-	h.db.Writer().ThenIn(ctx, session, putInput(ctx, in, session, inputID, text, role, author), func(err error) {
+	h.db.Writer().ThenIn(ctx, session, putInput(ctx, in, session, inputID, text, atts, role, author), func(err error) {
 		if err != nil {
 			then(wire.Receipt{}, wireErr(err))
 			return
@@ -57,15 +59,15 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, ro
 }
 
 // putInput is the write of an input, storing its receipt in in.
-func putInput(ctx context.Context, in *db.Input, session, inputID, text string, role wire.Role, author wire.Author) func(*db.Tx) error {
+func putInput(ctx context.Context, in *db.Input, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) func(*db.Tx) error {
 	return func(tx *db.Tx) error {
 		var err error
-		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author)
+		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author, atts...)
 		return err
 	}
 }
 
-func (h *Hub) checkInput(session, inputID, text string) error {
+func (h *Hub) checkInput(session, inputID, text string, atts []wire.Attachment) error {
 	switch {
 	case h.stopping.Load():
 		return &wire.Error{Code: wire.CodeDaemonStopping, Message: "the daemon is stopping; retry with the same input_id", Retryable: true}
@@ -75,8 +77,8 @@ func (h *Hub) checkInput(session, inputID, text string) error {
 		return wire.Errorf(wire.CodeBadRequest, "input_id is required")
 	case !access.CanonicalUUID(inputID):
 		return wire.Errorf(wire.CodeBadRequest, "input_id %q is not a UUID in its canonical form (36 characters, lower-case hex, 8-4-4-4-12)", inputID)
-	case text == "":
-		return wire.Errorf(wire.CodeBadRequest, "text is required")
+	case text == "" && len(atts) == 0:
+		return wire.Errorf(wire.CodeBadRequest, "text is required (or attachments)")
 	case len(text) > h.opts.MaxInput:
 		return wire.Errorf(wire.CodeTooLarge, "text is %d bytes; the limit is %d", len(text), h.opts.MaxInput)
 	}

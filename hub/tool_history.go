@@ -59,11 +59,11 @@ func transcriptMessages(evs []wire.Event) []provider.Message {
 		case wire.EventToolResult:
 			step = -1
 			if calls[e.CallID] {
-				out = append(out, provider.Message{Role: provider.RoleTool, CallID: e.CallID, Text: modelResult(e.State, e.Text, e.Error)})
+				out = append(out, provider.Message{Role: provider.RoleTool, CallID: e.CallID, Text: modelResult(e.State, e.Text, e.Error), Files: filesOf(e.Attachments)})
 			}
 		default:
 			step = -1
-			out = append(out, provider.Message{Role: e.Role, Author: modelAuthor(e), Text: e.Text})
+			out = append(out, provider.Message{Role: e.Role, Author: modelAuthor(e), Text: e.Text, Files: filesOf(e.Attachments)})
 		}
 	}
 	return out
@@ -81,12 +81,12 @@ func summaryText(e wire.Event) (wire.Role, string) {
 		}
 		return wire.RoleAssistant, call
 	case wire.EventToolResult:
-		return wire.RoleUser, "[a tool's result]\n" + modelResult(e.State, e.Text, e.Error)
+		return wire.RoleUser, "[a tool's result]\n" + modelResult(e.State, e.Text, e.Error) + fileNames(e.Attachments)
 	}
-	return e.Role, e.Text
+	return e.Role, e.Text + fileNames(e.Attachments)
 }
 
 // eventTokens is what an event costs in a transcript.
 func eventTokens(e wire.Event) int {
-	return msgTokens(e.Text) + provider.Tokens(string(e.Arguments))
+	return msgTokens(e.Text) + provider.Tokens(string(e.Arguments)) + provider.FileTokens(e.Attachments)
 }

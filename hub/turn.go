@@ -307,6 +307,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.
 	}
 	evs, err := h.transcript(ctx, ch, p, &req, q.offset, system)
 	req.Messages = transcriptMessages(evs)
+	h.loadFiles(ctx, p, req.Messages)
 	for _, e := range evs {
 		if e.Offset == q.offset {
 			req.AuthorID = e.AuthorID // who asked: the turn's usage is theirs

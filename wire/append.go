@@ -71,6 +71,10 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		dst = append(append(dst, `,"locations":`...), b...)
 	}
 	dst = appendOmitEmpty(dst, `,"diff":`, ev.Diff)
+	if len(ev.Attachments) > 0 {
+		b, _ := json.Marshal(ev.Attachments)
+		dst = append(append(dst, `,"attachments":`...), b...)
+	}
 	return append(dst, '}')
 }
 
@@ -122,6 +126,9 @@ func EventSize(ev *Event) int {
 		n += len(`,"locations":[{"path":"","line":-9223372036854775808}]`) + len(l.Path)
 	}
 	field(len(`,"diff":`), ev.Diff)
+	for _, a := range ev.Attachments {
+		n += len(`,"attachments":[{"sha256":"","name":"","mime":"","size":-9223372036854775808}]`) + len(a.SHA256) + len(a.Name) + len(a.MIME)
+	}
 	return n
 }
 

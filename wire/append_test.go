@@ -73,7 +73,8 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 14, Type: EventApproval, At: at, TurnID: "t", CallID: "c1", Decision: DecisionAllowSession, Author: "ann", AuthorID: "m1", Reason: "ok"},
 		{Offset: 15, Type: EventToolResult, At: at, TurnID: "t", CallID: "c1", State: ToolFailed, Text: "out", Error: "boom"},
 		{Offset: 16, Type: EventToolCall, At: at, CallID: "c2", Tool: "acp:edit", Title: ptr("Edit <a>"), Policy: PolicyAsk,
-			Locations: []ToolLocation{{Path: "/w/a&b.go", Line: func() *int { l := 3; return &l }()}, {Path: "/w/c"}}, Diff: "--- a/x\n+++ b/x\n-<old>\n+new\n"},
+			Locations: []ToolLocation{{Path: "/w/a&b.go", Line: func() *int { l := 3; return &l }()}, {Path: "/w/c"}}, Diff: "--- a/x\n+++ b/x\n-<old>\n+new\n",
+			Attachments: []Attachment{{SHA256: strings.Repeat("a", 64), Name: "shot <1>.png", MIME: "image/png", Size: 1234}}},
 		{Offset: 17, Type: EventNotice, At: at, CallID: "c2", Text: "The agent's request was answered “Allow” (allow_once)."},
 		{},
 		{Offset: -1, Type: "x", At: time.Time{}},
@@ -92,7 +93,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	for _, s := range escapes {
 		checkEvent(t, Event{Offset: 3, Type: EventType(s), At: at, Role: Role(s), Author: s, Text: s, InputID: s,
 			TurnID: s, State: s, Reason: s, Error: s, Title: &s, Model: &s, Effort: &s, Tools: &s, By: s,
-			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s)), Locations: []ToolLocation{{Path: s}}, Diff: s})
+			CallID: s, Tool: s, Policy: s, Decision: s, Arguments: CompactJSON(Encode(s)), Locations: []ToolLocation{{Path: s}}, Diff: s, Attachments: []Attachment{{SHA256: s, Name: s, MIME: s, Size: int64(len(s))}}})
 	}
 }
 

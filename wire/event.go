@@ -147,4 +147,7 @@ type Event struct {
 	// the agent's title of the call.
 	Locations []ToolLocation `json:"locations,omitempty"`
 	Diff      string         `json:"diff,omitempty"`
+
+	// message and tool_result: the files it carries (wire/blobs.go)
+	Attachments []Attachment `json:"attachments,omitempty"`
 }

@@ -88,6 +88,8 @@ type Command struct {
 	Watch   *bool  `json:"watch,omitempty"` // sub, watch
 	InputID string `json:"input_id,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// send, post: files the message carries (wire.Input.Attachments)
+	Attachments []Attachment `json:"attachments,omitempty"`
 
 	// feed, feed_page
 	Pos    string `json:"pos,omitempty"`    // feed: resume after this position

@@ -165,6 +165,9 @@ type Status struct {
 // Input is the body of PUT /v1/sessions/{id}/inputs/{input_id}.
 type Input struct {
 	Text string `json:"text"`
+	// Attachments are files the message carries, each a blob uploaded
+	// first (PUT /v1/blobs/{sha256}): at most MaxAttachments.
+	Attachments []Attachment `json:"attachments,omitempty"`
 }
 
 // Receipt states and deliveries.

@@ -12,7 +12,7 @@ import (
 const maxInFlight = 64
 
 // submit is hub.Hub.SubmitInput or SubmitPost.
-type submit func(ctx context.Context, session, inputID, text string, author wire.Author, then func(wire.Receipt, error)) error
+type submit func(ctx context.Context, session, inputID, text string, atts []wire.Attachment, author wire.Author, then func(wire.Receipt, error)) error
 
 // inFlight queues an input for commit and reads on: its receipt is queued
 // by the database writer once the input is committed (hub.SubmitInput), so
@@ -33,11 +33,20 @@ func (wc *conn) inFlight(ctx context.Context, cmd wire.Command, put submit) {
 	}
 	wc.inflight.Add(1)
 	id, session := cmd.ID, cmd.Session // not cmd: the closure would move the whole command to the heap
-	err := put(ctx, cmd.Session, cmd.InputID, cmd.Text, wc.p.Author(), func(r wire.Receipt, err error) {
-		wc.replyReceipt(id, session, r, err)
-		<-wc.slots
-		wc.inflight.Done()
-	})
+	var err error
+	var atts []wire.Attachment
+	if len(cmd.Attachments) > 0 {
+		// Files are looked up in the store before the input is queued:
+		// each must be a blob this principal may read.
+		atts, err = wc.s.hub.Attachments(ctx, wc.p, cmd.Attachments)
+	}
+	if err == nil {
+		err = put(ctx, cmd.Session, cmd.InputID, cmd.Text, atts, wc.p.Author(), func(r wire.Receipt, err error) {
+			wc.replyReceipt(id, session, r, err)
+			<-wc.slots
+			wc.inflight.Done()
+		})
+	}
 	if err != nil {
 		// Refused before the database: answered after the inputs before it.
 		<-wc.slots

@@ -40,6 +40,14 @@ func applyDaemonConfig(fs *pflag.FlagSet, home string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
+	// A key may spell a flag's dashes as underscores (max_attachment_bytes),
+	// as the settings are named in the docs.
+	for key, v := range table {
+		if k := strings.ReplaceAll(key, "_", "-"); k != key {
+			delete(table, key)
+			table[k] = v
+		}
+	}
 	var names []string
 	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	for key := range table {

@@ -21,7 +21,7 @@ func TestDaemonFlagsFromEnvironmentAndConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("[daemon]\nnats = \"nats://from-file:4222\"\nnode = \"from-file\"\nlease = \"7s\"\nhost = [\"a.example\", \"b.example\"]\ninsecure-no-tls = true\n")
+	write("[daemon]\nnats = \"nats://from-file:4222\"\nnode = \"from-file\"\nlease = \"7s\"\nhost = [\"a.example\", \"b.example\"]\ninsecure-no-tls = true\nmax_attachment_bytes = 1048576\n")
 	env := map[string]string{"ALBEDO_NODE": "from-env", "ALBEDO_DB": "postgres://from-env/db"}
 	cmd := newDaemonCmd(&globals{})
 	if err := cmd.Flags().Parse([]string{"--lease", "9s"}); err != nil {
@@ -34,6 +34,7 @@ func TestDaemonFlagsFromEnvironmentAndConfig(t *testing.T) {
 	for name, want := range map[string]string{
 		"lease": "9s", "node": "from-env", "db": "postgres://from-env/db", "nats": "nats://from-file:4222",
 		"host": "[a.example,b.example]", "insecure-no-tls": "true", "listen": defaultAddr,
+		"max-attachment-bytes": "1048576", // a key may spell dashes as underscores
 	} {
 		if got(name) != want {
 			t.Errorf("--%s = %q, want %q", name, got(name), want)

@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,8 +109,8 @@ func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams
 			p.System = append(p.System, anthropic.TextBlockParam{Text: m.Text})
 		case wire.RoleAssistant:
 			var blocks []anthropic.ContentBlockParamUnion
-			if m.Text != "" || len(m.Calls) == 0 {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
+			if text := withNotes(m); text != "" || len(m.Calls) == 0 {
+				blocks = append(blocks, anthropic.NewTextBlock(text))
 			}
 			for _, c := range m.Calls {
 				blocks = append(blocks, anthropic.NewToolUseBlock(c.ID, json.RawMessage(argsObject(c.Arguments)), c.Name))
@@ -117,7 +118,7 @@ func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 			midTools = len(m.Calls) > 0
 		case RoleTool:
-			block := anthropic.NewToolResultBlock(m.CallID, m.Text, false)
+			block := anthropic.NewToolResultBlock(m.CallID, withNotes(m), false)
 			if i > 0 && msgs[i-1].Role == RoleTool {
 				if last := p.Messages[len(p.Messages)-1].OfUser; last != nil {
 					last.Content = append(last.Content, block)
@@ -126,14 +127,14 @@ func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams
 			}
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(block))
 		case wire.RoleUser:
-			text := m.Text
+			text := withNotes(m)
 			if name := participantName(m.Author); name != "" {
 				text = name + ": " + text // who wrote it: the API has no name field
 			}
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(userBlocks(text, m.Files)...))
 			midTools = false
 		default: // a bot's message: context, attributed
-			p.Messages = append(p.Messages, anthropic.NewUserMessage(anthropic.NewTextBlock(m.Author+": "+m.Text)))
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(userBlocks(m.Author+": "+withNotes(m), m.Files)...))
 		}
 	}
 	for _, t := range req.Tools {
@@ -269,3 +270,26 @@ func (c *anthropicCalls) report(call func(ToolCall)) {
 
 // ToolLimits implements ToolCaller.
 func (a *Anthropic) ToolLimits() ToolLimits { return a.tools }
+
+// userBlocks are a user message's content: its text, then each image as
+// an image block.
+func userBlocks(text string, files []File) []anthropic.ContentBlockParamUnion {
+	var blocks []anthropic.ContentBlockParamUnion
+	for _, f := range files {
+		if f.Image != nil {
+			blocks = append(blocks, anthropic.NewImageBlockBase64(f.ImageMIME, base64.StdEncoding.EncodeToString(f.Image)))
+		}
+	}
+	if text != "" || len(blocks) == 0 {
+		// The API refuses an empty text block beside an image.
+		blocks = append([]anthropic.ContentBlockParamUnion{anthropic.NewTextBlock(text)}, blocks...)
+	}
+	return blocks
+}
+
+// ImageBounds implements Images: Anthropic's API takes images to 5 MB
+// in base64, and shrinks any past 1568 pixels on a side, at a cost in
+// time.
+func (a *Anthropic) ImageBounds() ImageBounds {
+	return ImageBounds{MaxEdge: 1568, MaxBytes: 3<<20 + 3<<18}
+}

@@ -22,6 +22,8 @@
 //     tokens.
 //   - echo.go: Echo, the built-in provider: the last user message echoed,
 //     a word at a time.
+//   - files.go: File, the files a message carries as a provider gets
+//     them (images, text, or their names), Images and its bounds.
 //   - tools.go: Tool, ToolCall and the tool role: what a provider offers
 //     its model and the calls it reports (Request.Tools, Request.Call).
 //   - openai.go: OpenAI, any OpenAI-compatible chat-completions endpoint.

@@ -125,7 +125,7 @@ func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
 	for _, m := range msgs {
 		switch m.Role {
 		case wire.RoleUser:
-			msg := openai.UserMessage(m.Text)
+			msg := userMessage(withNotes(m), m.Files)
 			if name := participantName(m.Author); name != "" {
 				// Who wrote each input, so that a model can tell the
 				// people of a shared session apart.
@@ -134,7 +134,7 @@ func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
 			out = append(out, msg)
 		case wire.RoleAssistant:
 			if len(m.Calls) == 0 {
-				out = append(out, openai.AssistantMessage(m.Text))
+				out = append(out, openai.AssistantMessage(withNotes(m)))
 				continue
 			}
 			var a openai.ChatCompletionAssistantMessageParam
@@ -148,15 +148,38 @@ func messagesOf(req Request) []openai.ChatCompletionMessageParamUnion {
 			}
 			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case RoleTool:
-			out = append(out, openai.ToolMessage(m.Text, m.CallID))
+			out = append(out, openai.ToolMessage(withNotes(m), m.CallID))
 		case wire.RoleSystem:
 			out = append(out, openai.SystemMessage(m.Text))
 		default: // a bot's message: context, attributed
-			out = append(out, openai.UserMessage(m.Author+": "+m.Text))
+			out = append(out, userMessage(m.Author+": "+withNotes(m), m.Files))
 		}
 	}
 	return out
 }
+
+// userMessage is a user's message: its text alone, or, with images, its
+// text and each image as an image_url part with a data: URL.
+func userMessage(text string, files []File) openai.ChatCompletionMessageParamUnion {
+	var parts []openai.ChatCompletionContentPartUnionParam
+	for _, f := range files {
+		if f.Image != nil {
+			parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: f.DataURL()}))
+		}
+	}
+	if len(parts) == 0 {
+		return openai.UserMessage(text)
+	}
+	if text != "" {
+		parts = append([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart(text)}, parts...)
+	}
+	return openai.UserMessage(parts)
+}
+
+// ImageBounds implements Images: OpenAI's vision takes images to 20 MB,
+// and scales any past 2048 pixels down itself; the daemon sends at most
+// 4 MiB of each, to bound a request's size.
+func (o *OpenAI) ImageBounds() ImageBounds { return ImageBounds{MaxEdge: 2048, MaxBytes: 4 << 20} }
 
 // Stream implements Provider.
 func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {

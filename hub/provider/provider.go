@@ -15,6 +15,9 @@ type Message struct {
 	Calls []ToolCall
 	// CallID is the call a RoleTool message answers; Text is its result.
 	CallID string
+	// Files are the files the message carries (files.go): images to a
+	// provider that takes them (Images), the rest as text.
+	Files []File
 }
 
 // Request is one turn's question.

@@ -65,6 +65,11 @@ type Request struct {
 			Input     json.RawMessage `json:"input"`       // tool_use
 			ToolUseID string          `json:"tool_use_id"` // tool_result
 			Content   json.RawMessage `json:"content"`     // tool_result
+			Source    *struct {       // image
+				Type      string `json:"type"`
+				MediaType string `json:"media_type"`
+				Data      string `json:"data"`
+			} `json:"source"`
 		} `json:"content"`
 	} `json:"messages"`
 	Tools    []json.RawMessage `json:"tools"`
@@ -153,6 +158,11 @@ func stream(w http.ResponseWriter, r *http.Request, req Request, rep Reply) {
 		for _, m := range req.Messages {
 			if m.Role == "user" && len(m.Content) > 0 {
 				last = m.Content[len(m.Content)-1].Text
+				for _, c := range m.Content {
+					if c.Type == "text" {
+						last = c.Text // the text beside an image
+					}
+				}
 			}
 		}
 		chunks = strings.SplitAfter("fake: "+last, " ")

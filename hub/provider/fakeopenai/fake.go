@@ -72,18 +72,60 @@ type Request struct {
 	Raw      map[string]any    `json:"-"`
 }
 
-// LastUser returns the text of the last user message.
+// LastUser returns the text of the last user message: its content, or
+// the text of its content parts.
 func (r Request) LastUser() string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
-		var m struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		}
-		if json.Unmarshal(r.Messages[i], &m) == nil && m.Role == "user" {
-			return m.Content
+		if m, ok := r.UserMessage(i); ok {
+			return m.Text
 		}
 	}
 	return ""
+}
+
+// UserMessage is a user message as the API takes it: content that is a
+// string, or an array of text and image_url parts.
+type UserMessage struct {
+	Name   string
+	Text   string   // its string content, or its text parts joined by newlines
+	Images []string // the URLs of its image_url parts, in order
+}
+
+// UserMessage decodes Messages[i] if it is a user's.
+func (r Request) UserMessage(i int) (UserMessage, bool) {
+	var m struct {
+		Role    string          `json:"role"`
+		Name    string          `json:"name"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(r.Messages[i], &m) != nil || m.Role != "user" {
+		return UserMessage{}, false
+	}
+	out := UserMessage{Name: m.Name}
+	if json.Unmarshal(m.Content, &out.Text) == nil {
+		return out, true
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(m.Content, &parts) != nil {
+		return UserMessage{}, false
+	}
+	var texts []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "image_url":
+			out.Images = append(out.Images, p.ImageURL.URL)
+		}
+	}
+	out.Text = strings.Join(texts, "\n")
+	return out, true
 }
 
 // Server is a running fake. Its methods may be called from any goroutine.
