@@ -15,7 +15,8 @@ func (s *Server) importEvents(c echo.Context) error {
 	if err := decodeBody(c, &in); err != nil {
 		return err
 	}
-	head, err := s.hub.ImportEvents(c.Request().Context(), c.Param("id"), in.Events, in.Done)
+	pr, _ := principalOf(c)
+	head, err := s.hub.ImportEvents(c.Request().Context(), pr, c.Param("id"), in.Events, in.Done)
 	if err != nil {
 		return err
 	}

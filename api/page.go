@@ -62,11 +62,13 @@ func (s *Server) serveFile(c echo.Context, name string) error {
 
 // pageCSP is the page's policy: its own scripts and styles only (no inline
 // script or style, no eval), images only from itself (a message cannot
-// make the browser fetch a tracker), connections only to this daemon's
-// HTTP and websocket (ws, the websocket's URL), no frames, no forms, no
-// plugins, no <base>.
+// make the browser fetch a tracker) and from blob: URLs, which only the
+// page's scripts make (the files of messages, fetched with its token,
+// and the thumbnails of files being attached), connections only to this
+// daemon's HTTP and websocket (ws, the websocket's URL), no frames, no
+// forms, no plugins, no <base>.
 func pageCSP(ws string) string {
-	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
 		"connect-src 'self' " + ws + "; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }
 

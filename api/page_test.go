@@ -20,6 +20,8 @@ func TestPageIsServedUnderItsPolicy(t *testing.T) {
 		"/assets/drawer.js":             "text/javascript",
 		"/assets/markdown.js":           "text/javascript",
 		"/assets/newsession.js":         "text/javascript",
+		"/assets/files.js":              "text/javascript",
+		"/assets/uploads.js":            "text/javascript",
 		"/assets/style.css":             "text/css",
 		"/assets/vendor/purify.es.mjs":  "text/javascript",
 		"/assets/vendor/marked.esm.js":  "text/javascript",
@@ -30,7 +32,7 @@ func TestPageIsServedUnderItsPolicy(t *testing.T) {
 			t.Errorf("GET %s: %d %q, want 200 %s", path, code, h.Get("Content-Type"), ctype)
 		}
 		csp := h.Get("Content-Security-Policy")
-		for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self' ws://127.0.0.1:", "frame-ancestors 'none'"} {
+		for _, want := range []string{"default-src 'none'", "script-src 'self'", "img-src 'self' data: blob:;", "connect-src 'self' ws://127.0.0.1:", "frame-ancestors 'none'"} {
 			if !strings.Contains(csp, want) {
 				t.Errorf("GET %s: the policy %q lacks %q", path, csp, want)
 			}

@@ -191,9 +191,9 @@ func (c *Client) Search(ctx context.Context, query, session, after string, limit
 // PutInput submits an input under inputID (a UUID). It is idempotent, so it
 // is retried across restarts with the same id; the receipt is the same
 // whichever attempt landed.
-func (c *Client) PutInput(ctx context.Context, id, inputID, text string) (wire.Receipt, error) {
+func (c *Client) PutInput(ctx context.Context, id, inputID, text string, atts ...wire.Attachment) (wire.Receipt, error) {
 	var r wire.Receipt
-	_, err := c.call(ctx, http.MethodPut, sessPath(id)+"/inputs/"+url.PathEscape(inputID), nil, wire.Input{Text: text}, &r, true)
+	_, err := c.call(ctx, http.MethodPut, sessPath(id)+"/inputs/"+url.PathEscape(inputID), nil, wire.Input{Text: text, Attachments: atts}, &r, true)
 	return r, err
 }
 

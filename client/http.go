@@ -63,12 +63,19 @@ func (c *Client) rawJSON(ctx context.Context, snap Snapshot, method, path string
 
 func (c *Client) once(ctx context.Context, snap Snapshot, method, path string, hdr http.Header, body, out any) (http.Header, error) {
 	var rd io.Reader
-	if body != nil {
+	ctype, size := "application/json", int64(-1)
+	if raw, ok := body.(rawBody); ok {
+		var err error
+		if rd, err = raw.open(); err != nil {
+			return nil, err
+		}
+		ctype, size = raw.ctype, raw.size
+	} else if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return nil, fmt.Errorf("encode request: %w", err)
 		}
-		rd = bytes.NewReader(b)
+		rd, size = bytes.NewReader(b), int64(len(b))
 	}
 	req, err := http.NewRequestWithContext(ctx, method, snap.BaseURL+path, rd)
 	if err != nil {
@@ -78,7 +85,8 @@ func (c *Client) once(ctx context.Context, snap Snapshot, method, path string, h
 		req.Header[k] = v
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", ctype)
+		req.ContentLength = size
 	}
 	req.Header.Set("Authorization", "Bearer "+snap.Token)
 	resp, err := c.http.Do(req)

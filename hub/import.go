@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -25,7 +26,10 @@ const maxImportText = 1 << 20
 // turn starts; its user inputs count toward the session's (so a live
 // input's order follows them). done marks the export's last chunk: a turn
 // it left started is closed as interrupted (wire.ReasonImport).
-func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event, done bool) (int64, error) {
+//
+// The files events carry must be blobs by that the store holds and by may
+// read (Attachments): an export's blobs are uploaded before its events.
+func (h *Hub) ImportEvents(ctx context.Context, by access.Principal, id string, evs []wire.Event, done bool) (int64, error) {
 	if len(evs) == 0 || len(evs) > wire.MaxImportEvents {
 		return 0, wire.Errorf(wire.CodeBadRequest, "events: 1 to %d a request", wire.MaxImportEvents)
 	}
@@ -33,6 +37,17 @@ func (h *Hub) ImportEvents(ctx context.Context, id string, evs []wire.Event, don
 		ev := &evs[i]
 		if err := checkImported(ev); err != nil {
 			return 0, wire.Errorf(wire.CodeBadRequest, "events[%d] (offset %d): %s", i, ev.Offset, err.Message)
+		}
+		if len(ev.Attachments) > 0 {
+			atts, err := h.blobs.Resolve(ctx, by, ev.Attachments)
+			var werr *wire.Error
+			if errors.As(err, &werr) {
+				return 0, wire.Errorf(wire.CodeBadRequest, "events[%d] (offset %d): %s", i, ev.Offset, werr.Message)
+			}
+			if err != nil {
+				return 0, err
+			}
+			ev.Attachments = atts
 		}
 		if i > 0 && ev.Offset != evs[i-1].Offset+1 {
 			return 0, wire.Errorf(wire.CodeBadRequest, "events[%d]: offset %d after %d: offsets go up by one", i, ev.Offset, evs[i-1].Offset)

@@ -39,7 +39,7 @@ func TestUsageErrors(t *testing.T) {
 		want  string // in the message
 	}{
 		{[]string{"send"}, "", "requires at least 2 arg(s)"},
-		{[]string{"send", "s"}, "", "requires at least 2 arg(s)"},
+		{[]string{"send", "s"}, "", "the text is empty"},
 		{[]string{"send", "s", "  ", "\t"}, "", "the text is empty"},
 		{[]string{"send", "s", "-"}, " \n\n", "the text is empty"},
 		{[]string{"send", "s", "hi", "--timeout", "soon"}, "", "invalid argument"},

@@ -16,7 +16,7 @@ import (
 )
 
 func newExportCmd(g *globals) *cobra.Command {
-	var format string
+	var format, blobs string
 	cmd := &cobra.Command{
 		Use:   "export SESSION [--format md|json]",
 		Short: "print a session's whole transcript: Markdown (md) or the API's events (json)",
@@ -24,7 +24,9 @@ func newExportCmd(g *globals) *cobra.Command {
 			"--format md (the default) is a transcript to read: a heading per message with its role,\n" +
 			"author and time, the text as written, and turn failures and setting changes as notes.\n" +
 			"--format json is one JSON object: {\"session\": …, \"events\": [ … ]}, the session and every\n" +
-			"event exactly as the API gives them (GET /v1/sessions/{id}/events, paged to the end).\n\n" +
+			"event exactly as the API gives them (GET /v1/sessions/{id}/events, paged to the end).\n" +
+			"--blobs DIR writes the files its messages carry into DIR, each named by its sha256, for\n" +
+			"albedo import --blobs DIR (which looks for FILE.blobs beside FILE by default).\n\n" +
 			sessionArgHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,6 +43,9 @@ func newExportCmd(g *globals) *cobra.Command {
 			} else {
 				err = exportMarkdown(cmd.Context(), c, s, w)
 			}
+			if err == nil && blobs != "" {
+				err = exportBlobs(cmd.Context(), c, s, blobs)
+			}
 			if err != nil {
 				return err
 			}
@@ -49,6 +54,7 @@ func newExportCmd(g *globals) *cobra.Command {
 		ValidArgsFunction: g.completeSessions,
 	}
 	cmd.Flags().StringVar(&format, "format", "md", "md (a readable transcript) or json (the API's events)")
+	cmd.Flags().StringVar(&blobs, "blobs", "", "write the files the session's messages carry into this directory, each named by its sha256")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]cobra.Completion{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

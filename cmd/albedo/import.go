@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,14 +21,18 @@ import (
 const importChunkBytes = 1 << 20
 
 func newImportCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "import FILE",
+	var blobs string
+	cmd := &cobra.Command{
+		Use:   "import FILE [--blobs DIR]",
 		Short: "restore a session from albedo export --format json, under a new id; prints the id on the last line",
 		Long: "Restore a session from the JSON of albedo export --format json (FILE, or - for standard input):\n" +
 			"a new session, with the title, workspace, model and effort it had, and every event as it was:\n" +
 			"its offset, type, author, text and time. Nothing runs: no turn starts, no input is queued. The\n" +
 			"events are read and sent a chunk at a time, so a file of any size takes bounded memory. A provider\n" +
-			"this daemon does not have is left out (its default answers), with a warning. Admins only.",
+			"this daemon does not have is left out (its default answers), with a warning. The files its\n" +
+			"messages carry are uploaded first from --blobs DIR (albedo export --blobs), by default\n" +
+			"FILE.blobs beside FILE (FILE without .json); a file the daemon holds already need not be\n" +
+			"there. Admins only.",
 		Args: cobra.ExactArgs(1),
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
 			var in io.Reader = os.Stdin
@@ -38,8 +43,13 @@ func newImportCmd(g *globals) *cobra.Command {
 				}
 				defer f.Close()
 				in = f
+				if beside := strings.TrimSuffix(args[0], ".json") + ".blobs"; blobs == "" {
+					if st, err := os.Stat(beside); err == nil && st.IsDir() {
+						blobs = beside
+					}
+				}
 			}
-			s, n, err := importExport(ctx, g, c, bufio.NewReader(in))
+			s, n, err := importExport(ctx, g, c, bufio.NewReader(in), blobs)
 			if err != nil {
 				return err
 			}
@@ -47,12 +57,15 @@ func newImportCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.Flags().StringVar(&blobs, "blobs", "", "upload the files the export's messages carry from this directory (albedo export --blobs)")
+	return cmd
 }
 
 // importExport reads an export ({"session": …, "events": […]}) token by
 // token, makes the session when its object has been read, and sends the
 // events in chunks as they come.
-func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader) (id string, n int, _ error) {
+func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader, blobs string) (id string, n int, _ error) {
+	sent := map[string]bool{} // the blobs uploaded
 	dec := json.NewDecoder(r)
 	bad := func(what string, err error) error {
 		return usageErrorf("not an export of albedo export --format json: %s: %v", what, err)
@@ -102,6 +115,9 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 				var ev wire.Event
 				if err := json.Unmarshal(raw, &ev); err != nil {
 					return id, n, bad("an event", err)
+				}
+				if err := importBlobs(ctx, c, blobs, ev, sent); err != nil {
+					return id, n, err
 				}
 				if len(chunk) == wire.MaxImportEvents || size+len(raw) > importChunkBytes {
 					if err := flush(false); err != nil {

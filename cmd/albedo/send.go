@@ -19,7 +19,9 @@ const sendHelp = `Submit an input to a session, wait for its turn, and print the
 
 TEXT is the words after SESSION joined by single spaces (quote them to keep
 other spacing); a sole "-" reads the text from standard input instead; text
-that starts with "-" goes after "--". Text of nothing but spaces is refused.
+that starts with "-" goes after "--". Text of nothing but spaces is refused,
+unless --file attaches files: each is uploaded (once: a file the daemon
+holds already is not sent again) and carried by the message.
 
 On a terminal the reply is shown as it streams; otherwise (a pipe, a file)
 only the committed reply is printed, once. While the turn waits for a bot of
@@ -39,25 +41,41 @@ Exit status:
 
 func newSendCmd(g *globals) *cobra.Command {
 	var timeout time.Duration
+	var files []string
 	cmd := &cobra.Command{
-		Use:   "send SESSION TEXT...",
+		Use:   "send SESSION TEXT... [--file PATH]...",
 		Short: "send an input, wait for its turn, print the reply",
 		Long:  sendHelp,
-		Args:  cobra.MinimumNArgs(2),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := inputText(args[1:], g.stdin)
-			if err != nil {
-				return err
+			if len(files) > wire.MaxAttachments {
+				return usageErrorf("%d files: a message carries at most %d", len(files), wire.MaxAttachments)
+			}
+			text := ""
+			if len(args) > 1 || len(files) == 0 {
+				var err error
+				if text, err = inputText(args[1:], g.stdin); err != nil {
+					return err
+				}
 			}
 			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			return g.send(cmd.Context(), c, s, text, timeout)
+			var atts []wire.Attachment
+			for _, path := range files {
+				a, err := c.PutFile(cmd.Context(), path)
+				if err != nil {
+					return err
+				}
+				atts = append(atts, a)
+			}
+			return g.send(cmd.Context(), c, s, text, atts, timeout)
 		},
 		ValidArgsFunction: g.completeSessions,
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop waiting for the reply after this long, e.g. 30s (0: wait as long as it takes); the input stays queued")
+	cmd.Flags().StringArrayVar(&files, "file", nil, "attach this file (repeat for several, at most 16); the text may then be left out")
 	return cmd
 }
 
@@ -74,14 +92,14 @@ func inputText(words []string, stdin io.Reader) (string, error) {
 		text = strings.TrimRight(string(b), "\r\n")
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", usageErrorf("the text is empty: nothing to send")
+		return "", usageErrorf("the text is empty: nothing to send (give TEXT, or --file)")
 	}
 	return text, nil
 }
 
 // send watches s from its current head, submits the input (retried with
 // the same input_id across a restart), and follows its turn to the end.
-func (g *globals) send(ctx context.Context, c *client.Client, s wire.Session, text string, timeout time.Duration) error {
+func (g *globals) send(ctx context.Context, c *client.Client, s wire.Session, text string, atts []wire.Attachment, timeout time.Duration) error {
 	st := c.Stream(client.StreamOptions{Budget: 0})
 	defer st.Close()
 	sub := st.Subscribe(s.ID, client.Cursor{Epoch: s.Epoch, Offset: s.Head})
@@ -89,7 +107,7 @@ func (g *globals) send(ctx context.Context, c *client.Client, s wire.Session, te
 	if err != nil {
 		return err
 	}
-	r, err := c.PutInput(ctx, s.ID, id.String(), text)
+	r, err := c.PutInput(ctx, s.ID, id.String(), text, atts...)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,8 @@
 // The page's views over protocol.js: the session list (owner), one
 // session's transcript with its streaming reply and tool calls (tools.js),
 // what its coding agent is doing (agent.js), presence and settings, and
-// the composer (owner). A viewer's link shows its one session, read-only.
+// the composer (owner), with its files (uploads.js; files.js shows them
+// in the transcript). A viewer's link shows its one session, read-only.
 
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
@@ -14,6 +15,8 @@ import { actionBar, originText, wireForks } from './forks.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
 import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, toolElement, wireTools } from './tools.js';
 import { drawPlan, isAgentCall, noticeElement, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
+import { attachmentsElement, attachmentsText, retryFailed, wireFiles } from './files.js';
+import * as uploads from './uploads.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -130,6 +133,7 @@ function showState(s) {
   switch (s.phase) {
     case 'connected':
       el.textContent = 'connected';
+      retryFailed(); // images that could not be read while it was down
       break;
     case 'stopped':
       el.textContent = 'daemon stopped: waiting for it to start';
@@ -700,7 +704,8 @@ function announce(v, evs) {
       const what = isAgentCall(e) && e.title ? `${e.title} (${e.tool})` : e.tool;
       return `${e.author || 'the model'} calls ${what}${asks ? ': your decision is needed' : ''}`;
     }
-    return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}`;
+    const files = e.attachments && e.attachments.length ? ` (${attachmentsText(e.attachments)})` : '';
+    return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}${files}`;
   });
   if (said.length) $('announce').textContent = said.join('\n');
 }
@@ -764,6 +769,7 @@ function eventElement(ev) {
         renderMarkdown(body, ev.text || '');
       }
       a.append(body);
+      if (ev.attachments && ev.attachments.length) a.append(attachmentsElement(ev.attachments));
       return a;
     }
     case 'turn':
@@ -899,6 +905,7 @@ function drawOutbox() {
     a.dataset.role = 'user';
     a.append(header('user', '', app.client.state.phase === 'connected' ? 'sending…' : 'waiting for the daemon: sent when it is back', ''));
     a.append(Object.assign(document.createElement('div'), { className: 'body plain', textContent: p.text }));
+    if (p.attachments && p.attachments.length) a.append(Object.assign(document.createElement('p'), { className: 'outbox-files', textContent: attachmentsText(p.attachments) }));
     return a;
   }));
   if (follow) tr.scrollTop = tr.scrollHeight;
@@ -1062,6 +1069,7 @@ function drawComposer(v) {
   input.disabled = readOnly;
   input.placeholder = readOnly ? 'read-only: you may watch this session, not write in it' : input.dataset.placeholder || input.placeholder;
   if ($('send')) $('send').disabled = readOnly;
+  uploads.setDisabled(readOnly);
   if ($('stop')) $('stop').hidden = !(v.running && writable(v));
 }
 
@@ -1098,24 +1106,55 @@ function markRead() {
 
 // --- the owner's actions ------------------------------------------------
 
+// waitsForUploads is the session a send waits to go to until the
+// composer's files are uploaded ('' when none waits).
+let waitsForUploads = '';
+
 async function send() {
   const input = $('input');
+  if (!app.current || (!input.value.trim() && !uploads.count())) return;
+  if (uploads.busy()) {
+    // Sent once every file is uploaded: what the box holds then.
+    if (waitsForUploads) return;
+    const session = (waitsForUploads = app.current);
+    drawPending();
+    const ok = await uploads.settled();
+    waitsForUploads = '';
+    drawPending();
+    if (app.current !== session) notice('not sent: another session was opened while the files uploaded', true);
+    else if (!ok) notice('not sent: a file did not upload (its chip says why): remove it, or try it again', true);
+    else send();
+    return;
+  }
+  if (uploads.failed()) {
+    notice('not sent: a file did not upload (its chip says why): remove it, or try it again', true);
+    return;
+  }
   const text = input.value;
-  if (!text.trim() || !app.current) return;
+  const { attachments, taken } = uploads.take();
   input.value = '';
-  const pending = $('pending');
-  const sent = app.client.send(app.current, text); // pending from here on
-  pending.textContent = `${app.client.pending.size} sending…`;
+  const sent = app.client.send(app.current, text, attachments); // pending from here on
+  drawPending();
   drawOutbox();
   try {
     await sent;
+    uploads.forget(taken);
   } catch (e) {
     input.value = input.value || text; // nothing typed is lost
+    uploads.restore(taken); // nor anything attached
     notice(`not sent: ${e.message}`, true);
   } finally {
-    pending.textContent = app.client.pending.size ? `${app.client.pending.size} sending…` : '';
+    drawPending();
     drawOutbox();
   }
+}
+
+// drawPending says, beside Send, what is on its way.
+function drawPending() {
+  const pending = $('pending');
+  if (!pending) return;
+  const n = app.client.pending.size;
+  pending.textContent = waitsForUploads ? 'sends once the files are uploaded…' : n ? `${n} sending…` : '';
 }
 
 // interrupt stops the open session's turn, if one runs and the person
@@ -1149,6 +1188,7 @@ function wireOwner() {
     }
   });
   $('send').addEventListener('click', send);
+  uploads.wireUploads({ token: () => app.api.token(), notice, changed: drawPending });
   $('stop').prepend(icon('stop'));
   $('stop').addEventListener('click', interrupt);
   // Esc interrupts from anywhere on the page but the list and the
@@ -1267,6 +1307,7 @@ function start() {
     onFeed,
   });
   window.albedo = app; // for tests and the curious: the page's state
+  wireFiles({ token: () => app.api.token() });
   wireTools({
     mayDecide,
     header,

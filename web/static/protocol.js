@@ -67,7 +67,7 @@ export class Client {
     this.feedPageSize = feedPage;
     this.feedPos = ''; // the feed's newest position: a new socket resumes from it
     this.subs = new Map(); // session → {epoch, offset, watch, handler}
-    this.pending = new Map(); // input_id → {session, text, resolve, reject}, in send order
+    this.pending = new Map(); // input_id → {session, text, attachments, resolve, reject}, in send order
     this.replies = new Map(); // command id → callback(reply)
     this.nextId = 2;
     this.ws = null;
@@ -410,10 +410,12 @@ export class Client {
 
   // send submits an input; it resolves with the receipt once the daemon
   // has committed it, across reconnections (the same input_id each time).
-  send(session, text) {
+  // attachments are files uploaded first ([{sha256, name}], at most 16):
+  // text may then be empty.
+  send(session, text, attachments = []) {
     const id = uuidv7();
     return new Promise((resolve, reject) => {
-      const p = { session, text, resolve, reject };
+      const p = { session, text, attachments, resolve, reject };
       this.pending.set(id, p);
       if (this.ready) this.sendInput(id, p);
     });
@@ -421,7 +423,8 @@ export class Client {
 
   sendInput(id, p) {
     const ws = this.ws;
-    this.command({ op: 'send', session: p.session, input_id: id, text: p.text }, (r) => {
+    const files = p.attachments && p.attachments.length ? { attachments: p.attachments } : {};
+    this.command({ op: 'send', session: p.session, input_id: id, text: p.text, ...files }, (r) => {
       if (!r.ok && r.error && r.error.code === 'unavailable') {
         // The daemon's store failed for now and nothing was written: the
         // same connection sends it again after a backoff.

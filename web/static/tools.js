@@ -16,6 +16,7 @@
 // runs shows its output live while the session's status carries it.
 
 import { drawDiff, diffStat, filesElement, isAgentCall, kindOf, outputElement, setOutput } from './agent.js';
+import { attachmentsElement } from './files.js';
 import { icon } from './icons.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -252,6 +253,7 @@ function block(v, e) {
 
   if (result) {
     if (result.text) sec.append(fold(`result`, 'result', result.text));
+    if (result.attachments && result.attachments.length) sec.append(attachmentsElement(result.attachments));
     // The change a call made, unless its call showed that very diff
     // already (a write the daemon made: proposed and made alike).
     if (result.diff && result.diff !== call.diff) sec.append(diffFold('change made', 'result-diff', result.diff));
