@@ -38,7 +38,7 @@ func TestUsageErrors(t *testing.T) {
 		stdin string
 		want  string // in the message
 	}{
-		{[]string{"send"}, "", "requires at least 2 arg(s)"},
+		{[]string{"send"}, "", "requires at least 1 arg(s)"},
 		{[]string{"send", "s"}, "", "the text is empty"},
 		{[]string{"send", "s", "  ", "\t"}, "", "the text is empty"},
 		{[]string{"send", "s", "-"}, " \n\n", "the text is empty"},
