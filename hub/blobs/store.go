@@ -49,8 +49,8 @@ func (s *Store) Get(ctx context.Context, sum string) (db.Blob, error) { return s
 
 // Put stores the bytes of r as the blob named sum, with declared as the
 // type its sender said (checked against the bytes, never taken as is),
-// for who. It reads r a chunk at a time: at most one chunk of it is in
-// memory. It returns the blob as stored, and whether it is new: a blob
+// for who. It reads r a chunk at a time: at most inFlight chunks of it
+// are in memory. It returns the blob as stored, and whether it is new: a blob
 // another upload finished meanwhile is kept, this one's chunks dropped.
 // A body that does not hash to sum is ErrMismatch, one longer than the
 // store's limit ErrTooLarge; either way nothing stays.
@@ -71,37 +71,12 @@ func (s *Store) Put(ctx context.Context, sum, declared string, r io.Reader, who 
 		}
 	}()
 	h := sha256.New()
-	buf := make([]byte, db.BlobChunk)
-	var size int64
-	mime := ""
-	for seq := 0; ; seq++ {
-		n, err := io.ReadFull(r, buf)
-		if n > 0 {
-			size += int64(n)
-			if size > s.max {
-				return wire.BlobInfo{}, false, ErrTooLarge
-			}
-			if seq == 0 {
-				mime = Sniff(buf[:n], declared)
-			}
-			h.Write(buf[:n])
-			data := buf[:n]
-			if _, err := w.Do(ctx, func(tx *db.Tx) error { return tx.PutChunk(ctx, upload, seq, data) }); err != nil {
-				return wire.BlobInfo{}, false, err
-			}
-		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			break
-		}
-		if err != nil {
-			return wire.BlobInfo{}, false, fmt.Errorf("%w: %v", ErrCut, err)
-		}
+	size, mime, err := s.putChunks(ctx, upload, declared, r, h)
+	if err != nil {
+		return wire.BlobInfo{}, false, err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != sum {
 		return wire.BlobInfo{}, false, ErrMismatch
-	}
-	if size == 0 {
-		mime = Sniff(nil, declared)
 	}
 	b := db.Blob{SHA256: sum, Upload: upload, Size: size, MIME: mime, Chunk: db.BlobChunk}
 	var created bool
@@ -132,6 +107,64 @@ func (s *Store) Prove(ctx context.Context, sum string, r io.Reader) error {
 		return ErrMismatch
 	}
 	return nil
+}
+
+// inFlight is how many chunks of one upload wait for their commit at once:
+// the next is read while the last is written, and no more is held.
+const inFlight = 2
+
+// putChunks stores r's bytes under upload, a chunk at a time, with at
+// most inFlight of them in memory, hashing them into h; it returns their
+// length and the type sniffed from the first chunk.
+func (s *Store) putChunks(ctx context.Context, upload, declared string, r io.Reader, h io.Writer) (size int64, mime string, err error) {
+	w := s.db.Writer()
+	var bufs [inFlight][]byte
+	var pending [inFlight]*db.Pending
+	defer func() {
+		// Every chunk's write is answered before its buffer is let go.
+		for _, p := range pending {
+			if p != nil {
+				if _, werr := p.Wait(); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}
+	}()
+	for seq := 0; ; seq++ {
+		k := seq % inFlight
+		if pending[k] != nil {
+			p := pending[k]
+			pending[k] = nil
+			if _, err := p.Wait(); err != nil {
+				return 0, "", err
+			}
+		}
+		if bufs[k] == nil {
+			bufs[k] = make([]byte, db.BlobChunk)
+		}
+		n, rerr := io.ReadFull(r, bufs[k])
+		if n > 0 {
+			size += int64(n)
+			if size > s.max {
+				return 0, "", ErrTooLarge
+			}
+			if seq == 0 {
+				mime = Sniff(bufs[k][:n], declared)
+			}
+			h.Write(bufs[k][:n])
+			data, at := bufs[k][:n], seq
+			pending[k] = w.Submit(ctx, func(tx *db.Tx) error { return tx.PutChunk(ctx, upload, at, data) })
+		}
+		if errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF) {
+			if size == 0 {
+				mime = Sniff(nil, declared)
+			}
+			return size, mime, nil
+		}
+		if rerr != nil {
+			return 0, "", fmt.Errorf("%w: %v", ErrCut, rerr)
+		}
+	}
 }
 
 // Claim records who as an uploader of a blob the store holds: they

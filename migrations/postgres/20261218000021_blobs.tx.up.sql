@@ -13,6 +13,9 @@ CREATE TABLE blob_chunks (
     data   BYTEA NOT NULL,
     PRIMARY KEY (upload, seq)
 );
+-- A file's chunks are stored as they are: compressing them (TOAST's
+-- default) costs the upload and rarely pays (images, archives).
+ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
 CREATE TABLE blobs (
     sha256     TEXT NOT NULL PRIMARY KEY,
     upload     TEXT NOT NULL,
