@@ -76,7 +76,10 @@ func BenchmarkBlobs(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				// Each round stores it anew: the last one's blob goes.
-				d.Writer().Do(context.Background(), func(tx *db.Tx) error { _, _, err := tx.SweepBlobs(context.Background(), farFuture, farFuture, 10); return err })
+				d.Writer().Do(context.Background(), func(tx *db.Tx) error {
+					_, _, err := tx.SweepBlobs(context.Background(), farFuture, farFuture, 10)
+					return err
+				})
 				b.StartTimer()
 				if _, created, err := st.Put(context.Background(), sum, "", bytes.NewReader(data), "bench"); err != nil || !created {
 					b.Fatalf("put: %v, created %v", err, created)
