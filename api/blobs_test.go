@@ -378,3 +378,33 @@ func TestBlobsOfForksOutliveTheirParentAndTheSweep(t *testing.T) {
 		t.Fatal("the sweep left a blob no session carries")
 	}
 }
+
+// A bot posts a file it uploaded, over the websocket; one it did not
+// upload and may not read is refused, and nothing is posted.
+func TestABotPostsAFile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	s := e.create("s")
+	tok := e.botToken("charts", "s")
+	chart := pngOf(30, 10)
+	e.upload(chart, "image/png", e.as(tok), http.StatusCreated)
+	foreign := pngOf(31, 10)
+	e.upload(foreign, "image/png", nil, http.StatusCreated) // the owner's, carried by no session
+	b := e.dialToken(tok).HelloFromStart(s)
+	b.Send(wire.Command{ID: 1, Op: wire.OpPost, Session: "s", InputID: "0190a8a0-0000-7000-8000-0000000000b1",
+		Attachments: []wire.Attachment{{SHA256: sumOf(foreign)}}})
+	frames := b.Until(isReplyTo(1))
+	if rep := frames[len(frames)-1].Reply; rep.OK || rep.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("a post of a blob the bot may not read: %+v", rep)
+	}
+	b.Send(wire.Command{ID: 2, Op: wire.OpPost, Session: "s", InputID: "0190a8a0-0000-7000-8000-0000000000b2", Text: "this week",
+		Attachments: []wire.Attachment{{SHA256: sumOf(chart), Name: "week.png"}}})
+	frames = b.Until(isReplyTo(2))
+	if rep := frames[len(frames)-1].Reply; !rep.OK {
+		t.Fatalf("post: %+v", rep.Error)
+	}
+	evs := e.events("s")
+	if len(evs) != 1 || evs[0].Role != wire.RoleBot || len(evs[0].Attachments) != 1 || evs[0].Attachments[0].Name != "week.png" || evs[0].Attachments[0].MIME != "image/png" {
+		t.Fatalf("the session holds %+v", evs)
+	}
+}
