@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,7 +118,13 @@ func (c *Client) GetBlob(ctx context.Context, sum string, w io.Writer) (string, 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", &Error{Status: resp.StatusCode, Code: wire.CodeNotFound, Message: fmt.Sprintf("blob %s: %s", sum, resp.Status)}
+		// The error's own code and words, as the daemon said them.
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		var eb wire.ErrorBody
+		if json.Unmarshal(b, &eb) != nil || eb.Error == nil {
+			return "", &Error{Status: resp.StatusCode, Code: wire.CodeInternal, Message: fmt.Sprintf("blob %s: %s", sum, resp.Status)}
+		}
+		return "", &Error{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
 	}
 	want, _ := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64)
 	n, err := io.Copy(w, resp.Body)

@@ -93,6 +93,7 @@ type pendingSend struct {
 	sentOn                 *streamConn // the connection it was last sent on (guarded by Stream.mu)
 	op                     wire.Op     // send or post
 	session, inputID, text string
+	atts                   []wire.Attachment // the files the message carries
 	done                   chan struct{}
 	once                   sync.Once
 	receipt                wire.Receipt
@@ -210,7 +211,7 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 }
 
 func (st *Stream) submit(ctx context.Context, op wire.Op, session, inputID, text string) (wire.Receipt, error) {
-	in := st.queue(op, session, inputID, text)
+	in := st.queue(op, session, inputID, text, nil)
 	st.flush()
 	return in.Receipt(ctx)
 }
@@ -225,9 +226,10 @@ type Input struct {
 // for the network: the stream sends its inputs (Queue's and Send's) in the
 // order they were handed to it, and sends them again in that order after a
 // reconnection. Call it from the goroutine that decides the order (a user
-// interface's loop); wait for the receipt with Input.Receipt.
-func (st *Stream) Queue(session, inputID, text string) *Input {
-	in := st.queue(wire.OpSend, session, inputID, text)
+// interface's loop); wait for the receipt with Input.Receipt. atts are
+// the files the message carries, uploaded first (PutFile).
+func (st *Stream) Queue(session, inputID, text string, atts ...wire.Attachment) *Input {
+	in := st.queue(wire.OpSend, session, inputID, text, atts)
 	go st.flush()
 	return in
 }
@@ -251,8 +253,8 @@ func (in *Input) Receipt(ctx context.Context) (wire.Receipt, error) {
 }
 
 // queue registers an input, next in the stream's order.
-func (st *Stream) queue(op wire.Op, session, inputID, text string) *Input {
-	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, done: make(chan struct{})}
+func (st *Stream) queue(op wire.Op, session, inputID, text string, atts []wire.Attachment) *Input {
+	p := &pendingSend{op: op, session: session, inputID: inputID, text: text, atts: atts, done: make(chan struct{})}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.err != nil {

@@ -245,7 +245,7 @@ func (sc *streamConn) subscribe(s *Subscription) {
 // for the next connection, or, if the daemon's store failed for now
 // (unavailable), sends it again on this one after a backoff.
 func (sc *streamConn) sendInput(p *pendingSend) {
-	sc.command(wire.Command{Op: p.op, Session: p.session, InputID: p.inputID, Text: p.text}, func(r wire.Reply) {
+	sc.command(wire.Command{Op: p.op, Session: p.session, InputID: p.inputID, Text: p.text, Attachments: p.atts}, func(r wire.Reply) {
 		if !r.OK && r.Error != nil && r.Error.Retryable {
 			if r.Error.Code == wire.CodeUnavailable {
 				sc.st.resendLater(p, sc)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gdamore/tcell/v2"
-	"github.com/google/uuid"
 
 	"albedo/client"
 	"albedo/wire"
@@ -471,13 +470,7 @@ func (a *App) run(cmds []Cmd) {
 	for _, cmd := range cmds {
 		switch cmd := cmd.(type) {
 		case cmdSend:
-			// Queued here, on the loop, so that inputs go out in the order
-			// they were typed; only the wait for the receipt is off the loop.
-			in := a.st.Queue(cmd.Session, uuid.Must(uuid.NewV7()).String(), cmd.Text)
-			a.goRun(func() {
-				r, err := in.Receipt(a.ctx)
-				a.post(resSent{Session: cmd.Session, Receipt: r, Err: err})
-			})
+			a.sendText(cmd)
 		case cmdInterrupt:
 			a.goRun(func() {
 				_, err := a.c.Interrupt(a.ctx, cmd.Session)
@@ -536,7 +529,7 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			if !a.treeRun(cmd) {
+			if !a.treeRun(cmd) && !a.fileRun(cmd) {
 				a.toolRun(cmd)
 			}
 		}

@@ -21,7 +21,11 @@
 // below the transcript while it works), slashmenu.go (the commands a /command being typed may become,
 // listed above the composer, Tab to complete), forks.go (forks and
 // compaction: f, r and e on a selected message, /forks, /parent,
-// /compact), sidebar.go (order, focus and drafts, the go-to line),
+// /compact), attach.go (/attach: files uploaded for a session's next
+// message, their chips above the composer, the message sent with them,
+// in order with the session's other inputs), files.go (a transcript's
+// files: a line each under their message, Ctrl-O's list of them, one
+// downloaded and opened or saved), sidebar.go (order, focus and drafts, the go-to line),
 // feed.go (the sidebar from the sessions feed, and the few sessions kept
 // subscribed), read.go (the read marker set for the session in front of
 // the person, and read pushes from elsewhere), find.go (search and the

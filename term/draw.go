@@ -35,6 +35,7 @@ type layout struct {
 	sepY             int // -1: no separator line
 	barY, barH       int // the decision bar (tools.go): its first row and rows, 0 for none
 	composerY, compH int
+	chipH            int // the composer's first rows: the files attached (attach.go)
 	statusY          int
 }
 
@@ -75,7 +76,9 @@ func (m *Model) layout() layout {
 	l.mainW = max(w-l.mainX, 0)
 	rows := h - 1 // above the status bar
 	comp := len(wrap(m.shown(m.Composer), max(l.mainW-2, 1)))
-	l.compH = min(max(comp, 1), 5, max(rows, 0))
+	chips := len(m.chipRows(max(l.mainW-2, 1)))
+	l.compH = min(min(max(comp, 1), 5)+chips, max(rows, 0))
+	l.chipH = min(chips, max(l.compH-1, 0)) // the text keeps a row
 	l.composerY = rows - l.compH
 	l.transcriptH = max(l.composerY, 0)
 	if h >= 8 {
@@ -111,6 +114,9 @@ func Draw(scr tcell.Screen, m *Model) {
 	drawStatus(scr, m, l)
 	if m.hits != nil {
 		drawHits(scr, m)
+	}
+	if m.files != nil {
+		drawFiles(scr, m)
 	}
 	if m.ShowHelp {
 		drawHelp(scr, m)
@@ -295,26 +301,33 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 	if m.Pane != paneComposer {
 		st = stDim
 	}
-	put(scr, l.mainX, l.composerY, 2, prompt, st)
 	textW := max(l.mainW-2, 1)
+	for i, row := range m.chipRows(textW)[:l.chipH] {
+		drawLine(scr, l.mainX+2, l.composerY+i, textW, spanLine(row, stBase))
+	}
+	y, h := l.composerY+l.chipH, l.compH-l.chipH
+	put(scr, l.mainX, y, 2, prompt, st)
 	lines := wrap(m.shown(m.Composer), textW)
 	// Where is the cursor? Wrap the text before it the same way.
 	before := wrap(m.shown(m.Composer[:m.Cursor]), textW)
 	cy := len(before) - 1
 	cx := width(before[cy])
-	first := max(cy-l.compH+1, 0)
-	for i := 0; i < l.compH && first+i < len(lines); i++ {
-		put(scr, l.mainX+2, l.composerY+i, textW, lines[first+i], stBase)
+	first := max(cy-h+1, 0)
+	for i := 0; i < h && first+i < len(lines); i++ {
+		put(scr, l.mainX+2, y+i, textW, lines[first+i], stBase)
 	}
 	if len(m.Composer) == 0 && m.Pane == paneComposer && m.Focused() != nil {
 		hint := "message · /help"
-		if m.ReadOnly {
+		switch {
+		case m.ReadOnly:
 			hint = "read-only view · /copy, Ctrl-F, /help"
+		case l.chipH > 0:
+			hint = "message, or Enter sends the files · Backspace drops one"
 		}
-		put(scr, l.mainX+2, l.composerY, textW, hint, stDim)
+		put(scr, l.mainX+2, y, textW, hint, stDim)
 	}
 	if m.Pane == paneComposer && !m.ShowHelp && m.filter == nil {
-		scr.ShowCursor(l.mainX+2+min(cx, textW-1), l.composerY+cy-first)
+		scr.ShowCursor(l.mainX+2+min(cx, textW-1), y+cy-first)
 	}
 }
 
@@ -398,6 +411,8 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		notice, isErr = m.search.status(), false
 	case m.pick != nil:
 		notice, isErr = "↑↓ choose · Enter/y copy · c its code · f fork · r regenerate · e edit · Esc", false
+	case m.files != nil:
+		notice, isErr = "↑↓ choose · Enter opens · s saves · Esc · Ctrl-O: long tool calls", false
 	case m.asking != nil:
 		notice, isErr = m.asking.prompt, true
 	case m.quitArmed:

@@ -93,10 +93,11 @@ func foldLabel(t []rune) string {
 
 // unfold puts every paste of the composer back as text, the cursor where
 // it was in that text. With no paste folded, the key is the transcript's:
-// it shows long tool calls whole, or folds them again (toolblock.go).
+// it lists its files to open (files.go), or with none shows long tool
+// calls whole, or folds them again (toolblock.go).
 func (m *Model) unfold() []Cmd {
 	if !m.hasFolds(m.Composer) {
-		return m.toggleTools()
+		return m.filesOrTools()
 	}
 	m.Cursor = len(m.unfolded(m.Composer[:m.Cursor]))
 	m.Composer = m.unfolded(m.Composer)

@@ -84,9 +84,9 @@ var keyTable = []keyEntry{
 	{"Ctrl-Y", "select a message or call: ↑↓, Enter copies, c its code", []binding{
 		{key: tcell.KeyCtrlY, run: (*Model).openPick},
 	}},
-	{"Ctrl-O", "show a folded paste whole; with none, long tool calls", []binding{
+	{"Ctrl-O", "unfold a paste; else open a file here; else long tool calls", []binding{
 		{key: tcell.KeyCtrlO, when: inComposer, run: (*Model).unfold},
-		{key: tcell.KeyCtrlO, when: inSidebar, run: (*Model).toggleTools},
+		{key: tcell.KeyCtrlO, when: inSidebar, run: (*Model).filesOrTools},
 	}},
 	{"Ctrl-N", "new session, composer ready", []binding{
 		{key: tcell.KeyCtrlN, run: (*Model).newSession},

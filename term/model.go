@@ -61,6 +61,7 @@ type Model struct {
 	search      *search         // the search line, when open (find.go)
 	pick        *pick           // a message selected for copying (find.go)
 	hits        *hits           // a search's results across sessions (hits.go)
+	files       *filePick       // the transcript's files, to open (Ctrl-O; files.go)
 	jump        *jump           // a hit being opened, its page on its way
 	quitArmed   bool            // a Ctrl-C on an idle session asks to confirm
 	pasting     bool            // inside a bracketed paste
@@ -125,6 +126,8 @@ type SessionView struct {
 	readAt      time.Time // when it last set it
 	draft       []rune    // the composer's text while another session has the focus
 	draftCursor int
+	attached    []wire.Attachment // files for its next message, uploaded (attach.go)
+	uploading   []string          // the paths /attach is uploading for it, in order
 
 	calls      toolIndex         // its tool calls, from its Events (tools.go)
 	fetched    []wire.Approval   // calls waiting that Events do not hold: older than the history loaded

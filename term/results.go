@@ -36,7 +36,7 @@ func (m *Model) Result(r any) []Cmd {
 	case resSearch:
 		m.found(r)
 	default:
-		if !m.treeResult(r) {
+		if !m.treeResult(r) && !m.fileResult(r) {
 			m.toolResult(r)
 		}
 	}

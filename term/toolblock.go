@@ -159,9 +159,10 @@ func resultLines(c *toolCall, o look) []line {
 		out = foldText(text, o.width-4, o.whole, func(l string) line {
 			return spanLine([]span{{"  │ ", stDim}, {l, stBase}}, stBase)
 		})
-	} else if r.State == wire.ToolCompleted {
+	} else if r.State == wire.ToolCompleted && len(r.Attachments) == 0 {
 		out = append(out, line{text: "  │ (no output)", style: stDim})
 	}
+	out = append(out, attachmentLines(r.Attachments, o.width, "  ")...)
 	if r.Error != "" && r.State != wire.ToolDenied {
 		out = append(out, indented("⚠ "+r.Error, o.width, stError)...)
 	}

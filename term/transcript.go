@@ -299,7 +299,10 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		if re != "" {
 			out = append(out, line{text: truncate("↪ to: "+re, width), style: stDim})
 		}
-		out = append(out, messageLines(ev, width, st)...)
+		if ev.Text != "" || len(ev.Attachments) == 0 {
+			out = append(out, messageLines(ev, width, st)...)
+		}
+		out = append(out, attachmentLines(ev.Attachments, width, "")...)
 		out = append(out, blank)
 	case wire.EventTurn:
 		switch ev.State {

@@ -105,6 +105,9 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 	if m.hits != nil {
 		return m.hitsKey(ev)
 	}
+	if m.files != nil {
+		return m.filesKey(ev)
+	}
 	armed := m.quitArmed
 	cmds := m.press(ev)
 	if armed {
@@ -214,6 +217,8 @@ func (m *Model) editComposer(ev *tcell.EventKey) {
 		if m.Cursor > 0 {
 			m.Composer = append(m.Composer[:m.Cursor-1], m.Composer[m.Cursor:]...)
 			m.Cursor--
+		} else {
+			m.dropChip() // at the start: the last file attached (attach.go)
 		}
 	case tcell.KeyDelete:
 		if m.Cursor < len(m.Composer) {
@@ -272,11 +277,16 @@ func (m *Model) setComposer(s string) {
 	m.dropFolds()
 }
 
-// submit sends the composer's text, or runs it as a /command.
+// submit sends the composer's text, with the files attached to the
+// session (then it may be empty), or runs it as a /command.
 func (m *Model) submit() []Cmd {
 	text := string(m.unfolded(m.Composer))
 	trimmed := strings.TrimSpace(text)
+	s := m.Focused()
 	if trimmed == "" {
+		if s != nil && len(s.attached)+len(s.uploading) > 0 && !m.ReadOnly {
+			return m.sendFiles(s, "")
+		}
 		return nil
 	}
 	if ms := m.menu(); len(ms) == 1 && ms[0].name() != trimmed {
@@ -294,12 +304,14 @@ func (m *Model) submit() []Cmd {
 		m.setComposer(text) // kept: nothing typed is lost
 		return nil
 	}
-	s := m.Focused()
 	if s == nil {
 		// The first message of a fresh home starts its conversation, as
 		// in every chat: nothing typed is thrown away.
 		m.notify(false, "creating a session…")
 		return []Cmd{cmdNewSession{Then: text}}
+	}
+	if len(s.attached)+len(s.uploading) > 0 {
+		return m.sendFiles(s, text)
 	}
 	s.Follow = true
 	return []Cmd{cmdSend{Session: s.ID, Text: text}}
