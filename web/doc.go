@@ -17,5 +17,9 @@
 // fork, regenerate and edit, a fork's parent, the tree, and compaction;
 // static/tools.js: tool calls as blocks, and the decisions on those that
 // wait; static/agent.js: a coding agent's files, diffs and notices, and
-// its plan, thinking and commands' output from the session's status).
+// its plan, thinking and commands' output from the session's status;
+// static/uploads.js: files attached to the composer by button, drop or
+// paste, hashed and uploaded with their progress; static/files.js: the
+// files messages carry, images inline from blob: URLs fetched with the
+// page's token, others as cards that download).
 package web

@@ -704,8 +704,8 @@ function announce(v, evs) {
       const what = isAgentCall(e) && e.title ? `${e.title} (${e.tool})` : e.tool;
       return `${e.author || 'the model'} calls ${what}${asks ? ': your decision is needed' : ''}`;
     }
-    const files = e.attachments && e.attachments.length ? ` (${attachmentsText(e.attachments)})` : '';
-    return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${(e.text || '').slice(0, 200)}${files}`;
+    const what = [(e.text || '').slice(0, 200), e.attachments && e.attachments.length ? `(${attachmentsText(e.attachments)})` : ''].filter(Boolean).join(' ');
+    return `${e.role}${e.author && e.author !== e.role ? ` ${e.author}` : ''}: ${what}`;
   });
   if (said.length) $('announce').textContent = said.join('\n');
 }
@@ -1130,7 +1130,7 @@ async function send() {
     notice('not sent: a file did not upload (its chip says why): remove it, or try it again', true);
     return;
   }
-  const text = input.value;
+  const text = input.value.trim() ? input.value : ''; // files alone: no text
   const { attachments, taken } = uploads.take();
   input.value = '';
   const sent = app.client.send(app.current, text, attachments); // pending from here on

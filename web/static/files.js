@@ -77,9 +77,15 @@ export function attachmentsElement(list) {
   box.className = 'attachments';
   for (const a of list) {
     if (!a || !SHA256.test(a.sha256 || '')) continue;
-    box.append(IMAGE_TYPES.has(a.mime) ? imageElement(a) : cardElement(a));
+    box.append(IMAGE_TYPES.has(baseType(a.mime)) ? imageElement(a) : cardElement(a));
   }
   return box;
+}
+
+// baseType is a type without its parameters: text/plain for
+// "text/plain; charset=utf-8".
+function baseType(mime) {
+  return (mime || '').split(';')[0].trim().toLowerCase();
 }
 
 // attachmentsText is the files as a line of text, for screen readers and
@@ -122,14 +128,18 @@ async function showImage(b) {
   delete b.dataset.retry;
   note.textContent = `${a.name} · loading…`;
   try {
-    img.src = await imageURL(a, img);
-    await img.decode();
+    const url = await imageURL(a, img);
+    await new Promise((resolve, reject) => {
+      img.onload = resolve;
+      img.onerror = () => reject(new Error('not an image this browser draws'));
+      img.src = url;
+    });
     b.dataset.state = 'shown';
     note.textContent = '';
   } catch (e) {
     b.dataset.state = 'failed';
     if (e.code === 'unavailable') b.dataset.retry = '1'; // again once connected
-    note.textContent = `${a.name}: ${e.message || 'not an image this browser draws'} (click to try again)`;
+    note.textContent = `${a.name}: ${e.message} (click to try again)`;
     img.removeAttribute('src');
     sweepSoon();
   }
@@ -141,7 +151,7 @@ function imageURL(a, el) {
   let e = images.get(a.sha256);
   if (!e) {
     e = { url: '', els: new Set() };
-    e.promise = fetchBlob(a, a.mime).then((blob) => {
+    e.promise = fetchBlob(a, baseType(a.mime)).then((blob) => {
       e.url = URL.createObjectURL(blob);
       sweepSoon(); // if nothing shows it by now
       return e.url;
@@ -268,11 +278,12 @@ function cardElement(a) {
   const text = document.createElement('span');
   text.className = 'file-text';
   const name = Object.assign(document.createElement('span'), { className: 'file-name', textContent: a.name || a.sha256.slice(0, 12) });
-  const meta = Object.assign(document.createElement('span'), { className: 'file-meta', textContent: `${a.mime || 'unknown type'} · ${humanSize(a.size)}` });
+  const type = baseType(a.mime) || 'unknown type';
+  const meta = Object.assign(document.createElement('span'), { className: 'file-meta', textContent: `${type} · ${humanSize(a.size)}` });
   const note = Object.assign(document.createElement('span'), { className: 'file-note' });
   text.append(name, meta, note);
   b.append(icon('file'), text);
-  b.setAttribute('aria-label', `file ${a.name}, ${a.mime || 'unknown type'}, ${humanSize(a.size)}: download`);
+  b.setAttribute('aria-label', `file ${a.name}, ${type}, ${humanSize(a.size)}: download`);
   b.addEventListener('click', () => download(a, b));
   return b;
 }

@@ -108,7 +108,7 @@ function add(files) {
   if (files.length === 0 || !mayAttach()) return;
   const room = MAX_FILES - items.length;
   if (files.length > room) {
-    ctx.notice(`A message carries at most ${MAX_FILES} files: ${files.length - Math.max(room, 0)} of these ${room > 0 ? 'were' : 'are'} not attached.`, true);
+    ctx.notice(`A message carries at most ${MAX_FILES} files: ${files.length - Math.max(room, 0)} not attached.`, true);
   }
   for (const file of files.slice(0, Math.max(room, 0))) {
     const it = {
