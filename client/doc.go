@@ -34,7 +34,8 @@
 // api.go (the HTTP API, a method a route), tools.go (approvals,
 // decisions, the tools offered, and a bot's answer to a call), members.go (the routes of
 // members, their grants and personal tokens), history.go (every page of a
-// session's events), resolve.go (a session named by id, short id, title or
+// session's events), blobs.go (files: uploaded once, HEAD first,
+// streamed both ways), resolve.go (a session named by id, short id, title or
 // part of its id), autostart.go (starting a daemon when none answers),
 // down.go (daemon.down, the record of a stop on purpose or a failed start,
 // and the stamp of config.toml that ends the wait for a new start),

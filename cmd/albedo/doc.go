@@ -11,7 +11,8 @@
 // or a group of them: attach.go, bots.go, share.go (share, its ls and
 // rm), members.go (members, and sessions grant, ungrant and grants),
 // export.go, import.go (an export restored, its events sent a chunk at a
-// time), fork.go (fork and forks), open.go, search.go, send.go,
+// time), export_blobs.go (the files of an export: written to a directory,
+// uploaded again before the events that carry them), fork.go (fork and forks), open.go, search.go, send.go,
 // sessions.go, stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
 // brought to this build's), tail.go, tokens.go, usage.go, version.go, approvals.go (approvals and
