@@ -404,11 +404,28 @@ func TestAppSendsAndFetchesFiles(t *testing.T) {
 		t.Fatalf("upload: %+v", up)
 	}
 	a.run([]Cmd{cmdSendFiles{Session: "s", Text: "first", Attachments: []wire.Attachment{up.Att}}, cmdSend{Session: "s", Text: "second"}})
-	if r := awaitMsg[resSentFiles](t, a); r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	if r := awaitMsg[resSent](t, a); r.Err != nil {
-		t.Fatal(r.Err)
+	// Their receipts come back each on a goroutine of its own, in either
+	// order; the log says the order they were sent in.
+	var files, plain bool
+	deadline := time.After(20 * time.Second)
+	for !files || !plain {
+		select {
+		case msg := <-a.msgs:
+			switch r := msg.(type) {
+			case resSentFiles:
+				if r.Err != nil {
+					t.Fatal(r.Err)
+				}
+				files = true
+			case resSent:
+				if r.Err != nil {
+					t.Fatal(r.Err)
+				}
+				plain = true
+			}
+		case <-deadline:
+			t.Fatalf("receipts: the files' %v, the plain one's %v", files, plain)
+		}
 	}
 	p, err := c.History(ctx, "s", 0, 0, 50)
 	if err != nil {
