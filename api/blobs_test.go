@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	"albedo/hub"
+	"albedo/hub/provider"
+	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
 
@@ -406,5 +408,52 @@ func TestABotPostsAFile(t *testing.T) {
 	evs := e.events("s")
 	if len(evs) != 1 || evs[0].Role != wire.RoleBot || len(evs[0].Attachments) != 1 || evs[0].Attachments[0].Name != "week.png" || evs[0].Attachments[0].MIME != "image/png" {
 		t.Fatalf("the session holds %+v", evs)
+	}
+}
+
+// A bot's tool result carries a file it uploaded: the tool_result event
+// has it, and the model is told its name; one the bot may not read is
+// refused and the call waits for a good answer.
+func TestAToolResultCarriesAFile(t *testing.T) {
+	t.Parallel()
+	e, f := toolEnv(t, provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}})
+	tok := e.botToken("charts")
+	bot := e.toolBotOf(tok, wire.ToolSpec{Name: "plot", Description: "A chart.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	s := e.create("s")
+	watcher := e.dial(true).HelloFromStart(s)
+	chart := pngOf(20, 20)
+	e.upload(chart, "image/png", e.as(tok), http.StatusCreated)
+	foreign := pngOf(21, 20)
+	e.upload(foreign, "image/png", nil, http.StatusCreated)
+	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "c1", Name: "bot__charts__plot", Arguments: `{}`}}},
+		fakeopenai.Reply{Chunks: []string{"Here it is."}})
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"plot it"}`, &r)
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 3, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "drawn",
+		Attachments: []wire.Attachment{{SHA256: sumOf(foreign)}}})
+	if rep := bot.Reply(3); rep.OK || rep.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("a result with a blob the bot may not read: %+v", rep)
+	}
+	bot.Send(wire.Command{ID: 4, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "drawn",
+		Attachments: []wire.Attachment{{SHA256: sumOf(chart), Name: "chart.png"}}})
+	if rep := bot.Reply(4); !rep.OK {
+		t.Fatalf("tool_result: %+v", rep.Error)
+	}
+	streamed(watcher, r.TurnID, "")
+	var res wire.Event
+	for _, ev := range e.events("s") {
+		if ev.Type == wire.EventToolResult {
+			res = ev
+		}
+	}
+	if res.State != wire.ToolCompleted || len(res.Attachments) != 1 || res.Attachments[0].Name != "chart.png" || res.Attachments[0].MIME != "image/png" {
+		t.Fatalf("the result: %+v", res)
+	}
+	if code, _, _ := e.blobReq("GET", sumOf(chart), e.as(e.viewerToken("s")), nil); code != 200 {
+		t.Fatalf("a viewer of the session reads the result's file: %d", code)
+	}
+	if reqs := f.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Messages[len(reqs[1].Messages)-1]), `chart.png`) {
+		t.Fatalf("the model was not told of the file: %s", reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])
 	}
 }

@@ -26,7 +26,15 @@ type toolServers struct {
 // went away first.
 type toolAnswer struct {
 	output, err string
+	files       []wire.Attachment // the files its result carries
 	lost        bool
+}
+
+// toolOut is what running a call came to: its output, why it failed
+// ("" if it did not), and the files its result carries.
+type toolOut struct {
+	output, err string
+	files       []wire.Attachment
 }
 
 // ServeTools makes c serve bot's tools, specs (checked here: a
@@ -101,19 +109,19 @@ func (h *Hub) unserveTools(c *Conn, bot string, calls []chan toolAnswer) {
 // this node or another, and waits for its answer until ctx ends; it
 // returns the output and, for a call that failed, why. A call whose
 // connection drops goes to the bot's next one, wherever it is.
-func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (string, string) {
+func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) toolOut {
 	for {
-		out, errText, lost := h.runLocalTool(ctx, bot, push)
+		out, lost := h.runLocalTool(ctx, bot, push)
 		if !lost {
-			return out, errText
+			return out
 		}
 		c, arrived := h.toolConns.pick(bot)
 		if c != nil {
 			continue // one came meanwhile
 		}
 		if node := h.remoteToolNode(bot, push.Tool); node != "" {
-			if out, errText, lost = h.runRemoteTool(ctx, node, bot, push); !lost { // cluster_tools.go
-				return out, errText
+			if out, lost = h.runRemoteTool(ctx, node, bot, push); !lost { // cluster_tools.go
+				return out
 			}
 		}
 		// A connection here, or another node's announcement, may come.
@@ -123,7 +131,7 @@ func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (s
 		case <-again.C:
 		case <-ctx.Done():
 			again.Stop()
-			return "", fmt.Sprintf("no connection of bot %q served its tools in time", bot)
+			return toolOut{err: fmt.Sprintf("no connection of bot %q served its tools in time", bot)}
 		}
 		again.Stop()
 	}
@@ -131,11 +139,11 @@ func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) (s
 
 // runLocalTool is runBotTool on this node's connections alone: lost when
 // none serves the bot's tools, or the last one dropped with the call.
-func (h *Hub) runLocalTool(ctx context.Context, bot string, push wire.ToolPush) (string, string, bool) {
+func (h *Hub) runLocalTool(ctx context.Context, bot string, push wire.ToolPush) (toolOut, bool) {
 	for {
 		c, _ := h.toolConns.pick(bot)
 		if c == nil {
-			return "", "", true
+			return toolOut{}, true
 		}
 		answer := make(chan toolAnswer, 1)
 		c.mu.Lock()
@@ -151,20 +159,21 @@ func (h *Hub) runLocalTool(ctx context.Context, bot string, push wire.ToolPush) 
 			if a.lost {
 				continue // to the bot's next connection
 			}
-			return a.output, a.err, false
+			return toolOut{output: a.output, err: a.err, files: a.files}, false
 		case <-ctx.Done():
 			c.mu.Lock()
 			delete(c.calls, push.CallID) // a late answer gets not_serving
 			c.mu.Unlock()
-			return "", "", false
+			return toolOut{}, false
 		}
 	}
 }
 
 // ToolResult takes a bot's answer to a call handed to c: its output, or
-// errText for a call that failed. A call not handed to c, or that ended
+// errText for a call that failed, and the files its result carries
+// (resolved: Attachments). A call not handed to c, or that ended
 // meanwhile, is not_serving.
-func (h *Hub) ToolResult(c *Conn, callID, output, errText string) error {
+func (h *Hub) ToolResult(c *Conn, callID, output, errText string, files ...wire.Attachment) error {
 	c.mu.Lock()
 	answer := c.calls[callID]
 	delete(c.calls, callID)
@@ -172,6 +181,6 @@ func (h *Hub) ToolResult(c *Conn, callID, output, errText string) error {
 	if answer == nil {
 		return wire.Errorf(wire.CodeNotServing, "this connection was not given call %q (or it has ended)", callID)
 	}
-	answer <- toolAnswer{output: output, err: errText}
+	answer <- toolAnswer{output: output, err: errText, files: files}
 	return nil
 }

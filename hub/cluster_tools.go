@@ -126,18 +126,18 @@ func (h *Hub) remoteToolNode(bot, tool string) string {
 // runRemoteTool asks node to run the call on its connections of bot, and
 // waits for the result until ctx ends; lost when the node had none, or
 // lost the last with the call (the asking node then picks again).
-func (h *Hub) runRemoteTool(ctx context.Context, node, bot string, push wire.ToolPush) (string, string, bool) {
+func (h *Hub) runRemoteTool(ctx context.Context, node, bot string, push wire.ToolPush) (toolOut, bool) {
 	timeout := time.Until(deadlineOr(ctx, time.Now().Add(requestTimeout)))
 	body, _ := json.Marshal(peer.ToolCall{Bot: bot, Push: push, TimeoutMS: timeout.Milliseconds()})
 	resp, err := h.ask(ctx, peer.Request{To: node, Op: peer.OpToolCall, Session: push.Session, Body: body}, timeout)
 	var werr *wire.Error
 	switch {
 	case errors.As(err, &werr):
-		return "", fmt.Sprintf("bot %q's node %s: %s", bot, node, werr.Message), false
+		return toolOut{err: fmt.Sprintf("bot %q's node %s: %s", bot, node, werr.Message)}, false
 	case err != nil:
-		return "", fmt.Sprintf("bot %q's node %s did not answer: %v", bot, node, err), false
+		return toolOut{err: fmt.Sprintf("bot %q's node %s did not answer: %v", bot, node, err)}, false
 	}
-	return resp.Output, resp.ToolError, resp.ToolLost
+	return toolOut{output: resp.Output, err: resp.ToolError, files: resp.ToolFiles}, resp.ToolLost
 }
 
 func deadlineOr(ctx context.Context, or time.Time) time.Time {
@@ -160,11 +160,11 @@ func (h *Hub) serveRemoteTool(r peer.Request, answer func(peer.Response)) {
 	started := h.goTracked(func() {
 		ctx, cancel := context.WithTimeout(h.ctx, time.Duration(tc.TimeoutMS)*time.Millisecond)
 		defer cancel()
-		out, errText, lost := h.runLocalTool(ctx, tc.Bot, tc.Push)
-		if ctx.Err() != nil && errText == "" && !lost {
-			errText = "the tool did not answer in time"
+		out, lost := h.runLocalTool(ctx, tc.Bot, tc.Push)
+		if ctx.Err() != nil && out.err == "" && !lost {
+			out.err = "the tool did not answer in time"
 		}
-		answer(peer.Response{Output: cutOutput(out), ToolError: errText, ToolLost: lost})
+		answer(peer.Response{Output: cutOutput(out.output), ToolError: out.err, ToolLost: lost, ToolFiles: out.files})
 	})
 	if !started {
 		answer(peer.Response{Error: &wire.Error{Code: wire.CodeDaemonStopping, Message: "node " + h.opts.Node + " is stopping", Retryable: true}})

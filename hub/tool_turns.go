@@ -509,16 +509,23 @@ func (h *Hub) runCall(ctx context.Context, ch *channel, q queued, c db.ToolCall,
 	}
 	rctx, cancel := context.WithTimeout(ctx, limits.Timeout)
 	defer cancel()
-	out, errText := h.runTool(rctx, q, c)
+	out := h.runTool(rctx, q, c)
 	switch {
 	case ctx.Err() != nil:
-		return h.endCall(ctx, ch, q, c, "", wire.ToolCancelled, cutOutput(out), "the turn was interrupted while the call ran")
+		return h.endCall(ctx, ch, q, c, "", wire.ToolCancelled, cutOutput(out.output), "the turn was interrupted while the call ran")
 	case rctx.Err() != nil:
-		return h.endCall(ctx, ch, q, c, "", wire.ToolFailed, cutOutput(out), fmt.Sprintf("the tool did not answer within %s (tool_timeout)", limits.Timeout))
-	case errText != "":
-		return h.endCall(ctx, ch, q, c, "", wire.ToolFailed, cutOutput(out), cutError(errText))
+		return h.endCall(ctx, ch, q, c, "", wire.ToolFailed, cutOutput(out.output), fmt.Sprintf("the tool did not answer within %s (tool_timeout)", limits.Timeout))
 	}
-	return h.endCall(ctx, ch, q, c, "", wire.ToolCompleted, cutOutput(out), "")
+	c.State, c.Output, c.Error = wire.ToolCompleted, cutOutput(out.output), ""
+	if out.err != "" {
+		c.State, c.Error = wire.ToolFailed, cutError(out.err)
+	}
+	ev := resultEvent(c)
+	ev.Attachments = out.files
+	// The row, which the turn's next step is sent, names the files; the
+	// event carries them, and later turns are sent them from it.
+	c.Output += fileNames(out.files)
+	return h.commitEnd(ctx, ch, q, c, "", ev)
 }
 
 // cutOutput cuts a tool's output at wire.MaxToolOutput bytes, saying so.
@@ -529,15 +536,16 @@ func cutOutput(s string) string { return wire.CutNote(s, wire.MaxToolOutput, "ou
 // bounded as its output is.
 func cutError(s string) string { return wire.CutNote(s, wire.MaxToolError, "error") }
 
-// runTool runs c with its source; it returns the output and, for a call
-// that failed, why.
-func (h *Hub) runTool(ctx context.Context, q queued, c db.ToolCall) (string, string) {
+// runTool runs c with its source; it returns the output, for a call that
+// failed why, and the files its result carries.
+func (h *Hub) runTool(ctx context.Context, q queued, c db.ToolCall) toolOut {
 	src, owner, name, ok := tools.ParseFull(c.Tool)
 	switch {
 	case ok && src == tools.SourceMCP && h.opts.MCP != nil:
-		return h.opts.MCP.Call(ctx, owner, name, json.RawMessage(argsOrEmpty(c.Arguments)))
+		out, errText := h.opts.MCP.Call(ctx, owner, name, json.RawMessage(argsOrEmpty(c.Arguments)))
+		return toolOut{output: out, err: errText}
 	case !ok || src != tools.SourceBot:
-		return "", fmt.Sprintf("no source runs %q", c.Tool)
+		return toolOut{err: fmt.Sprintf("no source runs %q", c.Tool)}
 	}
 	return h.runBotTool(ctx, owner, wire.ToolPush{Op: wire.PushTool, Session: c.Session, TurnID: q.turnID, CallID: c.CallID, Tool: name,
 		Arguments: []byte(argsOrEmpty(c.Arguments))})

@@ -313,12 +313,20 @@ func (wc *conn) serveBot(_ context.Context, cmd wire.Command) {
 }
 
 // toolResult takes a bot's answer to a tool push.
-func (wc *conn) toolResult(_ context.Context, cmd wire.Command) {
+func (wc *conn) toolResult(ctx context.Context, cmd wire.Command) {
 	if cmd.CallID == "" {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "tool_result needs a call_id"))
 		return
 	}
-	if err := wc.s.hub.ToolResult(wc.hc, cmd.CallID, cmd.Output, cmd.Error); err != nil {
+	var files []wire.Attachment
+	if len(cmd.Attachments) > 0 {
+		var err error
+		if files, err = wc.s.hub.Attachments(ctx, wc.p, cmd.Attachments); err != nil {
+			wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpToolResult, "call", cmd.CallID))
+			return
+		}
+	}
+	if err := wc.s.hub.ToolResult(wc.hc, cmd.CallID, cmd.Output, cmd.Error, files...); err != nil {
 		wc.replyErr(cmd.ID, hub.AsError(wc.s.log, err, "op", wire.OpToolResult, "call", cmd.CallID))
 		return
 	}

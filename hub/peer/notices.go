@@ -249,6 +249,9 @@ type Response struct {
 	Output    string `json:"output,omitempty"`
 	ToolError string `json:"tool_error,omitempty"`
 	ToolLost  bool   `json:"tool_lost,omitempty"`
+	// ToolFiles are the files the result carries (blobs of the shared
+	// store).
+	ToolFiles []wire.Attachment `json:"tool_files,omitempty"`
 }
 
 // BotTurn is the body of the bot ops' requests.
