@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"albedo/client"
+	"albedo/hub/provider/fakeanthropic"
 	"albedo/wire"
 )
 
@@ -193,4 +194,37 @@ func peakMiB(t *testing.T, pid int) float64 {
 	}
 	t.Fatal("no VmHWM")
 	return 0
+}
+
+// The same screenshot, sent to an Anthropic profile, goes as an image
+// block with its media type.
+func TestFilesReachAnthropicAsImageBlocks(t *testing.T) {
+	parallel(t)
+	home := t.TempDir()
+	ant, err := fakeanthropic.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ant.Close() })
+	withFakeAnd(t, home, fmt.Sprintf("[providers.claude]\nkind = \"anthropic\"\nbase_url = %q\ndefault_model = \"claude-test\"\n", ant.URL))
+	startDaemon(t, home)
+	c := newClient(t, home)
+	if _, err := c.CreateSession(ctxT(t), "a", wire.SessionCreate{Title: "a", Provider: "claude"}); err != nil {
+		t.Fatal(err)
+	}
+	pic := screenshot(40, 30)
+	path := filepath.Join(t.TempDir(), "bug.png")
+	os.WriteFile(path, pic, 0o600)
+	cli(t, home, "send", "a", "what is this?", "--file", path)
+	req := ant.Requests()[0]
+	last := req.Messages[len(req.Messages)-1]
+	var found bool
+	for _, b := range last.Content {
+		if b.Type == "image" && b.Source != nil && b.Source.Type == "base64" && b.Source.MediaType == "image/png" && b.Source.Data == base64.StdEncoding.EncodeToString(pic) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no image block of the screenshot in %+v", last)
+	}
 }
