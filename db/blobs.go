@@ -30,14 +30,6 @@ type Blob struct {
 	CreatedAt string
 }
 
-// Chunks is how many chunks b's bytes take.
-func (b Blob) Chunks() int {
-	if b.Size == 0 {
-		return 0
-	}
-	return int((b.Size + int64(b.Chunk) - 1) / int64(b.Chunk))
-}
-
 // StartUpload records an upload about to write its chunks, so that the
 // sweep can find them if it never finishes.
 func (t *Tx) StartUpload(ctx context.Context, upload string) error {

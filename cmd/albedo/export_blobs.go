@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,7 +69,7 @@ func importBlobs(ctx context.Context, c *client.Client, dir string, ev wire.Even
 			}
 		case dir == "" || errors.Is(err, fs.ErrNotExist):
 			if _, err := c.HeadBlob(ctx, a.SHA256); err != nil {
-				return usageErrorf("the export's file %q (%s) is not in %s nor held by the daemon: give --blobs, the directory of albedo export --blobs", a.Name, a.SHA256, cmpOr(dir, "no --blobs directory"))
+				return usageErrorf("the export's file %q (%s) is not in %s nor held by the daemon: give --blobs, the directory of albedo export --blobs", a.Name, a.SHA256, cmp.Or(dir, "no --blobs directory"))
 			}
 		default:
 			return err
@@ -76,11 +77,4 @@ func importBlobs(ctx context.Context, c *client.Client, dir string, ev wire.Even
 		done[a.SHA256] = true
 	}
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

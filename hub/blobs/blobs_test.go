@@ -12,6 +12,8 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"albedo/wire"
 )
 
 func pngOf(w, h int, opaque bool) []byte {
@@ -113,7 +115,7 @@ func TestSniffAndServed(t *testing.T) {
 		{[]byte("echo hi\n"), "text/x-shellscript", "text/plain"},
 		{[]byte{0, 1, 2, 3, 0xff}, "image/png", "application/octet-stream"},
 	} {
-		if got := Sniff(tc.head, tc.declared); Base(got) != tc.want {
+		if got := Sniff(tc.head, tc.declared); wire.BaseType(got) != tc.want {
 			t.Errorf("Sniff(%q, %q) = %q, want %q", tc.head[:min(len(tc.head), 12)], tc.declared, got, tc.want)
 		}
 	}
@@ -169,7 +171,7 @@ func FuzzSniff(f *testing.F) {
 	f.Fuzz(func(t *testing.T, head []byte, declared string) {
 		typ := Sniff(head, declared)
 		served, inline := Served(typ)
-		b := Base(served)
+		b := wire.BaseType(served)
 		if inline && (strings.Contains(b, "html") || strings.Contains(b, "xml") || strings.Contains(b, "script") || strings.Contains(b, "svg")) {
 			t.Fatalf("%q (declared %q) served inline as %q", typ, declared, served)
 		}

@@ -43,7 +43,7 @@ func Fit(data []byte, mimeType string, maxEdge, maxBytes int) (out []byte, outTy
 	}
 	edge := max(cfg.Width, cfg.Height)
 	if edge <= maxEdge && len(data) <= maxBytes {
-		return data, Base(mimeType), nil
+		return data, wire.BaseType(mimeType), nil
 	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

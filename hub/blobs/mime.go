@@ -39,15 +39,12 @@ func plainKind(t string) bool {
 	return strings.HasPrefix(t, "text/x-") && !strings.Contains(t, "script")
 }
 
-// Base is wire.BaseType.
-func Base(t string) string { return wire.BaseType(t) }
-
 // Served is how a blob of type t goes to a browser: its Content-Type, and
 // whether it may show inline. Anything a browser could run (HTML, SVG,
 // XML, scripts, and any type albedo does not list as inert) goes as
 // application/octet-stream, to be downloaded.
 func Served(t string) (contentType string, inline bool) {
-	b := Base(t)
+	b := wire.BaseType(t)
 	switch {
 	case wire.IsImageType(t), b == "image/avif", b == "image/bmp":
 		return b, true
@@ -65,7 +62,7 @@ func Served(t string) (contentType string, inline bool) {
 // Extension is a file extension for type t (".png"), "" when none is
 // known.
 func Extension(t string) string {
-	if m := mimetype.Lookup(Base(t)); m != nil {
+	if m := mimetype.Lookup(wire.BaseType(t)); m != nil {
 		return m.Extension()
 	}
 	return ""

@@ -1,6 +1,7 @@
 package blobs
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -230,19 +231,11 @@ func (r *Reader) Read(p []byte) (int, error) {
 // ReadAll returns a blob's bytes, for a provider's request: the caller
 // bounds what it asks for.
 func (s *Store) ReadAll(ctx context.Context, b db.Blob) ([]byte, error) {
-	out := make([]byte, 0, b.Size)
-	r := s.Open(ctx, b, 0, b.Size)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		out = append(out, buf[:n]...)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	out := bytes.NewBuffer(make([]byte, 0, b.Size))
+	if _, err := out.ReadFrom(s.Open(ctx, b, 0, b.Size)); err != nil {
+		return nil, err
 	}
+	return out.Bytes(), nil
 }
 
 // Sweep removes the blobs no session's log carries, made more than unused
