@@ -101,7 +101,7 @@ func TestAnAgentsEditIsApprovedAndLands(t *testing.T) {
 	if plan.Status.Agent.Plan[0].Content != "say hello" {
 		t.Fatalf("plan %+v", plan.Status.Agent)
 	}
-	if text, _ := streamed(w, r.TurnID, ""); text != "Hello from the agent." {
+	if text := replyOf(w, r.TurnID); text != "Hello from the agent." {
 		t.Fatalf("reply %q", text)
 	}
 
@@ -114,7 +114,7 @@ func TestAnAgentsEditIsApprovedAndLands(t *testing.T) {
 	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+ap.CallID, nil, `{"decision":"allow"}`, &dec); code != 200 {
 		t.Fatalf("decide: %d", code)
 	}
-	if text, _ := streamed(w, r.TurnID, ""); text != "edited a.txt" {
+	if text := replyOf(w, r.TurnID); text != "edited a.txt" {
 		t.Fatalf("reply %q", text)
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(b) != "new words\n" {
@@ -160,7 +160,7 @@ func TestARuleDeniesAnAgentsEdit(t *testing.T) {
 	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"edit b.txt x"}`, &r)
-	if text, _ := streamed(w, r.TurnID, ""); text != "I was not allowed to edit b.txt" {
+	if text := replyOf(w, r.TurnID); text != "I was not allowed to edit b.txt" {
 		t.Fatalf("reply %q", text)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil {
@@ -295,7 +295,7 @@ func TestACallAnnouncedRunningThenAskedWaits(t *testing.T) {
 	if code, _ := e.do("POST", "/v1/sessions/s/approvals/"+ap.CallID, nil, `{"decision":"allow"}`, nil); code != 200 {
 		t.Fatalf("decide: %d", code)
 	}
-	if text, _ := streamed(w, r.TurnID, ""); text != "edited d.txt" {
+	if text := replyOf(w, r.TurnID); text != "edited d.txt" {
 		t.Fatalf("reply %q", text)
 	}
 	var got []string

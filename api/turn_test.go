@@ -94,6 +94,24 @@ func streamed(w *wsClient, turn, text string) (string, []wire.Event) {
 	}
 }
 
+// replyOf reads w's pushes until turn ends and returns its reply as a
+// viewer shows it: the committed message's text. A viewer that falls
+// behind a short reply is sent the message in place of deltas that were
+// not yet written to it, so what streamed may be any prefix of it.
+func replyOf(w *wsClient, turn string) string {
+	w.T.Helper()
+	text, evs := streamed(w, turn, "")
+	for _, ev := range evs {
+		if ev.Type == wire.EventMessage && ev.TurnID == turn && ev.Role == wire.RoleAssistant {
+			if !strings.HasPrefix(ev.Text, text) {
+				w.T.Fatalf("streamed %q, committed %q", text, ev.Text)
+			}
+			return ev.Text
+		}
+	}
+	return text
+}
+
 // seenText reads w's pushes until the streaming text it has been shown is
 // want, and returns that text with the committed events seen meanwhile.
 func seenText(w *wsClient, want string) (string, []wire.Event) {

@@ -76,6 +76,10 @@ func TestOpencodeWritesAFileAfterAnApprovalFromThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, home)
+	// A daemon stopped in order stops opencode, which otherwise, orphaned
+	// by the kill that ends every test's daemon, may still be writing its
+	// caches in its home when that home is removed.
+	t.Cleanup(d.stop)
 	c := newClient(t, home)
 	// opencode's first start in a fresh home takes seconds (tens, on a
 	// loaded machine): the test's budget is longer than ctxT's.

@@ -41,6 +41,14 @@ type recorder struct {
 	policy   func(c Call, def string) string // the policy's decision; "" asks
 	decide   func(c Call) string
 	proposed chan Call
+	// slowCall, when set, holds each Call for up to a second, or until a
+	// call is asked again: a window for a permission request that would
+	// overtake the commit.
+	slowCall   bool
+	done       map[string]bool // the calls Call committed
+	askedEarly []string        // the calls asked again before Call committed them
+	early      chan struct{}
+	earlyOnce  sync.Once
 }
 
 func (r *recorder) Opened(_ context.Context, id, how, reason string) error {
@@ -59,13 +67,29 @@ func (r *recorder) Plan(e []wire.PlanEntry) { r.mu.Lock(); r.plan = e; r.mu.Unlo
 func (r *recorder) Output(string, string)   { r.mu.Lock(); r.outputs++; r.mu.Unlock() }
 func (r *recorder) Usage(u wire.Usage)      { r.mu.Lock(); r.usage = &u; r.mu.Unlock() }
 func (r *recorder) Call(_ context.Context, c Call) error {
+	if r.slowCall {
+		select {
+		case <-r.early:
+		case <-time.After(time.Second):
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, c)
+	if r.done == nil {
+		r.done = map[string]bool{}
+	}
+	r.done[c.ID] = true
 	return nil
 }
 func (r *recorder) Propose(_ context.Context, c Call, def string) (string, error) {
 	r.mu.Lock()
+	if c.Again && !r.done[c.ID] {
+		r.askedEarly = append(r.askedEarly, c.ID)
+		if r.early != nil {
+			r.earlyOnce.Do(func() { close(r.early) })
+		}
+	}
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
 	if r.proposed != nil {
@@ -234,6 +258,30 @@ func TestAnEditAsksThenWritesInsideTheWorkspace(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A call the agent announces as running and then asks about (as opencode
+// does) is asked again once its tool_call is committed, not before: the
+// store has no call to ask on until then.
+func TestACallAnnouncedRunningIsAskedOnceCommitted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := os.WriteFile(filepath.Join(e.ws, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{decide: func(Call) string { return wire.DecisionAllow }, slowCall: true, early: make(chan struct{})}
+	if err := e.prompt(t, ctxT(t), "s1", "1", "edit_started a.txt new words", r, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.askedEarly) > 0 {
+		t.Fatalf("calls asked again before their commit: %v", r.askedEarly)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "a.txt")); string(b) != "new words\n" {
+		t.Fatalf("a.txt holds %q; reply %q", b, r.reply())
+	}
+	if _, res := r.resultOf(t, "acp:edit"); res.State != wire.ToolCompleted {
+		t.Fatalf("edit result %+v", res)
+	}
+}
 
 func TestADenialIsRejectOnceAndNothingIsWritten(t *testing.T) {
 	t.Parallel()

@@ -54,6 +54,11 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 	ts.mu.Unlock()
 
 	s := ts.t.Sink
+	if again {
+		// Its announcement may be committing on the update's goroutine:
+		// there is no call in the store to ask on until it is.
+		<-c.ready
+	}
 	call := snap.call()
 	call.Again = again
 	d, err := s.Propose(bg, call, wire.PolicyAsk)

@@ -6,6 +6,7 @@
 //	hello                 streams a reply in pieces, with a thought and a plan
 //	edit PATH TEXT        an edit call that asks for permission, then writes TEXT to PATH (absolute, or the workspace's)
 //	edit_running PATH TEXT  the same, the call said to run before it asks (as opencode does)
+//	edit_started PATH TEXT  the same, the call announced as running in its first update
 //	write PATH TEXT       writes without asking (fs/write_text_file alone)
 //	read PATH             reads PATH and replies with its text
 //	run PROGRAM ARGS…     runs a command (terminal/*) and replies with its output

@@ -41,8 +41,8 @@ func (t *turn) run(cmd string, args []string) (acp.StopReason, error) {
 	switch cmd {
 	case "hello":
 		t.hello()
-	case "edit", "edit_running":
-		return t.edit(args, cmd == "edit_running")
+	case "edit", "edit_running", "edit_started":
+		return t.edit(args, cmd)
 	case "write", "read":
 		return t.file(cmd, args)
 	case "run":
@@ -169,7 +169,7 @@ func (t *turn) recall() {
 
 // edit asks to edit a file, then writes it if allowed; running, it says
 // the call runs before it asks, as opencode does.
-func (t *turn) edit(args []string, running bool) (acp.StopReason, error) {
+func (t *turn) edit(args []string, cmd string) (acp.StopReason, error) {
 	if len(args) < 2 {
 		return "", fmt.Errorf("edit PATH TEXT")
 	}
@@ -178,9 +178,13 @@ func (t *turn) edit(args []string, running bool) (acp.StopReason, error) {
 	oldText := string(old)
 	id := acp.ToolCallId("edit-1")
 	diff := []acp.ToolCallContent{acp.ToolDiffContent(path, text, oldText)}
-	t.send(acp.StartToolCall(id, "Edit "+args[0], acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(acp.ToolCallStatusPending),
+	status := acp.ToolCallStatusPending
+	if cmd == "edit_started" {
+		status = acp.ToolCallStatusInProgress
+	}
+	t.send(acp.StartToolCall(id, "Edit "+args[0], acp.WithStartKind(acp.ToolKindEdit), acp.WithStartStatus(status),
 		acp.WithStartLocations([]acp.ToolCallLocation{{Path: path}}), acp.WithStartContent(diff), acp.WithStartRawInput(map[string]any{"path": path})))
-	if running {
+	if cmd == "edit_running" {
 		t.send(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	}
 	resp, err := t.a.conn.RequestPermission(t.ctx, acp.RequestPermissionRequest{SessionId: t.sid,
