@@ -457,3 +457,77 @@ func TestAToolResultCarriesAFile(t *testing.T) {
 		t.Fatalf("the model was not told of the file: %s", reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1])
 	}
 }
+
+// A bot's reply carries files it uploaded: given with any piece, refused
+// (and the turn still the bot's) for a blob it may not read or past 16
+// in all, dropped with the text when the reply starts over on another
+// connection, and carried by the message its done commits, which a
+// viewer of the session may then read.
+func TestABotsReplyCarriesFiles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	tok := e.botToken("charts")
+	s := e.createWith("s", `{"provider":"bot:charts"}`)
+	viewer := e.viewerToken("s")
+	var sums []string
+	for i := range wire.MaxAttachments + 1 {
+		pic := pngOf(20+i, 10)
+		e.upload(pic, "image/png", e.as(tok), http.StatusCreated)
+		sums = append(sums, sumOf(pic))
+	}
+	foreign := pngOf(99, 10)
+	e.upload(foreign, "image/png", nil, http.StatusCreated)
+	w := e.dial(true).HelloFromStart(s)
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"plot it"}`, &r)
+
+	// The first connection attaches a file, and drops: it goes with the text.
+	b1 := e.dialToken(tok)
+	b1.Hello()
+	b1.Send(wire.Command{ID: 1, Op: wire.OpServe})
+	b1.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn })
+	b1.Send(wire.Command{ID: 2, Op: wire.OpReply, TurnID: r.TurnID, Text: "lost", Attachments: []wire.Attachment{{SHA256: sums[16], Name: "lost.png"}}})
+	if rep := b1.Reply(2); !rep.OK {
+		t.Fatalf("reply: %+v", rep.Error)
+	}
+	b1.Conn.CloseNow()
+
+	b := e.dialToken(tok)
+	b.Hello()
+	b.Send(wire.Command{ID: 1, Op: wire.OpServe})
+	b.Next(func(f wire.Frame) bool { return f.Op == wire.PushTurn && f.Turn.TurnID == r.TurnID })
+	reply := func(id int64, done bool, text string, sums ...string) wire.Reply {
+		t.Helper()
+		cmd := wire.Command{ID: id, Op: wire.OpReply, TurnID: r.TurnID, Text: text, Done: done}
+		for i, s := range sums {
+			cmd.Attachments = append(cmd.Attachments, wire.Attachment{SHA256: s, Name: fmt.Sprintf("chart-%d.png", i)})
+		}
+		b.Send(cmd)
+		return b.Reply(id)
+	}
+	if rep := reply(2, true, "", sumOf(foreign)); rep.OK || rep.Error.Code != wire.CodeBadRequest {
+		t.Fatalf("a reply with a blob the bot may not read: %+v", rep)
+	}
+	if rep := reply(3, false, "here ", sums[:10]...); !rep.OK {
+		t.Fatalf("a piece with ten files: %+v", rep.Error)
+	}
+	if rep := reply(4, true, "", sums[10:]...); rep.OK || rep.Error.Code != wire.CodeBadRequest || !strings.Contains(rep.Error.Message, "at most 16") {
+		t.Fatalf("seventeen files in all: %+v", rep)
+	}
+	if rep := reply(5, true, "they are", sums[10]); !rep.OK {
+		t.Fatalf("the end, after a refused one: %+v", rep.Error)
+	}
+	_, evs := streamed(w, r.TurnID, "")
+	msg := evs[len(evs)-2]
+	if msg.Type != wire.EventMessage || msg.Text != "here they are" || len(msg.Attachments) != 11 ||
+		msg.Attachments[0] != (wire.Attachment{SHA256: sums[0], Name: "chart-0.png", MIME: "image/png", Size: int64(len(pngOf(20, 10)))}) ||
+		msg.Attachments[10].SHA256 != sums[10] {
+		t.Fatalf("the reply %+v", msg)
+	}
+	if code, _, _ := e.blobReq("GET", sums[3], e.as(viewer), nil); code != http.StatusOK {
+		t.Fatalf("a viewer reads the reply's file: %d", code)
+	}
+	if code, _, _ := e.blobReq("GET", sums[16], e.as(viewer), nil); code != http.StatusNotFound {
+		t.Fatalf("a viewer reads the dropped file: %d", code)
+	}
+}

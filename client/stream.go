@@ -171,12 +171,14 @@ func (st *Stream) Post(ctx context.Context, session, inputID, text string) (wire
 }
 
 // Reply answers a turn handed to OnTurn: text streams to the viewers, done
-// commits the reply, a non-empty errText fails the turn. It needs the
+// commits the reply, a non-empty errText fails the turn. atts are files
+// the reply carries (uploaded first: PutBlob), at most wire.MaxAttachments
+// over its pieces. It needs the
 // connection the turn came on; after a loss the daemon hands the turn out
 // again (OnTurn is called anew) and Reply returns an error. A reply the
 // daemon's store refused for now (unavailable: nothing was written) is
 // sent again after a backoff, up to eight times.
-func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, errText string) error {
+func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, errText string, atts ...wire.Attachment) error {
 	st.mu.Lock()
 	conn := st.conn
 	st.mu.Unlock()
@@ -186,7 +188,7 @@ func (st *Stream) Reply(ctx context.Context, turnID, text string, done bool, err
 	b := NewBackoff(st.opts.Backoff)
 	for {
 		res := make(chan wire.Reply, 1)
-		conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText}, func(r wire.Reply) { res <- r })
+		conn.command(wire.Command{Op: wire.OpReply, TurnID: turnID, Text: text, Done: done, Error: errText, Attachments: atts}, func(r wire.Reply) { res <- r })
 		var r wire.Reply
 		select {
 		case r = <-res:

@@ -31,6 +31,8 @@ type botTurn struct {
 
 	mu     sync.Mutex
 	emit   func(string)
+	files  func([]wire.Attachment) // the files of one reply, in order
+	nfiles int
 	closed bool
 	done   chan error // capacity 1
 	// acked answers the bot's reply that ended the turn (Reply's acked),
@@ -80,6 +82,22 @@ func (t *botTurn) text(s string) bool {
 	}
 	t.emit(s)
 	return true
+}
+
+// attach adds files to the reply: refused once the turn has ended, or
+// past wire.MaxAttachments in all.
+func (t *botTurn) attach(atts []wire.Attachment) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return errTurnEnded(t.turnID)
+	}
+	if t.nfiles+len(atts) > wire.MaxAttachments {
+		return wire.Errorf(wire.CodeBadRequest, "a reply carries at most %d files", wire.MaxAttachments)
+	}
+	t.nfiles += len(atts)
+	t.files(atts)
+	return nil
 }
 
 // Serve makes c answer the turns of sessions whose provider is bot:<name>.
@@ -174,18 +192,25 @@ func (h *Hub) unserve(c *Conn, name string, turns []*botTurn) {
 // reply: at once for text, and for an end once that end is committed,
 // wherever in a cluster the turn runs, so that what the bot sends next
 // (a post) lands after it.
-func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string, acked func(error)) error {
+func (h *Hub) Reply(c *Conn, turnID, text string, done bool, errText string, atts []wire.Attachment, acked func(error)) error {
 	if err := access.CheckTexts("text", text, "error", errText); err != nil {
 		return err // before the turn is touched: the bot may send it again
 	}
 	c.mu.Lock()
 	t := c.turns[turnID]
-	if t != nil && (done || errText != "") {
-		delete(c.turns, turnID)
-	}
 	c.mu.Unlock()
 	if t == nil {
 		return wire.Errorf(wire.CodeNotServing, "this connection does not serve turn %q (never handed to it, or already ended)", turnID)
+	}
+	if len(atts) > 0 {
+		if err := t.attach(atts); err != nil {
+			return err // the turn is the bot's still, to end again
+		}
+	}
+	if done || errText != "" {
+		c.mu.Lock()
+		delete(c.turns, turnID)
+		c.mu.Unlock()
 	}
 	if text != "" && !t.text(text) {
 		return errTurnEnded(turnID)
@@ -269,7 +294,9 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			}
 		}
 		setWaiting(false)
-		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1)}
+		var files []wire.Attachment // this connection's: a restart drops them with the text
+		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1),
+			files: func(a []wire.Attachment) { files = append(files, a...) }}
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
@@ -289,6 +316,11 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			if acked := t.takeAcked(); acked != nil {
 				b.h.afterTurnEnd(req.TurnID, acked)
 			}
+			t.mu.Lock() // files is written under it
+			if req.Files != nil {
+				req.Files(files)
+			}
+			t.mu.Unlock()
 			return err
 		case <-ctx.Done():
 			t.finish(ctx.Err())                       // later replies get not_serving

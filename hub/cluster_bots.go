@@ -194,6 +194,13 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 	check := time.NewTicker(botCheckEvery)
 	defer check.Stop()
 	misses := 0
+	var files []wire.Attachment
+	ended := func(err error) error {
+		if req.Files != nil {
+			req.Files(files)
+		}
+		return err
+	}
 	for {
 		select {
 		case <-rt.signal:
@@ -229,12 +236,14 @@ func (b botProvider) streamRemote(ctx context.Context, node string, req provider
 			switch {
 			case rep.Text != "":
 				emit(rep.Text)
+			case len(rep.Attachments) > 0:
+				files = append(files, rep.Attachments...)
 			case rep.Lost:
 				return errLost
 			case rep.Error != "":
-				return fmt.Errorf("bot: %s", rep.Error)
+				return ended(fmt.Errorf("bot: %s", rep.Error))
 			case rep.Done:
-				return nil
+				return ended(nil)
 			}
 		}
 	}
@@ -343,7 +352,8 @@ func (h *Hub) serveRemoteTurn(r peer.BotTurn) *wire.Error {
 		rep.To, rep.Turn = r.From, r.Turn
 		h.bus.Publish(rep)
 	}
-	t := &botTurn{session: r.Session, turnID: r.Turn, emit: func(s string) { reply(peer.BotReply{Text: s}) }, done: make(chan error, 1)}
+	t := &botTurn{session: r.Session, turnID: r.Turn, emit: func(s string) { reply(peer.BotReply{Text: s}) }, done: make(chan error, 1),
+		files: func(a []wire.Attachment) { reply(peer.BotReply{Attachments: a}) }}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

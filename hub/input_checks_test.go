@@ -16,7 +16,7 @@ func TestBotReplyWithNULIsABadRequest(t *testing.T) {
 	c := h.Connect(ConnInfo{Name: "bot"})
 	defer c.Close()
 	for _, tc := range []struct{ text, errText, field string }{{"a\x00", "", "text"}, {"", "oops\x00", "error"}} {
-		err := h.Reply(c, "some-turn", tc.text, false, tc.errText, func(error) {})
+		err := h.Reply(c, "some-turn", tc.text, false, tc.errText, nil, func(error) {})
 		if we, ok := err.(*wire.Error); !ok || we.Code != wire.CodeBadRequest || !strings.Contains(we.Message, tc.field) {
 			t.Fatalf("reply %q/%q: %v, want bad_request naming %s", tc.text, tc.errText, err, tc.field)
 		}

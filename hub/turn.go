@@ -187,6 +187,8 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	p, req, err := h.turnRequest(bg, ch, q)
 	var text string
+	var files []wire.Attachment // a bot's reply's
+	req.Files = func(a []wire.Attachment) { files = a }
 	var usage *wire.Usage // what the provider reported; nil: nothing
 	req.Usage = func(u wire.Usage) {
 		if pr, ok := p.(provider.Pricer); ok && pr.Prices() != nil {
@@ -207,6 +209,7 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		author = p.Author(req)
 	}
 	o := outcome(ctx, text, author, err)
+	o.msg.Attachments = files
 	o.turn.SetUsage(usage)
 	defer func() {
 		if o.turn.State == wire.TurnCompleted && p != nil {
@@ -430,7 +433,7 @@ func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutco
 		h.log.Info("turn failed", "session", ch.id, "turn", q.turnID, "err", o.errText)
 	}
 	evs := []wire.Event{o.turn}
-	if o.msg.Text != "" || o.msg.State == wire.MessageComplete {
+	if o.msg.Text != "" || len(o.msg.Attachments) > 0 || o.msg.State == wire.MessageComplete {
 		evs = []wire.Event{o.msg, o.turn}
 	}
 	if errors.Is(context.Cause(ctx), errLeaseLost) {

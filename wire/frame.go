@@ -88,7 +88,8 @@ type Command struct {
 	Watch   *bool  `json:"watch,omitempty"` // sub, watch
 	InputID string `json:"input_id,omitempty"`
 	Text    string `json:"text,omitempty"`
-	// send, post: files the message carries (wire.Input.Attachments)
+	// send, post, reply, tool_result: files the message (the reply, the
+	// result) carries (wire.Input.Attachments)
 	Attachments []Attachment `json:"attachments,omitempty"`
 
 	// feed, feed_page

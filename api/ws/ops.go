@@ -351,7 +351,7 @@ func (wc *conn) approve(ctx context.Context, cmd wire.Command) {
 	wc.hc.ReplyJSON(wire.Reply{ID: cmd.ID, OK: true, Event: &ev})
 }
 
-func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
+func (wc *conn) replyTurn(ctx context.Context, cmd wire.Command) {
 	if cmd.TurnID == "" {
 		wc.replyErr(cmd.ID, wire.Errorf(wire.CodeBadRequest, "reply needs a turn_id"))
 		return
@@ -364,9 +364,17 @@ func (wc *conn) replyTurn(_ context.Context, cmd wire.Command) {
 		}
 		wc.replyOK(id)
 	}
+	var files []wire.Attachment
+	if len(cmd.Attachments) > 0 {
+		var err error
+		if files, err = wc.s.hub.Attachments(ctx, wc.p, cmd.Attachments); err != nil {
+			answer(err)
+			return
+		}
+	}
 	// An end (done, error) is answered once it is committed (hub.Reply),
 	// by whichever goroutine sees the commit; the reader reads on.
-	if err := wc.s.hub.Reply(wc.hc, turn, cmd.Text, cmd.Done, cmd.Error, answer); err != nil {
+	if err := wc.s.hub.Reply(wc.hc, turn, cmd.Text, cmd.Done, cmd.Error, files, answer); err != nil {
 		answer(err)
 	}
 }

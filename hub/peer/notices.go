@@ -197,12 +197,14 @@ func (Bots) Kind() Kind { return KindBots }
 // BotReply is a remote bot's answer, sent to the node running the turn,
 // or that node's word that the bot's end of it is committed.
 type BotReply struct {
-	To    string `json:"to"`
-	Turn  string `json:"turn"`
-	Text  string `json:"text,omitempty"`
-	Done  bool   `json:"done,omitempty"`
-	Error string `json:"error,omitempty"`
-	Lost  bool   `json:"lost,omitempty"`
+	To   string `json:"to"`
+	Turn string `json:"turn"`
+	Text string `json:"text,omitempty"`
+	// Attachments are files the reply carries, resolved on the bot's node.
+	Attachments []wire.Attachment `json:"attachments,omitempty"`
+	Done        bool              `json:"done,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Lost        bool              `json:"lost,omitempty"`
 	// Ack, with Done or Error: the bot waits to hear that the end is
 	// committed. Committed, from the turn's node: it is (Error empty),
 	// or could not be (Error says why).

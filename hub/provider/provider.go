@@ -40,6 +40,10 @@ type Request struct {
 	// Restart, if set, drops the text emitted so far: the reply starts
 	// over (a bot connection dropped and another one answers).
 	Restart func()
+	// Files, if set, takes the files the reply carries (a bot's reply's
+	// attachments, resolved against the store), all of them at each call:
+	// the last call counts.
+	Files func([]wire.Attachment)
 	// Usage, if set, takes the turn's token usage, from a provider that
 	// reports it (the last report counts). One that never calls it
 	// reported none: the turn says so (null), not zero.
