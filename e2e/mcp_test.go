@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -30,7 +31,8 @@ func mcpConfig(t *testing.T, dir string) string {
 // The MCP reference servers from npm, run by the daemon: a turn of the
 // fake model calls the filesystem server's read_text_file and the
 // everything server's get-tiny-image at once (both say they only read:
-// they run without asking; the image is told as what was left out),
+// they run without asking; the image is kept as a file the result
+// carries, which the owner reads and the model is told the name of),
 // then write_file, which asks; the owner allows it from the CLI, and the
 // file is written in the allowed directory. A server that cannot start
 // is named in GET /v1/tools and /readyz, and the daemon is still ready.
@@ -107,7 +109,7 @@ func TestAModelCallsTheMCPReferenceServers(t *testing.T) {
 			results[ev.CallID] = wire.Event{Tool: ev.Tool}
 		case wire.EventToolResult:
 			r := results[ev.CallID]
-			r.State, r.Text, r.Error = ev.State, ev.Text, ev.Error
+			r.State, r.Text, r.Error, r.Attachments = ev.State, ev.Text, ev.Error, ev.Attachments
 			results[ev.CallID] = r
 		}
 	}
@@ -120,13 +122,28 @@ func TestAModelCallsTheMCPReferenceServers(t *testing.T) {
 		case "mcp:fs/read_text_file":
 			ok = ok && strings.Contains(r.Text, "buy milk")
 		case "mcp:everything/get-tiny-image":
-			ok = ok && strings.Contains(r.Text, "[an image (image/png, ") && strings.Contains(r.Text, "was left out")
+			ok = ok && len(r.Attachments) == 1 && r.Attachments[0].MIME == "image/png" && r.Attachments[0].Name == "image-1.png"
+			if ok {
+				var png bytes.Buffer
+				if _, err := c.GetBlob(ctx, r.Attachments[0].SHA256, &png); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
+					t.Errorf("the image: %v, %q", err, png.Bytes())
+				}
+			}
 		case "mcp:fs/write_file":
 			ok = ok && strings.Contains(r.Text, "Successfully wrote")
 		}
 		if !ok {
 			t.Errorf("%s: %+v", r.Tool, r)
 		}
+	}
+	told := false
+	for _, r := range f.Requests() {
+		for _, m := range r.Messages {
+			told = told || strings.Contains(string(m), `[file \"image-1.png\", image/png, `)
+		}
+	}
+	if !told {
+		t.Errorf("the model was not told the image's name")
 	}
 	if b, err := os.ReadFile(out); err != nil || string(b) != "milk bought" {
 		t.Fatalf("the file written: %q %v", b, err)

@@ -1,7 +1,11 @@
 package hub
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +15,7 @@ import (
 
 	"albedo/hub/access"
 	"albedo/hub/blobs"
+	"albedo/hub/mcphost"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -69,6 +74,59 @@ func (h *Hub) sweepBlobs() {
 			}
 		}
 	}
+}
+
+// keepFiles stores the files a tool's result carried (an MCP server's
+// images, audio, resources' bytes) as blobs uploaded by who, and returns
+// them as the result's attachments. What cannot be kept (past
+// max_attachment_bytes or wire.MaxAttachments, or a store that failed)
+// is a note in the output instead, with why.
+func (h *Hub) keepFiles(ctx context.Context, who string, files []mcphost.File) ([]wire.Attachment, string) {
+	var out []wire.Attachment
+	var notes strings.Builder
+	leftOut := func(f mcphost.File, why string) {
+		fmt.Fprintf(&notes, "\n[%s (%s, %d bytes) was left out: %s]", f.What, cmp.Or(f.MIME, "of no stated type"), len(f.Data), why)
+	}
+	seen := map[string]bool{}
+	for i, f := range files {
+		if len(out) == wire.MaxAttachments {
+			leftOut(f, fmt.Sprintf("a result carries at most %d files", wire.MaxAttachments))
+			continue
+		}
+		sum := sha256.Sum256(f.Data)
+		hash := hex.EncodeToString(sum[:])
+		if seen[hash] {
+			continue // the same bytes again: carried once
+		}
+		info, _, err := h.blobs.Put(ctx, hash, f.MIME, bytes.NewReader(f.Data), who)
+		switch {
+		case errors.Is(err, blobs.ErrTooLarge):
+			leftOut(f, fmt.Sprintf("it passes max_attachment_bytes (%d)", h.blobs.Max()))
+			continue
+		case err != nil:
+			h.log.Warn("keep a tool's file", "who", who, "err", err)
+			leftOut(f, "the daemon could not store it")
+			continue
+		}
+		seen[hash] = true
+		name := f.Name
+		if name == "" || wire.CheckAttachments([]wire.Attachment{{SHA256: hash, Name: name}}) != nil {
+			name = fmt.Sprintf("%s-%d%s", fileKind(info.MIME), i+1, blobs.Extension(info.MIME))
+		}
+		out = append(out, wire.Attachment{SHA256: hash, Name: name, MIME: info.MIME, Size: info.Size})
+	}
+	return out, notes.String()
+}
+
+// fileKind is a word for a file of type t, to name it by.
+func fileKind(t string) string {
+	switch {
+	case strings.HasPrefix(t, "image/"):
+		return "image"
+	case strings.HasPrefix(t, "audio/"):
+		return "audio"
+	}
+	return "file"
 }
 
 // filesOf are a message's attachments as a provider's files, named only:

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"albedo/hub/mcphost"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -70,5 +71,47 @@ func TestFilesLoadedForAProvider(t *testing.T) {
 	with.Attachments = []wire.Attachment{pic}
 	if d := eventTokens(with) - eventTokens(ev); d != provider.ImageTokens {
 		t.Fatalf("an image costs %d tokens of a window, want %d", d, provider.ImageTokens)
+	}
+}
+
+// The files of an MCP tool's result are kept as blobs the result carries:
+// named by their resource's URI, or by their kind and place; the same
+// bytes once; past the store's limit or wire.MaxAttachments, a note in
+// the output that says what was left out and why.
+func TestAToolsFilesAreKept(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{MaxAttachmentBytes: 1 << 10})
+	ctx := context.Background()
+	var img bytes.Buffer
+	png.Encode(&img, image.NewRGBA(image.Rect(0, 0, 4, 4)))
+	files := []mcphost.File{
+		{What: "an image", MIME: "image/png", Data: img.Bytes()},
+		{What: "the resource <file:///logs/build.log>", Name: "build.log", MIME: "text/plain", Data: []byte("ok\n")},
+		{What: "an image", MIME: "image/png", Data: img.Bytes()},
+		{What: "audio", MIME: "audio/wav", Data: bytes.Repeat([]byte{1}, 2<<10)},
+		{What: "the resource <x:/..>", Name: "..", MIME: "application/octet-stream", Data: []byte{0, 1, 2}},
+	}
+	for i := range wire.MaxAttachments {
+		files = append(files, mcphost.File{What: "an image", MIME: "text/plain", Data: []byte{'a' + byte(i)}})
+	}
+	atts, notes := h.keepFiles(ctx, "mcp:srv", files)
+	if len(atts) != wire.MaxAttachments {
+		t.Fatalf("%d files kept: %+v", len(atts), atts)
+	}
+	if a := atts[0]; a.Name != "image-1.png" || a.MIME != "image/png" || a.Size != int64(img.Len()) {
+		t.Fatalf("the image: %+v", a)
+	}
+	if a := atts[1]; a.Name != "build.log" || !strings.HasPrefix(a.MIME, "text/plain") {
+		t.Fatalf("the resource: %+v", a)
+	}
+	if a := atts[2]; a.Name != "file-5" || a.Size != 3 {
+		t.Fatalf("a resource with no name of its own: %+v", a)
+	}
+	if !strings.Contains(notes, "[audio (audio/wav, 2048 bytes) was left out: it passes max_attachment_bytes (1024)]") ||
+		strings.Count(notes, "a result carries at most 16 files") != 3 {
+		t.Fatalf("notes:%s", notes)
+	}
+	if _, err := h.Blobs().Get(ctx, atts[0].SHA256); err != nil {
+		t.Fatalf("the image's blob: %v", err)
 	}
 }

@@ -542,8 +542,9 @@ func (h *Hub) runTool(ctx context.Context, q queued, c db.ToolCall) toolOut {
 	src, owner, name, ok := tools.ParseFull(c.Tool)
 	switch {
 	case ok && src == tools.SourceMCP && h.opts.MCP != nil:
-		out, errText := h.opts.MCP.Call(ctx, owner, name, json.RawMessage(argsOrEmpty(c.Arguments)))
-		return toolOut{output: out, err: errText}
+		r := h.opts.MCP.Call(ctx, owner, name, json.RawMessage(argsOrEmpty(c.Arguments)))
+		files, notes := h.keepFiles(ctx, "mcp:"+owner, r.Files)
+		return toolOut{output: r.Output + notes, err: r.Error, files: files}
 	case !ok || src != tools.SourceBot:
 		return toolOut{err: fmt.Sprintf("no source runs %q", c.Tool)}
 	}

@@ -31,15 +31,15 @@ func BenchmarkMCPCall(b *testing.B) {
 			if err := h.Reload(map[string]ServerConfig{"s": cfg}); err != nil {
 				b.Fatal(err)
 			}
-			if out, errText := h.Call(b.Context(), "s", "echo", []byte(`{"text":"warm"}`)); out != "echo: warm" {
-				b.Fatalf("%q %q", out, errText)
+			if r := h.Call(b.Context(), "s", "echo", []byte(`{"text":"warm"}`)); r.Output != "echo: warm" {
+				b.Fatalf("%q %q", r.Output, r.Error)
 			}
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for range b.N {
 				t0 := time.Now()
-				if out, errText := h.Call(b.Context(), "s", "echo", []byte(`{"text":"hi"}`)); out != "echo: hi" {
-					b.Fatalf("%q %q", out, errText)
+				if r := h.Call(b.Context(), "s", "echo", []byte(`{"text":"hi"}`)); r.Output != "echo: hi" {
+					b.Fatalf("%q %q", r.Output, r.Error)
 				}
 				lat = append(lat, time.Since(t0))
 			}

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -15,21 +17,37 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Result is what a call returned: the text the model is told, why the
+// call failed ("" if it did not), and the files its result carried.
+type Result struct {
+	Output, Error string
+	Files         []File
+}
+
+// File is a piece of a result that is not text: an image, audio, or a
+// resource's bytes, which the daemon keeps as a blob.
+type File struct {
+	What string // what it is, in words: "an image", "the resource <URI>"
+	Name string // the name its resource's URI gives it, or ""
+	MIME string // the type the server said
+	Data []byte
+}
+
 // Call runs tool of the server called name with args (a JSON object),
-// starting the server if it does not run; it returns the output and, for
-// a call that failed, why. A call that ctx ends returns neither: the turn
-// runner says it timed out or was cancelled.
-func (h *Host) Call(ctx context.Context, name, tool string, args json.RawMessage) (string, string) {
+// starting the server if it does not run. A call that ctx ends returns
+// nothing: the turn runner says it timed out or was cancelled.
+func (h *Host) Call(ctx context.Context, name, tool string, args json.RawMessage) Result {
+	failed := func(format string, a ...any) Result { return Result{Error: fmt.Sprintf(format, a...)} }
 	s := h.server(name)
 	if s == nil {
-		return "", fmt.Sprintf("no MCP server %s is configured now", name)
+		return failed("no MCP server %s is configured now", name)
 	}
 	sess, err := s.session(ctx)
 	if ctx.Err() != nil {
-		return "", ""
+		return Result{}
 	}
 	if err != nil {
-		return "", err.Error()
+		return Result{Error: err.Error()}
 	}
 	s.begin()
 	defer s.end()
@@ -37,20 +55,20 @@ func (h *Host) Call(ctx context.Context, name, tool string, args json.RawMessage
 	var rpc *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
-		return "", ""
+		return Result{}
 	case errors.As(err, &rpc):
-		return "", fmt.Sprintf("MCP server %s refused the call: %s", name, rpc.Message)
+		return failed("MCP server %s refused the call: %s", name, rpc.Message)
 	case err != nil && !alive(s.host.ctx, sess, err):
 		s.drop(sess, err)
-		return "", fmt.Sprintf("MCP server %s ended during the call (it starts again for the next): %v", name, err)
+		return failed("MCP server %s ended during the call (it starts again for the next): %v", name, err)
 	case err != nil:
-		return "", fmt.Sprintf("MCP server %s: %v", name, err)
+		return failed("MCP server %s: %v", name, err)
 	}
-	out := resultText(res)
+	out, files := resultOf(res)
 	if res.IsError {
-		return "", cmp.Or(out, "the tool failed, saying nothing")
+		return Result{Error: cmp.Or(out, "the tool failed, saying nothing")}
 	}
-	return out, ""
+	return Result{Output: out, Files: files}
 }
 
 // alive says whether sess still answers after a call failed with err:
@@ -68,21 +86,22 @@ func alive(ctx context.Context, sess *mcp.ClientSession, err error) bool {
 // pingTimeout bounds the ping that tells a failed call's server alive.
 const pingTimeout = 2 * time.Second
 
-// resultText is a tool's result as the model is told it: each text as
-// it is; what is not text (an image, audio, a resource's bytes) as a
-// note that says what was left out, since the daemon keeps no files
-// yet; a link to a resource as its name and URI; and the structured
-// content as JSON text, unless a text already says it.
-func resultText(res *mcp.CallToolResult) string {
+// resultOf is a tool's result as the model is told it, and the files it
+// carries: each text as it is; what is not text (an image, audio, a
+// resource's bytes) as a file, which the turn runner keeps and names; a
+// link to a resource as its name and URI; and the structured content as
+// JSON text, unless a text already says it.
+func resultOf(res *mcp.CallToolResult) (string, []File) {
 	var parts []string
+	var files []File
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			parts = append(parts, c.Text)
 		case *mcp.ImageContent:
-			parts = append(parts, leftOut("an image", c.MIMEType, len(c.Data)))
+			files = append(files, File{What: "an image", MIME: c.MIMEType, Data: c.Data})
 		case *mcp.AudioContent:
-			parts = append(parts, leftOut("audio", c.MIMEType, len(c.Data)))
+			files = append(files, File{What: "audio", MIME: c.MIMEType, Data: c.Data})
 		case *mcp.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[a resource: %s <%s>]", cmp.Or(c.Title, c.Name), c.URI))
 		case *mcp.EmbeddedResource:
@@ -91,7 +110,7 @@ func resultText(res *mcp.CallToolResult) string {
 			case r.Text != "":
 				parts = append(parts, fmt.Sprintf("[the resource <%s>]\n%s", r.URI, r.Text))
 			default:
-				parts = append(parts, leftOut("the resource <"+r.URI+">", r.MIMEType, len(r.Blob)))
+				files = append(files, File{What: "the resource <" + r.URI + ">", Name: uriName(r.URI), MIME: r.MIMEType, Data: r.Blob})
 			}
 		}
 	}
@@ -101,12 +120,16 @@ func resultText(res *mcp.CallToolResult) string {
 			parts = append(parts, string(js))
 		}
 	}
-	return strings.Join(parts, "\n")
+	return strings.Join(parts, "\n"), files
 }
 
-// leftOut notes content the daemon does not pass on.
-func leftOut(what, mime string, size int) string {
-	return fmt.Sprintf("[%s (%s, %d bytes) was left out: albedo does not keep files from tools yet]", what, cmp.Or(mime, "of no stated type"), size)
+// uriName is the last element of a resource's URI, as a file's name.
+func uriName(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Path == "" {
+		return ""
+	}
+	return path.Base(u.Path)
 }
 
 // saysJSON says whether one of parts is the JSON value js, whatever its

@@ -2,6 +2,7 @@ package mcphost
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // A server's tool result, whatever its bytes, is told to the model as
-// UTF-8 text, or refused by the SDK's decoder: never a panic.
+// UTF-8 text and files that say what they are, named with no path, or
+// refused by the SDK's decoder: never a panic.
 func FuzzResultText(f *testing.F) {
 	f.Add([]byte(`{"content":[{"type":"text","text":"hi"}]}`))
 	f.Add([]byte(`{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"}],"structuredContent":{"a":1}}`))
@@ -22,9 +24,14 @@ func FuzzResultText(f *testing.F) {
 		if json.Unmarshal(b, &res) != nil {
 			return
 		}
-		out := resultText(&res)
+		out, files := resultOf(&res)
 		if !utf8.ValidString(out) && utf8.Valid(b) {
 			t.Fatalf("%q from %q", out, b)
+		}
+		for _, f := range files {
+			if f.What == "" || strings.ContainsAny(f.Name, "/") {
+				t.Fatalf("file %+v from %q", f, b)
+			}
 		}
 	})
 }

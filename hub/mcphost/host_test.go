@@ -3,6 +3,7 @@ package mcphost
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -50,18 +51,25 @@ func byName(offers []tools.Offer) map[string]tools.Offer {
 	return out
 }
 
+// call runs a call and returns its output, with a line for each file it
+// carried, and why it failed.
 func call(t *testing.T, h *Host, server, tool, args string) (string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	return h.Call(ctx, server, tool, json.RawMessage(args))
+	r := h.Call(ctx, server, tool, json.RawMessage(args))
+	out := r.Output
+	for _, f := range r.Files {
+		out += fmt.Sprintf("\n[%s %q, %s, %q]", f.What, f.Name, f.MIME, f.Data)
+	}
+	return out, r.Error
 }
 
 // A stdio server is started when its tools are first needed; its tools
 // are offered as mcp:NAME/TOOL with their descriptions and schemas, a
 // read-only one allowed by default and the rest asking; names the daemon
 // cannot offer are left out, with a note. Results keep their kinds:
-// text as text, an image as a note of what was left out, structured
+// text as text, an image as a file, structured
 // content as JSON; a tool's error fails the call with its words. The
 // program gets the few variables of the daemon's environment it needs
 // and its env, not the daemon's secrets.
@@ -84,7 +92,7 @@ func TestAStdioServerOffersAndRunsItsTools(t *testing.T) {
 	}
 	for _, c := range []struct{ tool, args, out, err string }{
 		{"echo", `{"text":"hi"}`, "echo: hi", ""},
-		{"picture", `{}`, "a dot:\n[an image (image/png, 9 bytes) was left out: albedo does not keep files from tools yet]", ""},
+		{"picture", `{}`, "a dot:\n[an image \"\", image/png, \"\\x89PNG fake\"]", ""},
 		{"structured", `{}`, "see the data\n{\"city\":\"Oslo\",\"temp\":-4}", ""},
 		{"fail", `{}`, "", "the disk is full"},
 		{"nope", `{}`, "", `MCP server gosrv refused the call: unknown tool "nope"`},
