@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/google/uuid"
 
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
@@ -216,5 +217,47 @@ func TestWebFiles(t *testing.T) {
 		if ex := p.exceptions(); len(ex) > 0 {
 			t.Fatalf("the page threw: %v", ex)
 		}
+	}
+}
+
+// Edit on a message that carries files: its fork's composer holds the
+// text and the files, as chips the store has already (an image's with
+// its thumbnail), and the message sent from it carries them again.
+func TestWebEditKeepsAMessagesFiles(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	shot := filepath.Join(t.TempDir(), "bug.png")
+	if err := os.WriteFile(shot, screenshot(64, 48), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	att, err := fx.c.PutFile(fx.ctx, shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.NewString(), "see the bug", att); err != nil {
+		t.Fatal(err)
+	}
+	waitTurnsClosed(t, fx.ctx, fx.c, "s", 1)
+	p := startBrowser(t).open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("s")
+	p.wait("the message and its image", shownImage("see the bug"))
+	eval[bool](p, `(document.querySelector('article[data-role=user] .msg-actions button[data-act=edit]').click(), true)`)
+	p.wait("the fork's composer, with the text and the image", `(() => { const c = document.querySelector('#attachments li.chip');
+		return window.albedo.current !== 's' && document.querySelector('#input').value === 'see the bug' && !document.querySelector('#attachments').hidden &&
+			document.querySelectorAll('#attachments li.chip').length === 1 && c.dataset.state === 'done' &&
+			c.querySelector('.chip-name').textContent === 'bug.png' && c.querySelector('img.thumb')?.src.startsWith('blob:') })()`)
+	fork := eval[string](p, `window.albedo.current`)
+	eval[bool](p, `(document.querySelector('#input').value = 'see the bug, edited', document.querySelector('#send').click(), true)`)
+	var sent wire.Event
+	for _, ev := range waitTurnsClosed(t, fx.ctx, fx.c, fork, 1) {
+		if ev.Type == wire.EventMessage && ev.Role == wire.RoleUser {
+			sent = ev
+		}
+	}
+	if sent.Text != "see the bug, edited" || len(sent.Attachments) != 1 || sent.Attachments[0] != att {
+		t.Fatalf("the edited message %+v, want it to carry %+v", sent, att)
+	}
+	if ex := p.exceptions(); len(ex) > 0 {
+		t.Fatalf("the page threw: %v", ex)
 	}
 }

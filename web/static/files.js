@@ -165,6 +165,17 @@ function imageURL(a, el) {
   return e.promise;
 }
 
+// thumbnail is an object URL of an attachment's image, for a chip: ""
+// for another type, or when it cannot be read. The caller revokes it.
+export async function thumbnail(a) {
+  if (!IMAGE_TYPES.has(baseType(a.mime))) return '';
+  try {
+    return URL.createObjectURL(await fetchBlob(a, baseType(a.mime)));
+  } catch {
+    return '';
+  }
+}
+
 // fetchBlob reads a blob with the page's token, as a Blob of type (the
 // page says what it is: an image of a type it shows, or bytes to save).
 async function fetchBlob(a, type) {

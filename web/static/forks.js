@@ -2,12 +2,13 @@
 // focus, fork (a new session holding the history up to it: up to the end
 // of its turn, for a reply), regenerate (a fork whose first turn runs the
 // message's input again) and, on a user's message, edit (a fork just
-// before it, its text in the composer to change and send); the original
+// before it, its text and files in the composer to change and send); the original
 // is left as it is. A fork's meta line says where it came from, with a
 // jump there; "tree" lists its parent, its siblings at the fork point and
 // its own forks. "compact" summarizes the older messages for the model.
 
 import { $ } from './dom.js';
+import * as uploads from './uploads.js';
 
 // actionBar is the buttons of a message's element.
 export function actionBar(ev) {
@@ -47,8 +48,9 @@ export function wireForks(ctx) {
     await open(s.id);
     if (draft !== undefined) {
       const input = $('input');
-      input.value = draft;
+      input.value = draft.text || '';
       input.focus();
+      if (draft.attachments && draft.attachments.length) await uploads.carry(draft.attachments);
     }
     ctx.notice(`a fork of “${v.name}” at #${s.parent.offset}: the original is as it was`);
   });
@@ -61,7 +63,7 @@ export function wireForks(ctx) {
     if (!ev) return;
     if (b.dataset.act === 'fork') fork(v, { at: wholeTurn(v, ev) });
     else if (b.dataset.act === 'regenerate') fork(v, { at: ev.offset, rerun: true });
-    else fork(v, { at: ev.offset - 1 }, ev.text);
+    else fork(v, { at: ev.offset - 1 }, ev);
   });
   $('parent').addEventListener('click', () => {
     const p = app.views.get(app.current)?.session.parent;

@@ -13,7 +13,7 @@
 // it once every upload is done (app.js).
 
 import { $ } from './dom.js';
-import { humanSize, IMAGE_TYPES } from './files.js';
+import { humanSize, IMAGE_TYPES, thumbnail } from './files.js';
 import { icon } from './icons.js';
 
 // MAX_FILES is how many files a message carries (wire.MaxAttachments).
@@ -129,6 +129,25 @@ function add(files) {
     draw();
     upload(it);
   }
+}
+
+// carry attaches files a message carries already (an edited message's,
+// in its fork): the store holds them, so there is nothing to upload; an
+// image gets its thumbnail from the store.
+export async function carry(list) {
+  const thumbs = await Promise.all(list.map(thumbnail));
+  list.forEach((a, i) => {
+    if (items.length >= MAX_FILES || items.some((o) => o.sha256 === a.sha256)) {
+      if (thumbs[i]) URL.revokeObjectURL(thumbs[i]);
+      return;
+    }
+    items.push({
+      id: nextID++, file: null, name: a.name, size: a.size, thumb: thumbs[i], state: 'done', sha256: a.sha256,
+      loaded: a.size, error: '', xhr: null, el: null, gone: false,
+    });
+  });
+  draw();
+  settle();
 }
 
 // upload hashes a file, asks whether the store holds it for us and, if
