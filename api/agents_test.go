@@ -228,6 +228,7 @@ func TestTwoPeopleDecideAnAgentsRequestAtOnce(t *testing.T) {
 	ann, bob := e.member("ann", false), e.member("bob", false)
 	e.grant("s", "ann", wire.AccessWrite)
 	e.grant("s", "bob", wire.AccessWrite)
+	e.answerAll("s")
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, `{"text":"edit c.txt both"}`, &r)
 	ap := e.waitApproval(w, "s", 1)[0]

@@ -109,7 +109,7 @@ func (s *Server) patchSession(c echo.Context) error {
 		return err
 	}
 	pr, _ := principalOf(c)
-	if err := s.hub.CheckChange(c.Request().Context(), pr, c.Param("id")); err != nil {
+	if err := s.hub.CheckPatch(c.Request().Context(), pr, c.Param("id"), p); err != nil {
 		return err
 	}
 	sess, err := s.hub.PatchSession(c.Request().Context(), c.Param("id"), etag, p, pr.Name)

@@ -375,6 +375,7 @@ func TestApproveOverTheWebsocket(t *testing.T) {
 	ann, bob := e.member("ann", false), e.member("bob", false)
 	e.grant("s", "ann", wire.AccessWrite)
 	e.grant("s", "bob", wire.AccessRead)
+	e.answerAll("s")
 	annWS := e.dialToken(ann.Token).HelloFromStart(s)
 	bobWS := e.dialToken(bob.Token).HelloFromStart(s)
 	f.Push(fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "x", Name: "bot__weather__forecast", Arguments: `{}`}}})

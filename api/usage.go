@@ -6,7 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// usage serves GET /v1/usage?by=session|member|provider|day[&since=…]:
+// usage serves GET /v1/usage?by=session|member|provider|participant|day[&since=…]:
 // what the turns cost, summed (admins only; hub.UsageReport).
 func (s *Server) usage(c echo.Context) error {
 	r, err := s.hub.UsageReport(c.Request().Context(), c.QueryParam("by"), c.QueryParam("since"))

@@ -16,11 +16,11 @@ import (
 )
 
 // inputColumns are Input's columns in the order scanInput reads them.
-const inputColumns = `session, input_id, ord, text_hash, state, delivery, turn_id, error, partial, msg_offset, created_at, updated_at`
+const inputColumns = `session, input_id, ord, text_hash, state, delivery, turn_id, error, partial, msg_offset, created_at, updated_at, step`
 
 func scanInput(row interface{ Scan(...any) error }, in *Input) error {
 	return row.Scan(&in.Session, &in.InputID, &in.Ord, &in.TextHash, &in.State, &in.Delivery,
-		&in.TurnID, &in.Error, &in.Partial, &in.MsgOffset, &in.CreatedAt, &in.UpdatedAt)
+		&in.TurnID, &in.Error, &in.Partial, &in.MsgOffset, &in.CreatedAt, &in.UpdatedAt, &in.Step)
 }
 
 // Input is a stored input and its receipt.
@@ -39,6 +39,9 @@ type Input struct {
 	MsgOffset int64  `bun:"msg_offset"`
 	CreatedAt string `bun:"created_at"`
 	UpdatedAt string `bun:"updated_at"`
+	// Step is the place, among the turns its message's mentions start,
+	// of the one TurnID names (0 for the first, or the only one).
+	Step int `bun:"step"`
 }
 
 // Receipt returns the input as the contract shapes a receipt.
@@ -124,9 +127,9 @@ var errRepeat = errors.New("db: the input's id is taken")
 // does. Repeats are rare (a client sends one again after losing its
 // receipt), and the round trip would cost every input.
 func (t *Tx) insertInput(ctx context.Context, in Input) error {
-	const insert = `INSERT INTO inputs (` + inputColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`
+	const insert = `INSERT INTO inputs (` + inputColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
 	args := []any{in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
-		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt}
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt, in.Step}
 	if !t.careful && t.bt.queues() {
 		return t.bt.exec(ctx, t.bind(insert), args...)
 	}
@@ -274,6 +277,31 @@ func (t *Tx) SetDelivery(ctx context.Context, session, inputID, delivery, errTex
 		return fmt.Errorf("set delivery: %w", err)
 	}
 	return nil
+}
+
+// NextStep hands an input on to the next of the turns its mentions
+// start: queued again, at step, under the turn id turn (which a restart
+// runs it under).
+func (t *Tx) NextStep(ctx context.Context, session, inputID string, step int, turn string) error {
+	_, err := t.NewUpdate().Model((*Input)(nil)).
+		Set("delivery = ?", wire.DeliveryQueued).Set("step = ?", step).Set("turn_id = ?", turn).Set("partial = ''").
+		Set("updated_at = ?", formatTime(t.now)).
+		Where("session = ? AND input_id = ?", session, inputID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("next step: %w", err)
+	}
+	return nil
+}
+
+// PutMessage accepts a person's message that starts no turn (a session
+// that answers only mentions): delivered at once, as a bot's post is.
+func (t *Tx) PutMessage(ctx context.Context, session, inputID, text string, author wire.Author, atts ...wire.Attachment) (Input, error) {
+	c, err := t.counters(ctx, session)
+	if err != nil {
+		return Input{}, err
+	}
+	in, _, _, err := t.putPost(ctx, c, session, inputID, text, wire.RoleUser, author, atts)
+	return in, err
 }
 
 // Input reads one input's receipt.

@@ -21,18 +21,21 @@ type SessionState struct {
 	Model       string
 	Effort      string
 	BaseSession string // "" unless the session is a fork (SpansOf)
+	// Provider, Participants and Respond say who answers its messages
+	// (Session's).
+	Provider, Participants, Respond string
 }
 
 // sessionStateColumns are a SessionState's, in the order scanSessionState
 // reads them.
-const sessionStateColumns = `id, epoch, head, last_turn, version, model, effort, base_session`
+const sessionStateColumns = `id, epoch, head, last_turn, version, model, effort, base_session, provider, participants, respond`
 
 // sessionStateSQL reads one session's state by id.
 const sessionStateSQL = `SELECT ` + sessionStateColumns + ` FROM sessions_now WHERE id = ?`
 
 func scanSessionState(r scanner) (SessionState, error) {
 	var s SessionState
-	err := r.Scan(&s.ID, &s.Epoch, &s.Head, &s.LastTurn, &s.Version, &s.Model, &s.Effort, &s.BaseSession)
+	err := r.Scan(&s.ID, &s.Epoch, &s.Head, &s.LastTurn, &s.Version, &s.Model, &s.Effort, &s.BaseSession, &s.Provider, &s.Participants, &s.Respond)
 	return s, err
 }
 

@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/uptrace/bun"
@@ -25,21 +27,26 @@ var (
 type Session struct {
 	bun.BaseModel `bun:"table:sessions"`
 
-	ID         string `bun:"id,pk"`
-	Epoch      string `bun:"epoch"`
-	Title      string `bun:"title"`
-	Workspace  string `bun:"workspace"`
-	Provider   string `bun:"provider"`
-	Model      string `bun:"model"`
-	Effort     string `bun:"effort"`
-	System     string `bun:"system"` // sent to the provider first ("" for the profile's, if any)
-	Tools      string `bun:"tools"`  // "" offers its models every tool served to it; "none" none
-	Version    int64  `bun:"version"`
-	Head       int64  `bun:"head"`
-	Inputs     int64  `bun:"inputs"`
-	CreateHash string `bun:"create_hash"`
-	CreatedAt  string `bun:"created_at"`
-	UpdatedAt  string `bun:"updated_at"`
+	ID        string `bun:"id,pk"`
+	Epoch     string `bun:"epoch"`
+	Title     string `bun:"title"`
+	Workspace string `bun:"workspace"`
+	Provider  string `bun:"provider"`
+	Model     string `bun:"model"`
+	Effort    string `bun:"effort"`
+	System    string `bun:"system"` // sent to the provider first ("" for the profile's, if any)
+	Tools     string `bun:"tools"`  // "" offers its models every tool served to it; "none" none
+	// Participants is a JSON array of the names that answer besides the
+	// provider ("" for none); Respond is "always", "mentions", or "" for
+	// always until someone chooses (MentionsOnceShared).
+	Participants string `bun:"participants"`
+	Respond      string `bun:"respond"`
+	Version      int64  `bun:"version"`
+	Head         int64  `bun:"head"`
+	Inputs       int64  `bun:"inputs"`
+	CreateHash   string `bun:"create_hash"`
+	CreatedAt    string `bun:"created_at"`
+	UpdatedAt    string `bun:"updated_at"`
 	// LastTurn is the state of the newest turn event ("" if none), as of
 	// the last commit: the writer keeps it with the head.
 	LastTurn string `bun:"last_turn"`
@@ -63,7 +70,21 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 		Head: s.Head, ETag: s.ETag(),
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
 		Parent: s.ForkPoint(), Tools: cmp.Or(s.Tools, wire.ToolsAll),
+		Participants: s.ParticipantList(), Respond: cmp.Or(s.Respond, wire.RespondAlways),
 	}
+}
+
+// ParticipantList is the session's participants, in order.
+func (s *Session) ParticipantList() []string { return ParseParticipants(s.Participants) }
+
+// ParseParticipants reads the participants column: a JSON array, or ""
+// for none.
+func ParseParticipants(col string) []string {
+	out := []string{}
+	if col != "" {
+		_ = json.Unmarshal([]byte(col), &out)
+	}
+	return out
 }
 
 // ForkPoint is where the session was forked from; nil for one that is no
@@ -153,11 +174,27 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 			s.Tools, ev.Tools, changed = stored, p.Tools, true
 		}
 	}
+	if p.Participants != nil {
+		stored := ""
+		if len(*p.Participants) > 0 {
+			b, _ := json.Marshal(*p.Participants)
+			stored = string(b)
+		}
+		if stored != s.Participants {
+			list := slices.Clone(*p.Participants)
+			s.Participants, ev.Participants, changed = stored, &list, true
+		}
+	}
+	if p.Respond != nil && *p.Respond != s.Respond {
+		// Stored as said, even "always": "" is a session nobody chose
+		// for, which a grant of write access turns to mentions.
+		s.Respond, ev.Respond, changed = *p.Respond, p.Respond, true
+	}
 	if !changed {
 		return s, nil
 	}
 	s.Version++
-	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "version").WherePK().Exec(ctx); err != nil {
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "participants", "respond", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
 	evs, err := t.Append(ctx, id, ev)
@@ -167,6 +204,20 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 	s.Head = evs[0].Offset
 	s.UpdatedAt = formatTime(t.now)
 	return s, nil
+}
+
+// MentionsOnceShared turns a session nobody chose a respond for to
+// mentions (a settings event by by), as a grant of write access to a
+// member does: a team's session does not answer every line. It returns
+// the session and whether it changed.
+func (t *Tx) MentionsOnceShared(ctx context.Context, id, by string) (Session, bool, error) {
+	s, err := scanSession(t.sql.QueryRowContext(ctx, t.bind(sessionSQL), id))
+	if err != nil || s.Respond != "" {
+		return s, false, err
+	}
+	mentions := wire.RespondMentions
+	s, err = t.PatchSession(ctx, id, wire.SessionPatch{Respond: &mentions}, s.Version, by)
+	return s, err == nil, err
 }
 
 // DeleteSession removes a session with its events and inputs, and ends
@@ -241,7 +292,7 @@ const deleteIDsRange = 1024
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
 	version, head, inputs, create_hash, created_at, updated_at, last_turn, system,
-	parent, parent_offset, base_session, base, tools`
+	parent, parent_offset, base_session, base, tools, participants, respond`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -254,7 +305,7 @@ func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
 		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System,
-		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools)
+		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools, &s.Participants, &s.Respond)
 	return s, err
 }
 

@@ -45,7 +45,10 @@ var UsageKeys = map[string]string{
 	"session":  "session",
 	"member":   "author_id",
 	"provider": "provider",
-	"day":      "substr(at, 1, 10)",
+	// A session's participants are provider profiles and bots, each
+	// recorded under its name: by participant is by provider.
+	"participant": "provider",
+	"day":         "substr(at, 1, 10)",
 }
 
 // sumOf sums an integer column as an integer on both stores (PostgreSQL

@@ -63,6 +63,10 @@ type channel struct {
 type settings struct {
 	version       int64
 	model, effort string
+	// Who answers its messages (participants.go): its provider as named
+	// ("" the default), its participants, and respond as stored.
+	provider, respond string
+	participants      []string
 }
 
 // newerSettings keeps s if it is a newer version than the channel has,
@@ -120,7 +124,7 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	}
 	ch.epoch = s.Epoch
 	ch.head = max(ch.head, s.Head)
-	ch.newerSettings(settings{version: s.Version, model: s.Model, effort: s.Effort})
+	ch.newerSettings(stateSettings(s))
 	ch.mu.Unlock()
 	ch.loaded = true
 	return nil

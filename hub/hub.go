@@ -44,6 +44,9 @@ type Options struct {
 	// MaxAttachmentBytes is the largest blob the store takes
 	// (wire.DefaultMaxAttachmentBytes).
 	MaxAttachmentBytes int64
+	// MaxMentionTurns is how many turns one message's mentions start
+	// (wire.DefaultMaxMentionTurns); the mentions past it start none.
+	MaxMentionTurns int
 	// MaxReply is the longest reply a provider or a bot may stream, in
 	// bytes: past it the reply is cut and the turn fails (1 MiB).
 	MaxReply int
@@ -141,6 +144,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxReply <= 0 {
 		o.MaxReply = 1 << 20
+	}
+	if o.MaxMentionTurns <= 0 {
+		o.MaxMentionTurns = wire.DefaultMaxMentionTurns
 	}
 }
 
@@ -279,7 +285,8 @@ func (h *Hub) onCommit(cs []db.Committed) {
 			if m.ends() {
 				ended = append(ended, m.TurnID)
 			}
-			if m.Type == wire.EventMessage && m.Role == wire.RoleUser && m.InputID != "" {
+			if m.Type == wire.EventMessage && m.Role == wire.RoleUser && m.InputID != "" && m.TurnID != "" { // a quiet message starts none
+
 				inputs = append(inputs, queued{inputID: m.InputID, turnID: m.TurnID, offset: e.Offset})
 			}
 		}

@@ -23,7 +23,7 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, atts 
 		return wire.Receipt{}, err
 	}
 	var in db.Input
-	if _, err := h.db.Writer().DoIn(ctx, session, putInput(ctx, &in, session, inputID, text, atts, role, author)); err != nil {
+	if _, err := h.db.Writer().DoIn(ctx, session, h.putInputFn(ctx, &in, session, inputID, text, atts, role, author)); err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
 	// A new user input's turn is queued by the commit hook.
@@ -48,7 +48,7 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, at
 		return err
 	}
 	in := new(db.Input)
-	h.db.Writer().ThenIn(ctx, session, putInput(ctx, in, session, inputID, text, atts, role, author), func(err error) {
+	h.db.Writer().ThenIn(ctx, session, h.putInputFn(ctx, in, session, inputID, text, atts, role, author), func(err error) {
 		if err != nil {
 			then(wire.Receipt{}, wireErr(err))
 			return
@@ -58,10 +58,17 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, at
 	return nil
 }
 
-// putInput is the write of an input, storing its receipt in in.
-func putInput(ctx context.Context, in *db.Input, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) func(*db.Tx) error {
+// putInputFn is the write of an input, storing its receipt in in: a
+// person's message that mentions no participant of a session that
+// answers only mentions starts no turn (quiet).
+func (h *Hub) putInputFn(ctx context.Context, in *db.Input, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) func(*db.Tx) error {
+	quiet := role == wire.RoleUser && h.quiet(ctx, session, text)
 	return func(tx *db.Tx) error {
 		var err error
+		if quiet {
+			*in, err = tx.PutMessage(ctx, session, inputID, text, author, atts...)
+			return err
+		}
 		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author, atts...)
 		return err
 	}

@@ -123,6 +123,8 @@ func (h *Hub) Ungrant(ctx context.Context, session, member string) error {
 func (h *Hub) setGrant(ctx context.Context, session, member string, grant wire.Access) error {
 	defer h.tokens.Changing()()
 	var m db.Member
+	var shared db.Session
+	var respond bool
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
 		if m, err = tx.MemberByName(ctx, member); err != nil {
@@ -134,6 +136,13 @@ func (h *Hub) setGrant(ctx context.Context, session, member string, grant wire.A
 		if grant == "" {
 			return tx.DeleteGrant(ctx, session, m.ID)
 		}
+		if grant == wire.AccessWrite {
+			// A team's session answers mentions only, unless someone
+			// chose otherwise (participants.go).
+			if shared, respond, err = tx.MentionsOnceShared(ctx, session, ""); err != nil {
+				return err
+			}
+		}
 		return tx.PutGrant(ctx, db.Grant{Session: session, Member: m.ID, Access: grant})
 	}); err != nil {
 		return wireErr(err)
@@ -143,6 +152,9 @@ func (h *Hub) setGrant(ctx context.Context, session, member string, grant wire.A
 	}
 	h.feed.accessChanged(m.ID, session, grant)
 	h.changed()
+	if respond {
+		h.settingsChanged(shared)
+	}
 	return nil
 }
 

@@ -270,7 +270,7 @@ func (h *Hub) settingsChanged(s db.Session) {
 		return
 	}
 	ch.mu.Lock()
-	newer := ch.newerSettings(settings{version: s.Version, model: s.Model, effort: s.Effort})
+	newer := ch.newerSettings(sessionSettings(s))
 	ch.mu.Unlock()
 	if newer {
 		h.statusChanged(ch)

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"albedo/db"
 	"albedo/hub/provider"
 	"albedo/wire"
@@ -47,11 +49,19 @@ type queued struct {
 	// resume: the turn started before the daemon stopped, waiting for
 	// decisions on its tool calls; it goes on from its calls' rows.
 	resume bool
+	// step is the turn's place among those the input's mentions start
+	// (participants.go); participant who answers it ("" the session's
+	// provider), and more whether other steps follow.
+	step        int
+	participant string
+	more        bool
+	named       bool   // the session has participants: replies are authored by name
+	who         string // the name of who answers, when named
 }
 
 // queuedOf is a stored input as the turn runner queues it, under lease l.
 func queuedOf(in db.Input, l db.Lease) queued {
-	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l}
+	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l, step: in.Step}
 }
 
 // interruption is the cancel cause of an interrupted turn.
@@ -179,13 +189,18 @@ const checkpointEvery = time.Second
 // e.g. the session was deleted).
 func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	bg := context.WithoutCancel(ctx) // commits must land even when the turn is cancelled
+	sess, q, err := h.planStep(bg, ch, q)
 	if !q.resume {
 		if err := h.startTurn(bg, ch, q); err != nil {
 			h.log.Warn("start turn", "session", ch.id, "turn", q.turnID, "err", err)
 			return ""
 		}
 	}
-	p, req, err := h.turnRequest(bg, ch, q)
+	var p provider.Provider
+	var req provider.Request
+	if err == nil {
+		p, req, err = h.turnRequest(bg, ch, q, sess)
+	}
 	var text string
 	var files []wire.Attachment // a bot's reply's
 	req.Files = func(a []wire.Attachment) { files = a }
@@ -209,6 +224,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		author = p.Author(req)
 	}
 	o := outcome(ctx, text, author, err)
+	if q.named { // among participants, each reply is its participant's
+		o.msg.Author, o.msg.AuthorID = wire.MentionName(req.Provider), wire.ParticipantID(req.Provider)
+	}
 	o.msg.Attachments = files
 	o.turn.SetUsage(usage)
 	defer func() {
@@ -223,8 +241,20 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		}
 	}()
 	o.usage = db.TurnUsage{TurnID: q.turnID, Session: ch.id, AuthorID: req.AuthorID, Provider: req.Provider, Usage: usage}
+	if q.more && o.turn.State != wire.TurnInterrupted {
+		o.next = uuid.Must(uuid.NewV7()).String() // the next mentioned participant's turn
+	}
 	state := h.commitTurn(ctx, ch, q, o)
 	h.turnEnded(q.turnID, state)
+	if state != "" && o.next != "" && !h.db.Shared() {
+		// Next, before the inputs queued after this one (on a shared
+		// store the runner reads it from the input's row).
+		next := q
+		next.step, next.turnID, next.resume = q.step+1, o.next, false
+		ch.mu.Lock()
+		ch.run.queue = append([]queued{next}, ch.run.queue...)
+		ch.mu.Unlock()
+	}
 	return state
 }
 
@@ -270,7 +300,11 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 		if err := tx.CheckRun(ctx, ch.id, q.lease); err != nil {
 			return err
 		}
-		if _, err := tx.Append(ctx, ch.id, wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}); err != nil {
+		ev := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}
+		if q.named { // who answers it
+			ev.Author = q.who
+		}
+		if _, err := tx.Append(ctx, ch.id, ev); err != nil {
 			return err
 		}
 		return tx.SetDelivery(ctx, ch.id, q.inputID, wire.DeliveryRunning, "")
@@ -292,23 +326,32 @@ func modelAuthor(e wire.Event) string {
 // turnRequest finds the session's provider and builds its request: the
 // session's model, effort and system text, and its transcript up to q's
 // input (transcript).
-func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued) (provider.Provider, provider.Request, error) {
+func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Session) (provider.Provider, provider.Request, error) {
 	var req provider.Request
-	sess, err := h.db.Session(ctx, ch.id)
-	if err != nil {
-		return nil, req, err
-	}
-	p, err := h.providers.Get(sess.Provider)
+	name := cmp.Or(q.participant, sess.Provider)
+	p, err := h.providers.Get(name)
 	if err != nil {
 		return nil, req, err
 	}
 	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort,
-		Provider: cmp.Or(sess.Provider, h.providers.Default(), "echo")}
+		Provider: h.resolved(name)}
+	if q.participant != "" { // the session's model and effort are its provider's
+		req.Model, req.Effort = "", ""
+	}
 	system := sess.System
 	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
 		system = sp.System()
 	}
-	evs, err := h.transcript(ctx, ch, p, &req, q.offset, system)
+	upto := q.offset
+	if q.step > 0 { // the replies of the participants mentioned before
+		ch.mu.Lock()
+		upto = max(upto, ch.head)
+		ch.mu.Unlock()
+	}
+	evs, err := h.transcript(ctx, ch, p, &req, upto, system)
+	if q.named {
+		evs = asParticipant(evs, wire.ParticipantID(req.Provider), q.participant == "")
+	}
 	req.Messages = transcriptMessages(evs)
 	h.loadFiles(ctx, p, req.Messages)
 	for _, e := range evs {
@@ -398,6 +441,9 @@ type turnOutcome struct {
 	delivery string
 	errText  string
 	usage    db.TurnUsage // its row of usage, recorded with it
+	// next is the turn id of the step after this one, when the input's
+	// mentions start another turn: its delivery waits for that.
+	next string
 }
 
 // outcome decides how a turn ended from what streamed and the provider's
@@ -449,6 +495,9 @@ func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutco
 		}
 		if err := tx.RecordUsage(bg, o.usage); err != nil {
 			return err
+		}
+		if o.next != "" {
+			return tx.NextStep(bg, ch.id, q.inputID, q.step+1, o.next)
 		}
 		return tx.SetDelivery(bg, ch.id, q.inputID, o.delivery, o.errText)
 	})

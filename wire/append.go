@@ -55,6 +55,12 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	dst = appendOmitNil(dst, `,"effort":`, ev.Effort)
 	dst = appendOmitNil(dst, `,"system":`, ev.System)
 	dst = appendOmitNil(dst, `,"tools":`, ev.Tools)
+	if ev.Participants != nil {
+		// A settings event: rare, so encoding/json's own bytes.
+		b, _ := json.Marshal(*ev.Participants)
+		dst = append(append(dst, `,"participants":`...), b...)
+	}
+	dst = appendOmitNil(dst, `,"respond":`, ev.Respond)
 	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
 	dst = appendOmitEmpty(dst, `,"call_id":`, ev.CallID)
 	dst = appendOmitEmpty(dst, `,"tool":`, ev.Tool)
@@ -114,6 +120,13 @@ func EventSize(ev *Event) int {
 	ptr(len(`,"effort":`), ev.Effort)
 	ptr(len(`,"system":`), ev.System)
 	ptr(len(`,"tools":`), ev.Tools)
+	if ev.Participants != nil {
+		n += len(`,"participants":[]`)
+		for _, p := range *ev.Participants {
+			n += len(p) + 3
+		}
+	}
+	ptr(len(`,"respond":`), ev.Respond)
 	field(len(`,"by":`), ev.By)
 	field(len(`,"call_id":`), ev.CallID)
 	field(len(`,"tool":`), ev.Tool)

@@ -128,7 +128,11 @@ type Event struct {
 	Effort *string `json:"effort,omitempty"`
 	System *string `json:"system,omitempty"`
 	Tools  *string `json:"tools,omitempty"` // all or none
-	By     string  `json:"by,omitempty"`
+	// Participants and Respond: who else answers in the session, and
+	// when anyone does (wire/participants.go)
+	Participants *[]string `json:"participants,omitempty"`
+	Respond      *string   `json:"respond,omitempty"`
+	By           string    `json:"by,omitempty"`
 
 	// tool_call, approval, tool_result (with TurnID; a tool_call's Text
 	// is what the model said before its calls, on the first call of a

@@ -37,12 +37,17 @@ type Session struct {
 	System string `json:"system"`
 	// Tools is what the session offers its models: "all" the tools
 	// served to it, or "none".
-	Tools     string    `json:"tools"`
-	Phase     Phase     `json:"phase"`
-	Head      int64     `json:"head"`
-	ETag      string    `json:"etag"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Tools string `json:"tools"`
+	// Participants are who answers besides Provider, each a provider
+	// profile's name or "bot:NAME"; Respond is when anyone does:
+	// RespondAlways or RespondMentions (wire/participants.go).
+	Participants []string  `json:"participants"`
+	Respond      string    `json:"respond"`
+	Phase        Phase     `json:"phase"`
+	Head         int64     `json:"head"`
+	ETag         string    `json:"etag"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`
@@ -110,6 +115,11 @@ type SessionPatch struct {
 	// Tools is "all" (every tool served to the session is offered to
 	// its models) or "none".
 	Tools *string `json:"tools,omitempty"`
+	// Participants replaces the session's participants (at most
+	// MaxParticipants; [] clears them); Respond is RespondAlways or
+	// RespondMentions.
+	Participants *[]string `json:"participants,omitempty"`
+	Respond      *string   `json:"respond,omitempty"`
 }
 
 // What a session offers its models (Session.Tools, SessionPatch.Tools).

@@ -50,6 +50,7 @@ type daemonFlags struct {
 	natsOpts      []nats.Option // natsFlags' (check)
 	lease         time.Duration
 	maxAttachment int64
+	maxMentions   int
 	noMigrate     bool // refuse a store that needs migrations rather than run them
 	drainWindow   time.Duration
 }
@@ -96,6 +97,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().DurationVar(&f.drainWindow, "drain-window", 10*time.Second, "on SIGUSR2 (albedo drain), how long the node takes to send its clients elsewhere and let its turns end before it stops")
 	cmd.Flags().BoolVar(&f.noMigrate, "no-migrate", false, "refuse to start on a store that needs migrations, rather than run them (albedo migrate runs them)")
 	cmd.Flags().Int64Var(&f.maxAttachment, "max-attachment-bytes", wire.DefaultMaxAttachmentBytes, "the largest file the daemon stores (PUT /v1/blobs), in bytes")
+	cmd.Flags().IntVar(&f.maxMentions, "max-mention-turns", wire.DefaultMaxMentionTurns, "the turns one message's @mentions may start; the mentions past it start none")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
 }
@@ -274,7 +276,8 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 	if err := d.mcp.Reload(cfg.MCP); err != nil {
 		return fmt.Errorf("%s: %w", client.ConfigFile, err)
 	}
-	hopts := hub.Options{Providers: reg, MCP: d.mcp, Agents: d.agents, Node: f.node, Lease: f.lease, MaxAttachmentBytes: f.maxAttachment}
+	hopts := hub.Options{Providers: reg, MCP: d.mcp, Agents: d.agents, Node: f.node, Lease: f.lease, MaxAttachmentBytes: f.maxAttachment,
+		MaxMentionTurns: f.maxMentions}
 	if f.nats != "" {
 		if !db.IsPostgres(target) {
 			return fmt.Errorf("--nats joins the nodes of a cluster, which share a PostgreSQL database: give --db postgres://… too")
