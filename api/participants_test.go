@@ -14,7 +14,7 @@ import (
 
 // participantsEnv is a daemon with two OpenAI-compatible profiles, first
 // (the default) and second, each its own fake.
-func participantsEnv(t *testing.T) (*env, *fakeopenai.Server, *fakeopenai.Server) {
+func participantsEnv(t *testing.T, rules ...provider.ToolRule) (*env, *fakeopenai.Server, *fakeopenai.Server) {
 	t.Helper()
 	var fakes [2]*fakeopenai.Server
 	for i := range fakes {
@@ -25,7 +25,7 @@ func participantsEnv(t *testing.T) (*env, *fakeopenai.Server, *fakeopenai.Server
 		t.Cleanup(func() { f.Close() })
 		fakes[i] = f
 	}
-	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "first", Providers: map[string]provider.Profile{
+	reg, err := provider.NewRegistry(provider.Config{DefaultProvider: "first", Tools: provider.ToolsConfig{Rules: rules}, Providers: map[string]provider.Profile{
 		"first":  {BaseURL: fakes[0].URL, DefaultModel: "m1"},
 		"second": {BaseURL: fakes[1].URL, DefaultModel: "m2"},
 	}}, func(string) string { return "" })
@@ -250,4 +250,34 @@ func (e *env) sessionOf(id string) wire.Session {
 		e.t.Fatalf("GET session %s: %d", id, code)
 	}
 	return s
+}
+
+// Each participant's tool calls are its own: authored by it, and decided
+// by the rules that name it as well as those that name no one.
+func TestParticipantsCallToolsUnderTheirOwnRules(t *testing.T) {
+	t.Parallel()
+	e, first, second := participantsEnv(t, provider.ToolRule{Match: "bot:weather/*", Policy: "allow", Participant: "second"})
+	bot := e.toolBot("weather", forecastTool)
+	e.create("s")
+	if code, _, eb := e.patch("s", `{"participants":["second"]}`); code != 200 {
+		t.Fatalf("patch: %d %+v", code, eb.Error)
+	}
+	w := e.dial(true).HelloFromStart(e.sessionOf("s"))
+	call := fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{{ID: "c", Name: "bot__weather__forecast", Arguments: `{"city":"Oslo"}`}}}
+	second.Push(call)
+	var r wire.Receipt
+	e.do("PUT", inputPath("s", 1), nil, `{"text":"@second the weather?"}`, &r)
+	push := bot.Next(func(f wire.Frame) bool { return f.Op == wire.PushTool })
+	bot.Send(wire.Command{ID: 9, Op: wire.OpToolResult, CallID: push.Tool.CallID, Output: "cold"})
+	calls, _ := e.turnEvents(w, "s", r.TurnID)
+	for _, c := range calls {
+		if ev := c[wire.EventToolCall]; ev.Author != "second" || ev.AuthorID != "provider:second" || ev.Policy != wire.PolicyAllow {
+			t.Fatalf("second's call %+v", ev)
+		}
+	}
+	first.Push(call)
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"and you, @first?"}`, &r)
+	if ap := e.waitApproval(w, "s", 1)[0]; ap.Tool != "bot:weather/forecast" {
+		t.Fatalf("first's call, asking: %+v", ap)
+	}
 }

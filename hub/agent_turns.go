@@ -183,6 +183,9 @@ func (s *agentSink) Call(ctx context.Context, c acphost.Call) error {
 
 func (s *agentSink) Propose(ctx context.Context, c acphost.Call, def string) (string, error) {
 	policy, approval := s.h.providers.Tools()
+	if s.q.named {
+		policy = policy.For(wire.MentionName(s.q.who))
+	}
 	allowed, err := s.h.db.AllowedTools(ctx, s.ch.id)
 	if err != nil {
 		return "", err

@@ -184,7 +184,7 @@ func (h *Hub) planStep(ctx context.Context, ch *channel, q queued) (db.Session, 
 		q.step = len(targets) - 1 // the participants changed meanwhile
 	}
 	q.participant, q.more = targets[q.step], q.step < len(targets)-1
-	q.who = wire.MentionName(h.resolved(cmp.Or(q.participant, s.Provider)))
+	q.who = h.resolved(cmp.Or(q.participant, s.Provider))
 	if q.step == 0 && !q.resume && (over > 0 || len(gone) > 0) {
 		var why []string
 		if over > 0 {

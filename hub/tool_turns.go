@@ -242,8 +242,11 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, st step, m
 	if err != nil {
 		return err
 	}
-	author := ""
-	if sess, err := h.db.Session(bg, ch.id); err == nil {
+	var author, authorID string
+	if q.named { // among participants, each call is its participant's
+		author, authorID = wire.MentionName(q.who), wire.ParticipantID(q.who)
+		policy = policy.For(author)
+	} else if sess, err := h.db.Session(bg, ch.id); err == nil {
 		if p, err := h.providers.Get(sess.Provider); err == nil {
 			author = p.Author(provider.Request{Model: sess.Model})
 		}
@@ -255,7 +258,7 @@ func (h *Hub) commitCalls(ctx context.Context, ch *channel, q queued, st step, m
 	for i, m := range made {
 		r := db.ToolCall{Session: ch.id, CallID: uuid.Must(uuid.NewV7()).String(), TurnID: q.turnID, Seq: seq + i, Step: st.n,
 			RequestedAt: now}
-		ev := wire.Event{Type: wire.EventToolCall, TurnID: q.turnID, InputID: q.inputID, CallID: r.CallID, Author: author}
+		ev := wire.Event{Type: wire.EventToolCall, TurnID: q.turnID, InputID: q.inputID, CallID: r.CallID, Author: author, AuthorID: authorID}
 		if i == 0 {
 			r.StepText, ev.Text, r.StepUsage = st.text, st.text, st.usage
 		}

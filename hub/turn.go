@@ -56,7 +56,7 @@ type queued struct {
 	participant string
 	more        bool
 	named       bool   // the session has participants: replies are authored by name
-	who         string // the name of who answers, when named
+	who         string // who answers, when named: a profile's name or bot:NAME
 }
 
 // queuedOf is a stored input as the turn runner queues it, under lease l.
@@ -302,7 +302,7 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 		}
 		ev := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}
 		if q.named { // who answers it
-			ev.Author = q.who
+			ev.Author = wire.MentionName(q.who)
 		}
 		if _, err := tx.Append(ctx, ch.id, ev); err != nil {
 			return err

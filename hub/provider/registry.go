@@ -61,6 +61,8 @@ type ToolsConfig struct {
 type ToolRule struct {
 	Match  string `toml:"match"`
 	Policy string `toml:"policy"`
+	// Participant limits the rule to one participant's calls (its name).
+	Participant string `toml:"participant"`
 }
 
 // DefaultApprovalTimeout is how long a call waits for a decision when
@@ -347,7 +349,7 @@ func (t *table) setTools(c ToolsConfig) error {
 	}
 	rules := make([]tools.Rule, len(c.Rules))
 	for i, r := range c.Rules {
-		rules[i] = tools.Rule{Glob: r.Match, Policy: tools.Decision(r.Policy)}
+		rules[i] = tools.Rule{Glob: r.Match, Policy: tools.Decision(r.Policy), Participant: r.Participant}
 	}
 	p, err := tools.NewPolicy(rules)
 	if err != nil {

@@ -21,6 +21,9 @@ const (
 type Rule struct {
 	Glob   string
 	Policy Decision
+	// Participant, if set, limits the rule to the calls of one of a
+	// session's participants, by its name (a profile's, a bot's).
+	Participant string
 }
 
 // MaxGlobBytes bounds a rule's glob.
@@ -46,6 +49,20 @@ func NewPolicy(rules []Rule) (Policy, error) {
 	return Policy{rules: append([]Rule(nil), rules...)}, nil
 }
 
+// For is the policy of participant's calls: the rules that name no
+// participant, and those that name it. (The rules that name one count
+// only in the policy For makes.)
+func (p Policy) For(participant string) Policy {
+	out := Policy{rules: make([]Rule, 0, len(p.rules))}
+	for _, r := range p.rules {
+		if r.Participant == "" || strings.EqualFold(r.Participant, participant) {
+			r.Participant = ""
+			out.rules = append(out.rules, r)
+		}
+	}
+	return out
+}
+
 // Of is the policy of the tool full: the last rule that matches it, else
 // ask.
 func (p Policy) Of(full string) Decision { return p.OfOr(full, Ask) }
@@ -55,7 +72,7 @@ func (p Policy) Of(full string) Decision { return p.OfOr(full, Ask) }
 // overrides, as an MCP server's hints are a stranger's word.
 func (p Policy) OfOr(full string, def Decision) Decision {
 	for i := len(p.rules) - 1; i >= 0; i-- {
-		if Match(p.rules[i].Glob, full) {
+		if p.rules[i].Participant == "" && Match(p.rules[i].Glob, full) {
 			return p.rules[i].Policy
 		}
 	}

@@ -37,11 +37,12 @@ func TestNames(t *testing.T) {
 func TestPolicy(t *testing.T) {
 	t.Parallel()
 	p, err := NewPolicy([]Rule{
-		{"*", Allow},
-		{"bot:*", Ask},
-		{"bot:weather/*", Allow},
-		{"mcp:fs/write_*", Deny},
-		{"mcp:fs/write_?ote", Ask},
+		{"*", Allow, ""},
+		{"bot:*", Ask, ""},
+		{"bot:weather/*", Allow, ""},
+		{"mcp:fs/write_*", Deny, ""},
+		{"mcp:fs/write_?ote", Ask, ""},
+		{"mcp:fs/write_*", Allow, "coder"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,10 +58,17 @@ func TestPolicy(t *testing.T) {
 			t.Errorf("%s: %s, want %s", full, got, want)
 		}
 	}
+	// A rule that names a participant counts for its calls only.
+	if got := p.For("Coder").Of("mcp:fs/write_file"); got != Allow {
+		t.Errorf("coder's write: %s, want allow", got)
+	}
+	if got := p.For("other").Of("mcp:fs/write_file"); got != Deny {
+		t.Errorf("another participant's write: %s, want deny", got)
+	}
 	if got := (Policy{}).Of("bot:a/b"); got != Ask {
 		t.Errorf("no rules: %s, want ask", got)
 	}
-	for _, bad := range [][]Rule{{{"", Allow}}, {{"bot:*", "maybe"}}, {{"bot:*", AllowSession}}, {{strings.Repeat("*", 257), Allow}}, {{"a\nb", Deny}}} {
+	for _, bad := range [][]Rule{{{"", Allow, ""}}, {{"bot:*", "maybe", ""}}, {{"bot:*", AllowSession, ""}}, {{strings.Repeat("*", 257), Allow, ""}}, {{"a\nb", Deny, ""}}} {
 		if _, err := NewPolicy(bad); err == nil {
 			t.Errorf("NewPolicy(%+v) took it", bad)
 		}
