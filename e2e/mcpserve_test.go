@@ -153,6 +153,16 @@ func TestAnAgentAsksPeopleOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Shared, the session would answer mentions only: here its model
+	// answers every message, the question too.
+	s, err := fx.c.Session(fx.ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	always := wire.RespondAlways
+	if _, err := fx.c.PatchSession(fx.ctx, "k", s.ETag, wire.SessionPatch{Respond: &always}); err != nil {
+		t.Fatal(err)
+	}
 	st := ann.Stream(client.StreamOptions{})
 	defer st.Close()
 	sub := st.Subscribe("k", client.Cursor{})

@@ -62,7 +62,7 @@ func TestWebToolCallIsDecidedOnThePage(t *testing.T) {
 	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Counting."}, ToolCalls: []fakeopenai.ToolCall{
 		{ID: "call_1", Name: "bot__example__word_count", Arguments: `{"text":"one two three"}`}}},
 		fakeopenai.Reply{Chunks: []string{"Three words."}})
-	if _, err := fx.c.PutInput(fx.ctx, "k", uuid.Must(uuid.NewV7()).String(), "how many words?"); err != nil {
+	if _, err := fx.c.PutInput(fx.ctx, "k", uuid.Must(uuid.NewV7()).String(), "@fake how many words?"); err != nil { // a team's session answers mentions
 		t.Fatal(err)
 	}
 
