@@ -38,6 +38,7 @@
 //	titles.go         titles of sessions untitled after a turn: first words, or asked of the provider
 //	usage.go          UsageReport: the turns' usage summed by session, member, provider or day
 //	bots.go           bot turns: the connections serving a bot, and its provider
+//	participants.go   who answers: participants checked, quiet messages, a message's mentions as its input's steps
 //	tool_turns.go     the turn runner's seam to tools: a turn as steps; calls committed, decided, run, answered
 //	tool_history.go   earlier turns' calls and results in a later turn's transcript, and in a summary
 //	approvals.go      decisions on calls that ask (first wins), the pending ones listed, the tools offered

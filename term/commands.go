@@ -122,7 +122,8 @@ type slashCommand struct {
 // changesSessions names the slash commands that change sessions: a
 // read-only view refuses them.
 var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true, "/compact": true,
-	"/allow": true, "/always": true, "/deny": true, "/attach": true}
+	"/allow": true, "/always": true, "/deny": true, "/attach": true,
+	"/respond": true, "/participants": true}
 
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
@@ -171,6 +172,7 @@ var slashCommands = []slashCommand{
 	{"/system [TEXT]", "set the session's system text; none: its profile's", func(m *Model, arg string) []Cmd {
 		return m.patchFocused(wire.SessionPatch{System: &arg})
 	}},
+	participantCommands[0], participantCommands[1],
 	attachCommand,
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
 	treeCommands[0], treeCommands[1], treeCommands[2],

@@ -19,9 +19,12 @@
 // folded), agent.go (a coding agent's calls headed by their titles with
 // their files and diffs in colour; its plan, thinking and command output
 // below the transcript while it works), slashmenu.go (the commands a /command being typed may become,
-// listed above the composer, Tab to complete), forks.go (forks and
-// compaction: f, r and e on a selected message, /forks, /parent,
-// /compact), attach.go (/attach: files uploaded for a session's next
+// listed above the composer, Tab to complete), participants.go (a
+// session's participants and when it answers: the status bar's word,
+// its settings events, /respond and /participants), mentions.go (@NAME
+// being typed: the names it may become above the composer, Tab to
+// complete), forks.go (forks and compaction: f, r and e on a selected
+// message, /forks, /parent, /compact), attach.go (/attach: files uploaded for a session's next
 // message, their chips above the composer, the message sent with them,
 // in order with the session's other inputs), files.go (a transcript's
 // files: a line each under their message, Ctrl-O's list of them, one

@@ -111,6 +111,7 @@ func Draw(scr tcell.Screen, m *Model) {
 	drawComposer(scr, m, l)
 	drawDecision(scr, m, l)
 	drawMenu(scr, m, l)
+	drawMentions(scr, m, l)
 	drawStatus(scr, m, l)
 	if m.hits != nil {
 		drawHits(scr, m)
@@ -374,6 +375,9 @@ func drawStatus(scr tcell.Screen, m *Model, l layout) {
 		}
 		if s.Effort != "" {
 			parts = append(parts, "effort "+s.Effort)
+		}
+		if p := s.participantsText(); p != "" {
+			parts = append(parts, p)
 		}
 		// Who watches is known only while connected: a count from before
 		// the connection went is stale, and the daemon may be gone.

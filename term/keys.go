@@ -61,12 +61,16 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyDown, mods: modNoAlt, when: inSidebar, run: (*Model).nextSession},
 	}},
 	{"Tab", "sidebar ⇄ composer", []binding{
-		{key: tcell.KeyTab, when: menuClosed, run: (*Model).switchPane},
-		{key: tcell.KeyBacktab, when: menuClosed, run: (*Model).switchPane},
+		{key: tcell.KeyTab, when: completionClosed, run: (*Model).switchPane},
+		{key: tcell.KeyBacktab, when: completionClosed, run: (*Model).switchPane},
 	}},
 	{"/ then Tab", "list the commands; Tab completes, again: the next", []binding{
 		{key: tcell.KeyTab, when: menuOpen, run: (*Model).completeNext},
 		{key: tcell.KeyBacktab, when: menuOpen, run: (*Model).completePrev},
+	}},
+	{"@ then Tab", "complete a name to mention; again: the next", []binding{
+		{key: tcell.KeyTab, when: mentionOpen, run: (*Model).mentionNext},
+		{key: tcell.KeyBacktab, when: mentionOpen, run: (*Model).mentionPrev},
 	}},
 	{"Alt-Up / Down", "previous / next session from anywhere", []binding{
 		{key: tcell.KeyUp, mods: modAlt, run: (*Model).prevSession},

@@ -222,18 +222,20 @@ type keyState struct {
 }
 
 // keyStates is every combination of the states bindings depend on: the
-// pane, an empty composer, a /command begun (the slash menu), a running
-// turn, one waiting for a decision, a paste, the connection.
+// pane, an empty composer, a /command begun (the slash menu), a mention
+// begun in a session with participants, a running turn, one waiting for
+// a decision, a paste, the connection.
 func keyStates() []keyState {
 	var out []keyState
 	for _, sidebar := range []bool{false, true} {
-		for _, text := range []string{"", "draft", "/t"} {
+		for _, text := range []string{"", "draft", "/t", "hi @p"} {
 			for _, phase := range []wire.Phase{wire.PhaseIdle, wire.PhaseRunning, wire.PhaseApproval} {
 				for _, paste := range []bool{false, true} {
 					for _, conn := range []client.Phase{client.Connected, client.Unavailable} {
 						m := demo()
 						m.Pane = map[bool]pane{false: paneComposer, true: paneSidebar}[sidebar]
 						m.setComposer(text)
+						m.Sessions[0].Participants = []string{"pat"}
 						m.Sessions[0].Phase = phase
 						if phase == wire.PhaseApproval {
 							m.Sessions[0].Access = wire.AccessCreator

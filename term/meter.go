@@ -53,6 +53,7 @@ func (m *Model) info(r resInfo) {
 	if r.Err != nil || s == nil {
 		return
 	}
+	s.takeSettings(r.Session) // its participants, read with the rest
 	s.meter.window = r.Session.ContextTokens
 	if u := r.Session.Usage; u != nil && u.Cost != nil {
 		s.meter.cost, s.meter.priced = *u.Cost, true

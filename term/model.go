@@ -78,6 +78,8 @@ type Model struct {
 	feedPaging  bool      // that page was asked for
 	focused     []string  // the sessions focused lately, the last last (Recent)
 
+	mention *mentionCycle // a mention Tab goes through the names of (mentions.go)
+
 	Now func() time.Time // injectable clock for relative times
 }
 
@@ -111,6 +113,14 @@ type SessionView struct {
 	Agent      *wire.AgentStatus // a coding agent's plan, thinking and command output, as the last status said (agent.go)
 	People     []wire.Person     // who watches, as the last presence push listed them
 	MorePeople int               // people beyond People
+
+	// Participants and Respond: who else answers, and when anyone does
+	// (participants.go), as of the event at settingsAt or later; turnBy
+	// is who answers turnOf, when its started event names them.
+	Participants []string
+	Respond      string
+	settingsAt   int64
+	turnBy       string
 
 	Unread       int
 	LastActivity time.Time
@@ -193,5 +203,6 @@ func (s *SessionView) name() string {
 
 func newSessionView(s wire.Session) *SessionView {
 	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: cmp.Or(s.ResolvedProvider, s.Provider), Phase: s.Phase, Model: s.Model,
-		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent, Access: s.Access}
+		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent, Access: s.Access,
+		Participants: s.Participants, Respond: s.Respond, settingsAt: s.Head}
 }

@@ -96,6 +96,7 @@ func (m *Model) patched(r resPatched) {
 	}
 	if s := m.session(r.Session.ID); s != nil {
 		s.Title, s.Model, s.Effort, s.ETag = r.Session.Title, r.Session.Model, r.Session.Effort, r.Session.ETag
+		s.takeSettings(r.Session)
 	}
 	m.notify(false, "settings saved")
 }

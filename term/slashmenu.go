@@ -124,29 +124,40 @@ func commonPrefix(cs []slashCommand) string {
 // the transcript; the one Tab would take stands out.
 func drawMenu(scr tcell.Screen, m *Model, l layout) {
 	ms := m.menu()
-	if len(ms) == 0 || m.ShowHelp || l.mainW < 10 {
+	if len(ms) == 0 || m.ShowHelp {
+		return
+	}
+	sel := 0
+	rows := make([]string, len(ms))
+	for i, c := range ms {
+		if c.name() == string(m.Composer) {
+			sel = i
+		}
+		rows[i] = c.usage + strings.Repeat(" ", max(helpKeyWidth-width(c.usage), 2)) + c.does
+	}
+	drawAbove(scr, l, rows, sel)
+}
+
+// drawAbove draws a list of choices above the composer (the slash menu,
+// a mention's names): at most menuRows of them, the chosen one in view
+// and standing out.
+func drawAbove(scr tcell.Screen, l layout, list []string, sel int) {
+	if len(list) == 0 || l.mainW < 10 {
 		return
 	}
 	bottom := l.composerY
 	if l.sepY >= 0 {
 		bottom = l.sepY
 	}
-	rows := min(len(ms), menuRows, bottom)
-	sel := 0
-	for i, c := range ms {
-		if c.name() == string(m.Composer) {
-			sel = i
-		}
-	}
+	rows := min(len(list), menuRows, bottom)
 	first := max(sel-rows+1, 0)
 	for i := range rows {
-		c := ms[first+i]
 		st := stSelDim
 		if first+i == sel {
 			st = stSelected
 		}
 		y := bottom - rows + i
 		fill(scr, l.mainX, y, l.mainW, st)
-		put(scr, l.mainX+1, y, l.mainW-1, c.usage+strings.Repeat(" ", max(helpKeyWidth-width(c.usage), 2))+c.does, st)
+		put(scr, l.mainX+1, y, l.mainW-1, list[first+i], st)
 	}
 }

@@ -45,6 +45,7 @@ type transcript struct {
 // once; only the last one is wrapped again as it grows.
 type streamLines struct {
 	turn   string
+	author string // who the header names
 	look   look
 	done   int    // bytes of the text in stable: whole Markdown blocks
 	codes  int    // the code blocks among them
@@ -152,9 +153,15 @@ func (s *SessionView) stream(o look) []line {
 	}
 	width := o.width
 	c := &s.streaming
-	if c.turn != s.StreamTurn || c.look != o || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
-		*c = streamLines{turn: s.StreamTurn, look: o}
-		c.stable = []line{header(wire.RoleAssistant, s.Model, "…", width)}
+	// Among participants, the reply is whoever its turn started for;
+	// else the session's model's.
+	author := s.Model
+	if s.turnOf == s.StreamTurn && s.turnBy != "" {
+		author = s.turnBy
+	}
+	if c.turn != s.StreamTurn || c.look != o || c.author != author || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
+		*c = streamLines{turn: s.StreamTurn, look: o, author: author}
+		c.stable = []line{header(wire.RoleAssistant, author, "…", width)}
 	}
 	if c.text == s.StreamText && c.lines != nil {
 		return c.lines
@@ -335,6 +342,7 @@ func eventLines(ev wire.Event, o look, re string) []line {
 		if ev.System != nil {
 			parts = append(parts, fmt.Sprintf("system text %q", firstWords(*ev.System)))
 		}
+		parts = append(parts, settingsWords(ev)...)
 		out = appendText(out, "· "+strings.Join(parts, ", ")+" (by "+ev.By+")", width, stDim)
 	}
 	return out

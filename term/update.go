@@ -152,6 +152,7 @@ func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
 	m.editComposer(ev)
 	if len(m.Composer) != before || ev.Key() == tcell.KeyRune {
 		m.menuFrom = "" // the slash menu filters by what is typed now
+		m.mention = nil // and a mention's names by what is typed now
 		m.dropStaleNotice()
 		return m.typed()
 	}
@@ -314,6 +315,7 @@ func (m *Model) submit() []Cmd {
 		return m.sendFiles(s, text)
 	}
 	s.Follow = true
+	m.quietNote(s, text)
 	return []Cmd{cmdSend{Session: s.ID, Text: text}}
 }
 
@@ -521,7 +523,7 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		}
 	case wire.EventTurn:
 		if ev.State == wire.TurnStarted {
-			s.turnSince, s.turnOf = ev.At, ev.TurnID
+			s.turnSince, s.turnOf, s.turnBy = ev.At, ev.TurnID, ev.Author
 		}
 		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", ""
@@ -534,6 +536,7 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		if ev.Title != nil {
 			s.Title = *ev.Title
 		}
+		s.settingsEvent(ev)
 	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
 		return m.toolEvent(s, ev)
 	}
