@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,12 @@ import (
 // participantsEnv is a daemon with two OpenAI-compatible profiles, first
 // (the default) and second, each its own fake.
 func participantsEnv(t *testing.T, rules ...provider.ToolRule) (*env, *fakeopenai.Server, *fakeopenai.Server) {
+	t.Helper()
+	return participantsEnvWith(t, hub.Options{}, rules...)
+}
+
+// participantsEnvWith is participantsEnv with the hub's options o.
+func participantsEnvWith(t *testing.T, o hub.Options, rules ...provider.ToolRule) (*env, *fakeopenai.Server, *fakeopenai.Server) {
 	t.Helper()
 	var fakes [2]*fakeopenai.Server
 	for i := range fakes {
@@ -32,7 +39,8 @@ func participantsEnv(t *testing.T, rules ...provider.ToolRule) (*env, *fakeopena
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newEnvWith(t, Options{}, hub.Options{Providers: reg}), fakes[0], fakes[1]
+	o.Providers = reg
+	return newEnvWith(t, Options{}, o), fakes[0], fakes[1]
 }
 
 // patch PATCHes session with body at its current ETag.
@@ -166,7 +174,7 @@ func TestParticipantsAnswerWhenMentioned(t *testing.T) {
 // keeps the participants and the mode.
 func TestParticipantsAreCheckedAndBounded(t *testing.T) {
 	t.Parallel()
-	e, _, _ := participantsEnv(t)
+	e, _, _ := participantsEnvWith(t, hub.Options{MaxMentionTurns: 1})
 	e.create("s")
 	for _, c := range []struct{ body, want string }{
 		{`{"participants":["nope"]}`, "no provider profile"},
@@ -190,7 +198,7 @@ func TestParticipantsAreCheckedAndBounded(t *testing.T) {
 	var r wire.Receipt
 	e.do("PUT", inputPath("s", 1), nil, fmt.Sprintf(`{"text":%q}`, b.String()), &r)
 	ends := 0
-	for ends < 2 {
+	for ends < 1 {
 		f := w.Next(func(f wire.Frame) bool {
 			return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted
 		})
@@ -204,11 +212,46 @@ func TestParticipantsAreCheckedAndBounded(t *testing.T) {
 			turns++
 		}
 	}
-	if turns != 2 {
-		t.Fatalf("%d turns for a message mentioning two participants a thousand times", turns)
+	if turns != 1 {
+		t.Fatalf("%d turns for a message mentioning two participants a thousand times, at most 1 a message", turns)
+	}
+	if evs := e.events("s"); !slices.ContainsFunc(evs, func(ev wire.Event) bool {
+		return ev.Type == wire.EventNotice && ev.InputID == r.InputID && strings.Contains(ev.Text, "1 more mentioned participants were not asked: a message starts at most 1 turns (max_mention_turns)")
+	}) {
+		t.Fatalf("no notice of the mentions left out: %+v", evs)
 	}
 
-	code, _, _ := e.patch("s", `{"participants":["second"]}`) // unchanged: no event
+	// A bot's token revoked after it was named: its mention starts no
+	// turn, and the log says why.
+	e.botToken("gone")
+	if code, _, eb := e.patch("s", `{"participants":["second","bot:gone"]}`); code != 200 {
+		t.Fatalf("patch: %d %+v", code, eb.Error)
+	}
+	if code, _ := e.do("DELETE", "/v1/bots/gone", nil, "", nil); code != 204 {
+		t.Fatalf("revoke: %d", code)
+	}
+	e.do("PUT", inputPath("s", 2), nil, `{"text":"@gone @second hello"}`, &r) // @gone first: it takes no turn of the one
+	for {
+		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted })
+		if f.Event.InputID == r.InputID {
+			break
+		}
+	}
+	var notice string
+	turns = 0
+	for _, ev := range e.events("s") {
+		if ev.InputID == r.InputID && ev.Type == wire.EventNotice {
+			notice = ev.Text
+		}
+		if ev.InputID == r.InputID && ev.Type == wire.EventTurn && ev.State == wire.TurnStarted {
+			turns++
+		}
+	}
+	if turns != 1 || !strings.Contains(notice, "@gone may no longer answer here") {
+		t.Fatalf("a revoked bot's mention: %d turns, notice %q", turns, notice)
+	}
+
+	code, _, _ := e.patch("s", `{"participants":["second"]}`)
 	if code != 200 {
 		t.Fatalf("the same participants again: %d", code)
 	}
