@@ -2,7 +2,8 @@
 // session's transcript with its streaming reply and tool calls (tools.js),
 // what its coding agent is doing (agent.js), presence and settings, and
 // the composer (owner), with its files (uploads.js; files.js shows them
-// in the transcript). A viewer's link shows its one session, read-only.
+// in the transcript), its @ completion (mentions.js) and who answers
+// (participants.js). A viewer's link shows its one session, read-only.
 
 import { Api, Client } from './protocol.js';
 import { drawer } from './drawer.js';
@@ -17,6 +18,8 @@ import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redra
 import { drawPlan, isAgentCall, noticeElement, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
 import { attachmentsElement, attachmentsText, retryFailed, wireFiles } from './files.js';
 import * as uploads from './uploads.js';
+import { mentionables, wireMentions } from './mentions.js';
+import { drawAnswers, settingsEvent, settingsText, takeSession, wireAnswers } from './participants.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -314,7 +317,11 @@ async function refresh() {
     let v = app.views.get(s.id);
     if (v) {
       v.session = { ...v.session, title: s.title, provider: s.provider, resolved_provider: s.resolved_provider };
-      if (v.id === app.current) drawTitle(v);
+      takeSession(v, s);
+      if (v.id === app.current) {
+        drawTitle(v);
+        drawMeta();
+      }
       continue;
     }
     v = new View(s);
@@ -376,12 +383,14 @@ function handlerFor(v) {
       if (ev.type === 'turn' && ev.state === 'started') {
         v.turnSince = Date.parse(ev.at) || Date.now();
         v.turnOf = ev.turn_id;
+        v.turnAuthor = { turn: ev.turn_id, name: ev.author || '' }; // who answers, in a session with participants
       }
       meterEvent(v, ev);
       if (ev.type === 'settings' && ev.title !== undefined) {
         v.session = { ...v.session, title: ev.title };
         if (v.id === app.current) drawTitle(v);
       }
+      if (settingsEvent(v, ev) && v.id === app.current) drawMeta();
       if (ev.type === 'message' && ev.offset > v.history && v.id !== app.current) v.unread++;
       if (v.id === app.current) appendEvent(v, ev);
       drawListSoon();
@@ -561,7 +570,13 @@ function select(id) {
   drawSession();
   drawList();
   if (v.asking) readApprovals(v);
+  mentionList?.close();
+  // Who answers comes with the session as read (the feed does not carry
+  // it): read with its meter the first time, on its own after, since its
+  // settings events did not come while it was not subscribed.
+  if (v.meter) readAnswers(v);
   meterOpened(app.api, v, (s) => {
+    takeSession(v, s);
     // The feed does not carry a session's workspace: its agent's files
     // are shown relative to it once the session is read.
     if (s.workspace !== undefined && s.workspace !== v.session.workspace) {
@@ -804,10 +819,13 @@ function eventElement(ev) {
       if (ev.title !== undefined) parts.push(`title “${ev.title}”`);
       if (ev.model !== undefined) parts.push(`model ${ev.model || 'none'}`);
       if (ev.effort !== undefined) parts.push(`effort ${ev.effort || 'none'}`);
+      parts.push(...settingsText(ev));
       if (ev.system !== undefined) parts.push(ev.system ? `system text “${ev.system.split('\n')[0].slice(0, 60)}${ev.system.length > 60 || ev.system.includes('\n') ? '…' : ''}”` : 'system text: the profile\'s');
       const d = document.createElement('div');
       d.className = 'settings';
-      d.textContent = `· ${parts.join(', ')} (by ${ev.by})`;
+      // A change the daemon made itself (a session shared with a member
+      // who writes answers mentions only) is by no one.
+      d.textContent = `· ${parts.join(', ')}${ev.by ? ` (by ${ev.by})` : ''}`;
       return d;
     }
   }
@@ -838,9 +856,16 @@ function drawStream() {
     el.className = 'msg streaming';
     el.dataset.role = 'assistant';
     el.setAttribute('aria-busy', 'true');
-    el.append(header('assistant', v.status?.model || '', '', ''), Object.assign(document.createElement('div'), { className: 'body' }));
+    el.append(document.createElement('header'), Object.assign(document.createElement('div'), { className: 'body' }));
     parts.stream = el;
     tr.insertBefore(el, after('stream'));
+  }
+  // Named as its reply will be: the participant who answers (its turn's
+  // started event says), else the model.
+  const who = (v.turnAuthor?.turn === v.stream.turn && v.turnAuthor.name) || v.status?.model || '';
+  if (el.dataset.turn !== v.stream.turn || el.dataset.who !== who) {
+    el.querySelector('header').replaceWith(header('assistant', who, '', ''));
+    el.dataset.who = who;
   }
   el.dataset.turn = v.stream.turn;
   renderMarkdown(el.querySelector('.body'), v.stream.text);
@@ -1038,6 +1063,7 @@ function drawMeta() {
   else if (v.asking) parts.push(`${st.pending || 'a'} tool call${st.pending > 1 ? 's' : ''} waiting for a decision · ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   else if (v.running) parts.push(`${st.phase} ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
+  drawAnswers(v, mayChange(v));
   const p = v.presence || { people: [], more: 0, viewers: 0 };
   const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
   if (p.more > 0) who.push(`+${p.more} more`);
@@ -1067,7 +1093,10 @@ function drawComposer(v) {
   if (!input) return;
   const readOnly = v.session.access === 'read';
   input.disabled = readOnly;
-  input.placeholder = readOnly ? 'read-only: you may watch this session, not write in it' : input.dataset.placeholder || input.placeholder;
+  // In a session that answers mentions only, a message with none gets no
+  // reply: the box says how to ask for one.
+  const mentions = v.session.respond === 'mentions' ? 'Message · @name asks for a reply · Enter sends · Shift-Enter new line' : '';
+  input.placeholder = readOnly ? 'read-only: you may watch this session, not write in it' : mentions || input.dataset.placeholder || input.placeholder;
   if ($('send')) $('send').disabled = readOnly;
   uploads.setDisabled(readOnly);
   if ($('stop')) $('stop').hidden = !(v.running && writable(v));
@@ -1168,6 +1197,22 @@ function writable(v) {
   return v.session.access !== 'read' && !!$('input');
 }
 
+// mayChange says whether this person may change v's settings (PATCH): an
+// owner (an admin), or the session's creator (the daemon's rule).
+function mayChange(v) {
+  return app.person && (app.role === 'owner' || v.session.access === 'creator');
+}
+
+// readAnswers reads who answers in v afresh (participants.js).
+async function readAnswers(v) {
+  try {
+    takeSession(v, await app.api.session(v.id));
+  } catch {
+    return; // what the page knew stays; its settings events still come
+  }
+  if (app.current === v.id) drawMeta();
+}
+
 // act runs an owner's action; an error is the notice, and what the
 // action says itself (forget's "deleted …") stays.
 async function act(what, fn) {
@@ -1179,10 +1224,19 @@ async function act(what, fn) {
   }
 }
 
+// mentionList is the composer's @ completion ({close}).
+let mentionList = null;
+
 function wireOwner() {
   const input = $('input');
+  // Before the keydown that sends: Enter picks a name while its list is
+  // open, and is then handled (defaultPrevented).
+  mentionList = wireMentions(input, $('mentions'), () => {
+    const v = app.views.get(app.current);
+    return v ? mentionables(v.session) : [];
+  });
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && !e.defaultPrevented) {
       e.preventDefault();
       send();
     }
@@ -1251,6 +1305,7 @@ function wireOwner() {
       });
     }
   });
+  wireAnswers({ current: () => app.views.get(app.current), patch, act, drawn: drawMeta });
   $('save').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const body = { model: $('model').value.trim(), effort: effort.value };
@@ -1263,11 +1318,11 @@ function wireOwner() {
 // one if it was stale.
 async function patch(v, body) {
   try {
-    await app.api.patch(v.id, v.status?.etag || '"0"', body);
+    return await app.api.patch(v.id, v.status?.etag || '"0"', body);
   } catch (e) {
     if (e.code !== 'etag_mismatch') throw e;
-    const s = await app.api.call('GET', `/v1/sessions/${encodeURIComponent(v.id)}`);
-    await app.api.patch(v.id, s.etag, body);
+    const s = await app.api.session(v.id);
+    return app.api.patch(v.id, s.etag, body);
   }
 }
 
