@@ -232,7 +232,9 @@ func TestParticipantsAreCheckedAndBounded(t *testing.T) {
 	}
 	e.do("PUT", inputPath("s", 2), nil, `{"text":"@gone @second hello"}`, &r) // @gone first: it takes no turn of the one
 	for {
-		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted })
+		f := w.Next(func(f wire.Frame) bool {
+			return f.Op == wire.PushEvent && f.Event.Type == wire.EventTurn && f.Event.State != wire.TurnStarted
+		})
 		if f.Event.InputID == r.InputID {
 			break
 		}

@@ -9,9 +9,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"net"
 	"net/http"
@@ -31,16 +28,6 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// screenshot is a PNG of w×h.
-func screenshot(w, h int) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for x := range w {
-		img.Set(x, x%h, color.RGBA{R: 200, G: uint8(x), B: 10, A: 255})
-	}
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	return b.Bytes()
-}
 
 // getBlob GETs a blob with token, and returns the status and bytes.
 func getBlob(t *testing.T, home, token, sum string) (int, []byte) {

@@ -4,6 +4,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -13,6 +14,9 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math/big"
 	"net"
 	"os"
@@ -260,4 +264,15 @@ func turnKinds(evs []wire.Event) (kinds string, result, reply, end wire.Event) {
 		}
 	}
 	return strings.Join(types, " "), result, reply, end
+}
+
+// screenshot is a PNG of w×h.
+func screenshot(w, h int) []byte {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for x := range w {
+		img.Set(x, x%h, color.RGBA{R: 200, G: uint8(x), B: 10, A: 255})
+	}
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
 }

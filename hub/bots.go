@@ -31,7 +31,10 @@ type botTurn struct {
 
 	mu     sync.Mutex
 	emit   func(string)
-	files  func([]wire.Attachment) // the files of one reply, in order
+	// files hands on the files of the reply, in order (a turn served for
+	// another node); with none, they are kept here.
+	files  func([]wire.Attachment)
+	kept   []wire.Attachment
 	nfiles int
 	closed bool
 	done   chan error // capacity 1
@@ -96,8 +99,19 @@ func (t *botTurn) attach(atts []wire.Attachment) error {
 		return wire.Errorf(wire.CodeBadRequest, "a reply carries at most %d files", wire.MaxAttachments)
 	}
 	t.nfiles += len(atts)
-	t.files(atts)
+	if t.files != nil {
+		t.files(atts)
+	} else {
+		t.kept = append(t.kept, atts...)
+	}
 	return nil
+}
+
+// keptFiles are the files of the reply kept here.
+func (t *botTurn) keptFiles() []wire.Attachment {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.kept
 }
 
 // Serve makes c answer the turns of sessions whose provider is bot:<name>.
@@ -294,9 +308,7 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			}
 		}
 		setWaiting(false)
-		var files []wire.Attachment // this connection's: a restart drops them with the text
-		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1),
-			files: func(a []wire.Attachment) { files = append(files, a...) }}
+		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1)}
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
@@ -316,11 +328,9 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			if acked := t.takeAcked(); acked != nil {
 				b.h.afterTurnEnd(req.TurnID, acked)
 			}
-			t.mu.Lock() // files is written under it
-			if req.Files != nil {
-				req.Files(files)
+			if req.Files != nil { // this connection's: a restart drops them with the text
+				req.Files(t.keptFiles())
 			}
-			t.mu.Unlock()
 			return err
 		case <-ctx.Done():
 			t.finish(ctx.Err())                       // later replies get not_serving

@@ -22,18 +22,7 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 		ts.mu.Unlock()
 		return cancelled()
 	}
-	if p.ToolCall.Content == nil && p.ToolCall.Locations == nil {
-		// The SDK answers a request at once and the updates before it in
-		// order, on another goroutine: the update that announced the call
-		// (with its diff and files, which people deciding want to see)
-		// may not be handled yet.
-		ts.mu.Unlock()
-		select {
-		case <-c.seen:
-		case <-time.After(announceWait):
-		}
-		ts.mu.Lock()
-	}
+	ts.awaitAnnounced(c, p.ToolCall)
 	merge(c, p.ToolCall)
 	// A call the agent announced as running (opencode does, before it
 	// asks) is in the log already: asked again, it waits as one that asks.
@@ -97,6 +86,23 @@ func (ts *turnState) permission(p acp.RequestPermissionRequest) acp.RequestPermi
 		ts.a.host.log.Warn("note an agent's permission", "session", ts.a.session, "err", err)
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{OptionId: opt.OptionId}}}
+}
+
+// awaitAnnounced waits, for a request that says little of its call,
+// for the update that announced it (with its diff and files, which
+// people deciding want to see): the SDK answers a request at once and
+// the updates before it in order, on another goroutine, so it may not be
+// handled yet. The caller holds ts.mu, which this lets go meanwhile.
+func (ts *turnState) awaitAnnounced(c *call, tc acp.ToolCallUpdate) {
+	if tc.Content != nil || tc.Locations != nil {
+		return
+	}
+	ts.mu.Unlock()
+	select {
+	case <-c.seen:
+	case <-time.After(announceWait):
+	}
+	ts.mu.Lock()
 }
 
 // endAsked commits the end of a call that was not allowed.
