@@ -28,7 +28,6 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-
 // getBlob GETs a blob with token, and returns the status and bytes.
 func getBlob(t *testing.T, home, token, sum string) (int, []byte) {
 	t.Helper()

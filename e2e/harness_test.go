@@ -462,3 +462,31 @@ func newFixture(t *testing.T, opts fixtureOpts) *fixture {
 }
 
 func errorsIsStale(err error) bool { return errors.Is(err, client.ErrStaleETag) }
+
+// withFakes writes a config.toml with one OpenAI-compatible profile for
+// each name, each its own fake endpoint, and returns them by name.
+func withFakes(t *testing.T, home string, names ...string) map[string]*fakeopenai.Server {
+	t.Helper()
+	fakes := map[string]*fakeopenai.Server{}
+	var cfg strings.Builder
+	for _, name := range names {
+		f, err := fakeopenai.Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		fakes[name] = f
+		fmt.Fprintf(&cfg, "[providers.%s]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"%s-model\"\n\n", name, f.URL, name)
+	}
+	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fakes
+}
+
+// twoFakes is withFakes of "first" and "second".
+func twoFakes(t *testing.T, home string) (first, second *fakeopenai.Server) {
+	t.Helper()
+	f := withFakes(t, home, "first", "second")
+	return f["first"], f["second"]
+}

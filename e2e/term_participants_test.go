@@ -3,9 +3,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,28 +10,6 @@ import (
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
-
-// withTwoFakes writes a config.toml with two OpenAI-compatible
-// profiles, "first" and "second", each a fake of its own, and returns
-// them: which one a turn went to is which one was asked.
-func withTwoFakes(t *testing.T, home string) (first, second *fakeopenai.Server) {
-	t.Helper()
-	var cfg strings.Builder
-	fakes := map[string]*fakeopenai.Server{}
-	for _, name := range []string{"first", "second"} {
-		f, err := fakeopenai.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		fakes[name] = f
-		fmt.Fprintf(&cfg, "[providers.%s]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"%s-model\"\n\n", name, f.URL, name)
-	}
-	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return fakes["first"], fakes["second"]
-}
 
 // Participants in a real terminal. A session on "first" is given
 // "second" as a participant and set to answer only mentions, with
@@ -45,7 +20,7 @@ func withTwoFakes(t *testing.T, home string) (first, second *fakeopenai.Server) 
 func TestTermParticipants(t *testing.T) {
 	parallel(t)
 	home := t.TempDir()
-	first, second := withTwoFakes(t, home)
+	first, second := twoFakes(t, home)
 	first.Push(fakeopenai.Reply{Chunks: []string{"first ", "speaking"}})
 	second.Push(fakeopenai.Reply{Chunks: []string{"second ", "speaking"}})
 	startDaemon(t, home)

@@ -4,9 +4,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,31 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
-
-// withFakes writes a config.toml with one OpenAI-compatible profile for
-// each name, each its own fake endpoint, and returns them by name.
-func withFakes(t *testing.T, home string, names ...string) map[string]*fakeopenai.Server {
-	t.Helper()
-	fakes := map[string]*fakeopenai.Server{}
-	var cfg strings.Builder
-	for _, name := range names {
-		f, err := fakeopenai.Start()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		fakes[name] = f
-		fmt.Fprintf(&cfg, "[providers.%s]\nkind = \"openai\"\nbase_url = %q\ndefault_model = \"%s-model\"\n\n", name, f.URL, name)
-	}
-	if err := os.WriteFile(filepath.Join(home, client.ConfigFile), []byte(cfg.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return fakes
-}
 
 // enterKey presses Enter as a keyboard does: one keyDown that carries
 // its text, which the page's keydown may take (preventDefault) so that
