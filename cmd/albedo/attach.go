@@ -22,7 +22,8 @@ func newAttachCmd(g *globals) *cobra.Command {
 		Long: "Open the session of a link in the full-screen terminal: its transcript live. A read link\n" +
 			"watches, nothing sent or changed; a write link (albedo share --write) also writes, as a\n" +
 			"guest named --name (else the login name). The argument is the link albedo share prints\n" +
-			"(http://HOST:PORT/#session=ID&token=TOKEN), which holds the daemon's address: it is\n" +
+			"(http://HOST:PORT/#session=ID&token=TOKEN), or the one albedo members add prints (#token=…),\n" +
+			"which holds the daemon's address: it is\n" +
 			"opened wherever this command runs, whatever the home, and no daemon is started. A bare\n" +
 			"token goes to this machine's daemon (the one of --home), or, with --url or $ALBEDO_URL,\n" +
 			"to that server; the link's token is used, not --token or $ALBEDO_TOKEN.",
@@ -92,7 +93,8 @@ type shareLink struct {
 }
 
 // parseShare reads a link http(s)://HOST[:PORT][/PATH]/#session=ID&token=TOKEN
-// (the token in the fragment, so it never reaches a server log) or a bare
+// (the token in the fragment, so it never reaches a server log), a
+// member's invite link (#token=TOKEN, naming no session), or a bare
 // token.
 func parseShare(arg string) (shareLink, error) {
 	arg = strings.TrimSpace(arg)
@@ -107,8 +109,8 @@ func parseShare(arg string) (shareLink, error) {
 		return shareLink{}, fmt.Errorf("%q is not an http link", arg)
 	}
 	q, err := url.ParseQuery(u.EscapedFragment())
-	if err != nil || q.Get("token") == "" || q.Get("session") == "" {
-		return shareLink{}, fmt.Errorf("the link has no #session=…&token=… part")
+	if err != nil || q.Get("token") == "" {
+		return shareLink{}, fmt.Errorf("the link has no #token=… part (a share link's #session=…&token=…, a member's #token=…)")
 	}
 	l := shareLink{token: q.Get("token"), session: q.Get("session")}
 	u.Fragment, u.RawFragment = "", ""

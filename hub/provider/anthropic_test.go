@@ -76,7 +76,7 @@ func TestAnthropicHonoursCancel(t *testing.T) {
 	defer close(block)
 	f.Push(fakeanthropic.Reply{Chunks: []string{"partial "}, Block: block})
 	ctx, cancel := context.WithCancel(context.Background())
-	first := make(chan struct{})
+	first := make(chan struct{}, 1) // the first piece is kept: the test may not be waiting yet
 	done := make(chan error, 1)
 	go func() {
 		done <- p.Stream(ctx, Request{Messages: []Message{{Role: wire.RoleUser, Text: "x"}}}, func(string) {
