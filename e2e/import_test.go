@@ -20,13 +20,22 @@ type exported struct {
 	Events  []wire.Event `json:"events"`
 }
 
-// albedo import restores an export under a new id: the same events, with
+// albedo import restores an export under a new id: its settings (the
+// system text too, which its provider is then sent), the same events, with
 // their offsets, authors, texts and times, found by search too; importing
 // the same file again makes another session; a file that is not an
 // export is a usage error.
 func TestCLIImportRestoresAnExport(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{session: "orig", create: wire.SessionCreate{Title: "the original", Model: "m9"}})
+	s, err := fx.c.Session(fx.ctx, "orig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	system := "Answer in French."
+	if _, err := fx.c.PatchSession(fx.ctx, "orig", s.ETag, wire.SessionPatch{System: &system}); err != nil {
+		t.Fatal(err)
+	}
 	for _, text := range []string{"first words", "second words\nwith a line"} {
 		if _, err := fx.c.PutInput(fx.ctx, "orig", uuid.Must(uuid.NewV7()).String(), text); err != nil {
 			t.Fatal(err)
@@ -39,7 +48,7 @@ func TestCLIImportRestoresAnExport(t *testing.T) {
 	}
 	out := cli(t, fx.home, "import", file)
 	id := strings.TrimSpace(lastLine(out))
-	if id == "orig" || !strings.Contains(out, "imported 8 events") {
+	if id == "orig" || !strings.Contains(out, "imported 9 events") {
 		t.Fatalf("import said:\n%s", out)
 	}
 	var a, b exported
@@ -49,7 +58,7 @@ func TestCLIImportRestoresAnExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli(t, fx.home, "export", id, "--format", "json")), &b); err != nil {
 		t.Fatal(err)
 	}
-	if b.Session.Title != "the original" || b.Session.Model != "m9" || b.Session.Epoch == a.Session.Epoch {
+	if b.Session.Title != "the original" || b.Session.Model != "m9" || b.Session.System != system || b.Session.Epoch == a.Session.Epoch {
 		t.Fatalf("the imported session: %+v", b.Session)
 	}
 	ja, _ := json.Marshal(a.Events)

@@ -46,7 +46,7 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by access.Principal, id strin
 		return wire.Session{}, false, wire.Errorf(wire.CodeBadRequest, "session id must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit")
 	}
 	if err := access.CheckTexts("title", req.Title, "workspace", req.Workspace, "provider", req.Provider,
-		"model", req.Model, "effort", req.Effort); err != nil {
+		"model", req.Model, "effort", req.Effort, "system", req.System); err != nil {
 		return wire.Session{}, false, err
 	}
 	if err := access.CheckEffort(&req.Effort); err != nil {
@@ -60,7 +60,7 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by access.Principal, id strin
 	}
 	row := db.Session{
 		ID: id, Epoch: randomID(8), Title: req.Title, Workspace: req.Workspace,
-		Provider: req.Provider, Model: req.Model, Effort: req.Effort, CreateHash: db.CreateHash(req),
+		Provider: req.Provider, Model: req.Model, Effort: req.Effort, System: req.System, CreateHash: db.CreateHash(req),
 	}
 	var out db.Session
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {

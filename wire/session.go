@@ -103,6 +103,9 @@ type SessionCreate struct {
 	Provider  string `json:"provider,omitempty"`
 	Model     string `json:"model,omitempty"`
 	Effort    string `json:"effort,omitempty"`
+	// System is the session's system text (SessionPatch.System), at most
+	// MaxSystemBytes: an import restores it.
+	System string `json:"system,omitempty"`
 }
 
 // SessionPatch is the body of PATCH /v1/sessions/{id}. A nil field is left

@@ -26,7 +26,7 @@ func newImportCmd(g *globals) *cobra.Command {
 		Use:   "import FILE [--blobs DIR]",
 		Short: "restore a session from albedo export --format json, under a new id; prints the id on the last line",
 		Long: "Restore a session from the JSON of albedo export --format json (FILE, or - for standard input):\n" +
-			"a new session, with the title, workspace, model and effort it had, and every event as it was:\n" +
+			"a new session, with the title, workspace, model, effort and system text it had, and every event as it was:\n" +
 			"its offset, type, author, text and time. Nothing runs: no turn starts, no input is queued. The\n" +
 			"events are read and sent a chunk at a time, so a file of any size takes bounded memory. A provider\n" +
 			"this daemon does not have is left out (its default answers), with a warning. The files its\n" +
@@ -145,7 +145,7 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 // newImportedSession makes the session an export restores into: its
 // settings as they were, but a provider this daemon lacks.
 func newImportedSession(ctx context.Context, g *globals, c *client.Client, s wire.Session) (string, error) {
-	req := wire.SessionCreate{Title: s.Title, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model, Effort: s.Effort}
+	req := wire.SessionCreate{Title: s.Title, Workspace: s.Workspace, Provider: s.Provider, Model: s.Model, Effort: s.Effort, System: s.System}
 	made, err := c.NewSession(ctx, req)
 	if err != nil && req.Provider != "" && client.Code(err) == wire.CodeBadRequest {
 		fmt.Fprintf(g.stderr, "albedo import: provider %q: %v; the session takes this daemon's default\n", req.Provider, err)
