@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"log/slog"
@@ -261,7 +262,9 @@ func (s *Server) websocket(c echo.Context) error {
 }
 
 func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{"ok": true, "boot": s.opts.Boot, "version": wire.Version})
+	// The binary's version, as albedo --version says it (the protocol's
+	// when the daemon was given none).
+	return c.JSON(http.StatusOK, map[string]any{"ok": true, "boot": s.opts.Boot, "version": cmp.Or(s.opts.Build.Version, wire.Version)})
 }
 
 func (s *Server) shutdown(c echo.Context) error {

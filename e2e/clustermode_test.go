@@ -81,7 +81,7 @@ func TestClusterModeCLIAndBot(t *testing.T) {
 	if out := mustRemote(t, env, "sessions"); !strings.Contains(out, "remote") {
 		t.Fatalf("sessions printed %q", out)
 	}
-	if out := mustRemote(t, env, "status"); !strings.Contains(out, "server "+url+" (version "+wire.Version+")") || !strings.Contains(out, "1 sessions") {
+	if out := mustRemote(t, env, "status"); !strings.Contains(out, "server "+url+" (version "+binaryVersion(t)+")") || !strings.Contains(out, "\n1 session\n") {
 		t.Fatalf("status printed %q", out)
 	}
 	if out := mustRemote(t, env, "export", "remote"); !strings.Contains(out, "echo: hello there") {

@@ -76,7 +76,8 @@ func TestDaemonFileRemovedWhileRunning(t *testing.T) {
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	if out := cli(t, home, "status"); !strings.Contains(out, fmt.Sprintf("daemon pid %d", pid)) {
+	if out := cli(t, home, "status"); !strings.Contains(out, fmt.Sprintf("daemon pid %d", pid)) ||
+		!strings.Contains(out, "(version "+binaryVersion(t)+",") || !strings.Contains(out, "\n0 sessions\n") {
 		t.Fatalf("status with daemon.json removed: %s", out)
 	}
 	if _, err := os.Stat(file); err != nil {

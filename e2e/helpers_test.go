@@ -20,6 +20,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -275,4 +276,16 @@ func screenshot(w, h int) []byte {
 	var b bytes.Buffer
 	png.Encode(&b, img)
 	return b.Bytes()
+}
+
+// binaryVersion is the version albedo --version prints, which status
+// says too ("albedo version 0.1.0-dev (…)").
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command(albedoBin, "--version").Output()
+	f := strings.Fields(string(out))
+	if err != nil || len(f) < 3 {
+		t.Fatalf("albedo --version: %q %v", out, err)
+	}
+	return f[2]
 }

@@ -340,7 +340,7 @@ func listenStamped(home, addr string, tls bool) (net.Listener, wire.DaemonInfo, 
 	}
 	info := wire.DaemonInfo{
 		PID: os.Getpid(), Port: ln.Addr().(*net.TCPAddr).Port, Token: randomHex(32), Boot: randomHex(8),
-		Version: wire.Version, StartedAt: time.Now().UTC().Truncate(time.Second), URL: localURL(ln.Addr().(*net.TCPAddr), tls),
+		Version: daemonBuild().Version, StartedAt: time.Now().UTC().Truncate(time.Second), URL: localURL(ln.Addr().(*net.TCPAddr), tls),
 	}
 	st.Port = info.Port
 	if err := saveStable(home, st); err != nil {

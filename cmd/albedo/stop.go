@@ -96,13 +96,21 @@ func newStatusCmd(g *globals) *cobra.Command {
 			snap := c.Snapshot()
 			if c.URL() != "" {
 				// No pid and no home: what answered at the URL.
-				printf(g.stdout, "server %s (version %s)\n%d sessions\n", snap.BaseURL, snap.Version, len(ss))
+				printf(g.stdout, "server %s (version %s)\n%s\n", snap.BaseURL, snap.Version, plural(len(ss), "session"))
 				return nil
 			}
 			info, _ := client.ReadDaemonFile(c.Home())
-			printf(g.stdout, "daemon pid %d on %s (version %s, started %s)\nhome %s\n%d sessions\n",
-				snap.PID, snap.BaseURL, info.Version, info.StartedAt.Local().Format(time.RFC3339), c.Home(), len(ss))
+			printf(g.stdout, "daemon pid %d on %s (version %s, started %s)\nhome %s\n%s\n",
+				snap.PID, snap.BaseURL, info.Version, info.StartedAt.Local().Format(time.RFC3339), c.Home(), plural(len(ss), "session"))
 			return nil
 		}),
 	}
+}
+
+// plural is n of noun, in words: "1 session", "2 sessions".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
