@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"albedo/client"
 	"albedo/wire"
 )
 
@@ -88,5 +89,39 @@ func TestWebForkRegenerateAndEdit(t *testing.T) {
 	p.wait("the tree: three forks", `!document.querySelector('#tree').hidden && document.querySelectorAll('#tree button').length === 3`)
 	if ex := p.exceptions(); len(ex) > 0 {
 		t.Fatalf("the page threw: %v", ex)
+	}
+}
+
+// Edit is for your own messages: on the owner's page the owner's message
+// offers it and a member's does not, and on the member's page the other
+// way round; fork and regenerate are for everyone's.
+func TestWebEditIsForYourOwnMessages(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	annToken, annLink := writer(t, fx.home, "ann", "s")
+	ann, err := client.New(client.Options{Home: fx.home, Token: annToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.NewString(), "the owner's words"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.PutInput(fx.ctx, "s", uuid.NewString(), "ann's words"); err != nil {
+		t.Fatal(err)
+	}
+	b := startBrowser(t)
+	for _, c := range []struct {
+		link, mine, theirs string
+	}{{ownerLink(t, fx.home, "s"), "the owner's words", "ann's words"}, {annLink, "ann's words", "the owner's words"}} {
+		p := b.open(c.link)
+		p.waitOpen("s")
+		acts := func(text string) string {
+			return `[...document.querySelectorAll('article[data-role=user]')].filter(a => a.innerText.includes(` + jsString(text) + `))
+				.map(a => [...a.querySelectorAll('.msg-actions button')].map(b => b.dataset.act).join(',')).join('|')`
+		}
+		p.wait("edit on "+c.mine+" only", acts(c.mine)+` === 'fork,regenerate,edit' && `+acts(c.theirs)+` === 'fork,regenerate'`)
+		if ex := p.exceptions(); len(ex) > 0 {
+			t.Fatalf("the page threw: %v", ex)
+		}
 	}
 }

@@ -357,6 +357,9 @@ func (wc *conn) hello(ctx context.Context, cmd wire.Command) bool {
 		ID: cmd.ID, OK: true, Conn: hc.Info().ID, Boot: wc.s.opts.Boot, Version: wire.Version,
 		HeartbeatMS: wc.s.opts.Heartbeat.Milliseconds(), Role: p.Role,
 	}
+	if you := p.Author(); you.ID != "" {
+		reply.You = &wire.Person{ID: you.ID, Name: you.Name, Role: p.Role}
+	}
 	if f := wc.s.opts.SessionToken; f != nil {
 		reply.SessionToken = f(p)
 	}

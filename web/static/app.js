@@ -163,6 +163,7 @@ function showState(s) {
 async function onHello(r) {
   const first = app.role === null;
   app.role = r.role;
+  app.you = r.you || null; // who this page writes as: its own messages are the ones it may edit
   if (first) {
     // An owner (an admin) and a member are people who write; what a member
     // may do in each session is its access (drawComposer).
@@ -774,7 +775,7 @@ function eventElement(ev) {
       a.dataset.state = ev.state || 'complete';
       const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
       a.append(header(ev.role, shownAuthor(ev), note, ev.at));
-      if (app.person && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev));
+      if (app.person && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev, !!app.you && ev.author_id === app.you.id));
       const body = document.createElement('div');
       body.className = 'body';
       if (ev.role === 'user') {

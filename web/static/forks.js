@@ -10,8 +10,9 @@
 import { $ } from './dom.js';
 import * as uploads from './uploads.js';
 
-// actionBar is the buttons of a message's element.
-export function actionBar(ev) {
+// actionBar is the buttons of a message's element; mine says it is the
+// page's own person's (edit is for your own messages only).
+export function actionBar(ev, mine) {
   const bar = document.createElement('span');
   bar.className = 'msg-actions';
   const button = (act, label, title) => {
@@ -26,7 +27,7 @@ export function actionBar(ev) {
   if (ev.input_id && (ev.role === 'user' || ev.role === 'assistant')) {
     button('regenerate', 'regenerate', 'A fork whose model answers this input again');
   }
-  if (ev.role === 'user') button('edit', 'edit', 'A fork just before this message, its text in the composer');
+  if (ev.role === 'user' && mine) button('edit', 'edit', 'A fork just before this message, its text in the composer');
   return bar;
 }
 
