@@ -29,8 +29,8 @@ type botTable struct {
 type botTurn struct {
 	session, turnID string
 
-	mu     sync.Mutex
-	emit   func(string)
+	mu   sync.Mutex
+	emit func(string)
 	// files hands on the files of the reply, in order (a turn served for
 	// another node); with none, they are kept here.
 	files  func([]wire.Attachment)

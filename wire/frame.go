@@ -132,16 +132,16 @@ type Reply struct {
 	Error *Error `json:"error,omitempty"`
 
 	// hello
-	Conn        string     `json:"conn,omitempty"`
-	Boot        string     `json:"boot,omitempty"`
-	Version     string     `json:"version,omitempty"`
-	HeartbeatMS int64      `json:"heartbeat_ms,omitempty"`
-	Role        TokenRole  `json:"role,omitempty"` // of the token: what the client may do
+	Conn        string    `json:"conn,omitempty"`
+	Boot        string    `json:"boot,omitempty"`
+	Version     string    `json:"version,omitempty"`
+	HeartbeatMS int64     `json:"heartbeat_ms,omitempty"`
+	Role        TokenRole `json:"role,omitempty"` // of the token: what the client may do
 	// You is who the token writes as (hello): its name and author id, as
 	// its messages carry them, and its role (Devices is not counted).
-	You *Person `json:"you,omitempty"`
-	Subs        []SubReply `json:"subs,omitempty"`
-	Sessions    bool       `json:"sessions,omitempty"` // sessions pushes will come
+	You      *Person    `json:"you,omitempty"`
+	Subs     []SubReply `json:"subs,omitempty"`
+	Sessions bool       `json:"sessions,omitempty"` // sessions pushes will come
 	// SessionToken is a bearer for HTTP calls made for this connection,
 	// good until this daemon stops: a page sends it, not its own token,
 	// with its requests (docs/security.md).
