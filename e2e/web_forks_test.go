@@ -125,3 +125,29 @@ func TestWebEditIsForYourOwnMessages(t *testing.T) {
 		}
 	}
 }
+
+// The tree panel goes with the session it was opened on: after it lists
+// a fork's parent, opening a session that is no fork shows no tree.
+func TestWebTreeGoesWithItsSession(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.NewString(), "a question"); err != nil {
+		t.Fatal(err)
+	}
+	waitTurnsClosed(t, fx.ctx, fx.c, "s", 1)
+	if _, err := fx.c.CreateSession(fx.ctx, "plain", wire.SessionCreate{Title: "plain"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fx.c.Fork(fx.ctx, "s", wire.ForkRequest{At: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := f.ID
+	p := startBrowser(t).open(ownerLink(t, fx.home, fork))
+	p.wait("the fork, open", `window.albedo.current === `+jsString(fork))
+	eval[bool](p, `(document.querySelector('#treebutton').click(), true)`)
+	p.wait("the tree: the parent", `!document.querySelector('#tree').hidden && document.querySelector('#tree').innerText.includes('parent, at #1')`)
+	p.wait("plain in the list", `!!document.querySelector('#sessions li[data-session=plain] button')`)
+	eval[bool](p, `(document.querySelector('#sessions li[data-session=plain] button').click(), true)`)
+	p.wait("plain, open, and no tree", `window.albedo.current === 'plain' && document.querySelector('#tree').hidden && !document.querySelector('#tree').innerText.includes('parent')`)
+}

@@ -567,6 +567,9 @@ function select(id) {
   keep(id);
   const v = app.views.get(id);
   v.unread = 0;
+  // The tree panel lists the session it was opened on: it goes with it.
+  $('tree').hidden = true;
+  $('tree').replaceChildren();
   app.client.watch(id, true);
   drawSession();
   drawList();

@@ -103,6 +103,7 @@ async function drawTree(app, v, list, open) {
     }
   }
   for (const s of await forks(v.id)) items.push([s.title || s.id, `fork at #${s.parent.offset}`, s.id, s.parent.offset]);
+  if (app.current !== v.id) return; // another session was opened meanwhile
   list.replaceChildren();
   if (!items.length) list.append(Object.assign(document.createElement('li'), { textContent: 'no parent and no forks' }));
   for (const [name, what, id, offset] of items) {
