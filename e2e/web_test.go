@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -360,5 +361,33 @@ func TestWebAnnouncesNewMessages(t *testing.T) {
 	p.wait("the reply announced", `document.querySelector('#announce[aria-live=polite]').textContent.includes('assistant echo: echo: hello reader')`)
 	if live := eval[string](p, `document.querySelector('#transcript').getAttribute('aria-live') || ''`); live != "" {
 		t.Fatalf("the transcript is aria-live=%q", live)
+	}
+}
+
+// Another link pasted into an open tab (only its fragment changes) opens
+// as that link: an owner's tab given a read link becomes a viewer's, and
+// the new token leaves the address bar.
+func TestWebASecondLinkInTheSameTab(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{session: "s"})
+	view := shareLink(t, fx.home, "s")
+	p := startBrowser(t).open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("s")
+	p.wait("the owner's page, its token out of the address bar", `albedo.role === 'owner' && location.hash === ''`)
+	eval[bool](p, `(location.hash = `+jsString(view[strings.Index(view, "#"):])+`, true)`)
+	// The page loads again: a poll that meets the old document's end
+	// polls again in the new one.
+	const viewer = `window.albedo?.role === 'viewer' && location.hash === '' && document.body.classList.contains('viewer')`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](viewer, chromedp.WithPollingTimeout(3*time.Second)))
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the read link's page never opened in the tab: %v", err)
+		}
 	}
 }

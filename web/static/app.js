@@ -1346,6 +1346,12 @@ function guestName(token) {
 }
 
 function start() {
+  // Another link pasted into this tab changes only the fragment, which
+  // loads nothing: the page starts again with it (takeToken takes it
+  // out of the address bar).
+  window.addEventListener('hashchange', () => {
+    if (new URLSearchParams(location.hash.slice(1)).get('token')) location.reload();
+  });
   const { token, session, key } = takeToken();
   if (!token) {
     banner('Open this page with a link: `albedo open` for your sessions, or one made by `albedo share`.');
