@@ -142,6 +142,29 @@ func (c *Conn) Typed(session string) {
 	}
 }
 
+// Sent clears the connection's identity's typing mark in session, which
+// it sends a message to: the mark would otherwise linger until it lapsed.
+func (c *Conn) Sent(session string) {
+	c.mu.Lock()
+	s := c.subs[session]
+	c.mu.Unlock()
+	if s == nil {
+		return
+	}
+	ch := s.ch
+	ch.mu.Lock()
+	p := ch.people.byID[c.info.AuthorID]
+	was := p != nil && typing(p.typedAt, time.Now())
+	if was {
+		p.typedAt = time.Time{}
+		ch.presence = nil
+	}
+	ch.mu.Unlock()
+	if was {
+		c.hub.viewersChanged(ch)
+	}
+}
+
 // typingLapse pushes presence again once id's typing mark has lapsed,
 // waiting on while it is renewed.
 func (h *Hub) typingLapse(ch *channel, id string, after time.Duration) {

@@ -231,6 +231,7 @@ func (wc *conn) watch(_ context.Context, cmd wire.Command) {
 // They do not wait for the commit: the reader reads on, and the receipt is
 // sent once committed (inputs.go).
 func (wc *conn) send(ctx context.Context, cmd wire.Command) {
+	wc.hc.Sent(cmd.Session) // the draft is the message now: no longer typing
 	wc.inFlight(ctx, cmd, wc.s.hub.SubmitInput)
 }
 
