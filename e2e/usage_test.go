@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -88,6 +89,21 @@ func TestUsageAgreesEverywhere(t *testing.T) {
 	for i := range 2 {
 		same("GET /v1/usage "+report.Totals[i].Key, report.Totals[i], *sum[report.Totals[i].Key])
 		same("albedo usage "+cliTotals[i].Key, cliTotals[i], *sum[cliTotals[i].Key])
+	}
+	// The table names what the ids are: sessions by title, people by
+	// name, in headers of one case.
+	byMember := cli(t, home, "usage", "--by", "member")
+	if !strings.Contains(byMember, "MEMBER  ") || !strings.Contains(byMember, "\nroot ") && !strings.Contains(byMember, " root ") {
+		t.Fatalf("albedo usage --by member:\n%s", byMember)
+	}
+	ms, err := c.Members(ctx)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("members: %+v %v", ms, err)
+	}
+	for _, m := range ms {
+		if strings.Contains(byMember, m.ID) {
+			t.Fatalf("albedo usage --by member prints the id %s:\n%s", m.ID, byMember)
+		}
 	}
 	for id, want := range sum {
 		s, err := c.Session(ctx, id)
