@@ -73,6 +73,17 @@ func (ps *people) typed(id string, now time.Time) bool {
 	return !was
 }
 
+// sent clears an identity's typing mark, and says whether presence
+// showed it.
+func (ps *people) sent(id string, now time.Time) bool {
+	p := ps.byID[id]
+	if p == nil || !typing(p.typedAt, now) {
+		return false
+	}
+	p.typedAt = time.Time{}
+	return true
+}
+
 func typing(at, now time.Time) bool {
 	return !at.IsZero() && now.Sub(at) < wire.TypingMS*time.Millisecond
 }
@@ -123,46 +134,37 @@ func (ch *channel) presencePush(now time.Time) wire.PresencePush {
 // Repeats while it is marked push nothing; the push that clears the mark
 // comes when it lapses.
 func (c *Conn) Typed(session string) {
-	c.mu.Lock()
-	s := c.subs[session]
-	c.mu.Unlock()
-	if s == nil {
-		return
-	}
-	ch := s.ch
-	ch.mu.Lock()
-	changed := ch.people.typed(c.info.AuthorID, time.Now())
-	if changed {
-		ch.presence = nil
-	}
-	ch.mu.Unlock()
-	if changed {
-		c.hub.viewersChanged(ch)
+	if ch := c.markPeople(session, (*people).typed); ch != nil {
 		c.hub.typingLapse(ch, c.info.AuthorID, wire.TypingMS*time.Millisecond)
 	}
 }
 
 // Sent clears the connection's identity's typing mark in session, which
 // it sends a message to: the mark would otherwise linger until it lapsed.
-func (c *Conn) Sent(session string) {
+func (c *Conn) Sent(session string) { c.markPeople(session, (*people).sent) }
+
+// markPeople applies mark to the connection's identity among the people
+// of session, which it watches; when that changes what presence shows,
+// the watchers are told, and it returns the channel (else nil).
+func (c *Conn) markPeople(session string, mark func(ps *people, id string, now time.Time) bool) *channel {
 	c.mu.Lock()
 	s := c.subs[session]
 	c.mu.Unlock()
 	if s == nil {
-		return
+		return nil
 	}
 	ch := s.ch
 	ch.mu.Lock()
-	p := ch.people.byID[c.info.AuthorID]
-	was := p != nil && typing(p.typedAt, time.Now())
-	if was {
-		p.typedAt = time.Time{}
+	changed := mark(&ch.people, c.info.AuthorID, time.Now())
+	if changed {
 		ch.presence = nil
 	}
 	ch.mu.Unlock()
-	if was {
-		c.hub.viewersChanged(ch)
+	if !changed {
+		return nil
 	}
+	c.hub.viewersChanged(ch)
+	return ch
 }
 
 // typingLapse pushes presence again once id's typing mark has lapsed,
