@@ -96,36 +96,37 @@ func (h *Hub) quiet(ctx context.Context, session, text string) bool {
 	if !ok || st.respond != wire.RespondMentions {
 		return false
 	}
+	names := h.answerers(st.provider, st.participants)
 	for _, m := range wire.Mentions(text, 0) {
-		if strings.EqualFold(m, wire.MentionName(h.resolved(st.provider))) || slices.ContainsFunc(st.participants, func(p string) bool {
-			return strings.EqualFold(m, wire.MentionName(p))
-		}) {
+		if _, ok := names[strings.ToLower(m)]; ok {
 			return false
 		}
 	}
 	return true
 }
 
-// settingsNow is what the session's channel knows of its settings, read
-// from the store when no channel has loaded it; false if there is no
-// such session (the input's write then says so).
-func (h *Hub) settingsNow(ctx context.Context, session string) (settings, bool) {
-	h.mu.Lock()
-	ch := h.chans[session]
-	h.mu.Unlock()
-	if ch != nil {
-		ch.mu.Lock()
-		st := ch.settings
-		ch.mu.Unlock()
-		if st.version > 0 {
-			return st, true
-		}
+// answerers are who may answer in a session with provider and
+// participants, by the name a mention gives them (lower-case): each
+// participant, and the provider as "".
+func (h *Hub) answerers(provider string, participants []string) map[string]string {
+	names := map[string]string{strings.ToLower(wire.MentionName(h.resolved(provider))): ""}
+	for _, p := range participants {
+		names[strings.ToLower(wire.MentionName(p))] = p
 	}
-	s, err := h.loads.get(ctx, session)
-	if err != nil {
+	return names
+}
+
+// settingsNow is what the session's channel knows of its settings, the
+// channel loaded (once: its turns need it anyway) if it was not; false
+// if there is no such session (the input's write then says so).
+func (h *Hub) settingsNow(ctx context.Context, session string) (settings, bool) {
+	ch, werr := h.channel(ctx, session)
+	if werr != nil {
 		return settings{}, false
 	}
-	return stateSettings(s), true
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.settings, true
 }
 
 // sessionSettings and stateSettings are what a channel keeps of a
@@ -159,10 +160,7 @@ func (h *Hub) planStep(ctx context.Context, ch *channel, q queued) (db.Session, 
 	if err != nil {
 		return s, q, err
 	}
-	byName := map[string]string{strings.ToLower(wire.MentionName(h.resolved(s.Provider))): ""}
-	for _, p := range parts {
-		byName[strings.ToLower(wire.MentionName(p))] = p
-	}
+	byName := h.answerers(s.Provider, parts)
 	var targets, gone []string
 	over := 0
 	for _, m := range wire.Mentions(text, 0) {
