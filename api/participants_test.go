@@ -48,13 +48,13 @@ func (e *env) patch(session, body string) (int, wire.Session, wire.ErrorBody) {
 	e.t.Helper()
 	var s wire.Session
 	e.do("GET", "/v1/sessions/"+session, nil, "", &s)
-	var out wire.Session
-	code, _ := e.do("PATCH", "/v1/sessions/"+session, map[string]string{"If-Match": s.ETag}, body, &out)
-	var eb wire.ErrorBody
-	if code != http.StatusOK {
-		e.do("PATCH", "/v1/sessions/"+session, map[string]string{"If-Match": s.ETag}, body, &eb)
+	// One request: its body is the session, or an error body.
+	var out struct {
+		wire.Session
+		wire.ErrorBody
 	}
-	return code, out, eb
+	code, _ := e.do("PATCH", "/v1/sessions/"+session, map[string]string{"If-Match": s.ETag}, body, &out)
+	return code, out.Session, out.ErrorBody
 }
 
 // A team's session with two profiles and a bot, answering mentions only:
