@@ -3,6 +3,7 @@ package term
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"albedo/wire"
 )
@@ -11,7 +12,10 @@ import (
 // model's context window was at the last turn (the tokens it reported,
 // in and out, against the window) and what the session's turns and
 // compactions cost. The window and the cost to date come with the
-// session (GET, once it is focused); each turn's end adds its own.
+// session (GET, once it is focused): that total holds every event up to
+// the head the GET read, so only a turn's end or compaction after that
+// head adds its own, whether the history comes before the total, after
+// it, or again on a reattach.
 
 // meter is what the status bar says of a session's context and cost.
 type meter struct {
@@ -22,6 +26,8 @@ type meter struct {
 	priced bool    // some turn had a cost
 	// countedTo is the newest event whose cost is counted: in the total
 	// the session came with, or since (a replayed one is not again).
+	// Until the total is read it counts everything: nothing is added to
+	// a total not known yet.
 	countedTo int64
 }
 
@@ -43,7 +49,7 @@ func (m *Model) WantInfo() (string, bool) {
 	if s == nil || s.meter.asked || m.ReadOnly {
 		return "", false
 	}
-	s.meter.asked = true
+	s.meter.asked, s.meter.countedTo = true, math.MaxInt64
 	return s.ID, true
 }
 
@@ -58,8 +64,11 @@ func (m *Model) info(r resInfo) {
 	if u := r.Session.Usage; u != nil && u.Cost != nil {
 		s.meter.cost, s.meter.priced = *u.Cost, true
 	}
-	if n := len(s.Events); n > 0 {
-		s.meter.countedTo = s.Events[n-1].Offset // the total holds them
+	s.meter.countedTo = r.Session.Head // the total holds the events up to it
+	for _, ev := range s.Events {
+		if ev.Offset > s.meter.countedTo && (ev.Type == wire.EventTurn || ev.Type == wire.EventCompaction) {
+			s.metered(ev) // came between the GET and its answer
+		}
 	}
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		if u := usageOf(s.Events[i]); u != nil && s.Events[i].Type == wire.EventTurn {

@@ -44,3 +44,51 @@ func TestMeterFollowsTurns(t *testing.T) {
 		t.Fatalf("a session with no window and no usage: %q", got)
 	}
 }
+
+// The session's total stands for its events up to the head the GET read:
+// a history that comes after the total (late, or again on a reattach)
+// adds nothing, and only a turn after that head adds its cost.
+func TestMeterTotalHoldsHistoryThatComesLate(t *testing.T) {
+	m := NewModel(100, 30)
+	s := newSessionView(wire.Session{ID: "s"})
+	m.Sessions = append(m.Sessions, s)
+	m.setFocus(0)
+	m.WantInfo()
+	turn := func(off int64, cost float64) wire.Event {
+		ev := wire.Event{Offset: off, Type: wire.EventTurn, State: wire.TurnCompleted}
+		ev.SetUsage(&wire.Usage{InputTokens: 10, OutputTokens: 5, Cost: &cost})
+		return ev
+	}
+	total := 0.0016
+	m.info(resInfo{Session: wire.Session{ID: "s", Head: 6, Usage: &wire.UsageTotal{Cost: &total}}})
+	for _, off := range []int64{3, 6} { // the history, after the total
+		m.event(s, turn(off, 0.0008))
+	}
+	if got := s.meterText(); got != "$0.0016" {
+		t.Fatalf("the history came after the total: %q, want $0.0016", got)
+	}
+	m.Unsubscribed("s") // a reattach: the same history again
+	for _, off := range []int64{3, 6} {
+		m.event(s, turn(off, 0.0008))
+	}
+	if got := s.meterText(); got != "$0.0016" {
+		t.Fatalf("after a reattach: %q, want $0.0016", got)
+	}
+	m.event(s, turn(9, 0.0008))
+	if got := s.meterText(); got != "$0.0024" {
+		t.Fatalf("a turn after the head: %q, want $0.0024", got)
+	}
+
+	// A history that comes between the ask and the total counts nothing
+	// of itself: the total holds it.
+	early := newSessionView(wire.Session{ID: "early"})
+	m.Sessions = append(m.Sessions, early)
+	m.setFocus(1)
+	m.WantInfo()
+	m.event(early, turn(3, 0.0008))
+	m.info(resInfo{Session: wire.Session{ID: "early", Head: 3, Usage: &wire.UsageTotal{Cost: &total}}})
+	m.event(early, turn(6, 0.0008)) // after the head the GET read
+	if got := early.meterText(); got != "$0.0024" {
+		t.Fatalf("history before the total: %q, want $0.0024", got)
+	}
+}
