@@ -219,7 +219,9 @@ func (m *Model) slash(line string) []Cmd {
 			return c.run(m, arg)
 		}
 	}
-	m.notify(true, fmt.Sprintf("unknown command %s: /help lists them", name))
+	// Never sent as text: kept in the composer, to be corrected.
+	m.setComposer(strings.TrimSpace(line))
+	m.notify(true, fmt.Sprintf("unknown command %s: /help lists them; to send a line that starts with /, begin it with //", name))
 	return nil
 }
 

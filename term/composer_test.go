@@ -41,15 +41,68 @@ func TestNewLineKeys(t *testing.T) {
 	}
 }
 
-// A rune typed with Alt or Ctrl that no binding takes is not text.
+// A rune typed with Ctrl that no binding takes is not text, and neither
+// is a rune the key table binds with Alt (Alt-Y) where its binding does
+// nothing; another rune with Alt is ESC and that rune.
 func TestModifiedRunesAreNotTyped(t *testing.T) {
 	t.Parallel()
 	m := demo()
-	m.Key(key(tcell.KeyRune, 'x', tcell.ModAlt))
+	m.Sessions[0].Phase = wire.PhaseIdle
 	m.Key(key(tcell.KeyRune, '5', tcell.ModAlt|tcell.ModCtrl))
+	m.Key(key(tcell.KeyRune, 'y', tcell.ModAlt))
 	typeText(m, "ok")
-	if got := string(m.Composer); got != "ok" {
+	m.Key(key(tcell.KeyRune, 'x', tcell.ModAlt))
+	if got := string(m.Composer); got != "okx" {
 		t.Fatalf("composer %q", got)
+	}
+}
+
+// tcell reads ESC ESC followed by a key as that key with Alt, however
+// late the key comes: two quick Escs and then "/new fake" arrive as Alt-/
+// and "new fake". The slash is typed, so Enter runs /new and sends
+// nothing; the Esc before it closes what was open, and interrupts no
+// turn (a person who held Alt did not mean to).
+func TestEscThenSlashIsACommand(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	m.Sessions[0].Phase = wire.PhaseIdle
+	m.Key(key(tcell.KeyRune, '/', tcell.ModAlt))
+	typeText(m, "new fake")
+	cmds := m.Key(key(tcell.KeyEnter, 0, 0))
+	if len(cmds) != 1 || cmds[0] != (cmdNewSession{Provider: "fake"}) {
+		t.Fatalf("Esc Esc /new fake Enter asked for %#v", cmds)
+	}
+
+	m = demo() // a turn runs
+	if cmds := m.Key(key(tcell.KeyRune, '/', tcell.ModAlt)); len(cmds) != 0 {
+		t.Fatalf("Alt-/ while a turn runs asked for %#v", cmds)
+	}
+	m.Key(key(tcell.KeyCtrlF, 0, 0))
+	m.Key(key(tcell.KeyRune, 'h', tcell.ModAlt))
+	if m.search != nil || string(m.Composer) != "/h" {
+		t.Fatalf("ESC h with the search open: search %v, composer %q", m.search != nil, string(m.Composer))
+	}
+}
+
+// A line that starts with a slash but names no command is never sent:
+// it stays in the composer, and the notice says how to send one (//,
+// which sends the line with one slash less).
+func TestUnknownCommandIsNotSent(t *testing.T) {
+	t.Parallel()
+	m := demo()
+	m.Sessions[0].Phase = wire.PhaseIdle
+	if cmds := runLine(m, "/xyz now"); len(cmds) != 0 {
+		t.Fatalf("/xyz asked for %#v", cmds)
+	}
+	if got := string(m.Composer); got != "/xyz now" {
+		t.Fatalf("the composer holds %q", got)
+	}
+	if !m.NoticeErr || !strings.Contains(m.Notice, "unknown command /xyz") || !strings.Contains(m.Notice, "begin it with //") {
+		t.Fatalf("notice %q", m.Notice)
+	}
+	cmds := runLine(m, "//xyz now")
+	if len(cmds) != 1 || cmds[0] != (cmdSend{Session: "s-aaaaaaaa", Text: "/xyz now"}) {
+		t.Fatalf("//xyz sent %#v", cmds)
 	}
 }
 

@@ -198,6 +198,55 @@ func canonical(ev *tcell.EventKey) *tcell.EventKey {
 	return ev
 }
 
+// escThenRune says whether ev is ESC followed by a printable key rather
+// than a key pressed with Alt: a rune with Alt (and not Ctrl) that no
+// binding takes with Alt. A terminal without a modern keyboard protocol
+// sends Alt-x as ESC x, and tcell reads ESC, or ESC ESC, followed by any
+// key as that key with Alt; ESC ESC waits for the next key however late it
+// comes, so two quick Escs and then "/new" would otherwise lose the "/".
+func (m *Model) escThenRune(ev *tcell.EventKey) (rune, bool) {
+	mod := ev.Modifiers()
+	if ev.Key() != tcell.KeyRune || mod&tcell.ModAlt == 0 || mod&tcell.ModCtrl != 0 || ev.Rune() < ' ' {
+		return 0, false
+	}
+	if m.pasting || altBound(ev.Rune()) || m.binding(ev) != nil {
+		return 0, false
+	}
+	return ev.Rune(), true
+}
+
+// altBound says whether the key table binds r with Alt held (Alt-Y, …):
+// such a press is never read as ESC and the key, even in a state where
+// the binding does nothing.
+func altBound(r rune) bool {
+	for _, e := range keyTable {
+		for _, b := range e.binds {
+			if b.key == tcell.KeyRune && b.ch == r && b.mods == modAlt {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escThen is Esc and then the key r, for a press escThenRune found. The
+// Esc does what it does alone (closes what is open, clears a notice) but
+// interrupt a turn: a person who held Alt did not mean to interrupt.
+func (m *Model) escThen(r rune) []Cmd {
+	var cmds []Cmd
+	if !m.escInterrupts() {
+		cmds = m.Key(tcell.NewEventKey(tcell.KeyEscape, 0, tcell.ModNone))
+	}
+	return append(cmds, m.Key(tcell.NewEventKey(tcell.KeyRune, r, tcell.ModNone))...)
+}
+
+// escInterrupts says whether Esc would interrupt the running turn: no
+// overlay or line is open to take it first.
+func (m *Model) escInterrupts() bool {
+	open := m.ShowHelp || m.asking != nil || m.filter != nil || m.search != nil || m.pick != nil || m.hits != nil || m.files != nil
+	return !open && turnRunning(m)
+}
+
 // binding returns the table's binding for ev in m's state, or nil.
 func (m *Model) binding(ev *tcell.EventKey) *binding {
 	for i := range keyTable {

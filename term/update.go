@@ -86,6 +86,9 @@ func (m *Model) Key(ev *tcell.EventKey) []Cmd {
 		return nil
 	}
 	ev = canonical(ev)
+	if r, ok := m.escThenRune(ev); ok {
+		return m.escThen(r)
+	}
 	if m.ShowHelp {
 		m.helpKey(ev)
 		return nil
@@ -195,7 +198,7 @@ const typedEvery = 2 * time.Second
 // typedEvery; a /command is not a message being written.
 func (m *Model) typed() []Cmd {
 	s := m.Focused()
-	if s == nil || m.ReadOnly || (len(m.Composer) > 0 && m.Composer[0] == '/') {
+	if s == nil || m.ReadOnly || isCommand(m.Composer) {
 		return nil
 	}
 	now := m.Now()
@@ -204,6 +207,12 @@ func (m *Model) typed() []Cmd {
 	}
 	m.typedAt, m.typedIn = now, s.ID
 	return []Cmd{cmdTyped{Session: s.ID}}
+}
+
+// isCommand says whether text is a /command, not a message: it starts
+// with a slash, and not two (// sends a line starting with one).
+func isCommand(text []rune) bool {
+	return len(text) > 0 && text[0] == '/' && (len(text) == 1 || text[1] != '/')
 }
 
 // editComposer applies one key of line editing to the composer.
@@ -298,7 +307,9 @@ func (m *Model) submit() []Cmd {
 	m.Sent = append(m.Sent, text)
 	m.recall = len(m.Sent)
 	m.setComposer("")
-	if trimmed[0] == '/' {
+	if strings.HasPrefix(trimmed, "//") {
+		text = strings.Replace(text, "//", "/", 1) // a line that starts with a slash, sent as text
+	} else if trimmed[0] == '/' {
 		return m.slash(trimmed)
 	}
 	if m.refuseReadOnly() {
