@@ -57,15 +57,16 @@ func TestUsageReport(t *testing.T) {
 		t.Fatalf("echo's total: %+v", echo)
 	}
 	// The session's own totals, which the terminal's and the page's
-	// meters start from, agree; so does its context window.
+	// meters start from, agree; so does its context window. The model its
+	// turns go to is the profile's default, named (none for echo).
 	var s wire.Session
 	if code, _ := e.do("GET", "/v1/sessions/counted", nil, "", &s); code != 200 || s.Usage == nil || s.Usage.Turns != 2 ||
 		s.Usage.InputTokens != fake.InputTokens || s.Usage.OutputTokens != fake.OutputTokens || s.Usage.Cost == nil || *s.Usage.Cost != *fake.Cost ||
-		s.ContextTokens != provider.UnknownContext {
+		s.ContextTokens != provider.UnknownContext || s.Model != "" || s.ResolvedModel != "fake-model" {
 		t.Fatalf("GET counted: %d %+v, usage %+v", code, s, s.Usage)
 	}
 	s = wire.Session{}
-	if code, _ := e.do("GET", "/v1/sessions/echoed", nil, "", &s); code != 200 || s.Usage.Unreported != 1 || s.Usage.Cost != nil || s.ContextTokens != 0 {
+	if code, _ := e.do("GET", "/v1/sessions/echoed", nil, "", &s); code != 200 || s.Usage.Unreported != 1 || s.Usage.Cost != nil || s.ContextTokens != 0 || s.ResolvedModel != "" {
 		t.Fatalf("GET echoed: %d %+v, usage %+v", code, s, s.Usage)
 	}
 	if code, _ := e.do("GET", "/v1/usage?by=day", nil, "", &r); code != 200 || len(r.Totals) != 1 || r.Totals[0].Turns != 3 {

@@ -99,6 +99,7 @@ func (h *Hub) wireSession(s db.Session) wire.Session {
 	if p, err := h.providers.Get(s.Provider); err == nil && !strings.HasPrefix(w.ResolvedProvider, provider.BotPrefix) {
 		if win, ok := p.(provider.Windowed); ok {
 			w.ContextTokens = win.Context(provider.Request{Model: s.Model})
+			w.ResolvedModel = win.Model(provider.Request{Model: s.Model})
 		}
 	}
 	return w

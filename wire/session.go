@@ -31,7 +31,11 @@ type Session struct {
 	// config.toml sets.
 	ResolvedProvider string `json:"resolved_provider"`
 	Model            string `json:"model"`
-	Effort           string `json:"effort"`
+	// ResolvedModel is the model a turn would go to now: Model, else the
+	// resolved provider's default_model; "" where neither names one (echo,
+	// a bot, a coding agent).
+	ResolvedModel string `json:"resolved_model,omitempty"`
+	Effort        string `json:"effort"`
 	// System is the session's own system text, sent to its provider
 	// before the transcript ("": the profile's default, if any).
 	System string `json:"system"`

@@ -59,15 +59,10 @@ func NewAnthropic(name string, p Profile, apiKey string) *Anthropic {
 }
 
 // Author implements Provider: the model.
-func (a *Anthropic) Author(req Request) string {
-	if req.Model != "" {
-		return req.Model
-	}
-	if a.defaultModel != "" {
-		return a.defaultModel
-	}
-	return a.name
-}
+func (a *Anthropic) Author(req Request) string { return cmp.Or(a.Model(req), a.name) }
+
+// Model implements Windowed.
+func (a *Anthropic) Model(req Request) string { return cmp.Or(req.Model, a.defaultModel) }
 
 // Titles implements Titler.
 func (a *Anthropic) Titles() string { return a.titles }

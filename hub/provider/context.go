@@ -12,6 +12,9 @@ import (
 type Windowed interface {
 	// Context is the window of the model req names, in tokens.
 	Context(req Request) int
+	// Model is the model a turn of req goes to: req's own, else the
+	// profile's default_model ("" where neither says).
+	Model(req Request) string
 	// Summarizer names the provider that writes summaries, "" for this
 	// one.
 	Summarizer() string

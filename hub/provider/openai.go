@@ -52,7 +52,8 @@ func NewOpenAI(name string, p Profile, apiKey string) *OpenAI {
 		window: window{tokens: p.ContextTokens, summary: p.SummaryProvider}, tools: p.ToolLimits()}
 }
 
-func (o *OpenAI) model(req Request) string {
+// Model implements Windowed.
+func (o *OpenAI) Model(req Request) string {
 	if req.Model != "" {
 		return req.Model
 	}
@@ -61,7 +62,7 @@ func (o *OpenAI) model(req Request) string {
 
 // Author implements Provider.
 func (o *OpenAI) Author(req Request) string {
-	if m := o.model(req); m != "" {
+	if m := o.Model(req); m != "" {
 		return m
 	}
 	return o.name
@@ -109,7 +110,7 @@ func (o *OpenAI) Prices() *Prices { return o.prices }
 
 // Context implements Windowed: the profile's context_tokens, else the
 // model family's.
-func (o *OpenAI) Context(req Request) int { return o.window.of(o.model(req)) }
+func (o *OpenAI) Context(req Request) int { return o.window.of(o.Model(req)) }
 
 // Summarizer implements Windowed: the profile's summary_provider, or "".
 func (o *OpenAI) Summarizer() string { return o.window.summary }
@@ -183,7 +184,7 @@ func (o *OpenAI) ImageBounds() ImageBounds { return ImageBounds{MaxEdge: 2048, M
 
 // Stream implements Provider.
 func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) error {
-	model := o.model(req)
+	model := o.Model(req)
 	if model == "" {
 		return fmt.Errorf("provider %q has no model: set default_model in config.toml or choose one with /model", o.name)
 	}
