@@ -77,7 +77,7 @@ func TestFeedPagesByActivity(t *testing.T) {
 	if a.Head != 4 || a.Last == nil || a.Last.Offset != 3 || a.Last.Role != wire.RoleAssistant || !strings.Contains(a.Last.Text, "first line of a") || strings.Contains(a.Last.Text, "second") {
 		t.Fatalf("a as the feed shows it: %+v last %+v", a, a.Last)
 	}
-	if a.Unread != 2 || a.Read != 0 || a.Provider != "echo" || a.Phase != wire.PhaseIdle || a.LastTurn != wire.TurnCompleted {
+	if a.Unread != 1 || a.Read != 1 || a.Provider != "echo" || a.Phase != wire.PhaseIdle || a.LastTurn != wire.TurnCompleted {
 		t.Fatalf("a's unread, provider, phase: %+v", a)
 	}
 	w.Send(wire.Command{ID: 2, Op: wire.OpFeedPage, Cursor: r.Next, Limit: 2})

@@ -326,3 +326,35 @@ func TestParticipantsCallToolsUnderTheirOwnRules(t *testing.T) {
 		t.Fatalf("first's call, asking: %+v", ap)
 	}
 }
+
+// A person's quiet message (one that starts no turn) sent again with the
+// same input_id is answered with its receipt, as any input is, and with
+// other text is a conflict; it is written once.
+func TestARepeatedQuietMessageIsItsReceipt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.create("s")
+	ann := e.member("ann", false)
+	e.grant("s", "ann", wire.AccessWrite) // the session now answers mentions only
+	path := "/v1/sessions/s/inputs/" + newUUID()
+	var first, again wire.Receipt
+	if code, _ := e.do("PUT", path, e.as(ann.Token), `{"text":"no one named"}`, &first); code != http.StatusAccepted {
+		t.Fatalf("input: %d", code)
+	}
+	if code, _ := e.do("PUT", path, e.as(ann.Token), `{"text":"no one named"}`, &again); code != http.StatusAccepted || again != first {
+		t.Fatalf("the repeat: %d %+v, first %+v", code, again, first)
+	}
+	var er wire.ErrorBody
+	if code, _ := e.do("PUT", path, e.as(ann.Token), `{"text":"other"}`, &er); code != http.StatusConflict || er.Error.Code != wire.CodeConflict {
+		t.Fatalf("other text: %d %+v", code, er)
+	}
+	n := 0
+	for _, ev := range e.events("s") {
+		if ev.Type == wire.EventMessage {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d messages, want 1", n)
+	}
+}

@@ -191,7 +191,8 @@ func (t *Tx) putPost(ctx context.Context, c counters, session, inputID, text str
 // batch's posts, then, when the batch runs carefully, among committed
 // events. found says one did: its receipt, or ErrConflict when its text
 // is not text. A send's message found among the events is not a post
-// (its receipt is in inputs): found is false.
+// (its receipt is in inputs): found is false. A person's quiet message
+// is one.
 func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Input, found bool, _ error) {
 	old, ok := t.ownPost(session, inputID)
 	if !ok {
@@ -223,7 +224,15 @@ func (t *Tx) findPost(ctx context.Context, session, inputID, text string) (_ Inp
 		return Input{}, false, fmt.Errorf("read post %q: %w", inputID, err)
 	}
 	if ev.Role == wire.RoleUser {
-		return Input{}, false, nil
+		// A send's message has its receipt in inputs (repeatInput); a
+		// quiet message (PutMessage) has none and is answered as a post.
+		var one int
+		err := t.sql.QueryRowContext(ctx, t.bind(`SELECT 1 FROM inputs WHERE session = ? AND input_id = ?`), session, inputID).Scan(&one)
+		if err == nil {
+			return Input{}, false, nil
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return Input{}, false, fmt.Errorf("look up input: %w", err)
+		}
 	}
 	if ev.Text != text {
 		return Input{}, true, fmt.Errorf("input %q was sent with other text: %w", inputID, ErrConflict)
@@ -295,13 +304,14 @@ func (t *Tx) NextStep(ctx context.Context, session, inputID string, step int, tu
 
 // PutMessage accepts a person's message that starts no turn (a session
 // that answers only mentions): delivered at once, as a bot's post is.
-func (t *Tx) PutMessage(ctx context.Context, session, inputID, text string, author wire.Author, atts ...wire.Attachment) (Input, error) {
+// created is false for a repeat, answered with the stored receipt.
+func (t *Tx) PutMessage(ctx context.Context, session, inputID, text string, author wire.Author, atts ...wire.Attachment) (_ Input, created bool, _ error) {
 	c, err := t.counters(ctx, session)
 	if err != nil {
-		return Input{}, err
+		return Input{}, false, err
 	}
-	in, _, _, err := t.putPost(ctx, c, session, inputID, text, wire.RoleUser, author, atts)
-	return in, err
+	in, created, _, err := t.putPost(ctx, c, session, inputID, text, wire.RoleUser, author, atts)
+	return in, created, err
 }
 
 // Input reads one input's receipt.

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"strings"
 
 	"albedo/db"
 	"albedo/hub/access"
@@ -23,9 +24,11 @@ func (h *Hub) putInput(ctx context.Context, session, inputID, text string, atts 
 		return wire.Receipt{}, err
 	}
 	var in db.Input
-	if _, err := h.db.Writer().DoIn(ctx, session, h.putInputFn(ctx, &in, session, inputID, text, atts, role, author)); err != nil {
+	read := false
+	if _, err := h.db.Writer().DoIn(ctx, session, h.putInputFn(ctx, &in, &read, session, inputID, text, atts, role, author)); err != nil {
 		return wire.Receipt{}, wireErr(err)
 	}
+	h.readOwn(read, author, in)
 	// A new user input's turn is queued by the commit hook.
 	return in.Receipt(), nil
 }
@@ -47,12 +50,13 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, at
 	if err := h.checkInput(session, inputID, text, atts); err != nil {
 		return err
 	}
-	in := new(db.Input)
-	h.db.Writer().ThenIn(ctx, session, h.putInputFn(ctx, in, session, inputID, text, atts, role, author), func(err error) {
+	in, read := new(db.Input), new(bool)
+	h.db.Writer().ThenIn(ctx, session, h.putInputFn(ctx, in, read, session, inputID, text, atts, role, author), func(err error) {
 		if err != nil {
 			then(wire.Receipt{}, wireErr(err))
 			return
 		}
+		h.readOwn(*read, author, *in)
 		then(in.Receipt(), nil)
 	})
 	return nil
@@ -60,17 +64,34 @@ func (h *Hub) submitInput(ctx context.Context, session, inputID, text string, at
 
 // putInputFn is the write of an input, storing its receipt in in: a
 // person's message that mentions no participant of a session that
-// answers only mentions starts no turn (quiet).
-func (h *Hub) putInputFn(ctx context.Context, in *db.Input, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) func(*db.Tx) error {
+// answers only mentions starts no turn (quiet). A person's new message
+// moves their read marker past it in the same write (read), so that it
+// never counts as unread to them.
+func (h *Hub) putInputFn(ctx context.Context, in *db.Input, read *bool, session, inputID, text string, atts []wire.Attachment, role wire.Role, author wire.Author) func(*db.Tx) error {
 	quiet := role == wire.RoleUser && h.quiet(ctx, session, text)
+	person := role == wire.RoleUser && author.ID != "" && !strings.HasPrefix(author.ID, wire.BotAuthorPrefix)
 	return func(tx *db.Tx) error {
 		var err error
+		var created bool
 		if quiet {
-			*in, err = tx.PutMessage(ctx, session, inputID, text, author, atts...)
+			*in, created, err = tx.PutMessage(ctx, session, inputID, text, author, atts...)
+		} else {
+			*in, created, _, err = tx.PutInput(ctx, session, inputID, text, role, author, atts...)
+		}
+		if err != nil || !person || !created || in.MsgOffset == 0 {
 			return err
 		}
-		*in, _, _, err = tx.PutInput(ctx, session, inputID, text, role, author, atts...)
-		return err
+		*read = true
+		return tx.ReadThrough(ctx, author.ID, session, in.MsgOffset)
+	}
+}
+
+// readOwn tells the author's connections that their read marker moved
+// past their own message (putInputFn), when it did. Nothing came after
+// it in the write that moved it; what comes after is counted anew.
+func (h *Hub) readOwn(read bool, author wire.Author, in db.Input) {
+	if read {
+		h.pushRead(author.ID, in.Session, in.MsgOffset, 0)
 	}
 }
 

@@ -110,5 +110,8 @@ const MaxGuestName = 64
 // what a model is sent mark a guest's messages (IsGuestAuthor).
 const GuestAuthorPrefix = "guest:"
 
+// BotAuthorPrefix begins the author_id of a bot's inputs: "bot:NAME".
+const BotAuthorPrefix = "bot:"
+
 // IsGuestAuthor says whether authorID (Event.AuthorID) is a guest's.
 func IsGuestAuthor(authorID string) bool { return strings.HasPrefix(authorID, GuestAuthorPrefix) }
