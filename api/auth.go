@@ -46,6 +46,7 @@ var permissions = map[string]access.Rule{
 	"GET /v1/members":                          {Roles: access.OwnerOnly},
 	"POST /v1/members":                         {Roles: access.OwnerOnly},
 	"DELETE /v1/members/:name":                 {Roles: access.OwnerOnly},
+	"PATCH /v1/members/:name":                  {Roles: access.OwnerOnly},
 	"POST /v1/me/tokens":                       {Roles: access.People},
 	"GET /v1/search":                           {Roles: access.Everyone}, // each finds what they may read only
 	"GET /v1/usage":                            {Roles: access.OwnerOnly},
@@ -85,7 +86,7 @@ func bearer(h string) string {
 // own member (Options.Owner), else a stored one.
 func (s *Server) authenticate(token string) (access.Principal, bool) {
 	if token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1 {
-		return s.owner, true
+		return s.ownerP(), true
 	}
 	if strings.HasPrefix(token, sessionPrefix) {
 		return s.fromSessionToken(token)

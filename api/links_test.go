@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -151,7 +152,7 @@ func TestGuestMayNotPassForSomeoneOfTheHome(t *testing.T) {
 	e.member("root", true)
 	e.botToken("poster")
 	// The home's own member has no token of its own (daemon.json's).
-	if _, err := e.hub.EnsureMember(context.Background(), "homer"); err != nil {
+	if _, err := e.hub.EnsureMember(context.Background(), hub.Runner{Name: "homer"}); err != nil {
 		t.Fatal(err)
 	}
 	g := e.link("s", wire.LinkCreate{Access: wire.AccessWrite})

@@ -5,9 +5,11 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/coder/websocket"
 	"github.com/labstack/echo/v4"
 
 	"albedo/api/ws"
+	"albedo/hub/access"
 	"albedo/wire"
 )
 
@@ -43,6 +45,35 @@ func (s *Server) removeMember(c echo.Context) error {
 	s.ws.CloseTokens(tokens, ws.StatusBadToken, "token revoked: the member was removed")
 	s.ws.CloseMember(id, ws.StatusBadToken, "the member was removed")
 	return c.NoContent(http.StatusNoContent)
+}
+
+// renameMember gives a member another name: their connections connect
+// again, to act under it.
+func (s *Server) renameMember(c echo.Context) error {
+	var req struct {
+		Name string `json:"name"`
+	}
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	m, err := s.hub.RenameMember(c.Request().Context(), c.Param("name"), req.Name)
+	if err != nil {
+		return err
+	}
+	s.ownerMu.Lock()
+	if s.owner.MemberID == m.ID {
+		s.owner.Name = m.Name
+	}
+	s.ownerMu.Unlock()
+	s.ws.CloseMember(m.ID, websocket.StatusPolicyViolation, "your name changed; connect again")
+	return c.JSON(http.StatusOK, m)
+}
+
+// ownerP is who daemon.json's token acts as.
+func (s *Server) ownerP() access.Principal {
+	s.ownerMu.RLock()
+	defer s.ownerMu.RUnlock()
+	return s.owner
 }
 
 // myToken makes a personal token of the caller's member (albedo open's,

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
 	"github.com/google/uuid"
 
+	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -244,4 +248,108 @@ func TestPutOnAnUnseenSessionSaysOnlyTaken(t *testing.T) {
 			t.Fatalf("the answers tell the bodies apart: %q", msgs)
 		}
 	}
+}
+
+// A member renamed keeps their id, grants and tokens: their connections
+// connect again and act under the new name, and what they wrote before
+// keeps its author id. Names are checked as at the making; admins only.
+func TestAMemberIsRenamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	s := e.create("s")
+	ann := e.member("ann", false)
+	e.member("bob", false)
+	e.botToken("poster")
+	e.grant("s", "ann", wire.AccessWrite)
+	w := e.dialToken(ann.Token).HelloFromStart(s)
+	w.Send(wire.Command{ID: 2, Op: wire.OpSend, Session: "s", InputID: newUUID(), Text: "before"})
+	before := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushEvent && f.Event.Text == "before" }).Event
+
+	var m wire.Member
+	if code, _ := e.do("PATCH", "/v1/members/ann", nil, `{"name":"anne"}`, &m); code != 200 || m.Name != "anne" || m.ID != before.AuthorID {
+		t.Fatalf("rename: %d %+v, her id %s", code, m, before.AuthorID)
+	}
+	if code := w.Closed(); code != websocket.StatusPolicyViolation {
+		t.Fatalf("her connection closed with %d", code)
+	}
+	w = e.dialToken(ann.Token)
+	if r := w.Hello(); r.You == nil || r.You.Name != "anne" || r.You.ID != m.ID {
+		t.Fatalf("hello after: %+v", r.You)
+	}
+	w.Send(wire.Command{ID: 2, Op: wire.OpSend, Session: "s", InputID: newUUID(), Text: "after"})
+	if r := w.Reply(2); !r.OK {
+		t.Fatalf("send after: %+v", r.Error)
+	}
+	var after wire.Event
+	for _, ev := range e.events("s") {
+		switch ev.Text {
+		case "before":
+			if ev.Author != "ann" {
+				t.Errorf("what she wrote before now says %q", ev.Author)
+			}
+		case "after":
+			after = ev
+		}
+	}
+	if after.Author != "anne" || after.AuthorID != before.AuthorID {
+		t.Fatalf("what she writes now: %+v", after)
+	}
+	var list struct{ Members []wire.Member }
+	if code, _ := e.do("GET", "/v1/members", nil, "", &list); code != 200 || len(list.Members) != 2 || list.Members[0].Name != "anne" {
+		t.Fatalf("members: %d %+v", code, list)
+	}
+
+	for body, want := range map[string]int{
+		`{"name":"bob"}`: http.StatusConflict, `{"name":"poster"}`: http.StatusConflict,
+		`{"name":""}`: http.StatusBadRequest, `{"name":"-x"}`: http.StatusBadRequest, `{"name":"b a d"}`: http.StatusBadRequest,
+	} {
+		if code, _ := e.do("PATCH", "/v1/members/anne", nil, body, nil); code != want {
+			t.Errorf("PATCH %s: %d, want %d", body, code, want)
+		}
+	}
+	if code, _ := e.do("PATCH", "/v1/members/nosuch", nil, `{"name":"zed"}`, nil); code != http.StatusNotFound {
+		t.Errorf("no such member: %d", code)
+	}
+	if code, _ := e.do("PATCH", "/v1/members/bob", e.as(ann.Token), `{"name":"zed"}`, nil); code != http.StatusForbidden {
+		t.Errorf("a member renaming another: %d", code)
+	}
+}
+
+// A home's member takes the name config.toml gives when it changes: its
+// first member, an admin, is renamed rather than a second admin made;
+// with no name given, it keeps its own (a rename's); a name another
+// member has is refused, saying what to do; a store that nodes share
+// makes a member of the name.
+func TestTheHomesMemberTakesTheConfiguredName(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	root, err := e.hub.EnsureMember(ctx, hub.Runner{Name: "root", Home: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.member("ann", false)
+	alice, err := e.hub.EnsureMember(ctx, hub.Runner{Name: "alice", Named: true, Home: true})
+	if err != nil || alice.MemberID != root.MemberID || alice.Name != "alice" {
+		t.Fatalf("alice: %+v %v, root was %+v", alice, err, root)
+	}
+	if again, err := e.hub.EnsureMember(ctx, hub.Runner{Name: "root", Home: true}); err != nil || again.MemberID != root.MemberID || again.Name != "alice" {
+		t.Fatalf("no name given, after: %+v %v", again, err)
+	}
+	if _, err := e.hub.EnsureMember(ctx, hub.Runner{Name: "ann", Named: true, Home: true}); !isCode(err, wire.CodeConflict) || !strings.Contains(err.Error(), "albedo members rename") {
+		t.Fatalf("a name another member has: %v", err)
+	}
+	var list struct{ Members []wire.Member }
+	if code, _ := e.do("GET", "/v1/members", nil, "", &list); code != 200 || len(list.Members) != 2 || list.Members[0].Name != "alice" || list.Members[1].Name != "ann" {
+		t.Fatalf("members: %d %+v", code, list)
+	}
+	if other, err := e.hub.EnsureMember(ctx, hub.Runner{Name: "carol", Named: true}); err != nil || other.MemberID == root.MemberID {
+		t.Fatalf("a shared store's: %+v %v", other, err)
+	}
+}
+
+// isCode says whether err is a *wire.Error of code.
+func isCode(err error, code wire.Code) bool {
+	var we *wire.Error
+	return errors.As(err, &we) && we.Code == code
 }

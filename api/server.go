@@ -103,11 +103,12 @@ type Server struct {
 	log  *slog.Logger
 	e    *echo.Echo
 
-	owner access.Principal // who Options.Token acts as
-	boot  []byte           // this boot's secret, under which session tokens are made (session.go)
-	ws    *ws.Server       // the websocket endpoint, /v1/ws
-	open  *openConns       // connections the listener holds open
-	fresh freshConns       // connections that have not sent a request yet
+	ownerMu sync.RWMutex
+	owner   access.Principal // who Options.Token acts as (ownerP)
+	boot    []byte           // this boot's secret, under which session tokens are made (session.go)
+	ws      *ws.Server       // the websocket endpoint, /v1/ws
+	open    *openConns       // connections the listener holds open
+	fresh   freshConns       // connections that have not sent a request yet
 
 	draining atomic.Bool // Drain was called
 	errs     errorCounts // error replies by code, HTTP and websocket
@@ -197,6 +198,7 @@ func (s *Server) routes(v1 *echo.Group) {
 	v1.GET("/members", s.listMembers)
 	v1.POST("/members", s.addMember)
 	v1.DELETE("/members/:name", s.removeMember)
+	v1.PATCH("/members/:name", s.renameMember)
 	v1.POST("/me/tokens", s.myToken)
 	v1.GET("/search", s.search)
 	v1.GET("/usage", s.usage)

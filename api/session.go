@@ -46,7 +46,7 @@ func (s *Server) fromSessionToken(tok string) (access.Principal, bool) {
 		return access.Principal{}, false
 	}
 	if id == ownerSession {
-		return s.owner, true
+		return s.ownerP(), true
 	}
 	p, ok := s.hub.Current(access.Principal{TokenID: id})
 	if !ok || p.Expired(time.Now()) {

@@ -32,6 +32,16 @@ func (c *Client) RemoveMember(ctx context.Context, name string) error {
 	return err
 }
 
+// RenameMember gives the member named name the name to (admins only).
+func (c *Client) RenameMember(ctx context.Context, name, to string) (wire.Member, error) {
+	var out wire.Member
+	body := struct {
+		Name string `json:"name"`
+	}{to}
+	_, err := c.call(ctx, http.MethodPatch, "/v1/members/"+url.PathEscape(name), nil, body, &out, false)
+	return out, err
+}
+
 // Grant gives a member read or write access to a session.
 func (c *Client) Grant(ctx context.Context, session, member string, access wire.Access) error {
 	_, err := c.call(ctx, http.MethodPut, sessPath(session)+"/grants/"+url.PathEscape(member), nil, wire.GrantPut{Access: access}, nil, true)

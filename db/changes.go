@@ -26,6 +26,7 @@ const (
 	ChangeDeleted  ChangeKind = "deleted"  // A: a session deleted
 	ChangeCreated  ChangeKind = "created"  // A: a session made
 	ChangeRead     ChangeKind = "read"     // A: a person's author id; B: a session where they set their read marker
+	ChangeRenamed  ChangeKind = "renamed"  // A: a member's id; B: their new name
 )
 
 // Change is one recorded change. Gen numbers the transaction that made

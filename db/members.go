@@ -78,6 +78,55 @@ func (t *Tx) DeleteMember(ctx context.Context, name string) (Member, []string, e
 	return m, ids, nil
 }
 
+// RenameMember gives the member named name the name to, and returns the
+// member as renamed: their id, grants, tokens and authorship stay; a
+// taken name is ErrConflict, no such member ErrNotFound.
+func (t *Tx) RenameMember(ctx context.Context, name, to string) (Member, error) {
+	m, err := t.MemberByName(ctx, name)
+	if err != nil || name == to {
+		return m, err
+	}
+	if _, err := t.MemberByName(ctx, to); err == nil {
+		return Member{}, fmt.Errorf("member %q exists: %w", to, ErrConflict)
+	} else if !errors.Is(err, ErrNotFound) {
+		return Member{}, err
+	}
+	for _, q := range []*bun.UpdateQuery{
+		t.NewUpdate().Model((*Member)(nil)).Set("name = ?", to).Where("id = ?", m.ID),
+		t.NewUpdate().Model((*Token)(nil)).Set("name = ?", to).Where("member = ?", m.ID),
+	} {
+		if _, err := q.Exec(ctx); err != nil {
+			return Member{}, fmt.Errorf("rename member: %w", err)
+		}
+	}
+	t.record(ChangeRenamed, m.ID, to)
+	m.Name = to
+	return m, nil
+}
+
+// MemberTokenIDs lists the ids of a member's tokens.
+func (d *DB) MemberTokenIDs(ctx context.Context, member string) ([]string, error) {
+	var ids []string
+	if err := d.ro.NewSelect().Model((*Token)(nil)).Column("id").Where("member = ?", member).Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("find member tokens: %w", err)
+	}
+	return ids, nil
+}
+
+// FirstMember reads the member made first (ids are UUIDv7s, so in the
+// order of their making), or ErrNotFound when there is none.
+func (t *Tx) FirstMember(ctx context.Context) (Member, error) {
+	var m Member
+	err := t.NewSelect().Model(&m).Order("id").Limit(1).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Member{}, fmt.Errorf("no member: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Member{}, fmt.Errorf("look up member: %w", err)
+	}
+	return m, nil
+}
+
 // MemberByName reads the member named name, or ErrNotFound, in the
 // request's transaction.
 func (t *Tx) MemberByName(ctx context.Context, name string) (Member, error) {

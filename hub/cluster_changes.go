@@ -112,6 +112,14 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 			listed = true
 		case db.ChangeRead:
 			reads = append(reads, c)
+		case db.ChangeRenamed:
+			// Their tokens act under the new name once read again, and
+			// their connections connect again, as a narrowed token's do.
+			ids, err := h.db.MemberTokenIDs(ctx, c.A)
+			if err != nil {
+				return err
+			}
+			narrowed = append(narrowed, ids...)
 		}
 	}
 	for _, id := range deleted {

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -46,25 +47,82 @@ func (h *Hub) AddMember(ctx context.Context, name string, admin bool) (string, w
 	return tok, wire.Member{ID: m.ID, Name: name, Admin: admin, CreatedAt: made.CreatedAt}, nil
 }
 
-// EnsureMember returns the member named name, made an admin if there is
-// none: the person who runs a local daemon, whose daemon.json token acts
-// as them.
-func (h *Hub) EnsureMember(ctx context.Context, name string) (access.Principal, error) {
-	if !access.ValidName.MatchString(name) {
+// Runner says who runs a daemon, the member its daemon.json token acts
+// as: Name, and whether config.toml chose it (Named; else it is their
+// login name); Home is true for one daemon on its own store.
+type Runner struct {
+	Name  string
+	Named bool
+	Home  bool
+}
+
+// EnsureMember returns the member who runs the daemon. A home's is its
+// first member, the admin made at its first start: a name chosen in
+// config.toml renames them when it changes (a rename, not a second
+// person), and without one they keep theirs (albedo members rename's).
+// A store with no member, or shared by nodes whose runners differ, makes
+// an admin of the name when none has it.
+func (h *Hub) EnsureMember(ctx context.Context, r Runner) (access.Principal, error) {
+	if !access.ValidName.MatchString(r.Name) {
 		return access.Principal{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
 	}
 	var m db.Member
+	renamed := ""
 	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		renamed = ""
+		if r.Home {
+			first, err := tx.FirstMember(ctx)
+			switch {
+			case err == nil && first.Admin && (!r.Named || first.Name == r.Name):
+				m = first
+				return nil
+			case err == nil && first.Admin:
+				if _, err := tx.MemberByName(ctx, r.Name); err == nil {
+					return wire.Errorf(wire.CodeConflict, "another member of this home is named %q: rename them first (albedo members rename), or set name = %q", r.Name, first.Name)
+				}
+				renamed = first.Name
+				m, err = tx.RenameMember(ctx, first.Name, r.Name)
+				return err
+			}
+		}
 		var err error
-		if m, err = tx.MemberByName(ctx, name); err == nil {
+		if m, err = tx.MemberByName(ctx, r.Name); err == nil {
 			return nil
 		}
-		m, err = tx.CreateMember(ctx, db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: name, Admin: true})
+		m, err = tx.CreateMember(ctx, db.Member{ID: uuid.Must(uuid.NewV7()).String(), Name: r.Name, Admin: true})
 		return err
 	}); err != nil {
 		return access.Principal{}, wireErr(err)
 	}
+	if renamed != "" {
+		h.tokens.RenameMember(m.ID, m.Name)
+		h.log.Info("the home's member takes the name config.toml gives", "was", renamed, "name", m.Name)
+	}
 	return h.tokens.Member(m.Name, m.ID, m.Admin), nil
+}
+
+// RenameMember gives the member named name the name to: their id, grants,
+// tokens and what they wrote stay theirs, and what they write from now on
+// carries the new name. It returns the member as renamed.
+func (h *Hub) RenameMember(ctx context.Context, name, to string) (wire.Member, error) {
+	if !access.ValidName.MatchString(to) {
+		return wire.Member{}, wire.Errorf(wire.CodeBadRequest, "a member's name is 1-64 of a-z 0-9 . _ -, starting with a letter or digit")
+	}
+	defer h.tokens.Changing()()
+	if !strings.EqualFold(name, to) && h.tokens.NameTaken(to) {
+		return wire.Member{}, wire.Errorf(wire.CodeConflict, "the name %q is taken", to)
+	}
+	var m db.Member
+	if _, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
+		var err error
+		m, err = tx.RenameMember(ctx, name, to)
+		return err
+	}); err != nil {
+		return wire.Member{}, wireErr(err)
+	}
+	h.tokens.RenameMember(m.ID, m.Name)
+	h.changed()
+	return wire.Member{ID: m.ID, Name: m.Name, Admin: m.Admin, CreatedAt: m.CreatedAt}, nil
 }
 
 // RemoveMember removes a member with their tokens and grants, and returns

@@ -304,7 +304,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 		return err
 	}
 	d.unwatch = d.watchConfig(reg, d.mcp, cfg, text)
-	if d.owner, err = d.hub.EnsureMember(ctx, ownerName(cfg.Name)); err != nil {
+	if d.owner, err = d.hub.EnsureMember(ctx, hub.Runner{Name: ownerName(cfg.Name), Named: cfg.Name != "", Home: f.nats == ""}); err != nil {
 		return fmt.Errorf("%s name %q: %w", client.ConfigFile, cfg.Name, err)
 	}
 	if db.IsPostgres(target) {

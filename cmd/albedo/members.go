@@ -12,8 +12,8 @@ import (
 )
 
 func newMembersCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "members", Short: "manage the people of this daemon (add, ls, rm)"}
-	cmd.AddCommand(newMembersAddCmd(g), newMembersLsCmd(g), newMembersRmCmd(g))
+	cmd := &cobra.Command{Use: "members", Short: "manage the people of this daemon (add, ls, rename, rm)"}
+	cmd.AddCommand(newMembersAddCmd(g), newMembersLsCmd(g), newMembersRenameCmd(g), newMembersRmCmd(g))
 	return cmd
 }
 
@@ -47,6 +47,33 @@ func newMembersAddCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&admin, "admin", false, "make them an admin: every session, members, bots and tokens")
 	return cmd
+}
+
+func newMembersRenameCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rename NAME NEW",
+		Short: "give a member another name; what they wrote stays theirs",
+		Long: "Give member NAME the name NEW (1-64 of a-z 0-9 . _ -). Their tokens, grants and\n" +
+			"read markers stay; their messages keep the name they were written under, and what\n" +
+			"they write next carries NEW. Their clients connect again on their own. To rename\n" +
+			"yourself on this machine, set name = \"NEW\" in config.toml instead: the daemon\n" +
+			"renames its first member at its next start.",
+		Args: cobra.ExactArgs(2),
+		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
+			m, err := c.RenameMember(ctx, args[0], args[1])
+			switch client.Code(err) {
+			case wire.CodeConflict:
+				return fmt.Errorf("the name %q is taken (albedo members ls lists members; albedo bots ls, bots)", args[1])
+			case wire.CodeNotFound:
+				return fmt.Errorf("no member is named %q (albedo members ls lists them)", args[0])
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.stderr, "%q is now %q\n", args[0], m.Name)
+			return nil
+		}),
+	}
 }
 
 func newMembersLsCmd(g *globals) *cobra.Command {

@@ -55,6 +55,21 @@ func (t *Table) SetAccess(member, session string, a wire.Access) wire.Access {
 	return was
 }
 
+// RenameMember gives the tokens of the member id the name name.
+func (t *Table) RenameMember(id, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for hash, p := range t.byHash {
+		if p.MemberID == id {
+			t.name(p, -1)
+			p.Name = name
+			t.byHash[hash] = p
+			t.name(p, 1)
+		}
+	}
+	t.gen++
+}
+
 // DropMember forgets a removed member's grants.
 func (t *Table) DropMember(member string) {
 	t.mu.Lock()
