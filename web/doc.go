@@ -21,5 +21,9 @@
 // static/uploads.js: files attached to the composer by button, drop or
 // paste, hashed and uploaded with their progress; static/files.js: the
 // files messages carry, images inline from blob: URLs fetched with the
-// page's token, others as cards that download).
+// page's token, others as cards that download; static/follow.js:
+// whether the transcript follows its end, through resizes;
+// static/words.js: refusals and failures in a person's words;
+// static/guest.js: a write link's holder's name, asked for in the page
+// and remembered for that link).
 package web

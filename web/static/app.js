@@ -10,6 +10,9 @@ import { drawer } from './drawer.js';
 import { wireNewSession } from './newsession.js';
 import { renderMarkdown } from './markdown.js';
 import { $ } from './dom.js';
+import { following, showEnd, wireFollow } from './follow.js';
+import { spoken } from './words.js';
+import { askName, guestName, rememberName } from './guest.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
@@ -35,12 +38,19 @@ function takeToken() {
     sessionStorage.setItem('albedo.token', p.get('token'));
     if (p.get('session')) sessionStorage.setItem('albedo.session', p.get('session'));
     else sessionStorage.removeItem('albedo.session');
-    if (p.get('name')) localStorage.setItem('albedo.guest', p.get('name'));
+    // A guest's name offered by the link (#name=): said in this tab's
+    // hellos, and kept for the link once the daemon takes it (guest.js).
+    sessionStorage.setItem('albedo.name', p.get('name') || '');
     if (p.get('k')) sessionStorage.setItem('albedo.key', p.get('k'));
     else sessionStorage.removeItem('albedo.key');
     history.replaceState(null, '', location.pathname);
   }
-  return { token: sessionStorage.getItem('albedo.token'), session: sessionStorage.getItem('albedo.session'), key: sessionStorage.getItem('albedo.key') || '' };
+  return {
+    token: sessionStorage.getItem('albedo.token'),
+    session: sessionStorage.getItem('albedo.session'),
+    key: sessionStorage.getItem('albedo.key') || '',
+    name: sessionStorage.getItem('albedo.name') || '',
+  };
 }
 
 // View is what the page knows of one session.
@@ -164,6 +174,7 @@ async function onHello(r) {
   const first = app.role === null;
   app.role = r.role;
   app.you = r.you || null; // who this page writes as: its own messages are the ones it may edit
+  drawYou(r);
   if (first) {
     // An owner (an admin) and a member are people who write; what a member
     // may do in each session is its access (drawComposer).
@@ -179,6 +190,15 @@ async function onHello(r) {
   }
   app.person = r.role === 'owner' || r.role === 'member';
   if (!app.person) await refresh(); // the one session of a link; a person's list is the feed
+}
+
+// drawYou says in the header who the page writes as (a link's viewer
+// writes as no one: its badge says so).
+function drawYou(r) {
+  const you = $('you');
+  const name = r.you && r.role !== 'viewer' ? r.you.name : '';
+  you.hidden = !name;
+  you.textContent = name ? `you are ${name}${r.role === 'guest' ? ' (guest)' : ''}` : '';
 }
 
 // --- the sessions feed ----------------------------------------------------
@@ -221,7 +241,10 @@ function feedItems(items) {
     }
     const granted = v.session.access !== it.access;
     v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent };
-    if (granted && v.id === app.current) redrawPending(v); // who may decide changed
+    if (granted && v.id === app.current) {
+      redrawPending(v); // who may decide changed
+      drawMeta(); // and what they may do
+    }
     v.activity = Math.max(v.activity, Date.parse(it.at) || 0);
     v.last = it.last || null;
     v.readSent = Math.max(v.readSent, it.read);
@@ -256,7 +279,7 @@ async function openByID(id) {
   try {
     s = await app.api.session(id);
   } catch (e) {
-    notice(`${id}: ${e.message}`, true);
+    notice(`${id}: ${spoken(e)}`, true);
     return false;
   }
   if (!app.views.has(id)) app.views.set(id, new View(s));
@@ -336,17 +359,20 @@ async function refresh() {
   drawList();
 }
 
-// forget drops a deleted session from the page, at once: its reset
-// (reason deleted) ends its subscription, or the list no longer has it.
-// If it was open, the page says so and opens the next one.
-function forget(id) {
+// forget drops a session from the page, at once: one deleted (its reset,
+// reason deleted, ends its subscription, or the list no longer has it), or
+// one whose access was taken back (why: revoked). If it was open, the page
+// says which and opens the next one; what was typed stays in the box.
+function forget(id, why = 'not_found') {
   const v = app.views.get(id);
   if (!v) return;
   app.views.delete(id);
   app.client.unsubscribe(id);
   if (app.current === id) {
     app.current = null;
-    notice(v.deleting ? `deleted “${v.name}”` : `“${v.name}” was deleted elsewhere`);
+    const draft = $('input')?.value.trim() ? ': what you typed is still in the box' : '';
+    if (why === 'revoked') notice(`your access to “${v.name}” was removed${draft}`);
+    else notice(v.deleting ? `deleted “${v.name}”` : `“${v.name}” was deleted elsewhere${draft}`);
     const next = sorted()[0];
     if (next) select(next.id);
     else drawSession();
@@ -434,8 +460,8 @@ function handlerFor(v) {
       if (v.id === app.current) drawMeta();
     },
     end(err) {
-      if (err.code === 'not_found') forget(v.id);
-      else notice(`${v.name}: ${err.message}`, true);
+      if (err.code === 'not_found' || err.code === 'revoked') forget(v.id, err.code);
+      else notice(`${v.name}: ${spoken(err)}`, true);
     },
   };
 }
@@ -498,7 +524,7 @@ function drawList() {
     const name = document.createElement('span');
     name.className = 'name';
     name.textContent = v.name;
-    b.append(mark, name);
+    b.append(mark, ...forkMark(v, 'fork'), name, ...forkMark(v, 'from'));
     if (v.asking) {
       // Said in words, not by the mark alone: on a phone this is what
       // shows that a session waits for someone.
@@ -526,6 +552,26 @@ function drawList() {
   ul.replaceChildren(...items);
   if (focused) items.find((li) => li.dataset.session === focused)?.querySelector('button').focus();
   drawAttention();
+}
+
+// forkMark is what the list says of a fork, as part (fork: its mark;
+// from: its parent's title, where the page knows it), or nothing for a
+// session that is no fork.
+function forkMark(v, part) {
+  const p = v.session.parent;
+  if (!p) return [];
+  const parent = app.views.get(p.session);
+  const el = document.createElement('span');
+  el.className = part;
+  if (part === 'fork') {
+    el.textContent = '⑂';
+    el.title = `a fork of “${parent ? parent.name : p.session}” at #${p.offset}`;
+    el.setAttribute('aria-label', 'fork');
+    return [el];
+  }
+  if (!parent) return [];
+  el.textContent = `← ${parent.name}`;
+  return [el];
 }
 
 // mayDecide says whether this person may decide v's tool calls: an owner
@@ -638,7 +684,7 @@ function drawSession() {
   drawOutbox();
   drawAgent(v);
   drawMeta();
-  tr.scrollTop = tr.scrollHeight;
+  showEnd();
 }
 
 // drawTitle names the open session in the header and the tab's title,
@@ -656,11 +702,6 @@ function olderMarker() {
   parts.older = p;
   p.textContent = 'older messages: scroll up to load';
   return p;
-}
-
-function following() {
-  const tr = $('transcript');
-  return tr.scrollHeight - tr.scrollTop - tr.clientHeight < 40;
 }
 
 // Events that arrive for the session shown are drawn together, on a
@@ -708,7 +749,7 @@ function flushAppends() {
   if (v.asking) showPending(v);
   if (follow) {
     trim(v);
-    tr.scrollTop = tr.scrollHeight;
+    showEnd();
   }
 }
 
@@ -778,7 +819,7 @@ function eventElement(ev) {
       a.dataset.state = ev.state || 'complete';
       const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
       a.append(header(ev.role, shownAuthor(ev), note, ev.at));
-      if (app.person && app.views.get(app.current)?.session.access !== 'read') a.querySelector('header').append(actionBar(ev, !!app.you && ev.author_id === app.you.id));
+      if (app.person) a.querySelector('header').append(actionBar(ev, !!app.you && ev.author_id === app.you.id));
       const body = document.createElement('div');
       body.className = 'body';
       if (ev.role === 'user') {
@@ -873,7 +914,7 @@ function drawStream() {
   }
   el.dataset.turn = v.stream.turn;
   renderMarkdown(el.querySelector('.body'), v.stream.text);
-  if (follow) tr.scrollTop = tr.scrollHeight;
+  if (follow) showEnd();
 }
 
 // drawAgent shows what the open session's coding agent is doing, as its
@@ -906,7 +947,7 @@ function drawAgent(v) {
     parts.output = outputElement('agent-output', out.text || '');
     tr.insertBefore(parts.output, after('output'));
   }
-  if (follow) tr.scrollTop = tr.scrollHeight;
+  if (follow) showEnd();
 }
 
 // drawOutbox shows the inputs to the open session that the daemon has
@@ -937,7 +978,7 @@ function drawOutbox() {
     if (p.attachments && p.attachments.length) a.append(Object.assign(document.createElement('p'), { className: 'outbox-files', textContent: attachmentsText(p.attachments) }));
     return a;
   }));
-  if (follow) tr.scrollTop = tr.scrollHeight;
+  if (follow) showEnd();
 }
 
 // Scrolling to the top pages older events in, keeping the view in place.
@@ -970,7 +1011,7 @@ async function loadOlder() {
     if (!v.more && marker) marker.remove();
     tr.scrollTop += tr.scrollHeight - height;
   } catch (e) {
-    notice(`history: ${e.message}`, true);
+    notice(`history: ${spoken(e)}`, true);
   } finally {
     app.loadingOlder = false;
   }
@@ -1068,6 +1109,7 @@ function drawMeta() {
   else if (v.running) parts.push(`${st.phase} ${elapsed(v)}${writable(v) ? ' (Esc interrupts)' : ''}`);
   $('settings').textContent = parts.join(' · ');
   drawAnswers(v, mayChange(v));
+  drawActions(v);
   const p = v.presence || { people: [], more: 0, viewers: 0 };
   const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
   if (p.more > 0) who.push(`+${p.more} more`);
@@ -1169,13 +1211,14 @@ async function send() {
   const sent = app.client.send(app.current, text, attachments); // pending from here on
   drawPending();
   drawOutbox();
+  showEnd(); // what you sent, and the reply to it, wherever you had scrolled
   try {
     await sent;
     uploads.forget(taken);
   } catch (e) {
     input.value = input.value || text; // nothing typed is lost
     uploads.restore(taken); // nor anything attached
-    notice(`not sent: ${e.message}`, true);
+    notice(`not sent: ${spoken(e)}`, true);
   } finally {
     drawPending();
     drawOutbox();
@@ -1207,6 +1250,23 @@ function mayChange(v) {
   return app.person && (app.role === 'owner' || v.session.access === 'creator');
 }
 
+// mayCompact says whether this person may compact v: an owner, or a
+// member who may write in it.
+function mayCompact(v) {
+  return app.person && (app.role === 'owner' || v.session.access === 'write' || v.session.access === 'creator');
+}
+
+// drawActions offers in the meta line what this person may do in v, as
+// the daemon's rules say (api/auth.go): rename, settings and delete to
+// its creator and admins, compact to those who may write, the tree to
+// all. The settings close where they may not be changed.
+function drawActions(v) {
+  const change = mayChange(v);
+  for (const id of ['rename', 'edit', 'delete']) if ($(id)) $(id).hidden = !change;
+  if (!change && $('editor')) $('editor').hidden = true;
+  if ($('compact')) $('compact').hidden = !mayCompact(v);
+}
+
 // readAnswers reads who answers in v afresh (participants.js).
 async function readAnswers(v) {
   try {
@@ -1224,7 +1284,7 @@ async function act(what, fn) {
   try {
     await fn();
   } catch (e) {
-    notice(`${what}: ${e.message}`, true);
+    notice(`${what}: ${spoken(e)}`, true);
   }
 }
 
@@ -1332,27 +1392,14 @@ async function patch(v, body) {
 
 // --- start ----------------------------------------------------------------
 
-// guestName is the name the holder of a write link (an alguest_ token)
-// goes by: the one they gave before on this browser, else asked for once
-// (a link may carry it as #name=); others' names are their tokens'.
-function guestName(token) {
-  if (!token.startsWith('alguest_')) return '';
-  let name = localStorage.getItem('albedo.guest') || '';
-  if (!name) {
-    name = (prompt('Your name, as the others in this session will see it', '') || '').trim().slice(0, 64);
-    if (name) localStorage.setItem('albedo.guest', name);
-  }
-  return name;
-}
-
-function start() {
+async function start() {
   // Another link pasted into this tab changes only the fragment, which
   // loads nothing: the page starts again with it (takeToken takes it
   // out of the address bar).
   window.addEventListener('hashchange', () => {
     if (new URLSearchParams(location.hash.slice(1)).get('token')) location.reload();
   });
-  const { token, session, key } = takeToken();
+  const { token, session, key, name } = takeToken();
   if (!token) {
     banner('Open this page with a link: `albedo open` for your sessions, or one made by `albedo share`.');
     return;
@@ -1365,9 +1412,13 @@ function start() {
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/v1/ws`,
     token,
     key,
-    guest: guestName(token),
+    guest: await guestName(token, name),
     onState: showState,
-    onHello: (r) => { onHello(r); },
+    onHello: (r) => {
+      rememberName(token, app.client.guest);
+      onHello(r);
+    },
+    onNameRefused: (why) => askName(why).then((n) => app.client.setGuest(n)),
     onSessions: () => { if (!app.person) refresh(); },
     onFeed,
   });
@@ -1381,6 +1432,7 @@ function start() {
     notice,
   });
   $('transcript').addEventListener('scroll', () => { if ($('transcript').scrollTop < 60) loadOlder(); });
+  wireFollow($('transcript'));
   app.drawer = drawer($('sidebar'), $('toggle'), $('closelist'));
   $('retry').addEventListener('click', () => app.client.retryNow());
   wireSearch(app.api, {

@@ -35,12 +35,16 @@ export function uuidv7() {
 //   onState({phase, attempt, inMs, error}): phase is 'connecting',
 //     'connected', 'reconnecting' (inMs until the next attempt),
 //     'stopped' (the daemon said it was stopped on purpose, bye
-//     shutdown: it is waited for as in reconnecting), or 'revoked' (the
-//     token was refused: nothing more will happen).
+//     shutdown: it is waited for as in reconnecting), 'naming' (a guest's
+//     name was refused: onNameRefused), or 'revoked' (the token was
+//     refused: nothing more will happen).
 //   onHello(reply): each time a hello is answered (role, conn, boot).
 //   onSessions(): the daemon says the list of sessions changed (one made
 //     or deleted, anywhere): list them again. Asked for in every hello;
 //     only an owner's connection is told.
+//   onNameRefused(message): the daemon refused a guest's name (taken,
+//     or not printable text): nothing more happens until setGuest
+//     gives another.
 //   onFeed({start, sessions, gone, next, read}): the sessions feed
 //     (docs/protocol.md), asked for after every hello when given, from
 //     where the last socket's left off: a first page (start: drop what
@@ -51,9 +55,10 @@ export function uuidv7() {
 // A subscription's handler gets the session's pushes: reset (drop what is
 // shown), event (each once, in offset order), partial, delta, status,
 // presence; and end(error) when the daemon refuses or ends it (code
-// not_found when the session was deleted, here or elsewhere).
+// not_found when the session was deleted, here or elsewhere; revoked when
+// the person's access to it was removed).
 export class Client {
-  constructor({ url, token, key = '', name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onSessions = () => {}, onFeed = null, feedPage = 200 }) {
+  constructor({ url, token, key = '', name = 'albedo-web/1', guest = '', onState = () => {}, onHello = () => {}, onNameRefused = null, onSessions = () => {}, onFeed = null, feedPage = 200 }) {
     this.url = url;
     this.token = token;
     this.key = key; // the daemon's key, from the link: it proves itself before hello (prove)
@@ -62,6 +67,7 @@ export class Client {
     this.guest = guest; // a write link's holder's name
     this.onState = onState;
     this.onHello = onHello;
+    this.onNameRefused = onNameRefused;
     this.onSessions = onSessions;
     this.onFeed = onFeed;
     this.feedPageSize = feedPage;
@@ -136,6 +142,13 @@ export class Client {
     this.probe();
   }
 
+  // setGuest connects again as a guest who goes by name, after the
+  // daemon refused the one before (onNameRefused).
+  setGuest(name) {
+    this.guest = name;
+    this.retryNow();
+  }
+
   // retryNow connects at once, if no socket is up or on its way.
   retryNow() {
     if (this.closed || this.ws) return;
@@ -204,6 +217,12 @@ export class Client {
         // The daemon keeps a socket whose hello it refused open (only a
         // bad token closes it): close it before trying on a new one.
         this.drop();
+        if (this.guest && r.error && r.error.code === 'bad_request' && this.onNameRefused) {
+          // The same name would be refused again: the person picks another.
+          this.setState({ phase: 'naming', error: r.error.message });
+          this.onNameRefused(r.error.message);
+          return;
+        }
         this.retry(new Error(r.error ? r.error.message : 'hello refused'));
         return;
       }
@@ -319,12 +338,13 @@ export class Client {
     if (!s) return;
     switch (f.op) {
       case 'reset':
-        if (f.reason === 'deleted') {
-          // The session is gone and the daemon has dropped this
-          // subscription (docs/protocol.md, DELETE): it ends here, as a
-          // refused one does.
+        if (f.reason === 'deleted' || f.reason === 'revoked') {
+          // The session is gone, or this person's access to it was taken
+          // back, and the daemon has dropped this subscription
+          // (docs/protocol.md, "Pushes"): it ends here, as a refused one
+          // does.
           this.subs.delete(f.session);
-          s.handler.end({ code: 'not_found', message: 'the session was deleted' });
+          s.handler.end(f.reason === 'deleted' ? { code: 'not_found', message: 'the session was deleted' } : { code: 'revoked', message: 'your access to the session was removed' });
           return;
         }
         s.epoch = f.epoch;
