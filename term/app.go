@@ -314,8 +314,14 @@ func (a *App) screenEvent(ev tcell.Event) {
 func (a *App) message(msg any) {
 	switch msg := msg.(type) {
 	case itemMsg:
-		if a.subs[msg.session] == msg.sub {
+		switch {
+		case a.subs[msg.session] == msg.sub:
 			a.run(a.m.Item(msg.session, msg.item))
+			if a.m.session(msg.session) == nil {
+				a.syncSubs() // it left the sidebar: deleted, or access removed (gone.go)
+			}
+		case msg.item.Op == wire.PushReset && a.m.session(msg.session) == nil:
+			a.m.lostWhy(msg.session, msg.item.Reset.Reason) // the feed took it away first
 		}
 	case feedMsg:
 		if msg.gen == a.gen {

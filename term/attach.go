@@ -74,7 +74,7 @@ func (m *Model) attach(arg string) []Cmd {
 	}
 	paths, err := splitPaths(arg)
 	if err != nil {
-		m.notify(true, "/attach: "+err.Error())
+		m.notify(true, "/attach: "+spoken(err))
 		return nil
 	}
 	if len(paths) == 0 {
@@ -200,9 +200,9 @@ func (m *Model) attached(r resAttached) {
 // uploadError says why a file did not go up, the daemon's code first.
 func uploadError(name string, err error) string {
 	if client.Code(err) == wire.CodeTooLarge {
-		return fmt.Sprintf("%s is too large for the daemon (%s)", name, err)
+		return fmt.Sprintf("%s is too large for the daemon (%s)", name, spoken(err))
 	}
-	return err.Error()
+	return spoken(err)
 }
 
 // dropChip takes the focused session's last attachment off (Backspace
@@ -239,7 +239,7 @@ func (m *Model) sentFiles(r resSentFiles) {
 	}
 	s := m.session(r.Session)
 	if s == nil {
-		m.notify(true, "not sent: "+r.Err.Error())
+		m.notify(true, "not sent: "+spoken(r.Err))
 		return
 	}
 	if len(s.attached) == 0 && len(s.uploading) == 0 {
@@ -252,7 +252,7 @@ func (m *Model) sentFiles(r resSentFiles) {
 		s.draft = []rune(r.Text)
 		s.draftCursor = len(s.draft)
 	}
-	m.notify(true, "not sent: "+r.Err.Error()+" (the message and its files are back to send again)")
+	m.notify(true, "not sent: "+spoken(r.Err)+" (the message and its files are back to send again)")
 }
 
 // fileResult takes the results of files (attach.go, files.go); it says
@@ -356,7 +356,7 @@ func (a *App) sendText(cmd cmdSend) {
 	in := a.st.Queue(cmd.Session, uuid.Must(uuid.NewV7()).String(), cmd.Text)
 	a.goRun(func() {
 		r, err := in.Receipt(a.ctx)
-		a.post(resSent{Session: cmd.Session, Receipt: r, Err: err})
+		a.post(resSent{Session: cmd.Session, Text: cmd.Text, Receipt: r, Err: err})
 	})
 }
 

@@ -81,6 +81,7 @@ type (
 	}
 	resSent struct {
 		Session string
+		Text    string // what was sent, given back when it was refused
 		Receipt wire.Receipt
 		Err     error
 	}
@@ -213,7 +214,7 @@ func (m *Model) slash(line string) []Cmd {
 	arg = strings.TrimSpace(arg)
 	for _, c := range slashCommands {
 		if cmdName, _, _ := strings.Cut(c.usage, " "); cmdName == name {
-			if changesSessions[cmdName] && m.refuseReadOnly() {
+			if changesSessions[cmdName] && m.refuseChange(cmdName) {
 				return nil
 			}
 			return c.run(m, arg)
@@ -303,10 +304,47 @@ func (m *Model) copyCommand(arg string) []Cmd {
 	return nil
 }
 
-// refuseReadOnly says so, and returns true, in a read-only view.
+// refuseReadOnly says so, and returns true, in a read-only view (a
+// viewer's link): it makes no session either.
 func (m *Model) refuseReadOnly() bool {
 	if m.ReadOnly {
-		m.notify(true, "read-only: this view of a shared session cannot send or change anything")
+		m.notify(true, m.readOnlyWords())
 	}
 	return m.ReadOnly
+}
+
+// readOnlyHere says whether nothing may be sent or changed in the
+// focused session: a viewer's link, or a member's read access to it.
+func (m *Model) readOnlyHere() bool {
+	s := m.Focused()
+	return m.ReadOnly || s != nil && s.Access == wire.AccessRead
+}
+
+// readOnlyWords says why nothing is sent, in the composer's place and
+// in a refusal.
+func (m *Model) readOnlyWords() string {
+	if m.ReadOnly {
+		return "read-only: this view of a shared session cannot send or change anything"
+	}
+	return "read-only: you may read this session, not write in it"
+}
+
+// refuseHere says so, and returns true, when the focused session is
+// read-only to this person.
+func (m *Model) refuseHere() bool {
+	if m.readOnlyHere() {
+		m.notify(true, m.readOnlyWords())
+		return true
+	}
+	return false
+}
+
+// refuseChange refuses a command that changes sessions where it may not
+// run: /new in a viewer's link, the others in a read-only session (a
+// member with read access makes sessions of their own).
+func (m *Model) refuseChange(name string) bool {
+	if name == "/new" {
+		return m.refuseReadOnly()
+	}
+	return m.refuseHere()
 }

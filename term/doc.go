@@ -35,7 +35,11 @@
 // message pick for copying), hits.go (/search: search across sessions,
 // its hits in a box, one opened at its message), clipboard.go (the copy,
 // through the terminal: OSC 52), notify.go (bell and desktop notices),
-// draw.go, meter.go (the status bar's context meter and cost),
+// draw.go, status.go (the status bar, and a notice too long for it on
+// rows above it), words.go (what a person is told of an error: no HTTP
+// status, no route), gone.go (a session deleted or no longer this
+// person's: it leaves the sidebar, the status bar says which, a draft
+// written there is kept), meter.go (the status bar's context meter and cost),
 // presence.go (the status bar's word on who watches), transcript.go (each
 // event rendered once per look), markdown.go (replies' Markdown, through
 // goldmark), highlight.go (code blocks coloured by their language,

@@ -2,12 +2,10 @@ package term
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
 
-	"albedo/client"
 	"albedo/wire"
 )
 
@@ -36,6 +34,7 @@ type layout struct {
 	barY, barH       int // the decision bar (tools.go): its first row and rows, 0 for none
 	composerY, compH int
 	chipH            int // the composer's first rows: the files attached (attach.go)
+	noticeY, noticeH int // a notice too long for the status bar, on rows above it (status.go)
 	statusY          int
 }
 
@@ -74,7 +73,9 @@ func (m *Model) layout() layout {
 		l.mainX = l.sidebarW + 1
 	}
 	l.mainW = max(w-l.mainX, 0)
-	rows := h - 1 // above the status bar
+	l.noticeH = min(len(m.noticeRows()), max(h-2, 0))
+	l.noticeY = l.statusY - l.noticeH
+	rows := h - 1 - l.noticeH // above the status bar and a long notice
 	comp := len(wrap(m.shown(m.Composer), max(l.mainW-2, 1)))
 	chips := len(m.chipRows(max(l.mainW-2, 1)))
 	l.compH = min(min(max(comp, 1), 5)+chips, max(rows, 0))
@@ -317,11 +318,15 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 	for i := 0; i < h && first+i < len(lines); i++ {
 		put(scr, l.mainX+2, y+i, textW, lines[first+i], stBase)
 	}
-	if len(m.Composer) == 0 && m.Pane == paneComposer && m.Focused() != nil {
+	// A read-only session says so in the composer's place, focused or
+	// not, as the page does.
+	if len(m.Composer) == 0 && m.Focused() != nil && (m.Pane == paneComposer || m.readOnlyHere()) {
 		hint := "message · /help"
 		switch {
 		case m.ReadOnly:
 			hint = "read-only view · /copy, Ctrl-F, /help"
+		case m.readOnlyHere():
+			hint = m.readOnlyWords() + " · /copy, Ctrl-F, /help"
 		case l.chipH > 0:
 			hint = "message, or Enter sends the files · Backspace drops one"
 		}
@@ -329,110 +334,6 @@ func drawComposer(scr tcell.Screen, m *Model, l layout) {
 	}
 	if m.Pane == paneComposer && !m.ShowHelp && m.filter == nil {
 		scr.ShowCursor(l.mainX+2+min(cx, textW-1), y+cy-first)
-	}
-}
-
-// connText is the connection part of the status bar.
-func (m *Model) connText() string {
-	switch m.Conn.Phase {
-	case client.Connected:
-		return "connected"
-	case client.Reconnecting:
-		left := m.Conn.Next - m.Now().Sub(m.connSince)
-		return fmt.Sprintf("reconnecting in %.1f s (attempt %d)", max(left, 0).Seconds(), m.Conn.Attempt)
-	case client.Unavailable:
-		if m.Server != "" {
-			return "server unavailable (" + m.Server + "): press r to retry"
-		}
-		return "daemon unavailable: press r to retry"
-	case client.Stopped:
-		return "daemon stopped — r to start"
-	case client.StartFailed:
-		// The reason gives way, so that what to do stays on screen.
-		head, tail := "daemon cannot start: ", " — fix it, then r"
-		return head + truncate(m.Conn.Reason, max(m.Width-1-width(head+tail), 12)) + tail
-	}
-	return "connecting…"
-}
-
-func drawStatus(scr tcell.Screen, m *Model, l layout) {
-	y := l.statusY
-	if y < 0 {
-		return
-	}
-	fill(scr, 0, y, m.Width, stStatus)
-	left := " " + m.connText()
-	if m.ReadOnly {
-		left = " viewer (read-only) │" + left
-	}
-	if s := m.Focused(); s != nil {
-		var parts []string
-		if o := m.forkOrigin(s); o != "" {
-			parts = append(parts, o)
-		}
-		if s.Model != "" {
-			parts = append(parts, s.Model)
-		}
-		if s.Effort != "" {
-			parts = append(parts, "effort "+s.Effort)
-		}
-		if p := s.participantsText(); p != "" {
-			parts = append(parts, p)
-		}
-		// Who watches is known only while connected: a count from before
-		// the connection went is stale, and the daemon may be gone.
-		if m.Conn.Phase == client.Connected {
-			parts = append(parts, presenceText(s))
-		}
-		if mt := s.meterText(); mt != "" {
-			parts = append(parts, mt)
-		}
-		if s.Queued > 0 {
-			parts = append(parts, fmt.Sprintf("%d queued", s.Queued))
-		}
-		// A running turn says for how long: a provider that says nothing
-		// for a while is otherwise a frozen screen.
-		since := ""
-		if e := m.elapsedText(s); e != "" {
-			since = " " + e
-		}
-		switch {
-		case s.Phase == wire.PhaseApproval:
-			parts = append(parts, waitingText(s)+since+" (Esc interrupts)")
-		case s.Phase == wire.PhaseWaiting && strings.HasPrefix(s.Provider, "bot:"):
-			parts = append(parts, "waiting for bot "+strings.TrimPrefix(s.Provider, "bot:")+" to connect"+since+" (Esc interrupts)")
-		case s.running():
-			parts = append(parts, string(s.Phase)+since+" (Esc interrupts)")
-		}
-		if len(parts) > 0 {
-			left += " │ " + strings.Join(parts, " · ")
-		}
-	}
-	put(scr, 0, y, m.Width, left, stStatus)
-	notice, isErr := m.notice(), m.NoticeErr
-	switch {
-	case m.search != nil:
-		notice, isErr = m.search.status(), false
-	case m.pick != nil:
-		notice, isErr = "↑↓ choose · Enter/y copy · c its code · f fork · r regenerate · e edit · Esc", false
-	case m.files != nil:
-		notice, isErr = "↑↓ choose · Enter opens · s saves · Esc · Ctrl-O: long tool calls", false
-	case m.asking != nil:
-		notice, isErr = m.asking.prompt, true
-	case m.quitArmed:
-		notice, isErr = "press Ctrl-C again to quit", false
-	}
-	if notice != "" {
-		st := stStatus
-		if isErr {
-			st = stStatusErr
-		}
-		n := " " + notice + " "
-		w := min(width(n), max(m.Width-width(left)-1, m.Width/2))
-		if m.asking != nil {
-			w = min(width(n), m.Width) // a question is read whole
-		}
-		put(scr, m.Width-w, y, w, n, st)
 	}
 }
 

@@ -36,7 +36,7 @@ func (m *Model) Feed(u client.FeedUpdate) []Cmd {
 	cmds := m.feedItems(u.Sessions)
 	for _, id := range u.Gone {
 		if s := m.session(id); s != nil {
-			m.remove(s)
+			m.lose(s, "")
 		}
 	}
 	return cmds

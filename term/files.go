@@ -173,7 +173,7 @@ func (m *Model) fetchFile(save bool) []Cmd {
 func (m *Model) fileFetched(r resFile) {
 	switch {
 	case r.Err != nil:
-		m.notify(true, r.Name+": "+r.Err.Error())
+		m.notify(true, r.Name+": "+spoken(r.Err))
 	case r.Opened != "":
 		m.notify(false, "opened "+r.Name+" ("+r.Opened+")")
 	case r.Why != "":

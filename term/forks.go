@@ -97,7 +97,7 @@ func (s *SessionView) wholeTurn(ev wire.Event) int64 {
 // forked focuses a fork made here; an edit's text goes to its composer.
 func (m *Model) forked(r resForked) {
 	if r.Err != nil {
-		m.notify(true, "fork: "+r.Err.Error())
+		m.notify(true, "fork: "+spoken(r.Err))
 		return
 	}
 	s := m.session(r.Fork.ID)
@@ -168,7 +168,7 @@ func (m *Model) forksListed(r resForks) {
 	}
 	if r.Err != nil {
 		m.hits = nil
-		m.notify(true, "forks: "+r.Err.Error())
+		m.notify(true, "forks: "+spoken(r.Err))
 		return
 	}
 	h.results, h.loading = r.Results, false
@@ -181,7 +181,7 @@ func (m *Model) forksListed(r resForks) {
 // compacted says what a compaction by hand covered.
 func (m *Model) compacted(r resCompacted) {
 	if r.Err != nil {
-		m.notify(true, "compact: "+r.Err.Error())
+		m.notify(true, "compact: "+spoken(r.Err))
 		return
 	}
 	m.notify(false, fmt.Sprintf("compacted messages #%d–#%d into a summary", r.Event.From, r.Event.To))

@@ -51,7 +51,7 @@ func (m *Model) found(r resSearch) {
 	}
 	if r.Err != nil {
 		m.hits = nil
-		m.notify(true, "search: "+r.Err.Error())
+		m.notify(true, "search: "+spoken(r.Err))
 		return
 	}
 	h.results, h.loading = r.Results.Results, false

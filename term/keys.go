@@ -146,8 +146,9 @@ func turnRunning(m *Model) bool {
 
 func turnIdle(m *Model) bool { return !turnRunning(m) }
 
-// retryable: r is a key to press only when it would not be typed.
-func retryable(m *Model) bool { return m.Conn.Phase.WaitsForUser() && notWriting(m) }
+// retryable: r is a key to press only when it would not be typed, and
+// not for a token refused for good.
+func retryable(m *Model) bool { return m.Conn.Phase.WaitsForUser() && !m.refused() && notWriting(m) }
 
 // matches says whether ev, in m's state, is this binding's press.
 func (b *binding) matches(m *Model, ev *tcell.EventKey) bool {

@@ -9,8 +9,9 @@ import (
 )
 
 // The context meter and the cost so far, in the status bar: how full the
-// model's context window was at the last turn (the tokens it reported,
-// in and out, against the window) and what the session's turns and
+// model's context window was at the last turn (its closing event's
+// context, the daemon's count, which compaction goes by, against the
+// window) and what the session's turns and
 // compactions cost. The window and the cost to date come with the
 // session (GET, once it is focused): that total holds every event up to
 // the head the GET read, so only a turn's end or compaction after that
@@ -21,7 +22,7 @@ import (
 type meter struct {
 	asked  bool    // its session was asked for (cmdInfo)
 	window int     // the context window, tokens; 0: none (echo, a bot)
-	fill   int64   // the tokens of the last turn that reported them
+	fill   int64   // the context of the last turn that counted it (Event.Context)
 	cost   float64 // USD so far
 	priced bool    // some turn had a cost
 	// countedTo is the newest event whose cost is counted: in the total
@@ -71,8 +72,8 @@ func (m *Model) info(r resInfo) {
 		}
 	}
 	for i := len(s.Events) - 1; i >= 0; i-- {
-		if u := usageOf(s.Events[i]); u != nil && s.Events[i].Type == wire.EventTurn {
-			s.meter.fill = u.InputTokens + u.OutputTokens
+		if ev := s.Events[i]; ev.Type == wire.EventTurn && ev.Context > 0 {
+			s.meter.fill = int64(ev.Context)
 			break
 		}
 	}
@@ -92,12 +93,12 @@ func usageOf(ev wire.Event) *wire.Usage {
 
 // metered counts a new turn's end or compaction in the meter.
 func (s *SessionView) metered(ev wire.Event) {
+	if ev.Type == wire.EventTurn && ev.Context > 0 {
+		s.meter.fill = int64(ev.Context)
+	}
 	u := usageOf(ev)
 	if u == nil || !s.meter.asked {
 		return
-	}
-	if ev.Type == wire.EventTurn {
-		s.meter.fill = u.InputTokens + u.OutputTokens
 	}
 	if u.Cost != nil && ev.Offset > s.meter.countedTo {
 		s.meter.countedTo = ev.Offset

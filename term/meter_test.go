@@ -7,8 +7,10 @@ import (
 )
 
 // The meter starts from the session's window and cost to date, takes the
-// fill of each turn that reports its tokens and adds each cost once; a
-// session with no window or no prices says only what it knows.
+// fill of each turn that counts its context (the daemon's count, not the
+// tokens the provider reported, which sum a turn's responses) and adds
+// each cost once; a session with no window or no prices says only what
+// it knows.
 func TestMeterFollowsTurns(t *testing.T) {
 	m := NewModel(100, 30)
 	s := newSessionView(wire.Session{ID: "s"})
@@ -28,9 +30,9 @@ func TestMeterFollowsTurns(t *testing.T) {
 	if got := s.meterText(); got != "$0.5000" {
 		t.Fatalf("with the cost to date: %q", got)
 	}
-	end := wire.Event{Offset: 4, Type: wire.EventTurn, State: wire.TurnCompleted}
+	end := wire.Event{Offset: 4, Type: wire.EventTurn, State: wire.TurnCompleted, Context: 12_345}
 	turnCost := 0.0123
-	end.SetUsage(&wire.Usage{InputTokens: 12_000, OutputTokens: 345, Cost: &turnCost})
+	end.SetUsage(&wire.Usage{InputTokens: 36_000, OutputTokens: 345, Cost: &turnCost})
 	m.event(s, end)
 	m.event(s, end) // the same event again (a reattach's replay) counts once
 	if got := s.meterText(); got != "ctx 12.3k/200k (6%) · $0.5123" {

@@ -80,6 +80,8 @@ type Model struct {
 
 	mention *mentionCycle // a mention Tab goes through the names of (mentions.go)
 
+	lostNames map[string]string // sessions the feed took away, by id: their names, until their reset says why (gone.go)
+
 	Now func() time.Time // injectable clock for relative times
 }
 

@@ -14,7 +14,8 @@ import (
 func statusBar(t *testing.T, m *Model) string {
 	t.Helper()
 	r := screen(t, m)
-	return r[len(r)-1]
+	n := m.layout().noticeH // a long notice's rows above it
+	return strings.Join(r[len(r)-1-n:], " ")
 }
 
 // No notice outstays what it says. The quit question goes once Ctrl-C

@@ -18,14 +18,12 @@ func (m *Model) Result(r any) []Cmd {
 	case resPatched:
 		m.patched(r)
 	case resSent:
-		if r.Err != nil {
-			m.notify(true, "not sent: "+r.Err.Error())
-		}
+		m.sent(r)
 	case resDeleted:
 		m.deleted(r)
 	case resInterrupted:
 		if r.Err != nil {
-			m.notify(true, "interrupt: "+r.Err.Error())
+			m.notify(true, "interrupt: "+spoken(r.Err))
 		} else {
 			m.notify(false, "")
 		}
@@ -43,10 +41,28 @@ func (m *Model) Result(r any) []Cmd {
 	return nil
 }
 
+// sent says why a message was not sent, and gives its text back: to the
+// composer when it is empty and the message's session is in front,
+// else to the inputs Up recalls. Nothing typed is lost.
+func (m *Model) sent(r resSent) {
+	if r.Err == nil {
+		return
+	}
+	back := "Up in an empty composer recalls it"
+	if s := m.Focused(); s != nil && s.ID == r.Session && len(m.Composer) == 0 {
+		m.setComposer(r.Text)
+		back = "it is back in the composer"
+	} else if n := len(m.Sent); n == 0 || m.Sent[n-1] != r.Text {
+		m.Sent = append(m.Sent, r.Text)
+		m.recall = len(m.Sent)
+	}
+	m.notify(true, "not sent: "+spoken(r.Err)+"; "+back)
+}
+
 // listed merges the daemon's list of sessions into the sidebar.
 func (m *Model) listed(r resSessions) {
 	if r.Err != nil {
-		m.notify(true, "list sessions: "+r.Err.Error())
+		m.notify(true, "list sessions: "+spoken(r.Err))
 		return
 	}
 	for _, ws := range r.List {
@@ -67,7 +83,7 @@ func (m *Model) listed(r resSessions) {
 // gives that text back to the composer.
 func (m *Model) created(r resCreated) []Cmd {
 	if r.Err != nil {
-		m.notify(true, "new session: "+r.Err.Error())
+		m.notify(true, "new session: "+spoken(r.Err))
 		if r.Then != "" && len(m.Composer) == 0 {
 			m.setComposer(r.Then)
 		}
@@ -91,7 +107,7 @@ func (m *Model) created(r resCreated) []Cmd {
 
 func (m *Model) patched(r resPatched) {
 	if r.Err != nil {
-		m.notify(true, "not changed: "+r.Err.Error())
+		m.notify(true, "not changed: "+spoken(r.Err))
 		return
 	}
 	if s := m.session(r.Session.ID); s != nil {
@@ -105,7 +121,7 @@ func (m *Model) patched(r resPatched) {
 // gone, not_found, too).
 func (m *Model) deleted(r resDeleted) {
 	if r.Err != nil && client.Code(r.Err) != wire.CodeNotFound {
-		m.notify(true, "delete: "+r.Err.Error())
+		m.notify(true, "delete: "+spoken(r.Err))
 		return
 	}
 	if s := m.session(r.Session); s != nil {
@@ -120,7 +136,7 @@ func (m *Model) deleted(r resDeleted) {
 func (m *Model) older(r resOlder) []Cmd {
 	s := m.session(r.Session)
 	if r.Err != nil {
-		m.notify(true, "history: "+r.Err.Error())
+		m.notify(true, "history: "+spoken(r.Err))
 	}
 	if r.Err != nil || s == nil || len(s.Events) == 0 || len(r.Page.Events) == 0 || r.Page.Events[len(r.Page.Events)-1].Offset != s.Events[0].Offset-1 {
 		if f := m.search; f != nil && s == m.Focused() {
@@ -148,7 +164,7 @@ func (m *Model) older(r resOlder) []Cmd {
 // and which is the default), then each bot as bot:NAME.
 func (m *Model) providers(r resProviders) {
 	if r.Err != nil {
-		m.notify(true, "providers: "+r.Err.Error())
+		m.notify(true, "providers: "+spoken(r.Err))
 		return
 	}
 	var names []string

@@ -224,7 +224,7 @@ func (m *Model) decided(r resDecided) {
 	case wire.CodeForbidden:
 		m.notify(true, "only owners and members with write access decide tool calls here")
 	default:
-		m.notify(true, "decision not sent: "+r.Err.Error())
+		m.notify(true, "decision not sent: "+spoken(r.Err))
 	}
 }
 

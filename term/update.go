@@ -1,7 +1,6 @@
 package term
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -147,7 +146,7 @@ func (m *Model) sidebarKey(ev *tcell.EventKey) []Cmd {
 // about what the person did before (an unknown command, a refusal) goes
 // once they write on: it is about the last thing they typed, not this.
 func (m *Model) composerKey(ev *tcell.EventKey) []Cmd {
-	if m.ReadOnly && ev.Key() == tcell.KeyRune && !m.commandAt(ev.Rune()) {
+	if m.readOnlyHere() && ev.Key() == tcell.KeyRune && !m.commandAt(ev.Rune()) {
 		m.refuseWriting()
 		return nil
 	}
@@ -171,10 +170,10 @@ func (m *Model) commandAt(r rune) bool {
 	return m.Composer[0] == '/'
 }
 
-// refuseWriting says, at the first key, that a read-only view sends
+// refuseWriting says, at the first key, that a read-only session sends
 // nothing: the key is not taken, so no text piles up that could never go.
 func (m *Model) refuseWriting() {
-	m.notify(true, "read-only: this view of a shared session cannot send or change anything (/help lists what it can do)")
+	m.notify(true, m.readOnlyWords()+" (/help lists what you can do)")
 }
 
 // staleAfter is how long a notice stays up however the person writes on:
@@ -198,7 +197,7 @@ const typedEvery = 2 * time.Second
 // typedEvery; a /command is not a message being written.
 func (m *Model) typed() []Cmd {
 	s := m.Focused()
-	if s == nil || m.ReadOnly || isCommand(m.Composer) {
+	if s == nil || m.readOnlyHere() || isCommand(m.Composer) {
 		return nil
 	}
 	now := m.Now()
@@ -294,7 +293,7 @@ func (m *Model) submit() []Cmd {
 	trimmed := strings.TrimSpace(text)
 	s := m.Focused()
 	if trimmed == "" {
-		if s != nil && len(s.attached)+len(s.uploading) > 0 && !m.ReadOnly {
+		if s != nil && len(s.attached)+len(s.uploading) > 0 && !m.readOnlyHere() {
 			return m.sendFiles(s, "")
 		}
 		return nil
@@ -312,7 +311,7 @@ func (m *Model) submit() []Cmd {
 	} else if trimmed[0] == '/' {
 		return m.slash(trimmed)
 	}
-	if m.refuseReadOnly() {
+	if m.refuseHere() {
 		m.setComposer(text) // kept: nothing typed is lost
 		return nil
 	}
@@ -392,7 +391,7 @@ func (m *Model) Paste(start bool) []Cmd {
 	if m.Pane == paneSidebar {
 		m.Pane = paneComposer // a paste is writing, like typing
 	}
-	if m.ReadOnly && (len(m.pasted) == 0 || !m.commandAt(m.pasted[0])) {
+	if m.readOnlyHere() && (len(m.pasted) == 0 || !m.commandAt(m.pasted[0])) {
 		m.refuseWriting()
 		return nil
 	}
@@ -475,10 +474,17 @@ func (m *Model) ConnState(s client.State) {
 func (m *Model) Item(id string, it client.Item) []Cmd {
 	s := m.session(id)
 	if s == nil {
+		if it.Op == wire.PushReset {
+			m.lostWhy(id, it.Reset.Reason) // the feed took it away first
+		}
 		return nil
 	}
 	switch it.Op {
 	case wire.PushReset:
+		if r := it.Reset.Reason; r == wire.ResetDeleted || r == wire.ResetRevoked {
+			m.lose(s, r) // the subscription ends: nothing follows
+			return nil
+		}
 		s.Epoch, s.Events, s.More, s.history = it.Reset.Epoch, nil, it.Reset.More, it.Reset.Head
 		s.calls, s.fetched, s.fetchedFor = toolIndex{}, nil, ""
 		s.rerender()
@@ -552,49 +558,4 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		return m.toolEvent(s, ev)
 	}
 	return nil
-}
-
-// SubEnded records that a session's subscription ended (deleted, or the
-// stream gave up).
-func (m *Model) SubEnded(id string, err error) {
-	if errors.Is(err, client.ErrUnavailable) || errors.Is(err, client.ErrStreamClosed) {
-		return // the status bar says it
-	}
-	s := m.session(id)
-	if s == nil {
-		return
-	}
-	if client.Code(err) == wire.CodeNotFound {
-		m.remove(s) // deleted elsewhere: it leaves the sidebar
-		m.notify(false, "session "+s.name()+" was deleted")
-		return
-	}
-	m.notify(true, "session "+s.name()+": "+err.Error())
-}
-
-// remove takes s out of the sidebar, keeping the focus on a neighbour. A
-// draft typed in s is not carried to the neighbour: it goes to the inputs
-// Up recalls.
-func (m *Model) remove(s *SessionView) {
-	i := slices.Index(m.Sessions, s)
-	if i < 0 {
-		return
-	}
-	draft := s.draft
-	focused := m.Focus
-	if focused == i {
-		draft = m.Composer
-		m.Focus = -1 // nothing to save the composer into
-		m.Composer, m.Cursor = nil, 0
-	}
-	if strings.TrimSpace(string(draft)) != "" {
-		m.Sent = append(m.Sent, string(draft))
-	}
-	m.Sessions = slices.Delete(m.Sessions, i, i+1)
-	switch {
-	case focused == i:
-		m.setFocus(min(i, len(m.Sessions)-1))
-	case focused > i:
-		m.Focus--
-	}
 }

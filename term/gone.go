@@ -1,0 +1,116 @@
+package term
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"albedo/client"
+	"albedo/wire"
+)
+
+// Sessions that leave the sidebar while open elsewhere: deleted, or no
+// longer this person's to see (a grant removed). The subscription's reset
+// says which (reason deleted or revoked); the feed, which may say it
+// first, says only that the session is gone. Either way the status bar
+// says what happened, and what was written there is kept.
+
+// lose takes s out of the sidebar and says why: how is wire.ResetDeleted,
+// wire.ResetRevoked, or "" when the feed alone said s is gone. A session
+// the feed takes away unseen, with nothing written in it, goes quietly;
+// its reset, if it comes, still says why (lostWhy).
+func (m *Model) lose(s *SessionView, how string) {
+	focused := s == m.Focused()
+	kept := m.remove(s)
+	if how == "" {
+		if m.lostNames == nil || len(m.lostNames) >= maxLostNames {
+			m.lostNames = map[string]string{} // a reset that never came is forgotten
+		}
+		m.lostNames[s.ID] = s.name()
+		if !focused && !kept {
+			return
+		}
+	}
+	m.sayLost(s.name(), how, kept)
+}
+
+// maxLostNames bounds the names kept for resets still to come.
+const maxLostNames = 64
+
+// lostWhy says why a session the feed took away went, when its reset
+// comes after: once, and only for a session the feed took away here.
+func (m *Model) lostWhy(id, how string) {
+	name, ok := m.lostNames[id]
+	if !ok || how != wire.ResetDeleted && how != wire.ResetRevoked {
+		return
+	}
+	delete(m.lostNames, id)
+	m.sayLost(name, how, false)
+}
+
+// sayLost is the notice of a session gone; kept says a draft written
+// there went to the inputs Up recalls.
+func (m *Model) sayLost(name, how string, kept bool) {
+	var msg string
+	switch how {
+	case wire.ResetRevoked:
+		msg = "your access to “" + name + "” was removed"
+	case wire.ResetDeleted:
+		msg = "session “" + name + "” was deleted"
+	default:
+		msg = "session “" + name + "” is gone: deleted, or your access to it was removed"
+	}
+	if kept {
+		msg += "; what you wrote there is kept: Up in an empty composer recalls it"
+	}
+	m.notify(how != wire.ResetDeleted, msg)
+}
+
+// SubEnded records that a session's subscription ended (deleted, or the
+// stream gave up).
+func (m *Model) SubEnded(id string, err error) {
+	if errors.Is(err, client.ErrUnavailable) || errors.Is(err, client.ErrStreamClosed) {
+		return // the status bar says it
+	}
+	s := m.session(id)
+	if s == nil {
+		return
+	}
+	if client.Code(err) == wire.CodeNotFound {
+		m.lose(s, wire.ResetDeleted) // deleted elsewhere: it leaves the sidebar
+		return
+	}
+	m.notify(true, "session “"+s.name()+"”: "+spoken(err))
+}
+
+// remove takes s out of the sidebar, keeping the focus on a neighbour. A
+// draft written in s is not carried to the neighbour, where Enter would
+// send it to other people: it goes to the inputs Up recalls. remove says
+// whether there was one.
+func (m *Model) remove(s *SessionView) bool {
+	i := slices.Index(m.Sessions, s)
+	if i < 0 {
+		return false
+	}
+	draft := s.draft
+	focused := m.Focus
+	if focused == i {
+		draft = m.Composer
+		m.Focus = -1 // nothing to save the composer into
+		m.Composer, m.Cursor = nil, 0
+	}
+	text := string(m.unfolded(draft))
+	kept := strings.TrimSpace(text) != ""
+	if kept {
+		m.Sent = append(m.Sent, text)
+		m.recall = len(m.Sent)
+	}
+	m.Sessions = slices.Delete(m.Sessions, i, i+1)
+	switch {
+	case focused == i:
+		m.setFocus(min(i, len(m.Sessions)-1))
+	case focused > i:
+		m.Focus--
+	}
+	return kept
+}
