@@ -45,6 +45,8 @@
 // a stream shows its user), subscription.go (one session's items and
 // cursor), feed.go (a stream's sessions feed: FeedUpdate, its pages, and
 // its resumption on each new connection from where the last left off),
+// feedlist.go (the whole feed read once, for a list such as albedo
+// sessions'),
 // reconnect.go (the wait between connections, watching the home for a
 // new daemon) and backoff.go (the delays of that wait).
 package client

@@ -51,6 +51,18 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"sessions", "rename", "s", " "}, "", "the title is empty"},
 		{[]string{"export", "s", "--format", "xml"}, "", `--format is md or json, not "xml"`},
 		{[]string{"tail"}, "", "accepts 1 arg(s)"},
+		{[]string{"tail", "s", "-n", "ten"}, "", `-n takes how many messages to print`},
+		{[]string{"tail", "s", "-n", "+0"}, "", `-n +N starts at event #N`},
+		{[]string{"tail", "s", "-n", "3", "--json"}, "", "without --json and --after"},
+		{[]string{"sessions", "set", "s"}, "", "nothing to set: give --title, --model, --effort or --system"},
+		{[]string{"sessions", "set", "s", "--effort", "huge"}, "", `--effort is one of none, minimal, low, medium, high, xhigh, max (or "" for none), not "huge"`},
+		{[]string{"sessions", "new", "--effort", "huge"}, "", `not "huge"`},
+		{[]string{"sessions", "new", "--system", strings.Repeat("x", 32<<10+1)}, "", "the system text is 32769 bytes long; it may be 32768 at most"},
+		{[]string{"sessions", "set", "s", "--title", strings.Repeat("t", 513)}, "", "the title is 513 bytes long; it may be 512 at most"},
+		{[]string{"sessions", "set", "s", "--system", "-"}, strings.Repeat("x", 32<<10+1), "the system text is 32769 bytes long"},
+		{[]string{"import", "f.json", "--title", " "}, "", "the title is blank"},
+		{[]string{"export", "--all", ""}, "", "--all takes the directory"},
+		{[]string{"export", "s", "--all", "d"}, "", "unknown command"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

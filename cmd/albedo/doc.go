@@ -10,16 +10,21 @@
 // reads them), terminal.go (albedo with no arguments). A file a command
 // or a group of them: attach.go, bots.go, share.go (share, its ls and
 // rm), members.go (members, and sessions grant, ungrant and grants),
-// export.go, import.go (an export restored, its events sent a chunk at a
+// export.go, export_all.go (export --all: every session into a file of
+// its own), import.go (an export restored, its events sent a chunk at a
 // time), export_blobs.go (the files of an export: written to a directory,
 // uploaded again before the events that carry them), fork.go (fork and forks), open.go, search.go, send.go,
-// sessions.go, stop.go (stop and status), drain.go (a node's stop that
+// sessions.go (sessions, its ls, new, rm and rename), sessionsset.go
+// (sessions set, and the settings sessions new takes too), stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
-// brought to this build's), tail.go, tokens.go, usage.go, version.go, approvals.go (approvals and
+// brought to this build's), tail.go, tailhistory.go (tail -n: the last
+// messages read from the history), tokens.go, usage.go, version.go, approvals.go (approvals and
 // approve: tool calls waiting for a decision, and a decision), mcp.go
 // (albedo mcp: albedo as an MCP server on stdio), agent.go (albedo
 // agent add: a coding agent's profile written to config.toml);
-// beside them sessionarg.go (the SESSION argument and its completion),
+// beside them sessionarg.go (the SESSION argument, its completion, and
+// the table of the sessions an ambiguous one fits), shortids.go (the
+// short ids a list shows: the shortest unique end of each id),
 // jsonout.go (the --json of the commands that list), pagetoken.go
 // (page.tokens, the personal tokens albedo open puts in a page's link,
 // one per browser) and replyprinter.go (a reply printed as it streams,

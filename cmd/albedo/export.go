@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -16,10 +17,10 @@ import (
 )
 
 func newExportCmd(g *globals) *cobra.Command {
-	var format, blobs string
+	var format, blobs, all string
 	cmd := &cobra.Command{
-		Use:   "export SESSION [--format md|json]",
-		Short: "print a session's whole transcript: Markdown (md) or the API's events (json)",
+		Use:   "export SESSION [--format md|json] [--blobs DIR] | export --all DIR [--format md|json]",
+		Short: "print a session's whole transcript: Markdown (md) or the API's events (json); --all: every session into files",
 		Long: "Print a session's whole history to standard output.\n\n" +
 			"--format md (the default) is a transcript to read: a heading per message with its role,\n" +
 			"author and time, the text as written, and turn failures and setting changes as notes.\n" +
@@ -27,27 +28,41 @@ func newExportCmd(g *globals) *cobra.Command {
 			"event exactly as the API gives them (GET /v1/sessions/{id}/events, paged to the end).\n" +
 			"--blobs DIR writes the files its messages carry into DIR, each named by its sha256, for\n" +
 			"albedo import --blobs DIR (which looks for FILE.blobs beside FILE by default).\n\n" +
+			"--all DIR writes every session you may read into DIR instead, a file each, named by its title\n" +
+			"and short id (plans-0039d669.md, or .json), and the files its messages carry into NAME.blobs\n" +
+			"beside it (where albedo import looks), or all into --blobs DIR.\n\n" +
 			sessionArgHelp,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("all") {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "md" && format != "json" {
 				return usageErrorf("--format is md or json, not %q", format)
+			}
+			if cmd.Flags().Changed("all") {
+				if all == "" {
+					return usageErrorf("--all takes the directory to write the sessions into")
+				}
+				return exportAll(cmd.Context(), g, all, format, blobs)
 			}
 			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			w := bufio.NewWriter(g.stdout)
-			if format == "json" {
-				err = exportJSON(cmd.Context(), c, s, w)
-			} else {
-				err = exportMarkdown(cmd.Context(), c, s, w)
-			}
-			if err == nil && blobs != "" {
-				err = exportBlobs(cmd.Context(), c, s, blobs)
-			}
-			if err != nil {
+			if err := exportOne(cmd.Context(), c, s, format, w); err != nil {
 				return err
+			}
+			if blobs != "" {
+				if err := os.MkdirAll(blobs, 0o700); err != nil {
+					return err
+				}
+				if err := exportBlobs(cmd.Context(), c, s, blobs); err != nil {
+					return err
+				}
 			}
 			return w.Flush()
 		},
@@ -55,8 +70,17 @@ func newExportCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "md", "md (a readable transcript) or json (the API's events)")
 	cmd.Flags().StringVar(&blobs, "blobs", "", "write the files the session's messages carry into this directory, each named by its sha256")
+	cmd.Flags().StringVar(&all, "all", "", "write every session you may read into this directory, a file each (no SESSION then)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]cobra.Completion{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// exportOne writes s in format (md or json) to w.
+func exportOne(ctx context.Context, c *client.Client, s wire.Session, format string, w io.Writer) error {
+	if format == "json" {
+		return exportJSON(ctx, c, s, w)
+	}
+	return exportMarkdown(ctx, c, s, w)
 }
 
 // exportJSON writes {"session": s, "events": [...]}, each event as the

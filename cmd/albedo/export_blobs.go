@@ -15,13 +15,14 @@ import (
 )
 
 // exportBlobs writes each file s's events carry into dir, named by its
-// sha256, a file at a time as it streams; one there already is kept.
+// sha256, a file at a time as it streams; one there already is kept. It
+// makes dir when there is a file to write.
 func exportBlobs(ctx context.Context, c *client.Client, s wire.Session, dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	return c.AllEvents(ctx, s.ID, func(_ json.RawMessage, ev wire.Event) error {
 		for _, a := range ev.Attachments {
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
 			if err := exportBlob(ctx, c, a.SHA256, dir); err != nil {
 				return fmt.Errorf("file %q (%s): %w", a.Name, a.SHA256, err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,25 @@ func TestMarkdownEvent(t *testing.T) {
 	for _, tt := range tests {
 		if got := markdownEvent(tt.ev); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// export --all names each file by its session's title and short id, in
+// characters every file system takes.
+func TestExportFileName(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 40)
+	for _, tt := range []struct{ title, want string }{
+		{"Weekly plans", "weekly-plans-0039d669.md"},
+		{"../../etc/passwd", "etc-passwd-0039d669.md"},
+		{"  ", "session-0039d669.md"},
+		{"", "session-0039d669.md"},
+		{"a/b: c?", "a-b-c-0039d669.md"},
+		{long, strings.Repeat("é", 30) + "-0039d669.md"},
+	} {
+		if got := exportFileName(wire.Session{Title: tt.title}, "0039d669", "md"); got != tt.want {
+			t.Errorf("exportFileName(%q) = %q, want %q", tt.title, got, tt.want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -21,9 +22,9 @@ import (
 const importChunkBytes = 1 << 20
 
 func newImportCmd(g *globals) *cobra.Command {
-	var blobs string
+	var blobs, title string
 	cmd := &cobra.Command{
-		Use:   "import FILE [--blobs DIR]",
+		Use:   "import FILE [--blobs DIR] [--title T]",
 		Short: "restore a session from albedo export --format json, under a new id; prints the id on the last line",
 		Long: "Restore a session from the JSON of albedo export --format json (FILE, or - for standard input):\n" +
 			"a new session, with the title, workspace, model, effort and system text it had, and every event as it was:\n" +
@@ -32,9 +33,25 @@ func newImportCmd(g *globals) *cobra.Command {
 			"this daemon does not have is left out (its default answers), with a warning. The files its\n" +
 			"messages carry are uploaded first from --blobs DIR (albedo export --blobs), by default\n" +
 			"FILE.blobs beside FILE (FILE without .json); a file the daemon holds already need not be\n" +
-			"there. Admins only.",
+			"there. A title a session you can see has already is made \"TITLE (imported)\" (or \"(imported 2)\",\n" +
+			"and so on); --title gives the new session that title instead. Admins only.",
 		Args: cobra.ExactArgs(1),
-		RunE: g.withClient(func(ctx context.Context, c *client.Client, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			given := cmd.Flags().Changed("title")
+			if err := checkSettings(wire.SessionPatch{Title: &title}); given && err != nil {
+				return err
+			}
+			c, err := g.client(ctx)
+			if err != nil {
+				return err
+			}
+			retitle := func(t string) (string, error) {
+				if given {
+					return title, nil
+				}
+				return importedTitle(ctx, c, t)
+			}
 			var in io.Reader = os.Stdin
 			if args[0] != "-" {
 				f, err := os.Open(args[0])
@@ -49,22 +66,23 @@ func newImportCmd(g *globals) *cobra.Command {
 					}
 				}
 			}
-			s, n, err := importExport(ctx, g, c, bufio.NewReader(in), blobs)
+			s, n, err := importExport(ctx, g, c, bufio.NewReader(in), blobs, retitle)
 			if err != nil {
 				return err
 			}
 			printf(g.stdout, "imported %d events into a new session\n%s\n", n, s)
 			return nil
-		}),
+		},
 	}
 	cmd.Flags().StringVar(&blobs, "blobs", "", "upload the files the export's messages carry from this directory (albedo export --blobs)")
+	cmd.Flags().StringVar(&title, "title", "", "the new session's title (default: the export's, marked (imported) when a session you can see has it)")
 	return cmd
 }
 
 // importExport reads an export ({"session": …, "events": […]}) token by
 // token, makes the session when its object has been read, and sends the
 // events in chunks as they come.
-func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader, blobs string) (id string, n int, _ error) {
+func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader, blobs string, retitle func(string) (string, error)) (id string, n int, _ error) {
 	sent := map[string]bool{} // the blobs uploaded
 	dec := json.NewDecoder(r)
 	bad := func(what string, err error) error {
@@ -96,6 +114,9 @@ func importExport(ctx context.Context, g *globals, c *client.Client, r io.Reader
 			var s wire.Session
 			if err := dec.Decode(&s); err != nil {
 				return id, n, bad("session", err)
+			}
+			if s.Title, err = retitle(s.Title); err != nil {
+				return "", 0, err
 			}
 			if id, err = newImportedSession(ctx, g, c, s); err != nil {
 				return "", 0, err
@@ -153,4 +174,45 @@ func newImportedSession(ctx context.Context, g *globals, c *client.Client, s wir
 		made, err = c.NewSession(ctx, req)
 	}
 	return made.ID, err
+}
+
+// importedTitle is the title of a session imported with title: itself,
+// unless a session the caller can see has it already; then
+// "TITLE (imported)", else "TITLE (imported 2)" and so on, the first that
+// none has, TITLE cut short where the whole would pass the daemon's bound.
+func importedTitle(ctx context.Context, c *client.Client, title string) (string, error) {
+	if title == "" {
+		return "", nil
+	}
+	ss, err := c.Sessions(ctx)
+	if err != nil {
+		return "", err
+	}
+	taken := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		taken[s.Title] = true
+	}
+	if !taken[title] {
+		return title, nil
+	}
+	for i := 1; ; i++ {
+		mark := " (imported)"
+		if i > 1 {
+			mark = fmt.Sprintf(" (imported %d)", i)
+		}
+		if t := cutBytes(title, wire.MaxTitleBytes-len(mark)) + mark; !taken[t] {
+			return t, nil
+		}
+	}
+}
+
+// cutBytes is s cut to at most n bytes, at the start of a character.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

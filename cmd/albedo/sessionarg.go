@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,8 +29,51 @@ func (g *globals) named(ctx context.Context, name string) (*client.Client, wire.
 	if err != nil {
 		return nil, wire.Session{}, err
 	}
-	s, err := c.ResolveSession(ctx, name)
+	s, err := resolveSession(ctx, c, name)
 	return c, s, err
+}
+
+// resolveSession is c.ResolveSession, but a name that fits several
+// sessions is an *ambiguousName: their table, for a person to choose.
+func resolveSession(ctx context.Context, c *client.Client, name string) (wire.Session, error) {
+	s, err := c.ResolveSession(ctx, name)
+	var amb *client.AmbiguousError
+	if errors.As(err, &amb) {
+		all, lerr := c.Sessions(ctx)
+		if lerr != nil {
+			all = amb.Candidates
+		}
+		return s, &ambiguousName{AmbiguousError: amb, short: shortIDs(all)}
+	}
+	return s, err
+}
+
+// ambiguousName is a SESSION that fits several sessions, as a person
+// reads it: a table of them (short id, id, title, the session a fork came
+// from, last activity) and how to pick one. It is a usage error (exit
+// status 2) as the client's AmbiguousError is.
+type ambiguousName struct {
+	*client.AmbiguousError
+	short map[string]string // shortIDs of the sessions listed
+}
+
+func (e *ambiguousName) Unwrap() error { return e.AmbiguousError }
+
+func (e *ambiguousName) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q names %d sessions; name the one you mean by its short id (the first column):\n", e.Name, len(e.Candidates))
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SHORT ID\tID\tTITLE\tFORK OF\tLAST ACTIVE")
+	for _, s := range e.Candidates {
+		fork := "-"
+		if p := s.Parent; p != nil {
+			fork = fmt.Sprintf("⑂ %s #%d", cmp.Or(e.short[p.Session], client.ShortID(p.Session)), p.Offset)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", cmp.Or(e.short[s.ID], client.ShortID(s.ID)), s.ID,
+			orDash(s.Title), fork, s.UpdatedAt.Local().Format("2006-01-02 15:04"))
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // completeSessions completes a command's first argument with sessions

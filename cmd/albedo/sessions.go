@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -19,14 +19,14 @@ import (
 func newSessionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "list sessions, most recently active first (and: ls, new, rm, rename, grant, ungrant, grants)",
+		Short: "list sessions, most recently active first (and: ls, new, set, rm, rename, grant, ungrant, grants)",
 		Args:  cobra.NoArgs,
 	}
 	cmd.RunE = g.listSessions(jsonFlag(cmd))
 	// ls lists too, as bots ls and members ls do.
 	ls := &cobra.Command{Use: "ls", Short: "list sessions, as albedo sessions does", Args: cobra.NoArgs}
 	ls.RunE = g.listSessions(jsonFlag(ls))
-	cmd.AddCommand(ls, newSessionsNewCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
+	cmd.AddCommand(ls, newSessionsNewCmd(g), newSessionsSetCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
 		newSessionsGrantCmd(g), newSessionsUngrantCmd(g), newSessionsGrantsCmd(g))
 	return cmd
 }
@@ -46,23 +46,65 @@ func (g *globals) listSessions(asJSON *bool) func(*cobra.Command, []string) erro
 			printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
 			return nil
 		}
-		tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUPDATED")
-		for _, s := range ss {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Title, s.Phase, s.Head,
-				orDash(providerOf(s)), orDash(s.Model), s.UpdatedAt.Local().Format("2006-01-02 15:04"))
-		}
-		return tw.Flush()
+		return printSessions(g.stdout, ss, unreadCounts(ctx, c))
 	})
+}
+
+// printSessions is albedo sessions' table: a row a session, in the
+// order of ss. The full id comes first, as scripts read it; SHORT ID is
+// the name to type (shortIDs), UNREAD the caller's unread messages ("-"
+// where unread is nil: a token that has no read markers), FORK OF a
+// fork's parent and the offset it was made at.
+func printSessions(w io.Writer, ss []wire.Session, unread map[string]int) error {
+	short := shortIDs(ss)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUNREAD\tUPDATED\tSHORT ID\tFORK OF")
+	for _, s := range ss {
+		n, fork := "-", "-"
+		if c, ok := unread[s.ID]; ok {
+			n = fmt.Sprint(c)
+			if c >= wire.MaxUnread {
+				n += "+"
+			}
+		}
+		if p := s.Parent; p != nil {
+			fork = fmt.Sprintf("⑂ %s #%d", short[p.Session], p.Offset)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.Title), s.Phase, s.Head,
+			orDash(providerOf(s)), orDash(modelOf(s)), n, s.UpdatedAt.Local().Format("2006-01-02 15:04"), short[s.ID], fork)
+	}
+	return tw.Flush()
+}
+
+// unreadCounts are the caller's unread messages by session, from the
+// sessions feed; nil when it cannot be read (a bot's token, a link's).
+func unreadCounts(ctx context.Context, c *client.Client) map[string]int {
+	items, err := c.FeedItems(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]int, len(items))
+	for _, it := range items {
+		out[it.ID] = it.Unread
+	}
+	return out
 }
 
 func newSessionsNewCmd(g *globals) *cobra.Command {
 	var req wire.SessionCreate
+	var set settingFlags
 	cmd := &cobra.Command{
 		Use:   "new",
 		Short: "create a session and print its id on the last line",
-		Args:  cobra.NoArgs,
+		Long: "Create a session with the settings given (albedo sessions set changes them later) and print its\n" +
+			"id on the last line. --system - reads the system text from standard input.",
+		Args: cobra.NoArgs,
 		RunE: g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
+			p, err := set.patch(g)
+			if err != nil {
+				return err
+			}
+			req.Title, req.Model, req.Effort, req.System = deref(p.Title), deref(p.Model), deref(p.Effort), deref(p.System)
 			if req.Workspace != "" && !filepath.IsAbs(req.Workspace) && g.url == "" {
 				if abs, err := filepath.Abs(req.Workspace); err == nil {
 					req.Workspace = abs // a directory of this machine, the daemon's
@@ -76,12 +118,17 @@ func newSessionsNewCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&req.Title, "title", "", "title")
+	set.add(cmd, true)
 	cmd.Flags().StringVar(&req.Provider, "provider", "", "provider: echo, a profile of config.toml, or bot:NAME")
-	cmd.Flags().StringVar(&req.Model, "model", "", "model")
-	cmd.Flags().StringVar(&req.Effort, "effort", "", "reasoning effort")
 	cmd.Flags().StringVar(&req.Workspace, "workspace", "", "the session's directory: where a coding agent (an acp profile) works, an existing directory of the daemon's machine; for other providers a label, not interpreted")
 	return cmd
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func newSessionsRmCmd(g *globals) *cobra.Command {
@@ -143,20 +190,10 @@ func newSessionsRenameCmd(g *globals) *cobra.Command {
 	}
 }
 
-// rename sets s's title. A change made meanwhile elsewhere (a model set in
-// the terminal) makes the ETag stale: the session is read again and the
-// title set on what it is now.
+// rename sets s's title (patchSession: again on what it is now when it
+// changed meanwhile).
 func rename(ctx context.Context, c *client.Client, s wire.Session, title string) (wire.Session, error) {
-	for range 3 {
-		next, err := c.PatchSession(ctx, s.ID, s.ETag, wire.SessionPatch{Title: &title})
-		if !errors.Is(err, client.ErrStaleETag) {
-			return next, err
-		}
-		if s, err = c.Session(ctx, s.ID); err != nil {
-			return s, err
-		}
-	}
-	return s, fmt.Errorf("session %s kept changing while being renamed; try again", s.ID)
+	return patchSession(ctx, c, s, wire.SessionPatch{Title: &title})
 }
 
 // confirm asks question on stderr and reads a line of stdin: only y or yes
@@ -178,6 +215,11 @@ func titleOr(s wire.Session, alt string) string {
 // providerOf is the provider a turn of s would use, as the daemon
 // resolves it; a daemon too old to say gives the session's own.
 func providerOf(s wire.Session) string { return cmp.Or(s.ResolvedProvider, s.Provider) }
+
+// modelOf is the model a turn of s would use, as the daemon resolves it
+// (its own, else its provider profile's default); a daemon too old to
+// say gives the session's own.
+func modelOf(s wire.Session) string { return cmp.Or(s.ResolvedModel, s.Model) }
 
 func orDash(s string) string {
 	if s == "" {

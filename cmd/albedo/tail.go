@@ -14,15 +14,27 @@ import (
 
 func newTailCmd(g *globals) *cobra.Command {
 	var after int64
-	var asJSON bool
+	var asJSON, follow bool
+	var lines string
 	cmd := &cobra.Command{
-		Use:   "tail SESSION",
-		Short: "follow a session until interrupted (--json: one push frame per line)",
+		Use:   "tail SESSION [-n [+]N [-f]]",
+		Short: "follow a session until interrupted, or print its last messages (-n)",
 		Long: "Follow a session until Ctrl-C: its last 100 events (or those after --after), then each as it\n" +
 			"is committed. On a terminal a reply is shown as it streams; otherwise only committed messages\n" +
-			"are printed. --json prints every push frame as received, one per line.\n\n" + sessionArgHelp,
+			"are printed. --json prints every push frame as received, one per line.\n\n" +
+			"-n N prints the last N messages (with what tail shows between them: failed turns, tool calls,\n" +
+			"settings) and ends, as tail(1) does; -n +N prints from event #N on. With -f it then follows.\n\n" +
+			sessionArgHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			n, from, err := parseLines(lines, cmd.Flags().Changed("lines"))
+			if err != nil {
+				return err
+			}
+			withN := cmd.Flags().Changed("lines")
+			if withN && (asJSON || cmd.Flags().Changed("after")) {
+				return usageErrorf("-n prints for people and says where to start: give it without --json and --after")
+			}
 			ctx := cmd.Context()
 			c, s, err := g.named(ctx, args[0])
 			if err != nil {
@@ -32,34 +44,49 @@ func newTailCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("after") {
 				cur = client.Cursor{Epoch: s.Epoch, Offset: after}
 			}
-			st := c.Stream(client.StreamOptions{})
-			defer st.Close()
-			sub := st.Subscribe(s.ID, cur)
-			var p *replyPrinter
-			if g.outTTY && !asJSON {
-				p = &replyPrinter{w: g.stdout, prefix: "assistant: "}
-			}
-			for {
-				it, err := sub.Next(ctx)
-				if errors.Is(err, context.Canceled) {
-					p.breakLine()
-					return nil // Ctrl-C: done
-				}
-				if err != nil {
+			if withN {
+				top, err := printHistory(ctx, g, c, s, n, from)
+				if err != nil || !follow {
 					return err
 				}
-				if asJSON {
-					fmt.Fprintf(g.stdout, "%s\n", it.Raw)
-					continue
-				}
-				printItem(g, p, it)
+				cur = client.Cursor{Epoch: s.Epoch, Offset: top}
 			}
+			return followSession(ctx, g, c, s, cur, asJSON)
 		},
 		ValidArgsFunction: g.completeSessions,
 	}
 	cmd.Flags().Int64Var(&after, "after", 0, "start after this offset (default: the last 100 events)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each push frame as received, one JSON object per line")
+	cmd.Flags().StringVarP(&lines, "lines", "n", "", "print the last N messages and end (+N: from event #N on); with -f follow after them")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "with -n: follow the session after what -n prints (without -n tail always follows)")
 	return cmd
+}
+
+// followSession prints s's pushes from cur until Ctrl-C: for people, or
+// with asJSON each frame as received.
+func followSession(ctx context.Context, g *globals, c *client.Client, s wire.Session, cur client.Cursor, asJSON bool) error {
+	st := c.Stream(client.StreamOptions{})
+	defer st.Close()
+	sub := st.Subscribe(s.ID, cur)
+	var p *replyPrinter
+	if g.outTTY && !asJSON {
+		p = &replyPrinter{w: g.stdout, prefix: "assistant: "}
+	}
+	for {
+		it, err := sub.Next(ctx)
+		if errors.Is(err, context.Canceled) {
+			p.breakLine()
+			return nil // Ctrl-C: done
+		}
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			fmt.Fprintf(g.stdout, "%s\n", it.Raw)
+			continue
+		}
+		printItem(g, p, it)
+	}
 }
 
 // printItem renders a push for people: committed messages and turn ends,
@@ -80,43 +107,52 @@ func printItem(g *globals, p *replyPrinter, it client.Item) {
 }
 
 func printEvent(g *globals, p *replyPrinter, ev *wire.Event) {
+	if ev.Type == wire.EventMessage && ev.Role == wire.RoleAssistant && p.commit(ev, stateNote(ev)) {
+		return
+	}
+	if line, ok := tailLine(ev); ok {
+		p.breakLine()
+		fmt.Fprintln(g.stdout, line)
+	}
+}
+
+// stateNote marks a message that did not complete: " [interrupted]".
+func stateNote(ev *wire.Event) string {
+	if ev.State != wire.MessageComplete {
+		return " [" + ev.State + "]"
+	}
+	return ""
+}
+
+// tailLine is what tail prints of a committed event, and whether it
+// prints anything: not for a turn that started or completed, nor for
+// the kinds of events it does not show.
+func tailLine(ev *wire.Event) (string, bool) {
 	switch ev.Type {
 	case wire.EventMessage:
-		note := ""
-		if ev.State != wire.MessageComplete {
-			note = " [" + ev.State + "]"
-		}
-		if ev.Role == wire.RoleAssistant && p.commit(ev, note) {
-			return
-		}
-		p.breakLine()
 		who := string(ev.Role)
 		if ev.Author != "" && ev.Author != who {
 			who += " " + ev.Author
 		}
-		fmt.Fprintf(g.stdout, "#%d %s%s: %s\n", ev.Offset, who, note, ev.Text)
+		return fmt.Sprintf("#%d %s%s: %s", ev.Offset, who, stateNote(ev), ev.Text), true
 	case wire.EventTurn:
 		if ev.State != wire.TurnStarted && ev.State != wire.TurnCompleted {
-			p.breakLine()
-			why := ev.Reason + ev.Error
-			fmt.Fprintf(g.stdout, "#%d turn %s (%s)\n", ev.Offset, ev.State, why)
+			return fmt.Sprintf("#%d turn %s (%s)", ev.Offset, ev.State, ev.Reason+ev.Error), true
 		}
 	case wire.EventCompaction:
-		p.breakLine()
-		fmt.Fprintf(g.stdout, "#%d compacted #%d–#%d (by %s): %s\n", ev.Offset, ev.From, ev.To, ev.By, ev.Text)
+		return fmt.Sprintf("#%d compacted #%d–#%d (by %s): %s", ev.Offset, ev.From, ev.To, ev.By, ev.Text), true
 	case wire.EventSettings:
-		p.breakLine()
 		b := wire.Encode(struct {
 			Title  *string `json:"title,omitempty"`
 			Model  *string `json:"model,omitempty"`
 			Effort *string `json:"effort,omitempty"`
 			Tools  *string `json:"tools,omitempty"`
 		}{ev.Title, ev.Model, ev.Effort, ev.Tools})
-		fmt.Fprintf(g.stdout, "#%d settings by %s: %s\n", ev.Offset, ev.By, b)
+		return fmt.Sprintf("#%d settings by %s: %s", ev.Offset, ev.By, b), true
 	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
-		p.breakLine()
-		fmt.Fprintln(g.stdout, callLine(ev))
+		return callLine(ev), true
 	}
+	return "", false
 }
 
 // callLine is a tool call's event on one line: the call with its

@@ -29,3 +29,22 @@ func TestCallLine(t *testing.T) {
 		}
 	}
 }
+
+// -n reads as tail(1)'s: N, or +N for "from event #N on".
+func TestParseLines(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		v        string
+		n        int
+		from     int64
+		wantFail bool
+	}{
+		{"5", 5, 0, false}, {"0", 0, 0, false}, {"+1", 0, 1, false}, {"+40", 0, 40, false},
+		{"-3", 0, 0, true}, {"+0", 0, 0, true}, {"x", 0, 0, true}, {"", 0, 0, true},
+	} {
+		n, from, err := parseLines(tt.v, true)
+		if (err != nil) != tt.wantFail || n != tt.n || from != tt.from {
+			t.Errorf("parseLines(%q) = %d, %d, %v", tt.v, n, from, err)
+		}
+	}
+}
