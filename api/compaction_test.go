@@ -159,3 +159,35 @@ func compactionBefore(evs []wire.Event, c wire.Event, input int64) bool {
 	}
 	return true
 }
+
+// A turn's closing event counts the context its model was sent and
+// answered with as compaction counts it (Event.Context): the meters show
+// that count, so they never pass the window where the provider's
+// reported tokens (summed over a turn's responses) would, and a session
+// the meter shows past half its window always has something to compact.
+func TestTheContextIsCompactionsCount(t *testing.T) {
+	t.Parallel()
+	e, f := newFakeEnvAs(t, "fake", func(p *provider.Profile) { p.ContextTokens = 400 })
+	e.createWith("c", `{"provider":"fake","title":"c","system":"Be brief."}`)
+	reply := "ok, noted"
+	var last wire.Event
+	for i := 0; last.Context < 200; i++ {
+		if i == 12 {
+			t.Fatalf("twelve turns and the context is %d", last.Context)
+		}
+		f.Push(fakeopenai.Reply{Chunks: []string{reply}, Usage: &fakeopenai.Usage{PromptTokens: 5000, CompletionTokens: 50}})
+		e.say("c", strings.Repeat(fmt.Sprintf("note%02d ", i), 20))
+		evs := e.settle("c", i+1)
+		last = evs[len(evs)-1]
+		_, sent := contents(f.Requests()[len(f.Requests())-1])
+		if want := sent + provider.Tokens(reply) + provider.MessageOverhead; last.Type != wire.EventTurn || last.Context != want {
+			t.Fatalf("turn %d: context %d, want the %d tokens sent and the reply's", i, last.Context, want)
+		}
+		if last.Context > 400 {
+			t.Fatalf("turn %d: context %d past the window", i, last.Context)
+		}
+	}
+	if code, _ := e.do("POST", "/v1/sessions/c/compact", nil, "", nil); code != http.StatusCreated {
+		t.Fatalf("compact at %d of 400: %d", last.Context, code)
+	}
+}

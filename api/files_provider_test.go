@@ -65,7 +65,7 @@ func (e *env) sendFiles(s wire.Session, n int, text string, names map[string]str
 func TestFilesReachTheProviders(t *testing.T) {
 	t.Parallel()
 	e, fo, fa := filesEnv(t)
-	small, huge := pngOf(40, 30), pngOf(3000, 1000)
+	small, huge := pngOf(40, 30), pngOf(1800, 600) // huge: past Anthropic's 1568, small enough to scale quickly under -race
 	notes := []byte("line one\nline two\n")
 	blob := append([]byte{0x50, 0x4b, 0x03, 0x04}, bytes.Repeat([]byte{1}, 100)...) // a zip's start
 	for _, b := range [][]byte{small, huge, notes, blob} {

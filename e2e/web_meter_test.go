@@ -3,16 +3,19 @@
 package e2e
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
 
+	"albedo/hub/provider"
 	"albedo/hub/provider/fakeopenai"
 	"albedo/wire"
 )
 
 // The page's meta line shows the session's context fill (the last turn's
-// reported tokens against the profile's context_tokens) and its cost so
+// context, as compaction counts it, against the profile's
+// context_tokens; not the tokens the provider reported) and its cost so
 // far, from the session when it opens and from each turn as it ends.
 func TestWebContextMeterAndCost(t *testing.T) {
 	parallel(t)
@@ -33,11 +36,14 @@ func TestWebContextMeterAndCost(t *testing.T) {
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, home, "m"))
 	p.waitOpen("m")
-	p.wait("the meter from the session", `document.querySelector('#settings').textContent.includes('ctx 120/1.0k (12%) · $0.0001')`)
+	msg := func(text string) int { return provider.Tokens(text) + provider.MessageOverhead }
+	one := msg("first") + msg("one")
+	p.wait("the meter from the session", fmt.Sprintf(`document.querySelector('#settings').textContent.includes('ctx %d/1.0k (%d%%) · $0.0001')`, one, one/10))
 	if _, err := c.PutInput(ctx, "m", uuid.NewString(), "second"); err != nil {
 		t.Fatal(err)
 	}
-	p.wait("the meter after a turn", `document.querySelector('#settings').textContent.includes('ctx 350/1.0k (35%) · $0.0005')`)
+	two := one + msg("second") + msg("two")
+	p.wait("the meter after a turn", fmt.Sprintf(`document.querySelector('#settings').textContent.includes('ctx %d/1.0k (%d%%) · $0.0005')`, two, two/10))
 }
 
 // The meter counts each turn's cost once, whichever comes first, the
@@ -54,7 +60,7 @@ func TestWebMeterCountsEachCostOnce(t *testing.T) {
 	p.waitOpen("m")
 	p.wait("each cost once, history before or after the total", `(async () => {
 		const m = await import('/assets/meter.js');
-		const turn = (offset, cost) => ({offset, type: 'turn', usage: {input_tokens: 10, output_tokens: 5, cost}});
+		const turn = (offset, cost) => ({offset, type: 'turn', context: 15, usage: {input_tokens: 100, output_tokens: 50, cost}});
 		const run = async (historyFirst) => {
 			let answer;
 			const api = {session: () => new Promise(r => { answer = r; })};

@@ -390,18 +390,26 @@ func summaryMessages(r region, tokens int) []provider.Message {
 // they would not fit (fitTranscript); without one (echo, a bot), the
 // newest messages within the daemon's limits, which such a provider
 // asks for (HistoryLimiter) or takes as they come.
-func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, req *provider.Request, upto int64, system string) ([]wire.Event, error) {
+//
+// tokens is what the transcript and the system text take, as compaction
+// counts them (0 without a window): the count the turn's closing event
+// starts from (Event.Context).
+func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, req *provider.Request, upto int64, system string) (_ []wire.Event, tokens int, _ error) {
 	if budget, ok := budgetOf(p, *req, system); ok {
 		w, err := h.fitTranscript(ctx, ch, p, *req, upto, budget)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var out []wire.Event
 		if w.summary != nil {
 			out = append(out, wire.Event{Role: wire.RoleUser, Author: "summary",
 				Text: fmt.Sprintf("[A summary of messages %d to %d, which it stands for]\n\n%s", w.summary.From, w.summary.To, w.summary.Text)})
 		}
-		return append(out, w.msgs...), nil
+		tokens = w.tokens
+		if system != "" {
+			tokens += msgTokens(system)
+		}
+		return append(out, w.msgs...), tokens, nil
 	}
 	limit := h.opts.MaxTranscriptMessages
 	hl, asks := p.(provider.HistoryLimiter)
@@ -410,7 +418,7 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 	}
 	sp, err := h.spansOf(ctx, ch)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	evs, err := h.db.Transcript(ctx, sp, transcriptTypes(p), upto, h.opts.MaxTranscript, limit)
 	if err == nil && !asks && len(evs) > 0 && evs[0].Offset > 1 {
@@ -424,7 +432,7 @@ func (h *Hub) transcript(ctx context.Context, ch *channel, p provider.Provider, 
 			out = append(out, e)
 		}
 	}
-	return out, err
+	return out, 0, err
 }
 
 // Compact compacts a session by hand, as by: the messages since its last

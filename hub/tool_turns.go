@@ -34,15 +34,31 @@ var errSuspended = errors.New("suspended until the daemon starts again")
 
 // steps runs p for q's turn until the model answers in text, running the
 // tools it calls between its responses. It returns the last response's
-// text and the error that ended the turn.
-func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (string, error) {
+// text, the tokens its calls and results add to the transcript (as
+// compaction counts them), and the error that ended the turn.
+func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (_ string, calls int, _ error) {
 	if a, ok := p.(*provider.ACP); ok {
-		return h.agentTurn(ctx, ch, q, a, req) // an agent runs its own tools
+		text, err := h.agentTurn(ctx, ch, q, a, req) // an agent runs its own tools
+		return text, 0, err
 	}
-	tc, ok := p.(provider.ToolCaller)
-	if !ok {
-		return h.streamTurn(ctx, ch, q, p, req) // echo, bots: no tools
+	if _, ok := p.(provider.ToolCaller); !ok {
+		text, err := h.streamTurn(ctx, ch, q, p, req) // echo, bots: no tools
+		return text, 0, err
 	}
+	text, added, err := h.toolSteps(ctx, ch, q, p, req)
+	for _, m := range added {
+		calls += msgTokens(m.Text)
+		for _, c := range m.Calls {
+			calls += provider.Tokens(c.Arguments)
+		}
+	}
+	return text, calls, err
+}
+
+// toolSteps is steps for a provider that calls tools: it returns the
+// messages the turn's calls and results added to its transcript too.
+func (h *Hub) toolSteps(ctx context.Context, ch *channel, q queued, p provider.Provider, req provider.Request) (string, []provider.Message, error) {
+	tc := p.(provider.ToolCaller)
 	limits := tc.ToolLimits()
 	usage := req.Usage
 	var total *wire.Usage
@@ -58,7 +74,7 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 	for first := true; ; first = false {
 		calls, err := h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if first { // what the responses before a restart cost, kept with their calls
 			for _, c := range calls {
@@ -67,11 +83,11 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		}
 		if slices.ContainsFunc(calls, func(c db.ToolCall) bool { return c.State == "" }) {
 			if err := h.settle(ctx, ch, q, calls, limits, fresh); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			// Their results, as committed.
 			if calls, err = h.db.ToolCallsOfTurn(context.WithoutCancel(ctx), ch.id, q.turnID); err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 		req.Messages = append(base[:len(base):len(base)], callMessages(calls)...)
@@ -79,7 +95,7 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		// connections (and a resumed turn starts before they are back).
 		byAPI, err := h.offerTools(ctx, ch.id, &req)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		var made []provider.ToolCall
 		req.Call = func(c provider.ToolCall) { made = append(made, c) }
@@ -88,13 +104,13 @@ func (h *Hub) steps(ctx context.Context, ch *channel, q queued, p provider.Provi
 		text, err := h.streamTurn(ctx, ch, q, p, req)
 		total = addUsage(total, stepUsage)
 		if err != nil || len(made) == 0 {
-			return text, err
+			return text, req.Messages[len(base):], err
 		}
 		if len(calls)+len(made) > limits.MaxCalls {
-			return text, fmt.Errorf("the model asked for more than %d tool calls in one turn (max_tool_calls); the turn stops here", limits.MaxCalls)
+			return text, req.Messages[len(base):], fmt.Errorf("the model asked for more than %d tool calls in one turn (max_tool_calls); the turn stops here", limits.MaxCalls)
 		}
 		if err := h.commitCalls(ctx, ch, q, step{n: stepOf(calls), text: text, usage: stepUsage}, made, byAPI, len(calls), fresh); err != nil {
-			return text, err
+			return text, req.Messages[len(base):], err
 		}
 	}
 }

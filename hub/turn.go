@@ -198,8 +198,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	var p provider.Provider
 	var req provider.Request
+	var used int // the context the model is sent, as compaction counts it
 	if err == nil {
-		p, req, err = h.turnRequest(bg, ch, q, sess)
+		p, req, used, err = h.turnRequest(bg, ch, q, sess)
 	}
 	var text string
 	var files []wire.Attachment // a bot's reply's
@@ -213,7 +214,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 		usage = &u
 	}
 	if err == nil {
-		text, err = h.steps(ctx, ch, q, p, req)
+		var more int
+		text, more, err = h.steps(ctx, ch, q, p, req)
+		used += more
 	}
 	if errors.Is(err, errSuspended) {
 		h.log.Info("a turn waits for decisions on its tool calls; it goes on when the daemon starts again", "session", ch.id, "turn", q.turnID)
@@ -229,6 +232,9 @@ func (h *Hub) runTurn(ctx context.Context, ch *channel, q queued) string {
 	}
 	o.msg.Attachments = files
 	o.turn.SetUsage(usage)
+	if used > 0 {
+		o.turn.Context = used + msgTokens(o.msg.Text) + provider.FileTokens(files)
+	}
 	defer func() {
 		if o.turn.State == wire.TurnCompleted && p != nil {
 			// Beside the session's next turns, not before them: a title
@@ -326,12 +332,12 @@ func modelAuthor(e wire.Event) string {
 // turnRequest finds the session's provider and builds its request: the
 // session's model, effort and system text, and its transcript up to q's
 // input (transcript).
-func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Session) (provider.Provider, provider.Request, error) {
+func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Session) (provider.Provider, provider.Request, int, error) {
 	var req provider.Request
 	name := cmp.Or(q.participant, sess.Provider)
 	p, err := h.providers.Get(name)
 	if err != nil {
-		return nil, req, err
+		return nil, req, 0, err
 	}
 	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort,
 		Provider: h.resolved(name)}
@@ -348,7 +354,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 		upto = max(upto, ch.head)
 		ch.mu.Unlock()
 	}
-	evs, err := h.transcript(ctx, ch, p, &req, upto, system)
+	evs, used, err := h.transcript(ctx, ch, p, &req, upto, system)
 	if q.named {
 		evs = asParticipant(evs, wire.ParticipantID(req.Provider), q.participant == "")
 	}
@@ -362,7 +368,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 	if system != "" {
 		req.Messages = append([]provider.Message{{Role: wire.RoleSystem, Author: "system", Text: system}}, req.Messages...)
 	}
-	return p, req, err
+	return p, req, used, err
 }
 
 // errReplyTooLong ends a provider's stream whose reply passed MaxReply.

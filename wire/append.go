@@ -44,6 +44,9 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		// RawMessage.
 		dst = append(append(dst, `,"usage":`...), ev.Usage...)
 	}
+	if ev.Context != 0 {
+		dst = strconv.AppendInt(append(dst, `,"context":`...), int64(ev.Context), 10)
+	}
 	if ev.From != 0 {
 		dst = strconv.AppendInt(append(dst, `,"from":`...), ev.From, 10)
 	}
@@ -111,6 +114,9 @@ func EventSize(ev *Event) int {
 	field(len(`,"error":`), ev.Error)
 	if len(ev.Usage) > 0 {
 		n += len(`,"usage":`) + len(ev.Usage)
+	}
+	if ev.Context != 0 {
+		n += len(`,"context":`) + 20
 	}
 	if ev.From != 0 || ev.To != 0 {
 		n += len(`,"from":,"to":`) + 40

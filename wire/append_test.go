@@ -65,6 +65,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	base := []Event{
 		{Offset: 1, Type: EventMessage, At: at, Role: RoleBot, Author: "bench", Text: "hello", InputID: "0193-…"},
 		{Offset: 7, Type: EventTurn, At: at, InputID: "i", TurnID: "t", State: TurnInterrupted, Reason: ReasonUser, Error: "boom"},
+		{Offset: 8, Type: EventTurn, At: at, TurnID: "t", State: TurnCompleted, Usage: json.RawMessage(`{"input_tokens":3}`), Context: 1234},
 		{Offset: 9, Type: EventSettings, At: at, Title: ptr(""), Model: ptr("m"), By: "owner"},
 		{Offset: 9, Type: EventSettings, At: at, Effort: ptr("high")},
 		{Offset: 12, Type: EventCompaction, At: at, Author: "m", Text: "summary", From: 1, To: 10, By: "albedo"},
@@ -143,6 +144,7 @@ func FuzzAppendEvent(f *testing.F) {
 			ev.SetUsage(nil)
 		case mask&64 != 0:
 			ev.SetUsage(&Usage{InputTokens: off, OutputTokens: sec, CachedTokens: &nsec})
+			ev.Context = int(sec)
 		}
 		checkEvent(t, ev)
 	})

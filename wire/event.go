@@ -116,6 +116,11 @@ type Event struct {
 	// Usage is a closing turn event's token usage (SetUsage, TurnUsage):
 	// an object, or null when the provider reported none.
 	Usage json.RawMessage `json:"usage,omitempty"`
+	// Context is a closing turn event's count of the context its model
+	// was sent and answered with, in tokens, as the daemon counts it for
+	// compaction (docs/protocol.md, "Compaction"); 0 (absent) for a
+	// provider with no window.
+	Context int `json:"context,omitempty"`
 
 	// compaction: the messages it stands for (Text is the summary,
 	// Author who wrote it, By who asked)

@@ -1,6 +1,7 @@
 // The context meter and the cost so far, in the meta line: how full the
-// model's context window was at the last turn (the tokens it reported, in
-// and out, against the window) and what the session's turns and
+// model's context window was at the last turn (its closing event's
+// context, the daemon's count, which compaction goes by, against the
+// window) and what the session's turns and
 // compactions cost. The window and the cost to date come with the session
 // (GET, once it is opened); each turn's end and compaction adds its own.
 
@@ -23,8 +24,8 @@ export async function meterOpened(api, v, drawn) {
     for (const ev of v.events) if (ev.offset > v.meter.countedTo) meterEvent(v, ev);
     for (let i = v.events.length - 1; i >= 0; i--) {
       const ev = v.events[i];
-      if (ev.type === 'turn' && ev.usage) {
-        v.meter.fill = ev.usage.input_tokens + ev.usage.output_tokens;
+      if (ev.type === 'turn' && ev.context) {
+        v.meter.fill = ev.context;
         break;
       }
     }
@@ -37,8 +38,9 @@ export async function meterOpened(api, v, drawn) {
 // meterEvent counts a turn's end or a compaction that came after the
 // session's totals were read.
 export function meterEvent(v, ev) {
-  if (!v.meter || !ev.usage || (ev.type !== 'turn' && ev.type !== 'compaction')) return;
-  if (ev.type === 'turn') v.meter.fill = ev.usage.input_tokens + ev.usage.output_tokens;
+  if (!v.meter) return;
+  if (ev.type === 'turn' && ev.context) v.meter.fill = ev.context;
+  if (!ev.usage || (ev.type !== 'turn' && ev.type !== 'compaction')) return;
   if (ev.usage.cost != null && ev.offset > v.meter.countedTo) {
     v.meter.countedTo = ev.offset;
     v.meter.cost += ev.usage.cost;
