@@ -101,6 +101,16 @@ func TestCLISessionsTable(t *testing.T) {
 	if out := cli(t, home, "send", client.ShortID(fork), "three"); strings.TrimSpace(out) != "fake: three" {
 		t.Errorf("send by the short id the list shows: %q", out)
 	}
+
+	// A bot keeps no read marker: its list says "-".
+	bot, _, code := cliRun(t, home, "", "bots", "add", "helper", "--sessions", plan)
+	if code != 0 {
+		t.Fatalf("bots add: exit %d", code)
+	}
+	table = cli(t, home, "--token", strings.TrimSpace(bot), "sessions")
+	if row := sessionRow(t, table, plan); len(row) != 10 || row[6] != "-" {
+		t.Errorf("a bot's list: %q", row)
+	}
 }
 
 // sessions new takes the system text, model and effort; sessions set

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -77,8 +78,11 @@ func printSessions(w io.Writer, ss []wire.Session, unread map[string]int) error 
 }
 
 // unreadCounts are the caller's unread messages by session, from the
-// sessions feed; nil when it cannot be read (a bot's token, a link's).
+// sessions feed; nil when it cannot be read (a bot's token, a link's),
+// or not within a few seconds: the list is shown without them then.
 func unreadCounts(ctx context.Context, c *client.Client) map[string]int {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	items, err := c.FeedItems(ctx)
 	if err != nil {
 		return nil
