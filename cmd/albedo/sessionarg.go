@@ -19,7 +19,7 @@ import (
 // does: the full id, the short id the terminal shows, a unique prefix or
 // suffix of the id, or an exact title. The help of such a command says so
 // with this.
-const sessionArgHelp = "SESSION is a session's id, the short id the terminal shows (its last 8 characters), a unique prefix or suffix of the id, or its exact title."
+const sessionArgHelp = "SESSION is a session's id, its short id (albedo sessions' SHORT ID: the id's last 8 characters, as the terminal shows), a unique prefix or suffix of the id, or its exact title."
 
 // named returns a client for the home (which starts a daemon when none
 // runs) or the URL, and the session that name names (ResolveSession's
