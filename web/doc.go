@@ -25,5 +25,6 @@
 // whether the transcript follows its end, through resizes;
 // static/words.js: refusals and failures in a person's words;
 // static/guest.js: a write link's holder's name, asked for in the page
-// and remembered for that link).
+// and remembered for that link; static/share.js: a session's grants,
+// links and invites, from the page).
 package web

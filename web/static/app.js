@@ -13,6 +13,7 @@ import { $ } from './dom.js';
 import { following, showEnd, wireFollow } from './follow.js';
 import { spoken } from './words.js';
 import { askName, guestName, rememberName } from './guest.js';
+import { closeShare, wireShare } from './share.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
@@ -613,9 +614,11 @@ function select(id) {
   keep(id);
   const v = app.views.get(id);
   v.unread = 0;
-  // The tree panel lists the session it was opened on: it goes with it.
+  // The tree panel lists the session it was opened on: it goes with it,
+  // and so does sharing.
   $('tree').hidden = true;
   $('tree').replaceChildren();
+  closeShare();
   app.client.watch(id, true);
   drawSession();
   drawList();
@@ -1257,13 +1260,14 @@ function mayCompact(v) {
 }
 
 // drawActions offers in the meta line what this person may do in v, as
-// the daemon's rules say (api/auth.go): rename, settings and delete to
-// its creator and admins, compact to those who may write, the tree to
-// all. The settings close where they may not be changed.
+// the daemon's rules say (api/auth.go): rename, settings, share and
+// delete to its creator and admins, compact to those who may write, the
+// tree to all. The settings and sharing close where they are not theirs.
 function drawActions(v) {
   const change = mayChange(v);
-  for (const id of ['rename', 'edit', 'delete']) if ($(id)) $(id).hidden = !change;
+  for (const id of ['rename', 'edit', 'delete', 'sharebutton']) if ($(id)) $(id).hidden = !change;
   if (!change && $('editor')) $('editor').hidden = true;
+  if (!change) closeShare();
   if ($('compact')) $('compact').hidden = !mayCompact(v);
 }
 
@@ -1370,6 +1374,7 @@ function wireOwner() {
     }
   });
   wireAnswers({ current: () => app.views.get(app.current), patch, act, drawn: drawMeta });
+  wireShare({ api: app.api, act, current: () => app.views.get(app.current), admin: () => app.role === 'owner' });
   $('save').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const body = { model: $('model').value.trim(), effort: effort.value };

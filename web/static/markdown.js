@@ -96,12 +96,12 @@ function imageLink(img) {
   return a;
 }
 
-// copy puts the code on the clipboard, as written (marked ends it with a
+// copy puts the code (or a link's address: share.js) on the clipboard, as written (marked ends it with a
 // newline the fence did not have). The clipboard API exists only in a
 // secure context (https, or loopback: a team server on plain http has
 // none) and may refuse (a window without the focus); then the code is
 // selected instead, for the reader's own Ctrl-C.
-async function copy(code, button) {
+export async function copy(code, button) {
   const text = code.textContent.replace(/\n$/, '');
   try {
     if (!navigator.clipboard) throw new Error('no clipboard here');
