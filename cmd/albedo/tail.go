@@ -142,12 +142,20 @@ func tailLine(ev *wire.Event) (string, bool) {
 	case wire.EventCompaction:
 		return fmt.Sprintf("#%d compacted #%d–#%d (by %s): %s", ev.Offset, ev.From, ev.To, ev.By, ev.Text), true
 	case wire.EventSettings:
+		system := ev.System
+		if system != nil {
+			clipped := clip(*system, 200)
+			system = &clipped
+		}
 		b := wire.Encode(struct {
-			Title  *string `json:"title,omitempty"`
-			Model  *string `json:"model,omitempty"`
-			Effort *string `json:"effort,omitempty"`
-			Tools  *string `json:"tools,omitempty"`
-		}{ev.Title, ev.Model, ev.Effort, ev.Tools})
+			Title        *string   `json:"title,omitempty"`
+			Model        *string   `json:"model,omitempty"`
+			Effort       *string   `json:"effort,omitempty"`
+			Tools        *string   `json:"tools,omitempty"`
+			System       *string   `json:"system,omitempty"`
+			Participants *[]string `json:"participants,omitempty"`
+			Respond      *string   `json:"respond,omitempty"`
+		}{ev.Title, ev.Model, ev.Effort, ev.Tools, system, ev.Participants, ev.Respond})
 		return fmt.Sprintf("#%d settings by %s: %s", ev.Offset, ev.By, b), true
 	case wire.EventToolCall, wire.EventApproval, wire.EventToolResult:
 		return callLine(ev), true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"albedo/wire"
@@ -46,5 +47,17 @@ func TestParseLines(t *testing.T) {
 		if (err != nil) != tt.wantFail || n != tt.n || from != tt.from {
 			t.Errorf("parseLines(%q) = %d, %d, %v", tt.v, n, from, err)
 		}
+	}
+}
+
+// A settings event shows every setting it changed, a long system text
+// cut short.
+func TestTailLineSettings(t *testing.T) {
+	t.Parallel()
+	effort, system := "high", strings.Repeat("Be brief. ", 30)
+	line, ok := tailLine(&wire.Event{Offset: 5, Type: wire.EventSettings, By: "ann", Effort: &effort, System: &system})
+	want := `#5 settings by ann: {"effort":"high","system":"` + system[:200] + `…"}`
+	if !ok || line != want {
+		t.Errorf("tailLine = %q, %v; want %q", line, ok, want)
 	}
 }
