@@ -181,7 +181,8 @@ func drawSidebar(scr tcell.Screen, m *Model, l layout) {
 
 // drawSidebarRow is one session: its mark (● running, ? a tool call
 // waits for a decision, ! last turn failed), its name, bold while it has
-// unread messages, and on the right their count and the time of its last
+// unread messages, a fork's ⑂ before it and its parent's name after it
+// (forks.go), and on the right their count and the time of its last
 // activity.
 func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tcell.Style) {
 	mark, markSt := " ", st.Foreground(tcell.ColorGreen)
@@ -205,7 +206,11 @@ func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tce
 	}
 	nameW := w - 2 - width(right) - 1
 	put(scr, 0, y, 2, mark, markSt)
-	put(scr, 2, y, nameW, s.name(), name)
+	text, from := m.sidebarName(s)
+	put(scr, 2, y, nameW, text, name)
+	if tw := width(text); from != "" && tw < nameW {
+		put(scr, 2+tw, y, nameW-tw, from, st.Dim(true))
+	}
 	put(scr, w-width(right), y, width(right), right, st)
 }
 

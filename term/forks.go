@@ -122,6 +122,22 @@ func (m *Model) nameOf(id string) string {
 	return (&SessionView{ID: id}).name()
 }
 
+// forkMark marks a fork in the sidebar, before its name.
+const forkMark = "⑂"
+
+// sidebarName is a session's name as the sidebar shows it, and for a
+// fork where it came from: "⑂ NAME" and " ← PARENT" (the parent's name
+// when the sidebar holds it, else nothing: an id says little).
+func (m *Model) sidebarName(s *SessionView) (name, from string) {
+	if s.Parent == nil {
+		return s.name(), ""
+	}
+	if p := m.session(s.Parent.Session); p != nil {
+		from = " ← " + p.name()
+	}
+	return forkMark + " " + s.name(), from
+}
+
 // forkOrigin is the status bar's word on where a fork came from.
 func (m *Model) forkOrigin(s *SessionView) string {
 	if s.Parent == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 
+	"albedo/client"
 	"albedo/wire"
 )
 
@@ -164,5 +165,28 @@ func TestSidebarHidesOnNarrowTerminals(t *testing.T) {
 	m.Resize(120, 20)
 	if shown() {
 		t.Fatal("a resize undid the choice")
+	}
+}
+
+// A fork shows as one in the sidebar, from the feed as from the list: ⑂
+// before its name and its parent's name after it, where the sidebar
+// holds the parent; a session that is no fork has neither.
+func TestSidebarMarksForks(t *testing.T) {
+	t.Parallel()
+	m := NewModel(100, 10)
+	m.Now = func() time.Time { return t0 }
+	m.Feed(client.FeedUpdate{Start: true, Sessions: []wire.FeedItem{
+		{ID: "p", Title: "plan", At: t0},
+		{ID: "f", Title: "try", At: t0, Parent: &wire.ForkPoint{Session: "p", Offset: 4}},
+		{ID: "g", Title: "orphan", At: t0, Parent: &wire.ForkPoint{Session: "gone-session", Offset: 2}},
+	}})
+	r := screen(t, m)
+	for _, want := range []string{"⑂ try ← plan", "⑂ orphan "} {
+		if !contains(r, want) {
+			t.Fatalf("the sidebar lacks %q:\n%s", want, strings.Join(r, "\n"))
+		}
+	}
+	if contains(r, "⑂ plan") || contains(r, "← gone") {
+		t.Fatalf("a mark where none belongs:\n%s", strings.Join(r, "\n"))
 	}
 }
