@@ -84,7 +84,8 @@ func TestForkRegenerateAndEdit(t *testing.T) {
 
 	asked := len(f.Requests())
 	regen, _ := e.forkOf("p", `{"at":7,"rerun":true}`, http.StatusCreated)
-	if regen.Parent.Offset != 5 || regen.Title != "p" {
+	// Untitled forks are titled as forks, numbered among the parent's.
+	if regen.Parent.Offset != 5 || regen.Title != "p (fork 2)" {
 		t.Fatalf("regenerate: %+v", regen)
 	}
 	evs := e.settle(regen.ID, 2) // the parent's first turn, then its own
@@ -98,6 +99,12 @@ func TestForkRegenerateAndEdit(t *testing.T) {
 	}
 
 	edit, _ := e.forkOf("p", `{"at":4}`, http.StatusCreated)
+	if edit.Title != "p (fork 3)" {
+		t.Fatalf("the edit's title: %q", edit.Title)
+	}
+	if again, _ := e.forkOf(edit.ID, `{"at":0}`, http.StatusCreated); again.Title != "p (fork 3.1)" {
+		t.Fatalf("a fork of a fork: %q", again.Title)
+	}
 	e.say(edit.ID, "two, edited")
 	e.settle(edit.ID, 2)
 	reqs = f.Requests()

@@ -260,5 +260,14 @@ func (d *DB) Forks(ctx context.Context, parent string) ([]Session, error) {
 	return out, nil
 }
 
+// ForkCount counts the forks made of parent (those since deleted not).
+func (t *Tx) ForkCount(ctx context.Context, parent string) (int, error) {
+	var n int
+	if err := t.sql.QueryRowContext(ctx, t.bind(`SELECT count(*) FROM sessions WHERE parent = ?`), parent).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count forks: %w", err)
+	}
+	return n, nil
+}
+
 // MaxForks bounds a list of forks.
 const MaxForks = 1000

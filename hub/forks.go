@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -47,6 +49,13 @@ func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req 
 	var rerun *db.Input
 	_, err = h.db.Writer().Do(ctx, func(tx *db.Tx) error {
 		var err error
+		if req.Title == "" && p.Title != "" {
+			n, err := tx.ForkCount(ctx, parent)
+			if err != nil {
+				return err
+			}
+			child.Title = forkTitle(p.Title, n+1)
+		}
 		out, rerun, err = tx.Fork(ctx, db.ForkOf{Parent: parent, At: req.At, Rerun: req.Rerun, Child: child})
 		if err != nil {
 			return err
@@ -83,6 +92,28 @@ func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req 
 		}
 	}
 	return h.wireSession(out), nil
+}
+
+// forkTitle is the title of a parent's nth fork when none is given, so
+// that forks read as such wherever titles are shown (and a session's
+// title names it alone, for the CLI): "plan (fork 2)", and a fork of
+// that "plan (fork 2.1)". It stays within the bound of titles, cutting
+// the parent's title, not the mark.
+func forkTitle(parent string, n int) string {
+	base, mark := parent, strconv.Itoa(n)
+	if b, rest, ok := strings.Cut(parent, " (fork "); ok && strings.HasSuffix(rest, ")") && forkMark(strings.TrimSuffix(rest, ")")) {
+		base, mark = b, strings.TrimSuffix(rest, ")")+"."+mark
+	}
+	suffix := " (fork " + mark + ")"
+	if room := wire.MaxTitleBytes - len(suffix); len(base) > room {
+		base = wire.CutUTF8(base, max(room, 0))
+	}
+	return base + suffix
+}
+
+// forkMark says whether s is a fork's number: digits and dots.
+func forkMark(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789.") == "" && !strings.HasPrefix(s, ".") && !strings.HasSuffix(s, ".")
 }
 
 // Forks lists the forks of a session that by may see.
