@@ -119,7 +119,7 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		// so. Every route has one (TestEveryRouteHasPermissions).
 		route := c.Request().Method + " " + c.Path()
 		if rule, routed := permissions[route]; routed {
-			if werr := p.Authorize(rule, "call "+route, c.Param("id")); werr != nil {
+			if werr := p.Authorize(rule, doing[route], c.Param("id")); werr != nil {
 				return werr
 			}
 		}

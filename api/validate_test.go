@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -146,22 +147,36 @@ func TestInputIDMustBeCanonical(t *testing.T) {
 	}
 }
 
-// Refusals name the role with its article: "an owner token", "a bot token".
+// Refusals speak to people: the role with its article, and what was
+// refused in words, never a route or an op's name.
 func TestRefusalsReadWell(t *testing.T) {
 	t.Parallel()
-	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a viewer"}
+	cases := map[string]string{"owner": "an owner", "bot": "a bot", "viewer": "a read link", "guest": "a guest of a link"}
 	for role, want := range cases {
 		got := access.Principal{Role: wire.TokenRole(role)}.Authorize(access.Rule{}, "do x", "")
-		if got == nil || got.Message != want+" token may not do x" {
-			t.Errorf("a refusal of a %s: %+v, want %q", role, got, want+" token may not do x")
+		if got == nil || got.Message != want+" may not do x" {
+			t.Errorf("a refusal of a %s: %+v, want %q", role, got, want+" may not do x")
+		}
+	}
+	for route := range permissions {
+		if doing[route] == "" {
+			t.Errorf("route %s has no words for its refusals", route)
 		}
 	}
 	e := newEnv(t, Options{})
 	w := e.dial(true)
 	w.Hello()
 	w.Send(wire.Command{ID: 2, Op: wire.OpServe})
-	if r := w.Reply(2); r.Error == nil || !strings.Contains(r.Error.Message, "an owner token may not") {
+	if r := w.Reply(2); r.Error == nil || r.Error.Message != "an owner may not serve as a bot" {
 		t.Fatalf("serve as the owner: %+v", r.Error)
+	}
+	e.create("s")
+	ann := e.member("ann", false)
+	e.grant("s", "ann", wire.AccessWrite)
+	var er wire.ErrorBody
+	if code, _ := e.do("DELETE", "/v1/sessions/s", e.as(ann.Token), "", &er); code != http.StatusForbidden ||
+		er.Error.Message != "only an admin or the session's creator may delete the session" {
+		t.Fatalf("a member deletes: %d %+v", code, er)
 	}
 }
 

@@ -19,28 +19,29 @@ import (
 type opRule struct {
 	rule access.Rule
 	run  func(wc *conn, ctx context.Context, cmd wire.Command)
+	what string // what it does, in the words of a refusal
 }
 
 // ops is the websocket's dispatch table, and its permission table beside
 // the HTTP routes' (api/auth.go). hello is handled before this table is used
 // (awaitHello); here it is only a mistake.
 var ops = map[wire.Op]opRule{
-	wire.OpHello:      {access.Rule{Roles: access.Everyone}, (*conn).helloAgain},
-	wire.OpPing:       {access.Rule{Roles: access.Everyone}, (*conn).ping},
-	wire.OpSub:        {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).sub},
-	wire.OpUnsub:      {access.Rule{Roles: access.Everyone}, (*conn).unsub},
-	wire.OpWatch:      {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).watch},
-	wire.OpSend:       {access.Rule{Roles: access.Writers, Need: wire.AccessWrite}, (*conn).send},
-	wire.OpInterrupt:  {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).interrupt},
-	wire.OpPost:       {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).post},
-	wire.OpServe:      {access.Rule{Roles: access.BotOnly}, (*conn).serveBot},
-	wire.OpReply:      {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn},
-	wire.OpToolResult: {access.Rule{Roles: access.BotOnly}, (*conn).toolResult},
-	wire.OpApprove:    {access.Rule{Roles: access.People, Need: wire.AccessWrite}, (*conn).approve},
-	wire.OpTyping:     {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).typing},
-	wire.OpPeople:     {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).people},
-	wire.OpFeed:       {access.Rule{Roles: access.People}, (*conn).feed},
-	wire.OpFeedPage:   {access.Rule{Roles: access.People}, (*conn).feedPage},
+	wire.OpHello:      {access.Rule{Roles: access.Everyone}, (*conn).helloAgain, "say hello again"},
+	wire.OpPing:       {access.Rule{Roles: access.Everyone}, (*conn).ping, "ping"},
+	wire.OpSub:        {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).sub, "follow the session"},
+	wire.OpUnsub:      {access.Rule{Roles: access.Everyone}, (*conn).unsub, "stop following"},
+	wire.OpWatch:      {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).watch, "watch the session"},
+	wire.OpSend:       {access.Rule{Roles: access.Writers, Need: wire.AccessWrite}, (*conn).send, "write in the session"},
+	wire.OpInterrupt:  {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).interrupt, "interrupt the session's turn"},
+	wire.OpPost:       {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).post, "post as a bot"},
+	wire.OpServe:      {access.Rule{Roles: access.BotOnly}, (*conn).serveBot, "serve as a bot"},
+	wire.OpReply:      {access.Rule{Roles: access.BotOnly, Need: wire.AccessWrite}, (*conn).replyTurn, "reply as a bot"},
+	wire.OpToolResult: {access.Rule{Roles: access.BotOnly}, (*conn).toolResult, "answer a bot's tool calls"},
+	wire.OpApprove:    {access.Rule{Roles: access.People, Need: wire.AccessWrite}, (*conn).approve, "decide the session's tool calls"},
+	wire.OpTyping:     {access.Rule{Roles: access.Speakers, Need: wire.AccessWrite}, (*conn).typing, "say they are typing"},
+	wire.OpPeople:     {access.Rule{Roles: access.Everyone, Need: wire.AccessRead}, (*conn).people, "see who is here"},
+	wire.OpFeed:       {access.Rule{Roles: access.People}, (*conn).feed, "follow the sessions feed"},
+	wire.OpFeedPage:   {access.Rule{Roles: access.People}, (*conn).feedPage, "read the sessions feed"},
 }
 
 // Roles returns the roles that may send op (nil for an op the table does
@@ -57,7 +58,7 @@ func (wc *conn) authorizeOp(op wire.Op, session string) *wire.Error {
 	if wc.p.Allowed(rule, session) {
 		return nil // the words of a refusal are not made for every command
 	}
-	return wc.p.Authorize(rule, "use the websocket op "+string(op), session)
+	return wc.p.Authorize(rule, ops[op].what, session)
 }
 
 // splitFrames splits a client's message into its frames: one per line, as

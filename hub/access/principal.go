@@ -132,26 +132,40 @@ func (p Principal) CanSee(session string) bool {
 	return p.Sessions == nil || slices.Contains(p.Sessions, session)
 }
 
-// Authorize says whether p may do what (words for the refusal: "call GET
-// /v1/bots") by rule, on session when one is named.
+// Authorize says whether p may do what (words for the refusal, which
+// people read: "delete the session") by rule, on session when one is
+// named.
 func (p Principal) Authorize(rule Rule, what, session string) *wire.Error {
 	if p.Allowed(rule, session) {
 		return nil
 	}
 	if !slices.Contains(rule.Roles, p.Role) {
-		return wire.Errorf(wire.CodeForbidden, "%s token may not %s", withArticle(string(p.Role)), what)
+		return wire.Errorf(wire.CodeForbidden, "%s may not %s", withArticle(roleWords(p.Role)), what)
 	}
 	has := p.Access(session)
 	if has == "" {
 		if p.Role == wire.TokenMember {
 			return wire.Errorf(wire.CodeForbidden, "%s has no access to session %q", p.Name, session)
 		}
-		return wire.Errorf(wire.CodeForbidden, "this %s token is not for session %q", p.Role, session)
+		return wire.Errorf(wire.CodeForbidden, "this %s is not for session %q", roleWords(p.Role), session)
 	}
 	if rule.Need == wire.AccessCreator {
 		return wire.Errorf(wire.CodeForbidden, "only an admin or the session's creator may %s", what)
 	}
 	return wire.Errorf(wire.CodeForbidden, "%s access to session %q does not let %s %s", has, session, p.Name, what)
+}
+
+// roleWords names a token's role as people know it: "a viewer's link".
+func roleWords(r wire.TokenRole) string {
+	switch r {
+	case wire.TokenViewer:
+		return "read link"
+	case wire.TokenGuest:
+		return "guest of a link"
+	case wire.TokenOwner:
+		return "owner"
+	}
+	return string(r)
 }
 
 // Allowed says whether p may act by rule on session ("" for none):
