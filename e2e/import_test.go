@@ -58,7 +58,7 @@ func TestCLIImportRestoresAnExport(t *testing.T) {
 	if err := json.Unmarshal([]byte(cli(t, fx.home, "export", id, "--format", "json")), &b); err != nil {
 		t.Fatal(err)
 	}
-	if b.Session.Title != "the original" || b.Session.Model != "m9" || b.Session.System != system || b.Session.Epoch == a.Session.Epoch {
+	if b.Session.Title != "the original (imported)" || b.Session.Model != "m9" || b.Session.System != system || b.Session.Epoch == a.Session.Epoch {
 		t.Fatalf("the imported session: %+v", b.Session)
 	}
 	ja, _ := json.Marshal(a.Events)

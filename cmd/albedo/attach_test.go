@@ -12,7 +12,8 @@ func TestParseShare(t *testing.T) {
 		shareURL("https://albedo.example:8443", "a", "b", ""): {token: "b", session: "a", base: "https://albedo.example:8443", port: 8443},
 		"  v_plainToken  ": {token: "v_plainToken"},
 		// What `albedo members add` prints: a member's link names no session.
-		"http://127.0.0.1:7411/#token=almem_abc": {token: "almem_abc", base: "http://127.0.0.1:7411", port: 7411},
+		"http://127.0.0.1:7411/#token=almem_abc":        {token: "almem_abc", base: "http://127.0.0.1:7411", port: 7411},
+		"http://127.0.0.1:7411/#token=almem_abc&k=00ff": {token: "almem_abc", base: "http://127.0.0.1:7411", port: 7411},
 	}
 	for in, want := range good {
 		if got, err := parseShare(in); err != nil || got != want {

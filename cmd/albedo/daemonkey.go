@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"albedo/client"
 )
 
 // daemonKeyFile, in a home (0600), is the key with which the daemon proves
@@ -44,4 +47,21 @@ func linkKey(home string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// keyedLink is a page link the daemon made (a member's invite) with this
+// home's key in its fragment (#k=), as albedo open's and share's links
+// carry it, so that the page it opens talks only to this daemon: the
+// daemon never hands its key out, the home's files hold it. A daemon
+// reached by --url, or a link that is no page link, is left as it is.
+func keyedLink(link string, c *client.Client) string {
+	k := linkKey(c.Home())
+	base, frag, ok := strings.Cut(link, "#")
+	if k == "" || c.URL() != "" || !ok {
+		return link
+	}
+	if v, err := url.ParseQuery(frag); err != nil || v.Get("k") != "" {
+		return link
+	}
+	return base + "#" + frag + "&" + url.Values{"k": {k}}.Encode()
 }
