@@ -535,7 +535,7 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			if !a.treeRun(cmd) && !a.fileRun(cmd) {
+			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) {
 				a.toolRun(cmd)
 			}
 		}

@@ -177,6 +177,8 @@ var slashCommands = []slashCommand{
 	attachCommand,
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
 	treeCommands[0], treeCommands[1], treeCommands[2],
+	shareCommands[0], shareCommands[1], shareCommands[2], shareCommands[3],
+	shareCommands[4], shareCommands[5], shareCommands[6],
 	{"/allow", "allow the tool call waiting (Alt-Y)", func(m *Model, _ string) []Cmd { return m.allowCall() }},
 	{"/always", "allow it, and its tool for the rest of the session (Alt-A)", func(m *Model, _ string) []Cmd { return m.allowCallSession() }},
 	{"/deny [REASON]", "deny it, saying why if you like (Alt-N)", (*Model).denyCommand},
@@ -214,7 +216,7 @@ func (m *Model) slash(line string) []Cmd {
 	arg = strings.TrimSpace(arg)
 	for _, c := range slashCommands {
 		if cmdName, _, _ := strings.Cut(c.usage, " "); cmdName == name {
-			if changesSessions[cmdName] && m.refuseChange(cmdName) {
+			if changesSessions[cmdName] && m.refuseChange(cmdName) || m.refuseOffer(cmdName) {
 				return nil
 			}
 			return c.run(m, arg)

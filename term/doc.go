@@ -24,7 +24,9 @@
 // its settings events, /respond and /participants), mentions.go (@NAME
 // being typed: the names it may become above the composer, Tab to
 // complete), forks.go (forks and compaction: f, r and e on a selected
-// message, /forks, /parent, /compact), attach.go (/attach: files uploaded for a session's next
+// message, /forks, /parent, /compact), share.go (sharing the session in front:
+// /invite, /grant, /ungrant, /grants, /link, /links, /revoke, offered
+// to its creator and admins), attach.go (/attach: files uploaded for a session's next
 // message, their chips above the composer, the message sent with them,
 // in order with the session's other inputs), files.go (a transcript's
 // files: a line each under their message, Ctrl-O's list of them, one

@@ -34,6 +34,9 @@ func (m *Model) Result(r any) []Cmd {
 	case resSearch:
 		m.found(r)
 	default:
+		if cmds, ok := m.shareResult(r); ok {
+			return cmds
+		}
 		if !m.treeResult(r) && !m.fileResult(r) {
 			m.toolResult(r)
 		}

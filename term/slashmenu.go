@@ -86,11 +86,12 @@ func (m *Model) complete(step int) []Cmd {
 	return nil
 }
 
-// menuOf is the commands starting with p.
+// menuOf is the commands starting with p that this person may run
+// (offered).
 func (m *Model) menuOf(p string) []slashCommand {
 	var out []slashCommand
 	for _, c := range slashCommands {
-		if strings.HasPrefix(c.name(), p) {
+		if strings.HasPrefix(c.name(), p) && m.offered(c) {
 			out = append(out, c)
 		}
 	}
