@@ -29,6 +29,9 @@ var permissions = map[string]access.Rule{
 	"GET /v1/sessions/:id/forks":               {Roles: access.Everyone, Need: wire.AccessRead}, // each sees the forks they may read
 	"PUT /v1/sessions/:id/read":                {Roles: access.Speakers, Need: wire.AccessRead},
 	"GET /v1/sessions/:id/read":                {Roles: access.Speakers, Need: wire.AccessRead},
+	"PUT /v1/sessions/:id/pin":                 {Roles: access.Speakers, Need: wire.AccessRead},
+	"DELETE /v1/sessions/:id/pin":              {Roles: access.Speakers, Need: wire.AccessRead},
+	"GET /v1/me/pins":                          {Roles: access.Speakers},
 	"PUT /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
 	"POST /v1/sessions/:id/interrupt":          {Roles: access.Speakers, Need: wire.AccessWrite},

@@ -16,7 +16,8 @@
 // # Files
 //
 //   - server.go: Server, its options and routes; Bye, Close, /healthz.
-//   - auth.go: bearer tokens and the routes' permission table.
+//   - auth.go: bearer tokens and the routes' permission table;
+//     auth_words.go: what each route does, in the words of a refusal.
 //   - session.go: session tokens, which a page sends with its HTTP calls
 //     instead of its own: handed out in a hello's reply, signed with a
 //     secret of this boot, refused once their token is revoked.
@@ -38,6 +39,7 @@
 //     a compaction by hand; the events of a session restored from an
 //     export.
 //   - reads.go: the caller's read marker in a session.
+//   - pins.go: the caller's pinned sessions: pin, unpin, list.
 //   - blobs.go: files: PUT, HEAD and GET /v1/blobs/{sha256}, streamed,
 //     ranged, served so that nothing in them runs.
 //   - approvals.go: the tool calls waiting for a decision, a decision,

@@ -330,3 +330,13 @@ func (c *Client) Usage(ctx context.Context, by, since string) (wire.UsageReport,
 	_, err := c.call(ctx, http.MethodGet, "/v1/usage?"+q.Encode(), nil, nil, &out, true)
 	return out, err
 }
+
+// Pin pins a session for the caller (pin true) or unpins it.
+func (c *Client) Pin(ctx context.Context, id string, pin bool) error {
+	method := http.MethodPut
+	if !pin {
+		method = http.MethodDelete
+	}
+	_, err := c.call(ctx, method, sessPath(id)+"/pin", nil, nil, nil, true)
+	return err
+}

@@ -27,6 +27,7 @@ const (
 	ChangeCreated  ChangeKind = "created"  // A: a session made
 	ChangeRead     ChangeKind = "read"     // A: a person's author id; B: a session where they set their read marker
 	ChangeRenamed  ChangeKind = "renamed"  // A: a member's id; B: their new name
+	ChangePinned   ChangeKind = "pinned"   // A: a person's author id; B: a session they pinned or unpinned
 )
 
 // Change is one recorded change. Gen numbers the transaction that made

@@ -103,6 +103,7 @@
 //   - tokens.go: owner, bot and viewer tokens.
 //   - members.go: members and their grants.
 //   - reads.go: read markers, how far each person has read each session.
+//   - pins.go: the sessions each person pinned.
 //   - feed.go: what the sessions feed reads: every session, those
 //     changed or deleted (tombstones) since a time, a session's newest
 //     message, a person's unread count.

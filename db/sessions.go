@@ -41,12 +41,15 @@ type Session struct {
 	// always until someone chooses (MentionsOnceShared).
 	Participants string `bun:"participants"`
 	Respond      string `bun:"respond"`
-	Version      int64  `bun:"version"`
-	Head         int64  `bun:"head"`
-	Inputs       int64  `bun:"inputs"`
-	CreateHash   string `bun:"create_hash"`
-	CreatedAt    string `bun:"created_at"`
-	UpdatedAt    string `bun:"updated_at"`
+	// Archived keeps it out of the session list and the feed; search
+	// still finds it.
+	Archived   bool   `bun:"archived"`
+	Version    int64  `bun:"version"`
+	Head       int64  `bun:"head"`
+	Inputs     int64  `bun:"inputs"`
+	CreateHash string `bun:"create_hash"`
+	CreatedAt  string `bun:"created_at"`
+	UpdatedAt  string `bun:"updated_at"`
 	// LastTurn is the state of the newest turn event ("" if none), as of
 	// the last commit: the writer keeps it with the head.
 	LastTurn string `bun:"last_turn"`
@@ -71,6 +74,7 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
 		Parent: s.ForkPoint(), Tools: cmp.Or(s.Tools, wire.ToolsAll),
 		Participants: s.ParticipantList(), Respond: cmp.Or(s.Respond, wire.RespondAlways),
+		Archived: s.Archived,
 	}
 }
 
@@ -190,11 +194,15 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 		// for, which a grant of write access turns to mentions.
 		s.Respond, ev.Respond, changed = *p.Respond, p.Respond, true
 	}
+	if p.Archived != nil && *p.Archived != s.Archived {
+		v := *p.Archived
+		s.Archived, ev.Archived, changed = v, &v, true
+	}
 	if !changed {
 		return s, nil
 	}
 	s.Version++
-	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "participants", "respond", "version").WherePK().Exec(ctx); err != nil {
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "participants", "respond", "archived", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
 	evs, err := t.Append(ctx, id, ev)
@@ -292,7 +300,7 @@ const deleteIDsRange = 1024
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
 	version, head, inputs, create_hash, created_at, updated_at, last_turn, system,
-	parent, parent_offset, base_session, base, tools, participants, respond`
+	parent, parent_offset, base_session, base, tools, participants, respond, archived`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -305,7 +313,7 @@ func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
 		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System,
-		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools, &s.Participants, &s.Respond)
+		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools, &s.Participants, &s.Respond, &s.Archived)
 	return s, err
 }
 

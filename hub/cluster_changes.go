@@ -112,6 +112,9 @@ func (h *Hub) applyChanges(ctx context.Context, cs []db.Change) error {
 			listed = true
 		case db.ChangeRead:
 			reads = append(reads, c)
+		case db.ChangePinned:
+			h.pins.forget(c.A)
+			h.feed.touch(c.B)
 		case db.ChangeRenamed:
 			// Their tokens act under the new name once read again, and
 			// their connections connect again, as a narrowed token's do.

@@ -42,6 +42,7 @@ type feedEntry struct {
 	at       time.Time // last activity
 	lastTurn string
 	parent   *wire.ForkPoint // a fork's (nil for a session that is no fork)
+	archived bool            // out of the feed's pages; a push says so once
 	seq      uint64          // the change that made it what it is
 	gone     bool            // deleted (a tombstone)
 	// msgs counts the messages this node committed to it since msgsGen
@@ -145,7 +146,7 @@ func (f *feed) ensure(ctx context.Context) error {
 // is read when a feed first shows it.
 func entryOf(s db.Session) *feedEntry {
 	at, _ := time.Parse(time.RFC3339Nano, s.UpdatedAt)
-	return &feedEntry{id: s.ID, title: s.Title, provider: s.Provider, head: s.Head, at: at, lastTurn: s.LastTurn, parent: s.ForkPoint()}
+	return &feedEntry{id: s.ID, title: s.Title, provider: s.Provider, head: s.Head, at: at, lastTurn: s.LastTurn, parent: s.ForkPoint(), archived: s.Archived}
 }
 
 // changed applies f to the session's entry (made if it is new) and
@@ -210,7 +211,7 @@ func (f *feed) committed(c db.Committed, at time.Time) {
 func (f *feed) session(s db.Session) {
 	f.changed(s.ID, func(e *feedEntry) {
 		n := entryOf(s)
-		e.gone, e.title, e.provider, e.parent = false, n.title, n.provider, n.parent
+		e.gone, e.title, e.provider, e.parent, e.archived = false, n.title, n.provider, n.parent, n.archived
 		if n.head > e.head {
 			e.head, e.lastKnown = n.head, false
 			e.msgsGen++

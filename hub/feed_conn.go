@@ -55,6 +55,11 @@ func (c *Conn) Feed(ctx context.Context, id int64, p access.Principal, pos strin
 		cur.reader = p.AuthorID()
 	}
 	reply := wire.FeedReply{Resumed: true, Pos: pos}
+	var pins []string // the first page holds them all, however old
+	for id := range c.hub.pins.of(ctx, c.hub.db, cur.reader) {
+		pins = append(pins, id)
+	}
+	slices.Sort(pins)
 	f.mu.Lock()
 	if seq, minAt, at, ok := f.resumable(pos); ok {
 		cur.seq, cur.minAt, cur.pos = seq, minAt, at
@@ -62,13 +67,15 @@ func (c *Conn) Feed(ctx context.Context, id int64, p access.Principal, pos strin
 		cur.seq, cur.pos = f.seq, f.watermark()
 		reply = wire.FeedReply{Pos: f.posOf(cur.seq, cur.pos)}
 	}
-	var page []feedEntry
+	var page, extra []feedEntry
 	if !reply.Resumed {
 		page = f.page(p, nil, limit+1)
+		extra = f.pinned(p, pins, page[:min(limit, len(page))])
 	}
 	f.mu.Unlock()
 	if !reply.Resumed {
 		reply.Sessions, reply.Next = c.hub.feedPage(ctx, page, limit, p, cur.reader, &cur.counts)
+		reply.Sessions = append(reply.Sessions, c.hub.feedItems(ctx, extra, p, cur.reader, &cur.counts)...)
 	}
 	f.listen(c)
 	c.mu.Lock()

@@ -93,7 +93,7 @@ func (f *feed) ringAfter(from uint64) (int, bool) {
 func (f *feed) page(p access.Principal, after *pageAfter, n int) []feedEntry {
 	var all []*feedEntry
 	for _, e := range f.entries {
-		if e.gone || !p.CanSee(e.id) {
+		if e.gone || e.archived || !p.CanSee(e.id) {
 			continue
 		}
 		if after != nil && !feedOlder(e.at, e.id, after.at, after.id) {
@@ -109,6 +109,20 @@ func (f *feed) page(p access.Principal, after *pageAfter, n int) []feedEntry {
 	})
 	out := make([]feedEntry, 0, min(n, len(all)))
 	for _, e := range all[:min(n, len(all))] {
+		out = append(out, *e)
+	}
+	return out
+}
+
+// pinned returns the entries of ids (a person's pins) that p may see,
+// not deleted nor archived, and not among page. Caller holds f.mu.
+func (f *feed) pinned(p access.Principal, ids []string, page []feedEntry) []feedEntry {
+	var out []feedEntry
+	for _, id := range ids {
+		e := f.entries[id]
+		if e == nil || e.gone || e.archived || !p.CanSee(id) || slices.ContainsFunc(page, func(x feedEntry) bool { return x.id == id }) {
+			continue
+		}
 		out = append(out, *e)
 	}
 	return out
@@ -131,10 +145,12 @@ func feedOlder(at time.Time, id string, bAt time.Time, bID string) bool {
 func (h *Hub) feedItems(ctx context.Context, entries []feedEntry, p access.Principal, reader string, counts *unreadCounts) []wire.FeedItem {
 	items := make([]wire.FeedItem, 0, len(entries))
 	def := h.providers.Default()
+	pins := h.pins.of(ctx, h.db, reader)
 	for i := range entries {
 		e := &entries[i]
 		it := wire.FeedItem{ID: e.id, Title: e.title, Provider: cmp.Or(e.provider, def), Head: e.head,
-			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle, Access: p.Access(e.id), Parent: e.parent}
+			At: e.at.UTC(), LastTurn: e.lastTurn, Phase: wire.PhaseIdle, Access: p.Access(e.id), Parent: e.parent,
+			Pinned: pins[e.id], Archived: e.archived}
 		if ch := h.served(e.id); ch != nil {
 			ch.mu.Lock()
 			st := ch.status()

@@ -46,7 +46,7 @@ func TestPostgresMigrations(t *testing.T) {
 		}
 		return names
 	}
-	if got := tables(); !slices.Equal(got, []string{"agent_sessions", "blob_chunks", "blob_refs", "blob_uploaders", "blob_uploads", "blobs", "changes", "cluster", "events", "events_log", "grants", "input_ids", "inputs", "members", "reads", "runs", "search_docs", "session_tools", "sessions", "sessions_now", "tokens", "tombstones", "tool_calls", "usage"}) {
+	if got := tables(); !slices.Equal(got, []string{"agent_sessions", "blob_chunks", "blob_refs", "blob_uploaders", "blob_uploads", "blobs", "changes", "cluster", "events", "events_log", "grants", "input_ids", "inputs", "members", "pins", "reads", "runs", "search_docs", "session_tools", "sessions", "sessions_now", "tokens", "tombstones", "tool_calls", "usage"}) {
 		t.Fatalf("tables %v", got)
 	}
 	// A session, an event and a post's idempotency record as the code

@@ -64,6 +64,9 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		dst = append(append(dst, `,"participants":`...), b...)
 	}
 	dst = appendOmitNil(dst, `,"respond":`, ev.Respond)
+	if ev.Archived != nil {
+		dst = strconv.AppendBool(append(dst, `,"archived":`...), *ev.Archived)
+	}
 	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
 	dst = appendOmitEmpty(dst, `,"call_id":`, ev.CallID)
 	dst = appendOmitEmpty(dst, `,"tool":`, ev.Tool)
@@ -133,6 +136,9 @@ func EventSize(ev *Event) int {
 		}
 	}
 	ptr(len(`,"respond":`), ev.Respond)
+	if ev.Archived != nil {
+		n += len(`,"archived":false`)
+	}
 	field(len(`,"by":`), ev.By)
 	field(len(`,"call_id":`), ev.CallID)
 	field(len(`,"tool":`), ev.Tool)

@@ -68,6 +68,8 @@ func TestAppendEventIsMarshal(t *testing.T) {
 		{Offset: 8, Type: EventTurn, At: at, TurnID: "t", State: TurnCompleted, Usage: json.RawMessage(`{"input_tokens":3}`), Context: 1234},
 		{Offset: 9, Type: EventSettings, At: at, Title: ptr(""), Model: ptr("m"), By: "owner"},
 		{Offset: 9, Type: EventSettings, At: at, Effort: ptr("high")},
+		{Offset: 10, Type: EventSettings, At: at, Archived: new(true), By: "ann"},
+		{Offset: 11, Type: EventSettings, At: at, Archived: new(false)},
 		{Offset: 12, Type: EventCompaction, At: at, Author: "m", Text: "summary", From: 1, To: 10, By: "albedo"},
 		{Offset: 12, Type: EventCompaction, At: at, From: math.MinInt64, To: -1},
 		{Offset: 13, Type: EventToolCall, At: at, TurnID: "t", CallID: "c1", Tool: "bot:b/t", Arguments: CompactJSON([]byte(`{ "q": "<a&b>" }`)), Policy: PolicyAsk, Author: "m", Text: "looking"},

@@ -137,6 +137,7 @@ type Event struct {
 	// when anyone does (wire/participants.go)
 	Participants *[]string `json:"participants,omitempty"`
 	Respond      *string   `json:"respond,omitempty"`
+	Archived     *bool     `json:"archived,omitempty"`
 	By           string    `json:"by,omitempty"`
 
 	// tool_call, approval, tool_result (with TurnID; a tool_call's Text

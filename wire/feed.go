@@ -48,7 +48,20 @@ type FeedItem struct {
 	Access Access `json:"access,omitempty"`
 	// Parent is where a fork came from, as in the session object.
 	Parent *ForkPoint `json:"parent,omitempty"`
+	// Pinned says this person pinned it (they see it first); Archived
+	// that it left the feed (a push says so once; pages hold none).
+	Pinned   bool `json:"pinned,omitempty"`
+	Archived bool `json:"archived,omitempty"`
 }
+
+// Pins is the reply of GET /v1/me/pins: the sessions a person pinned,
+// the first pinned first.
+type Pins struct {
+	Sessions []string `json:"sessions"`
+}
+
+// MaxPins bounds the sessions one person pins.
+const MaxPins = 50
 
 // FeedLast is a session's newest message, shortened.
 type FeedLast struct {

@@ -45,13 +45,16 @@ type Session struct {
 	// Participants are who answers besides Provider, each a provider
 	// profile's name or "bot:NAME"; Respond is when anyone does:
 	// RespondAlways or RespondMentions (wire/participants.go).
-	Participants []string  `json:"participants"`
-	Respond      string    `json:"respond"`
-	Phase        Phase     `json:"phase"`
-	Head         int64     `json:"head"`
-	ETag         string    `json:"etag"`
-	CreatedAt    time.Time `json:"created_at"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	Participants []string `json:"participants"`
+	Respond      string   `json:"respond"`
+	// Archived keeps it out of the clients' lists and the feed; search
+	// still finds it (PATCH {"archived":…}).
+	Archived  bool      `json:"archived,omitempty"`
+	Phase     Phase     `json:"phase"`
+	Head      int64     `json:"head"`
+	ETag      string    `json:"etag"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`
@@ -127,6 +130,9 @@ type SessionPatch struct {
 	// RespondMentions.
 	Participants *[]string `json:"participants,omitempty"`
 	Respond      *string   `json:"respond,omitempty"`
+	// Archived takes the session out of the lists and the feed (true) or
+	// brings it back (false).
+	Archived *bool `json:"archived,omitempty"`
 }
 
 // What a session offers its models (Session.Tools, SessionPatch.Tools).

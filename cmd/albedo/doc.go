@@ -14,7 +14,8 @@
 // its own), import.go (an export restored, its events sent a chunk at a
 // time), export_blobs.go (the files of an export: written to a directory,
 // uploaded again before the events that carry them), fork.go (fork and forks), open.go, search.go, send.go,
-// sessions.go (sessions, its ls, new, rm and rename), sessionsset.go
+// sessions.go (sessions, its ls, new, rm and rename), sessionspin.go
+// (sessions pin, unpin, archive and unarchive), sessionsset.go
 // (sessions set, and the settings sessions new takes too), stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
 // brought to this build's), tail.go, tailhistory.go (tail -n: the last

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,76 +21,103 @@ import (
 func newSessionsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "list sessions, most recently active first (and: ls, new, set, rm, rename, grant, ungrant, grants)",
+		Short: "list sessions, pinned first, then most recently active (and: ls, new, set, rm, rename, pin, archive, grant, …)",
 		Args:  cobra.NoArgs,
 	}
-	cmd.RunE = g.listSessions(jsonFlag(cmd))
+	cmd.RunE = g.listSessions(jsonFlag(cmd), archivedFlag(cmd))
 	// ls lists too, as bots ls and members ls do.
 	ls := &cobra.Command{Use: "ls", Short: "list sessions, as albedo sessions does", Args: cobra.NoArgs}
-	ls.RunE = g.listSessions(jsonFlag(ls))
+	ls.RunE = g.listSessions(jsonFlag(ls), archivedFlag(ls))
 	cmd.AddCommand(ls, newSessionsNewCmd(g), newSessionsSetCmd(g), newSessionsRmCmd(g), newSessionsRenameCmd(g),
 		newSessionsGrantCmd(g), newSessionsUngrantCmd(g), newSessionsGrantsCmd(g))
+	cmd.AddCommand(newSessionsPinCmds(g)...)
 	return cmd
 }
 
-// listSessions prints the sessions, most recently active first: a table,
-// or with asJSON the API's session objects.
-func (g *globals) listSessions(asJSON *bool) func(*cobra.Command, []string) error {
+// archivedFlag is the --archived flag of a list.
+func archivedFlag(cmd *cobra.Command) *bool {
+	return cmd.Flags().Bool("archived", false, "list the archived sessions instead")
+}
+
+// listSessions prints the sessions, the caller's pinned first, then most
+// recently active: a table, or with asJSON the API's session objects.
+// Archived sessions are left out, or with archived the only ones listed.
+func (g *globals) listSessions(asJSON, archived *bool) func(*cobra.Command, []string) error {
 	return g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
 		ss, err := c.Sessions(ctx)
 		if err != nil {
 			return err
 		}
+		ss = slices.DeleteFunc(ss, func(s wire.Session) bool { return s.Archived != *archived })
+		feed := feedByID(ctx, c)
+		slices.SortStableFunc(ss, func(a, b wire.Session) int {
+			return cmp.Compare(b2i(feed[b.ID].Pinned), b2i(feed[a.ID].Pinned))
+		})
 		if *asJSON {
 			return printJSONList(g.stdout, ss)
+		}
+		if len(ss) == 0 && *archived {
+			printf(g.stdout, "no archived sessions\n")
+			return nil
 		}
 		if len(ss) == 0 {
 			printf(g.stdout, "no sessions yet: albedo sessions new --title T\n")
 			return nil
 		}
-		return printSessions(g.stdout, ss, unreadCounts(ctx, c))
+		return printSessions(g.stdout, ss, feed)
 	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // printSessions is albedo sessions' table: a row a session, in the
 // order of ss. The full id comes first, as scripts read it; SHORT ID is
 // the name to type (shortIDs), UNREAD the caller's unread messages ("-"
-// where unread is nil: a token that has no read markers), FORK OF a
-// fork's parent and the offset it was made at.
-func printSessions(w io.Writer, ss []wire.Session, unread map[string]int) error {
+// where the feed has none: a token that has no read markers, an archived
+// session), FORK OF a fork's parent and the offset it was made at, PIN a
+// ★ where the caller pinned it.
+func printSessions(w io.Writer, ss []wire.Session, feed map[string]wire.FeedItem) error {
 	short := shortIDs(ss)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUNREAD\tUPDATED\tSHORT ID\tFORK OF")
+	fmt.Fprintln(tw, "ID\tTITLE\tPHASE\tEVENTS\tPROVIDER\tMODEL\tUNREAD\tUPDATED\tSHORT ID\tFORK OF\tPIN")
 	for _, s := range ss {
-		n, fork := "-", "-"
-		if c, ok := unread[s.ID]; ok {
-			n = fmt.Sprint(c)
-			if c >= wire.MaxUnread {
+		n, fork, pin := "-", "-", ""
+		if it, ok := feed[s.ID]; ok {
+			n = fmt.Sprint(it.Unread)
+			if it.Unread >= wire.MaxUnread {
 				n += "+"
+			}
+			if it.Pinned {
+				pin = "★"
 			}
 		}
 		if p := s.Parent; p != nil {
 			fork = fmt.Sprintf("⑂ %s #%d", short[p.Session], p.Offset)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.Title), s.Phase, s.Head,
-			orDash(providerOf(s)), orDash(modelOf(s)), n, s.UpdatedAt.Local().Format("2006-01-02 15:04"), short[s.ID], fork)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, orDash(s.Title), s.Phase, s.Head,
+			orDash(providerOf(s)), orDash(modelOf(s)), n, s.UpdatedAt.Local().Format("2006-01-02 15:04"), short[s.ID], fork, pin)
 	}
 	return tw.Flush()
 }
 
-// unreadCounts are the caller's unread messages by session, from the
-// sessions feed; nil when it cannot be read (a bot's token, a link's),
-// or not within a few seconds: the list is shown without them then.
-func unreadCounts(ctx context.Context, c *client.Client) map[string]int {
+// feedByID is the caller's sessions feed by session (unread counts,
+// pins); nil when it cannot be read (a bot's token, a link's), or not
+// within a few seconds: the list is shown without them then.
+func feedByID(ctx context.Context, c *client.Client) map[string]wire.FeedItem {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	items, err := c.FeedItems(ctx)
 	if err != nil {
 		return nil
 	}
-	out := make(map[string]int, len(items))
+	out := make(map[string]wire.FeedItem, len(items))
 	for _, it := range items {
-		out[it.ID] = it.Unread
+		out[it.ID] = it
 	}
 	return out
 }

@@ -38,7 +38,8 @@ func TestShortIDs(t *testing.T) {
 }
 
 // The table of albedo sessions: the full id first, and the short id,
-// unread count and parent of a fork as columns of their own.
+// unread count, parent of a fork and the caller's pin as columns of their
+// own.
 func TestPrintSessions(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 30, 6, 45, 0, 0, time.Local)
@@ -48,14 +49,14 @@ func TestPrintSessions(t *testing.T) {
 		{ID: "019ad2f1-7c00-7000-8000-00000039d669", Phase: wire.PhaseIdle, Head: 5, Provider: "echo", UpdatedAt: at},
 	}
 	var b strings.Builder
-	if err := printSessions(&b, ss, map[string]int{ss[1].ID: 100}); err != nil {
+	if err := printSessions(&b, ss, map[string]wire.FeedItem{ss[1].ID: {ID: ss[1].ID, Unread: 100, Pinned: true}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 	want := [][]string{
-		{"ID", "TITLE", "PHASE", "EVENTS", "PROVIDER", "MODEL", "UNREAD", "UPDATED", "SHORT", "ID", "FORK", "OF"},
+		{"ID", "TITLE", "PHASE", "EVENTS", "PROVIDER", "MODEL", "UNREAD", "UPDATED", "SHORT", "ID", "FORK", "OF", "PIN"},
 		{ss[0].ID, "plan", "idle", "9", "local", "gpt-x", "-", "2026-11-30", "06:45", "aaaa1111", "⑂", "0039d669", "#4"},
-		{ss[1].ID, "-", "idle", "5", "echo", "-", "100+", "2026-11-30", "06:45", "0039d669", "-"},
+		{ss[1].ID, "-", "idle", "5", "echo", "-", "100+", "2026-11-30", "06:45", "0039d669", "-", "★"},
 	}
 	for i, w := range want {
 		if i >= len(lines) || strings.Join(strings.Fields(lines[i]), " ") != strings.Join(w, " ") {
