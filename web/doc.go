@@ -15,6 +15,9 @@
 // static/newsession.js: "+ new" and its choice of provider;
 // static/search.js: search across sessions; static/forks.js: a message's
 // fork, regenerate and edit, a fork's parent, the tree, and compaction;
+// static/versions.js: a message's versions (‹ i/n ›), from the forks at
+// the point before it; static/listorder.js: the list's order, each fork
+// under its parent;
 // static/tools.js: tool calls as blocks, and the decisions on those that
 // wait; static/agent.js: a coding agent's files, diffs and notices, and
 // its plan, thinking and commands' output from the session's status;

@@ -17,6 +17,8 @@ import { closeShare, wireShare } from './share.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { actionBar, originText, wireForks } from './forks.js';
+import { DEEPEST, listOrder } from './listorder.js';
+import { drawVersions, firstAfter, versionsFeed, versionsOpened, wireVersions } from './versions.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
 import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, toolElement, wireTools } from './tools.js';
 import { drawPlan, isAgentCall, noticeElement, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
@@ -222,8 +224,9 @@ function onFeed(u) {
     for (const [id, v] of [...app.views]) if (!seen.has(id) && !v.subscribed) app.views.delete(id);
     app.feedNext = u.next;
   }
-  feedItems(u.sessions);
+  const fresh = feedItems(u.sessions);
   for (const id of u.gone) forget(id);
+  versionsFeed(fresh, u.gone);
   if (u.start && app.wanted && !app.views.has(app.wanted)) openByID(app.wanted);
   if (!app.current || !app.views.has(app.current)) {
     const pick = app.wanted && app.views.has(app.wanted) ? app.wanted : sorted()[0]?.id;
@@ -232,13 +235,16 @@ function onFeed(u) {
   drawListSoon();
 }
 
-// feedItems puts the feed's items into the list.
+// feedItems puts the feed's items into the list, and returns those new
+// to it.
 function feedItems(items) {
+  const fresh = [];
   for (const it of items) {
     let v = app.views.get(it.id);
     if (!v) {
       v = new View({ id: it.id, title: it.title, updated_at: it.at });
       app.views.set(it.id, v);
+      fresh.push(it);
     }
     const granted = v.session.access !== it.access;
     v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent };
@@ -253,6 +259,7 @@ function feedItems(items) {
     if (v.id !== app.current) v.unread = it.unread;
     if (v.id === app.current) drawTitle(v);
   }
+  return fresh;
 }
 
 // morePages reads the feed's next page once the list is scrolled near its
@@ -504,15 +511,17 @@ function ago(ms) {
   return `${Math.floor(d / 86400)}d`;
 }
 
-// drawList draws the session list afresh. A keyboard user's focus on one
-// of its buttons stays on that session's new button: the list redraws on
-// any activity, and the focus would otherwise fall back to the page.
+// drawList draws the session list afresh, each fork under its parent
+// (listorder.js). A keyboard user's focus on one of its buttons stays on
+// that session's new button: the list redraws on any activity, and the
+// focus would otherwise fall back to the page.
 function drawList() {
   const ul = $('sessions');
   const focused = ul.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.session : undefined;
-  const items = sorted().map((v) => {
+  const items = listOrder(sorted()).map(({ v, depth }) => {
     const li = document.createElement('li');
     li.dataset.session = v.id;
+    if (depth) li.dataset.depth = String(Math.min(depth, DEEPEST));
     li.classList.toggle('current', v.id === app.current);
     li.classList.toggle('unread', v.unread > 0);
     li.classList.toggle('approval', v.asking);
@@ -620,6 +629,7 @@ function select(id) {
   $('tree').replaceChildren();
   closeShare();
   app.client.watch(id, true);
+  versionsOpened(v);
   drawSession();
   drawList();
   if (v.asking) readApprovals(v);
@@ -683,6 +693,7 @@ function drawSession() {
     if (el) frag.append(el);
   }
   tr.append(frag);
+  drawVersions(v);
   drawStream();
   drawOutbox();
   drawAgent(v);
@@ -742,6 +753,7 @@ function flushAppends() {
     if (ev.type === 'approval' || ev.type === 'tool_result') decided.push(ev.call_id);
   }
   tr.insertBefore(frag, after(''));
+  drawVersions(v);
   // A decision or a result changes its call's block, wherever it is.
   for (const id of decided) redrawCall(v, id);
   announce(v, evs);
@@ -1012,6 +1024,7 @@ async function loadOlder() {
     v.events = before.concat(v.events);
     v.more = page.more;
     if (!v.more && marker) marker.remove();
+    drawVersions(v);
     tr.scrollTop += tr.scrollHeight - height;
   } catch (e) {
     notice(`history: ${spoken(e)}`, true);
@@ -1023,30 +1036,37 @@ async function loadOlder() {
 // REVEAL_PAGES is how many pages of older history opening a hit reads.
 const REVEAL_PAGES = 50;
 
-// reveal scrolls the open session to its message at offset, reading older
-// history back to it, and marks it for a moment. The session's history
-// may still be on its way (a hit opened just after the page loaded): it
-// waits for it, a frame at a time, for up to 5 s.
-async function reveal(id, offset) {
+// reveal scrolls the open session to its message at offset (after: to
+// its first message after offset), reading older history back to it,
+// and marks it for a moment. The session's history may still be on its
+// way (a hit opened just after the page loaded): it waits for it, a
+// frame at a time, for up to 5 s. A session with no message after
+// offset yet shows its end.
+async function reveal(id, offset, after = false) {
   const waitUntil = Date.now() + 5000;
   for (let pages = 0; app.current === id;) {
-    const el = $('transcript').querySelector(`article[data-offset="${offset}"]`) || blockAt(app.views.get(id), offset);
+    flushAppends(); // events that came are drawn first
+    const v = app.views.get(id);
+    const at = after ? firstAfter(v, offset) : offset;
+    const el = at !== undefined && ($('transcript').querySelector(`article[data-offset="${at}"]`) || blockAt(v, at));
     if (el) {
       el.scrollIntoView({ block: 'center' });
       el.classList.add('hit');
       setTimeout(() => el.classList.remove('hit'), 3000);
       return;
     }
-    const v = app.views.get(id);
     const first = v.events[0]?.offset;
     if (first === undefined || v.events[v.events.length - 1].offset < v.history || app.loadingOlder) {
-      if (Date.now() > waitUntil) throw new Error('the session did not load');
+      if (Date.now() > waitUntil) {
+        if (after) return; // a session with no events yet
+        throw new Error('the session did not load');
+      }
       await new Promise((r) => requestAnimationFrame(r));
       continue;
     }
+    if (after && (first <= offset + 1 || !v.more)) return;
     if (first <= offset || !v.more) throw new Error(`message ${offset} is not in what this session holds now`);
     if (pages++ >= REVEAL_PAGES) throw new Error(`message ${offset} is more than ${REVEAL_PAGES} pages back: scroll up to it`);
-    flushAppends();
     await loadOlder();
   }
 }
@@ -1330,16 +1350,13 @@ function wireOwner() {
     },
     act,
   });
-  wireForks({
-    app,
-    act,
-    notice,
-    open: async (id, offset) => {
-      if (!app.views.has(id) && !(await openByID(id))) return;
-      select(id);
-      if (offset) await reveal(id, offset);
-    },
-  });
+  const open = async (id, offset) => {
+    if (!app.views.has(id) && !(await openByID(id))) return;
+    select(id);
+    if (offset) await reveal(id, offset);
+  };
+  wireForks({ app, act, notice, open });
+  wireVersions({ app, act, open, reveal: (id, p) => reveal(id, p, true) });
   $('rename').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const title = v && prompt('New title', v.session.title);

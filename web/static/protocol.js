@@ -549,6 +549,9 @@ export class Api {
   // their offsets and expiry), oldest first.
   approvals(id) { return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}/approvals`).then((r) => r.data.approvals || []); }
   bots() { return this.call('GET', '/v1/bots').then((r) => r.data.bots); }
+  // forks are the sessions forked from id that the token may read, by
+  // fork point and then age.
+  forks(id) { return this.call('GET', `/v1/sessions/${encodeURIComponent(id)}/forks`).then((r) => r.data.forks || []); }
   setRead(id, offset) { return this.call('PUT', `/v1/sessions/${encodeURIComponent(id)}/read`, { body: { offset } }); }
   interrupt(id) { return this.call('POST', `/v1/sessions/${encodeURIComponent(id)}/interrupt`).then((r) => r.data); }
   // before: a page of events older than that offset.
