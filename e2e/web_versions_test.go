@@ -70,8 +70,9 @@ func TestWebVersionsInline(t *testing.T) {
 	// with the focus on the arrow that goes back; Enter there goes back.
 	eval[bool](p, `(document.querySelector('#transcript > article[data-role=user] .versions [data-go=next]').focus(), true)`)
 	p.do(chromedp.KeyEvent(kb.Enter))
-	p.wait("the edit, open at its message", `window.albedo.current === `+jsString(edit)+` && `+versionsOf("user")+` === '2/2 <-' &&
-		document.querySelector('#transcript > article[data-role=user]').classList.contains('hit') &&
+	p.wait("the edit, open at its message", `window.albedo.current === `+jsString(edit)+` &&
+		document.querySelector('#transcript > article[data-role=user]')?.classList.contains('hit')`)
+	p.wait("its versions, the focus on ‹", versionsOf("user")+` === '2/2 <-' &&
 		document.activeElement === document.querySelector('#transcript > article[data-role=user] .versions [data-go=prev]')`)
 	p.wait("the edit's own text", `document.querySelector('#transcript > article[data-role=user] .body').textContent === 'first question, edited'`)
 	if n := eval[int](p, `window.forksRead`); n != 2 {
@@ -102,8 +103,9 @@ func TestWebVersionsInline(t *testing.T) {
 	// At 360 px the arrows are on the screen, big enough to tap, and a tap
 	// on ‹ opens the version before.
 	p.do(chromedp.EmulateViewport(360, 740))
-	p.wait("the arrows on a phone's screen", `(() => { const b = document.querySelector('#transcript > article[data-role=user] .versions [data-go=prev]').getBoundingClientRect();
-		return b.left >= 0 && b.right <= innerWidth && b.height >= 32 && b.width >= 32 })()`)
+	p.wait("the arrows on a phone's screen, uncovered", `(() => { const el = document.querySelector('#transcript > article[data-role=user] .versions [data-go=prev]');
+		const b = el.getBoundingClientRect();
+		return b.left >= 0 && b.right <= innerWidth && b.height >= 32 && b.width >= 32 && document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2) === el })()`)
 	xy := eval[[]float64](p, `(() => { const b = document.querySelector('#transcript > article[data-role=user] .versions [data-go=prev]').getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2] })()`)
 	p.do(chromedp.MouseClickXY(xy[0], xy[1]))
 	p.wait("the version before, by a tap", `window.albedo.current === `+jsString(again)+` && `+versionsOf("user")+` === '3/4 <>'`)
