@@ -43,6 +43,16 @@ func (s *Server) listProviders(c echo.Context) error {
 	return c.JSON(http.StatusOK, s.hub.Providers())
 }
 
+// listModels serves GET /v1/providers/{name}/models: what a model picker
+// offers for a provider's sessions.
+func (s *Server) listModels(c echo.Context) error {
+	ms, err := s.hub.Models(c.Request().Context(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ms)
+}
+
 func (s *Server) removeBot(c echo.Context) error {
 	ids, err := s.hub.RemoveBot(c.Request().Context(), c.Param("name"))
 	if err != nil {

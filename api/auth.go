@@ -54,6 +54,7 @@ var permissions = map[string]access.Rule{
 	"GET /v1/search":                           {Roles: access.Everyone}, // each finds what they may read only
 	"GET /v1/usage":                            {Roles: access.OwnerOnly},
 	"GET /v1/providers":                        {Roles: access.People},
+	"GET /v1/providers/:name/models":           {Roles: access.People},
 	"GET /v1/bots":                             {Roles: access.OwnerOnly},
 	"POST /v1/bots":                            {Roles: access.OwnerOnly},
 	"DELETE /v1/bots/:name":                    {Roles: access.OwnerOnly},

@@ -42,6 +42,7 @@ var doing = map[string]string{
 	"GET /v1/search":                           "search",
 	"GET /v1/usage":                            "read the daemon's usage",
 	"GET /v1/providers":                        "list providers",
+	"GET /v1/providers/:name/models":           "list a provider's models",
 	"GET /v1/bots":                             "list bots",
 	"POST /v1/bots":                            "add bots",
 	"DELETE /v1/bots/:name":                    "remove bots",

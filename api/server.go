@@ -206,6 +206,7 @@ func (s *Server) routes(v1 *echo.Group) {
 	v1.GET("/search", s.search)
 	v1.GET("/usage", s.usage)
 	v1.GET("/providers", s.listProviders)
+	v1.GET("/providers/:name/models", s.listModels)
 	v1.GET("/bots", s.listBots)
 	v1.POST("/bots", s.addBot)
 	v1.DELETE("/bots/:name", s.removeBot)

@@ -340,3 +340,18 @@ func (c *Client) Pin(ctx context.Context, id string, pin bool) error {
 	_, err := c.call(ctx, method, sessPath(id)+"/pin", nil, nil, nil, true)
 	return err
 }
+
+// Models lists the models a provider serves ("" for the default
+// provider), for a model picker.
+func (c *Client) Models(ctx context.Context, provider string) (wire.Models, error) {
+	var out wire.Models
+	if provider == "" {
+		ps, err := c.Providers(ctx)
+		if err != nil {
+			return out, err
+		}
+		provider = ps.Default
+	}
+	_, err := c.call(ctx, http.MethodGet, "/v1/providers/"+url.PathEscape(provider)+"/models", nil, nil, &out, true)
+	return out, err
+}

@@ -175,6 +175,7 @@ type Hub struct {
 	tokens access.Table // owner (made by a command), bot and viewer tokens
 	feed   feed         // every session as the sessions feed shows it (feed.go)
 	pins   pinCache     // each person's pinned sessions, as read (pins.go)
+	models modelLists   // each provider's models, as last listed (models.go)
 	bots   botTable     // connections serving bot turns
 	// Tools: what the sources offer, the connections serving bots'
 	// tools, and the calls waiting for decisions (tool_turns.go).

@@ -247,6 +247,21 @@ type ProviderInfo struct {
 	Model string `json:"model,omitempty"` // the model it uses when a session names none
 }
 
+// ModelInfo is a model a provider serves: its id (what a session's model
+// names) and, where the provider gives one, a name to show.
+type ModelInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// Models is the body of GET /v1/providers/{name}/models: the models the
+// provider's API lists, and the one its profile uses by default.
+type Models struct {
+	Provider string      `json:"provider"`
+	Default  string      `json:"default,omitempty"`
+	Models   []ModelInfo `json:"models"`
+}
+
 // Providers is the body of GET /v1/providers.
 type Providers struct {
 	Default   string         `json:"default"` // the provider of a session that names none

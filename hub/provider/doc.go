@@ -27,6 +27,8 @@
 //   - tools.go: Tool, ToolCall and the tool role: what a provider offers
 //     its model and the calls it reports (Request.Tools, Request.Call).
 //   - openai.go: OpenAI, any OpenAI-compatible chat-completions endpoint.
+//   - models.go: Lister, a provider whose API lists its models (OpenAI's
+//     and Anthropic's), for a model picker.
 //   - anthropic.go: Anthropic, Anthropic's Messages API, the session's
 //     effort as its extended-thinking budget.
 //   - failure.go: a stream's failure in words for the transcript: the

@@ -2,7 +2,8 @@
 // tests: it records each request and answers with a scripted reply in
 // the API's own server-sent events (message_start, content blocks with
 // their deltas, message_delta with the usage, message_stop), which the
-// official SDK reads in albedo's Anthropic provider.
+// official SDK reads in albedo's Anthropic provider; models.go answers
+// GET /v1/models as the API lists its models.
 package fakeanthropic
 
 import (
@@ -101,6 +102,7 @@ func Start() (*Server, error) {
 	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("GET /v1/models", s.listModels)
 	s.srv = &http.Server{Handler: mux}
 	go s.srv.Serve(ln)
 	return s, nil

@@ -3,5 +3,6 @@
 // (server-sent events with chat.completion.chunk objects, then
 // "data: [DONE]"). It records every request body and replies as scripted:
 // echo, an error status, a stream that breaks, or a reply that blocks until
-// released. It is the only fake of an outside service in albedo's tests.
+// released; models.go answers GET /v1/models, the list a model picker
+// reads. It is the only fake of an outside service in albedo's tests.
 package fakeopenai

@@ -135,10 +135,12 @@ type Server struct {
 	ln  net.Listener
 	srv *http.Server
 
-	mu       sync.Mutex
-	script   []Reply
-	requests []Request
-	arrived  chan Request
+	mu        sync.Mutex
+	script    []Reply
+	requests  []Request
+	arrived   chan Request
+	models    []string // GET /v1/models (models.go)
+	modelsSet bool
 }
 
 // Start serves on 127.0.0.1 until Close.
@@ -150,6 +152,7 @@ func Start() (*Server, error) {
 	s := &Server{ln: ln, URL: "http://" + ln.Addr().String() + "/v1", arrived: make(chan Request, 1024)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.completions)
+	mux.HandleFunc("GET /v1/models", s.listModels)
 	s.srv = &http.Server{Handler: mux}
 	go s.srv.Serve(ln)
 	return s, nil
