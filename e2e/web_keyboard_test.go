@@ -112,8 +112,8 @@ func TestWebListKeepsFocusAcrossRedraws(t *testing.T) {
 	if _, err := fx.c.CreateSession(fx.ctx, "c", wire.SessionCreate{Title: "gamma"}); err != nil {
 		t.Fatal(err)
 	}
-	p.wait("gamma listed, beta unread", `document.querySelectorAll('#sessions li').length === 3 &&
-		document.querySelector('#sessions li[data-session=b] .count')?.textContent === '2'`)
+	p.wait("gamma listed, beta's reply unread", `document.querySelectorAll('#sessions li').length === 3 &&
+		document.querySelector('#sessions li[data-session=b] .count')?.textContent === '1'`)
 	if got := eval[string](p, `document.activeElement.closest('#sessions li')?.dataset.session || document.activeElement.tagName`); got != "b" {
 		t.Fatalf("after the list redrew the focus is on %q, not beta's button", got)
 	}

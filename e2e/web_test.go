@@ -291,7 +291,8 @@ func putMany(t *testing.T, fx *fixture, id string, n, conc int) {
 }
 
 // The owner's list is live: a session made elsewhere joins it on top, a
-// message in a session not shown counts as unread and moves it up, one
+// reply in a session not shown counts as unread and moves it up (the
+// owner's own message, sent from elsewhere, does not count), one
 // deleted elsewhere leaves; + new makes and opens one (the daemon's
 // default provider: TestWebNewSessionWithAProvider chooses); Esc in the
 // composer interrupts the running turn; at 360 px the list folds away
@@ -316,7 +317,7 @@ func TestWebSessionListIsLive(t *testing.T) {
 	if _, err := fx.c.PutInput(fx.ctx, "b", uuid.Must(uuid.NewV7()).String(), "news"); err != nil {
 		t.Fatal(err)
 	}
-	p.wait("beta unread, on top", order+`.startsWith('beta') && document.querySelector('#sessions li[data-session=b] .count')?.textContent === '2'`)
+	p.wait("beta's reply unread, on top", order+`.startsWith('beta') && document.querySelector('#sessions li[data-session=b] .count')?.textContent === '1'`)
 	if err := fx.c.DeleteSession(fx.ctx, "c"); err != nil {
 		t.Fatal(err)
 	}
