@@ -392,6 +392,7 @@ func (a *App) syncSubs() {
 	if id, ok := a.m.WantInfo(); ok { // the meter's window and cost to date
 		a.treeRun(cmdInfo{Session: id})
 	}
+	a.run(a.m.WantVersions()) // the forks its messages' versions are
 	want := a.m.Recent()
 	if a.m.ReadOnly {
 		want = want[:0]
@@ -535,7 +536,7 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) {
+			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) && !a.versionsRun(cmd) {
 				a.toolRun(cmd)
 			}
 		}

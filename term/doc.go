@@ -24,7 +24,9 @@
 // its settings events, /respond and /participants), mentions.go (@NAME
 // being typed: the names it may become above the composer, Tab to
 // complete), forks.go (forks and compaction: f, r and e on a selected
-// message, /forks, /parent, /compact), share.go (sharing the session in front:
+// message, /forks, /parent, /compact), versions.go (a message's versions, ‹ i/n › in its
+// header, ← and → on it selected: forks at the point before it, read
+// once per origin), share.go (sharing the session in front:
 // /invite, /grant, /ungrant, /grants, /link, /links, /revoke, offered
 // to its creator and admins), attach.go (/attach: files uploaded for a session's next
 // message, their chips above the composer, the message sent with them,

@@ -39,7 +39,7 @@ func (m *Model) Feed(u client.FeedUpdate) []Cmd {
 			m.lose(s, "")
 		}
 	}
-	return cmds
+	return append(cmds, m.versionsFeed(u.Sessions, u.Gone)...)
 }
 
 // feedItems puts the feed's items into the sidebar. A session the feed

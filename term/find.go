@@ -190,8 +190,13 @@ func (f *search) status() string {
 }
 
 // pick is a message (or a tool call) selected in the focused transcript,
-// for copying: an index into its Events.
-type pick struct{ event int }
+// for copying: an index into its Events; said is a word on the last key
+// pressed on it, which the status bar shows in place of the keys until
+// the next.
+type pick struct {
+	event int
+	said  string
+}
 
 // openPick selects the focused session's last message.
 func (m *Model) openPick() []Cmd {
@@ -231,6 +236,7 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 		m.pick = nil
 		return m.press(ev)
 	}
+	m.pick.said = ""
 	switch {
 	case ev.Key() == tcell.KeyUp:
 		m.movePick(-1)
@@ -249,6 +255,10 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 		}
 		m.pick = nil
 		return m.copyText(codes[0], "code 1")
+	case ev.Key() == tcell.KeyLeft:
+		return m.switchVersion(s, -1)
+	case ev.Key() == tcell.KeyRight:
+		return m.switchVersion(s, +1)
 	case ev.Key() == tcell.KeyEscape:
 		m.pick = nil
 	default:

@@ -28,6 +28,7 @@ type hits struct {
 type jump struct {
 	session string
 	offset  int64
+	after   bool // the first message after offset, not the event at it (versions.go)
 	pages   int
 }
 
@@ -113,21 +114,24 @@ func (m *Model) land() []Cmd {
 		m.jump = nil
 		return nil
 	}
-	for i, ev := range s.Events {
-		if ev.Offset == j.offset {
-			m.jump = nil
-			i = callOf(s.Events, i)
-			m.pick = &pick{event: i}
-			from, _ := s.eventRange(m.look(), i)
-			m.showLine(s, from)
-			return nil
-		}
+	if i, ok := j.target(s); ok {
+		m.jump = nil
+		i = callOf(s.Events, i)
+		m.pick = &pick{event: i}
+		from, _ := s.eventRange(m.look(), i)
+		m.showLine(s, from)
+		return nil
 	}
 	if !s.caughtUp() {
 		m.notify(false, "opening…") // its history is on its way: landed as it comes (event)
 		return nil
 	}
-	if j.offset > s.Events[0].Offset || !s.More {
+	if j.after && j.covered(s) {
+		m.jump = nil
+		m.notify(false, "no message after the fork point yet")
+		return nil
+	}
+	if !j.after && j.offset > s.Events[0].Offset || !s.More {
 		m.jump = nil
 		m.notify(true, fmt.Sprintf("message %d is not in what this session holds now", j.offset))
 		return nil
@@ -140,6 +144,27 @@ func (m *Model) land() []Cmd {
 	j.pages++
 	m.notify(false, "reading older history…")
 	return []Cmd{cmdLoadOlder{Session: s.ID, Before: s.Events[0].Offset}}
+}
+
+// target is the index of the event the jump lands on, when s's events
+// hold it: the one at its offset, or the first message after it once
+// what is loaded reaches back to it.
+func (j *jump) target(s *SessionView) (int, bool) {
+	for i, ev := range s.Events {
+		switch {
+		case !j.after && ev.Offset == j.offset:
+			return i, true
+		case j.after && ev.Offset > j.offset && ev.Type == wire.EventMessage:
+			return i, j.covered(s)
+		}
+	}
+	return 0, false
+}
+
+// covered says whether s's events loaded reach back to just after the
+// jump's offset, so the first message after it among them is its first.
+func (j *jump) covered(s *SessionView) bool {
+	return !s.More || len(s.Events) > 0 && s.Events[0].Offset <= j.offset+1
 }
 
 // callOf is the event that draws event i: a tool's result is drawn in

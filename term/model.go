@@ -82,6 +82,9 @@ type Model struct {
 
 	lostNames map[string]string // sessions the feed took away, by id: their names, until their reset says why (gone.go)
 
+	forksOf  map[string]*originForks // the forks of the focused session's origins, as read (versions.go)
+	forksGen int                     // counts the reads of forksOf: a session's versions are of one of them
+
 	Now func() time.Time // injectable clock for relative times
 }
 
@@ -145,6 +148,9 @@ type SessionView struct {
 	fetched    []wire.Approval   // calls waiting that Events do not hold: older than the history loaded
 	fetchedFor string            // the turn and count of waiting calls fetched was read for
 	deciding   map[string]string // decisions sent from here that have not landed yet, by call
+
+	versions    map[int64]versionPoint // its messages' versions, by fork point (versions.go)
+	versionsGen int                    // the Model's forksGen they were made of
 
 	rendered  transcript  // Events as drawn (transcript.go)
 	streaming streamLines // StreamText as drawn

@@ -37,6 +37,9 @@ func (m *Model) Result(r any) []Cmd {
 		if cmds, ok := m.shareResult(r); ok {
 			return cmds
 		}
+		if cmds, ok := m.versionsResult(r); ok {
+			return cmds
+		}
 		if !m.treeResult(r) && !m.fileResult(r) {
 			m.toolResult(r)
 		}

@@ -126,8 +126,10 @@ func (m *Model) statusNotice() (string, bool) {
 	switch {
 	case m.search != nil:
 		return m.search.status(), false
+	case m.pick != nil && m.pick.said != "":
+		return m.pick.said, false
 	case m.pick != nil:
-		return "↑↓ choose · Enter/y copy · c its code · f fork · r regenerate · e edit · Esc", false
+		return m.versionHint() + "↑↓ choose · Enter/y copy · c its code · f fork · r regenerate · e edit · Esc", false
 	case m.files != nil:
 		return "↑↓ choose · Enter opens · s saves · Esc · Ctrl-O: long tool calls", false
 	case m.asking != nil:

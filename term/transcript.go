@@ -38,6 +38,11 @@ type transcript struct {
 	// callAt is the block of each tool call: that of its first event
 	// here, drawn again as the call's later events land.
 	callAt map[string]int
+
+	// prevMsg is the offset of the last message rendered (or where the
+	// events begin), for the first message after a fork point: the one
+	// that shows its versions (versions.go).
+	prevMsg int64
 }
 
 // streamLines is the streaming reply rendered for one width. Deltas only
@@ -73,6 +78,9 @@ func (s *SessionView) view(o look) *transcript {
 		*t = transcript{look: o}
 	}
 	from := len(t.blocks)
+	if from == 0 {
+		t.prevMsg = s.firstPrev()
+	}
 	dirty := from // the first block whose lines changed
 	for i := from; i < len(s.Events); i++ {
 		ev := s.Events[i]
@@ -80,6 +88,12 @@ func (s *SessionView) view(o look) *transcript {
 		switch j, drawn := t.callAt[ev.CallID]; {
 		case !isToolEvent(ev.Type):
 			b = eventLines(ev, o, t.replyTo(ev))
+			if ev.Type == wire.EventMessage {
+				if _, v, ok := s.versionAfter(t.prevMsg, ev.Offset); ok {
+					b = withMark(b, v.mark(), o.width)
+				}
+				t.prevMsg = ev.Offset
+			}
 		case !drawn:
 			if t.callAt == nil {
 				t.callAt = map[string]int{}
