@@ -35,6 +35,7 @@ var permissions = map[string]access.Rule{
 	"PUT /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/inputs/:input_id":    {Roles: access.Writers, Need: wire.AccessWrite},
 	"POST /v1/sessions/:id/interrupt":          {Roles: access.Speakers, Need: wire.AccessWrite},
+	"POST /v1/sessions/:id/continue":           {Roles: access.Speakers, Need: wire.AccessWrite},
 	"GET /v1/sessions/:id/status":              {Roles: access.Everyone, Need: wire.AccessRead},
 	"GET /v1/sessions/:id/approvals":           {Roles: access.Everyone, Need: wire.AccessRead},
 	"POST /v1/sessions/:id/approvals/:call_id": {Roles: access.People, Need: wire.AccessWrite}, // a decision is a person's

@@ -23,6 +23,7 @@ var doing = map[string]string{
 	"PUT /v1/sessions/:id/inputs/:input_id":    "write in the session",
 	"GET /v1/sessions/:id/inputs/:input_id":    "write in the session",
 	"POST /v1/sessions/:id/interrupt":          "interrupt the session's turn",
+	"POST /v1/sessions/:id/continue":           "continue the session's reply",
 	"GET /v1/sessions/:id/status":              "read the session",
 	"GET /v1/sessions/:id/approvals":           "read the session",
 	"POST /v1/sessions/:id/approvals/:call_id": "decide the session's tool calls",

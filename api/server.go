@@ -187,6 +187,7 @@ func (s *Server) routes(v1 *echo.Group) {
 	v1.PUT("/sessions/:id/inputs/:input_id", s.putInput)
 	v1.GET("/sessions/:id/inputs/:input_id", s.getInput)
 	v1.POST("/sessions/:id/interrupt", s.interrupt)
+	v1.POST("/sessions/:id/continue", s.continueTurn)
 	v1.GET("/sessions/:id/status", s.status)
 	v1.GET("/sessions/:id/approvals", s.approvals)
 	v1.POST("/sessions/:id/approvals/:call_id", s.decide)

@@ -208,6 +208,16 @@ func (s *Server) interrupt(c echo.Context) error {
 	return c.JSON(http.StatusOK, wire.Interrupted{Interrupted: ok, TurnID: turn})
 }
 
+// continueTurn serves POST /v1/sessions/{id}/continue: the newest reply,
+// cut off, is run on (hub/continue.go).
+func (s *Server) continueTurn(c echo.Context) error {
+	turn, err := s.hub.Continue(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, wire.Continued{TurnID: turn})
+}
+
 func (s *Server) status(c echo.Context) error {
 	st, err := s.hub.Status(c.Request().Context(), c.Param("id"))
 	if err != nil {

@@ -169,7 +169,7 @@ func TestPostRecords(t *testing.T) {
 		if err != nil || got.Receipt() != first.Receipt() {
 			t.Fatalf("receipt read back %+v (%v), want %+v", got.Receipt(), err, first.Receipt())
 		}
-		if _, err := d.rw.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES ('s','old',7,?,'accepted','done','','','',0,'t','t',0)`, textHash("before")); err != nil {
+		if _, err := d.rw.ExecContext(ctx, `INSERT INTO inputs (`+inputColumns+`) VALUES ('s','old',7,?,'accepted','done','','','',0,'t','t',0,0)`, textHash("before")); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Close(ctx); err != nil {

@@ -16,11 +16,11 @@ import (
 )
 
 // inputColumns are Input's columns in the order scanInput reads them.
-const inputColumns = `session, input_id, ord, text_hash, state, delivery, turn_id, error, partial, msg_offset, created_at, updated_at, step`
+const inputColumns = `session, input_id, ord, text_hash, state, delivery, turn_id, error, partial, msg_offset, created_at, updated_at, step, continues`
 
 func scanInput(row interface{ Scan(...any) error }, in *Input) error {
 	return row.Scan(&in.Session, &in.InputID, &in.Ord, &in.TextHash, &in.State, &in.Delivery,
-		&in.TurnID, &in.Error, &in.Partial, &in.MsgOffset, &in.CreatedAt, &in.UpdatedAt, &in.Step)
+		&in.TurnID, &in.Error, &in.Partial, &in.MsgOffset, &in.CreatedAt, &in.UpdatedAt, &in.Step, &in.Continues)
 }
 
 // Input is a stored input and its receipt.
@@ -42,6 +42,9 @@ type Input struct {
 	// Step is the place, among the turns its message's mentions start,
 	// of the one TurnID names (0 for the first, or the only one).
 	Step int `bun:"step"`
+	// Continues is the offset of the reply its turn continues (0: none):
+	// one cut off, run on (ContinueInput).
+	Continues int64 `bun:"continues"`
 }
 
 // Receipt returns the input as the contract shapes a receipt.
@@ -127,9 +130,9 @@ var errRepeat = errors.New("db: the input's id is taken")
 // does. Repeats are rare (a client sends one again after losing its
 // receipt), and the round trip would cost every input.
 func (t *Tx) insertInput(ctx context.Context, in Input) error {
-	const insert = `INSERT INTO inputs (` + inputColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	const insert = `INSERT INTO inputs (` + inputColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 	args := []any{in.Session, in.InputID, in.Ord, in.TextHash, in.State, in.Delivery,
-		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt, in.Step}
+		in.TurnID, in.Error, in.Partial, in.MsgOffset, in.CreatedAt, in.UpdatedAt, in.Step, in.Continues}
 	if !t.careful && t.bt.queues() {
 		return t.bt.exec(ctx, t.bind(insert), args...)
 	}
@@ -298,6 +301,23 @@ func (t *Tx) NextStep(ctx context.Context, session, inputID string, step int, tu
 		Where("session = ? AND input_id = ?", session, inputID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("next step: %w", err)
+	}
+	return nil
+}
+
+// ContinueInput queues an input's turn again, as turn, to continue its
+// reply at offset msg, which was cut off (an interrupt, a failure): an
+// input that is not (queued or running again already) is ErrConflict.
+func (t *Tx) ContinueInput(ctx context.Context, session, inputID, turn string, msg int64) error {
+	res, err := t.NewUpdate().Model((*Input)(nil)).
+		Set("delivery = ?", wire.DeliveryQueued).Set("turn_id = ?", turn).Set("continues = ?", msg).Set("partial = ''").
+		Set("updated_at = ?", formatTime(t.now)).
+		Where("session = ? AND input_id = ? AND delivery IN (?, ?)", session, inputID, wire.DeliveryInterrupted, wire.DeliveryFailed).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("continue input: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("input %q of session %q is not cut off: %w", inputID, session, ErrConflict)
 	}
 	return nil
 }

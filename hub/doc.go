@@ -29,6 +29,7 @@
 //	reads.go          read markers: set, read, pushed to the person's other connections
 //	pins.go           each person's pinned sessions, kept for the feed's items
 //	models.go         a provider's models, listed for a model picker and kept a while
+//	continue.go       a reply cut off, run on: its input's turn again, sent the reply so far
 //	forks.go          forks made and listed; a session's events read through its spans
 //	import.go         the events of a session restored from an export, each checked
 //	search.go         full-text search over what the caller may read, its scan bounded per request

@@ -57,11 +57,14 @@ type queued struct {
 	more        bool
 	named       bool   // the session has participants: replies are authored by name
 	who         string // who answers, when named: a profile's name or bot:NAME
+	// continues is the offset of the reply the turn goes on from (a cut
+	// off one: continue.go); 0 for a turn of its own.
+	continues int64
 }
 
 // queuedOf is a stored input as the turn runner queues it, under lease l.
 func queuedOf(in db.Input, l db.Lease) queued {
-	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l, step: in.Step}
+	return queued{inputID: in.InputID, turnID: in.TurnID, offset: in.MsgOffset, lease: l, step: in.Step, continues: in.Continues}
 }
 
 // interruption is the cancel cause of an interrupted turn.
@@ -348,7 +351,7 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
 		system = sp.System()
 	}
-	upto := q.offset
+	upto := max(q.offset, q.continues) // a continued reply's model is sent the reply
 	if q.step > 0 { // the replies of the participants mentioned before
 		ch.mu.Lock()
 		upto = max(upto, ch.head)
@@ -367,6 +370,9 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 	}
 	if system != "" {
 		req.Messages = append([]provider.Message{{Role: wire.RoleSystem, Author: "system", Text: system}}, req.Messages...)
+	}
+	if q.continues > 0 {
+		continueTranscript(p, &req)
 	}
 	return p, req, used, err
 }
@@ -479,7 +485,7 @@ func outcome(ctx context.Context, text, author string, err error) turnOutcome {
 // the turn's final state, or "" if the commit failed.
 func (h *Hub) commitTurn(ctx context.Context, ch *channel, q queued, o turnOutcome) string {
 	bg := context.WithoutCancel(ctx)
-	o.msg.InputID, o.msg.TurnID = q.inputID, q.turnID
+	o.msg.InputID, o.msg.TurnID, o.msg.Continues = q.inputID, q.turnID, q.continues
 	o.turn.InputID, o.turn.TurnID = q.inputID, q.turnID
 	if o.turn.State == wire.TurnFailed {
 		h.log.Info("turn failed", "session", ch.id, "turn", q.turnID, "err", o.errText)

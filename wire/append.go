@@ -87,6 +87,9 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 		b, _ := json.Marshal(ev.Attachments)
 		dst = append(append(dst, `,"attachments":`...), b...)
 	}
+	if ev.Continues != 0 {
+		dst = strconv.AppendInt(append(dst, `,"continues":`...), ev.Continues, 10)
+	}
 	return append(dst, '}')
 }
 
@@ -153,6 +156,9 @@ func EventSize(ev *Event) int {
 	field(len(`,"diff":`), ev.Diff)
 	for _, a := range ev.Attachments {
 		n += len(`,"attachments":[{"sha256":"","name":"","mime":"","size":-9223372036854775808}]`) + len(a.SHA256) + len(a.Name) + len(a.MIME)
+	}
+	if ev.Continues != 0 {
+		n += len(`,"continues":-9223372036854775808`)
 	}
 	return n
 }

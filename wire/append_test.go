@@ -64,6 +64,7 @@ func TestAppendEventIsMarshal(t *testing.T) {
 	at := time.Date(2026, 11, 30, 10, 51, 56, 123456780, time.UTC)
 	base := []Event{
 		{Offset: 1, Type: EventMessage, At: at, Role: RoleBot, Author: "bench", Text: "hello", InputID: "0193-…"},
+		{Offset: 2, Type: EventMessage, At: at, Role: RoleAssistant, Author: "m", Text: "the rest", InputID: "i", TurnID: "t2", State: MessageComplete, Continues: 1},
 		{Offset: 7, Type: EventTurn, At: at, InputID: "i", TurnID: "t", State: TurnInterrupted, Reason: ReasonUser, Error: "boom"},
 		{Offset: 8, Type: EventTurn, At: at, TurnID: "t", State: TurnCompleted, Usage: json.RawMessage(`{"input_tokens":3}`), Context: 1234},
 		{Offset: 9, Type: EventSettings, At: at, Title: ptr(""), Model: ptr("m"), By: "owner"},

@@ -160,4 +160,8 @@ type Event struct {
 
 	// message and tool_result: the files it carries (wire/blobs.go)
 	Attachments []Attachment `json:"attachments,omitempty"`
+
+	// message: the offset of the reply it continues, one cut off (POST
+	// /v1/sessions/{id}/continue); shown as that reply's rest.
+	Continues int64 `json:"continues,omitempty"`
 }

@@ -217,6 +217,12 @@ type Receipt struct {
 	Error    string `json:"error"`
 }
 
+// Continued is the reply of POST /v1/sessions/{id}/continue: the turn
+// that runs on the reply that was cut off.
+type Continued struct {
+	TurnID string `json:"turn_id"`
+}
+
 // Interrupted is the reply to an interrupt.
 type Interrupted struct {
 	Interrupted bool   `json:"interrupted"`

@@ -288,3 +288,7 @@ func userBlocks(text string, files []File) []anthropic.ContentBlockParamUnion {
 func (a *Anthropic) ImageBounds() ImageBounds {
 	return ImageBounds{MaxEdge: 1568, MaxBytes: 3<<20 + 3<<18}
 }
+
+// Prefills implements Prefiller: Anthropic's Messages API continues an
+// assistant message given last.
+func (a *Anthropic) Prefills() bool { return true }

@@ -17,6 +17,12 @@ type Lister interface {
 	Models(ctx context.Context) ([]wire.ModelInfo, error)
 }
 
+// Prefiller is a provider whose API continues an assistant message
+// given last (a reply cut off, run on: hub's continue.go).
+type Prefiller interface {
+	Prefills() bool
+}
+
 // MaxModels bounds a provider's list of models.
 const MaxModels = 1000
 
