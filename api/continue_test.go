@@ -21,7 +21,9 @@ func (e *env) cutOff(session string, n int, text string) wire.Event {
 	if code, _ := e.do("PUT", inputPath(session, n), nil, fmt.Sprintf(`{"text":%q}`, text), &r); code != http.StatusAccepted {
 		e.t.Fatalf("input: %d", code)
 	}
-	w.Next(func(f wire.Frame) bool { return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.TurnID == r.TurnID })
+	w.Next(func(f wire.Frame) bool {
+		return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.TurnID == r.TurnID
+	})
 	if code, _ := e.do("POST", "/v1/sessions/"+session+"/interrupt", nil, "", nil); code != 200 {
 		e.t.Fatalf("interrupt: %d", code)
 	}

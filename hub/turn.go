@@ -351,8 +351,10 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {
 		system = sp.System()
 	}
-	upto := max(q.offset, q.continues) // a continued reply's model is sent the reply
-	if q.step > 0 { // the replies of the participants mentioned before
+	// A continued reply's model is sent the reply; a later step's, the
+	// replies of the participants mentioned before.
+	upto := max(q.offset, q.continues)
+	if q.step > 0 {
 		ch.mu.Lock()
 		upto = max(upto, ch.head)
 		ch.mu.Unlock()
