@@ -355,3 +355,11 @@ func (c *Client) Models(ctx context.Context, provider string) (wire.Models, erro
 	_, err := c.call(ctx, http.MethodGet, "/v1/providers/"+url.PathEscape(provider)+"/models", nil, nil, &out, true)
 	return out, err
 }
+
+// Continue runs on the session's newest reply, which was cut off, and
+// returns the turn that does.
+func (c *Client) Continue(ctx context.Context, id string) (wire.Continued, error) {
+	var out wire.Continued
+	_, err := c.call(ctx, http.MethodPost, sessPath(id)+"/continue", nil, nil, &out, false)
+	return out, err
+}

@@ -19,7 +19,7 @@
 // (sessions set, and the settings sessions new takes too), stop.go (stop and status), drain.go (a node's stop that
 // sends its clients elsewhere first), migrate.go (the store's schema
 // brought to this build's), tail.go, tailhistory.go (tail -n: the last
-// messages read from the history), tokens.go, usage.go, models.go (models: a provider's models), version.go, approvals.go (approvals and
+// messages read from the history), tokens.go, usage.go, models.go (models: a provider's models), continue.go (continue: a cut-off reply run on), version.go, approvals.go (approvals and
 // approve: tool calls waiting for a decision, and a decision), mcp.go
 // (albedo mcp: albedo as an MCP server on stdio), agent.go (albedo
 // agent add: a coding agent's profile written to config.toml);

@@ -69,7 +69,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.url, "url", "", "a server's URL, http(s)://HOST[:PORT], instead of a home: no daemon.json, none started (default $ALBEDO_URL unless --home is given)")
 	root.PersistentFlags().StringVar(&g.token, "token", "", "the token to use (default: with a URL $ALBEDO_TOKEN, with a home daemon.json's owner token)")
 	root.AddCommand(newDaemonCmd(g), newStopCmd(g), newStatusCmd(g), newSessionsCmd(g), newSendCmd(g), newTailCmd(g),
-		newBotsCmd(g), newMembersCmd(g), newTokensCmd(g), newMigrateCmd(g), newDrainCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g), newImportCmd(g), newSearchCmd(g), newUsageCmd(g), newModelsCmd(g), newForkCmd(g), newForksCmd(g),
+		newBotsCmd(g), newMembersCmd(g), newTokensCmd(g), newMigrateCmd(g), newDrainCmd(g), newShareCmd(g), newAttachCmd(g), newOpenCmd(g), newExportCmd(g), newImportCmd(g), newSearchCmd(g), newUsageCmd(g), newModelsCmd(g), newContinueCmd(g), newForkCmd(g), newForksCmd(g),
 		newApprovalsCmd(g), newApproveCmd(g), newMCPCmd(g), newAgentCmd(g))
 	// The help and completion commands are cobra's; made now rather than
 	// at Execute so that usageRules and readme_test.go see them.
