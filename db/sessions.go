@@ -43,13 +43,16 @@ type Session struct {
 	Respond      string `bun:"respond"`
 	// Archived keeps it out of the session list and the feed; search
 	// still finds it.
-	Archived   bool   `bun:"archived"`
-	Version    int64  `bun:"version"`
-	Head       int64  `bun:"head"`
-	Inputs     int64  `bun:"inputs"`
-	CreateHash string `bun:"create_hash"`
-	CreatedAt  string `bun:"created_at"`
-	UpdatedAt  string `bun:"updated_at"`
+	Archived bool `bun:"archived"`
+	// Temperature is sent to its provider when it is 0 or more; -1 (no
+	// choice) sends none.
+	Temperature float64 `bun:"temperature"`
+	Version     int64   `bun:"version"`
+	Head        int64   `bun:"head"`
+	Inputs      int64   `bun:"inputs"`
+	CreateHash  string  `bun:"create_hash"`
+	CreatedAt   string  `bun:"created_at"`
+	UpdatedAt   string  `bun:"updated_at"`
 	// LastTurn is the state of the newest turn event ("" if none), as of
 	// the last commit: the writer keeps it with the head.
 	LastTurn string `bun:"last_turn"`
@@ -74,8 +77,17 @@ func (s *Session) Wire(phase wire.Phase) wire.Session {
 		CreatedAt: parseTime(s.CreatedAt), UpdatedAt: parseTime(s.UpdatedAt),
 		Parent: s.ForkPoint(), Tools: cmp.Or(s.Tools, wire.ToolsAll),
 		Participants: s.ParticipantList(), Respond: cmp.Or(s.Respond, wire.RespondAlways),
-		Archived: s.Archived,
+		Archived: s.Archived, Temperature: s.TemperatureOf(),
 	}
+}
+
+// TemperatureOf is the session's temperature, nil for none chosen.
+func (s *Session) TemperatureOf() *float64 {
+	if s.Temperature < 0 {
+		return nil
+	}
+	t := s.Temperature
+	return &t
 }
 
 // ParticipantList is the session's participants, in order.
@@ -194,6 +206,10 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 		// for, which a grant of write access turns to mentions.
 		s.Respond, ev.Respond, changed = *p.Respond, p.Respond, true
 	}
+	if p.Temperature != nil && max(*p.Temperature, -1) != s.Temperature {
+		v := max(*p.Temperature, -1) // below 0: none, the provider's own
+		s.Temperature, ev.Temperature, changed = v, &v, true
+	}
 	if p.Archived != nil && *p.Archived != s.Archived {
 		v := *p.Archived
 		s.Archived, ev.Archived, changed = v, &v, true
@@ -202,7 +218,7 @@ func (t *Tx) PatchSession(ctx context.Context, id string, p wire.SessionPatch, i
 		return s, nil
 	}
 	s.Version++
-	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "participants", "respond", "archived", "version").WherePK().Exec(ctx); err != nil {
+	if _, err := t.NewUpdate().Model(&s).Column("title", "model", "effort", "system", "tools", "participants", "respond", "archived", "temperature", "version").WherePK().Exec(ctx); err != nil {
 		return Session{}, fmt.Errorf("update session: %w", err)
 	}
 	evs, err := t.Append(ctx, id, ev)
@@ -300,7 +316,7 @@ const deleteIDsRange = 1024
 // sessions_now).
 const sessionColumns = `id, epoch, title, workspace, provider, model, effort,
 	version, head, inputs, create_hash, created_at, updated_at, last_turn, system,
-	parent, parent_offset, base_session, base, tools, participants, respond, archived`
+	parent, parent_offset, base_session, base, tools, participants, respond, archived, temperature`
 
 // sessionSQL reads one session by id.
 const sessionSQL = `SELECT ` + sessionColumns + ` FROM sessions_now WHERE id = ?`
@@ -313,7 +329,7 @@ func scanSession(r scanner) (Session, error) {
 	var s Session
 	err := r.Scan(&s.ID, &s.Epoch, &s.Title, &s.Workspace, &s.Provider, &s.Model, &s.Effort,
 		&s.Version, &s.Head, &s.Inputs, &s.CreateHash, &s.CreatedAt, &s.UpdatedAt, &s.LastTurn, &s.System,
-		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools, &s.Participants, &s.Respond, &s.Archived)
+		&s.Parent, &s.ParentOffset, &s.BaseSession, &s.Base, &s.Tools, &s.Participants, &s.Respond, &s.Archived, &s.Temperature)
 	return s, err
 }
 

@@ -39,7 +39,7 @@ func (h *Hub) Fork(ctx context.Context, by access.Principal, parent string, req 
 	child := db.Session{
 		ID: u.String(), Epoch: randomID(8), Title: p.Title, Workspace: p.Workspace,
 		Provider: p.Provider, Model: p.Model, Effort: p.Effort, System: p.System, Tools: p.Tools,
-		Participants: p.Participants, Respond: p.Respond, CreateHash: "fork",
+		Participants: p.Participants, Respond: p.Respond, Temperature: p.Temperature, CreateHash: "fork",
 	}
 	if req.Title != "" {
 		child.Title = req.Title

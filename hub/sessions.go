@@ -61,6 +61,7 @@ func (h *Hub) CreateSessionBy(ctx context.Context, by access.Principal, id strin
 	row := db.Session{
 		ID: id, Epoch: randomID(8), Title: req.Title, Workspace: req.Workspace,
 		Provider: req.Provider, Model: req.Model, Effort: req.Effort, System: req.System, CreateHash: db.CreateHash(req),
+		Temperature: -1, // none chosen
 	}
 	var out db.Session
 	_, err := h.db.Writer().Do(ctx, func(tx *db.Tx) error {
@@ -243,6 +244,9 @@ func (h *Hub) PatchSession(ctx context.Context, id, etag string, p wire.SessionP
 	}
 	if err := access.CheckEffort(p.Effort); err != nil {
 		return wire.Session{}, err
+	}
+	if p.Temperature != nil && *p.Temperature > 2 {
+		return wire.Session{}, wire.Errorf(wire.CodeBadRequest, "temperature is 0 to 2 (-1 for the provider's own), not %g", *p.Temperature)
 	}
 	if p.Tools != nil && *p.Tools != wire.ToolsAll && *p.Tools != wire.ToolsNone {
 		return wire.Session{}, wire.Errorf(wire.CodeBadRequest, "tools is %q or %q, not %q", wire.ToolsAll, wire.ToolsNone, *p.Tools)

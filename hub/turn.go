@@ -343,9 +343,9 @@ func (h *Hub) turnRequest(ctx context.Context, ch *channel, q queued, sess db.Se
 		return nil, req, 0, err
 	}
 	req = provider.Request{Session: ch.id, TurnID: q.turnID, InputID: q.inputID, Model: sess.Model, Effort: sess.Effort,
-		Provider: h.resolved(name)}
-	if q.participant != "" { // the session's model and effort are its provider's
-		req.Model, req.Effort = "", ""
+		Temperature: sess.TemperatureOf(), Provider: h.resolved(name)}
+	if q.participant != "" { // the session's model, effort and temperature are its provider's
+		req.Model, req.Effort, req.Temperature = "", "", nil
 	}
 	system := sess.System
 	if sp, ok := p.(provider.SystemPrompter); ok && system == "" {

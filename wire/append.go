@@ -67,6 +67,11 @@ func AppendEvent(dst []byte, ev *Event) []byte {
 	if ev.Archived != nil {
 		dst = strconv.AppendBool(append(dst, `,"archived":`...), *ev.Archived)
 	}
+	if ev.Temperature != nil {
+		// A settings event: rare, so encoding/json's own float.
+		b, _ := json.Marshal(*ev.Temperature)
+		dst = append(append(dst, `,"temperature":`...), b...)
+	}
 	dst = appendOmitEmpty(dst, `,"by":`, ev.By)
 	dst = appendOmitEmpty(dst, `,"call_id":`, ev.CallID)
 	dst = appendOmitEmpty(dst, `,"tool":`, ev.Tool)
@@ -141,6 +146,9 @@ func EventSize(ev *Event) int {
 	ptr(len(`,"respond":`), ev.Respond)
 	if ev.Archived != nil {
 		n += len(`,"archived":false`)
+	}
+	if ev.Temperature != nil {
+		n += len(`,"temperature":`) + 24
 	}
 	field(len(`,"by":`), ev.By)
 	field(len(`,"call_id":`), ev.CallID)

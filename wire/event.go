@@ -138,6 +138,7 @@ type Event struct {
 	Participants *[]string `json:"participants,omitempty"`
 	Respond      *string   `json:"respond,omitempty"`
 	Archived     *bool     `json:"archived,omitempty"`
+	Temperature  *float64  `json:"temperature,omitempty"` // -1: none, the provider's own
 	By           string    `json:"by,omitempty"`
 
 	// tool_call, approval, tool_result (with TurnID; a tool_call's Text

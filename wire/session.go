@@ -49,12 +49,15 @@ type Session struct {
 	Respond      string   `json:"respond"`
 	// Archived keeps it out of the clients' lists and the feed; search
 	// still finds it (PATCH {"archived":…}).
-	Archived  bool      `json:"archived,omitempty"`
-	Phase     Phase     `json:"phase"`
-	Head      int64     `json:"head"`
-	ETag      string    `json:"etag"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Archived bool `json:"archived,omitempty"`
+	// Temperature is sent to its provider (0–2); absent: none chosen,
+	// the provider's own.
+	Temperature *float64  `json:"temperature,omitempty"`
+	Phase       Phase     `json:"phase"`
+	Head        int64     `json:"head"`
+	ETag        string    `json:"etag"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 	// Access is what the caller may do in it: creator (an admin's
 	// everywhere), write or read.
 	Access Access `json:"access,omitempty"`
@@ -133,6 +136,9 @@ type SessionPatch struct {
 	// Archived takes the session out of the lists and the feed (true) or
 	// brings it back (false).
 	Archived *bool `json:"archived,omitempty"`
+	// Temperature sets the temperature sent to its provider (0 to 2); -1
+	// gives it back to the provider's own.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 // What a session offers its models (Session.Tools, SessionPatch.Tools).

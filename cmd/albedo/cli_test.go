@@ -54,7 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tail", "s", "-n", "ten"}, "", `-n takes how many messages to print`},
 		{[]string{"tail", "s", "-n", "+0"}, "", `-n +N starts at event #N`},
 		{[]string{"tail", "s", "-n", "3", "--json"}, "", "without --json and --after"},
-		{[]string{"sessions", "set", "s"}, "", "nothing to set: give --title, --model, --effort or --system"},
+		{[]string{"sessions", "set", "s"}, "", "nothing to set: give --title, --model, --effort, --system or --temperature"},
 		{[]string{"sessions", "set", "s", "--effort", "huge"}, "", `--effort is one of none, minimal, low, medium, high, xhigh, max (or "" for none), not "huge"`},
 		{[]string{"sessions", "new", "--effort", "huge"}, "", `not "huge"`},
 		{[]string{"sessions", "new", "--system", strings.Repeat("x", 32<<10+1)}, "", "the system text is 32769 bytes long; it may be 32768 at most"},

@@ -16,6 +16,7 @@ import (
 // flag left out is nil.
 type settingFlags struct {
 	title, model, effort, system string
+	temperature                  float64 // sessions set only
 	cmd                          *cobra.Command
 }
 
@@ -34,6 +35,9 @@ func (f *settingFlags) add(cmd *cobra.Command, creating bool) {
 	cmd.Flags().StringVar(&f.effort, "effort", "", "reasoning effort: "+strings.Join(wire.Efforts, ", ")+unset("clears it"))
 	cmd.Flags().StringVar(&f.system, "system", "", "the system text its provider is sent before the transcript (- reads standard input)"+unset("gives it back to the profile's"))
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(wire.Efforts, cobra.ShellCompDirectiveNoFileComp))
+	if !creating {
+		cmd.Flags().Float64Var(&f.temperature, "temperature", 0, "the temperature its provider is sent, 0 to 2 (OpenAI-compatible providers; Anthropic's API takes none); -1 gives it back to the provider's own")
+	}
 }
 
 // patch is what was given, checked against the daemon's bounds so that a
@@ -48,6 +52,16 @@ func (f *settingFlags) patch(g *globals) (wire.SessionPatch, error) {
 		return &v
 	}
 	p.Title, p.Model, p.Effort, p.System = given("title", f.title), given("model", f.model), given("effort", f.effort), given("system", f.system)
+	if f.cmd.Flags().Lookup("temperature") != nil && f.cmd.Flags().Changed("temperature") {
+		t := f.temperature
+		if t < 0 {
+			t = -1
+		}
+		if t > 2 {
+			return p, usageErrorf("--temperature is 0 to 2, or -1 for the provider's own; not %g", t)
+		}
+		p.Temperature = &t
+	}
 	if p.System != nil && *p.System == "-" {
 		text, err := inputText([]string{"-"}, g.stdin)
 		if err != nil {
@@ -82,8 +96,8 @@ func checkSettings(p wire.SessionPatch) error {
 func newSessionsSetCmd(g *globals) *cobra.Command {
 	var f settingFlags
 	cmd := &cobra.Command{
-		Use:   "set SESSION [--title T] [--model M] [--effort E] [--system TEXT|-]",
-		Short: "change a session's title, model, reasoning effort or system text",
+		Use:   "set SESSION [--title T] [--model M] [--effort E] [--system TEXT|-] [--temperature T]",
+		Short: "change a session's title, model, reasoning effort, system text or temperature",
 		Long: "Change the settings given, and only those; each change is a settings event in the session, and\n" +
 			"the next turn uses it. --model \"\" gives the session back to its provider profile's model,\n" +
 			"--effort \"\" clears the effort, --system \"\" gives it back to the profile's system text;\n" +
@@ -95,7 +109,7 @@ func newSessionsSetCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if p == (wire.SessionPatch{}) {
-				return usageErrorf("nothing to set: give --title, --model, --effort or --system")
+				return usageErrorf("nothing to set: give --title, --model, --effort, --system or --temperature")
 			}
 			c, s, err := g.named(cmd.Context(), args[0])
 			if err != nil {
@@ -123,7 +137,11 @@ func settingsLine(s wire.Session) string {
 	if s.System != "" {
 		system = fmt.Sprintf("its own, %d bytes", len(s.System))
 	}
-	return fmt.Sprintf("provider %s, model %s, effort %s, system text %s", orDash(providerOf(s)), model, orDash(s.Effort), system)
+	temp := "the provider's"
+	if s.Temperature != nil {
+		temp = fmt.Sprint(*s.Temperature)
+	}
+	return fmt.Sprintf("provider %s, model %s, effort %s, system text %s, temperature %s", orDash(providerOf(s)), model, orDash(s.Effort), system, temp)
 }
 
 // patchSession applies p to s. A change made meanwhile elsewhere (a

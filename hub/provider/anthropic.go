@@ -151,6 +151,8 @@ func (a *Anthropic) params(req Request, model string) anthropic.MessageNewParams
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
 		p.MaxTokens = budget + maxReplyTokens
 	}
+	// No temperature: the SDK's Messages API takes none (req.Temperature
+	// is for the APIs that do).
 	return p
 }
 

@@ -199,6 +199,9 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, emit func(string)) err
 	if req.Effort != "" {
 		params.ReasoningEffort = shared.ReasoningEffort(req.Effort)
 	}
+	if req.Temperature != nil {
+		params.Temperature = openai.Float(*req.Temperature)
+	}
 
 	// The stream may legitimately last long; what must not last is silence.
 	sctx, cancel := context.WithCancelCause(ctx)

@@ -27,9 +27,12 @@ type Request struct {
 	Messages []Message
 	Model    string // the session's model; "" means the provider's default
 	Effort   string // the session's reasoning effort; "" means none is sent
-	InputID  string
-	AuthorID string // who wrote the input (wire.Event.AuthorID)
-	Provider string // the provider's name, as the session resolves it
+	// Temperature is the session's, sent where the API takes one; nil
+	// sends none (the provider's own).
+	Temperature *float64
+	InputID     string
+	AuthorID    string // who wrote the input (wire.Event.AuthorID)
+	Provider    string // the provider's name, as the session resolves it
 	// Earlier says older messages were left out of Messages, by the
 	// bounds of a provider with no context window (a bot's).
 	Earlier bool

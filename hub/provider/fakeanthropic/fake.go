@@ -52,11 +52,12 @@ type Usage struct {
 
 // Request is one recorded request body.
 type Request struct {
-	Model     string            `json:"model"`
-	MaxTokens int64             `json:"max_tokens"`
-	Stream    bool              `json:"stream"`
-	System    []json.RawMessage `json:"system"`
-	Messages  []struct {
+	Model       string            `json:"model"`
+	MaxTokens   int64             `json:"max_tokens"`
+	Temperature *float64          `json:"temperature"` // never sent: albedo's SDK takes none
+	Stream      bool              `json:"stream"`
+	System      []json.RawMessage `json:"system"`
+	Messages    []struct {
 		Role    string `json:"role"`
 		Content []struct {
 			Type      string          `json:"type"`

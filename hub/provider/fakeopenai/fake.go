@@ -61,9 +61,10 @@ type Usage struct {
 
 // Request is one recorded request body.
 type Request struct {
-	Model           string  `json:"model"`
-	Stream          bool    `json:"stream"`
-	ReasoningEffort *string `json:"reasoning_effort"`
+	Model           string   `json:"model"`
+	Stream          bool     `json:"stream"`
+	ReasoningEffort *string  `json:"reasoning_effort"`
+	Temperature     *float64 `json:"temperature"`
 	StreamOptions   *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`

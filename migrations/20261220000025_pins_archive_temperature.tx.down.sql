@@ -22,3 +22,7 @@ FROM sessions s;
 --bun:split
 
 ALTER TABLE sessions DROP COLUMN archived;
+
+--bun:split
+
+ALTER TABLE sessions DROP COLUMN temperature;

@@ -15,3 +15,7 @@ FROM sessions;
 --bun:split
 
 ALTER TABLE sessions DROP COLUMN archived;
+
+--bun:split
+
+ALTER TABLE sessions DROP COLUMN temperature;
