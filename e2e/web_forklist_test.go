@@ -26,7 +26,7 @@ func TestWebListMarksForks(t *testing.T) {
 	p := startBrowser(t).open(ownerLink(t, fx.home, "root"))
 	p.waitOpen("the root")
 	li := `document.querySelector('#sessions li[data-session=` + jsString(f.ID) + `]')`
-	p.wait("the fork, marked, with its parent's title", li+`?.querySelector('.fork')?.textContent === '⑂' &&
+	p.wait("the fork, marked, with its parent's title", li+`?.querySelector('.fork')?.textContent === '↳' &&
 		`+li+`.querySelector('.from')?.textContent === '← the root' && `+li+`.querySelector('.name').textContent === 'a branch'`)
 	if eval[bool](p, `!!document.querySelector('#sessions li[data-session=root] .fork, #sessions li[data-session=root] .from')`) {
 		t.Fatal("the root is marked as a fork")

@@ -10,7 +10,7 @@ import (
 )
 
 // The list groups a session's forks under it: each fork right after its
-// parent, indented one step further (a fork of a fork two), marked ⑂ and
+// parent, indented one step further (a fork of a fork two), marked ↳ and
 // "← parent" still; a fork whose parent the list does not hold (deleted)
 // stays at the top level, as does a session that is no fork. A fork made
 // while the page is open goes under its parent too.
@@ -65,8 +65,8 @@ func TestWebListGroupsForksUnderParents(t *testing.T) {
 	rs := rows()
 	check(rs, []string{"root", a, b})
 	want := map[string]row{
-		"root": {Depth: "0", Marks: ""}, a: {Depth: "1", Marks: "⑂ ← the root"}, b: {Depth: "2", Marks: "⑂ ← branch a"},
-		"other": {Depth: "0", Marks: ""}, orphan: {Depth: "0", Marks: "⑂"},
+		"root": {Depth: "0", Marks: ""}, a: {Depth: "1", Marks: "↳ ← the root"}, b: {Depth: "2", Marks: "↳ ← branch a"},
+		"other": {Depth: "0", Marks: ""}, orphan: {Depth: "0", Marks: "↳"},
 	}
 	for id, w := range want {
 		if r := rs[at(rs, id)]; r.Depth != w.Depth || r.Marks != w.Marks {
@@ -84,7 +84,7 @@ func TestWebListGroupsForksUnderParents(t *testing.T) {
 	p.wait("six listed", `document.querySelectorAll('#sessions li').length === 6`)
 	rs = rows()
 	check(rs, []string{"root", c, a, b})
-	if r := rs[at(rs, c)]; r.Depth != "1" || r.Marks != "⑂ ← the root" {
+	if r := rs[at(rs, c)]; r.Depth != "1" || r.Marks != "↳ ← the root" {
 		t.Fatalf("the new fork is listed as %+v", r)
 	}
 	if ex := p.exceptions(); len(ex) > 0 {

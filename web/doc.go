@@ -29,5 +29,8 @@
 // static/words.js: refusals and failures in a person's words;
 // static/guest.js: a write link's holder's name, asked for in the page
 // and remembered for that link; static/share.js: a session's grants,
-// links and invites, from the page).
+// links and invites, from the page; static/pins.js: sessions pinned
+// first, and pinning from the page; static/archive.js: archiving, and
+// the archived sessions under the list; static/models.js: the model a
+// session's turns go to, and the settings' model picker).
 package web

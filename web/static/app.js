@@ -26,6 +26,9 @@ import { attachmentsElement, attachmentsText, retryFailed, wireFiles } from './f
 import * as uploads from './uploads.js';
 import { mentionables, wireMentions } from './mentions.js';
 import { drawAnswers, settingsEvent, settingsText, takeSession, wireAnswers } from './participants.js';
+import { drawPin, pinMark, wirePins } from './pins.js';
+import { ARCHIVED_MARK, archivedMark, drawArchive, wireArchive } from './archive.js';
+import { drawModelField, modelText, offerModels, takeModel } from './models.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -79,6 +82,7 @@ class View {
     this.subscribed = false; // its events come (keep); else the feed has its line
     this.readSent = 0; // the read marker this page last set or heard of
     this.last = null; // its newest message, as the feed said
+    this.pinned = false; // pinned by this person, as the feed says (pins.js)
     this.calls = new Map(); // its tool calls, by call_id (tools.js)
     this.expires = new Map(); // when its waiting calls expire, by call_id (GET …/approvals)
   }
@@ -240,6 +244,12 @@ function onFeed(u) {
 function feedItems(items) {
   const fresh = [];
   for (const it of items) {
+    if (it.archived) {
+      // Archived, here or elsewhere: it leaves the list (archive.js),
+      // but for one the person opened as archived since.
+      if (!app.views.get(it.id)?.session.archived) forget(it.id, 'archived');
+      continue;
+    }
     let v = app.views.get(it.id);
     if (!v) {
       v = new View({ id: it.id, title: it.title, updated_at: it.at });
@@ -247,7 +257,11 @@ function feedItems(items) {
       fresh.push(it);
     }
     const granted = v.session.access !== it.access;
-    v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent };
+    v.session = { ...v.session, title: it.title, resolved_provider: it.provider, access: it.access, parent: it.parent, archived: false };
+    if (v.pinned !== !!it.pinned) {
+      v.pinned = !!it.pinned;
+      if (v.id === app.current) drawPin(v); // pinned or unpinned elsewhere
+    }
     if (granted && v.id === app.current) {
       redrawPending(v); // who may decide changed
       drawMeta(); // and what they may do
@@ -380,6 +394,7 @@ function forget(id, why = 'not_found') {
     app.current = null;
     const draft = $('input')?.value.trim() ? ': what you typed is still in the box' : '';
     if (why === 'revoked') notice(`your access to “${v.name}” was removed${draft}`);
+    else if (why === 'archived') notice(`“${v.name}” was archived: “archived” under the list shows it${draft}`);
     else notice(v.deleting ? `deleted “${v.name}”` : `“${v.name}” was deleted elsewhere${draft}`);
     const next = sorted()[0];
     if (next) select(next.id);
@@ -426,6 +441,19 @@ function handlerFor(v) {
         if (v.id === app.current) drawTitle(v);
       }
       if (settingsEvent(v, ev) && v.id === app.current) drawMeta();
+      if (ev.type === 'settings' && ev.archived !== undefined && ev.offset > v.history) {
+        // Archived elsewhere: it leaves the list at once (brought back,
+        // the feed lists it again).
+        if (ev.archived) {
+          forget(v.id, 'archived');
+          return;
+        }
+        v.session = { ...v.session, archived: false };
+        if (v.id === app.current) drawMeta();
+      }
+      // The default a session without a model uses is the session's to
+      // say: read again when its model changes.
+      if (ev.type === 'settings' && ev.model !== undefined && ev.offset > v.history && v.id === app.current) readAnswers(v);
       if (ev.type === 'message' && ev.offset > v.history && v.id !== app.current) v.unread++;
       if (v.id === app.current) appendEvent(v, ev);
       drawListSoon();
@@ -495,8 +523,10 @@ function paced(fn, ms) {
 
 // --- the list ----------------------------------------------------------
 
+// sorted is the sessions the list shows, newest first: not the archived
+// ones, but the one open (from the archived ones, or a search hit).
 function sorted() {
-  return [...app.views.values()].sort((a, b) => b.activity - a.activity || (a.id < b.id ? 1 : -1));
+  return [...app.views.values()].filter((v) => !v.session.archived || v.id === app.current).sort((a, b) => b.activity - a.activity || (a.id < b.id ? 1 : -1));
 }
 
 // The list is drawn whole (a few hundred elements at most), on a frame,
@@ -525,6 +555,7 @@ function drawList() {
     li.classList.toggle('current', v.id === app.current);
     li.classList.toggle('unread', v.unread > 0);
     li.classList.toggle('approval', v.asking);
+    li.classList.toggle('pinned', v.pinned);
     const b = document.createElement('button');
     b.type = 'button';
     const mark = document.createElement('span');
@@ -534,7 +565,7 @@ function drawList() {
     const name = document.createElement('span');
     name.className = 'name';
     name.textContent = v.name;
-    b.append(mark, ...forkMark(v, 'fork'), name, ...forkMark(v, 'from'));
+    b.append(mark, ...pinMark(v), ...forkMark(v, 'fork'), name, ...forkMark(v, 'from'), ...archivedMark(v));
     if (v.asking) {
       // Said in words, not by the mark alone: on a phone this is what
       // shows that a session waits for someone.
@@ -564,6 +595,9 @@ function drawList() {
   drawAttention();
 }
 
+// FORK_MARK marks a fork in the list.
+const FORK_MARK = '↳';
+
 // forkMark is what the list says of a fork, as part (fork: its mark;
 // from: its parent's title, where the page knows it), or nothing for a
 // session that is no fork.
@@ -574,7 +608,7 @@ function forkMark(v, part) {
   const el = document.createElement('span');
   el.className = part;
   if (part === 'fork') {
-    el.textContent = '⑂';
+    el.textContent = FORK_MARK;
     el.title = `a fork of “${parent ? parent.name : p.session}” at #${p.offset}`;
     el.setAttribute('aria-label', 'fork');
     return [el];
@@ -640,6 +674,7 @@ function select(id) {
   if (v.meter) readAnswers(v);
   meterOpened(app.api, v, (s) => {
     takeSession(v, s);
+    takeModel(v, s);
     // The feed does not carry a session's workspace: its agent's files
     // are shown relative to it once the session is read.
     if (s.workspace !== undefined && s.workspace !== v.session.workspace) {
@@ -1122,7 +1157,10 @@ function drawMeta() {
   const origin = originText(app, v);
   const up = $('parent'); // an owner's only
   if (up) Object.assign(up, { hidden: !origin, textContent: origin });
-  if (st.model) parts.push(`model ${st.model}`);
+  if (v.session.archived) parts.unshift(ARCHIVED_MARK);
+  const model = modelText(v);
+  if (model) parts.push(`model ${model}`);
+  drawModelField(v);
   if (st.effort) parts.push(`effort ${st.effort}`);
   const meter = meterText(v);
   if (meter) parts.push(meter);
@@ -1289,12 +1327,16 @@ function drawActions(v) {
   if (!change && $('editor')) $('editor').hidden = true;
   if (!change) closeShare();
   if ($('compact')) $('compact').hidden = !mayCompact(v);
+  drawPin(v);
+  drawArchive(v, change);
 }
 
 // readAnswers reads who answers in v afresh (participants.js).
 async function readAnswers(v) {
   try {
-    takeSession(v, await app.api.session(v.id));
+    const s = await app.api.session(v.id);
+    takeSession(v, s);
+    takeModel(v, s);
   } catch {
     return; // what the page knew stays; its settings events still come
   }
@@ -1357,6 +1399,7 @@ function wireOwner() {
   };
   wireForks({ app, act, notice, open });
   wireVersions({ app, act, open, reveal: (id, p) => reveal(id, p, true) });
+  wireKeeping(open);
   $('rename').addEventListener('click', () => {
     const v = app.views.get(app.current);
     const title = v && prompt('New title', v.session.title);
@@ -1377,7 +1420,8 @@ function wireOwner() {
     const ed = $('editor');
     ed.hidden = !ed.hidden;
     if (v && !ed.hidden) {
-      $('model').value = v.status?.model || '';
+      $('model').value = v.status?.model ?? v.session.model ?? '';
+      offerModels(app.api, v, () => !ed.hidden && app.current === v.id);
       effort.value = v.status?.effort || '';
       // The system text is the session's, which the list does not carry:
       // read first, and written in only once it is.
@@ -1396,8 +1440,40 @@ function wireOwner() {
     const v = app.views.get(app.current);
     const body = { model: $('model').value.trim(), effort: effort.value };
     if (!$('system').disabled) body.system = $('system').value; // not read yet: left as it is
-    if (v) act('settings', () => patch(v, body).then(() => { $('editor').hidden = true; }));
+    if (v) act('settings', () => patch(v, body).then((s) => { takeModel(v, s); $('editor').hidden = true; drawMeta(); }));
   });
+}
+
+// wireKeeping wires pinning and archiving: the header's buttons, and the
+// archived sessions under the list, each opened with open(id).
+function wireKeeping(open) {
+  const current = () => app.views.get(app.current);
+  wirePins({ api: app.api, act, current, changed: () => { drawList(); drawMeta(); } });
+  wireArchive({
+    current,
+    setArchived,
+    act,
+    open: (id) => { app.drawer.close(); return open(id); },
+    may: (s) => app.role === 'owner' || s.access === 'creator',
+    sessions: () => app.api.sessions(),
+  });
+}
+
+// setArchived archives s (a view, or a session as listed) or brings it
+// back. Archived, it leaves the list at once, as the feed's push says
+// to the person's other pages; brought back, the feed brings it back.
+async function setArchived(s, on) {
+  const v = app.views.get(s.id);
+  await patch(v || { id: s.id, status: { etag: s.etag } }, { archived: on });
+  if (on) {
+    forget(s.id, 'archived');
+    return;
+  }
+  const w = app.views.get(s.id);
+  if (!w) return;
+  w.session = { ...w.session, archived: false };
+  drawList();
+  if (w.id === app.current) drawMeta();
 }
 
 // patch changes settings with the session's ETag, once more with a fresh

@@ -1,5 +1,6 @@
-// The session list's order: each fork under its parent, where the list
-// holds the parent, the rest at the top level. Families go by their
+// The session list's order: what the person pinned first (a pinned
+// fork too, out from under its parent), each fork under its parent, where
+// the list holds the parent, the rest at the top level. Families go by their
 // latest activity (a fork's new message brings its parent's family up
 // with it), and so do the forks under a session.
 
@@ -15,7 +16,7 @@ export function listOrder(views) {
   const top = [];
   for (const v of views) {
     const p = v.session.parent?.session;
-    if (p && p !== v.id && byId.has(p)) {
+    if (p && p !== v.id && byId.has(p) && !v.pinned) {
       if (!under.has(p)) under.set(p, []);
       under.get(p).push(v);
     } else {
@@ -39,7 +40,9 @@ export function listOrder(views) {
     out.push({ v, depth });
     for (const f of byLatest(under.get(v.id) || [])) walk(f, depth + 1);
   };
-  for (const v of byLatest(top)) walk(v, 0);
+  // What the person pinned comes first, each with its forks under it.
+  const tops = byLatest(top);
+  for (const v of [...tops.filter((t) => t.pinned), ...tops.filter((t) => !t.pinned)]) walk(v, 0);
   // Sessions whose parents make a loop (never from the daemon) reach the
   // top level rather than go missing.
   for (const v of views) walk(v, 0);

@@ -539,6 +539,12 @@ export class Api {
   patch(id, etag, body) { return this.call('PATCH', `/v1/sessions/${encodeURIComponent(id)}`, { body, headers: { 'If-Match': etag } }).then((r) => r.data); }
   remove(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}`); }
   providers() { return this.call('GET', '/v1/providers').then((r) => r.data); }
+  // models are what the provider's API lists, for a model picker:
+  // {provider, default?, models: [{id, name?}]}.
+  models(provider) { return this.call('GET', `/v1/providers/${encodeURIComponent(provider)}/models`).then((r) => r.data); }
+  // pin and unpin mark a session for this person, on every device.
+  pin(id) { return this.call('PUT', `/v1/sessions/${encodeURIComponent(id)}/pin`); }
+  unpin(id) { return this.call('DELETE', `/v1/sessions/${encodeURIComponent(id)}/pin`); }
   search(q, { session = '', after = '', limit = 50 } = {}) {
     const p = new URLSearchParams({ q, limit: String(limit) });
     if (session) p.set('session', session);

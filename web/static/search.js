@@ -17,6 +17,7 @@ export function wireSearch(api, { open, act }) {
   const input = $('search');
   const list = $('hits');
   const show = (on) => {
+    if (on && $('archived') && !$('archived').hidden) $('archivedtoggle').click(); // the hits take the archived view's place too
     list.hidden = !on;
     $('sessions').hidden = on;
   };
