@@ -393,6 +393,7 @@ func (a *App) syncSubs() {
 		a.treeRun(cmdInfo{Session: id})
 	}
 	a.run(a.m.WantVersions()) // the forks its messages' versions are
+	a.run(a.m.WantModels())   // the models /model may name
 	want := a.m.Recent()
 	if a.m.ReadOnly {
 		want = want[:0]
@@ -521,6 +522,11 @@ func (a *App) run(cmds []Cmd) {
 			a.openStream()
 		case cmdProviders:
 			a.goRun(func() { a.post(a.providers()) })
+		case cmdModels:
+			a.goRun(func() {
+				l, err := a.c.Models(a.ctx, cmd.Provider)
+				a.post(resModels{Provider: cmd.Provider, List: l, Err: err})
+			})
 		case cmdRead:
 			a.goRun(func() {
 				_ = a.c.SetRead(a.ctx, cmd.Session, cmd.Offset) // said again with the next news
@@ -536,7 +542,7 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) && !a.versionsRun(cmd) {
+			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) && !a.versionsRun(cmd) && !a.archiveRun(cmd) {
 				a.toolRun(cmd)
 			}
 		}

@@ -2,6 +2,7 @@ package term
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -154,13 +155,7 @@ var slashCommands = []slashCommand{
 		})
 		return nil
 	}},
-	{"/model NAME", "set the model", func(m *Model, arg string) []Cmd {
-		if arg == "" {
-			m.notify(true, "usage: /model NAME")
-			return nil
-		}
-		return m.patchFocused(wire.SessionPatch{Model: &arg})
-	}},
+	modelCommand,
 	{"/effort LEVEL", "set the effort: none…max, or default", func(m *Model, arg string) []Cmd {
 		if arg == "default" {
 			arg = ""
@@ -173,6 +168,8 @@ var slashCommands = []slashCommand{
 	{"/system [TEXT]", "set the session's system text; none: its profile's", func(m *Model, arg string) []Cmd {
 		return m.patchFocused(wire.SessionPatch{System: &arg})
 	}},
+	pinCommands[0], pinCommands[1],
+	archiveCommands[0], archiveCommands[1], archiveCommands[2],
 	participantCommands[0], participantCommands[1],
 	attachCommand,
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
@@ -226,6 +223,11 @@ func (m *Model) slash(line string) []Cmd {
 	m.setComposer(strings.TrimSpace(line))
 	m.notify(true, fmt.Sprintf("unknown command %s: /help lists them; to send a line that starts with /, begin it with //", name))
 	return nil
+}
+
+// commandNamed says whether name is a slash command's.
+func commandNamed(name string) bool {
+	return slices.ContainsFunc(slashCommands, func(c slashCommand) bool { return c.name() == name })
 }
 
 // patchFocused changes the focused session's settings.

@@ -26,7 +26,11 @@
 // complete), forks.go (forks and compaction: f, r and e on a selected
 // message, /forks, /parent, /compact), versions.go (a message's versions, ‹ i/n › in its
 // header, ← and → on it selected: forks at the point before it, read
-// once per origin), share.go (sharing the session in front:
+// once per origin), pins.go (/pin and /unpin: the pinned first in the
+// sidebar, ★), archive.go (/archive, /unarchive, and /archived: the
+// archived sessions, one opened), models.go (the model picker after
+// /model, and the model in the status bar: the session's, else its
+// default), share.go (sharing the session in front:
 // /invite, /grant, /ungrant, /grants, /link, /links, /revoke, offered
 // to its creator and admins), attach.go (/attach: files uploaded for a session's next
 // message, their chips above the composer, the message sent with them,

@@ -113,6 +113,7 @@ func Draw(scr tcell.Screen, m *Model) {
 	drawDecision(scr, m, l)
 	drawMenu(scr, m, l)
 	drawMentions(scr, m, l)
+	drawModels(scr, m, l)
 	drawStatus(scr, m, l)
 	if m.hits != nil {
 		drawHits(scr, m)
@@ -181,9 +182,9 @@ func drawSidebar(scr tcell.Screen, m *Model, l layout) {
 
 // drawSidebarRow is one session: its mark (● running, ? a tool call
 // waits for a decision, ! last turn failed), its name, bold while it has
-// unread messages, a fork's ⑂ before it and its parent's name after it
-// (forks.go), and on the right their count and the time of its last
-// activity.
+// unread messages, with ★ before it when it is pinned (pins.go), a
+// fork's ⑂ before it and its parent's name after it (forks.go), and on
+// the right their count and the time of its last activity.
 func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tcell.Style) {
 	mark, markSt := " ", st.Foreground(tcell.ColorGreen)
 	switch {
@@ -207,6 +208,9 @@ func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tce
 	nameW := w - 2 - width(right) - 1
 	put(scr, 0, y, 2, mark, markSt)
 	text, from := m.sidebarName(s)
+	if s.Pinned {
+		text = pinMark + " " + text
+	}
 	put(scr, 2, y, nameW, text, name)
 	if tw := width(text); from != "" && tw < nameW {
 		put(scr, 2+tw, y, nameW-tw, from, st.Dim(true))

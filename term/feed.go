@@ -42,19 +42,25 @@ func (m *Model) Feed(u client.FeedUpdate) []Cmd {
 	return append(cmds, m.versionsFeed(u.Sessions, u.Gone)...)
 }
 
-// feedItems puts the feed's items into the sidebar. A session the feed
+// feedItems puts the feed's items into the sidebar; an archived one
+// leaves it (archive.go). A session the feed
 // alone follows (no subscription brings its events) that comes to wait
 // for a decision is news to notify of: its tool_call is not seen here.
 func (m *Model) feedItems(items []wire.FeedItem) []Cmd {
 	var cmds []Cmd
 	for _, it := range items {
 		s := m.session(it.ID)
+		if it.Archived {
+			m.archivedElsewhere(s)
+			continue
+		}
 		known := s != nil
 		if s == nil {
 			s = &SessionView{ID: it.ID, Follow: true}
 			m.Sessions = append(m.Sessions, s)
 		}
 		s.Title, s.Provider, s.LastTurn, s.Parent, s.Access = it.Title, it.Provider, it.LastTurn, it.Parent, it.Access
+		s.Pinned, s.Archived = it.Pinned, false
 		if !s.subscribed {
 			if known && s.Phase != wire.PhaseApproval && it.Phase == wire.PhaseApproval {
 				cmds = append(cmds, m.decisionNeeded(s, "a tool call waits for your decision")...)

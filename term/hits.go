@@ -22,6 +22,9 @@ type hits struct {
 	results []wire.SearchResult
 	sel     int
 	loading bool
+	// archived, for /archived, are the sessions listed (archive.go):
+	// Enter puts the one chosen in the sidebar and in front.
+	archived []wire.Session
 }
 
 // jump is a hit being opened whose message is not loaded yet.
@@ -76,6 +79,9 @@ func (m *Model) hitsKey(ev *tcell.EventKey) []Cmd {
 			return nil
 		}
 		m.hits = nil
+		if h.archived != nil {
+			return m.openArchived(h.archived[h.sel])
+		}
 		return m.open(h.results[h.sel])
 	case tcell.KeyEscape:
 		m.hits = nil
@@ -192,7 +198,12 @@ func drawHits(scr tcell.Screen, m *Model) {
 	x0, y0 := (m.Width-w)/2, 1
 	box(scr, x0, y0, w, rows+2, stBase)
 	title := fmt.Sprintf(" search: %s · %d · ↑↓ Enter opens · Esc ", h.query, len(h.results))
-	if h.loading {
+	switch {
+	case h.archived != nil && h.loading:
+		title = " archived sessions · reading… "
+	case h.archived != nil:
+		title = fmt.Sprintf(" archived sessions · %d · ↑↓ Enter opens · Esc ", len(h.results))
+	case h.loading:
 		title = " search: " + h.query + " · searching… "
 	}
 	put(scr, x0+2, y0, w-4, title, stBold)

@@ -68,6 +68,10 @@ var keyTable = []keyEntry{
 		{key: tcell.KeyTab, when: menuOpen, run: (*Model).completeNext},
 		{key: tcell.KeyBacktab, when: menuOpen, run: (*Model).completePrev},
 	}},
+	{"/model then Tab", "complete a model of the provider's; again: the next", []binding{
+		{key: tcell.KeyTab, when: modelsOpen, run: (*Model).nextModel},
+		{key: tcell.KeyBacktab, when: modelsOpen, run: (*Model).prevModel},
+	}},
 	{"@ then Tab", "complete a name to mention; again: the next", []binding{
 		{key: tcell.KeyTab, when: mentionOpen, run: (*Model).mentionNext},
 		{key: tcell.KeyBacktab, when: mentionOpen, run: (*Model).mentionPrev},

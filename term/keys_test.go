@@ -228,7 +228,7 @@ type keyState struct {
 func keyStates() []keyState {
 	var out []keyState
 	for _, sidebar := range []bool{false, true} {
-		for _, text := range []string{"", "draft", "/t", "hi @p"} {
+		for _, text := range []string{"", "draft", "/t", "hi @p", "/model @p"} {
 			for _, phase := range []wire.Phase{wire.PhaseIdle, wire.PhaseRunning, wire.PhaseApproval} {
 				for _, paste := range []bool{false, true} {
 					for _, conn := range []client.Phase{client.Connected, client.Unavailable} {

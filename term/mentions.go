@@ -60,7 +60,7 @@ func (m *Model) cycling() bool {
 // /command is no message), and a read-only view writes none.
 func mentionOpen(m *Model) bool {
 	s := m.Focused()
-	if m.Pane != paneComposer || s == nil || m.ReadOnly || menuOpen(m) || !s.mentioning() {
+	if m.Pane != paneComposer || s == nil || m.ReadOnly || menuOpen(m) || modelsOpen(m) || !s.mentioning() {
 		return false
 	}
 	if m.cycling() {
@@ -71,7 +71,7 @@ func mentionOpen(m *Model) bool {
 }
 
 // completionClosed: Tab is no completion's, so it changes pane.
-func completionClosed(m *Model) bool { return menuClosed(m) && !mentionOpen(m) }
+func completionClosed(m *Model) bool { return menuClosed(m) && !mentionOpen(m) && !modelsOpen(m) }
 
 // mentionMatches is who in s a name typed as typed may become, in
 // s.mentionable's order: those whose name starts with it, in any case.

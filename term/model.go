@@ -80,6 +80,9 @@ type Model struct {
 
 	mention *mentionCycle // a mention Tab goes through the names of (mentions.go)
 
+	models    map[string]*modelList // providers' models, by provider, read once each (models.go)
+	modelPick *modelPick            // a Tab going through them
+
 	lostNames map[string]string // sessions the feed took away, by id: their names, until their reset says why (gone.go)
 
 	forksOf  map[string]*originForks // the forks of the focused session's origins, as read (versions.go)
@@ -96,6 +99,8 @@ type SessionView struct {
 	Provider string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
 	Parent   *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
 	Access   wire.Access     // what this person may do in it, as the daemon says (the feed's, the session's)
+	Pinned   bool            // this person pinned it: first in the sidebar (pins.go)
+	Archived bool            // archived: in the sidebar only when opened from /archived (archive.go)
 	meter    meter           // its context and cost (meter.go)
 
 	Events []wire.Event // committed events since the last reset, in order
@@ -111,6 +116,7 @@ type SessionView struct {
 	Queued     int
 	LastTurn   string
 	Model      string
+	defModel   string // the model its turns go to while Model is empty: its profile's (models.go)
 	Effort     string
 	ETag       string
 	Viewers    int
@@ -212,5 +218,5 @@ func (s *SessionView) name() string {
 func newSessionView(s wire.Session) *SessionView {
 	return &SessionView{ID: s.ID, Title: s.Title, Epoch: s.Epoch, Provider: cmp.Or(s.ResolvedProvider, s.Provider), Phase: s.Phase, Model: s.Model,
 		Effort: s.Effort, ETag: s.ETag, LastActivity: s.UpdatedAt, Follow: true, Parent: s.Parent, Access: s.Access,
-		Participants: s.Participants, Respond: s.Respond, settingsAt: s.Head}
+		Participants: s.Participants, Respond: s.Respond, settingsAt: s.Head, Archived: s.Archived, defModel: defaultOf(s)}
 }

@@ -14,8 +14,8 @@ import (
 // with /respond and /participants, and completes a mention being typed
 // with Tab (mentions.go).
 
-// takeSettings keeps a session's participants and respond as the
-// daemon gave them (a GET, a PATCH's answer), unless a settings event
+// takeSettings keeps a session's participants and respond (and its
+// provider, and its default model, models.go) as the daemon gave them (a GET, a PATCH's answer), unless a settings event
 // newer than what it read has been applied already: replies and pushes
 // race, and the newest word wins.
 func (s *SessionView) takeSettings(ws wire.Session) {
@@ -26,6 +26,9 @@ func (s *SessionView) takeSettings(ws wire.Session) {
 	s.Participants, s.Respond = ws.Participants, ws.Respond
 	if ws.ResolvedProvider != "" {
 		s.Provider = ws.ResolvedProvider
+	}
+	if d := defaultOf(ws); d != "" {
+		s.defModel = d // the default is known only while it names no model
 	}
 }
 
@@ -99,6 +102,11 @@ func settingsWords(ev wire.Event) []string {
 	}
 	if ev.Participants != nil {
 		parts = append(parts, "participants "+orNone(strings.Join(*ev.Participants, ", ")))
+	}
+	if ev.Archived != nil && *ev.Archived {
+		parts = append(parts, "archived")
+	} else if ev.Archived != nil {
+		parts = append(parts, "back from the archive")
 	}
 	return parts
 }

@@ -33,6 +33,8 @@ func (m *Model) Result(r any) []Cmd {
 		m.providers(r)
 	case resSearch:
 		m.found(r)
+	case resModels:
+		m.modelsRead(r)
 	default:
 		if cmds, ok := m.shareResult(r); ok {
 			return cmds
@@ -40,7 +42,7 @@ func (m *Model) Result(r any) []Cmd {
 		if cmds, ok := m.versionsResult(r); ok {
 			return cmds
 		}
-		if !m.treeResult(r) && !m.fileResult(r) {
+		if !m.treeResult(r) && !m.fileResult(r) && !m.archiveResult(r) {
 			m.toolResult(r)
 		}
 	}

@@ -105,7 +105,21 @@ var offeredTo = map[string]func(*Model) bool{
 	"/invite": mayInvite,
 	"/grant":  mayShare, "/ungrant": mayShare, "/grants": mayShare,
 	"/link": mayShare, "/links": mayShare, "/revoke": mayShare,
+	"/pin": mayPin, "/unpin": mayPin, // pins.go
+	"/archive": mayShare, "/unarchive": mayShare, "/archived": mayList, // archive.go
 }
+
+// refusedWords says why a command offered to others only is refused
+// to this person, for the commands that are not sharing's.
+var refusedWords = map[string]string{
+	"/pin":       "a shared session's viewer pins nothing",
+	"/unpin":     "a shared session's viewer pins nothing",
+	"/archive":   "only the session's creator or an admin may archive it",
+	"/unarchive": "only the session's creator or an admin may bring it back",
+}
+
+// mayList: a person, not a link's viewer.
+func mayList(m *Model) bool { return !m.ReadOnly }
 
 // mayInvite: an admin (an owner token, or an admin member's).
 func mayInvite(m *Model) bool { return !m.ReadOnly && m.Conn.Role == wire.TokenOwner }
@@ -134,8 +148,12 @@ func (m *Model) refuseOffer(name string) bool {
 		m.notify(true, m.readOnlyWords())
 	case name == "/invite":
 		m.notify(true, "only an admin may invite people")
+	case m.Focused() == nil && refusedWords[name] != "":
+		m.notify(true, "no session: open the one to "+strings.TrimPrefix(name, "/"))
 	case m.Focused() == nil:
 		m.notify(true, "no session: open the one to share")
+	case refusedWords[name] != "":
+		m.notify(true, refusedWords[name])
 	default:
 		m.notify(true, "only the session's creator or an admin may share it or see who has it")
 	}

@@ -11,14 +11,17 @@ import (
 // The sidebar's order, the focus with each session's draft, and the
 // go-to filter.
 
-// resort orders the sidebar by last activity, newest first, and the
-// focus stays on the session it was on. Activity is the time of a
-// session's last committed event (the list's updated_at until its events
-// arrive), the same for every client, so two terminals show one order; ties
-// go to the newer id.
+// resort orders the sidebar: the pinned first (pins.go), each part by
+// last activity, newest first; the focus stays on the session it was
+// on. Activity is the time of a session's last committed event (the
+// list's updated_at until its events arrive), the same for every client,
+// so two terminals show one order; ties go to the newer id.
 func (m *Model) resort() {
 	cur := m.Focused()
 	slices.SortStableFunc(m.Sessions, func(a, b *SessionView) int {
+		if c := pinsFirst(a, b); c != 0 {
+			return c
+		}
 		if c := b.LastActivity.Compare(a.LastActivity); c != 0 {
 			return c
 		}

@@ -22,7 +22,7 @@ func TestSlashMenu(t *testing.T) {
 	}
 	typeText(m, "m")
 	r = screen(t, m)
-	if !contains(r, "/model NAME") || !contains(r, "/mouse on|off") || contains(r, "/providers") {
+	if !contains(r, "/model [NAME]") || !contains(r, "/mouse on|off") || contains(r, "/providers") {
 		t.Fatalf("the menu for /m:\n%s", strings.Join(r, "\n"))
 	}
 	tab := func(k tcell.Key) string {

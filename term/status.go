@@ -83,8 +83,8 @@ func (m *Model) sessionParts(s *SessionView) []string {
 	if o := m.forkOrigin(s); o != "" {
 		parts = append(parts, o)
 	}
-	if s.Model != "" {
-		parts = append(parts, s.Model)
+	if mt := m.modelText(s); mt != "" {
+		parts = append(parts, mt)
 	}
 	if s.Effort != "" {
 		parts = append(parts, "effort "+s.Effort)

@@ -303,8 +303,8 @@ func TestSlashCommands(t *testing.T) {
 	if cmds := run("/frobnicate"); cmds != nil || !m.NoticeErr || !strings.Contains(m.Notice, "unknown command") {
 		t.Fatalf("unknown: %#v %q", cmds, m.Notice)
 	}
-	if cmds := run("/model"); cmds != nil || !strings.Contains(m.Notice, "usage") {
-		t.Fatalf("no argument: %#v %q", cmds, m.Notice)
+	if cmds := run("/model"); cmds != nil || string(m.Composer) != "/model " {
+		t.Fatalf("no argument: %#v %q, composer %q", cmds, m.Notice, string(m.Composer))
 	}
 }
 

@@ -298,8 +298,10 @@ func (m *Model) submit() []Cmd {
 		}
 		return nil
 	}
-	if ms := m.menu(); len(ms) == 1 && ms[0].name() != trimmed {
-		// The start of one command only: it is that command.
+	if ms := m.menu(); len(ms) == 1 && ms[0].name() != trimmed && !commandNamed(trimmed) {
+		// The start of one command only: it is that command (not a
+		// command of its own this person may not run, as /archive is
+		// /archived's start).
 		trimmed = ms[0].name()
 		text = trimmed
 	}
