@@ -36,16 +36,20 @@ export function drawArchive(v, may) {
 // may(s) says whether this person may archive s; sessions() reads the
 // whole list (GET /v1/sessions).
 export function wireArchive({ current, setArchived, act, open, may, sessions }) {
+  const toggle = $('archivedtoggle');
+  const list = $('archived');
   const b = $('archivebutton');
   if (b) {
     b.addEventListener('click', () => {
       const v = current();
-      if (v) act(v.session.archived ? 'unarchive' : 'archive', () => setArchived(v, !v.session.archived));
+      if (!v) return;
+      act(v.session.archived ? 'unarchive' : 'archive', async () => {
+        await setArchived(v, !v.session.archived);
+        if (list && !list.hidden) await fill(); // the archived view, open, as it is now
+      });
     });
   }
-  const toggle = $('archivedtoggle');
   if (!toggle) return;
-  const list = $('archived');
   const show = (on) => {
     list.hidden = !on;
     $('sessions').hidden = on;
@@ -53,12 +57,12 @@ export function wireArchive({ current, setArchived, act, open, may, sessions }) 
     toggle.textContent = on ? '← sessions' : 'archived';
     toggle.setAttribute('aria-expanded', String(on));
   };
-  const fill = async () => {
+  async function fill() {
     list.replaceChildren(note('reading…'));
     const all = (await sessions()).filter((s) => s.archived);
     const items = all.map((s) => item(s, { open, may, unarchive: (li) => act('unarchive', async () => { await setArchived(s, false); li.remove(); if (!list.children.length) list.append(note('no archived session')); }) }));
     list.replaceChildren(...(items.length ? items : [note('no archived session')]));
-  };
+  }
   toggle.addEventListener('click', () => {
     const on = list.hidden;
     show(on);
