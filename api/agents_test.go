@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"albedo/hub"
 	"albedo/hub/acphost"
@@ -265,6 +266,7 @@ func TestAnAgentsHugePiecesAreBounded(t *testing.T) {
 	t.Parallel()
 	e, ws := agentEnv(t, provider.ToolsConfig{})
 	w := e.dial(true).HelloFromStart(e.agentSession("s", ws))
+	w.Wait = time.Minute // 11 MB through the agent, the SDK and -race, on a loaded machine
 	for i, c := range []struct{ input, want string }{
 		{"huge 2000000", "passed the limit"},
 		{"huge 11000000", "sent more at once than the daemon takes"},

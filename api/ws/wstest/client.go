@@ -5,6 +5,7 @@ package wstest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,9 @@ type Client struct {
 	Batched atomic.Int64
 	// Token, if set, is sent in Hello instead of an Authorization header.
 	Token string
+	// Wait bounds Next's wait for a frame (0: 10 s): longer for a test
+	// whose frames are slow to come by nature (megabytes through -race).
+	Wait time.Duration
 }
 
 // Dial connects to base's /v1/ws (base is an http:// URL), with an
@@ -91,10 +95,11 @@ func (w *Client) Send(v any) {
 	}
 }
 
-// Next returns the next frame for which keep is true, within 10 s.
+// Next returns the next frame for which keep is true, within Wait.
 func (w *Client) Next(keep func(wire.Frame) bool) wire.Frame {
 	w.T.Helper()
-	deadline := time.After(10 * time.Second)
+	wait := cmp.Or(w.Wait, 10*time.Second)
+	deadline := time.After(wait)
 	for {
 		select {
 		case f, ok := <-w.in:
@@ -105,7 +110,7 @@ func (w *Client) Next(keep func(wire.Frame) bool) wire.Frame {
 				return f
 			}
 		case <-deadline:
-			w.T.Fatalf("no matching frame within 10s")
+			w.T.Fatalf("no matching frame within %s", wait)
 		}
 	}
 }
