@@ -542,7 +542,7 @@ func (a *App) run(cmds []Cmd) {
 				a.post(resOlder{Session: cmd.Session, Page: p, Err: err})
 			})
 		default:
-			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) && !a.versionsRun(cmd) && !a.archiveRun(cmd) {
+			if !a.treeRun(cmd) && !a.fileRun(cmd) && !a.shareRun(cmd) && !a.versionsRun(cmd) && !a.archiveRun(cmd) && !a.continueRun(cmd) {
 				a.toolRun(cmd)
 			}
 		}

@@ -125,7 +125,7 @@ type slashCommand struct {
 // read-only view refuses them.
 var changesSessions = map[string]bool{"/new": true, "/title": true, "/delete": true, "/model": true, "/effort": true, "/system": true, "/compact": true,
 	"/allow": true, "/always": true, "/deny": true, "/attach": true,
-	"/respond": true, "/participants": true}
+	"/respond": true, "/participants": true, "/continue": true}
 
 var slashCommands = []slashCommand{
 	{"/new [PROVIDER]", "new session, with echo, a configured provider or bot:NAME", func(m *Model, arg string) []Cmd {
@@ -172,6 +172,7 @@ var slashCommands = []slashCommand{
 	archiveCommands[0], archiveCommands[1], archiveCommands[2],
 	participantCommands[0], participantCommands[1],
 	attachCommand,
+	continueCommand,
 	{"/copy [code N]", "copy the last reply, or its code block N", (*Model).copyCommand},
 	treeCommands[0], treeCommands[1], treeCommands[2],
 	shareCommands[0], shareCommands[1], shareCommands[2], shareCommands[3],

@@ -30,7 +30,8 @@
 // sidebar, ★), archive.go (/archive, /unarchive, and /archived: the
 // archived sessions, one opened), models.go (the model picker after
 // /model, and the model in the status bar: the session's, else its
-// default), share.go (sharing the session in front:
+// default), continue.go (/continue: a reply cut off run on, its rest
+// drawn joined to it), share.go (sharing the session in front:
 // /invite, /grant, /ungrant, /grants, /link, /links, /revoke, offered
 // to its creator and admins), attach.go (/attach: files uploaded for a session's next
 // message, their chips above the composer, the message sent with them,

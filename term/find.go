@@ -217,7 +217,7 @@ func (m *Model) openPick() []Cmd {
 func (m *Model) movePick(dir int) bool {
 	s := m.Focused()
 	for i := m.pick.event + dir; i >= 0 && i < len(s.Events); i += dir {
-		if t := s.Events[i].Type; t == wire.EventMessage || t == wire.EventToolCall {
+		if t := s.Events[i].Type; (t == wire.EventMessage || t == wire.EventToolCall) && !s.joined(i) {
 			m.pick.event = i
 			from, _ := s.eventRange(m.look(), i)
 			m.showLine(s, from)
@@ -279,7 +279,7 @@ func (m *Model) pickKey(ev *tcell.EventKey) []Cmd {
 func (s *SessionView) pickedText(i int) (string, string) {
 	ev := s.Events[i]
 	if ev.Type != wire.EventToolCall {
-		return ev.Text, "the message"
+		return s.replyText(i), "the message"
 	}
 	if c := s.calls.byID[ev.CallID]; c != nil && c.result != nil {
 		return c.result.Text, "the tool's output"
@@ -313,7 +313,7 @@ func (s *SessionView) eventRange(o look, i int) (from, to int) {
 func (s *SessionView) lastReply() string {
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		if ev := s.Events[i]; ev.Type == wire.EventMessage && ev.Role != wire.RoleUser {
-			return ev.Text
+			return s.replyText(i)
 		}
 	}
 	return ""

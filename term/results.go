@@ -42,7 +42,7 @@ func (m *Model) Result(r any) []Cmd {
 		if cmds, ok := m.versionsResult(r); ok {
 			return cmds
 		}
-		if !m.treeResult(r) && !m.fileResult(r) && !m.archiveResult(r) {
+		if !m.treeResult(r) && !m.fileResult(r) && !m.archiveResult(r) && !m.continueResult(r) {
 			m.toolResult(r)
 		}
 	}

@@ -43,6 +43,11 @@ type transcript struct {
 	// events begin), for the first message after a fork point: the one
 	// that shows its versions (versions.go).
 	prevMsg int64
+
+	// Replies cut off, by block, as drawn; and the continuations drawn
+	// in each reply's block, by the block (continue.go).
+	cut   map[int]cutReply
+	parts map[int][]int
 }
 
 // streamLines is the streaming reply rendered for one width. Deltas only
@@ -86,13 +91,20 @@ func (s *SessionView) view(o look) *transcript {
 		ev := s.Events[i]
 		var b []line
 		switch j, drawn := t.callAt[ev.CallID]; {
+		case ev.Type == wire.EventMessage && ev.Continues > 0 && t.joins(s.Events, i, o, &dirty):
+			t.replyTo(ev)
+			t.prevMsg = ev.Offset // its rest is drawn in the reply it continues
 		case !isToolEvent(ev.Type):
-			b = eventLines(ev, o, t.replyTo(ev))
+			re := t.replyTo(ev)
+			b = eventLines(ev, o, re)
 			if ev.Type == wire.EventMessage {
+				mark := ""
 				if _, v, ok := s.versionAfter(t.prevMsg, ev.Offset); ok {
-					b = withMark(b, v.mark(), o.width)
+					mark = v.mark()
+					b = withMark(b, mark, o.width)
 				}
 				t.prevMsg = ev.Offset
+				t.noteCut(ev, i, re, mark)
 			}
 		case !drawn:
 			if t.callAt == nil {
