@@ -32,5 +32,7 @@
 // links and invites, from the page; static/pins.js: sessions pinned
 // first, and pinning from the page; static/archive.js: archiving, and
 // the archived sessions under the list; static/models.js: the model a
-// session's turns go to, and the settings' model picker).
+// session's turns go to, and the settings' model picker;
+// static/continue.js: continue on a reply that was cut off, and its
+// rest shown joined to it).
 package web

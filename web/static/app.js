@@ -29,6 +29,7 @@ import { drawAnswers, settingsEvent, settingsText, takeSession, wireAnswers } fr
 import { drawPin, pinMark, wirePins } from './pins.js';
 import { ARCHIVED_MARK, archivedMark, drawArchive, wireArchive } from './archive.js';
 import { drawModelField, modelText, offerModels, takeModel } from './models.js';
+import { cutNote, drawContinue, drawJoined, wireContinue } from './continue.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -729,6 +730,7 @@ function drawSession() {
   }
   tr.append(frag);
   drawVersions(v);
+  drawReplies(v);
   drawStream();
   drawOutbox();
   drawAgent(v);
@@ -789,6 +791,7 @@ function flushAppends() {
   }
   tr.insertBefore(frag, after(''));
   drawVersions(v);
+  drawReplies(v);
   // A decision or a result changes its call's block, wherever it is.
   for (const id of decided) redrawCall(v, id);
   announce(v, evs);
@@ -801,6 +804,13 @@ function flushAppends() {
     trim(v);
     showEnd();
   }
+}
+
+// drawReplies joins each reply that was cut off to its rest, and offers
+// "continue" on the newest, if it was cut off and the person may write.
+function drawReplies(v) {
+  drawJoined($('transcript'), v);
+  drawContinue($('transcript'), v, writable(v));
 }
 
 // announce tells screen readers of new messages, through a live region of
@@ -867,7 +877,8 @@ function eventElement(ev) {
       a.dataset.offset = ev.offset;
       a.dataset.role = ev.role;
       a.dataset.state = ev.state || 'complete';
-      const note = ev.state === 'interrupted' ? '[interrupted]' : ev.state === 'failed' ? '[failed]' : '';
+      if (ev.continues) a.dataset.continues = ev.continues; // shown as its reply's rest (continue.js)
+      const note = cutNote(ev.state) || (ev.continues ? '[continuation]' : '');
       a.append(header(ev.role, shownAuthor(ev), note, ev.at));
       if (app.person) a.querySelector('header').append(actionBar(ev, !!app.you && ev.author_id === app.you.id));
       const body = document.createElement('div');
@@ -887,6 +898,7 @@ function eventElement(ev) {
         const d = document.createElement('div');
         d.className = `turn ${ev.state}`;
         d.dataset.turnOffset = ev.offset;
+        d.dataset.turnId = ev.turn_id || '';
         d.append(icon(ev.state === 'failed' ? 'warn' : 'stop'), ev.state === 'failed' ? ` turn failed: ${ev.error || ''}` : ` interrupted (${(ev.reason || '').replaceAll('_', ' ')})`);
         return d;
       }
@@ -1060,6 +1072,7 @@ async function loadOlder() {
     v.more = page.more;
     if (!v.more && marker) marker.remove();
     drawVersions(v);
+    drawReplies(v);
     tr.scrollTop += tr.scrollHeight - height;
   } catch (e) {
     notice(`history: ${spoken(e)}`, true);
@@ -1171,6 +1184,7 @@ function drawMeta() {
   $('settings').textContent = parts.join(' · ');
   drawAnswers(v, mayChange(v));
   drawActions(v);
+  drawContinue($('transcript'), v, writable(v));
   const p = v.presence || { people: [], more: 0, viewers: 0 };
   const who = (p.people || []).map((x) => `${x.name}${x.devices > 1 ? ` ×${x.devices}` : ''}${x.typing ? ' ✎' : ''}`);
   if (p.more > 0) who.push(`+${p.more} more`);
@@ -1398,6 +1412,7 @@ function wireOwner() {
     if (offset) await reveal(id, offset);
   };
   wireForks({ app, act, notice, open });
+  wireContinue($('transcript'), { app, act });
   wireVersions({ app, act, open, reveal: (id, p) => reveal(id, p, true) });
   wireKeeping(open);
   $('rename').addEventListener('click', () => {

@@ -1,0 +1,58 @@
+//go:build !e2e_only || e2e_web
+
+package e2e
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"albedo/hub/provider/fakeopenai"
+	"albedo/wire"
+)
+
+// oneReply is a condition: the transcript shows one reply, whose text is
+// the cut-off reply's joined to its rest, with no "continue" left on it.
+const oneReply = `(() => { const shown = [...document.querySelectorAll('#transcript article[data-role=assistant]')].filter((a) => !a.hidden && a.offsetParent);
+	return shown.length === 1 && shown[0].querySelector('.body').innerText.trim() === 'Once upon a time, the end.' && shown[0].dataset.state === 'complete'
+		&& !document.querySelector('.continue-bar') })()`
+
+// A reply an interrupt cut off offers "continue" to those who may write
+// (not on a read link); a click runs it on, and its rest shows as the
+// rest of that reply, on this page and on a page opened later.
+func TestWebContinuesACutOffReply(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "story", Provider: "fake"}})
+	block := make(chan struct{})
+	defer close(block)
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Once upon "}, Block: block}, fakeopenai.Reply{Chunks: []string{"a time, the end."}})
+	b := startBrowser(t)
+	p := b.open(ownerLink(t, fx.home, "s"))
+	viewer := b.open(shareLink(t, fx.home, "s"))
+	p.waitOpen("story")
+	viewer.waitOpen("story")
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "tell a story"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("the reply streaming", `(document.querySelector('#stream')?.innerText || '').includes('Once upon')`)
+	if _, err := fx.c.Interrupt(fx.ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	cut := `document.querySelector('#transcript article[data-role=assistant][data-state=interrupted]')`
+	p.wait("continue on the cut-off reply", `(() => { const b = `+cut+`?.querySelector('.continue-bar button'); return !!b && b.offsetParent !== null && !b.disabled })()`)
+	viewer.wait("the cut-off reply on the read link", `!!`+cut+` && document.querySelector('#conn').textContent === 'connected'`)
+	if eval[bool](viewer, `!!document.querySelector('.continue-bar')`) {
+		t.Fatal("a read link is offered continue")
+	}
+	p.do(chromedp.Click(chromedp.CSS(".continue-bar button")))
+	p.wait("the reply and its rest as one reply", oneReply)
+	viewer.wait("the reply and its rest as one reply on the read link", oneReply)
+
+	later := b.open(ownerLink(t, fx.home, "s"))
+	later.waitOpen("story")
+	later.wait("the reply and its rest as one reply, read from the history", oneReply)
+	if n := eval[int](later, `document.querySelectorAll('#transcript article[data-role=assistant]').length`); n != 2 {
+		t.Fatalf("the history's two messages drawn as %d elements", n)
+	}
+}
