@@ -197,6 +197,9 @@ type Hub struct {
 	mu    sync.Mutex
 	chans map[string]*channel
 	conns map[*Conn]struct{}
+	// byAuthor are the live connections by author id: a person's own,
+	// found without a scan of every connection (pushRead).
+	byAuthor map[string][]*Conn
 
 	// testHookTokenRead, when a test sets it, runs after a lookup's read
 	// of the store and before its put (lookupStored). Set only by the
@@ -236,7 +239,7 @@ func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, e
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, byAuthor: map[string][]*Conn{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
 	h.feed.h = h
 	if h.bus = opts.Bus; h.bus == nil {
 		h.bus = peer.Nop{}
@@ -383,6 +386,7 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 	c := &Conn{hub: h, info: info, room: make(chan struct{}, 1), subs: map[string]*sub{}}
 	h.mu.Lock()
 	h.conns[c] = struct{}{}
+	h.byAuthor[info.AuthorID] = append(h.byAuthor[info.AuthorID], c)
 	h.mu.Unlock()
 	return c
 }
@@ -390,7 +394,20 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 func (h *Hub) removeConn(c *Conn) {
 	h.mu.Lock()
 	delete(h.conns, c)
+	id := c.info.AuthorID
+	if cs := slices.DeleteFunc(h.byAuthor[id], func(x *Conn) bool { return x == c }); len(cs) > 0 {
+		h.byAuthor[id] = cs
+	} else {
+		delete(h.byAuthor, id)
+	}
 	h.mu.Unlock()
+}
+
+// authorConns returns a copy of the live connections of author id.
+func (h *Hub) authorConns(id string) []*Conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.byAuthor[id])
 }
 
 // Conns returns a copy of the live connections.

@@ -2,7 +2,6 @@ package hub
 
 import (
 	"context"
-	"slices"
 
 	"albedo/db"
 	"albedo/hub/access"
@@ -68,35 +67,22 @@ func (h *Hub) ReadOf(ctx context.Context, p access.Principal, session string) (i
 }
 
 // pushRead sends a read push to the connections of who on this node
-// that follow session or the sessions feed.
+// that follow session or the sessions feed: theirs alone, found by
+// author, whatever the number of others.
 func (h *Hub) pushRead(who, session string, offset int64, unread int) {
-	var conns []*Conn
-	if ch := h.served(session); ch != nil {
-		ch.mu.Lock()
-		for _, s := range ch.subList() {
-			if s.conn.info.AuthorID == who {
-				conns = append(conns, s.conn)
-			}
-		}
-		ch.mu.Unlock()
-	}
-	h.feed.mu.Lock()
-	for c := range h.feed.conns {
-		if c.info.AuthorID == who && !slices.Contains(conns, c) {
-			conns = append(conns, c)
-		}
-	}
-	h.feed.mu.Unlock()
-	if len(conns) == 0 {
-		return
-	}
-	frame := wire.Encode(wire.ReadPush{Op: wire.PushRead, Session: session, Offset: offset, Unread: unread})
-	for _, c := range conns {
+	var frame []byte
+	for _, c := range h.authorConns(who) {
 		c.mu.Lock()
-		cur := c.feed
+		cur, follows := c.feed, c.subs[session] != nil
 		c.mu.Unlock()
+		if cur == nil && !follows {
+			continue
+		}
 		if cur != nil {
 			cur.counts.forget(session)
+		}
+		if frame == nil {
+			frame = wire.Encode(wire.ReadPush{Op: wire.PushRead, Session: session, Offset: offset, Unread: unread})
 		}
 		c.Reply(frame)
 	}
