@@ -3,8 +3,11 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
@@ -55,4 +58,38 @@ func TestWebContinuesACutOffReply(t *testing.T) {
 	if n := eval[int](later, `document.querySelectorAll('#transcript article[data-role=assistant]').length`); n != 2 {
 		t.Fatalf("the history's two messages drawn as %d elements", n)
 	}
+}
+
+// A continue the daemon refuses, here since another client continued the
+// reply first, says why in words in the notice.
+func TestWebContinueRefusedSaysWhy(t *testing.T) {
+	parallel(t)
+	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "story", Provider: "fake"}})
+	block := make(chan struct{})
+	defer close(block)
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Once upon "}, Block: block}, fakeopenai.Reply{Chunks: []string{"a time, the end."}})
+	p := startBrowser(t).open(ownerLink(t, fx.home, "s"))
+	p.waitOpen("story")
+	if _, err := fx.c.PutInput(fx.ctx, "s", uuid.Must(uuid.NewV7()).String(), "tell a story"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("the reply streaming", `(document.querySelector('#stream')?.innerText || '').includes('Once upon')`)
+	if _, err := fx.c.Interrupt(fx.ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	p.wait("continue on the cut-off reply", `!!document.querySelector('.continue-bar button')`)
+	held := p.holdRequests("*/continue")
+	p.do(chromedp.Click(chromedp.CSS(".continue-bar button")))
+	var id fetch.RequestID
+	select {
+	case id = <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the page never asked to continue")
+	}
+	if out := cli(t, fx.home, "continue", "story"); strings.TrimSpace(out) != "a time, the end." {
+		t.Fatalf("albedo continue printed %q", out)
+	}
+	p.continueRequest(id)
+	p.wait("the refusal in words", `document.querySelector('#notice').textContent === 'continue: nothing to continue: the newest reply is whole'`)
+	p.wait("the reply and its rest as one reply", oneReply)
 }
