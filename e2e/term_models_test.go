@@ -37,7 +37,9 @@ func TestTerminalPicksAModel(t *testing.T) {
 
 	x.keys("-l", "/new echo")
 	x.keys("Enter")
-	x.waitPane("a new echo session", has("message · /help"))
+	x.waitPane("a new echo session, in front", func(s string) bool {
+		return len(sidebarRows(s)) == 2 && !strings.Contains(s, "fake-large") && strings.Contains(s, "message · /help")
+	})
 	x.keys("-l", "/model ")
 	x.waitPane("echo lists none", has("the models of echo cannot be listed"))
 	x.keys("-l", "mine")

@@ -84,7 +84,8 @@ func TestModelPicker(t *testing.T) {
 }
 
 // The status bar shows the model turns go to: the session's own, else
-// its profile's default (the session's resolved model), marked.
+// its profile's default (the session's resolved model), marked; a
+// reply streaming is headed by it.
 func TestStatusShowsTheEffectiveModel(t *testing.T) {
 	t.Parallel()
 	m := demo()
@@ -93,6 +94,9 @@ func TestStatusShowsTheEffectiveModel(t *testing.T) {
 	s.takeSettings(wire.Session{ID: s.ID, Head: 5, ResolvedProvider: "fake", ResolvedModel: "fake-model"})
 	if st := m.statusLeft(); !strings.Contains(st, "│ fake-model (default) · effort high") {
 		t.Fatalf("the default: %q", st)
+	}
+	if r := screen(t, m); !contains(r, "assistant · fake-model …") {
+		t.Fatalf("the streaming reply's header:\n%s", strings.Join(r, "\n"))
 	}
 	s.takeSettings(wire.Session{ID: s.ID, Head: 6, Model: "fake-large", ResolvedProvider: "fake", ResolvedModel: "fake-large"})
 	s.Model = "fake-large"

@@ -1,6 +1,7 @@
 package term
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -180,8 +181,8 @@ func (s *SessionView) stream(o look) []line {
 	width := o.width
 	c := &s.streaming
 	// Among participants, the reply is whoever its turn started for;
-	// else the session's model's.
-	author := s.Model
+	// else the session's model's (its default's, when it names none).
+	author := cmp.Or(s.Model, s.defModel)
 	if s.turnOf == s.StreamTurn && s.turnBy != "" {
 		author = s.turnBy
 	}
