@@ -116,8 +116,8 @@ func TestArchiveAndArchived(t *testing.T) {
 		t.Fatalf("the list:\n%s", strings.Join(r, "\n"))
 	}
 	m.Key(key(tcell.KeyEnter, 0, 0))
-	if s := m.Focused(); s == nil || s.ID != a.ID || !s.Archived {
-		t.Fatalf("opened: %v", ids(m))
+	if s := m.Focused(); s == nil || s.ID != a.ID || !s.Archived || !strings.Contains(m.statusLeft(), "archived (/unarchive)") {
+		t.Fatalf("opened: %v, status %q", ids(m), m.statusLeft())
 	}
 	m.Feed(client.FeedUpdate{Sessions: []wire.FeedItem{{ID: a.ID, Title: "planning", Archived: true}}})
 	if m.Focused() == nil || m.Focused().ID != a.ID {
@@ -131,7 +131,12 @@ func TestArchiveAndArchived(t *testing.T) {
 		t.Fatalf("/unarchive: %#v %q", cmds, m.Notice)
 	}
 	m.Result(resArchived{Session: a.ID, View: wire.Session{ID: a.ID, ETag: "e3"}})
-	if s := m.Focused(); s == nil || s.Archived || !strings.Contains(m.Notice, "back in the sidebar") {
+	if s := m.Focused(); s == nil || s.Archived || !strings.Contains(m.Notice, "back in the sidebar") || strings.Contains(m.statusLeft(), "archived") {
 		t.Fatalf("after /unarchive: %v %q", ids(m), m.Notice)
+	}
+	no := false
+	m.Item(a.ID, itemEvent(wire.Event{Offset: 9, Type: wire.EventSettings, Archived: &no, By: "ann", At: t0}))
+	if r := screen(t, m); !contains(r, "· back from the archive (by ann)") {
+		t.Fatalf("the settings event:\n%s", strings.Join(r, "\n"))
 	}
 }

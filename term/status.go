@@ -80,6 +80,9 @@ func (m *Model) sessionParts(s *SessionView) []string {
 	if !m.ReadOnly && m.readOnlyHere() {
 		parts = append(parts, "read-only")
 	}
+	if s.Archived {
+		parts = append(parts, "archived (/unarchive)")
+	}
 	if o := m.forkOrigin(s); o != "" {
 		parts = append(parts, o)
 	}
