@@ -11,9 +11,10 @@ import (
 )
 
 // A reply cut off in a real terminal, then continued. Esc interrupts a
-// reply midway; /continue runs on it, and its rest shows joined to it,
-// one reply under one header, the marks of the cut gone. A second
-// /continue, with nothing left to continue, is refused in words.
+// reply midway, and the status bar says /continue runs on it; it does,
+// and the rest shows joined to the reply, one reply under one header,
+// the marks of the cut gone. A second /continue, with nothing left to
+// continue, is refused in words.
 func TestTerminalContinuesACutOffReply(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "story", Provider: "fake"}})
@@ -29,7 +30,7 @@ func TestTerminalContinuesACutOffReply(t *testing.T) {
 	})
 	x.keys("Escape")
 	x.waitPane("the reply cut off", func(s string) bool {
-		return strings.Contains(s, "[interrupted]") && strings.Contains(s, "⏹ interrupted")
+		return strings.Contains(s, "[interrupted]") && strings.Contains(s, "⏹ interrupted") && strings.Contains(s, "/continue runs on it")
 	})
 	x.keys("-l", "/continue")
 	x.keys("Enter")

@@ -36,6 +36,22 @@ var continueCommand = slashCommand{"/continue", "run on the newest reply, cut of
 	return []Cmd{cmdContinue{Session: s.ID}}
 }}
 
+// cutOff says, when a turn of the session in front ends interrupted or
+// failed after its reply said something, that /continue runs on it.
+func (m *Model) cutOff(s *SessionView, ev wire.Event) {
+	if ev.State != wire.TurnInterrupted && ev.State != wire.TurnFailed || s != m.Focused() || !s.news(ev) || m.readOnlyHere() {
+		return
+	}
+	for i := len(s.Events) - 1; i >= 0; i-- {
+		if r := s.Events[i]; r.Type == wire.EventMessage && r.TurnID == ev.TurnID {
+			if r.Role == wire.RoleAssistant && r.Text != "" && r.State != wire.MessageComplete {
+				m.notify(false, "the reply was cut off: /continue runs on it")
+			}
+			return
+		}
+	}
+}
+
 // continued says why a reply was not continued.
 func (m *Model) continued(r resContinued) {
 	if r.Err != nil {

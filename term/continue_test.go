@@ -15,7 +15,8 @@ import (
 // marks of the cut (the reply's [interrupted], the turn's ⏹ line) go;
 // a second cut and continue join the same block. /copy and the pick
 // take the reply whole; the pick does not stop on the rest alone.
-// /continue asks the daemon, and a refusal is said in its words.
+// The cut says /continue runs on it; /continue asks the daemon, and a
+// refusal is said in its words.
 func TestContinuationJoinsItsReply(t *testing.T) {
 	t.Parallel()
 	m := demo()
@@ -34,8 +35,12 @@ func TestContinuationJoinsItsReply(t *testing.T) {
 		m.Item(s.ID, itemEvent(ev))
 	}
 	r := screen(t, m)
-	if !contains(r, "[interrupted]") || !contains(r, "⏹ interrupted (user)") {
-		t.Fatalf("the cut reply:\n%s", strings.Join(r, "\n"))
+	if !contains(r, "[interrupted]") || !contains(r, "⏹ interrupted (user)") || !strings.Contains(m.Notice, "/continue runs on it") {
+		t.Fatalf("the cut reply (%q):\n%s", m.Notice, strings.Join(r, "\n"))
+	}
+	m.Result(resInterrupted{Session: s.ID})
+	if !strings.Contains(m.Notice, "/continue runs on it") {
+		t.Fatalf("the interrupt's answer, after: %q", m.Notice)
 	}
 	cmds := enter(m, "/continue")
 	if len(cmds) != 1 || cmds[0] != (cmdContinue{Session: s.ID}) {

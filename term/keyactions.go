@@ -103,10 +103,13 @@ func (m *Model) toEnd() []Cmd {
 	return nil
 }
 
+// interrupting is the notice while an interrupt is on its way.
+const interrupting = "interrupting…"
+
 // interrupt stops the focused session's running turn; the key table binds
 // it only while one runs.
 func (m *Model) interrupt() []Cmd {
-	m.notify(false, "interrupting…")
+	m.notify(false, interrupting)
 	return []Cmd{cmdInterrupt{Session: m.Focused().ID}}
 }
 

@@ -24,8 +24,8 @@ func (m *Model) Result(r any) []Cmd {
 	case resInterrupted:
 		if r.Err != nil {
 			m.notify(true, "interrupt: "+spoken(r.Err))
-		} else {
-			m.notify(false, "")
+		} else if m.Notice == interrupting {
+			m.notify(false, "") // not what the turn's end said meanwhile (continue.go)
 		}
 	case resOlder:
 		return m.older(r)

@@ -548,6 +548,7 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 			s.StreamTurn, s.StreamText = "", ""
 		}
 		s.metered(ev)
+		m.cutOff(s, ev)
 		return m.turnEnded(s, ev)
 	case wire.EventCompaction:
 		s.metered(ev)
