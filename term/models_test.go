@@ -103,9 +103,14 @@ func TestStatusShowsTheEffectiveModel(t *testing.T) {
 	if st := m.statusLeft(); !strings.Contains(st, "│ fake-large · effort high") || strings.Contains(st, "(default)") {
 		t.Fatalf("its own: %q", st)
 	}
-	s.Model = "" // cleared elsewhere: a status push
+	s.Model = "" // cleared elsewhere: a status push, after its settings event
 	if st := m.statusLeft(); !strings.Contains(st, "│ fake-model (default)") {
 		t.Fatalf("cleared: %q", st)
+	}
+	cleared := ""
+	m.Item(s.ID, itemEvent(wire.Event{Offset: 7, Type: wire.EventSettings, Model: &cleared, By: "ann", At: t0}))
+	if r := screen(t, m); !contains(r, "· model default (by ann)") {
+		t.Fatalf("the settings event:\n%s", strings.Join(r, "\n"))
 	}
 }
 

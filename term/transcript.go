@@ -361,7 +361,7 @@ func eventLines(ev wire.Event, o look, re string) []line {
 			parts = append(parts, fmt.Sprintf("title %q", *ev.Title))
 		}
 		if ev.Model != nil {
-			parts = append(parts, "model "+orNone(*ev.Model))
+			parts = append(parts, "model "+cmp.Or(*ev.Model, "default"))
 		}
 		if ev.Effort != nil {
 			parts = append(parts, "effort "+orNone(*ev.Effort))
