@@ -37,12 +37,13 @@ func TestReadOnOneTerminalIsReadOnTheOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, u := range []*ui{one, two} {
-		u.waitFor("news unread", func(s string) bool { return strings.Contains(s, "(2) now") })
+		// The reply: the owner's own message, sent elsewhere, is read by them.
+		u.waitFor("news's reply unread", func(s string) bool { return strings.Contains(s, "(1) now") })
 	}
-	p.wait("news unread on the page", `document.querySelector('#sessions li[data-session="news"] .count')?.textContent === '2'`)
+	p.wait("news's reply unread on the page", `document.querySelector('#sessions li[data-session="news"] .count')?.textContent === '1'`)
 	// Terminal one goes to news (the session above quiet, now the newest).
 	one.scr.InjectKey(tcell.KeyUp, 0, tcell.ModAlt)
 	one.waitFor("news open on one", func(s string) bool { return strings.Contains(s, "echo: something new") })
-	two.waitFor("news read on two", func(s string) bool { return strings.Contains(s, "news") && !strings.Contains(s, "(2)") })
+	two.waitFor("news read on two", func(s string) bool { return strings.Contains(s, "news") && !strings.Contains(s, "(1)") })
 	p.wait("news read on the page", `!document.querySelector('#sessions li[data-session="news"] .count')`)
 }
