@@ -125,7 +125,7 @@ func TestCLISessionSettings(t *testing.T) {
 		t.Fatalf("made: %+v, %v", s, err)
 	}
 	out := cli(t, home, "sessions", "set", "tuned", "--effort", "high", "--title", "retuned")
-	if want := "session " + client.ShortID(id) + ` ("retuned"): provider fake, model m1, effort high, system text its own, 9 bytes`; strings.TrimSpace(out) != want {
+	if want := "session " + client.ShortID(id) + ` ("retuned"): provider fake, model m1, effort high, system text its own, 9 bytes, temperature the provider's`; strings.TrimSpace(out) != want {
 		t.Errorf("set printed %q, want %q", out, want)
 	}
 	if s, err = fx.c.Session(fx.ctx, id); err != nil || s.System != "Be brief." || s.Model != "m1" || s.Effort != "high" || s.Title != "retuned" {

@@ -40,8 +40,8 @@ func TestWebOneSocketForEverySession(t *testing.T) {
 		}
 	}
 	p.wait("alpha's reply, and beta's and gamma's unread", shownCommitted("echo: to a")+` &&
-		document.querySelector('#sessions li[data-session=b] .count')?.textContent === '2' &&
-		document.querySelector('#sessions li[data-session=c] .count')?.textContent === '2'`)
+		document.querySelector('#sessions li[data-session=b] .count')?.textContent === '1' &&
+		document.querySelector('#sessions li[data-session=c] .count')?.textContent === '1'`)
 	if n := ws.count(); n != 1 {
 		t.Fatalf("the page opened %d websockets", n)
 	}

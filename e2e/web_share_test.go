@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"albedo/client"
 	"albedo/wire"
@@ -23,6 +24,21 @@ func grantsOf(t *testing.T, fx *fixture, session string) string {
 		out = append(out, g.Member+":"+string(g.Access))
 	}
 	return strings.Join(out, " ")
+}
+
+// grantsUntil reads session's grants until ok says they are what the
+// page's request made them (the page shows a change before its request
+// is answered), failing after 10 s; it returns them.
+func grantsUntil(t *testing.T, fx *fixture, session string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g := grantsOf(t, fx, session)
+		if ok(g) || time.Now().After(deadline) {
+			return g
+		}
+		time.Sleep(20 * time.Millisecond) // a poll of the store, bounded by the deadline
+	}
 }
 
 // Sharing from the page, as its owner does it: invite a new member, who is
@@ -73,17 +89,17 @@ func TestWebSharesFromThePage(t *testing.T) {
 
 	form("grantform", map[string]string{"grantname": "ann", "grantaccess": "read"})
 	p.wait("ann, reading", `document.querySelector('#grants li[data-member=ann] select')?.value === 'read'`)
-	if g := grantsOf(t, fx, "s"); !strings.Contains(g, "ann:read") {
+	if g := grantsUntil(t, fx, "s", func(g string) bool { return strings.Contains(g, "ann:read") }); !strings.Contains(g, "ann:read") {
 		t.Fatalf("grants: %s", g)
 	}
 	eval[bool](p, `(() => { const s = document.querySelector('#grants li[data-member=ann] select'); s.value = 'write'; s.dispatchEvent(new Event('change')); return true })()`)
 	p.wait("ann, writing", `document.querySelector('#grants li[data-member=ann] select')?.value === 'write' && !document.querySelector('#notice').classList.contains('error')`)
-	if g := grantsOf(t, fx, "s"); !strings.Contains(g, "ann:write") {
+	if g := grantsUntil(t, fx, "s", func(g string) bool { return strings.Contains(g, "ann:write") }); !strings.Contains(g, "ann:write") {
 		t.Fatalf("grants: %s", g)
 	}
 	eval[bool](p, `(document.querySelector('#grants li[data-member=ann] button').click(), true)`)
 	p.wait("ann, gone", `!document.querySelector('#grants li[data-member=ann]')`)
-	if g := grantsOf(t, fx, "s"); strings.Contains(g, "ann") {
+	if g := grantsUntil(t, fx, "s", func(g string) bool { return !strings.Contains(g, "ann") }); strings.Contains(g, "ann") {
 		t.Fatalf("grants after the removal: %s", g)
 	}
 
