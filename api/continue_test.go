@@ -22,7 +22,7 @@ func (e *env) cutOff(session string, n int, text string) wire.Event {
 		e.t.Fatalf("input: %d", code)
 	}
 	w.Next(func(f wire.Frame) bool {
-		return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.TurnID == r.TurnID
+		return (f.Op == wire.PushDelta || f.Op == wire.PushPartial) && f.Text.TurnID == r.TurnID && f.Text.Text != ""
 	})
 	if code, _ := e.do("POST", "/v1/sessions/"+session+"/interrupt", nil, "", nil); code != 200 {
 		e.t.Fatalf("interrupt: %d", code)

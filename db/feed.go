@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"albedo/wire"
@@ -130,20 +131,27 @@ func (d *DB) inForks(ctx context.Context, session string, f func(*sql.Tx, Spans)
 
 // unreadSQL counts up to MaxUnread messages of a session after an offset.
 var unreadSQL = `SELECT count(*) FROM (` +
-	bothTables(`SELECT 1 AS one FROM events WHERE session = ? AND "offset" > ? AND type = 'message'`) +
+	bothTables(`SELECT 1 AS one FROM events WHERE session = ? AND "offset" > ? AND "offset" <= ? AND type = 'message'`) +
 	` LIMIT ` + fmt.Sprint(wire.MaxUnread) + `) AS unread`
 
 // Unread returns reader's read marker in session (0: none) and how many
 // messages came after it, counted up to wire.MaxUnread: a count that
 // costs the messages it counts, not the session's size.
 func (d *DB) Unread(ctx context.Context, reader, session string) (read int64, unread int, _ error) {
+	return d.UnreadUpTo(ctx, reader, session, math.MaxInt64)
+}
+
+// UnreadUpTo is Unread counting the messages up to offset upto only: a
+// count a caller adds the messages after upto to (the feed's, from a
+// snapshot of the session's head) counts none twice.
+func (d *DB) UnreadUpTo(ctx context.Context, reader, session string, upto int64) (read int64, unread int, _ error) {
 	if reader != "" {
 		var err error
 		if read, err = d.ReadOf(ctx, reader, session); err != nil {
 			return 0, 0, err
 		}
 	}
-	if err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(unreadSQL), session, read, session, read).Scan(&unread); err != nil {
+	if err := d.ro.DB.QueryRowContext(ctx, d.dialect.bind(unreadSQL), session, read, upto, session, read, upto).Scan(&unread); err != nil {
 		return 0, 0, fmt.Errorf("count unread: %w", err)
 	}
 	if unread >= wire.MaxUnread {
@@ -155,7 +163,9 @@ func (d *DB) Unread(ctx context.Context, reader, session string) (read int64, un
 			if m.Offset <= read {
 				return false
 			}
-			unread++
+			if m.Offset <= upto {
+				unread++
+			}
 			return true
 		})
 	})

@@ -33,7 +33,7 @@ func TestCLIContinuesACutOffReply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if (it.Op == wire.PushDelta || it.Op == wire.PushPartial) && it.Text.TurnID == r.TurnID {
+		if (it.Op == wire.PushDelta || it.Op == wire.PushPartial) && it.Text.TurnID == r.TurnID && it.Text.Text != "" {
 			break
 		}
 	}

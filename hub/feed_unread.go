@@ -46,7 +46,9 @@ func (u *unreadCounts) of(ctx context.Context, h *Hub, reader string, e *feedEnt
 			return k.read, min(k.unread+int(e.msgs-k.msgs), wire.MaxUnread)
 		}
 	}
-	read, unread, err := h.db.Unread(ctx, reader, e.id)
+	// Up to the entry's head: the messages after it are those e.msgs
+	// counts once this count is kept, so none is counted twice.
+	read, unread, err := h.db.UnreadUpTo(ctx, reader, e.id, e.head)
 	if err != nil || u == nil {
 		return read, unread
 	}
