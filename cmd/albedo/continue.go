@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,7 +32,7 @@ func newContinueCmd(g *globals) *cobra.Command {
 }
 
 // continueReply asks for the continuation and follows its turn as send
-// follows an input's.
+// follows an input's (waitTurn).
 func (g *globals) continueReply(ctx context.Context, c *client.Client, id string, timeout time.Duration) error {
 	s, err := c.Session(ctx, id)
 	if err != nil {
@@ -47,19 +45,5 @@ func (g *globals) continueReply(ctx context.Context, c *client.Client, id string
 	if err != nil {
 		return err
 	}
-	wctx := ctx
-	if timeout > 0 {
-		var cancel context.CancelFunc
-		wctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	w := &turnWait{g: g, s: s, turn: r.TurnID}
-	if g.outTTY {
-		w.printer = &replyPrinter{w: g.stdout}
-	}
-	err = w.follow(wctx, sub)
-	if stop := wctx.Err(); stop != nil && errors.Is(err, stop) {
-		return w.gaveUp(fmt.Sprintf("no reply within %s", timeout))
-	}
-	return err
+	return g.waitTurn(ctx, sub, s, r.TurnID, timeout)
 }

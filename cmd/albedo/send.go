@@ -111,17 +111,23 @@ func (g *globals) send(ctx context.Context, c *client.Client, s wire.Session, te
 	if err != nil {
 		return err
 	}
+	return g.waitTurn(ctx, sub, s, r.TurnID, timeout)
+}
+
+// waitTurn follows turn of s on sub to its end (at most timeout, 0 for
+// no bound), printing its reply, and returns its exit status.
+func (g *globals) waitTurn(ctx context.Context, sub *client.Subscription, s wire.Session, turn string, timeout time.Duration) error {
 	wctx := ctx
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		wctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	w := &turnWait{g: g, s: s, turn: r.TurnID}
+	w := &turnWait{g: g, s: s, turn: turn}
 	if g.outTTY {
 		w.printer = &replyPrinter{w: g.stdout}
 	}
-	err = w.follow(wctx, sub)
+	err := w.follow(wctx, sub)
 	// Only an end that the wait's context made is giving up: a turn that
 	// ended as the timeout fired has its own exit status.
 	if stop := wctx.Err(); stop != nil && errors.Is(err, stop) {
