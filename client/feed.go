@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
 
 	"albedo/wire"
 )
@@ -57,26 +56,5 @@ func (st *Stream) feedPush(p *wire.FeedPush) {
 // FeedPage reads the page of the feed after cursor (a FeedUpdate's or a
 // page's Next), on the stream's connection.
 func (st *Stream) FeedPage(ctx context.Context, cursor string, limit int) (wire.FeedReply, error) {
-	st.mu.Lock()
-	sc := st.conn
-	st.mu.Unlock()
-	if sc == nil {
-		return wire.FeedReply{}, fmt.Errorf("feed page: not connected: %w", ErrUnavailable)
-	}
-	done := make(chan wire.Reply, 1)
-	sc.command(wire.Command{Op: wire.OpFeedPage, Cursor: cursor, Limit: limit}, func(r wire.Reply) { done <- r })
-	select {
-	case r := <-done:
-		if !r.OK {
-			return wire.FeedReply{}, r.Error
-		}
-		if r.Feed == nil {
-			return wire.FeedReply{}, nil
-		}
-		return *r.Feed, nil
-	case <-ctx.Done():
-		return wire.FeedReply{}, ctx.Err()
-	case <-st.ctx.Done():
-		return wire.FeedReply{}, ErrStreamClosed
-	}
+	return st.feedCommand(ctx, "feed page", wire.Command{Op: wire.OpFeedPage, Cursor: cursor, Limit: limit})
 }

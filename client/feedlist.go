@@ -35,7 +35,7 @@ func (c *Client) FeedItems(ctx context.Context) ([]wire.FeedItem, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	first, err := st.feedCommand(ctx, wire.Command{Op: wire.OpFeed, Limit: wire.MaxFeedPage})
+	first, err := st.feedCommand(ctx, "sessions feed", wire.Command{Op: wire.OpFeed, Limit: wire.MaxFeedPage})
 	if err != nil {
 		return nil, err
 	}
@@ -50,14 +50,15 @@ func (c *Client) FeedItems(ctx context.Context) ([]wire.FeedItem, error) {
 	return items, nil
 }
 
-// feedCommand sends cmd (feed or feed_page) on the stream's connection
+// feedCommand sends cmd (feed or feed_page; what names it in an error)
+// on the stream's connection
 // and waits for its reply.
-func (st *Stream) feedCommand(ctx context.Context, cmd wire.Command) (wire.FeedReply, error) {
+func (st *Stream) feedCommand(ctx context.Context, what string, cmd wire.Command) (wire.FeedReply, error) {
 	st.mu.Lock()
 	sc := st.conn
 	st.mu.Unlock()
 	if sc == nil {
-		return wire.FeedReply{}, fmt.Errorf("sessions feed: not connected: %w", ErrUnavailable)
+		return wire.FeedReply{}, fmt.Errorf("%s: not connected: %w", what, ErrUnavailable)
 	}
 	done := make(chan wire.Reply, 1)
 	sc.command(cmd, func(r wire.Reply) { done <- r })
