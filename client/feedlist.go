@@ -51,8 +51,7 @@ func (c *Client) FeedItems(ctx context.Context) ([]wire.FeedItem, error) {
 }
 
 // feedCommand sends cmd (feed or feed_page; what names it in an error)
-// on the stream's connection
-// and waits for its reply.
+// on the stream's connection and waits for its reply.
 func (st *Stream) feedCommand(ctx context.Context, what string, cmd wire.Command) (wire.FeedReply, error) {
 	st.mu.Lock()
 	sc := st.conn
