@@ -18,12 +18,13 @@ import (
 // The Cmds and results of archiving.
 type (
 	cmdArchive struct {
-		Session, ETag string
-		Archived      bool // false: bring it back
+		Session, Name, ETag string // Name: what the notice calls it, should the session be gone by the reply
+		Archived            bool   // false: bring it back
 	}
 	cmdArchivedList struct{}
 	resArchived     struct {
 		Session  string
+		Name     string
 		Archived bool
 		View     wire.Session
 		Err      error
@@ -62,7 +63,8 @@ func (m *Model) archiveFocused(archive bool) []Cmd {
 		m.notify(false, "“"+s.name()+"” is not archived")
 		return nil
 	}
-	return []Cmd{cmdArchive{Session: s.ID, ETag: s.ETag, Archived: archive}}
+	s.archiving = archive
+	return []Cmd{cmdArchive{Session: s.ID, Name: s.name(), ETag: s.ETag, Archived: archive}}
 }
 
 // archiveDone takes an archive's result: an archived session leaves the
@@ -70,9 +72,9 @@ func (m *Model) archiveFocused(archive bool) []Cmd {
 // stays, as the feed has it again.
 func (m *Model) archiveDone(r resArchived) {
 	s := m.session(r.Session)
-	name := r.Session
+	name := r.Name
 	if s != nil {
-		name = s.name()
+		name, s.archiving = s.name(), false
 	}
 	if r.Err != nil {
 		m.notify(true, "“"+name+"” not changed: "+spoken(r.Err))
@@ -97,8 +99,8 @@ func (m *Model) archiveDone(r resArchived) {
 // archived, unless it was opened from /archived (it is known archived);
 // in front of the person, the status bar says so.
 func (m *Model) archivedElsewhere(s *SessionView) {
-	if s == nil || s.Archived {
-		return
+	if s == nil || s.Archived || s.archiving {
+		return // archiving: this terminal's own act, which its reply reports
 	}
 	focused := s == m.Focused()
 	kept := m.remove(s)
@@ -182,7 +184,7 @@ func (a *App) archiveRun(cmd Cmd) bool {
 		a.goRun(func() {
 			v := cmd.Archived
 			r := a.patch(cmdPatch{Session: cmd.Session, ETag: cmd.ETag, Patch: wire.SessionPatch{Archived: &v}})
-			a.post(resArchived{Session: cmd.Session, Archived: v, View: r.Session, Err: r.Err})
+			a.post(resArchived{Session: cmd.Session, Name: cmd.Name, Archived: v, View: r.Session, Err: r.Err})
 		})
 	case cmdArchivedList:
 		a.goRun(func() {

@@ -86,8 +86,14 @@ func TestArchiveAndArchived(t *testing.T) {
 		t.Fatalf("the creator's menu: %v", names)
 	}
 	cmds := enter(m, "/archive")
-	if len(cmds) != 1 || cmds[0] != (cmdArchive{Session: a.ID, ETag: "e1", Archived: true}) {
+	if len(cmds) != 1 || cmds[0] != (cmdArchive{Session: a.ID, Name: "planning", ETag: "e1", Archived: true}) {
 		t.Fatalf("/archive: %#v %q", cmds, m.Notice)
+	}
+	// The feed may tell of the archive before its reply comes: the
+	// session stays until the reply, which says what happened by name.
+	m.Feed(client.FeedUpdate{Sessions: []wire.FeedItem{{ID: a.ID, Title: "planning", Archived: true}}})
+	if got := ids(m); len(got) != 2 || m.Notice != "" {
+		t.Fatalf("the feed before the reply: %v %q", got, m.Notice)
 	}
 	m.Result(resArchived{Session: a.ID, Archived: true, View: wire.Session{ID: a.ID, Archived: true}})
 	if got := ids(m); !slices.Equal(got, []string{b.ID}) || !strings.Contains(m.Notice, "“planning” archived") {
@@ -127,7 +133,7 @@ func TestArchiveAndArchived(t *testing.T) {
 		t.Fatalf("menu: %v", names)
 	}
 	cmds = enter(m, "/unarchive")
-	if len(cmds) != 1 || cmds[0] != (cmdArchive{Session: a.ID, ETag: "e2"}) {
+	if len(cmds) != 1 || cmds[0] != (cmdArchive{Session: a.ID, Name: "planning", ETag: "e2"}) {
 		t.Fatalf("/unarchive: %#v %q", cmds, m.Notice)
 	}
 	m.Result(resArchived{Session: a.ID, View: wire.Session{ID: a.ID, ETag: "e3"}})
