@@ -170,6 +170,7 @@ func (w *Writer) runBatch(batch []*request, careful bool, needs map[string]bool)
 	// A fold, when one is due, before the answers: the writer's last act
 	// for a batch is its answers, on which the tests' oneBatch relies.
 	w.logged(logged)
+	w.indexed()
 	t = time.Now()
 	w.committed(b, batch)
 	since(&st.answer, t)

@@ -107,10 +107,12 @@
 //   - feed.go: what the sessions feed reads: every session, those
 //     changed or deleted (tombstones) since a time, a session's newest
 //     message, a person's unread count.
-//   - search.go: full-text search over messages, indexed by the batch that
-//     commits them or, for SQLite's log, by its fold; searchquery.go parses
-//     what people type into both stores' syntax; searchmatch.go matches it
-//     in Go, as the index would, for the messages the log holds.
+//   - search.go: full-text search over messages, numbered by the batch
+//     that commits them; searchquery.go parses what people type into both
+//     stores' syntax; searchmatch.go matches it in Go, as the index would,
+//     for the messages SQLite's index does not hold yet.
+//   - searchindex.go: SQLite's text index, in a file of its own written
+//     by its own goroutine.
 //   - changes.go: PostgreSQL's record of changes to who may do what, which
 //     every node of a cluster follows.
 //   - runs.go: PostgreSQL's turn leases.

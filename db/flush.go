@@ -61,7 +61,7 @@ func (b *batchState) flush(ctx context.Context, tx *batchTx, reqs []*request) (n
 	if err := insertRows(ctx, tx, d, stmts.insertEvents.get, eventColumns, args); err != nil {
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
-	if err := insertRows(ctx, tx, d, stmts.insertLog.get, eventColumns, logArgs); err != nil {
+	if err := insertRows(ctx, tx, d, stmts.insertLog.get, logColumns, logArgs); err != nil {
 		return 0, fmt.Errorf("log events: %w", err)
 	}
 	// A taken id fails here: optimistically, the batch then runs again
@@ -81,15 +81,14 @@ func (b *batchState) flush(ctx context.Context, tx *batchTx, reqs []*request) (n
 			return 0, err
 		}
 	}
-	return len(logArgs) / eventColumns, nil
+	return len(logArgs) / logColumns, nil
 }
 
 // eventArgs appends the parameters of the events the accepted requests
 // of reqs keep: to args those that go straight into events, to logArgs
 // those that go to the log (recording their sessions in
 // batchMaps.logged), to ids those of the input ids their messages take,
-// and to search the (session, offset, text) of each message with text
-// that goes straight into events.
+// and to search what the index takes of each document (document).
 func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any) (_, _, _, _ []any) {
 	var atArg any = b.at              // boxed once, not once per row
 	types := map[wire.EventType]any{} // the same for the few event types
@@ -123,14 +122,35 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any
 				// is never written once Append has made it, and the
 				// drivers copy what they bind.
 				*to = append(*to, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
-				// A logged message is indexed by the fold (search.go).
-				if e.Meta.Text != "" && to == &args {
-					search = append(search, e.Session, e.Offset, e.Meta.Text)
-				}
+				search = b.document(e, to == &logArgs, &logArgs, search)
 			}
 		}
 	}
 	return args, logArgs, ids, search
+}
+
+// document appends what the search index takes of e, if e is a document
+// (search.go): on PostgreSQL its (session, offset, text) to search; on
+// SQLite the docid the writer gives it now, in commit order, to its log
+// row as that row's last column if logged, else (docid, session, offset)
+// to search. A logged event's row gets a NULL there if it is none.
+func (b *batchState) document(e Event, logged bool, logArgs *[]any, search []any) []any {
+	w := b.w
+	switch {
+	case e.Meta.Text == "":
+		if logged {
+			*logArgs = append(*logArgs, nil)
+		}
+	case w.dialect.pg:
+		search = append(search, e.Session, e.Offset, e.Meta.Text)
+	case logged:
+		w.lastDoc++
+		*logArgs = append(*logArgs, w.lastDoc)
+	default:
+		w.lastDoc++
+		search = append(search, w.lastDoc, e.Session, e.Offset)
+	}
+	return search
 }
 
 // countEvents counts, in batchMaps.count, each session's events that the
@@ -239,9 +259,9 @@ func (s *sizedStmts) get(n int) string { return (*s)[bits.TrailingZeros(uint(n))
 // backend.
 type flushStmts struct {
 	insertEvents, insertLog, insertInputIDs, updateSessions *sizedStmts
-	// The search index's (search.go): on SQLite its documents and their
-	// text, on PostgreSQL its documents with their tsvector.
-	insertDocs, insertText *sizedStmts
+	// The search index's (search.go): on SQLite its documents, on
+	// PostgreSQL its documents with their tsvector.
+	insertDocs *sizedStmts
 }
 
 // newFlushStmts makes the statements with the conflict clause or (" OR
@@ -249,7 +269,7 @@ type flushStmts struct {
 func newFlushStmts(or string) *flushStmts {
 	return &flushStmts{
 		insertEvents:   sized(insertEventsSQL(or, "events")),
-		insertLog:      sized(insertEventsSQL(or, "events_log")),
+		insertLog:      sized(insertLogSQL(or)),
 		insertInputIDs: sized(insertInputIDsSQL(or)),
 		updateSessions: sized(updateSessionsSQL(or)),
 	}
@@ -269,7 +289,6 @@ var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
 
 func init() {
 	sqliteFlush.insertDocs = sized(insertSearchDocsSQL(" OR ROLLBACK"))
-	sqliteFlush.insertText = sized(insertSearchTextSQL)
 	pgFlush.insertDocs = sized(insertSearchTSVSQL)
 }
 
@@ -286,6 +305,18 @@ func insertEventsSQL(or, table string) func(n int) string {
 	return func(n int) string {
 		return `INSERT` + or + ` INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)` +
 			strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
+	}
+}
+
+// logColumns is how many parameters a row of the log takes: an event's,
+// and its docid.
+const logColumns = eventColumns + 1
+
+// insertLogSQL returns the statement that inserts n events into the log.
+func insertLogSQL(or string) func(n int) string {
+	return func(n int) string {
+		return `INSERT` + or + ` INTO events_log (session, "offset", type, payload, at, input_id, ord, docid) VALUES (?,?,?,?,?,?,?,?)` +
+			strings.Repeat(",(?,?,?,?,?,?,?,?)", n-1)
 	}
 }
 

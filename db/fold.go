@@ -72,6 +72,11 @@ const foldSessionsSQL = `UPDATE OR ROLLBACK sessions SET (head, inputs, updated_
 	SELECT n.head, n.inputs, n.updated_at, n.last_turn FROM sessions_now n WHERE n.id = sessions.id)
 	WHERE id IN (SELECT session FROM events_log)`
 
+// foldDocsSQL moves the log's documents into search_docs, under the
+// docids their commit gave them (search.go).
+const foldDocsSQL = `INSERT OR ROLLBACK INTO search_docs (docid, session, "offset")
+	SELECT docid, session, "offset" FROM events_log WHERE docid IS NOT NULL`
+
 // logged counts n events committed to the log, and folds it once it holds
 // foldRows. A fold that fails leaves the log as it was (reads are right
 // either way) and waits for another foldRows.
@@ -128,9 +133,9 @@ func fold(ctx context.Context, db *sql.DB) (err error) {
 		_ = tx.Rollback()
 		return fmt.Errorf("fold: bring the sessions' rows up to date: %w", err)
 	}
-	if err := indexLog(ctx, tx); err != nil {
+	if _, err := tx.ExecContext(ctx, foldDocsSQL); err != nil {
 		_ = tx.Rollback()
-		return err
+		return fmt.Errorf("fold: move the log's documents: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events_log`); err != nil {
 		_ = tx.Rollback()

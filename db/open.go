@@ -26,10 +26,11 @@ type DB struct {
 	// static after Open
 	path     string
 	dialect  *dialect
-	rw       *bun.DB // SQLite: exactly one connection, used only by the writer goroutine and migrations
-	ro       *bun.DB // readers (PostgreSQL: rw itself)
-	ckpt     *sql.DB // SQLite: one connection for checkpoints; nil on PostgreSQL
-	walLimit int     // pages
+	rw       *bun.DB  // SQLite: exactly one connection, used only by the writer goroutine and migrations
+	ro       *bun.DB  // readers (PostgreSQL: rw itself)
+	ckpt     *sql.DB  // SQLite: one connection for checkpoints; nil on PostgreSQL
+	index    *indexer // SQLite: the search index's writer (searchindex.go)
+	walLimit int      // pages
 	// asked is the WAL's length in frames when checkpoint last asked the
 	// writer to rewind it, 0 if it has not since the WAL was last under
 	// walLimit. ckptMu serializes checkpoint (tests call it too).
@@ -126,9 +127,20 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	lastDoc, err := lastDocID(ctx, rw)
+	if err != nil {
+		rw.Close()
+		return nil, err
+	}
+	index, err := openIndexer(ctx, path, lastDoc)
+	if err != nil {
+		rw.Close()
+		return nil, err
+	}
 	ro, err := openSQLiteReaders(path, opts.Synchronous)
 	if err != nil {
 		rw.Close()
+		index.db.Close()
 		return nil, err
 	}
 	walLimit := opts.walLimitPages
@@ -138,6 +150,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	fail := func(err error) (*DB, error) {
 		rw.Close()
 		ro.Close()
+		index.db.Close()
 		return nil, err
 	}
 	if err := writerPragmas(ctx, rw, walLimit); err != nil {
@@ -154,8 +167,10 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		csql.Close()
 		return fail(err)
 	}
-	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{}), migrated: applied}
+	d := &DB{path: path, dialect: &dialect{}, rw: rw, ro: ro, ckpt: csql, index: index, walLimit: walLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{}), migrated: applied}
 	d.w = newWriter(rw, d.dialect, opts, legacyPosts, logRows)
+	d.w.index, d.w.lastDoc, d.w.kicked = index, lastDoc, lastDoc
+	go index.run()
 	every := opts.ckptEvery
 	if every <= 0 {
 		every = checkpointEvery
@@ -190,12 +205,10 @@ func openSQLiteWriter(ctx context.Context, path, sync string, noMigrate bool) (*
 }
 
 // openSQLiteReaders opens the pool of read-only connections to the
-// database at path.
+// database at path, the search index's file attached to each as
+// "search" (searchindex.go).
 func openSQLiteReaders(path, sync string) (*bun.DB, error) {
-	rsql, err := sql.Open("sqlite3", dsn(path, true, sync, busyWait))
-	if err != nil {
-		return nil, fmt.Errorf("open %s for reading: %w", path, err)
-	}
+	rsql := openAttached(dsn(path, true, sync, busyWait), "file:"+path+searchFileSuffix+"?mode=ro", "search")
 	n := max(4, runtime.GOMAXPROCS(0))
 	rsql.SetMaxOpenConns(n)
 	rsql.SetMaxIdleConns(n)
@@ -346,6 +359,9 @@ func (d *DB) Close(ctx context.Context) error {
 		d.ckpt.Close()
 	})
 	if e := d.ro.Close(); e != nil && err == nil {
+		err = e
+	}
+	if e := d.index.close(); e != nil && err == nil {
 		err = e
 	}
 	if e := d.rw.Close(); e != nil && err == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"albedo/wire"
@@ -15,28 +14,23 @@ import (
 //
 // Each message with text is a document (and each tool_call or
 // tool_result with text: searchable), numbered in the order it is
-// indexed (docid), in search_docs with its session and offset. On
+// committed (docid), in search_docs with its session and offset. On
 // PostgreSQL search_docs also holds the text's tsvector, with a GIN index,
 // written by the batch that commits the message (flush), its docid a
-// sequence's. On SQLite the text is in search_fts, an FTS4 table under
-// the same docid (mattn/go-sqlite3 builds FTS3/4 by default; FTS5 would
-// need a build tag on every build command). There, a message written
-// straight into events is indexed by its batch, numbered from the
-// largest docid (the writer is alone); one written to the log (fold.go)
-// is indexed by the fold that moves it, a thousand at a time: FTS4 writes
-// a segment per transaction, and a segment for every batch would weigh on
-// each of the writer's commits when many writers share them. Until its
-// fold, search reads the log itself (searchLog): the log holds about a
-// thousand rows, matched here as the index would, and each logged message
-// is given the docid its fold will give it (the largest indexed + its
-// rank in the log), so that results and cursors do not change when it
-// folds. Both stores use the 'simple' rules: words lower-cased, no
-// stemming, accents kept, any script.
+// sequence's. On SQLite the writer gives each document its docid as it
+// commits it (the writer is alone): a document written straight into
+// events gets its search_docs row then, a logged one (fold.go) keeps its
+// docid in the log until the fold moves it into search_docs. The text is
+// indexed apart, in an FTS4 table in a file of its own written by its own
+// goroutine (searchindex.go; mattn/go-sqlite3 builds FTS3/4 by default,
+// FTS5 would need a build tag on every build command). A search there
+// reads how far that index has got, then matches itself what the log
+// holds (searchLog) and the newest documents, every one the index lacks
+// among them (searchSession), as the index would, before it asks the
+// index for older ones. Both stores use the 'simple' rules: words
+// lower-cased, no stemming, accents kept, any script.
 //
-// Results are newest first: the largest docids, below a cursor. On
-// SQLite a message written straight into events while others wait in the
-// log is numbered before them, so the newest thousand or so may come a
-// little out of order.
+// Results are newest first: the largest docids, below a cursor.
 
 // searchable says whether events of type t are documents: messages,
 // what a model said before its tool calls (a tool_call's text) and
@@ -45,43 +39,17 @@ func searchable(t wire.EventType) bool {
 	return t == wire.EventMessage || t == wire.EventToolCall || t == wire.EventToolResult
 }
 
-// searchDocColumns is how many parameters a document takes in the batch
-// (session, offset, text).
+// searchDocColumns is how many parameters a document takes in the batch:
+// (session, offset, text) on PostgreSQL, (docid, session, offset) on
+// SQLite.
 const searchDocColumns = 3
 
-// index writes the documents of a batch's messages (search holds session,
-// offset and text for each) and returns search, reused for the SQLite
-// rows.
+// index writes the documents of a batch (document): on PostgreSQL with
+// their text's tsvector, on SQLite their docids alone (searchindex.go
+// indexes their text). It returns search, for the writer to keep.
 func (b *batchState) index(ctx context.Context, tx *batchTx, stmts *flushStmts, search []any) ([]any, error) {
-	if len(search) == 0 {
-		return search, nil
-	}
-	d := b.w.dialect
-	if d.pg {
-		if err := insertRows(ctx, tx, d, stmts.insertDocs.get, searchDocColumns, search); err != nil {
-			return search, fmt.Errorf("index messages: %w", err)
-		}
-		return search, nil
-	}
-	last, err := lastDocID(ctx, tx.sql)
-	if err != nil {
+	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertDocs.get, searchDocColumns, search); err != nil {
 		return search, fmt.Errorf("index messages: %w", err)
-	}
-	// In place: (session, offset, text) becomes (docid, session, offset)
-	// for search_docs, then (docid, text) for search_fts.
-	n := len(search) / searchDocColumns
-	texts := make([]any, 0, 2*n)
-	for i := range n {
-		row := search[i*searchDocColumns : (i+1)*searchDocColumns]
-		docid := last + int64(i) + 1
-		texts = append(texts, docid, row[2])
-		row[0], row[1], row[2] = docid, row[0], row[1]
-	}
-	if err := insertRows(ctx, tx, d, stmts.insertDocs.get, searchDocColumns, search); err != nil {
-		return search, fmt.Errorf("index messages: %w", err)
-	}
-	if err := insertRows(ctx, tx, d, stmts.insertText.get, 2, texts); err != nil {
-		return search, fmt.Errorf("index messages' text: %w", err)
 	}
 	return search, nil
 }
@@ -93,11 +61,6 @@ func insertSearchDocsSQL(or string) func(n int) string {
 	}
 }
 
-// insertSearchTextSQL inserts n texts into SQLite's FTS4 table: (docid, text).
-func insertSearchTextSQL(n int) string {
-	return `INSERT INTO search_fts (docid, text) VALUES (?,?)` + strings.Repeat(",(?,?)", n-1)
-}
-
 // insertSearchTSVSQL inserts n of PostgreSQL's documents: (session,
 // offset, text), the text made a tsvector.
 func insertSearchTSVSQL(n int) string {
@@ -106,16 +69,27 @@ func insertSearchTSVSQL(n int) string {
 }
 
 // deleteSearchDocs forgets a deleted session's documents on SQLite (on
-// PostgreSQL its foreign key does).
+// PostgreSQL its foreign key does), before its logged events go: their
+// docids go to search_gone, for the index to forget their text, and the
+// rows of search_gone the index has forgotten go.
 func (t *Tx) deleteSearchDocs(ctx context.Context, session string) error {
-	if t.batch.w.dialect.pg {
+	w := t.batch.w
+	if w.dialect.pg {
 		return nil
 	}
-	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_fts WHERE docid IN (SELECT docid FROM search_docs WHERE session = ?)`, session); err != nil {
-		return fmt.Errorf("delete search text: %w", err)
+	if _, err := t.sql.ExecContext(ctx, `INSERT INTO search_gone (docid)
+		SELECT docid FROM search_docs WHERE session = ? UNION ALL SELECT docid FROM events_log WHERE session = ? AND docid IS NOT NULL`,
+		session, session); err != nil {
+		return fmt.Errorf("keep deleted documents for the index: %w", err)
 	}
 	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_docs WHERE session = ?`, session); err != nil {
 		return fmt.Errorf("delete search docs: %w", err)
+	}
+	if w.index != nil {
+		if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_gone WHERE n <= ?`, w.index.purged.Load()); err != nil {
+			return fmt.Errorf("delete forgotten documents: %w", err)
+		}
+		w.kickIndex = true // once committed
 	}
 	return nil
 }
@@ -137,53 +111,68 @@ const (
 
 // Search returns the newest messages matching q with a docid below
 // before (0: from the newest), at most limit, in session only if it is
-// not "". On SQLite the log (searchLog) and the session's newest
-// documents (searchSession) come before the index.
+// not "". On SQLite the log (searchLog) and the newest documents
+// (searchSession), which include all the index lacks, come before the
+// index.
 func (d *DB) Search(ctx context.Context, q Query, session string, before int64, limit int) ([]SearchHit, error) {
 	if before <= 0 {
 		before = 1 << 62
 	}
-	// One snapshot for the log and the index: a fold between the two
-	// reads would show its messages twice, or not at all.
+	// One snapshot of the store and one of the index, the index's first:
+	// the store then holds at least every document the index does.
 	rtx, err := d.ro.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rtx.Rollback()
-	var out []SearchHit
-	if !d.dialect.pg {
-		if out, err = searchLog(ctx, rtx, q, session, before, limit); err != nil {
-			return nil, err
-		}
-		if len(out) > 0 {
-			before = out[len(out)-1].DocID // the index holds what is older
-		}
-		if len(out) < limit {
-			scan := sessionScan
-			if session == "" {
-				scan = newestScan
-			}
-			more, scanned, err := searchSession(ctx, rtx, q, session, before, limit-len(out), scan)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, more...)
-			before = scanned
-		}
-		if len(out) == limit || before <= 1 {
-			return out, nil
-		}
-	}
 	if d.dialect.pg {
 		query, args := pgWindowSQL(q, session, before, limit)
-		if out, err = scanHits(ctx, rtx, d.dialect.bind(query), args); err != nil || len(out) == limit {
+		if out, err := scanHits(ctx, rtx, d.dialect.bind(query), args); err != nil || len(out) == limit {
 			return out, err
 		}
-		out = nil // fewer in the window: the index finds them all, those too
+		// Fewer in the window: the index finds them all, those too.
+		query, args = d.searchSQL(q, session, before, limit)
+		return scanHits(ctx, rtx, d.dialect.bind(query), args)
 	}
-	query, args := d.searchSQL(q, session, before, limit-len(out))
-	more, err := scanHits(ctx, rtx, d.dialect.bind(query), args)
-	return append(out, more...), err
+	indexed, err := upto(ctx, rtx)
+	if err != nil {
+		return nil, err
+	}
+	logged, err := searchLog(ctx, rtx, q, session, before)
+	if err != nil {
+		return nil, err
+	}
+	scan := sessionScan
+	if session == "" {
+		scan = newestScan
+	}
+	newest, floor, err := searchSession(ctx, rtx, q, session, before, limit, scan, indexed)
+	if err != nil {
+		return nil, err
+	}
+	// Every hit at floor or above is in logged or newest; below it, in
+	// logged or the index.
+	out, older := cutAt(merged(logged, newest), floor)
+	if len(out) >= limit || floor <= 1 {
+		return merged(out, older)[:min(limit, len(out)+len(older))], nil
+	}
+	query, args := d.searchSQL(q, session, min(floor, indexed+1), limit)
+	more, err := scanHits(ctx, rtx, query, args)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, merged(older, more)...)
+	return out[:min(limit, len(out))], nil
+}
+
+// cutAt splits hits, newest first, at docid floor: those at or above it,
+// and those below.
+func cutAt(hits []SearchHit, floor int64) (above, below []SearchHit) {
+	i := 0
+	for i < len(hits) && hits[i].DocID >= floor {
+		i++
+	}
+	return hits[:i], hits[i:]
 }
 
 // scanHits runs a query of hits (docid, session, offset, snippet).
@@ -263,7 +252,7 @@ func (d *DB) searchSQL(q Query, session string, before int64, limit int) (string
 		// by docid for its hits only.
 		query = `SELECT search_fts.docid, search_docs.session, search_docs."offset",
 			snippet(search_fts, '` + MatchStart + `', '` + MatchEnd + `', '…', -1, 24)
-			FROM search_fts CROSS JOIN search_docs ON search_docs.docid = search_fts.docid
+			FROM search.search_fts CROSS JOIN search_docs ON search_docs.docid = search_fts.docid
 			WHERE search_fts MATCH ? AND search_fts.docid < ?` + in + `
 			ORDER BY search_fts.docid DESC LIMIT ?`
 		args = []any{q.MatchFTS(), before}
@@ -274,69 +263,55 @@ func (d *DB) searchSQL(q Query, session string, before int64, limit int) (string
 	return query, append(args, limit)
 }
 
-// indexLog indexes the log's messages, in a fold's transaction before the
-// log is emptied, in the order they were logged: the docids searchLog
-// gave them.
-func indexLog(ctx context.Context, tx *sql.Tx) error {
-	last, err := lastDocID(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("fold: index: %w", err)
+// upto is how far the index has got (searchindex.go), as tx sees it:
+// every document up to it is in the index.
+func upto(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var upto int64
+	if err := tx.QueryRowContext(ctx, `SELECT upto FROM search.indexed`).Scan(&upto); err != nil {
+		return 0, fmt.Errorf("search: how far the index has got: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR ROLLBACK INTO search_docs (session, "offset")
-		SELECT session, "offset"`+loggedDocs); err != nil {
-		return fmt.Errorf("fold: index: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO search_fts (docid, text)
-		SELECT ? + row_number() OVER (ORDER BY rowid), json_extract(payload, '$.text')`+loggedDocs, last); err != nil {
-		return fmt.Errorf("fold: index text: %w", err)
-	}
-	return nil
+	return upto, nil
 }
 
-// loggedDocs is the log's documents in the order they were logged: its
-// messages with text. indexLog numbers them so and searchLog gives them
-// the same numbers before the fold, so both read them through this.
-const loggedDocs = ` FROM events_log
-	WHERE type IN ('message', 'tool_call', 'tool_result') AND coalesce(json_extract(payload, '$.text'), '') <> '' ORDER BY rowid`
-
-// lastDocID is the largest docid indexed (0: none), as tx sees it.
-func lastDocID(ctx context.Context, tx querier) (int64, error) {
-	var last int64
-	err := tx.QueryRowContext(ctx, `SELECT coalesce(max(docid), 0) FROM search_docs`).Scan(&last)
-	return last, err
-}
-
-// searchLog finds q in the messages of SQLite's log that are below
-// before, at most limit, newest first, each with the docid its fold will
-// give it.
-func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit int) ([]SearchHit, error) {
-	last, err := lastDocID(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("search the log: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT session, "offset", json_extract(payload, '$.text')`+loggedDocs)
+// searchLog finds q in the documents of SQLite's log below before, newest
+// first: all of them, as the log holds about a thousand rows.
+func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before int64) ([]SearchHit, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT docid, session, "offset", json_extract(payload, '$.text') FROM events_log
+		WHERE docid < ? ORDER BY docid DESC`, before)
 	if err != nil {
 		return nil, fmt.Errorf("search the log: %w", err)
 	}
 	defer rows.Close()
 	var out []SearchHit
-	for docid := last + 1; rows.Next(); docid++ {
+	for rows.Next() {
 		var h SearchHit
 		var text string
-		if err := rows.Scan(&h.Session, &h.Offset, &text); err != nil {
+		if err := rows.Scan(&h.DocID, &h.Session, &h.Offset, &text); err != nil {
 			return nil, fmt.Errorf("search the log: %w", err)
 		}
-		if docid >= before || session != "" && h.Session != session || !q.Matches(text) {
+		if session != "" && h.Session != session || !q.Matches(text) {
 			continue
 		}
-		h.DocID, h.Snippet = docid, q.Snippet(text)
+		h.Snippet = q.Snippet(text)
 		out = append(out, h)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search the log: %w", err)
 	}
-	slices.Reverse(out)
-	return out[:min(len(out), limit)], nil
+	return out, nil
+}
+
+// merged is the hits of a and b, each newest first, newest first.
+func merged(a, b []SearchHit) []SearchHit {
+	out := make([]SearchHit, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].DocID > b[0].DocID {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // sessionScan is how many of a session's newest documents a search in it
@@ -354,21 +329,24 @@ const sessionScan = 20000
 // a page of their hits. A rare word pays for the scan and then the index.
 const newestScan = 4000
 
-// searchSession finds q in session's newest indexed documents (every
-// session's, for ""), below before, at most limit, reading at most scan
-// of them; it returns the hits and the docid below which it did not look
-// (1 when it read them all).
-func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit, scan int) ([]SearchHit, int64, error) {
+// searchSession finds q in session's newest documents (every session's,
+// for ""), below before, at most limit, reading at least scan of them and
+// every one past indexed, which the index lacks; it returns the hits and
+// the docid below which it did not look (1 when it read them all).
+func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit, scan int, indexed int64) ([]SearchHit, int64, error) {
 	var out []SearchHit
 	where, args := `d.session = ? AND `, []any{session}
 	if session == "" {
 		where, args = "", nil
 	}
-	for read := 0; read < scan; {
-		rows, err := tx.QueryContext(ctx, `SELECT d.docid, d.session, d."offset", json_extract(coalesce(
-				(SELECT payload FROM events e WHERE e.session = d.session AND e."offset" = d."offset"),
-				(SELECT payload FROM events_log l WHERE l.session = d.session AND l."offset" = d."offset")), '$.text')
-			FROM search_docs d WHERE `+where+`d.docid < ? ORDER BY d.docid DESC LIMIT ?`, append(args, before, min(500, scan-read))...)
+	for read := 0; read < scan || before > indexed+1; {
+		want := 500
+		if read < scan {
+			want = min(want, scan-read)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT d.docid, d.session, d."offset",
+				(SELECT json_extract(payload, '$.text') FROM events e WHERE e.session = d.session AND e."offset" = d."offset")
+			FROM search_docs d WHERE `+where+`d.docid < ? ORDER BY d.docid DESC LIMIT ?`, append(args, before, want)...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("search the session: %w", err)
 		}
@@ -394,7 +372,7 @@ func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, bef
 		if err := rows.Err(); err != nil {
 			return nil, 0, fmt.Errorf("search the session: %w", err)
 		}
-		if n < min(500, scan-read+n) {
+		if n < want {
 			return out, 1, nil // read them all
 		}
 	}

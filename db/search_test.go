@@ -106,7 +106,7 @@ func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
 	texts := []string{"the blue deploy went fine", "Deploying green today", "foo-bar baz", "Grüße aus 東京, grüße!",
 		"it's a deploy's day", "x1 y2 z3", "ÉCOLE école", "tabs\tand\nnew lines", "deploy deploy deploy", ""}
 	for i, text := range texts {
-		if _, err := d.w.db.ExecContext(ctx, `INSERT INTO search_fts (docid, text) VALUES (?, ?)`, i+1, text); err != nil {
+		if _, err := d.index.db.ExecContext(ctx, `INSERT INTO search_fts (docid, text) VALUES (?, ?)`, i+1, text); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +117,7 @@ func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want []int
-		rows, err := d.ro.DB.QueryContext(ctx, `SELECT docid FROM search_fts WHERE search_fts MATCH ? ORDER BY docid`, q.MatchFTS())
+		rows, err := d.ro.DB.QueryContext(ctx, `SELECT docid FROM search.search_fts WHERE search_fts MATCH ? ORDER BY docid`, q.MatchFTS())
 		if err != nil {
 			t.Fatalf("%q: %v", raw, err)
 		}
@@ -140,7 +140,8 @@ func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
 }
 
 // A search in one session reads its newest documents itself, up to its
-// bound, and says where it stopped, for the index to go on from there.
+// bound and past all the index lacks, and says where it stopped, for the
+// index to go on from there.
 func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
@@ -151,14 +152,14 @@ func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 		}
 	}
 	q, _ := ParseQuery("kettle1")
-	run := func(before int64, limit, scan int) ([]int64, int64) {
+	run := func(before int64, limit, scan int, indexed int64) ([]int64, int64) {
 		t.Helper()
 		tx, err := d.ro.DB.BeginTx(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer tx.Rollback()
-		hits, stop, err := searchSession(context.Background(), tx, q, "s", before, limit, scan)
+		hits, stop, err := searchSession(context.Background(), tx, q, "s", before, limit, scan, indexed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,14 +172,18 @@ func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 		}
 		return offs, stop
 	}
-	if offs, stop := run(1<<62, 10, 100); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
+	if offs, stop := run(1<<62, 10, 100, 7); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
 		t.Fatalf("all: %v, stopped below %d", offs, stop)
 	}
-	if offs, stop := run(1<<62, 10, 3); fmt.Sprint(offs) != "[6]" || stop != 5 {
+	if offs, stop := run(1<<62, 10, 3, 7); fmt.Sprint(offs) != "[6]" || stop != 5 {
 		t.Fatalf("three documents read: %v, stopped below %d", offs, stop)
 	}
-	if offs, stop := run(1<<62, 2, 100); fmt.Sprint(offs) != "[6 4]" || stop != 4 {
+	if offs, stop := run(1<<62, 2, 100, 7); fmt.Sprint(offs) != "[6 4]" || stop != 4 {
 		t.Fatalf("a page of two: %v, stopped below %d", offs, stop)
+	}
+	// Past its bound, it reads on through what the index lacks.
+	if offs, stop := run(1<<62, 10, 3, 2); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
+		t.Fatalf("the index two behind: %v, stopped below %d", offs, stop)
 	}
 }
 

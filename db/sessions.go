@@ -267,11 +267,11 @@ func (t *Tx) DeleteSession(ctx context.Context, id string) (revoked []string, na
 	if err := t.handOn(ctx, id); err != nil {
 		return nil, nil, err
 	}
-	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM events_log WHERE session = ?`), id); err != nil {
-		return nil, nil, fmt.Errorf("delete logged events: %w", err)
-	}
 	if err := t.deleteSearchDocs(ctx, id); err != nil {
 		return nil, nil, err
+	}
+	if _, err := t.sql.ExecContext(ctx, t.bind(`DELETE FROM events_log WHERE session = ?`), id); err != nil {
+		return nil, nil, fmt.Errorf("delete logged events: %w", err)
 	}
 	if err := t.deleteToolCalls(ctx, id); err != nil {
 		return nil, nil, err

@@ -69,6 +69,12 @@ type Writer struct {
 	// fold (fold.go). Owned by the writer goroutine.
 	logRows, foldRows int
 	alwaysLog         bool
+	// SQLite only: the search index's writer, the largest docid given
+	// (document), and whether the index has news past the last kick.
+	index     *indexer
+	lastDoc   int64
+	kicked    int64 // lastDoc at the last kick
+	kickIndex bool  // a batch left documents for the index to forget
 
 	bufs flushBufs // owned by the writer goroutine
 	maps batchMaps // owned by the writer goroutine

@@ -269,3 +269,52 @@ func TestSearchMigration(t *testing.T) {
 		t.Fatal("search_docs is still there after rolling back")
 	}
 }
+
+// search_file numbers the log's documents after the index's, in the
+// order they were logged, and drops the text index, which moves to a
+// file of the store's (db/searchindex.go); rolling it back indexes the
+// folded documents' text again.
+func TestSearchFileMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bdb := openSQLite(t)
+	exec := execer(t, bdb)
+	migrateWith(t, bdb, upTo(t, "20261221000026"))
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at) VALUES ('s', 1, 'message', '{"text":"the old kettle"}', 't')`)
+	exec(`INSERT INTO search_docs (docid, session, "offset") VALUES (7, 's', 1)`)
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at) VALUES
+		('s', 2, 'message', '{"text":"a newer kettle"}', 't'),
+		('s', 3, 'turn', '{"state":"started"}', 't'),
+		('s', 4, 'tool_result', '{"text":"kettle output"}', 't')`)
+	m := migrateWith(t, bdb, upTo(t, "20261222000027"))
+	var got []string
+	rows, err := bdb.QueryContext(ctx, `SELECT "offset" || ':' || coalesce(docid, '-') FROM events_log ORDER BY "offset"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	rows.Close()
+	if strings.Join(got, " ") != "2:8 3:- 4:9" {
+		t.Fatalf("the log's docids: %q", got)
+	}
+	var n int
+	if err := bdb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('search_fts', 'search_gone')`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d of search_fts and search_gone (%v), want search_gone alone", n, err)
+	}
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := bdb.QueryRowContext(ctx, `SELECT docid FROM search_fts WHERE search_fts MATCH 'kettle'`).Scan(&n); err != nil || n != 7 {
+		t.Fatalf("indexed again: docid %d, %v", n, err)
+	}
+	if _, err := bdb.ExecContext(ctx, `SELECT docid FROM events_log`); err == nil {
+		t.Fatal("the log's docid is still there after rolling back")
+	}
+}

@@ -1,0 +1,342 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+	"github.com/uptrace/bun"
+)
+
+// On SQLite the text of the search index is in a file of its own beside
+// the store (the store's path + searchFileSuffix), an FTS4 table written
+// by the indexer: a goroutine with its own connection, which reads the
+// store's new documents (attached read-only) and indexes them in
+// transactions of its own. The writer gives each document its docid as it
+// commits it (search_docs, or the log's docid column, which the fold moves
+// into search_docs) and never waits for FTS4's insert, which cost it a
+// large share of each input when many writers shared its commits.
+//
+// The file says up to which docid it has indexed everything (upto); a
+// search reads it first and matches the documents past it itself, from
+// the store, in the same read transaction (search.go). The writer lets
+// the index fall at most maxIndexLag documents behind before it waits for
+// it (for at most indexWaitMax a batch: a broken index slows searches,
+// never writes), so that what a search matches itself stays bounded.
+// Documents of deleted sessions go to the store's search_gone, which the
+// indexer reads to forget them (purged says how far), and which
+// DeleteSession empties of what the index has forgotten.
+//
+// The file is derived: deleted, it is made again from the store when the
+// daemon opens it, all but the newest maxIndexLag documents before Open
+// returns.
+
+// searchFileSuffix names the index's file after the store's.
+const searchFileSuffix = "-search"
+
+const (
+	// indexChunk is how many documents an index transaction takes.
+	indexChunk = 2048
+	// maxIndexLag is how many documents the index may fall behind the
+	// store before the writer waits for it.
+	maxIndexLag = 16384
+	// indexWaitMax bounds one batch's wait for the index.
+	indexWaitMax = 2 * time.Second
+	// indexRetry is how soon an index that failed tries again.
+	indexRetry = time.Second
+)
+
+// searchFileSchema makes the index's file: the text under each docid,
+// and how far it has got.
+var searchFileSchema = []string{
+	`CREATE VIRTUAL TABLE IF NOT EXISTS search_fts USING fts4(text, tokenize=unicode61 "remove_diacritics=0")`,
+	`CREATE TABLE IF NOT EXISTS indexed (id INTEGER PRIMARY KEY CHECK (id = 1), upto INTEGER NOT NULL, purged INTEGER NOT NULL)`,
+	`INSERT OR IGNORE INTO indexed (id, upto, purged) VALUES (1, 0, 0)`,
+}
+
+// indexer writes the search index's file.
+type indexer struct {
+	db        *sql.DB      // one connection to the file, the store attached as "store"
+	upto      atomic.Int64 // every document up to this docid is indexed, or gone
+	purged    atomic.Int64 // search_gone's rows up to this n are forgotten
+	errors    atomic.Int64 // index transactions that failed
+	wake      chan struct{}
+	advanced  chan struct{} // a step's end, for the writer waiting on it
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// openIndexer opens (or makes) the index's file of the store at path,
+// brings it in line with the store (whose largest docid is last) and
+// indexes what it lacks beyond maxIndexLag; run starts it.
+func openIndexer(ctx context.Context, path string, last int64) (*indexer, error) {
+	file := path + searchFileSuffix
+	if f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
+		f.Close()
+	}
+	db := openAttached(dsn(file, false, "NORMAL", busyWait), "file:"+path+"?mode=ro", "store")
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	ix := &indexer{db: db, wake: make(chan struct{}, 1), advanced: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	if err := ix.start(ctx, last); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open the search index %s: %w", file, err)
+	}
+	for last-ix.upto.Load() > maxIndexLag {
+		if _, err := ix.step(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("build the search index %s: %w", file, err)
+		}
+	}
+	return ix, nil
+}
+
+// start makes the file's tables and forgets what it holds past the
+// store's last docid: a store that lost its last commits (synchronous
+// NORMAL and a power cut) gives their docids again.
+func (ix *indexer) start(ctx context.Context, last int64) error {
+	for _, q := range searchFileSchema {
+		if _, err := ix.db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	var upto, purged, seq int64
+	if err := ix.db.QueryRowContext(ctx, `SELECT upto, purged FROM indexed`).Scan(&upto, &purged); err != nil {
+		return err
+	}
+	if err := ix.db.QueryRowContext(ctx, `SELECT coalesce((SELECT seq FROM store.sqlite_sequence WHERE name = 'search_gone'), 0)`).Scan(&seq); err != nil {
+		return err
+	}
+	if upto > last || purged > seq {
+		upto, purged = min(upto, last), min(purged, seq)
+		if _, err := ix.db.ExecContext(ctx, `DELETE FROM search_fts WHERE docid > ?`, upto); err != nil {
+			return err
+		}
+		if _, err := ix.db.ExecContext(ctx, `UPDATE indexed SET upto = ?, purged = ?`, upto, purged); err != nil {
+			return err
+		}
+	}
+	ix.upto.Store(upto)
+	ix.purged.Store(purged)
+	return nil
+}
+
+// run indexes what the writer commits, until close.
+func (ix *indexer) run() {
+	defer close(ix.done)
+	retry := time.NewTicker(indexRetry)
+	defer retry.Stop()
+	ctx := context.Background()
+	for {
+		select {
+		case <-ix.stop:
+			return
+		case <-ix.wake:
+		case <-retry.C:
+		}
+		for {
+			n, err := ix.step(ctx)
+			select {
+			case ix.advanced <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				ix.errors.Add(1)
+			}
+			if err != nil || n == 0 {
+				break
+			}
+			select {
+			case <-ix.stop:
+				return
+			default:
+			}
+		}
+	}
+}
+
+// indexed tells the index of a batch's documents, once committed, and
+// holds the writer while the index is too far behind.
+func (w *Writer) indexed() {
+	ix := w.index
+	if ix == nil || w.lastDoc == w.kicked && !w.kickIndex {
+		return
+	}
+	w.kicked, w.kickIndex = w.lastDoc, false
+	ix.kick()
+	ix.keepUp(w.lastDoc)
+}
+
+// kick tells the indexer the store has new documents.
+func (ix *indexer) kick() {
+	select {
+	case ix.wake <- struct{}{}:
+	default:
+	}
+}
+
+// keepUp holds the writer, whose last docid is last, while the index is
+// more than maxIndexLag behind it, for at most indexWaitMax.
+func (ix *indexer) keepUp(last int64) {
+	if last-ix.upto.Load() <= maxIndexLag {
+		return
+	}
+	give := time.NewTimer(indexWaitMax)
+	defer give.Stop()
+	for last-ix.upto.Load() > maxIndexLag/2 {
+		ix.kick()
+		select {
+		case <-ix.advanced:
+		case <-give.C:
+			return
+		case <-ix.done:
+			return
+		}
+	}
+}
+
+// close stops the indexer and closes its file; again, it does nothing.
+func (ix *indexer) close() error {
+	if ix == nil {
+		return nil
+	}
+	var err error
+	ix.closeOnce.Do(func() {
+		close(ix.stop)
+		<-ix.done
+		err = ix.db.Close()
+	})
+	return err
+}
+
+// step forgets the documents of deleted sessions that it has not yet
+// forgotten and indexes at most indexChunk documents past upto, in one
+// transaction; it says how many it indexed.
+func (ix *indexer) step(ctx context.Context) (int, error) {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	purged, err := ix.purge(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM (
+			SELECT d.docid, json_extract(e.payload, '$.text') AS text FROM store.search_docs d
+			JOIN store.events e ON e.session = d.session AND e."offset" = d."offset" WHERE d.docid > ?1
+			UNION ALL
+			SELECT docid, json_extract(payload, '$.text') FROM store.events_log WHERE docid > ?1)
+		ORDER BY docid LIMIT ?2`, ix.upto.Load(), indexChunk)
+	if err != nil {
+		return 0, fmt.Errorf("read new documents: %w", err)
+	}
+	args := make([]any, 0, 2*indexChunk)
+	upto := ix.upto.Load()
+	for rows.Next() {
+		var docid int64
+		var text sql.NullString
+		if err := rows.Scan(&docid, &text); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("read new documents: %w", err)
+		}
+		args, upto = append(args, docid, text.String), docid
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read new documents: %w", err)
+	}
+	if len(args) == 0 && purged == ix.purged.Load() {
+		return 0, nil
+	}
+	for rest := args; len(rest) > 0; {
+		n := stmtRows(len(rest) / 2)
+		// OR REPLACE: a docid indexed twice, which nothing should do,
+		// must not stop the index for good.
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO search_fts (docid, text) VALUES (?,?)`+strings.Repeat(",(?,?)", n-1), rest[:2*n]...); err != nil {
+			return 0, fmt.Errorf("index: %w", err)
+		}
+		rest = rest[2*n:]
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE indexed SET upto = ?, purged = ?`, upto, purged); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, err
+	}
+	ix.upto.Store(upto)
+	ix.purged.Store(purged)
+	return len(args) / 2, nil
+}
+
+// purge forgets the documents search_gone lists past purged, and returns
+// how far it got.
+func (ix *indexer) purge(ctx context.Context, tx *sql.Tx) (int64, error) {
+	purged := ix.purged.Load()
+	rows, err := tx.QueryContext(ctx, `SELECT n, docid FROM store.search_gone WHERE n > ? ORDER BY n LIMIT ?`, purged, indexChunk)
+	if err != nil {
+		return 0, fmt.Errorf("read deleted documents: %w", err)
+	}
+	var gone []any
+	for rows.Next() {
+		var docid int64
+		if err := rows.Scan(&purged, &docid); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("read deleted documents: %w", err)
+		}
+		gone = append(gone, docid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("read deleted documents: %w", err)
+	}
+	for len(gone) > 0 {
+		n := stmtRows(len(gone))
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search_fts WHERE docid IN (?`+strings.Repeat(",?", n-1)+`)`, gone[:n]...); err != nil {
+			return 0, fmt.Errorf("forget deleted documents: %w", err)
+		}
+		gone = gone[n:]
+	}
+	return purged, nil
+}
+
+// lastDocID is the largest docid the store at rw has given: of its
+// documents, in search_docs and the log, and those forgotten in
+// search_gone, which the index may still hold.
+func lastDocID(ctx context.Context, rw *bun.DB) (int64, error) {
+	var last int64
+	err := rw.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(docid) FROM search_docs), 0),
+		coalesce((SELECT max(docid) FROM events_log), 0), coalesce((SELECT max(docid) FROM search_gone), 0))`).Scan(&last)
+	if err != nil {
+		return 0, fmt.Errorf("read the last docid: %w", err)
+	}
+	return last, nil
+}
+
+// openAttached is a pool of connections opened with dsn, each with the
+// database URI file attached as name.
+func openAttached(dsn, file, name string) *sql.DB {
+	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec(`ATTACH DATABASE ? AS `+name, []driver.Value{file})
+		return err
+	}}
+	return sql.OpenDB(dsnConnector{dsn: dsn, drv: drv})
+}
+
+// dsnConnector opens drv's connections with dsn.
+type dsnConnector struct {
+	dsn string
+	drv *sqlite3.SQLiteDriver
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
