@@ -27,7 +27,7 @@ func (f *flushBufs) keep(args, logArgs, ids, search []any) {
 
 // kept returns s emptied for reuse, with no event's bytes left in it, or
 // nil if it grew past maxKeptArgs.
-func kept(s []any) []any {
+func kept[T any](s []T) []T {
 	if cap(s) > maxKeptArgs {
 		return nil
 	}
@@ -53,6 +53,7 @@ func (b *batchState) flush(ctx context.Context, tx *batchTx, reqs []*request) (n
 	// anew for each, they were much of what the daemon allocated per
 	// input.
 	bufs := &b.w.bufs
+	b.w.docs = kept(b.w.docs) // a failed run's
 	args, logArgs, ids, search := b.eventArgs(reqs, bufs.args[:0], bufs.logArgs[:0], bufs.ids[:0], bufs.search[:0])
 	defer func() { bufs.keep(args, logArgs, ids, search) }()
 	// database/sql directly: bun would inline every argument into the SQL
@@ -133,7 +134,8 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any
 // (search.go): on PostgreSQL its (session, offset, text) to search; on
 // SQLite the docid the writer gives it now, in commit order, to its log
 // row as that row's last column if logged, else (docid, session, offset)
-// to search. A logged event's row gets a NULL there if it is none.
+// to search, and its text to Writer.docs for the indexer. A logged
+// event's row gets a NULL there if it is none.
 func (b *batchState) document(e Event, logged bool, logArgs *[]any, search []any) []any {
 	w := b.w
 	switch {
@@ -146,9 +148,11 @@ func (b *batchState) document(e Event, logged bool, logArgs *[]any, search []any
 	case logged:
 		w.lastDoc++
 		*logArgs = append(*logArgs, w.lastDoc)
+		w.docs = append(w.docs, indexDoc{w.lastDoc, e.Meta.Text})
 	default:
 		w.lastDoc++
 		search = append(search, w.lastDoc, e.Session, e.Offset)
+		w.docs = append(w.docs, indexDoc{w.lastDoc, e.Meta.Text})
 	}
 	return search
 }

@@ -59,6 +59,7 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	waitIndexed(b, d)
 	b.Logf("%d messages written and indexed in %v", n, time.Since(start).Round(time.Millisecond))
 	for _, c := range []struct{ name, q, session string }{
 		{"rare", "w4321", ""}, {"common", "w1", ""}, {"phrase", `"w1 w2"`, ""}, {"prefix", "w43*", ""},

@@ -42,13 +42,18 @@ import (
 const searchFileSuffix = "-search"
 
 const (
-	// indexChunk is how many documents an index transaction takes.
+	// indexChunk is how many documents an index transaction takes at
+	// most; indexBatch, how many it waits for, for at most indexDelay.
 	indexChunk = 2048
+	indexBatch = 1024
+	indexDelay = 100 * time.Millisecond
 	// maxIndexLag is how many documents the index may fall behind the
 	// store before the writer waits for it.
 	maxIndexLag = 16384
 	// indexWaitMax bounds one batch's wait for the index.
 	indexWaitMax = 2 * time.Second
+	// maxQueuedBytes bounds the text queued for the indexer.
+	maxQueuedBytes = 16 << 20
 	// indexRetry is how soon an index that failed tries again.
 	indexRetry = time.Second
 )
@@ -65,6 +70,7 @@ var searchFileSchema = []string{
 type indexer struct {
 	db        *sql.DB      // one connection to the file, the store attached as "store"
 	upto      atomic.Int64 // every document up to this docid is indexed, or gone
+	last      atomic.Int64 // the writer's last docid, as of its last kick
 	purged    atomic.Int64 // search_gone's rows up to this n are forgotten
 	errors    atomic.Int64 // index transactions that failed
 	wake      chan struct{}
@@ -72,6 +78,16 @@ type indexer struct {
 	stop      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
+
+	mu          sync.Mutex
+	queue       []indexDoc // committed documents past upto, in docid order (add)
+	queuedBytes int        // their text's
+	maxQueued   int        // bytes: maxQueuedBytes but in tests
+	fromStore   bool       // the queue misses documents: read them from the store
+	dropped     int64      // how many times the queue was dropped
+
+	docs []indexDoc // step's, kept from step to step
+	args []any
 }
 
 // openIndexer opens (or makes) the index's file of the store at path,
@@ -86,11 +102,12 @@ func openIndexer(ctx context.Context, path string, last int64) (*indexer, error)
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	ix := &indexer{db: db, wake: make(chan struct{}, 1), advanced: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	ix := &indexer{db: db, maxQueued: maxQueuedBytes, wake: make(chan struct{}, 1), advanced: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := ix.start(ctx, last); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open the search index %s: %w", file, err)
 	}
+	ix.fromStore = ix.upto.Load() < last
 	for last-ix.upto.Load() > maxIndexLag {
 		if _, err := ix.step(ctx); err != nil {
 			db.Close()
@@ -130,7 +147,11 @@ func (ix *indexer) start(ctx context.Context, last int64) error {
 	return nil
 }
 
-// run indexes what the writer commits, until close.
+// run indexes what the writer commits, until close: once indexBatch
+// documents wait, or indexDelay after the first of fewer. FTS4 writes a
+// segment per transaction and merges them as they pile up: a
+// transaction for each of the writer's batches cost more than the
+// insert itself.
 func (ix *indexer) run() {
 	defer close(ix.done)
 	retry := time.NewTicker(indexRetry)
@@ -141,6 +162,9 @@ func (ix *indexer) run() {
 		case <-ix.stop:
 			return
 		case <-ix.wake:
+			if !ix.gather() {
+				return
+			}
 		case <-retry.C:
 		}
 		for {
@@ -172,8 +196,32 @@ func (w *Writer) indexed() {
 		return
 	}
 	w.kicked, w.kickIndex = w.lastDoc, false
+	ix.add(w.docs, w.lastDoc)
+	w.docs = kept(w.docs)
 	ix.kick()
 	ix.keepUp(w.lastDoc)
+}
+
+// gather waits, after a kick, until indexBatch documents wait or
+// indexDelay has passed; false: the indexer is stopping.
+func (ix *indexer) gather() bool {
+	if ix.last.Load()-ix.upto.Load() >= indexBatch {
+		return true
+	}
+	delay := time.NewTimer(indexDelay)
+	defer delay.Stop()
+	for {
+		select {
+		case <-ix.stop:
+			return false
+		case <-delay.C:
+			return true
+		case <-ix.wake:
+			if ix.last.Load()-ix.upto.Load() >= indexBatch {
+				return true
+			}
+		}
+	}
 }
 
 // kick tells the indexer the store has new documents.
@@ -218,46 +266,92 @@ func (ix *indexer) close() error {
 	return err
 }
 
-// step forgets the documents of deleted sessions that it has not yet
-// forgotten and indexes at most indexChunk documents past upto, in one
-// transaction; it says how many it indexed.
+// indexDoc is a committed document's text, handed to the indexer.
+type indexDoc struct {
+	docid int64
+	text  string
+}
+
+// add queues the documents of a commit, in docid order, for the indexer:
+// what it indexes without reading them back from the store. Past
+// maxQueuedBytes of text the queue is dropped, and the indexer reads
+// the store until it has caught up.
+func (ix *indexer) add(docs []indexDoc, last int64) {
+	ix.mu.Lock()
+	for _, d := range docs {
+		ix.queuedBytes += len(d.text)
+	}
+	if ix.queuedBytes > ix.maxQueued {
+		clear(ix.queue)
+		ix.queue, ix.queuedBytes, ix.fromStore = ix.queue[:0], 0, true
+		ix.dropped++
+	} else {
+		ix.queue = append(ix.queue, docs...)
+	}
+	ix.mu.Unlock()
+	ix.last.Store(last)
+}
+
+// step indexes at most indexChunk documents past upto, from the queue or,
+// when the queue misses some, from the store, and forgets the documents
+// of deleted sessions up to where it got, in one transaction; it says
+// how many it indexed.
 func (ix *indexer) step(ctx context.Context) (int, error) {
+	ix.mu.Lock()
+	fromStore, dropped := ix.fromStore, ix.dropped
+	docs := ix.docs[:0]
+	if !fromStore {
+		n := min(len(ix.queue), indexChunk)
+		docs = append(docs, ix.queue[:n]...)
+		clear(ix.queue[:n])
+		ix.queue = ix.queue[n:]
+		for _, d := range docs {
+			ix.queuedBytes -= len(d.text)
+		}
+	}
+	ix.mu.Unlock()
+	n, err := ix.stepTx(ctx, docs, fromStore, dropped)
+	clear(docs)
+	ix.docs = docs[:0]
+	if err != nil {
+		ix.mu.Lock()
+		ix.fromStore = true // what it took from the queue is read again from the store
+		ix.dropped++
+		ix.mu.Unlock()
+	}
+	return n, err
+}
+
+// stepTx is step's transaction, of docs from the queue or, fromStore, of
+// those it reads. dropped is the queue's drops step saw.
+func (ix *indexer) stepTx(ctx context.Context, docs []indexDoc, fromStore bool, dropped int64) (int, error) {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	purged, err := ix.purge(ctx, tx)
-	if err != nil {
-		return 0, err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM (
-			SELECT d.docid, json_extract(e.payload, '$.text') AS text FROM store.search_docs d
-			JOIN store.events e ON e.session = d.session AND e."offset" = d."offset" WHERE d.docid > ?1
-			UNION ALL
-			SELECT docid, json_extract(payload, '$.text') FROM store.events_log WHERE docid > ?1)
-		ORDER BY docid LIMIT ?2`, ix.upto.Load(), indexChunk)
-	if err != nil {
-		return 0, fmt.Errorf("read new documents: %w", err)
-	}
-	args := make([]any, 0, 2*indexChunk)
-	upto := ix.upto.Load()
-	for rows.Next() {
-		var docid int64
-		var text sql.NullString
-		if err := rows.Scan(&docid, &text); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("read new documents: %w", err)
+	upto, caughtUp := ix.upto.Load(), false
+	if fromStore {
+		if docs, caughtUp, err = ix.readStore(ctx, tx, docs); err != nil {
+			return 0, err
 		}
-		args, upto = append(args, docid, text.String), docid
+		if caughtUp {
+			// Past every docid the store has given, indexed or gone.
+			var last int64
+			if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(docid) FROM store.search_docs), 0),
+				coalesce((SELECT max(docid) FROM store.events_log), 0), coalesce((SELECT max(docid) FROM store.search_gone), 0))`).Scan(&last); err != nil {
+				return 0, fmt.Errorf("read the last docid: %w", err)
+			}
+			upto = max(upto, last)
+		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read new documents: %w", err)
+	args := ix.args[:0]
+	for _, d := range docs {
+		if d.docid > ix.upto.Load() {
+			args, upto = append(args, d.docid, d.text), max(upto, d.docid)
+		}
 	}
-	if len(args) == 0 && purged == ix.purged.Load() {
-		return 0, nil
-	}
+	defer func() { clear(args); ix.args = args[:0] }()
 	for rest := args; len(rest) > 0; {
 		n := stmtRows(len(rest) / 2)
 		// OR REPLACE: a docid indexed twice, which nothing should do,
@@ -267,20 +361,80 @@ func (ix *indexer) step(ctx context.Context) (int, error) {
 		}
 		rest = rest[2*n:]
 	}
+	purged, err := ix.purge(ctx, tx, upto)
+	if err != nil {
+		return 0, err
+	}
+	if upto == ix.upto.Load() && purged == ix.purged.Load() {
+		ix.caughtUp(caughtUp, dropped, upto)
+		return 0, nil
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE indexed SET upto = ?, purged = ?`, upto, purged); err != nil {
 		return 0, err
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, err
 	}
+	ix.caughtUp(caughtUp, dropped, upto) // before upto moves: what waits on upto sees the queue taken again
 	ix.upto.Store(upto)
 	ix.purged.Store(purged)
 	return len(args) / 2, nil
 }
 
-// purge forgets the documents search_gone lists past purged, and returns
-// how far it got.
-func (ix *indexer) purge(ctx context.Context, tx *sql.Tx) (int64, error) {
+// caughtUp goes back to the queue once the store is read up to upto, if
+// the queue dropped nothing since (the drops step saw): what the queue
+// holds up to upto is indexed, the rest was committed after.
+func (ix *indexer) caughtUp(caughtUp bool, dropped, upto int64) {
+	if !caughtUp {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.dropped != dropped {
+		return
+	}
+	i := 0
+	for i < len(ix.queue) && ix.queue[i].docid <= upto {
+		ix.queuedBytes -= len(ix.queue[i].text)
+		i++
+	}
+	clear(ix.queue[:i])
+	ix.queue, ix.fromStore = ix.queue[i:], false
+}
+
+// readStore reads the documents past upto from the store, at most
+// indexChunk, appended to docs; caughtUp says it read all there were.
+func (ix *indexer) readStore(ctx context.Context, tx *sql.Tx, docs []indexDoc) (_ []indexDoc, caughtUp bool, _ error) {
+	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM (
+			SELECT d.docid, json_extract(e.payload, '$.text') AS text FROM store.search_docs d
+			JOIN store.events e ON e.session = d.session AND e."offset" = d."offset" WHERE d.docid > ?1
+			UNION ALL
+			SELECT docid, json_extract(payload, '$.text') FROM store.events_log WHERE docid > ?1)
+		ORDER BY docid LIMIT ?2`, ix.upto.Load(), indexChunk)
+	if err != nil {
+		return nil, false, fmt.Errorf("read new documents: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var d indexDoc
+		var text sql.NullString
+		if err := rows.Scan(&d.docid, &text); err != nil {
+			return nil, false, fmt.Errorf("read new documents: %w", err)
+		}
+		d.text = text.String
+		docs, n = append(docs, d), n+1
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("read new documents: %w", err)
+	}
+	return docs, n < indexChunk, nil
+}
+
+// purge forgets the documents search_gone lists past purged, in order,
+// up to the first not yet indexed (past upto), and returns how far it
+// got.
+func (ix *indexer) purge(ctx context.Context, tx *sql.Tx, upto int64) (int64, error) {
 	purged := ix.purged.Load()
 	rows, err := tx.QueryContext(ctx, `SELECT n, docid FROM store.search_gone WHERE n > ? ORDER BY n LIMIT ?`, purged, indexChunk)
 	if err != nil {
@@ -288,12 +442,15 @@ func (ix *indexer) purge(ctx context.Context, tx *sql.Tx) (int64, error) {
 	}
 	var gone []any
 	for rows.Next() {
-		var docid int64
-		if err := rows.Scan(&purged, &docid); err != nil {
+		var n, docid int64
+		if err := rows.Scan(&n, &docid); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("read deleted documents: %w", err)
 		}
-		gone = append(gone, docid)
+		if docid > upto {
+			break // indexed later, and forgotten then
+		}
+		purged, gone = n, append(gone, docid)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -28,10 +28,14 @@ func appendEach(t *testing.T, d *DB, sessions []string, text string) {
 	}
 }
 
-// waitIndexed waits until the index holds every document the store has.
-func waitIndexed(t *testing.T, d *DB) {
+// waitIndexed waits until the index holds every document the store has
+// (on PostgreSQL it always does).
+func waitIndexed(t testing.TB, d *DB) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	if d.index == nil {
+		return
+	}
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		last, err := lastDocID(context.Background(), d.ro)
 		if err != nil {
@@ -205,5 +209,43 @@ func TestTheIndexFileIsMadeAgain(t *testing.T) {
 	rows.Close()
 	if fmt.Sprint(texts) != "[kettle 0 kettle 1 kettle 2 new kettle]" {
 		t.Fatalf("indexed %q", texts)
+	}
+}
+
+// The indexer takes what the writer commits from memory; when that queue
+// grows past its bound it is dropped, the indexer reads the store until it
+// has caught up, and then takes the queue again: nothing is missed.
+func TestTheIndexReadsTheStoreWhenItsQueueOverflows(t *testing.T) {
+	t.Parallel()
+	d := openTest(t, Options{})
+	createSession(t, d, "s")
+	d.index.mu.Lock()
+	d.index.maxQueued = 40 // two messages' text
+	d.index.mu.Unlock()
+	for i := range 6 {
+		if _, _, err := postText(t, d, "s", fmt.Sprint("p", i), fmt.Sprintf("kettle number %d of six", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitIndexed(t, d)
+	d.index.mu.Lock()
+	dropped := d.index.dropped
+	d.index.maxQueued = maxQueuedBytes
+	d.index.mu.Unlock()
+	if dropped == 0 {
+		t.Fatal("the queue was never dropped")
+	}
+	if _, _, err := postText(t, d, "s", "p6", "kettle number 6, from the queue"); err != nil {
+		t.Fatal(err)
+	}
+	waitIndexed(t, d)
+	var n int
+	if err := d.index.db.QueryRow(`SELECT count(*) FROM search_fts WHERE search_fts MATCH 'kettle'`).Scan(&n); err != nil || n != 7 {
+		t.Fatalf("%d indexed (%v), want 7", n, err)
+	}
+	d.index.mu.Lock()
+	defer d.index.mu.Unlock()
+	if d.index.fromStore || len(d.index.queue) != 0 || d.index.queuedBytes != 0 {
+		t.Fatalf("after catching up: from the store %v, %d queued (%d bytes)", d.index.fromStore, len(d.index.queue), d.index.queuedBytes)
 	}
 }

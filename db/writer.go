@@ -73,8 +73,9 @@ type Writer struct {
 	// (document), and whether the index has news past the last kick.
 	index     *indexer
 	lastDoc   int64
-	kicked    int64 // lastDoc at the last kick
-	kickIndex bool  // a batch left documents for the index to forget
+	kicked    int64      // lastDoc at the last kick
+	kickIndex bool       // a batch left documents for the index to forget
+	docs      []indexDoc // the batch's documents, handed to the index once committed
 
 	bufs flushBufs // owned by the writer goroutine
 	maps batchMaps // owned by the writer goroutine
