@@ -37,7 +37,9 @@
 // message, their chips above the composer, the message sent with them,
 // in order with the session's other inputs), files.go (a transcript's
 // files: a line each under their message, Ctrl-O's list of them, one
-// downloaded and opened or saved), sidebar.go (order, focus and drafts, the go-to line),
+// downloaded and opened or saved), sidebar.go (order: the pinned first,
+// each fork under its parent, families by their latest activity; focus
+// and drafts; the go-to line),
 // feed.go (the sidebar from the sessions feed, and the few sessions kept
 // subscribed), read.go (the read marker set for the session in front of
 // the person, and read pushes from elsewhere), find.go (search and the

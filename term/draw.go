@@ -2,6 +2,7 @@ package term
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gdamore/tcell/v2"
@@ -176,16 +177,23 @@ func drawSidebar(scr tcell.Screen, m *Model, l layout) {
 			}
 			fill(scr, 0, 1+i-first, w, st)
 		}
-		drawSidebarRow(scr, m, list[i], 1+i-first, w, st)
+		// The go-to line's matches are a list, not a tree: a match's
+		// parent need not be one, so none is indented.
+		indent := 0
+		if m.filter == nil {
+			indent = min(list[i].depth, deepest)
+		}
+		drawSidebarRow(scr, m, list[i], 1+i-first, w, indent, st)
 	}
 }
 
 // drawSidebarRow is one session: its mark (● running, ? a tool call
 // waits for a decision, ! last turn failed), its name, bold while it has
 // unread messages, with ★ before it when it is pinned (pins.go), a
-// fork's ⑂ before it and its parent's name after it (forks.go), and on
+// fork's ⑂ before it and its parent's name after it (forks.go), all of
+// it indented two columns a level under its parent (sidebar.go), and on
 // the right their count and the time of its last activity.
-func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tcell.Style) {
+func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w, indent int, st tcell.Style) {
 	mark, markSt := " ", st.Foreground(tcell.ColorGreen)
 	switch {
 	case s.Phase == wire.PhaseApproval:
@@ -211,6 +219,7 @@ func drawSidebarRow(scr tcell.Screen, m *Model, s *SessionView, y, w int, st tce
 	if s.Pinned {
 		text = pinMark + " " + text
 	}
+	text = strings.Repeat("  ", indent) + text
 	put(scr, 2, y, nameW, text, name)
 	if tw := width(text); from != "" && tw < nameW {
 		put(scr, 2+tw, y, nameW-tw, from, st.Dim(true))

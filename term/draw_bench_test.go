@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -119,5 +120,25 @@ func BenchmarkPaste200Lines(b *testing.B) {
 		m.Paste(false)
 		Draw(scr, m)
 		scr.Show()
+	}
+}
+
+// News in one session of a sidebar of 20 000 (a large home; a tenth of
+// them forks): the sidebar's order is made again (resort), families and
+// all.
+func BenchmarkSidebarNews(b *testing.B) {
+	m := demo()
+	t := time.Unix(1_700_000_000, 0)
+	for i := range 20_000 {
+		s := &SessionView{ID: fmt.Sprintf("s-%08d", i), Title: fmt.Sprintf("session %d", i), LastActivity: t.Add(time.Duration(i) * time.Second)}
+		if i%10 == 9 {
+			s.Parent = &wire.ForkPoint{Session: fmt.Sprintf("s-%08d", i-9), Offset: 1}
+		}
+		m.Sessions = append(m.Sessions, s)
+	}
+	m.resort()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		m.touch(m.Sessions[len(m.Sessions)-1-i%100], t.Add(time.Duration(20_000+i)*time.Second))
 	}
 }

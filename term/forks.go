@@ -14,7 +14,7 @@ import (
 // of the session, its parent and the siblings at its fork point in a box
 // to open one; /parent opens the parent at the fork point; /compact
 // compacts the session by hand. The status bar shows where a fork came
-// from.
+// from, and the sidebar lists each fork under its parent (sidebar.go).
 
 // The Cmds and results of forks and compaction.
 type (

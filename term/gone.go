@@ -112,5 +112,6 @@ func (m *Model) remove(s *SessionView) bool {
 	case focused > i:
 		m.Focus--
 	}
+	m.resort() // its forks, if any, go up to the top level
 	return kept
 }

@@ -93,16 +93,22 @@ type Model struct {
 
 // SessionView is one session as the client sees it.
 type SessionView struct {
-	ID        string
-	Title     string
-	Epoch     string
-	Provider  string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
-	Parent    *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
-	Access    wire.Access     // what this person may do in it, as the daemon says (the feed's, the session's)
-	Pinned    bool            // this person pinned it: first in the sidebar (pins.go)
-	Archived  bool            // archived: in the sidebar only when opened from /archived (archive.go)
-	archiving bool            // this terminal asked to archive it: the reply, not the feed, takes it out
-	meter     meter           // its context and cost (meter.go)
+	ID       string
+	Title    string
+	Epoch    string
+	Provider string          // what its turns go to, as the daemon resolves it; "bot:NAME" hands them to a bot
+	Parent   *wire.ForkPoint // where a fork came from (nil for a session that is no fork)
+	Access   wire.Access     // what this person may do in it, as the daemon says (the feed's, the session's)
+	Pinned   bool            // this person pinned it: first in the sidebar (pins.go)
+	depth    int             // how many of its ancestors the sidebar shows it under (sidebar.go)
+	// families' (sidebar.go), made again at each resort: the forks shown
+	// under it, its family's latest activity, and whether it is placed.
+	forks     []*SessionView
+	family    time.Time
+	placed    bool
+	Archived  bool  // archived: in the sidebar only when opened from /archived (archive.go)
+	archiving bool  // this terminal asked to archive it: the reply, not the feed, takes it out
+	meter     meter // its context and cost (meter.go)
 
 	Events []wire.Event // committed events since the last reset, in order
 	More   bool         // older history exists before Events

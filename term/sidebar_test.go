@@ -1,10 +1,12 @@
 package term
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gdamore/tcell/v2"
 
@@ -53,6 +55,18 @@ func TestSidebarFollowsActivity(t *testing.T) {
 	}
 	if r := screen(t, m); !strings.Contains(r[1], "s-1") || !strings.Contains(r[2], "s-2") {
 		t.Fatalf("drawn:\n%s", strings.Join(r, "\n"))
+	}
+	// News at the top keeps the order (and spares the sort), and counts
+	// at the next sort: news below it, older than it, moves its session up
+	// to second only.
+	ev = msg(8, wire.RoleUser, "bob", "again")
+	ev.At = t0.Add(time.Minute)
+	m.Item("s-1", itemEvent(ev))
+	ev = msg(9, wire.RoleUser, "bob", "below")
+	ev.At = t0.Add(30 * time.Second)
+	m.Item("s-3", itemEvent(ev))
+	if got := ids(m); !slices.Equal(got, []string{"s-1", "s-3", "s-2", "s-4"}) {
+		t.Fatalf("after news at the top and below it: %v", got)
 	}
 }
 
@@ -188,5 +202,148 @@ func TestSidebarMarksForks(t *testing.T) {
 	}
 	if contains(r, "⑂ plan") || contains(r, "← gone") {
 		t.Fatalf("a mark where none belongs:\n%s", strings.Join(r, "\n"))
+	}
+}
+
+// sidebarRows is the sidebar's rows under its header, as drawn: each
+// row's text left of its border, its indentation kept, the empty rows
+// left out.
+func sidebarRows(t *testing.T, m *Model) []string {
+	t.Helper()
+	var out []string
+	for _, line := range screen(t, m)[1:] {
+		left, _, ok := strings.Cut(line, "│")
+		if !ok || utf8.RuneCountInString(left) != 28 {
+			continue // the status bar's
+		}
+		if left = strings.TrimRight(left, " "); left != "" {
+			out = append(out, left)
+		}
+	}
+	return out
+}
+
+// focusOrder is the titles Down goes through in the sidebar, from its
+// first row round to it again, and Up back.
+func focusOrder(m *Model) (down, up []string) {
+	m.setFocus(0)
+	m.Pane = paneSidebar
+	for range m.Sessions {
+		down = append(down, m.Focused().Title)
+		m.Key(key(tcell.KeyDown, 0, 0))
+	}
+	for range m.Sessions {
+		m.Key(key(tcell.KeyUp, 0, 0))
+		up = append(up, m.Focused().Title)
+	}
+	slices.Reverse(up)
+	return down, up
+}
+
+// The sidebar groups forks under their parents, as the page's list does:
+// the pinned first, a pinned fork too, out from under its parent; then
+// each family by its latest activity, a fork right under its parent,
+// indented two columns a level, its ⑂ and parent's name kept, and a fork
+// whose parent the sidebar lacks at the top level. News in a fork of a
+// fork brings its whole family up, unread count and all; a fork whose
+// parent leaves goes up to the top level. Up and Down go through the
+// sessions in the order shown.
+func TestSidebarGroupsForks(t *testing.T) {
+	t.Parallel()
+	m := NewModel(100, 16)
+	m.Now = func() time.Time { return t0 }
+	item := func(id string, ago time.Duration, parent string) wire.FeedItem {
+		it := wire.FeedItem{ID: id, Title: id, At: t0.Add(-ago)}
+		if parent != "" {
+			it.Parent = &wire.ForkPoint{Session: parent, Offset: 3}
+		}
+		return it
+	}
+	pinned := item("pinfork", 5*time.Hour, "beta")
+	pinned.Pinned = true
+	m.Feed(client.FeedUpdate{Start: true, Sessions: []wire.FeedItem{
+		item("beta", 10*time.Minute, ""),
+		item("orphan", 30*time.Minute, "gone-session"),
+		item("alpha", time.Hour, ""),
+		item("gamma", 90*time.Minute, ""),
+		item("fork-a", 2*time.Hour, "alpha"),
+		item("fork-aa", 3*time.Hour, "fork-a"),
+		pinned,
+	}})
+	want := []string{
+		"  ★ ⑂ pinfork ← beta",
+		"  beta",
+		"  ⑂ orphan",
+		"  alpha",
+		"    ⑂ fork-a ← alpha",
+		"      ⑂ fork-aa ← fork-a",
+		"  gamma",
+	}
+	check := func(when string, want []string) {
+		t.Helper()
+		r := sidebarRows(t, m)
+		if len(r) != len(want) {
+			t.Fatalf("%s: %d rows, want %d:\n%s", when, len(r), len(want), strings.Join(r, "\n"))
+		}
+		var titles []string
+		for i, w := range want {
+			if !strings.HasPrefix(r[i], w) {
+				t.Fatalf("%s: row %d is %q, want it to start %q:\n%s", when, i, r[i], w, strings.Join(r, "\n"))
+			}
+			titles = append(titles, m.Sessions[i].Title)
+		}
+		if down, up := focusOrder(m); !slices.Equal(down, titles) || !slices.Equal(up, titles) {
+			t.Fatalf("%s: Down goes %v, Up %v; shown %v", when, down, up, titles)
+		}
+	}
+	check("at first", want)
+
+	// A new message in the fork of a fork: alpha's family comes up whole,
+	// under the pinned; the fork keeps its unread count.
+	news := item("fork-aa", 0, "fork-a")
+	news.Unread = 1
+	news.Last = &wire.FeedLast{Author: "bob", Text: "news"}
+	m.setFocus(slices.Index(ids(m), "gamma"))
+	m.Feed(client.FeedUpdate{Sessions: []wire.FeedItem{news}})
+	if r := sidebarRows(t, m); !strings.HasSuffix(r[3], "(1) now") {
+		t.Fatalf("the unread count:\n%s", strings.Join(r, "\n"))
+	}
+	if m.Focused().Title != "gamma" {
+		t.Fatalf("the focus moved to %s", m.Focused().Title)
+	}
+	check("after news in fork-aa", []string{want[0], want[3], want[4], "      ⑂ fork-aa ← f", want[1], want[2], want[6]})
+
+	// Its parent gone, a fork goes up to the top level, at its own place
+	// by activity.
+	m.Feed(client.FeedUpdate{Gone: []string{"fork-a"}})
+	check("after fork-a went", []string{want[0], "  ⑂ fork-aa", want[1], want[2], want[3], want[6]})
+}
+
+// Forks of forks deeper than four levels are indented as the fourth, so
+// a title keeps its room; parents that make a loop (the daemon never
+// sends one) lose no session, the loop's sessions after the others.
+func TestSidebarForkDepthAndLoops(t *testing.T) {
+	t.Parallel()
+	m := NewModel(100, 16)
+	m.Now = func() time.Time { return t0 }
+	items := []wire.FeedItem{{ID: "d0", Title: "d0", At: t0}}
+	for i := 1; i <= 5; i++ {
+		items = append(items, wire.FeedItem{ID: fmt.Sprint("d", i), Title: fmt.Sprint("d", i), At: t0.Add(-time.Duration(i) * time.Minute),
+			Parent: &wire.ForkPoint{Session: fmt.Sprint("d", i-1)}})
+	}
+	items = append(items,
+		wire.FeedItem{ID: "x", Title: "x", At: t0.Add(-time.Hour), Parent: &wire.ForkPoint{Session: "y"}},
+		wire.FeedItem{ID: "y", Title: "y", At: t0.Add(-2 * time.Hour), Parent: &wire.ForkPoint{Session: "x"}},
+		wire.FeedItem{ID: "self", Title: "self", At: t0.Add(-3 * time.Hour), Parent: &wire.ForkPoint{Session: "self"}})
+	m.Feed(client.FeedUpdate{Start: true, Sessions: items})
+	r := sidebarRows(t, m)
+	want := []string{"  d0", "    ⑂ d1", "      ⑂ d2", "        ⑂ d3", "          ⑂ d4", "          ⑂ d5", "  ⑂ self", "  ⑂ x", "    ⑂ y"}
+	if len(r) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(r), len(want), strings.Join(r, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(r[i], w+" ") {
+			t.Fatalf("row %d is %q, want it to start %q:\n%s", i, r[i], w, strings.Join(r, "\n"))
+		}
 	}
 }
