@@ -86,6 +86,12 @@ type indexer struct {
 	fromStore   bool       // the queue misses documents: read them from the store
 	dropped     int64      // how many times the queue was dropped
 
+	// deletions counts the writer's commits that gave search_gone rows
+	// (one at the start, for those a past run left); purgedAt is its
+	// value when step last found nothing more to forget. Owned by step.
+	deletions atomic.Int64
+	purgedAt  int64
+
 	docs []indexDoc // step's, kept from step to step
 	args []any
 }
@@ -98,7 +104,11 @@ func openIndexer(ctx context.Context, path string, last int64) (*indexer, error)
 	if f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
 	}
-	db := openAttached(dsn(file, false, "NORMAL", busyWait), "file:"+path+"?mode=ro", "store")
+	// Deferred transactions: IMMEDIATE would open a read of the store at
+	// each BEGIN, and a read held there keeps the writer's checkpoints
+	// from rewinding the store's WAL (rewind.go). A step reads the store
+	// only to catch up or to forget deleted documents.
+	db := openAttached(strings.Replace(dsn(file, false, "NORMAL", busyWait), "_txlock=immediate", "_txlock=deferred", 1), "file:"+path+"?mode=ro", "store")
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
@@ -108,6 +118,7 @@ func openIndexer(ctx context.Context, path string, last int64) (*indexer, error)
 		return nil, fmt.Errorf("open the search index %s: %w", file, err)
 	}
 	ix.fromStore = ix.upto.Load() < last
+	ix.deletions.Store(1) // search_gone may hold rows a past run left
 	for last-ix.upto.Load() > maxIndexLag {
 		if _, err := ix.step(ctx); err != nil {
 			db.Close()
@@ -194,6 +205,9 @@ func (w *Writer) indexed() {
 	ix := w.index
 	if ix == nil || w.lastDoc == w.kicked && !w.kickIndex {
 		return
+	}
+	if w.kickIndex {
+		ix.deletions.Add(1)
 	}
 	w.kicked, w.kickIndex = w.lastDoc, false
 	ix.add(w.docs, w.lastDoc)
@@ -361,12 +375,19 @@ func (ix *indexer) stepTx(ctx context.Context, docs []indexDoc, fromStore bool, 
 		}
 		rest = rest[2*n:]
 	}
-	purged, err := ix.purge(ctx, tx, upto)
-	if err != nil {
-		return 0, err
+	purged, done := ix.purged.Load(), ix.deletions.Load()
+	if done != ix.purgedAt {
+		var all bool
+		if purged, all, err = ix.purge(ctx, tx, upto); err != nil {
+			return 0, err
+		}
+		if !all {
+			done = ix.purgedAt // some wait to be indexed first: the next step looks again
+		}
 	}
 	if upto == ix.upto.Load() && purged == ix.purged.Load() {
 		ix.caughtUp(caughtUp, dropped, upto)
+		ix.purgedAt = done
 		return 0, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE indexed SET upto = ?, purged = ?`, upto, purged); err != nil {
@@ -378,6 +399,7 @@ func (ix *indexer) stepTx(ctx context.Context, docs []indexDoc, fromStore bool, 
 	ix.caughtUp(caughtUp, dropped, upto) // before upto moves: what waits on upto sees the queue taken again
 	ix.upto.Store(upto)
 	ix.purged.Store(purged)
+	ix.purgedAt = done
 	return len(args) / 2, nil
 }
 
@@ -432,38 +454,43 @@ func (ix *indexer) readStore(ctx context.Context, tx *sql.Tx, docs []indexDoc) (
 }
 
 // purge forgets the documents search_gone lists past purged, in order,
-// up to the first not yet indexed (past upto), and returns how far it
-// got.
-func (ix *indexer) purge(ctx context.Context, tx *sql.Tx, upto int64) (int64, error) {
+// up to the first not yet indexed (past upto): how far it got, and
+// whether it got to the end.
+func (ix *indexer) purge(ctx context.Context, tx *sql.Tx, upto int64) (_ int64, all bool, _ error) {
 	purged := ix.purged.Load()
 	rows, err := tx.QueryContext(ctx, `SELECT n, docid FROM store.search_gone WHERE n > ? ORDER BY n LIMIT ?`, purged, indexChunk)
 	if err != nil {
-		return 0, fmt.Errorf("read deleted documents: %w", err)
+		return 0, false, fmt.Errorf("read deleted documents: %w", err)
 	}
 	var gone []any
+	all = true
 	for rows.Next() {
 		var n, docid int64
 		if err := rows.Scan(&n, &docid); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("read deleted documents: %w", err)
+			return 0, false, fmt.Errorf("read deleted documents: %w", err)
 		}
 		if docid > upto {
-			break // indexed later, and forgotten then
+			all = false // indexed later, and forgotten then
+			break
 		}
 		purged, gone = n, append(gone, docid)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("read deleted documents: %w", err)
+		return 0, false, fmt.Errorf("read deleted documents: %w", err)
+	}
+	if len(gone) == indexChunk {
+		all = false
 	}
 	for len(gone) > 0 {
 		n := stmtRows(len(gone))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search_fts WHERE docid IN (?`+strings.Repeat(",?", n-1)+`)`, gone[:n]...); err != nil {
-			return 0, fmt.Errorf("forget deleted documents: %w", err)
+			return 0, false, fmt.Errorf("forget deleted documents: %w", err)
 		}
 		gone = gone[n:]
 	}
-	return purged, nil
+	return purged, all, nil
 }
 
 // lastDocID is the largest docid the store at rw has given: of its
