@@ -241,20 +241,8 @@ func TestSearchMigration(t *testing.T) {
 		('s', 3, 'message', '{"text":"a newer kettle"}', '2026-01-01T00:00:03Z'),
 		('s', 4, 'message', '{"text":""}', '2026-01-01T00:00:04Z')`)
 	m := migrateWith(t, bdb, upTo(t, "20261205000012"))
-	var got []string
-	rows, err := bdb.QueryContext(ctx, `SELECT d."offset" || ':' || search_fts.text FROM search_fts CROSS JOIN search_docs d ON d.docid = search_fts.docid
+	got := strs(t, bdb, `SELECT d."offset" || ':' || search_fts.text FROM search_fts CROSS JOIN search_docs d ON d.docid = search_fts.docid
 		WHERE search_fts MATCH 'kettle' ORDER BY search_fts.docid`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
-	rows.Close()
 	if strings.Join(got, " | ") != "1:the old kettle | 3:a newer kettle" {
 		t.Fatalf("indexed: %q", got)
 	}
@@ -288,19 +276,7 @@ func TestSearchFileMigration(t *testing.T) {
 		('s', 3, 'turn', '{"state":"started"}', 't'),
 		('s', 4, 'tool_result', '{"text":"kettle output"}', 't')`)
 	m := migrateWith(t, bdb, upTo(t, "20261222000027"))
-	var got []string
-	rows, err := bdb.QueryContext(ctx, `SELECT "offset" || ':' || coalesce(docid, '-') FROM events_log ORDER BY "offset"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
-	rows.Close()
+	got := strs(t, bdb, `SELECT "offset" || ':' || coalesce(docid, '-') FROM events_log ORDER BY "offset"`)
 	if strings.Join(got, " ") != "2:8 3:- 4:9" {
 		t.Fatalf("the log's docids: %q", got)
 	}
@@ -317,4 +293,23 @@ func TestSearchFileMigration(t *testing.T) {
 	if _, err := bdb.ExecContext(ctx, `SELECT docid FROM events_log`); err == nil {
 		t.Fatal("the log's docid is still there after rolling back")
 	}
+}
+
+// strs is the one text column of query's rows.
+func strs(t *testing.T, bdb *bun.DB, query string) []string {
+	t.Helper()
+	rows, err := bdb.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
 }
