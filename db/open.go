@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"runtime"
@@ -71,6 +72,9 @@ type Options struct {
 	// Node names the daemon (or command) in the changes it records on a
 	// shared store (changes.go), so that it skips its own.
 	Node string
+	// Log hears of what Open takes long over: building SQLite's search
+	// index anew (searchindex.go). Nil: nothing is said.
+	Log *slog.Logger
 
 	// walLimitPages is the WAL size, in pages, past which a checkpoint
 	// waits for its turn to rewind the WAL (default walLimitDefault).
@@ -132,7 +136,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 		rw.Close()
 		return nil, err
 	}
-	index, err := openIndexer(ctx, path, lastDoc)
+	index, err := openIndexer(ctx, path, lastDoc, opts.Log)
 	if err != nil {
 		rw.Close()
 		return nil, err

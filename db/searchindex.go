@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ type indexer struct {
 // openIndexer opens (or makes) the index's file of the store at path,
 // brings it in line with the store (whose largest docid is last) and
 // indexes what it lacks beyond maxIndexLag; run starts it.
-func openIndexer(ctx context.Context, path string, last int64) (*indexer, error) {
+func openIndexer(ctx context.Context, path string, last int64, log *slog.Logger) (*indexer, error) {
 	file := path + searchFileSuffix
 	if f, err := os.OpenFile(file, os.O_CREATE|os.O_RDWR, 0o600); err == nil {
 		f.Close()
@@ -119,6 +120,12 @@ func openIndexer(ctx context.Context, path string, last int64) (*indexer, error)
 	}
 	ix.fromStore = ix.upto.Load() < last
 	ix.deletions.Store(1) // search_gone may hold rows a past run left
+	if behind := last - ix.upto.Load(); behind > maxIndexLag && log != nil {
+		// A store from before this file, or one whose file was deleted: a
+		// million messages take FTS4 a quarter of a minute or so.
+		log.Info("building the search index before serving", "file", file, "documents", behind)
+		defer func(t time.Time) { log.Info("built the search index", "took", time.Since(t).Round(time.Millisecond)) }(time.Now())
+	}
 	for last-ix.upto.Load() > maxIndexLag {
 		if _, err := ix.step(ctx); err != nil {
 			db.Close()

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,5 +248,45 @@ func TestTheIndexReadsTheStoreWhenItsQueueOverflows(t *testing.T) {
 	defer d.index.mu.Unlock()
 	if d.index.fromStore || len(d.index.queue) != 0 || d.index.queuedBytes != 0 {
 		t.Fatalf("after catching up: from the store %v, %d queued (%d bytes)", d.index.fromStore, len(d.index.queue), d.index.queuedBytes)
+	}
+}
+
+// A store whose index file is gone, with more documents than the index may
+// lag, has it built before Open returns, and says so in its log.
+func TestALargeIndexIsBuiltBeforeOpenReturns(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	d, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "s")
+	n := maxIndexLag + 1000
+	if _, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
+		evs := make([]wire.Event, n)
+		for i := range evs {
+			evs[i] = wire.Event{Type: wire.EventMessage, Role: wire.RoleBot, Text: fmt.Sprint("kettle ", i)}
+		}
+		_, err := tx.Append(context.Background(), "s", evs...)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + searchFileSuffix + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	var said strings.Builder
+	d = openOn(t, path, Options{Log: slog.New(slog.NewTextHandler(&said, nil))})
+	if behind := int64(n) - d.index.upto.Load(); behind > maxIndexLag {
+		t.Fatalf("open returned %d documents behind", behind)
+	}
+	if s := said.String(); !strings.Contains(s, fmt.Sprintf(`msg="building the search index before serving" file=%s documents=%d`, path+searchFileSuffix, n)) ||
+		!strings.Contains(s, `msg="built the search index" took=`) {
+		t.Fatalf("said:\n%s", s)
 	}
 }

@@ -286,7 +286,7 @@ func (d *daemon) openHub(ctx context.Context, f daemonFlags) error {
 			return err
 		}
 	}
-	if d.store, err = db.Open(ctx, target, db.Options{Node: f.node, NoMigrate: f.noMigrate}); err != nil {
+	if d.store, err = db.Open(ctx, target, db.Options{Node: f.node, NoMigrate: f.noMigrate, Log: d.log}); err != nil {
 		return err
 	}
 	if d.nc != nil {
