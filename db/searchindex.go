@@ -121,8 +121,8 @@ func openIndexer(ctx context.Context, path string, last int64, log *slog.Logger)
 	ix.fromStore = ix.upto.Load() < last
 	ix.deletions.Store(1) // search_gone may hold rows a past run left
 	if behind := last - ix.upto.Load(); behind > maxIndexLag && log != nil {
-		// A store from before this file, or one whose file was deleted: a
-		// million messages take FTS4 a quarter of a minute or so.
+		// A store from before this file, or one whose file was deleted:
+		// a large store takes a while, and the daemon is not serving yet.
 		log.Info("building the search index before serving", "file", file, "documents", behind)
 		defer func(t time.Time) { log.Info("built the search index", "took", time.Since(t).Round(time.Millisecond)) }(time.Now())
 	}
