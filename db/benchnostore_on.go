@@ -2,11 +2,7 @@
 
 package db
 
-import (
-	"context"
-
-	"github.com/uptrace/bun"
-)
+import "context"
 
 // KeepsNothing: this daemon was built with -tags benchnostore, for
 // bench/run alone. Its writer runs every batch as always (BEGIN, each
