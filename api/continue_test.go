@@ -50,7 +50,8 @@ func (e *env) turnOf(session, turn string) []wire.Event {
 // A reply cut off by an interrupt is continued: its input runs again as a
 // new turn whose model is sent the reply so far (OpenAI's format: asked
 // after it to go on; Anthropic's: handed it last, to continue), and the
-// rest is a message that names the reply it continues. A whole reply, a
+// rest is a message that names the reply it continues, as its turn's start
+// does. A whole reply, a
 // running turn and a reply that said nothing have nothing to continue.
 func TestAReplyCutOffIsContinued(t *testing.T) {
 	t.Parallel()
@@ -71,6 +72,10 @@ func TestAReplyCutOffIsContinued(t *testing.T) {
 	msg := evs[len(evs)-2]
 	if msg.Text != "answer, whole." || msg.Continues != cut.Offset || msg.InputID != cut.InputID || msg.State != wire.MessageComplete || evs[len(evs)-1].State != wire.TurnCompleted {
 		t.Fatalf("the continuation: %+v", evs)
+	}
+	// Its start says so too: clients show its stream as the reply's rest.
+	if evs[0].State != wire.TurnStarted || evs[0].Continues != cut.Offset {
+		t.Fatalf("the continuation's start: %+v", evs[0])
 	}
 	reqs := fo.Requests()
 	sent := texts(reqs[len(reqs)-1])

@@ -21,15 +21,23 @@ const oneReply = `(() => { const shown = [...document.querySelectorAll('#transcr
 	return shown.length === 1 && shown[0].querySelector('.body').innerText.trim() === 'Once upon a time, the end.' && shown[0].dataset.state === 'complete'
 		&& !document.querySelector('.continue-bar') })()`
 
+// streamingInTheReply is a condition: the rest, all streamed but not yet
+// committed, shows inside the cut-off reply's own element, with no reply
+// of its own.
+const streamingInTheReply = `(() => { const shown = [...document.querySelectorAll('#transcript article[data-role=assistant]')].filter((a) => !a.hidden && a.offsetParent);
+	return shown.length === 1 && shown[0].querySelector('.body').innerText.trim() === 'Once upon a time, the end.' && !!shown[0].dataset.streaming
+		&& !document.querySelector('#stream') })()`
+
 // A reply an interrupt cut off offers "continue" to those who may write
-// (not on a read link); a click runs it on, and its rest shows as the
-// rest of that reply, on this page and on a page opened later.
+// (not on a read link); a click runs it on, and its rest streams and then
+// shows as the rest of that reply, on this page and on a page opened
+// later.
 func TestWebContinuesACutOffReply(t *testing.T) {
 	parallel(t)
 	fx := newFixture(t, fixtureOpts{fake: true, session: "s", create: wire.SessionCreate{Title: "story", Provider: "fake"}})
-	block := make(chan struct{})
+	block, rest := make(chan struct{}), make(chan struct{})
 	defer close(block)
-	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Once upon "}, Block: block}, fakeopenai.Reply{Chunks: []string{"a time, the end."}})
+	fx.fake.Push(fakeopenai.Reply{Chunks: []string{"Once upon "}, Block: block}, fakeopenai.Reply{Chunks: []string{"a time, ", "the end."}, Block: rest})
 	b := startBrowser(t)
 	p := b.open(ownerLink(t, fx.home, "s"))
 	viewer := b.open(shareLink(t, fx.home, "s"))
@@ -49,6 +57,9 @@ func TestWebContinuesACutOffReply(t *testing.T) {
 		t.Fatal("a read link is offered continue")
 	}
 	p.do(chromedp.Click(chromedp.CSS(".continue-bar button")))
+	p.wait("the rest streaming in the reply", streamingInTheReply)
+	viewer.wait("the rest streaming in the reply on the read link", streamingInTheReply)
+	close(rest)
 	p.wait("the reply and its rest as one reply", oneReply)
 	viewer.wait("the reply and its rest as one reply on the read link", oneReply)
 

@@ -309,7 +309,9 @@ func (h *Hub) startTurn(ctx context.Context, ch *channel, q queued) error {
 		if err := tx.CheckRun(ctx, ch.id, q.lease); err != nil {
 			return err
 		}
-		ev := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted}
+		// Continues: clients show the turn's reply, as it streams, as the
+		// rest of the reply it continues.
+		ev := wire.Event{Type: wire.EventTurn, TurnID: q.turnID, InputID: q.inputID, State: wire.TurnStarted, Continues: q.continues}
 		if q.named { // who answers it
 			ev.Author = wire.MentionName(q.who)
 		}

@@ -11,7 +11,9 @@ import (
 // (Event.Continues, the offset of the reply); the transcript shows it
 // as that reply's rest: one block, the reply's text and its rest joined
 // under the reply's header, the note of the cut (and the line of the
-// turn that ended so) gone. Copying the reply takes it whole.
+// turn that ended so) gone. Copying the reply takes it whole. While the
+// rest streams (its turn's started event carries continues too), the
+// stream's header says whose rest it is.
 
 // The Cmd and result of a continue.
 type (
@@ -208,4 +210,16 @@ func (t *transcript) joins(evs []wire.Event, i int, o look, dirty *int) bool {
 		*dirty = min(*dirty, first)
 	}
 	return ok
+}
+
+// continuingNote heads a stream that is the rest of a reply cut off.
+const continuingNote = "… the rest of the reply above"
+
+// streamNote is the note in the streaming reply's header: the rest of a
+// reply, when its turn continues one, else a mark that it streams.
+func streamNote(s *SessionView) string {
+	if s.turnOf == s.StreamTurn && s.turnContinues > 0 {
+		return continuingNote
+	}
+	return "…"
 }

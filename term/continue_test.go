@@ -54,6 +54,12 @@ func TestContinuationJoinsItsReply(t *testing.T) {
 	for _, ev := range []wire.Event{cut(5, "t2", "a time, ", 2), ended(6, "t2")} {
 		m.Item(s.ID, itemEvent(ev))
 	}
+	// The rest streams under a header that says whose rest it is.
+	m.Item(s.ID, itemEvent(wire.Event{Offset: 7, Type: wire.EventTurn, TurnID: "t3", State: wire.TurnStarted, Continues: 5}))
+	m.Item(s.ID, client.Item{Frame: wire.Frame{Op: wire.PushDelta, Text: &wire.TextPush{TurnID: "t3", Text: "the end."}}})
+	if r := screen(t, m); !contains(r, "assistant · m1 "+continuingNote) {
+		t.Fatalf("the rest streaming:\n%s", strings.Join(r, "\n"))
+	}
 	rest := msg(8, wire.RoleAssistant, "m1", "the end.")
 	rest.TurnID, rest.Continues = "t3", 5
 	m.Item(s.ID, itemEvent(rest))

@@ -139,6 +139,9 @@ type SessionView struct {
 	Respond      string
 	settingsAt   int64
 	turnBy       string
+	// turnContinues is the reply turnOf runs on (its started event's
+	// continues; 0: none), whose rest its stream is (continue.go).
+	turnContinues int64
 
 	Unread       int
 	LastActivity time.Time

@@ -188,7 +188,7 @@ func (s *SessionView) stream(o look) []line {
 	}
 	if c.turn != s.StreamTurn || c.look != o || c.author != author || !strings.HasPrefix(s.StreamText, c.text[:c.done]) {
 		*c = streamLines{turn: s.StreamTurn, look: o, author: author}
-		c.stable = []line{header(wire.RoleAssistant, author, "…", width)}
+		c.stable = []line{header(wire.RoleAssistant, author, streamNote(s), width)}
 	}
 	if c.text == s.StreamText && c.lines != nil {
 		return c.lines

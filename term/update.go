@@ -542,7 +542,7 @@ func (m *Model) event(s *SessionView, ev wire.Event) []Cmd {
 		}
 	case wire.EventTurn:
 		if ev.State == wire.TurnStarted {
-			s.turnSince, s.turnOf, s.turnBy = ev.At, ev.TurnID, ev.Author
+			s.turnSince, s.turnOf, s.turnBy, s.turnContinues = ev.At, ev.TurnID, ev.Author, ev.Continues
 		}
 		if ev.State != wire.TurnStarted && ev.TurnID == s.StreamTurn {
 			s.StreamTurn, s.StreamText = "", ""

@@ -29,7 +29,7 @@ import { drawAnswers, settingsEvent, settingsText, takeSession, wireAnswers } fr
 import { drawPin, pinMark, wirePins } from './pins.js';
 import { ARCHIVED_MARK, archivedMark, drawArchive, wireArchive } from './archive.js';
 import { drawModelField, modelText, offerModels, takeModel } from './models.js';
-import { cutNote, drawContinue, drawJoined, wireContinue } from './continue.js';
+import { cutNote, drawContinue, drawContinuing, drawJoined, endContinuing, wireContinue } from './continue.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -435,6 +435,7 @@ function handlerFor(v) {
         v.turnSince = Date.parse(ev.at) || Date.now();
         v.turnOf = ev.turn_id;
         v.turnAuthor = { turn: ev.turn_id, name: ev.author || '' }; // who answers, in a session with participants
+        v.continuing = ev.continues ? { turn: ev.turn_id, offset: ev.continues } : null; // its reply is a reply's rest (continue.js)
       }
       meterEvent(v, ev);
       if (ev.type === 'settings' && ev.title !== undefined) {
@@ -954,9 +955,16 @@ function drawStream() {
   // decisions a long time), and its text so far shows with its calls.
   if (!v || !v.stream || !v.stream.text) {
     if (el) el.remove();
+    endContinuing(tr, v);
     return;
   }
   const follow = following();
+  // The rest of a reply that was cut off streams in that reply.
+  if (v.continuing?.turn === v.stream.turn && drawContinuing(tr, v, v.stream.text)) {
+    if (el) el.remove();
+    if (follow) showEnd();
+    return;
+  }
   if (!el) {
     el = document.createElement('article');
     el.id = 'stream';

@@ -7,7 +7,8 @@
 // element, the message's own element hidden; a page that reads the
 // history later shows it the same way. A continuation whose reply is not
 // in the transcript (older than what is shown) shows on its own, marked
-// as a continuation.
+// as a continuation. While the rest streams (its turn's started event
+// carries continues too), the stream shows in the reply's element as well.
 
 import { renderMarkdown } from './markdown.js';
 
@@ -44,16 +45,13 @@ export function drawJoined(tr, v) {
   }
   for (const [root, chain] of chains(v.events)) {
     const a = tr.querySelector(`:scope > article.msg[data-offset="${root}"]`);
-    if (!a) continue;
+    if (!a || a.dataset.streaming) continue; // its stream draws it (drawContinuing)
     const last = chain[chain.length - 1];
     if (a.dataset.joined === String(last.offset)) continue; // drawn so already
     a.dataset.joined = String(last.offset);
     a.dataset.state = last.state || 'complete';
     renderMarkdown(a.querySelector(':scope > .body'), chain.map((e) => e.text || '').join(''));
-    const note = a.querySelector(':scope > header > .note');
-    const said = `${cutNote(last.state) || '[continued]'}`;
-    if (note) note.textContent = said;
-    else a.querySelector(':scope > header')?.append(Object.assign(document.createElement('span'), { className: 'note', textContent: said }));
+    setNote(a, cutNote(last.state) || '[continued]');
     for (const ev of chain.slice(1)) {
       const c = tr.querySelector(`:scope > article.msg[data-offset="${ev.offset}"]`);
       if (c) c.hidden = true;
@@ -63,6 +61,49 @@ export function drawJoined(tr, v) {
       for (const d of tr.querySelectorAll(`:scope > .turn[data-turn-id="${ev.turn_id}"]`)) d.classList.add('continued');
     }
   }
+}
+
+// setNote sets the note in message element a's header ('' for none).
+function setNote(a, said) {
+  const note = a.querySelector(':scope > header > .note');
+  if (note) note.textContent = said;
+  else if (said) a.querySelector(':scope > header')?.append(Object.assign(document.createElement('span'), { className: 'note', textContent: said }));
+}
+
+// rootOf is the offset of the reply whose element shows the message at
+// offset in v: the first of its chain of continuations.
+function rootOf(v, offset) {
+  return [...chains(v.events)].find(([, chain]) => chain.some((e) => e.offset === offset))?.[0] ?? offset;
+}
+
+// drawContinuing shows text, the stream of a turn that continues a reply
+// (its started event's continues, v.continuing), as that reply's rest in
+// the reply's element, as it will show once committed; false when the
+// reply is not in the transcript (the stream then shows on its own).
+export function drawContinuing(tr, v, text) {
+  const root = rootOf(v, v.continuing.offset);
+  const a = tr.querySelector(`:scope > article.msg[data-offset="${root}"]`);
+  if (!a) return false;
+  const chain = chains(v.events).get(root) || v.events.filter((e) => e.offset === root);
+  a.dataset.streaming = v.continuing.turn;
+  a.dataset.joined = ''; // drawn whole again once its rest is committed
+  a.setAttribute('aria-busy', 'true');
+  renderMarkdown(a.querySelector(':scope > .body'), chain.map((e) => e.text || '').join('') + text);
+  setNote(a, '[continuing]');
+  return true;
+}
+
+// endContinuing draws again from v's committed messages a reply that
+// showed a stream as its rest, once that stream is over.
+export function endContinuing(tr, v) {
+  for (const a of tr.querySelectorAll(':scope > article.msg[data-streaming]')) {
+    delete a.dataset.streaming;
+    a.removeAttribute('aria-busy');
+    const ev = v?.events.find((e) => e.offset === Number(a.dataset.offset));
+    renderMarkdown(a.querySelector(':scope > .body'), ev?.text || '');
+    setNote(a, cutNote(ev?.state));
+  }
+  if (v) drawJoined(tr, v); // the rest committed: the reply and its rest, whole
 }
 
 // newestCut is the message "continue" goes on from in v: its newest
@@ -85,10 +126,7 @@ function newestCut(v) {
 export function drawContinue(tr, v, may) {
   const ev = v && may ? newestCut(v) : null;
   let a = null;
-  if (ev) {
-    const root = [...chains(v.events)].find(([, chain]) => chain.some((e) => e.offset === ev.offset))?.[0] ?? ev.offset;
-    a = tr.querySelector(`:scope > article.msg[data-offset="${root}"]`);
-  }
+  if (ev) a = tr.querySelector(`:scope > article.msg[data-offset="${rootOf(v, ev.offset)}"]`);
   for (const b of tr.querySelectorAll('.continue-bar')) if (!ev || b.parentNode !== a || b.dataset.from !== String(ev.offset)) b.remove();
   if (!a || a.querySelector(':scope > .continue-bar')) return;
   const bar = document.createElement('div');
