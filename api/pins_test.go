@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"albedo/wire"
@@ -61,6 +62,18 @@ func TestPinsAndArchives(t *testing.T) {
 	if i := slices.IndexFunc(list.Sessions, func(s wire.Session) bool { return s.ID == "b" }); i < 0 || !list.Sessions[i].Archived {
 		t.Fatalf("the list: %+v", list.Sessions)
 	}
+	// The list of the archived alone, and of the others.
+	for q, want := range map[string]bool{"true": true, "false": false} {
+		var part wire.SessionList
+		if code, _ := e.do("GET", "/v1/sessions?archived="+q, nil, "", &part); code != 200 || len(part.Sessions) == 0 ||
+			slices.ContainsFunc(part.Sessions, func(s wire.Session) bool { return s.Archived != want }) || slices.ContainsFunc(part.Sessions, func(s wire.Session) bool { return s.ID == "b" }) != want {
+			t.Fatalf("archived=%s: %d %+v", q, code, part.Sessions)
+		}
+	}
+	var er wire.ErrorBody
+	if code, _ := e.do("GET", "/v1/sessions?archived=yes", nil, "", &er); code != http.StatusBadRequest || !strings.Contains(er.Error.Message, "archived is true or false") {
+		t.Fatalf("archived=yes: %d %+v", code, er)
+	}
 	if code, res, _ := e.find(nil, url.Values{"q": {"words"}}); code != 200 || !slices.ContainsFunc(res.Results, func(h wire.SearchResult) bool { return h.Session == "b" }) {
 		t.Fatalf("search: %d %+v", code, res)
 	}
@@ -86,7 +99,6 @@ func TestPinsAndArchives(t *testing.T) {
 			t.Fatalf("pin %d: %d", i, code)
 		}
 	}
-	var er wire.ErrorBody
 	if code, _ := e.do("PUT", "/v1/sessions/a/pin", nil, "", &er); code != http.StatusTooManyRequests || er.Error.Code != wire.CodeTooMany {
 		t.Fatalf("a pin past the most: %d %+v", code, er)
 	}

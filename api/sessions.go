@@ -39,8 +39,17 @@ func (s *Server) listSessions(c echo.Context) error {
 	if limit == 0 {
 		return wire.Errorf(wire.CodeBadRequest, "limit must be at least 1")
 	}
+	var archived *bool
+	switch v := c.QueryParam("archived"); v {
+	case "":
+	case "true", "false":
+		b := v == "true"
+		archived = &b
+	default:
+		return wire.Errorf(wire.CodeBadRequest, "archived is true or false, not %.32q", v)
+	}
 	p, _ := principalOf(c)
-	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), limit, p.Sees())
+	ss, next, err := s.hub.SessionsPage(c.Request().Context(), c.QueryParam("after"), limit, p.Sees(), archived)
 	if err != nil {
 		return err
 	}

@@ -19,11 +19,26 @@ func sessPath(id string) string { return "/v1/sessions/" + url.PathEscape(id) }
 // which activity does not change: a session that exists throughout the
 // walk is read once).
 func (c *Client) Sessions(ctx context.Context) ([]wire.Session, error) {
+	return c.sessions(ctx, "")
+}
+
+// ArchivedSessions lists the archived sessions the token may see, most
+// recently active first, as Sessions lists them all. A daemon older than
+// the list's archived filter answers every session: those not archived
+// are left out here.
+func (c *Client) ArchivedSessions(ctx context.Context) ([]wire.Session, error) {
+	all, err := c.sessions(ctx, "true")
+	return slices.DeleteFunc(all, func(s wire.Session) bool { return !s.Archived }), err
+}
+
+// sessions walks the list's pages: archived is the list's filter ("":
+// none).
+func (c *Client) sessions(ctx context.Context, archived string) ([]wire.Session, error) {
 	var all []wire.Session
 	seen := map[string]bool{}
 	after := ""
 	for {
-		page, err := c.SessionsPage(ctx, after, sessionsPageSize)
+		page, err := c.sessionsPage(ctx, after, sessionsPageSize, archived)
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +71,16 @@ var sessionsPageSize = 1000
 // 1 000), after the cursor after ("" for the first page). The page's Next
 // reads the one after it.
 func (c *Client) SessionsPage(ctx context.Context, after string, limit int) (wire.SessionList, error) {
+	return c.sessionsPage(ctx, after, limit, "")
+}
+
+// sessionsPage is SessionsPage, with the list's archived filter ("":
+// none).
+func (c *Client) sessionsPage(ctx context.Context, after string, limit int, archived string) (wire.SessionList, error) {
 	q := url.Values{}
+	if archived != "" {
+		q.Set("archived", archived)
+	}
 	if after != "" {
 		q.Set("after", after)
 	}

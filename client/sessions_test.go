@@ -45,4 +45,19 @@ func TestSessionsReadsEveryPage(t *testing.T) {
 			t.Fatalf("session %d is %s, want %s (most recently made first)", i, s.ID, want)
 		}
 	}
+	// ArchivedSessions walks the list of the archived alone.
+	for _, id := range []string{"s1", "s3"} {
+		yes := true
+		s, err := c.Session(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PatchSession(ctx, id, s.ETag, wire.SessionPatch{Archived: &yes}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	archived, err := c.ArchivedSessions(ctx)
+	if err != nil || len(archived) != 2 || archived[0].ID != "s3" || archived[1].ID != "s1" {
+		t.Fatalf("ArchivedSessions: %+v, %v", archived, err)
+	}
 }

@@ -103,7 +103,7 @@ func BenchmarkSessionsPage(b *testing.B) {
 	createSessions(b, d, n, Session{Epoch: "e"})
 	b.Run("first page of 100", func(b *testing.B) {
 		for b.Loop() {
-			if ss, _, err := d.SessionsPage(ctx, "", 100, nil); err != nil || len(ss) != 100 {
+			if ss, _, err := d.SessionsPage(ctx, "", 100, nil, nil); err != nil || len(ss) != 100 {
 				b.Fatal(len(ss), err)
 			}
 		}
@@ -112,7 +112,7 @@ func BenchmarkSessionsPage(b *testing.B) {
 		for b.Loop() {
 			read, after := 0, ""
 			for {
-				ss, more, err := d.SessionsPage(ctx, after, 1000, nil)
+				ss, more, err := d.SessionsPage(ctx, after, 1000, nil, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

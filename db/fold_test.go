@@ -466,7 +466,7 @@ func TestLoggedSessionsReadWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		all, _, err := d.SessionsPage(ctx, "", 1000, nil)
+		all, _, err := d.SessionsPage(ctx, "", 1000, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

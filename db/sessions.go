@@ -373,8 +373,9 @@ func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error)
 }
 
 // SessionsPage reads up to limit sessions in the order of their ids: those
-// after the id after ("" for the first page), and only those in only when
-// it is not nil. more says whether the list goes on after the page.
+// after the id after ("" for the first page), only those in only when it
+// is not nil, and only the archived (or only the others) when archived is
+// not nil. more says whether the list goes on after the page.
 //
 // Pages go by id, not by activity, for two reasons. A walk of the pages
 // misses no session that exists throughout it, whatever the sessions do
@@ -383,11 +384,11 @@ func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error)
 // own sessions, through the primary key, where an order by updated_at
 // (taken from the log where it is newer, sessions_now) would read every
 // session for every page (TestSessionsPageReadsOnlyItsPage).
-func (d *DB) SessionsPage(ctx context.Context, after string, limit int, only []string) (_ []Session, more bool, _ error) {
+func (d *DB) SessionsPage(ctx context.Context, after string, limit int, only []string, archived *bool) (_ []Session, more bool, _ error) {
 	if limit <= 0 || (only != nil && len(only) == 0) {
 		return nil, false, nil
 	}
-	rows, err := d.sessionsPageQuery(after, limit+1, only).Rows(ctx)
+	rows, err := d.sessionsPageQuery(after, limit+1, only, archived).Rows(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("list sessions: %w", err)
 	}
@@ -402,11 +403,14 @@ func (d *DB) SessionsPage(ctx context.Context, after string, limit int, only []s
 }
 
 // sessionsPageQuery reads up to n sessions of a page.
-func (d *DB) sessionsPageQuery(after string, n int, only []string) *bun.SelectQuery {
+func (d *DB) sessionsPageQuery(after string, n int, only []string, archived *bool) *bun.SelectQuery {
 	q := d.ro.NewSelect().TableExpr("sessions_now").ColumnExpr(sessionColumns).
 		Where("id > ?", after).OrderExpr("id").Limit(int64(n))
 	if only != nil {
 		q = q.Where("id IN (?)", bun.In(only))
+	}
+	if archived != nil {
+		q = q.Where("archived = ?", *archived)
 	}
 	return q
 }

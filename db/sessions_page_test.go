@@ -28,7 +28,7 @@ func TestSessionsPagesWalkTheList(t *testing.T) {
 			var walked []string
 			after := ""
 			for {
-				page, more, err := d.SessionsPage(ctx, after, size, nil)
+				page, more, err := d.SessionsPage(ctx, after, size, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -56,14 +56,14 @@ func TestSessionsPagesWalkTheList(t *testing.T) {
 			}
 		}
 		only := []string{"s4", "s0", "gone"}
-		page, more, err := d.SessionsPage(ctx, "", 1, only)
+		page, more, err := d.SessionsPage(ctx, "", 1, only, nil)
 		if err != nil || !more || len(page) != 1 || page[0].ID != "s0" {
 			t.Fatalf("only, first page: %v more %v, %v", page, more, err)
 		}
-		if page, more, err = d.SessionsPage(ctx, "s0", 1, only); err != nil || more || len(page) != 1 || page[0].ID != "s4" {
+		if page, more, err = d.SessionsPage(ctx, "s0", 1, only, nil); err != nil || more || len(page) != 1 || page[0].ID != "s4" {
 			t.Fatalf("only, second page: %v more %v, %v", page, more, err)
 		}
-		if page, more, err = d.SessionsPage(ctx, "", 5, []string{}); err != nil || more || len(page) != 0 {
+		if page, more, err = d.SessionsPage(ctx, "", 5, []string{}, nil); err != nil || more || len(page) != 0 {
 			t.Fatalf("only none: %v more %v, %v", page, more, err)
 		}
 	})
@@ -74,9 +74,11 @@ func TestSessionsPagesWalkTheList(t *testing.T) {
 func TestSessionsPageReadsOnlyItsPage(t *testing.T) {
 	t.Parallel()
 	d := openTest(t, Options{})
+	yes := true
 	for name, q := range map[string]string{
-		"all":  d.sessionsPageQuery("s1", 100, nil).String(),
-		"only": d.sessionsPageQuery("s1", 100, []string{"s2", "s3"}).String(),
+		"all":      d.sessionsPageQuery("s1", 100, nil, nil).String(),
+		"only":     d.sessionsPageQuery("s1", 100, []string{"s2", "s3"}, nil).String(),
+		"archived": d.sessionsPageQuery("s1", 100, nil, &yes).String(),
 	} {
 		got := queryPlan(t, d, q)
 		if strings.Contains(got, "SCAN s ") || strings.Contains(got, "TEMP B-TREE") || !strings.Contains(got, "SEARCH s USING INDEX sqlite_autoindex_sessions_1") {

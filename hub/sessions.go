@@ -177,10 +177,11 @@ const MaxSessionsPage = 1000
 
 // SessionsPage lists up to limit sessions (at most MaxSessionsPage) in the
 // order of their ids (db.SessionsPage says why): those after the cursor
-// after ("" for the first page), and only those in only when it is not
-// nil. next is the cursor of the page after this one, or "" when the list
-// ends here.
-func (h *Hub) SessionsPage(ctx context.Context, after string, limit int64, only []string) (_ []wire.Session, next string, _ error) {
+// after ("" for the first page), only those in only when it is not nil,
+// and only the archived, or only the others, when archived is not nil.
+// next is the cursor of the page after this one, or "" when the list ends
+// here.
+func (h *Hub) SessionsPage(ctx context.Context, after string, limit int64, only []string, archived *bool) (_ []wire.Session, next string, _ error) {
 	from := ""
 	if after != "" {
 		var err error
@@ -188,7 +189,7 @@ func (h *Hub) SessionsPage(ctx context.Context, after string, limit int64, only 
 			return nil, "", err
 		}
 	}
-	ss, more, err := h.db.SessionsPage(ctx, from, int(min(limit, MaxSessionsPage)), only)
+	ss, more, err := h.db.SessionsPage(ctx, from, int(min(limit, MaxSessionsPage)), only, archived)
 	if err != nil {
 		return nil, "", wireErr(err)
 	}

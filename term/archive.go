@@ -11,7 +11,7 @@ import (
 // the session's creator or an admin archives it (/archive), and it
 // leaves the sidebar at once, here and, through the feed, on every
 // terminal that shows it. /archived lists the archived sessions this
-// person may see (the list of sessions, which still holds them); Enter
+// person may see (the list of sessions, those archived alone); Enter
 // opens one, which stays in the sidebar while it is open elsewhere in
 // the feed's eyes, and /unarchive brings it back for good.
 
@@ -188,7 +188,7 @@ func (a *App) archiveRun(cmd Cmd) bool {
 		})
 	case cmdArchivedList:
 		a.goRun(func() {
-			list, err := a.c.Sessions(a.ctx)
+			list, err := a.c.ArchivedSessions(a.ctx)
 			a.post(resArchivedList{List: list, Err: err})
 		})
 	default:

@@ -44,7 +44,11 @@ func archivedFlag(cmd *cobra.Command) *bool {
 // Archived sessions are left out, or with archived the only ones listed.
 func (g *globals) listSessions(asJSON, archived *bool) func(*cobra.Command, []string) error {
 	return g.withClient(func(ctx context.Context, c *client.Client, _ []string) error {
-		ss, err := c.Sessions(ctx)
+		list := c.Sessions
+		if *archived {
+			list = c.ArchivedSessions
+		}
+		ss, err := list(ctx)
 		if err != nil {
 			return err
 		}

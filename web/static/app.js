@@ -1478,7 +1478,7 @@ function wireKeeping(open) {
     act,
     open: (id) => { app.drawer.close(); return open(id); },
     may: (s) => app.role === 'owner' || s.access === 'creator',
-    sessions: () => app.api.sessions(),
+    archivedSessions: () => app.api.sessions({ archived: true }),
   });
 }
 

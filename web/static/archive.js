@@ -3,7 +3,7 @@
 // list at once (this page's, and the others' by the feed, whose push
 // names it once as archived); search still finds it. The "archived"
 // button at the foot of the list shows the archived sessions instead
-// (GET /v1/sessions, those marked archived), each to open, and, for
+// (GET /v1/sessions?archived=true), each to open, and, for
 // whoever may, to bring back.
 
 import { $ } from './dom.js';
@@ -33,9 +33,9 @@ export function drawArchive(v, may) {
 // current() is the open session's view; setArchived(s, on) archives or
 // brings back s (a view, or a session as listed) and resolves once the
 // daemon did; act(what, fn) shows fn's error; open(id) opens a session;
-// may(s) says whether this person may archive s; sessions() reads the
-// whole list (GET /v1/sessions).
-export function wireArchive({ current, setArchived, act, open, may, sessions }) {
+// may(s) says whether this person may archive s; archivedSessions() reads
+// the list of the archived (GET /v1/sessions?archived=true).
+export function wireArchive({ current, setArchived, act, open, may, archivedSessions }) {
   const toggle = $('archivedtoggle');
   const list = $('archived');
   const b = $('archivebutton');
@@ -59,7 +59,7 @@ export function wireArchive({ current, setArchived, act, open, may, sessions }) 
   };
   async function fill() {
     list.replaceChildren(note('reading…'));
-    const all = (await sessions()).filter((s) => s.archived);
+    const all = (await archivedSessions()).filter((s) => s.archived); // a daemon without the filter lists them all
     const items = all.map((s) => item(s, { open, may, unarchive: (li) => act('unarchive', async () => { await setArchived(s, false); li.remove(); if (!list.children.length) list.append(note('no archived session')); }) }));
     list.replaceChildren(...(items.length ? items : [note('no archived session')]));
   }

@@ -513,13 +513,15 @@ export class Api {
   // sessions reads the whole list a page at a time (the daemon answers at
   // most 1 000 a page), in the order of the sessions' ids, which activity
   // does not change: a session that exists throughout is read once.
-  async sessions() {
+  // filter is the list's own: {archived: true} for the archived alone.
+  async sessions(filter = {}) {
     const all = [];
     const seen = new Set();
     let after = '';
     for (;;) {
       const q = new URLSearchParams({ limit: String(Api.pageSize) });
       if (after) q.set('after', after);
+      if (filter.archived !== undefined) q.set('archived', String(filter.archived));
       const { data } = await this.call('GET', `/v1/sessions?${q}`);
       // A page of nothing new ends the walk: a server that ignores after
       // (one older than pages) answers the first page again.
