@@ -157,26 +157,14 @@ func TestADeletedSessionsTextLeavesTheIndex(t *testing.T) {
 // the rest, and the docids given again are indexed anew.
 func TestTheIndexFileIsMadeAgain(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "albedo.db")
-	d, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	createSession(t, d, "s")
+	path, d := storeAt(t)
 	for i := range 3 {
 		if _, _, err := postText(t, d, "s", fmt.Sprint("p", i), fmt.Sprint("kettle ", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	waitIndexed(t, d)
-	if err := d.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(path + searchFileSuffix + suffix); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	}
+	closeWithoutIndex(t, d, path)
 	d = openOn(t, path, Options{})
 	waitIndexed(t, d)
 	// As if the store had lost what it gave docids 4 and 5.
@@ -255,12 +243,7 @@ func TestTheIndexReadsTheStoreWhenItsQueueOverflows(t *testing.T) {
 // lag, has it built before Open returns, and says so in its log.
 func TestALargeIndexIsBuiltBeforeOpenReturns(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "albedo.db")
-	d, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	createSession(t, d, "s")
+	path, d := storeAt(t)
 	n := maxIndexLag + 1000
 	if _, err := d.Writer().Do(context.Background(), func(tx *Tx) error {
 		evs := make([]wire.Event, n)
@@ -272,14 +255,7 @@ func TestALargeIndexIsBuiltBeforeOpenReturns(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(path + searchFileSuffix + suffix); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	}
+	closeWithoutIndex(t, d, path)
 	var said strings.Builder
 	d = openOn(t, path, Options{Log: slog.New(slog.NewTextHandler(&said, nil))})
 	if behind := int64(n) - d.index.upto.Load(); behind > maxIndexLag {
@@ -288,5 +264,31 @@ func TestALargeIndexIsBuiltBeforeOpenReturns(t *testing.T) {
 	if s := said.String(); !strings.Contains(s, fmt.Sprintf(`msg="building the search index before serving" file=%s documents=%d`, path+searchFileSuffix, n)) ||
 		!strings.Contains(s, `msg="built the search index" took=`) {
 		t.Fatalf("said:\n%s", s)
+	}
+}
+
+// storeAt opens a store of its own, with a session "s", and says where;
+// the caller closes it.
+func storeAt(t *testing.T) (string, *DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	d, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createSession(t, d, "s")
+	return path, d
+}
+
+// closeWithoutIndex closes the store at path and deletes its index's file.
+func closeWithoutIndex(t *testing.T, d *DB, path string) {
+	t.Helper()
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(path + searchFileSuffix + suffix); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 	}
 }
