@@ -120,15 +120,14 @@ func TestAServerThatCrashesIsStartedAgain(t *testing.T) {
 	if !strings.Contains(errText, "MCP server gosrv ended during the call") {
 		t.Fatalf("the crashing call: %q", errText)
 	}
+	// The status fails at once; its words gain the program's last words
+	// once the program has exited and its stderr is read to the end.
 	deadline := time.Now().Add(10 * time.Second)
-	for st := h.Status("", nil)[0]; st.State != StateFailed; st = h.Status("", nil)[0] {
+	for st := h.Status("", nil)[0]; st.State != StateFailed || !strings.Contains(st.Error, "crashing on purpose"); st = h.Status("", nil)[0] {
 		if time.Now().After(deadline) {
-			t.Fatalf("status after the crash: %+v", st)
+			t.Fatalf("status after the crash, without the program's last words: %+v", st)
 		}
 		time.Sleep(10 * time.Millisecond) // the session's end is noticed by its own goroutine
-	}
-	if st := h.Status("", nil)[0]; !strings.Contains(st.Error, "crashing on purpose") {
-		t.Fatalf("the failure does not carry the program's last words: %+v", st)
 	}
 	if out, errText := call(t, h, "gosrv", "echo", `{"text":"two"}`); out != "echo: two" {
 		t.Fatalf("after the crash: %q %q", out, errText)

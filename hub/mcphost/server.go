@@ -284,10 +284,19 @@ func (s *server) drop(sess *mcp.ClientSession, err error) {
 		s.mu.Unlock()
 		return
 	}
-	s.sess, s.state, s.err = nil, StateFailed, s.failure("ended", err)
+	said := s.failure("ended", err)
+	s.sess, s.state, s.err = nil, StateFailed, said
 	s.mu.Unlock()
-	s.host.log.Warn("an MCP server ended", "server", s.name, "err", s.err)
+	s.host.log.Warn("an MCP server ended", "server", s.name, "err", said)
+	// Close waits for the program to exit, and so for the last of its
+	// stderr, which its crash may have written after the call saw the
+	// connection end: the failure, unless something came since, says it.
 	sess.Close()
+	s.mu.Lock()
+	if s.sess == nil && s.state == StateFailed && s.err == said {
+		s.err = s.failure("ended", err)
+	}
+	s.mu.Unlock()
 }
 
 // begin and end bracket a call: a server is never stopped for idleness
