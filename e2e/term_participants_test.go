@@ -5,6 +5,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"albedo/client"
 	"albedo/hub/provider/fakeopenai"
@@ -85,20 +86,31 @@ func TestTermParticipants(t *testing.T) {
 }
 
 // participantTurns reads session's log: who each turn started for, and each
-// reply's author and author id.
+// reply's author and author id. It reads again while a turn has started
+// and not ended: a pane shows a reply as it streams, before its commit.
 func participantTurns(t *testing.T, c *client.Client, session string) (turns, replies []string) {
 	t.Helper()
-	p, err := c.History(ctxT(t), session, 0, 0, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range p.Events {
-		switch {
-		case ev.Type == wire.EventTurn && ev.State == wire.TurnStarted:
-			turns = append(turns, ev.Author)
-		case ev.Type == wire.EventMessage && ev.Role == wire.RoleAssistant:
-			replies = append(replies, ev.Author+" "+ev.AuthorID)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		p, err := c.History(ctxT(t), session, 0, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
 		}
+		turns, replies = nil, nil
+		open := 0
+		for _, ev := range p.Events {
+			switch {
+			case ev.Type == wire.EventTurn && ev.State == wire.TurnStarted:
+				turns, open = append(turns, ev.Author), open+1
+			case ev.Type == wire.EventTurn:
+				open--
+			case ev.Type == wire.EventMessage && ev.Role == wire.RoleAssistant:
+				replies = append(replies, ev.Author+" "+ev.AuthorID)
+			}
+		}
+		if open == 0 || time.Now().After(deadline) {
+			return turns, replies
+		}
+		time.Sleep(20 * time.Millisecond) // polls the log: the commit has no event this reader follows
 	}
-	return turns, replies
 }
