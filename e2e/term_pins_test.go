@@ -5,6 +5,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"albedo/wire"
@@ -98,10 +99,22 @@ func TestTerminalPinsAndArchives(t *testing.T) {
 	})
 	y.keys("-l", "/unarchive")
 	y.keys("Enter")
+	// The daemon's word, then both sidebars: the notice that says so lasts
+	// seconds, which a loaded machine's pane captures may miss, and
+	// term.TestArchiveAndArchived shows it.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := fx.c.Sessions(fx.ctx)
+		if err == nil && !archivedIn(s, "middle") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("middle still archived in the daemon's list: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond) // polls the daemon's list: this test follows no feed of its own
+	}
 	back := func(s string) bool { return len(sidebarRows(s)) == 3 && sidebarHas(s, "middle") }
-	y.waitPane("middle back", func(s string) bool {
-		return back(s) && strings.Contains(s, "“middle” is back in the sidebar")
-	})
+	y.waitPane("middle back", back)
 	x.waitPane("middle back on the other terminal", back)
 	x.keys("C-q")
 	y.keys("C-q")
