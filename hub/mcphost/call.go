@@ -129,7 +129,10 @@ func uriName(uri string) string {
 	if err != nil || u.Path == "" {
 		return ""
 	}
-	return path.Base(u.Path)
+	if name := path.Base(u.Path); name != "/" && name != "." {
+		return name
+	}
+	return "" // a root ("A:/"): no name of its own
 }
 
 // saysJSON says whether one of parts is the JSON value js, whatever its
