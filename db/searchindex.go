@@ -359,8 +359,7 @@ func (ix *indexer) stepTx(ctx context.Context, docs []indexDoc, fromStore bool, 
 		if caughtUp {
 			// Past every docid the store has given, indexed or gone.
 			var last int64
-			if err := tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(docid) FROM store.search_docs), 0),
-				coalesce((SELECT max(docid) FROM store.events_log), 0), coalesce((SELECT max(docid) FROM store.search_gone), 0))`).Scan(&last); err != nil {
+			if err := tx.QueryRowContext(ctx, lastDocSQL("store.")).Scan(&last); err != nil {
 				return 0, fmt.Errorf("read the last docid: %w", err)
 			}
 			upto = max(upto, last)
@@ -505,12 +504,18 @@ func (ix *indexer) purge(ctx context.Context, tx *sql.Tx, upto int64) (_ int64, 
 // search_gone, which the index may still hold.
 func lastDocID(ctx context.Context, rw *bun.DB) (int64, error) {
 	var last int64
-	err := rw.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(docid) FROM search_docs), 0),
-		coalesce((SELECT max(docid) FROM events_log), 0), coalesce((SELECT max(docid) FROM search_gone), 0))`).Scan(&last)
+	err := rw.QueryRowContext(ctx, lastDocSQL("")).Scan(&last)
 	if err != nil {
 		return 0, fmt.Errorf("read the last docid: %w", err)
 	}
 	return last, nil
+}
+
+// lastDocSQL reads the largest docid given (lastDocID), from the store's
+// tables in schema ("" or "store." where it is attached).
+func lastDocSQL(schema string) string {
+	return `SELECT max(coalesce((SELECT max(docid) FROM ` + schema + `search_docs), 0),
+		coalesce((SELECT max(docid) FROM ` + schema + `events_log), 0), coalesce((SELECT max(docid) FROM ` + schema + `search_gone), 0))`
 }
 
 // openAttached is a pool of connections opened with dsn, each with the
