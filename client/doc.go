@@ -41,7 +41,8 @@
 // and the stamp of config.toml that ends the wait for a new start),
 // remote.go (cluster mode: a client of a server's URL), stream.go (the
 // Stream: one websocket, many subscriptions), streamconn.go (one
-// connection of a stream: dial, hello, serve), streamstate.go (the State
+// connection of a stream: dial, hello, in the upgrade when the daemon
+// takes it, serve), streamstate.go (the State
 // a stream shows its user), subscription.go (one session's items and
 // cursor), feed.go (a stream's sessions feed: FeedUpdate, its pages, and
 // its resumption on each new connection from where the last left off),

@@ -3,6 +3,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -24,15 +25,31 @@ func (st *Stream) connectOnce(explicit bool) (connected bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	sc, err := st.dial(snap)
-	if err != nil {
+	// The hello rides in the upgrade's request when it fits: the daemon
+	// answers it with the 101, a round trip sooner, and the subscriptions
+	// added or dropped during the dial follow it as commands (adopt). A
+	// daemon that does not take it gets it as the first frame.
+	sc := &streamConn{st: st, pending: map[int64]func(wire.Reply){}}
+	helloDone := make(chan error, 1)
+	hs := st.helloSnap()
+	id := sc.register(sc.onHello(hs, helloDone))
+	early := base64.RawURLEncoding.EncodeToString(wire.Encode(sc.helloCommand(id, hs)))
+	if len(early) > wire.MaxHelloHeader {
+		early = ""
+	}
+	if err := st.dial(sc, snap, early); err != nil {
 		st.c.invalidate(snap)
 		return false, err
 	}
 	defer sc.ws.CloseNow()
 
-	helloDone := make(chan error, 1)
-	if err := sc.hello(helloDone); err != nil {
+	if sc.helloTaken {
+		err = sc.adopt(hs)
+	} else {
+		sc.forget(id)
+		err = sc.hello(helloDone)
+	}
+	if err != nil {
 		st.detach(sc)
 		st.c.invalidate(snap)
 		return false, err
@@ -59,19 +76,23 @@ func (st *Stream) connectOnce(explicit bool) (connected bool, err error) {
 	return true, sc.serve(snap, lost)
 }
 
-// dial opens a websocket to snap's daemon.
-func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
+// dial opens sc's websocket to snap's daemon, with hello in the request
+// if early is not empty.
+func (st *Stream) dial(sc *streamConn, snap Snapshot, early string) error {
 	dctx, cancel := context.WithTimeout(st.ctx, 10*time.Second)
 	defer cancel()
-	sc := &streamConn{st: st, pending: map[int64]func(wire.Reply){}}
 	sc.heard.Store(time.Now().UnixNano())
 	// The client's own HTTP client (its proxy and TLS settings), without
 	// a timeout: the dial has its context.
 	hc := *st.c.http
 	hc.Timeout = 0
+	header := http.Header{"Authorization": {"Bearer " + snap.Token}}
+	if early != "" {
+		header.Set(wire.HelloHeader, early)
+	}
 	ws, resp, err := websocket.Dial(dctx, WSURL(snap.BaseURL), &websocket.DialOptions{
 		HTTPClient:   &hc,
-		HTTPHeader:   http.Header{"Authorization": {"Bearer " + snap.Token}},
+		HTTPHeader:   header,
 		Subprotocols: []string{wire.Subprotocol},
 		OnPingReceived: func(context.Context, []byte) bool {
 			sc.heard.Store(time.Now().UnixNano())
@@ -81,13 +102,14 @@ func (st *Stream) dial(snap Snapshot) (*streamConn, error) {
 	if err != nil {
 		err = fmt.Errorf("dial %s: %w", snap.BaseURL, err)
 		if resp != nil && resp.StatusCode == http.StatusUnauthorized {
-			return nil, &refusedError{token: snap.Token, err: err}
+			return &refusedError{token: snap.Token, err: err}
 		}
-		return nil, err
+		return err
 	}
 	ws.SetReadLimit(-1) // the daemon is trusted; its frames may be large
 	sc.ws = ws
-	return sc, nil
+	sc.helloTaken = early != "" && resp.Header.Get(wire.HelloHeader) == wire.HelloTaken
+	return nil
 }
 
 // attached finishes a connection whose hello succeeded: serve (for a bot),
@@ -159,8 +181,9 @@ type streamConn struct {
 	st *Stream
 	ws *websocket.Conn
 
-	writeMu sync.Mutex // orders writes: hello first
-	ready   bool       // hello succeeded: inputs may be sent on it (guarded by st.mu)
+	writeMu    sync.Mutex // orders writes: hello first
+	ready      bool       // hello succeeded: inputs may be sent on it (guarded by st.mu)
+	helloTaken bool       // the daemon took the hello the upgrade carried (set by dial)
 
 	mu      sync.Mutex
 	nextID  int64
@@ -171,24 +194,36 @@ type streamConn struct {
 	role        atomic.Value // wire.TokenRole, as hello answered
 }
 
-// hello attaches every subscription. It holds writeMu from before the
-// connection becomes the stream's current one until hello is written, so
-// no command can precede it.
-func (sc *streamConn) hello(done chan<- error) error {
-	sc.writeMu.Lock()
-	defer sc.writeMu.Unlock()
-	st := sc.st
-	st.mu.Lock()
-	subs := make([]*Subscription, 0, len(st.subs))
-	bodies := make([]wire.Sub, 0, len(st.subs))
-	for _, s := range st.subs {
-		subs = append(subs, s)
-		bodies = append(bodies, s.sub())
-	}
-	st.conn = sc
-	st.mu.Unlock()
+// helloSnap is what a hello attaches: the stream's subscriptions, and
+// what it says of each.
+type helloSnap struct {
+	subs   []*Subscription
+	bodies []wire.Sub
+}
 
-	id := sc.register(func(r wire.Reply) {
+func (st *Stream) helloSnap() helloSnap {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.helloSnapLocked()
+}
+
+func (st *Stream) helloSnapLocked() helloSnap {
+	hs := helloSnap{subs: make([]*Subscription, 0, len(st.subs)), bodies: make([]wire.Sub, 0, len(st.subs))}
+	for _, s := range st.subs {
+		hs.subs = append(hs.subs, s)
+		hs.bodies = append(hs.bodies, s.sub())
+	}
+	return hs
+}
+
+func (sc *streamConn) helloCommand(id int64, hs helloSnap) wire.Command {
+	return wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Name: sc.st.c.opts.Guest, Subs: hs.bodies, Sessions: sc.st.opts.OnSessions != nil}
+}
+
+// onHello is the hello's reply handler: each sub's answer to its
+// subscription, then done.
+func (sc *streamConn) onHello(hs helloSnap, done chan<- error) func(wire.Reply) {
+	return func(r wire.Reply) {
 		if !r.OK {
 			done <- fmt.Errorf("hello refused: %w", r.Error)
 			return
@@ -196,13 +231,72 @@ func (sc *streamConn) hello(done chan<- error) error {
 		sc.heartbeatMS.Store(r.HeartbeatMS)
 		sc.role.Store(r.Role)
 		for i, sr := range r.Subs {
-			if i < len(subs) {
-				subs[i].replied(sr)
+			if i < len(hs.subs) {
+				hs.subs[i].replied(sr)
 			}
 		}
 		done <- nil
-	})
-	return sc.write(wire.Encode(wire.Command{ID: id, Op: wire.OpHello, Client: sc.st.c.opts.Name, Name: sc.st.c.opts.Guest, Subs: bodies, Sessions: sc.st.opts.OnSessions != nil}))
+	}
+}
+
+// hello attaches every subscription in a frame. It holds writeMu from
+// before the connection becomes the stream's current one until hello is
+// written, so no command can precede it.
+func (sc *streamConn) hello(done chan<- error) error {
+	sc.writeMu.Lock()
+	defer sc.writeMu.Unlock()
+	st := sc.st
+	st.mu.Lock()
+	hs := st.helloSnapLocked()
+	st.conn = sc
+	st.mu.Unlock()
+	id := sc.register(sc.onHello(hs, done))
+	return sc.write(wire.Encode(sc.helloCommand(id, hs)))
+}
+
+// adopt makes the connection the stream's current one after the daemon
+// took the hello its upgrade carried (snapshot hs): what changed among
+// the subscriptions during the dial follows the hello as commands — a
+// sub for each one added or replaced, an unsub for each one dropped, a
+// watch for each one whose watching changed — before any other command.
+func (sc *streamConn) adopt(hs helloSnap) error {
+	sc.writeMu.Lock()
+	defer sc.writeMu.Unlock()
+	st := sc.st
+	st.mu.Lock()
+	st.conn = sc
+	said := make(map[*Subscription]wire.Sub, len(hs.subs))
+	for i, s := range hs.subs {
+		said[s] = hs.bodies[i]
+	}
+	var follow []wire.Command
+	var added []*Subscription
+	for _, s := range hs.subs {
+		if st.subs[s.session] == nil {
+			follow = append(follow, wire.Command{Op: wire.OpUnsub, Session: s.session})
+		}
+	}
+	for _, s := range st.subs {
+		b, ok := said[s]
+		switch now := s.sub(); {
+		case !ok:
+			added = append(added, s)
+		case (b.Watch == nil) != (now.Watch == nil):
+			follow = append(follow, wire.Command{Op: wire.OpWatch, Session: s.session, Watch: new(now.Watch == nil)})
+		}
+	}
+	st.mu.Unlock()
+	for _, cmd := range follow {
+		if err := sc.commandLocked(cmd, nil); err != nil {
+			return err
+		}
+	}
+	for _, s := range added {
+		if err := sc.commandLocked(s.subCommand()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (sc *streamConn) register(fn func(wire.Reply)) int64 {
@@ -213,6 +307,13 @@ func (sc *streamConn) register(fn func(wire.Reply)) int64 {
 	return sc.nextID
 }
 
+// forget drops the reply handler of a command that was never sent.
+func (sc *streamConn) forget(id int64) {
+	sc.mu.Lock()
+	delete(sc.pending, id)
+	sc.mu.Unlock()
+}
+
 func (sc *streamConn) write(b []byte) error {
 	ctx, cancel := context.WithTimeout(sc.st.ctx, 10*time.Second)
 	defer cancel()
@@ -221,24 +322,34 @@ func (sc *streamConn) write(b []byte) error {
 
 // command sends cmd with a fresh id; onReply (may be nil) gets the reply.
 func (sc *streamConn) command(cmd wire.Command, onReply func(wire.Reply)) {
+	sc.writeMu.Lock()
+	_ = sc.commandLocked(cmd, onReply)
+	sc.writeMu.Unlock()
+}
+
+// commandLocked is command for a caller that holds writeMu.
+func (sc *streamConn) commandLocked(cmd wire.Command, onReply func(wire.Reply)) error {
 	if onReply == nil {
 		onReply = func(wire.Reply) {}
 	}
 	cmd.ID = sc.register(onReply)
-	b := wire.Encode(cmd)
-	sc.writeMu.Lock()
-	err := sc.write(b)
-	sc.writeMu.Unlock()
+	err := sc.write(wire.Encode(cmd))
 	if err != nil {
 		sc.ws.CloseNow() // the read loop notices and the stream reconnects
 	}
+	return err
 }
 
 // subscribe sends a sub for s on this connection.
 func (sc *streamConn) subscribe(s *Subscription) {
+	sc.command(s.subCommand())
+}
+
+// subCommand is the sub that attaches s, with its reply's handler.
+func (s *Subscription) subCommand() (wire.Command, func(wire.Reply)) {
 	b := s.sub()
-	sc.command(wire.Command{Op: wire.OpSub, Session: b.Session, After: b.After, Epoch: b.Epoch, Window: b.Window, Watch: b.Watch},
-		func(r wire.Reply) { s.replied(r.Sub(s.session)) })
+	return wire.Command{Op: wire.OpSub, Session: b.Session, After: b.After, Epoch: b.Epoch, Window: b.Window, Watch: b.Watch},
+		func(r wire.Reply) { s.replied(r.Sub(s.session)) }
 }
 
 // sendInput sends a pending input; a retryable refusal leaves it pending

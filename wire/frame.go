@@ -64,6 +64,19 @@ const (
 	MaxClientBytes = 64
 )
 
+// A hello may ride in the upgrade's request (docs/protocol.md, "Hello in
+// the upgrade"): HelloHeader holds the hello command's JSON, base64url
+// without padding, at most MaxHelloHeader bytes. A daemon that takes it
+// answers the 101 with HelloHeader: HelloTaken, and the hello's reply is
+// the connection's first message, in the same write as the 101; the
+// client sends no hello frame. A client that finds no HelloTaken in the
+// 101 says hello in a frame, as before.
+const (
+	HelloHeader    = "Albedo-Hello"
+	HelloTaken     = "taken"
+	MaxHelloHeader = 8 << 10
+)
+
 // Command is one client → server frame: {"id":N,"op":"…",…}.
 type Command struct {
 	ID int64 `json:"id"`

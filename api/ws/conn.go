@@ -36,6 +36,7 @@ type conn struct {
 	handling atomic.Bool
 
 	preHello bool             // counted in Server.preHello until hello
+	early    *wire.Command    // the hello the upgrade's request carried, if any: serve runs it at once
 	shared   bool             // counted against sharedAs's share (shares.go) since hello
 	sharedAs access.Principal // set by hello, read by the reader at its end
 
@@ -100,7 +101,7 @@ func (wc *conn) writer() *writer {
 	return wc.w
 }
 
-// serve waits for hello, then hands the connection to a reader goroutine
+// serve waits for hello (or runs the one the upgrade carried), then hands the connection to a reader goroutine
 // of its own (read) and returns. It owns the connection's count in s.wg
 // until then. A hello goes deep (its sessions are loaded from the
 // database), and a goroutine keeps the stack it grew to while it lives:
@@ -108,7 +109,14 @@ func (wc *conn) writer() *writer {
 // small instead.
 func (wc *conn) serve() {
 	wc.ctx, wc.cancel = context.WithCancel(context.Background())
-	rest, ok := wc.awaitHello(wc.ctx)
+	var rest [][]byte
+	ok := false
+	if wc.early != nil {
+		ok = wc.hello(wc.ctx, *wc.early)
+		wc.early = nil
+	} else {
+		rest, ok = wc.awaitHello(wc.ctx)
+	}
 	if wc.preHello {
 		wc.s.leavePreHello()
 	}

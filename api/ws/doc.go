@@ -39,8 +39,9 @@
 //
 // # Files
 //
-//   - server.go: Server, its options, the upgrade (Serve), Bye and Close,
-//     and the connections a revocation closes.
+//   - server.go: Server, its options, the upgrade (Serve) and the hello
+//     its request may carry (headerHello), Bye and Close, and the
+//     connections a revocation closes.
 //   - conn.go: one connection, hello and its read loop.
 //   - shares.go: each token's share of the daemon's connections, and the
 //     room links, guests and bots leave to people, taken at hello.

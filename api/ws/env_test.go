@@ -60,8 +60,11 @@ func newEnv(t *testing.T, opts Options) *env {
 		}
 		if err := srv.Serve(w, r, p, authed); err != nil {
 			status := http.StatusServiceUnavailable
-			if err.(*wire.Error).Code == wire.CodeTooMany {
+			switch err.(*wire.Error).Code {
+			case wire.CodeTooMany:
 				status = http.StatusTooManyRequests
+			case wire.CodeBadRequest:
+				status = http.StatusBadRequest
 			}
 			w.WriteHeader(status)
 			json.NewEncoder(w).Encode(wire.ErrorBody{Error: err.(*wire.Error)})

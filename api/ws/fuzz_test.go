@@ -3,6 +3,7 @@ package ws
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"testing"
 	"unsafe"
 
@@ -70,6 +71,26 @@ func FuzzSplitFrames(f *testing.F) {
 		}
 		if n != len(frames) {
 			t.Fatalf("splitFrames(%q): %d frames, %d line by line", msg, len(frames), n)
+		}
+	})
+}
+
+// FuzzHeaderHello: any value of the upgrade's hello header is one hello
+// with a positive id, or a bad_request; never a panic.
+func FuzzHeaderHello(f *testing.F) {
+	for _, s := range []string{"eyJpZCI6MSwib3AiOiJoZWxsbyJ9", "eyJpZCI6MSwib3AiOiJwaW5nIn0", "e30", "!!", "", "eyJpZCI6MSwib3AiOiJoZWxsbyIsInN1YnMiOlt7InNlc3Npb24iOiJhIn1dfQ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		cmd, werr := headerHello(http.Header{wire.HelloHeader: {v}})
+		if werr != nil {
+			if werr.Code != wire.CodeBadRequest || werr.Message == "" || cmd != nil {
+				t.Fatalf("headerHello(%q): %+v, %+v", v, werr, cmd)
+			}
+			return
+		}
+		if cmd == nil || cmd.ID <= 0 || cmd.Op != wire.OpHello || len(v) > wire.MaxHelloHeader {
+			t.Fatalf("headerHello(%q) took %+v", v, cmd)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"encoding/base64"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -128,6 +129,10 @@ func New(h *hub.Hub, opts Options, log *slog.Logger) *Server {
 // A connection counts in s.wg from before the upgrade, so that Bye and
 // Close wait for one caught in the middle of it.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principal, authed bool) error {
+	early, werr := headerHello(r.Header)
+	if werr != nil {
+		return werr
+	}
 	if !authed && !s.enterPreHello() {
 		return wire.Errorf(wire.CodeTooMany, "too many connections are waiting to say hello; try again")
 	}
@@ -146,7 +151,10 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principa
 			}
 		}
 	}()
-	lh := &leanHijacker{ResponseWriter: w, s: s}
+	lh := &leanHijacker{ResponseWriter: w, s: s, hold: early != nil}
+	if early != nil {
+		w.Header().Set(wire.HelloHeader, wire.HelloTaken)
+	}
 	ws, err := websocket.Accept(lh, r, &websocket.AcceptOptions{
 		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
@@ -159,7 +167,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principa
 		ws.Close(websocket.StatusPolicyViolation, "subprotocol "+wire.Subprotocol+" required")
 		return nil
 	}
-	wc := &conn{s: s, ws: ws, lean: lh.lc, p: p, preHello: !authed, closeReq: make(chan closeReq, 1)}
+	wc := &conn{s: s, ws: ws, lean: lh.lc, p: p, preHello: !authed, early: early, closeReq: make(chan closeReq, 1)}
 	if s.afterAccept != nil {
 		s.afterAccept()
 	}
@@ -178,6 +186,34 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principa
 	served = true
 	go wc.serve()
 	return nil
+}
+
+// headerHello is the hello the upgrade's request carries in
+// wire.HelloHeader, if any; a header that is not one hello, base64url of
+// at most wire.MaxHelloHeader bytes, is refused before the upgrade.
+func headerHello(h http.Header) (*wire.Command, *wire.Error) {
+	vs := h.Values(wire.HelloHeader)
+	switch {
+	case len(vs) == 0:
+		return nil, nil
+	case len(vs) > 1:
+		return nil, wire.Errorf(wire.CodeBadRequest, "%s is given %d times; it carries one hello", wire.HelloHeader, len(vs))
+	case len(vs[0]) > wire.MaxHelloHeader:
+		return nil, wire.Errorf(wire.CodeBadRequest, "%s is %d bytes; the limit is %d: say hello in the first frame instead",
+			wire.HelloHeader, len(vs[0]), wire.MaxHelloHeader)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(vs[0])
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeBadRequest, "%s is not base64url without padding: %v", wire.HelloHeader, err)
+	}
+	cmd, werr := decodeCommand(b)
+	if werr != nil {
+		return nil, werr
+	}
+	if cmd.Op != wire.OpHello {
+		return nil, wire.Errorf(wire.CodeBadRequest, "%s carries op %q; it carries only hello", wire.HelloHeader, cmd.Op)
+	}
+	return &cmd, nil
 }
 
 // enter counts a new connection in s.wg, unless the server is closing.

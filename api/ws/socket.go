@@ -36,7 +36,9 @@ const leanReadSize = 4096
 // leanHijacker is the http.ResponseWriter given to websocket.Accept: its
 // Hijack returns a leanConn (kept in lc) and lean bufio buffers.
 //
-// It writes the upgrade's 101 itself, on the hijacked socket. net/http
+// It writes the upgrade's 101 itself, on the hijacked socket, or, when
+// the request carried its hello (hold), leaves it to the socket's first
+// write, which is that hello's reply. net/http
 // would write it through the connection's 4 KiB bufio.Writer, which it
 // never gets back from a hijack: in a storm of reconnects each upgrade
 // touched a fresh buffer's page only to write 200 bytes, and net/http's
@@ -47,6 +49,9 @@ type leanHijacker struct {
 	lc *leanConn // set by Hijack; nil if the socket is not the kernel's
 
 	upgrade bool // WriteHeader(101) was called: Hijack writes it
+	// hold: the request carried its hello, whose reply is written at once;
+	// the 101 waits on the lean socket to leave with it, in one write.
+	hold bool
 }
 
 // WriteHeader holds a 101 back for Hijack to write; anything else goes to
@@ -76,23 +81,25 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if h.upgrade {
+	var raw syscall.RawConn
+	if sc, ok := conn.(syscall.Conn); ok {
+		raw, _ = sc.SyscallConn()
+	}
+	if h.upgrade && (raw == nil || !h.hold) {
 		// A peer gone by now is found by the websocket's first read, as
 		// under net/http, which ignores its flush of the 101 at a hijack:
 		// an error here would have the library answer 500 on a response
 		// that is no longer net/http's.
 		_, _ = conn.Write(head)
 	}
-	sc, ok := conn.(syscall.Conn)
-	if !ok {
+	if raw == nil {
 		return conn, brw, nil // not a socket of the kernel's: as net/http made it
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return conn, brw, nil
 	}
 	lowWater(raw)
 	lc := &leanConn{Conn: conn, raw: raw, s: h.s}
+	if h.upgrade && h.hold {
+		lc.head = head
+	}
 	// What net/http had read past the request (a client that did not
 	// wait for the upgrade's answer) is read first; its buffers are let go.
 	if n := brw.Reader.Buffered(); n > 0 {
@@ -196,6 +203,7 @@ type leanConn struct {
 	onBlock func()  // set once, before the writer first runs: called once per uncork that has to wait for the peer (the writer pool's leave)
 
 	// owned by the holder of wmu
+	head     []byte                // the 101, held for the first write to carry (leanHijacker.hold)
 	writeFn  func(fd uintptr) bool // writeFD, made once
 	unsent   []byte                // what writeFD has left to write
 	writeErr error

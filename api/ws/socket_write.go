@@ -271,6 +271,11 @@ func (c *leanConn) writeAll(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
+	if c.head != nil {
+		// The first write: the 101 held back goes first, in the same
+		// syscall (the head is the conn's own, so appending is safe).
+		b, c.head = append(c.head, b...), nil
+	}
 	if c.writeFn == nil {
 		c.writeFn = c.writeFD
 	}

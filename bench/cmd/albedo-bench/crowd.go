@@ -237,8 +237,12 @@ func crowdStorm(ctx context.Context, c config, rt restartable, ws *workers, ch s
 	}
 	out["storm back s"] = time.Since(start).Seconds()
 	cpu0, load0 := procsCPU(rt.pids()), ws.cpu()
+	reads0, writes0 := procsSyscalls(rt.pids())
 	defer func() {
 		out["storm cpu per connection us"] = (procsCPU(rt.pids()) - cpu0) / float64(c.conns)
+		reads, writes := procsSyscalls(rt.pids())
+		out["storm reads per connection"] = (reads - reads0) / float64(c.conns)
+		out["storm writes per connection"] = (writes - writes0) / float64(c.conns)
 		out["storm tool cpu per connection us"] = (ws.cpu() - load0) / float64(c.conns)
 	}()
 	pub, closePub, err := rt.publisher(ctx)

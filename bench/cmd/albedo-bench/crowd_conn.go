@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,15 +156,6 @@ func (c *albedoCrowdConn) once(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	ws, err := leanDial(dctx, c.dialer, strings.TrimPrefix(snap.BaseURL, "http://"), "/v1/ws",
-		"Authorization: Bearer "+snap.Token, "Sec-WebSocket-Protocol: "+wire.Subprotocol)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer ws.Close()
-	defer context.AfterFunc(ctx, func() { ws.Close() })()
 	zero := 0
 	subs := make([]wire.Sub, len(c.sessions))
 	for i, s := range c.sessions {
@@ -172,8 +164,23 @@ func (c *albedoCrowdConn) once(ctx context.Context) error {
 			subs[i].After, subs[i].Epoch = &c.last[i], c.epochs[i]
 		}
 	}
-	if err := ws.WriteText(wire.Encode(wire.Command{ID: 1, Op: wire.OpHello, Client: "albedo-bench-crowd/1", Subs: subs})); err != nil {
+	// The hello rides in the upgrade, as albedo's client sends it: the
+	// daemon answers the 101 and the hello in one write.
+	hello := wire.Encode(wire.Command{ID: 1, Op: wire.OpHello, Client: "albedo-bench-crowd/1", Subs: subs})
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ws, err := leanDial(dctx, c.dialer, strings.TrimPrefix(snap.BaseURL, "http://"), "/v1/ws",
+		"Authorization: Bearer "+snap.Token, "Sec-WebSocket-Protocol: "+wire.Subprotocol,
+		wire.HelloHeader+": "+base64.RawURLEncoding.EncodeToString(hello))
+	cancel()
+	if err != nil {
 		return err
+	}
+	defer ws.Close()
+	defer context.AfterFunc(ctx, func() { ws.Close() })()
+	if !ws.helloTaken {
+		if err := ws.WriteText(hello); err != nil {
+			return err
+		}
 	}
 	answered := false
 	var msg []byte

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"albedo/wire"
 )
 
 // leanWS is the client side of a websocket as a crowd connection needs
@@ -28,6 +30,8 @@ type leanWS struct {
 	c  net.Conn
 	r  *bufio.Reader
 	wm sync.Mutex // one frame at a time: the reader's pongs and the owner's writes
+
+	helloTaken bool // the 101 said the request's hello was taken (wire.HelloHeader)
 }
 
 // leanWSMaxMessage bounds a message the tool reads (a hello's reply with
@@ -76,13 +80,18 @@ func leanUpgrade(c net.Conn, host, path string, header []string) (*leanWS, error
 	if f := strings.Fields(string(status)); len(f) < 2 || f[1] != "101" {
 		return nil, fmt.Errorf("upgrade: expected handshake response status code 101 but got %q", strings.TrimSpace(string(status)))
 	}
-	for { // the rest of the head: the server has chosen nothing the tool must check
+	ws := &leanWS{c: c, r: r}
+	for { // the rest of the head: only whether the daemon took a hello
 		line, err := r.ReadSlice('\n')
 		if err != nil {
 			return nil, fmt.Errorf("upgrade: %w", err)
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			return &leanWS{c: c, r: r}, nil
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			return ws, nil
+		}
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(k), wire.HelloHeader) {
+			ws.helloTaken = string(bytes.TrimSpace(v)) == wire.HelloTaken
 		}
 	}
 }

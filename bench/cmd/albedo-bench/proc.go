@@ -45,6 +45,29 @@ func procsCPU(pids []int) float64 {
 	return t
 }
 
+// procsSyscalls is the read and write system calls pids made, summed
+// (syscr and syscw of /proc/PID/io): a storm's cost is mostly its writes
+// and reads on loopback, so their count per connection says where it went.
+func procsSyscalls(pids []int) (reads, writes float64) {
+	for _, p := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", p))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(l, ": ")
+			n, _ := strconv.ParseFloat(v, 64)
+			switch {
+			case ok && k == "syscr":
+				reads += n
+			case ok && k == "syscw":
+				writes += n
+			}
+		}
+	}
+	return reads, writes
+}
+
 // procsRSS is procRSS summed over pids.
 func procsRSS(pids []int) float64 {
 	var t float64
