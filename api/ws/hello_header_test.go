@@ -16,24 +16,10 @@ import (
 	"albedo/wire"
 )
 
-// upgradeRaw sends a websocket upgrade of e's /v1/ws with the extra
-// header lines, by hand, and returns the socket; nothing is read.
+// upgradeRaw is askUpgrade of e with a read deadline.
 func upgradeRaw(t *testing.T, e *env, header ...string) net.Conn {
 	t.Helper()
-	host := strings.TrimPrefix(e.url, "http://")
-	c, err := net.Dial("tcp", host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	req := "GET /v1/ws HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n"
-	for _, h := range header {
-		req += h + "\r\n"
-	}
-	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	c := askUpgrade(t, e.url, header...)
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	return c
 }

@@ -299,7 +299,7 @@ func TestCoderWebsocketWritesAsTheLeanSocketReads(t *testing.T) {
 		got <- accepted{c, lh.lc}
 	}))
 	defer hs.Close()
-	peer := askUpgrade(t, hs)
+	peer := askUpgrade(t, hs.URL)
 	br := bufio.NewReader(peer)
 	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
 		t.Fatalf("upgrade: %v %v", resp, err)
@@ -399,7 +399,7 @@ func TestLeanUpgradeAnswersAsNetHTTP(t *testing.T) {
 			c.CloseNow()
 		}))
 		defer hs.Close()
-		peer := askUpgrade(t, hs)
+		peer := askUpgrade(t, hs.URL)
 		peer.SetReadDeadline(time.Now().Add(10 * time.Second))
 		var got []byte
 		buf := make([]byte, 1)
@@ -429,12 +429,12 @@ func TestLeanUpgradeAnswersAsNetHTTP(t *testing.T) {
 	}
 }
 
-// askUpgrade dials hs and sends a websocket upgrade request for albedo's
-// subprotocol, with RFC 6455's sample key; the connection closes with
-// the test.
-func askUpgrade(t *testing.T, hs *httptest.Server) net.Conn {
+// askUpgrade dials the server at url and sends a websocket upgrade
+// request for albedo's subprotocol, with RFC 6455's sample key and the
+// extra header lines; the connection closes with the test.
+func askUpgrade(t *testing.T, url string, header ...string) net.Conn {
 	t.Helper()
-	host := strings.TrimPrefix(hs.URL, "http://")
+	host := strings.TrimPrefix(url, "http://")
 	peer, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)
@@ -442,8 +442,11 @@ func askUpgrade(t *testing.T, hs *httptest.Server) net.Conn {
 	t.Cleanup(func() { peer.Close() })
 	req := "GET / HTTP/1.1\r\nHost: " + host + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
-		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n\r\n"
-	if _, err := peer.Write([]byte(req)); err != nil {
+		"Sec-WebSocket-Protocol: " + wire.Subprotocol + "\r\n"
+	for _, h := range header {
+		req += h + "\r\n"
+	}
+	if _, err := peer.Write([]byte(req + "\r\n")); err != nil {
 		t.Fatal(err)
 	}
 	return peer
