@@ -132,6 +132,15 @@ func openIndexer(ctx context.Context, path string, last int64, log *slog.Logger)
 			return nil, fmt.Errorf("build the search index %s: %w", file, err)
 		}
 	}
+	// One step more, whatever the lag: it forgets what search_gone holds
+	// from a past run, which reads the store. Taken here, before the
+	// writer commits, no later step reads the store but to catch up or to
+	// forget a deletion: a read open across the writer's checkpoint keeps
+	// the WAL from rewinding (rewind.go).
+	if _, err := ix.step(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("build the search index %s: %w", file, err)
+	}
 	return ix, nil
 }
 
