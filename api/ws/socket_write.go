@@ -273,8 +273,17 @@ func (c *leanConn) writeAll(b []byte) error {
 	}
 	if c.head != nil {
 		// The first write: the 101 held back goes first, in the same
-		// syscall (the head is the conn's own, so appending is safe).
-		b, c.head = append(c.head, b...), nil
+		// syscall, from a pooled buffer (a storm's worth of fresh ones
+		// would be garbage at once).
+		bp := c.s.bufs.Get().(*[]byte)
+		buf := append(append((*bp)[:0], c.head...), b...)
+		c.head = nil
+		err := c.writeAll(buf)
+		if cap(buf) <= maxPooledMessage {
+			*bp = buf[:0]
+			c.s.bufs.Put(bp)
+		}
+		return err
 	}
 	if c.writeFn == nil {
 		c.writeFn = c.writeFD
