@@ -110,10 +110,34 @@ func (ch *channel) load(ctx context.Context, loads *sessionLoads) error {
 	if err != nil {
 		return err
 	}
+	return ch.fill(ctx, loads.db, s)
+}
+
+// loadFrom is load with the session's row read already (Hub.preload).
+func (ch *channel) loadFrom(ctx context.Context, d *db.DB, s db.SessionState) error {
+	ch.loadMu.Lock()
+	defer ch.loadMu.Unlock()
+	if ch.loaded {
+		return nil
+	}
+	return ch.fill(ctx, d, s)
+}
+
+// isLoaded says whether the session's row has been read.
+func (ch *channel) isLoaded() bool {
+	ch.loadMu.Lock()
+	defer ch.loadMu.Unlock()
+	return ch.loaded
+}
+
+// fill takes the session's state s into the channel, which is then
+// loaded. The caller holds loadMu.
+func (ch *channel) fill(ctx context.Context, d *db.DB, s db.SessionState) error {
 	last := s.LastTurn
 	sp := db.Own(ch.id)
 	if s.BaseSession != "" {
-		if _, sp, err = loads.db.SpansOf(ctx, ch.id); err != nil {
+		var err error
+		if _, sp, err = d.SpansOf(ctx, ch.id); err != nil {
 			return err
 		}
 	}

@@ -164,6 +164,18 @@ func (c *Conn) markReady(s *sub) {
 func (c *Conn) Subscribe(ctx context.Context, subs []wire.Sub, mk func([]wire.SubReply) any) {
 	results := make([]wire.SubReply, len(subs))
 	chans := make([]*channel, len(subs))
+	if len(subs) > 1 {
+		// The channels a preload makes are the ones the loop below reads
+		// (a sub it refuses before its read must make none: nothing
+		// would take it out again).
+		ids := make([]string, 0, len(subs))
+		for _, s := range subs {
+			if s.After == nil || *s.After >= 0 {
+				ids = append(ids, s.Session)
+			}
+		}
+		c.hub.preload(ctx, ids)
+	}
 	for i, s := range subs {
 		results[i].Session = s.Session
 		if s.After != nil && *s.After < 0 {

@@ -15,7 +15,7 @@
 //	doc.go            this overview
 //	hub.go            Hub, Options, Open, New (over a store already open), Close; the commit hook and the fan-out to cursors
 //	channel.go        channel: one session at run time (head, ring, cursors, viewers, status)
-//	session_loads.go  a channel's session state, read when first used; on PostgreSQL many in one query
+//	session_loads.go  a channel's session state, read when first used: a hello's together (preload); on PostgreSQL many loads in one query
 //	ring.go           ring: the recent events of a watched session, encoded for writing
 //	conn.go           Conn: one client connection, its cursors and its queued replies
 //	fill.go           Conn.Fill: the next batch a connection's writer writes

@@ -118,3 +118,50 @@ func (l *sessionLoads) answer(batch []*sessionLoad) {
 		}
 	}
 }
+
+// preload reads, loadsAtOnce to a query, the sessions among ids whose
+// channels are not loaded yet — a hello's subs, after a restart — so
+// that each sub finds its channel loaded rather than read its row alone.
+// What it cannot read (a session that does not exist, a failed query) is
+// left to the sub's own load, which says so.
+func (h *Hub) preload(ctx context.Context, ids []string) {
+	var want []*channel
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		h.mu.Lock()
+		ch := h.chans[id]
+		h.mu.Unlock()
+		if ch == nil || !ch.isLoaded() {
+			want = append(want, h.ensureChannel(id))
+		}
+	}
+	if len(want) < 2 {
+		return // one row is read as cheaply alone
+	}
+	for len(want) > 0 {
+		n := min(len(want), loadsAtOnce)
+		part := want[:n]
+		want = want[n:]
+		chIDs := make([]string, n)
+		for i, ch := range part {
+			chIDs[i] = ch.id
+		}
+		ss, err := h.db.SessionStates(ctx, chIDs)
+		if err != nil {
+			return
+		}
+		byID := make(map[string]*channel, n)
+		for _, ch := range part {
+			byID[ch.id] = ch
+		}
+		for _, s := range ss {
+			if ch := byID[s.ID]; ch != nil && ch.loadFrom(ctx, h.db, s) != nil {
+				return
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"albedo/db"
 	"albedo/db/pgtest"
+	"albedo/wire"
 )
 
 // On PostgreSQL, loads that wait together are read in one query, each answered with its
@@ -71,4 +72,44 @@ func loadsOf(t *testing.T, n int) *sessionLoads {
 		mustCreate(t, h, fmt.Sprintf("s%d", i))
 	}
 	return newSessionLoads(context.Background(), h.db)
+}
+
+// A hello's sessions not loaded yet are read together (preload) before
+// its subs run: each sub then finds its channel loaded. One that does not
+// exist is refused by its sub, as before, and neither it nor a sub
+// refused before its read (a negative after) leaves a channel behind.
+func TestAHellosSessionsLoadTogether(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c"} {
+		mustCreate(t, h, id)
+	}
+	h.mu.Lock()
+	h.chans = map[string]*channel{} // as a restarted daemon has them
+	h.mu.Unlock()
+	h.preload(ctx, []string{"a", "b", "a"})
+	for _, id := range []string{"a", "b"} {
+		if ch := h.chans[id]; ch == nil || !ch.isLoaded() {
+			t.Fatalf("%s is not loaded by the preload", id)
+		}
+	}
+	c := h.Connect(ConnInfo{Name: "u", AuthorID: "u"})
+	defer c.Close()
+	var got []wire.SubReply
+	bad := int64(-1)
+	c.Subscribe(ctx, []wire.Sub{{Session: "a"}, {Session: "c"}, {Session: "nope"}, {Session: "x", After: &bad}}, func(r []wire.SubReply) any { got = r; return r })
+	if !got[0].OK || !got[1].OK || got[2].Error == nil || got[2].Error.Code != wire.CodeNotFound || got[3].Error == nil || got[3].Error.Code != wire.CodeBadRequest {
+		t.Fatalf("subs answered %+v", got)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range []string{"nope", "x"} {
+		if h.chans[id] != nil {
+			t.Fatalf("a channel of %q is left behind", id)
+		}
+	}
+	if ch := h.chans["c"]; ch == nil || !ch.isLoaded() {
+		t.Fatal("c, preloaded by the hello, is not loaded")
+	}
 }
