@@ -65,9 +65,13 @@ func TestAHelloInTheUpgradeIsAnsweredWithThe101(t *testing.T) {
 	if size == 126 {
 		size, hdr = int(binary.BigEndian.Uint16(rest[2:])), 4
 	}
-	if len(rest) != hdr+size {
-		t.Fatalf("the first read holds %d bytes after the head; the first message is %d: not one write", len(rest), hdr+size)
+	// The first read holds the first message whole (and, on a loaded
+	// machine, maybe what the daemon wrote after it): it came with the
+	// 101. TestAHeldUpgradeLeavesWithTheFirstWrite shows the one write.
+	if len(rest) < hdr+size {
+		t.Fatalf("the first read holds %d bytes after the head; the first message is %d: it did not come with the 101", len(rest), hdr+size)
 	}
+	rest = rest[:hdr+size]
 	lines := bytes.Split(rest[hdr:], []byte("\n"))
 	var r wire.Reply
 	if err := json.Unmarshal(lines[0], &r); err != nil || r.ID != 7 || !r.OK || len(r.Subs) != 1 || !r.Subs[0].OK {

@@ -480,3 +480,46 @@ func TestLeanUpgradeToAGonePeerHijacks(t *testing.T) {
 		t.Fatal("a read from a gone peer succeeded")
 	}
 }
+
+// A hijacker told to hold the 101 (the request carried its hello) writes
+// nothing at the hijack: the 101 leaves with the socket's first write, in
+// the same syscall — the peer's first read holds both — from a pooled
+// buffer, and the writes after it go alone.
+func TestAHeldUpgradeLeavesWithTheFirstWrite(t *testing.T) {
+	t.Parallel()
+	s := New(nil, Options{}, nil)
+	got := make(chan *leanConn, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lh := &leanHijacker{ResponseWriter: w, s: s, hold: true}
+		if _, err := websocket.Accept(lh, r, &websocket.AcceptOptions{Subprotocols: []string{wire.Subprotocol}, CompressionMode: websocket.CompressionDisabled}); err != nil {
+			t.Error(err)
+		}
+		got <- lh.lc
+	}))
+	defer hs.Close()
+	peer := askUpgrade(t, hs.URL)
+	lc := <-got
+	if lc == nil {
+		t.Fatal("the upgrade did not make a lean socket")
+	}
+	defer lc.Close()
+	nothingArrives(t, peer, 50*time.Millisecond) // the 101 is held
+	lc.wmu.Lock()
+	err := lc.writeAll([]byte("first"))
+	lc.wmu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := peer.Read(buf)
+	if err != nil || !bytes.HasPrefix(buf[:n], []byte("HTTP/1.1 101 ")) || !bytes.HasSuffix(buf[:n], []byte("\r\n\r\nfirst")) {
+		t.Fatalf("the first read: %q, %v; want the 101 and the first write's bytes", buf[:n], err)
+	}
+	lc.wmu.Lock()
+	err = lc.writeAll([]byte("second"))
+	lc.wmu.Unlock()
+	if n, rerr := io.ReadAtLeast(peer, buf, len("second")); err != nil || rerr != nil || string(buf[:n]) != "second" {
+		t.Fatalf("the second write: %q, %v %v", buf[:n], err, rerr)
+	}
+}
