@@ -101,12 +101,12 @@ func (wc *conn) writer() *writer {
 	return wc.w
 }
 
-// serve waits for hello (or runs the one the upgrade carried), then hands the connection to a reader goroutine
-// of its own (read) and returns. It owns the connection's count in s.wg
-// until then. A hello goes deep (its sessions are loaded from the
-// database), and a goroutine keeps the stack it grew to while it lives:
-// the reader, which an idle connection keeps for its whole life, starts
-// small instead.
+// serve waits for hello (or runs the one the upgrade carried), then hands
+// the connection to a reader goroutine of its own (read) and returns. It
+// owns the connection's count in s.wg until then. A hello goes deep (its
+// sessions are loaded from the database), and a goroutine keeps the stack
+// it grew to while it lives: the reader, which an idle connection keeps
+// for its whole life, starts small instead.
 func (wc *conn) serve() {
 	wc.ctx, wc.cancel = context.WithCancel(context.Background())
 	var rest [][]byte
