@@ -126,22 +126,20 @@ func openIndexer(ctx context.Context, path string, last int64, log *slog.Logger)
 		log.Info("building the search index before serving", "file", file, "documents", behind)
 		defer func(t time.Time) { log.Info("built the search index", "took", time.Since(t).Round(time.Millisecond)) }(time.Now())
 	}
-	for last-ix.upto.Load() > maxIndexLag {
+	// One step at least, whatever the lag: the first forgets what
+	// search_gone holds from a past run, which reads the store. Taken
+	// here, before the writer commits, no later step reads the store but
+	// to catch up or to forget a deletion: a read open across the writer's
+	// checkpoint keeps the WAL from rewinding (rewind.go).
+	for {
 		if _, err := ix.step(ctx); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("build the search index %s: %w", file, err)
 		}
+		if last-ix.upto.Load() <= maxIndexLag {
+			return ix, nil
+		}
 	}
-	// One step more, whatever the lag: it forgets what search_gone holds
-	// from a past run, which reads the store. Taken here, before the
-	// writer commits, no later step reads the store but to catch up or to
-	// forget a deletion: a read open across the writer's checkpoint keeps
-	// the WAL from rewinding (rewind.go).
-	if _, err := ix.step(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("build the search index %s: %w", file, err)
-	}
-	return ix, nil
 }
 
 // start makes the file's tables and forgets what it holds past the

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"albedo/db"
@@ -132,21 +133,17 @@ func (h *Hub) preload(ctx context.Context, ids []string) {
 			continue
 		}
 		seen[id] = true
-		h.mu.Lock()
-		ch := h.chans[id]
-		h.mu.Unlock()
-		if ch == nil || !ch.isLoaded() {
-			want = append(want, h.ensureChannel(id))
+		if ch := h.ensureChannel(id); !ch.isLoaded() {
+			want = append(want, ch)
 		}
 	}
 	if len(want) < 2 {
 		return // one row is read as cheaply alone
 	}
 	for len(want) > 0 {
-		n := min(len(want), loadsAtOnce)
-		part := want[:n]
-		want = want[n:]
-		chIDs := make([]string, n)
+		part := want[:min(len(want), loadsAtOnce)]
+		want = want[len(part):]
+		chIDs := make([]string, len(part))
 		for i, ch := range part {
 			chIDs[i] = ch.id
 		}
@@ -154,12 +151,11 @@ func (h *Hub) preload(ctx context.Context, ids []string) {
 		if err != nil {
 			return
 		}
-		byID := make(map[string]*channel, n)
-		for _, ch := range part {
-			byID[ch.id] = ch
-		}
 		for _, s := range ss {
-			if ch := byID[s.ID]; ch != nil && ch.loadFrom(ctx, h.db, s) != nil {
+			// A part is a few channels: found by a look along it, with
+			// no map made for a hello.
+			i := slices.IndexFunc(part, func(ch *channel) bool { return ch.id == s.ID })
+			if i >= 0 && part[i].loadFrom(ctx, h.db, s) != nil {
 				return
 			}
 		}
