@@ -25,10 +25,10 @@ func (h *Hub) Continue(ctx context.Context, session string) (string, error) {
 	if werr != nil {
 		return "", werr
 	}
-	if h.phase(session) != wire.PhaseIdle {
-		return "", wire.Errorf(wire.CodeConflict, "a turn is running or waiting: there is nothing to continue yet")
-	}
-	msg, err := h.cutReply(ctx, ch)
+	ch.mu.Lock()
+	st := ch.status()
+	ch.mu.Unlock()
+	msg, err := h.cutReply(ctx, ch, st)
 	if err != nil {
 		return "", err
 	}
@@ -54,8 +54,11 @@ func (h *Hub) Continue(ctx context.Context, session string) (string, error) {
 }
 
 // cutReply finds the reply Continue goes on from: the message of the
-// session's newest turn, which ended interrupted or failed.
-func (h *Hub) cutReply(ctx context.Context, ch *channel) (wire.Event, error) {
+// session's newest turn, which ended interrupted or failed. st is the
+// session's run here: a queued input, or a running turn whose end is not
+// in the log yet, is a conflict; a turn whose end is, is only wrapping up
+// (its end reaches watchers before its runner says it is idle).
+func (h *Hub) cutReply(ctx context.Context, ch *channel, st wire.Status) (wire.Event, error) {
 	sp, err := h.spansOf(ctx, ch)
 	if err != nil {
 		return wire.Event{}, wireErr(err)
@@ -81,6 +84,8 @@ func (h *Hub) cutReply(ctx context.Context, ch *channel) (wire.Event, error) {
 		return wire.Event{}, wireErr(err)
 	}
 	switch {
+	case st.Queued > 0 || st.Phase != wire.PhaseIdle && (turn == nil || turn.TurnID != st.TurnID || turn.State == wire.TurnStarted):
+		return wire.Event{}, wire.Errorf(wire.CodeConflict, "a turn is running or waiting: there is nothing to continue yet")
 	case turn == nil:
 		return wire.Event{}, wire.Errorf(wire.CodeConflict, "nothing to continue: the newest message is no reply")
 	case turn.State != wire.TurnInterrupted && turn.State != wire.TurnFailed:
