@@ -13,7 +13,9 @@ import (
 func TestASessionsTemperatureIsSent(t *testing.T) {
 	t.Parallel()
 	e, fo, fa := filesEnv(t)
-	g := e.createWith("g", `{"provider":"gpt"}`)
+	// Titled: an untitled session is titled after its first turn, which
+	// would change its ETag between a GET and a PATCH.
+	g := e.createWith("g", `{"provider":"gpt","title":"g"}`)
 	if g.Temperature != nil {
 		t.Fatalf("a new session's temperature: %v", *g.Temperature)
 	}
