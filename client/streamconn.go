@@ -460,12 +460,22 @@ func (sc *streamConn) deliver(it Item) {
 		sc.subscribe(s)
 		return
 	}
-	if it.Op == wire.PushReset && it.Reset.Reason == wire.ResetDeleted {
-		sc.st.mu.Lock()
-		if sc.st.subs[s.session] == s {
-			delete(sc.st.subs, s.session)
-		}
-		sc.st.mu.Unlock()
-		s.end(wire.Errorf(wire.CodeNotFound, "session %q was deleted", s.session))
+	if it.Op != wire.PushReset {
+		return
 	}
+	var end *wire.Error // the reasons that end a subscription: nothing follows them
+	switch it.Reset.Reason {
+	case wire.ResetDeleted:
+		end = wire.Errorf(wire.CodeNotFound, "session %q was deleted", s.session)
+	case wire.ResetRevoked:
+		end = wire.Errorf(wire.CodeForbidden, "access to session %q was taken back", s.session)
+	default:
+		return
+	}
+	sc.st.mu.Lock()
+	if sc.st.subs[s.session] == s {
+		delete(sc.st.subs, s.session)
+	}
+	sc.st.mu.Unlock()
+	s.end(end)
 }

@@ -52,8 +52,9 @@ func (s *Subscription) Cursor() Cursor {
 // resets (drop your view: events after Before follow), partials and deltas
 // of a streaming reply, status and presence. Reconnections are invisible
 // here. It returns an error only when the subscription ends: ErrUnavailable
-// once the stream's budget is spent, a *wire.Error (e.g. not_found) from the
-// daemon, ErrStreamClosed, or ctx's error.
+// once the stream's budget is spent, a *wire.Error from the daemon
+// (not_found: the session was deleted; forbidden: this token's access to
+// it was taken back), ErrStreamClosed, or ctx's error.
 func (s *Subscription) Next(ctx context.Context) (Item, error) {
 	for {
 		s.mu.Lock()

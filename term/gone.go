@@ -66,8 +66,8 @@ func (m *Model) sayLost(name, how string, kept bool) {
 	m.notify(how != wire.ResetDeleted, msg)
 }
 
-// SubEnded records that a session's subscription ended (deleted, or the
-// stream gave up).
+// SubEnded records that a session's subscription ended (deleted, its
+// access taken back, or the stream gave up).
 func (m *Model) SubEnded(id string, err error) {
 	if errors.Is(err, client.ErrUnavailable) || errors.Is(err, client.ErrStreamClosed) {
 		return // the status bar says it
@@ -76,8 +76,12 @@ func (m *Model) SubEnded(id string, err error) {
 	if s == nil {
 		return
 	}
-	if client.Code(err) == wire.CodeNotFound {
+	switch client.Code(err) {
+	case wire.CodeNotFound:
 		m.lose(s, wire.ResetDeleted) // deleted elsewhere: it leaves the sidebar
+		return
+	case wire.CodeForbidden:
+		m.lose(s, wire.ResetRevoked) // its grant was taken back
 		return
 	}
 	m.notify(true, "session “"+s.name()+"”: "+spoken(err))

@@ -429,8 +429,8 @@ func TestUnreadCountsOnlyNewMessages(t *testing.T) {
 	}
 }
 
-// A session deleted elsewhere leaves the sidebar; the focus stays on a
-// neighbour.
+// A session deleted elsewhere, or whose access was taken back, leaves the
+// sidebar, saying which; the focus stays on a neighbour.
 func TestDeletedSessionLeavesTheSidebar(t *testing.T) {
 	t.Parallel()
 	m := demo()
@@ -439,9 +439,9 @@ func TestDeletedSessionLeavesTheSidebar(t *testing.T) {
 	if len(m.Sessions) != 1 || m.Focused().ID != "s-bbbbbbbb" || !strings.Contains(m.Notice, "deleted") {
 		t.Fatalf("after delete: %d sessions, focus %v, notice %q", len(m.Sessions), m.Focused(), m.Notice)
 	}
-	m.SubEnded("s-bbbbbbbb", wire.Errorf(wire.CodeNotFound, "gone"))
-	if len(m.Sessions) != 0 || m.Focused() != nil {
-		t.Fatalf("after the last delete: %d sessions", len(m.Sessions))
+	m.SubEnded("s-bbbbbbbb", wire.Errorf(wire.CodeForbidden, "access to session %q was taken back", "s-bbbbbbbb"))
+	if len(m.Sessions) != 0 || m.Focused() != nil || !strings.Contains(m.Notice, "access") {
+		t.Fatalf("after the last one's access was taken back: %d sessions, notice %q", len(m.Sessions), m.Notice)
 	}
 	if r := screen(t, m); !contains(r, "No session yet") {
 		t.Fatalf("empty sidebar:\n%s", strings.Join(r, "\n"))
