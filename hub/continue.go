@@ -55,9 +55,10 @@ func (h *Hub) Continue(ctx context.Context, session string) (string, error) {
 
 // cutReply finds the reply Continue goes on from: the message of the
 // session's newest turn, which ended interrupted or failed. st is the
-// session's run here: a queued input, or a running turn whose end is not
-// in the log yet, is a conflict; a turn whose end is, is only wrapping up
-// (its end reaches watchers before its runner says it is idle).
+// session's run here. A queued input, a turn started in the log and not
+// ended, or one running here whose start is not in the log yet, is a
+// conflict; a turn running here whose end is in the log is only wrapping
+// up (its end reaches watchers before its runner says it is idle).
 func (h *Hub) cutReply(ctx context.Context, ch *channel, st wire.Status) (wire.Event, error) {
 	sp, err := h.spansOf(ctx, ch)
 	if err != nil {
@@ -84,7 +85,8 @@ func (h *Hub) cutReply(ctx context.Context, ch *channel, st wire.Status) (wire.E
 		return wire.Event{}, wireErr(err)
 	}
 	switch {
-	case st.Queued > 0 || st.Phase != wire.PhaseIdle && (turn == nil || turn.TurnID != st.TurnID || turn.State == wire.TurnStarted):
+	case st.Queued > 0, turn != nil && turn.State == wire.TurnStarted, // on any node
+		st.Phase != wire.PhaseIdle && (turn == nil || turn.TurnID != st.TurnID): // its start not committed yet
 		return wire.Event{}, wire.Errorf(wire.CodeConflict, "a turn is running or waiting: there is nothing to continue yet")
 	case turn == nil:
 		return wire.Event{}, wire.Errorf(wire.CodeConflict, "nothing to continue: the newest message is no reply")
