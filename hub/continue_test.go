@@ -3,8 +3,12 @@ package hub
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
+	"albedo/db/pgtest"
+	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -51,5 +55,46 @@ func TestAContinueAsTheCutTurnWrapsUpIsTaken(t *testing.T) {
 	var werr *wire.Error
 	if _, err := h.Continue(ctx, "s"); !errors.As(err, &werr) || werr.Code != wire.CodeConflict {
 		t.Fatalf("a continue while the continuation runs: %v", err)
+	}
+}
+
+// A continue asked on a node that does not run the session's turn is
+// told that a turn is running, not that the reply is whole: the log says
+// the turn started and has not ended.
+func TestAContinueOnAnotherNodeSeesTheRunningTurn(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Shared(t).Database(t)
+	net := peer.NewMemory()
+	release := make(chan struct{})
+	defer close(release)
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("block", blockProvider{release})
+	open := func(node string) *Hub {
+		bus := net.Join(node)
+		t.Cleanup(bus.Close)
+		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
+	}
+	a, b := open("a"), open("b")
+	b.draining.Store(true) // a runs every turn
+	ctx := context.Background()
+	for _, h := range []*Hub{a, b} {
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newReader(t, a.Connect(ConnInfo{Name: "t"}))
+	zero := int64(0)
+	subscribe(w.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "user"}); err != nil {
+		t.Fatal(err)
+	}
+	w.next(t, func(f wire.Frame) bool { return f.Text != nil && f.Text.Text != "" }) // running on a
+	var werr *wire.Error
+	if _, err := b.Continue(ctx, "s"); !errors.As(err, &werr) || werr.Code != wire.CodeConflict || !strings.Contains(werr.Message, "running") {
+		t.Fatalf("a continue on b while a runs the turn: %v", err)
 	}
 }
