@@ -3,14 +3,10 @@ package client
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"albedo/api"
-	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -22,30 +18,25 @@ import (
 // was never subscribed on that connection (its subscribe found no
 // connection, and the hello said the stream as it was before the dial).
 func TestAHelloInTheUpgradeCarriesWhatChangedDuringTheDial(t *testing.T) {
-	emptyPlace(t)
-	h, err := hub.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), hub.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := api.New(h, api.Options{Token: "owner-token", Boot: "b1"}, nil)
 	upgrading, gate := make(chan struct{}, 1), make(chan struct{})
 	var early atomic.Bool
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/ws" {
-			early.Store(r.Header.Get(wire.HelloHeader) != "")
-			select {
-			case upgrading <- struct{}{}:
-			default:
+	h, url := inProcess(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/ws" {
+				early.Store(r.Header.Get(wire.HelloHeader) != "")
+				select {
+				case upgrading <- struct{}{}:
+				default:
+				}
+				<-gate
 			}
-			<-gate
-		}
-		srv.Handler().ServeHTTP(w, r)
-	}))
-	t.Cleanup(func() { srv.Close(); hs.Close(); h.Close(context.Background()) })
+			next.ServeHTTP(w, r)
+		})
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := New(Options{URL: hs.URL, Token: "owner-token"})
+	c, err := New(Options{URL: url, Token: "owner-token"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,9 @@ package client
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"albedo/api"
-	"albedo/hub"
 	"albedo/wire"
 )
 
@@ -17,18 +13,11 @@ import (
 // session does: the daemon's reset says revoked, nothing follows it, and
 // Next says forbidden rather than waiting for events that will not come.
 func TestARevokedSubscriptionEnds(t *testing.T) {
-	emptyPlace(t)
-	h, err := hub.Open(context.Background(), filepath.Join(t.TempDir(), "albedo.db"), hub.Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := api.New(h, api.Options{Token: "owner-token", Boot: "b1"}, nil)
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { srv.Close(); hs.Close(); h.Close(context.Background()) })
+	_, url := inProcess(t, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	owner, err := New(Options{URL: hs.URL, Token: "owner-token"})
+	owner, err := New(Options{URL: url, Token: "owner-token"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +31,7 @@ func TestARevokedSubscriptionEnds(t *testing.T) {
 	if err := owner.Grant(ctx, "s", "ann", wire.AccessRead); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Options{URL: hs.URL, Token: ann.Token})
+	c, err := New(Options{URL: url, Token: ann.Token})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,23 +262,38 @@ func (p blockProvider) Stream(ctx context.Context, _ provider.Request, emit func
 	}
 }
 
+// blockHub opens a hub that serves the provider "block" (blockProvider
+// on release).
+func blockHub(t *testing.T, release chan struct{}) *Hub {
+	t.Helper()
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("block", blockProvider{release})
+	return newTestHub(t, Options{Providers: reg})
+}
+
+// blockSession makes session id of h, answered by the provider "block",
+// and returns a reader of it from its start.
+func blockSession(t *testing.T, h *Hub, id string) *reader {
+	t.Helper()
+	s, _, err := h.CreateSession(context.Background(), id, wire.SessionCreate{Provider: "block"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
+	zero := int64(0)
+	subscribe(r.c, wire.Sub{Session: id, After: &zero, Epoch: s.Epoch})
+	return r
+}
+
 // A delete that fails changes nothing: the running turn goes on and the
 // queued one runs after it, since a session's turns are stopped only once
 // its delete is committed.
 func TestFailedDeleteLeavesTurnsRunning(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	reg, _ := provider.NewRegistry(provider.Config{}, nil)
-	reg.Register("block", blockProvider{release})
-	h := newTestHub(t, Options{Providers: reg})
+	h := blockHub(t, release)
 	ctx := context.Background()
-	s, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newReader(t, h.Connect(ConnInfo{Name: "t"}))
-	zero := int64(0)
-	subscribe(r.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	r := blockSession(t, h, "s")
 	for i := range 2 {
 		if _, err := h.PutInput(ctx, "s", fmt.Sprintf("0190a8a0-0000-7000-8000-00000000000%d", i+1), "go", wire.Author{Name: "user"}); err != nil {
 			t.Fatal(err)

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
-	"albedo/db/pgtest"
-	"albedo/hub/peer"
-	"albedo/hub/provider"
 	"albedo/wire"
 )
 
@@ -20,17 +16,9 @@ func TestAContinueAsTheCutTurnWrapsUpIsTaken(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	defer close(release)
-	reg, _ := provider.NewRegistry(provider.Config{}, nil)
-	reg.Register("block", blockProvider{release})
-	h := newTestHub(t, Options{Providers: reg})
+	h := blockHub(t, release)
 	ctx := context.Background()
-	s, _, err := h.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newReader(t, h.Connect(ConnInfo{Name: "t"}))
-	zero := int64(0)
-	subscribe(w.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	w := blockSession(t, h, "s")
 	r, err := h.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "user"})
 	if err != nil {
 		t.Fatal(err)
@@ -63,32 +51,11 @@ func TestAContinueAsTheCutTurnWrapsUpIsTaken(t *testing.T) {
 // the turn started and has not ended.
 func TestAContinueOnAnotherNodeSeesTheRunningTurn(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
 	release := make(chan struct{})
 	defer close(release)
-	reg, _ := provider.NewRegistry(provider.Config{}, nil)
-	reg.Register("block", blockProvider{release})
-	open := func(node string) *Hub {
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
-	b.draining.Store(true) // a runs every turn
+	a, b, _ := busPair(t, release) // a runs every turn
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "block"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := newReader(t, a.Connect(ConnInfo{Name: "t"}))
-	zero := int64(0)
-	subscribe(w.c, wire.Sub{Session: "s", After: &zero, Epoch: s.Epoch})
+	w := blockSession(t, a, "s")
 	if _, err := a.PutInput(ctx, "s", "0190a8a0-0000-7000-8000-000000000001", "go", wire.Author{Name: "user"}); err != nil {
 		t.Fatal(err)
 	}
