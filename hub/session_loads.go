@@ -152,8 +152,8 @@ func (h *Hub) preload(ctx context.Context, ids []string) {
 			return
 		}
 		for _, s := range ss {
-			// A part is a few channels: found by a look along it, with
-			// no map made for a hello.
+			// A part is at most loadsAtOnce channels: each row's is
+			// found by a look along it.
 			i := slices.IndexFunc(part, func(ch *channel) bool { return ch.id == s.ID })
 			if i >= 0 && part[i].loadFrom(ctx, h.db, s) != nil {
 				return
