@@ -34,3 +34,25 @@ func BenchmarkHelloSubscribe(b *testing.B) {
 		c.Close()
 	}
 }
+
+// BenchmarkCloseBesideACrowd is a connection of a person who holds
+// 18 000 others (a crowd on one token) coming and going: what its
+// Connect and Close cost beside them, under the hub's lock.
+func BenchmarkCloseBesideACrowd(b *testing.B) {
+	h := newTestHub(b, Options{})
+	crowd := make([]*Conn, 18000)
+	for i := range crowd {
+		crowd[i] = h.Connect(ConnInfo{Name: "owner", AuthorID: "owner"})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		// The oldest leaves, a new one comes: a storm's order.
+		crowd[i%len(crowd)].Close()
+		crowd[i%len(crowd)] = h.Connect(ConnInfo{Name: "owner", AuthorID: "owner"})
+	}
+	b.StopTimer()
+	for _, c := range crowd {
+		c.Close()
+	}
+}

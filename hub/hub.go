@@ -198,8 +198,10 @@ type Hub struct {
 	chans map[string]*channel
 	conns map[*Conn]struct{}
 	// byAuthor are the live connections by author id: a person's own,
-	// found without a scan of every connection (pushRead).
-	byAuthor map[string][]*Conn
+	// found without a scan of every connection (pushRead), each added and
+	// removed at a constant cost however many the person holds (a crowd
+	// on one token).
+	byAuthor map[string]map[*Conn]struct{}
 
 	// testHookTokenRead, when a test sets it, runs after a lookup's read
 	// of the store and before its put (lookupStored). Set only by the
@@ -239,7 +241,7 @@ func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, e
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, byAuthor: map[string][]*Conn{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, byAuthor: map[string]map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
 	h.feed.h = h
 	if h.bus = opts.Bus; h.bus == nil {
 		h.bus = peer.Nop{}
@@ -386,7 +388,12 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 	c := &Conn{hub: h, info: info, room: make(chan struct{}, 1), subs: map[string]*sub{}}
 	h.mu.Lock()
 	h.conns[c] = struct{}{}
-	h.byAuthor[info.AuthorID] = append(h.byAuthor[info.AuthorID], c)
+	mine := h.byAuthor[info.AuthorID]
+	if mine == nil {
+		mine = map[*Conn]struct{}{}
+		h.byAuthor[info.AuthorID] = mine
+	}
+	mine[c] = struct{}{}
 	h.mu.Unlock()
 	return c
 }
@@ -395,10 +402,10 @@ func (h *Hub) removeConn(c *Conn) {
 	h.mu.Lock()
 	delete(h.conns, c)
 	id := c.info.AuthorID
-	if cs := slices.DeleteFunc(h.byAuthor[id], func(x *Conn) bool { return x == c }); len(cs) > 0 {
-		h.byAuthor[id] = cs
-	} else {
-		delete(h.byAuthor, id)
+	if mine := h.byAuthor[id]; mine != nil {
+		if delete(mine, c); len(mine) == 0 {
+			delete(h.byAuthor, id)
+		}
 	}
 	h.mu.Unlock()
 }
@@ -407,7 +414,7 @@ func (h *Hub) removeConn(c *Conn) {
 func (h *Hub) authorConns(id string) []*Conn {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Clone(h.byAuthor[id])
+	return slices.Collect(maps.Keys(h.byAuthor[id]))
 }
 
 // Conns returns a copy of the live connections.
