@@ -49,7 +49,6 @@ type Conn struct {
 	turns       map[string]*botTurn        // turns handed to it, by turn id
 	toolBot     string                     // the bot whose tools this connection serves (bot_tools.go)
 	calls       map[string]chan toolAnswer // tool calls handed to it, by call id
-	listens     bool                       // hears of sessions made and deleted (sessions_push.go)
 	sessionsDue bool                       // a sessions push is due
 	feed        *feedCursor                // its place in the sessions feed, if it follows it (feed_conn.go)
 }

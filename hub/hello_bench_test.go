@@ -56,3 +56,26 @@ func BenchmarkCloseBesideACrowd(b *testing.B) {
 		c.Close()
 	}
 }
+
+// BenchmarkSessionsChangedBesideACrowd is a session made while 18 000
+// connections that do not list sessions (a crowd of viewers) are
+// connected beside one that does: what telling the listener costs.
+func BenchmarkSessionsChangedBesideACrowd(b *testing.B) {
+	h := newTestHub(b, Options{})
+	crowd := make([]*Conn, 18000)
+	for i := range crowd {
+		crowd[i] = h.Connect(ConnInfo{Name: "viewer", AuthorID: fmt.Sprint("viewer-", i)})
+	}
+	owner := h.Connect(ConnInfo{Name: "owner", AuthorID: "owner"})
+	owner.ListenSessions()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		h.sessionsChanged()
+	}
+	b.StopTimer()
+	owner.Close()
+	for _, c := range crowd {
+		c.Close()
+	}
+}

@@ -202,6 +202,9 @@ type Hub struct {
 	// removed at a constant cost however many the person holds (a crowd
 	// on one token).
 	byAuthor map[string]map[*Conn]struct{}
+	// listeners are the live connections that hear of sessions made and
+	// deleted (sessions_push.go): told without a pass over the others.
+	listeners map[*Conn]struct{}
 
 	// testHookTokenRead, when a test sets it, runs after a lookup's read
 	// of the store and before its put (lookupStored). Set only by the
@@ -241,7 +244,7 @@ func New(ctx context.Context, d *db.DB, opts Options, log *slog.Logger) (*Hub, e
 	}
 	hctx, cancel := context.WithCancel(context.Background())
 	h := &Hub{opts: opts, log: log, providers: reg, ctx: hctx, cancel: cancel,
-		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, byAuthor: map[string]map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
+		chans: map[string]*channel{}, conns: map[*Conn]struct{}{}, byAuthor: map[string]map[*Conn]struct{}{}, listeners: map[*Conn]struct{}{}, reconcile: make(chan struct{}, 1), changesRung: make(chan struct{}, 1), stats: newHubStats()}
 	h.feed.h = h
 	if h.bus = opts.Bus; h.bus == nil {
 		h.bus = peer.Nop{}
@@ -401,6 +404,7 @@ func (h *Hub) Connect(info ConnInfo) *Conn {
 func (h *Hub) removeConn(c *Conn) {
 	h.mu.Lock()
 	delete(h.conns, c)
+	delete(h.listeners, c)
 	id := c.info.AuthorID
 	if mine := h.byAuthor[id]; mine != nil {
 		if delete(mine, c); len(mine) == 0 {

@@ -1,6 +1,11 @@
 package hub
 
-import "albedo/wire"
+import (
+	"maps"
+	"slices"
+
+	"albedo/wire"
+)
 
 // Connections that list sessions (the terminal's sidebar, the page's list)
 // ask in hello to hear when that list changes: a session made or deleted
@@ -15,20 +20,29 @@ var sessionsFrame = wire.Encode(struct {
 }{wire.PushSessions})
 
 // ListenSessions makes the connection one that hears of sessions made and
-// deleted (owner tokens; the API checks).
+// deleted (owner tokens; the API checks). A connection closed meanwhile
+// stays out: Close has taken it from the hub's connections, and from
+// their listeners.
 func (c *Conn) ListenSessions() {
-	c.mu.Lock()
-	c.listens = true
-	c.mu.Unlock()
+	h := c.hub
+	h.mu.Lock()
+	if _, live := h.conns[c]; live {
+		h.listeners[c] = struct{}{}
+	}
+	h.mu.Unlock()
 }
 
 // sessionsChanged marks the sessions push due on every connection that
 // listens, here: a session was made or deleted, on this node or (by its
-// notice) on another.
+// notice) on another. Only the listeners are looked at, however many
+// other connections (a crowd of viewers) the node holds.
 func (h *Hub) sessionsChanged() {
-	for _, c := range h.Conns() {
+	h.mu.Lock()
+	listeners := slices.Collect(maps.Keys(h.listeners))
+	h.mu.Unlock()
+	for _, c := range listeners {
 		c.mu.Lock()
-		due := c.listens && !c.closed
+		due := !c.closed
 		c.sessionsDue = c.sessionsDue || due
 		c.mu.Unlock()
 		if due {

@@ -36,3 +36,23 @@ func TestSessionsPushCoalesces(t *testing.T) {
 		t.Fatalf("decode: %+v %v", f, err)
 	}
 }
+
+// A connection that asks to listen as it closes is not kept among the
+// listeners: a closed one would otherwise stay in the set for the life
+// of the daemon, looked at on every session made.
+func TestAClosedConnectionIsNoListener(t *testing.T) {
+	t.Parallel()
+	h := newTestHub(t, Options{})
+	c := h.Connect(ConnInfo{})
+	c.ListenSessions()
+	c.Close()
+	late := h.Connect(ConnInfo{})
+	late.Close()
+	late.ListenSessions()
+	h.mu.Lock()
+	n := len(h.listeners)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d listeners after both closed", n)
+	}
+}
