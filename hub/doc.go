@@ -91,8 +91,10 @@
 // connection or turn may make the daemon hold; cluster_tokens_test.go two
 // nodes on one database of the package's PostgreSQL (clusterPair), and
 // cluster_bus_test.go two joined by an in-memory bus (busPair);
-// bench_test.go and turn_bench_test.go the benchmarks; the others are
-// named for the file they test. Fuzz corpora are in testdata/fuzz.
+// bench_test.go and the *_bench_test.go files the benchmarks
+// (crowd_bench_test.go: what a node's work costs beside a crowd of
+// connections it does not concern); the others are named for the file
+// they test. Fuzz corpora are in testdata/fuzz.
 //
 // # How events reach connections
 //
