@@ -38,11 +38,14 @@ func (h *Hub) cutAccess(member, session string, now wire.Access) {
 	h.viewersChanged(ch)
 }
 
-// onlineByAuthor counts this node's connections by their author id.
-func (h *Hub) onlineByAuthor() map[string]int {
-	n := map[string]int{}
-	for _, c := range h.Conns() {
-		n[c.info.AuthorID]++
+// online counts this node's connections of each of the author ids, from
+// their sets: however many others (a crowd of viewers) are connected.
+func (h *Hub) online(ids []string) []int {
+	n := make([]int, len(ids))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, id := range ids {
+		n[i] = len(h.byAuthor[id])
 	}
 	return n
 }
