@@ -48,6 +48,9 @@ type freshConns struct {
 
 	mu    sync.Mutex
 	conns []freshConn
+	// in is conns as a set: most drops are of a connection that is not
+	// among them (served already), found so without a pass over them.
+	in map[net.Conn]struct{}
 	// scanAt is when room may next look for one to close. A look that
 	// found none costs a system call for each fresh connection past its
 	// grace, and in a storm the daemon is behind on all of them: looking
@@ -82,7 +85,7 @@ func (f *freshConns) roomWithin(stop <-chan struct{}, limit time.Duration) bool 
 			var i int
 			if i, wait = f.idlest(now); i >= 0 {
 				old := f.conns[i].c
-				f.conns = slices.Delete(f.conns, i, i+1)
+				f.remove(i)
 				f.mu.Unlock()
 				f.closed.Add(1)
 				old.Close()
@@ -175,9 +178,13 @@ func (f *freshConns) connState(c net.Conn, st http.ConnState) {
 		f.mu.Lock()
 		var evict net.Conn
 		f.conns = append(f.conns, freshConn{c, time.Now()})
+		if f.in == nil {
+			f.in = map[net.Conn]struct{}{}
+		}
+		f.in[c] = struct{}{}
 		if len(f.conns) > f.max {
 			evict = f.conns[0].c
-			f.conns = slices.Delete(f.conns, 0, 1)
+			f.remove(0)
 		}
 		f.mu.Unlock()
 		if evict != nil {
@@ -193,8 +200,11 @@ func (f *freshConns) connState(c net.Conn, st http.ConnState) {
 func (f *freshConns) drop(c net.Conn) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if _, fresh := f.in[c]; !fresh {
+		return
+	}
 	if i := slices.IndexFunc(f.conns, func(fc freshConn) bool { return fc.c == c }); i >= 0 {
-		f.conns = slices.Delete(f.conns, i, i+1)
+		f.remove(i)
 		select {
 		case f.left <- struct{}{}:
 		default:
@@ -263,4 +273,10 @@ func classifyHeader(b []byte, full bool) headerSeen {
 		return headerWhole
 	}
 	return headerPartial
+}
+
+// remove takes the i-th fresh connection out. Caller holds f.mu.
+func (f *freshConns) remove(i int) {
+	delete(f.in, f.conns[i].c)
+	f.conns = slices.Delete(f.conns, i, i+1)
 }

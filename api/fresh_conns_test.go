@@ -155,3 +155,27 @@ func dialSend(t *testing.T, addr, send string) net.Conn {
 	}
 	return c
 }
+
+// BenchmarkFreshConnsBesideAFullGate is one connection's passage through
+// the fresh connections while 1 023 others wait at a bound of 1 024 (a
+// storm, or a flood): accepted, served (the handler's drop), hijacked
+// and closed, which net/http each reports.
+func BenchmarkFreshConnsBesideAFullGate(b *testing.B) {
+	f := &freshConns{max: 1024, left: make(chan struct{}, 1)}
+	for range 1023 {
+		c, _ := net.Pipe()
+		defer c.Close()
+		f.connState(c, http.StateNew)
+	}
+	conns := make([]net.Conn, b.N)
+	for i := range conns {
+		conns[i], _ = net.Pipe()
+	}
+	b.ResetTimer()
+	for _, c := range conns {
+		f.connState(c, http.StateNew)
+		f.drop(c)
+		f.connState(c, http.StateHijacked)
+		f.connState(c, http.StateClosed)
+	}
+}
