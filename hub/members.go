@@ -152,14 +152,9 @@ func (h *Hub) Members(ctx context.Context) ([]wire.Member, error) {
 	if err != nil {
 		return nil, wireErr(err)
 	}
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	online := h.online(ids)
 	out := make([]wire.Member, len(ms))
 	for i, m := range ms {
-		out[i] = wire.Member{ID: m.ID, Name: m.Name, Admin: m.Admin, CreatedAt: m.CreatedAt, Online: online[i]}
+		out[i] = wire.Member{ID: m.ID, Name: m.Name, Admin: m.Admin, CreatedAt: m.CreatedAt, Online: h.online(m.ID)}
 	}
 	return out, nil
 }

@@ -38,14 +38,10 @@ func (h *Hub) cutAccess(member, session string, now wire.Access) {
 	h.viewersChanged(ch)
 }
 
-// online counts this node's connections of each of the author ids, from
-// their sets: however many others (a crowd of viewers) are connected.
-func (h *Hub) online(ids []string) []int {
-	n := make([]int, len(ids))
+// online counts this node's connections of author id, from their set:
+// however many others (a crowd of viewers) are connected.
+func (h *Hub) online(id string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i, id := range ids {
-		n[i] = len(h.byAuthor[id])
-	}
-	return n
+	return len(h.byAuthor[id])
 }
