@@ -106,19 +106,12 @@ func (s *Server) authenticate(token string) (access.Principal, bool) {
 func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Request().Header.Get("Authorization")
-		tok := bearer(h)
-		if tok == "" && c.Path() == "/v1/ws" && h == "" {
+		if h == "" && c.Path() == "/v1/ws" {
 			return next(c)
 		}
-		p, ok := s.authenticate(tok)
-		if !ok {
-			if tok == "" {
-				return wire.Errorf(wire.CodeUnauthorized, "missing Authorization: Bearer <token>")
-			}
-			if s.hub.TokenExpired(tok) {
-				return wire.Errorf(wire.CodeUnauthorized, "this link has expired")
-			}
-			return wire.Errorf(wire.CodeUnauthorized, "unknown or revoked token")
+		p, werr := s.tokenPrincipal(h)
+		if werr != nil {
+			return werr
 		}
 		// A path echo did not route (404, 405) has no entry: let echo say
 		// so. Every route has one (TestEveryRouteHasPermissions).
@@ -131,6 +124,21 @@ func (s *Server) requireToken(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set("principal", p)
 		return next(c)
 	}
+}
+
+// tokenPrincipal resolves an Authorization header's bearer token.
+func (s *Server) tokenPrincipal(h string) (access.Principal, *wire.Error) {
+	tok := bearer(h)
+	p, ok := s.authenticate(tok)
+	switch {
+	case ok:
+		return p, nil
+	case tok == "":
+		return p, wire.Errorf(wire.CodeUnauthorized, "missing Authorization: Bearer <token>")
+	case s.hub.TokenExpired(tok):
+		return p, wire.Errorf(wire.CodeUnauthorized, "this link has expired")
+	}
+	return p, wire.Errorf(wire.CodeUnauthorized, "unknown or revoked token")
 }
 
 func principalOf(c echo.Context) (access.Principal, bool) {

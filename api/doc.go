@@ -28,6 +28,12 @@
 //   - fresh_conns.go: the connections whose request has not come whole,
 //     bounded: which may be closed for room, and what a connection's first
 //     bytes, peeked at accept, say of its request.
+//   - upgrades.go: the listener the http.Server is given without TLS,
+//     which reads each connection's first request itself and serves a
+//     websocket upgrade straight to api/ws, without net/http and echo;
+//     anything else, and any upgrade that would be refused, goes to
+//     net/http with the bytes read. upgrade_request.go: that request
+//     parsed, the echo chain's checks applied to it, its ResponseWriter.
 //   - peek_linux.go, peek_other.go: that peek (on Linux only; elsewhere a
 //     connection at the bound waits for room).
 //   - open_conns.go: the bound on the connections held open at once,

@@ -36,7 +36,9 @@ const partialGrace = 20 * time.Millisecond
 
 // freshConns is the connections whose request has not come whole yet,
 // oldest first: from the accept until net/http hands their first request
-// to the handler (handler), or until they are hijacked, idle or closed.
+// to the handler (handler), or until they are hijacked, idle or closed;
+// or, for those the upgrade listener reads first (upgrades.go), until it
+// has read their request's header.
 // Its methods may be called from any goroutine.
 type freshConns struct {
 	max    int

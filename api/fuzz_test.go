@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -8,9 +10,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/http/httpguts"
 
 	"albedo/hub"
 	"albedo/wire"
@@ -176,3 +181,44 @@ func FuzzAllowedHost(f *testing.F) {
 
 // hostChars are the characters of a name or address and a port.
 const hostChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]"
+
+// FuzzUpgradeRequest: a header upgradeRequest takes is one net/http reads
+// as the same request (method, path, Host, every header line), and would
+// serve: one Host, every name and value valid.
+func FuzzUpgradeRequest(f *testing.F) {
+	f.Add([]byte(upgradeText("GET /v1/ws HTTP/1.1", upgradeHeader("Authorization: Bearer x", "Pragma: no-cache"))))
+	f.Add([]byte("GET /v1/ws HTTP/1.1\r\nHost: a\r\nX: a\r\nx: b \r\n\r\n"))
+	f.Add([]byte("GET /v1/ws HTTP/1.1\r\nHost: a\r\nX: a\r\n b\r\n\r\n"))
+	f.Add([]byte("GET /v1/ws HTTP/1.1\nHost: a\n\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, ok := upgradeRequest(b)
+		if !ok {
+			return
+		}
+		want, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(b)))
+		if err != nil {
+			t.Fatalf("taken, but net/http reads %q as: %v", b, err)
+		}
+		hosts := 0 // net/http's reader takes Host out of the header
+		for _, line := range strings.Split(string(b), "\r\n")[1:] {
+			if name, _, _ := strings.Cut(line, ":"); strings.EqualFold(name, "Host") {
+				hosts++
+			}
+		}
+		if hosts != 1 {
+			t.Fatalf("taken with %d Host lines: %q", hosts, b)
+		}
+		for k, vs := range want.Header {
+			for _, v := range vs {
+				if !httpguts.ValidHeaderFieldName(k) || !httpguts.ValidHeaderFieldValue(v) {
+					t.Fatalf("taken with a header net/http's server refuses: %q: %q", k, v)
+				}
+			}
+		}
+		if r.Method != want.Method || r.URL.String() != want.URL.String() || r.RequestURI != want.RequestURI ||
+			r.Host != want.Host || r.Proto != want.Proto || want.ContentLength != 0 || !reflect.DeepEqual(r.Header, want.Header) {
+			t.Fatalf("%q: taken as %s %s %s host %q header %v; net/http: %s %s %s host %q header %v, length %d",
+				b, r.Method, r.RequestURI, r.Proto, r.Host, r.Header, want.Method, want.RequestURI, want.Proto, want.Host, want.Header, want.ContentLength)
+		}
+	})
+}

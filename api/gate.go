@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"slices"
@@ -49,17 +50,24 @@ import (
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.fresh.handler(s.e),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       s.opts.IdleTimeout,
 		ConnState:         s.fresh.connState,
 		ConnContext:       withConn,
 	}
 }
 
-// Listener returns ln accepting only while there is room among the open
-// connections (openConns.room) and among the fresh ones (freshConns.room).
-func (s *Server) Listener(ln net.Listener) net.Listener {
-	return &gatedListener{Listener: ln, open: s.open, fresh: &s.fresh, closed: make(chan struct{})}
+// Listener returns the listener to serve HTTPServer on: ln accepting only
+// while there is room among the open connections (openConns.room) and
+// among the fresh ones (freshConns.room); over TLS when tlsCfg is set,
+// else reading each connection's first request to serve websocket
+// upgrades itself (upgrades.go).
+func (s *Server) Listener(ln net.Listener, tlsCfg *tls.Config) net.Listener {
+	ln = &gatedListener{Listener: ln, open: s.open, fresh: &s.fresh, closed: make(chan struct{})}
+	if tlsCfg != nil {
+		return tls.NewListener(ln, tlsCfg)
+	}
+	return newUpgradeListener(s, ln)
 }
 
 type gatedListener struct {
@@ -166,22 +174,27 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 		if p := c.Path(); p == "/healthz" || p == "/readyz" {
 			return next(c) // no data a page could want; a balancer's probe may send any Host, or none
 		}
-		host := c.Request().Host
-		name, ok := hostName(host)
-		if !ok {
-			return wire.Errorf(wire.CodeBadRequest, "host %q is not a DNS name or an IP address, with or without a decimal port", host)
-		}
-		if !s.allowedName(name) {
-			if !s.opts.Public {
-				return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address, its certificate's names or --host; this daemon listens on loopback only", host)
-			}
-			return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", host)
-		}
-		if err := checkOrigin(c.Request()); err != nil {
+		if err := s.hostRefused(c.Request()); err != nil {
 			return err
 		}
 		return next(c)
 	}
+}
+
+// hostRefused is checkHost's refusal of r, if any.
+func (s *Server) hostRefused(r *http.Request) error {
+	host := r.Host
+	name, ok := hostName(host)
+	if !ok {
+		return wire.Errorf(wire.CodeBadRequest, "host %q is not a DNS name or an IP address, with or without a decimal port", host)
+	}
+	if !s.allowedName(name) {
+		if !s.opts.Public {
+			return wire.Errorf(wire.CodeForbidden, "host %q is not a loopback name or address, its certificate's names or --host; this daemon listens on loopback only", host)
+		}
+		return wire.Errorf(wire.CodeForbidden, "host %q is not a name this daemon answers to (an IP address, a loopback name, its certificate's names or --host)", host)
+	}
+	return checkOrigin(r)
 }
 
 // checkOrigin refuses a request whose Origin has another scheme than the

@@ -471,7 +471,7 @@ func acceptedConn(t *testing.T, ln net.Listener, send string) net.Conn {
 }
 
 // testListener is a loopback listener, closed when t ends.
-func testListener(t *testing.T) net.Listener {
+func testListener(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -71,9 +71,19 @@ type openTCPConn struct {
 	open   *openConns
 	closed atomic.Bool
 	req    requestProgress
+	// pending is what the upgrade listener read of the first request and
+	// gave back (upgrades.go), read before the socket; its reader owns it.
+	pending []byte
 }
 
 func (c *openTCPConn) Read(b []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(b, c.pending) // seen by req when it was read
+		if c.pending = c.pending[n:]; len(c.pending) == 0 {
+			c.pending = nil
+		}
+		return n, nil
+	}
 	n, err := c.TCPConn.Read(b)
 	c.req.saw(b[:n])
 	return n, err

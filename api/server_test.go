@@ -64,7 +64,11 @@ func newEnvWith(t *testing.T, opts Options, hopts hub.Options) *env {
 	}
 	opts.Token, opts.Boot = testToken, "boot1"
 	srv := New(h, opts, nil)
-	hs := httptest.NewServer(srv.Handler())
+	// Served as the daemon serves it: the edge's listener and http.Server.
+	hs := httptest.NewUnstartedServer(nil)
+	hs.Config = srv.HTTPServer()
+	hs.Listener = srv.Listener(hs.Listener, nil)
+	hs.Start()
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()

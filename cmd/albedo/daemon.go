@@ -499,10 +499,7 @@ func (d *daemon) serve(ln net.Listener, tlsCfg *tls.Config, info wire.DaemonInfo
 	}, d.log)
 	d.mcpHTTP.Serve(d.srv.Handler())
 	d.hs = d.srv.HTTPServer()
-	ln = d.srv.Listener(ln)
-	if tlsCfg != nil {
-		ln = tls.NewListener(ln, tlsCfg)
-	}
+	ln = d.srv.Listener(ln, tlsCfg)
 	go func() { d.served <- d.hs.Serve(ln) }()
 }
 
