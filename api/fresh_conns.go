@@ -178,6 +178,13 @@ func (f *freshConns) connState(c net.Conn, st http.ConnState) {
 			return // its header was whole at accept (gatedListener): it is not waited for
 		}
 		f.mu.Lock()
+		if _, counted := f.in[c]; counted {
+			// Counted from its accept by the upgrade listener, which read
+			// part of its request and handed it on (upgrades.go): it
+			// keeps its place and its age.
+			f.mu.Unlock()
+			return
+		}
 		var evict net.Conn
 		f.conns = append(f.conns, freshConn{c, time.Now()})
 		if f.in == nil {

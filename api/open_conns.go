@@ -74,6 +74,31 @@ type openTCPConn struct {
 	// pending is what the upgrade listener read of the first request and
 	// gave back (upgrades.go), read before the socket; its reader owns it.
 	pending []byte
+	// headerBy, set by the upgrade listener at the accept, is when the
+	// first request's header must have come whole: net/http's own
+	// ReadHeaderTimeout, counted from when it starts to read, is held to
+	// it (SetReadDeadline), so that the time the listener spent reading
+	// first is not given again.
+	headerBy time.Time
+}
+
+// SetReadDeadline is the socket's, but no later than headerBy while the
+// first request's header is not whole.
+func (c *openTCPConn) SetReadDeadline(t time.Time) error {
+	if !c.headerBy.IsZero() && !c.req.whole.Load() && (t.IsZero() || t.After(c.headerBy)) {
+		t = c.headerBy
+	}
+	return c.TCPConn.SetReadDeadline(t)
+}
+
+// TakeBuffered returns, and forgets, what is left of pending: bytes read
+// of the socket that its next reader must have first. The websocket's
+// socket takes them at a hijack, as it reads the descriptor itself
+// (api/ws's leanHijacker).
+func (c *openTCPConn) TakeBuffered() []byte {
+	b := c.pending
+	c.pending = nil
+	return b
 }
 
 func (c *openTCPConn) Read(b []byte) (int, error) {

@@ -64,7 +64,9 @@ func newUpgradeListener(s *Server, ln net.Listener) *upgradeListener {
 }
 
 // Close stops the accept loop and closes the connections whose first
-// request is being read.
+// request is being read, as http.Server's Close closes those it reads.
+// (Its Shutdown gives one younger than 5 s its time; a client whose
+// request is cut here by a daemon that stops connects again.)
 func (l *upgradeListener) Close() error {
 	l.mu.Lock()
 	l.closed = true
@@ -129,7 +131,9 @@ func (l *upgradeListener) acceptLoop() {
 		default:
 			// Fresh until its request is whole, from now, as net/http
 			// counts it before its goroutine starts: the gate's next
-			// look for room must see it.
+			// look for room must see it. Its header is due within
+			// readHeaderTimeout of now, whoever reads it.
+			tc.headerBy = time.Now().Add(readHeaderTimeout)
 			l.s.fresh.connState(c, http.StateNew)
 			go l.first(tc)
 		}
@@ -141,10 +145,13 @@ func (l *upgradeListener) acceptLoop() {
 func (l *upgradeListener) first(c *openTCPConn) {
 	bp, n, err := readFirstHeader(c)
 	l.track(c, false)
-	// No longer fresh: its header is whole, as when net/http hands a
-	// request to the handler, or it is not an upgrade, and net/http counts
-	// it again if its header is not whole; or it is closed.
-	l.s.fresh.drop(c)
+	if err != nil || c.req.whole.Load() {
+		// No longer fresh: closed, or its header is whole, as when
+		// net/http hands a request to the handler. One whose header is
+		// not whole goes to net/http in its place among the fresh, and
+		// with its age: net/http's StateNew finds it counted.
+		l.s.fresh.drop(c)
+	}
 	if err != nil {
 		c.Close() // nothing came in time, or the peer is gone: net/http would answer nothing either
 		return
@@ -163,7 +170,7 @@ func (l *upgradeListener) first(c *openTCPConn) {
 func (l *upgradeListener) handOver(c net.Conn, pending []byte) {
 	if tc, ok := c.(*openTCPConn); ok {
 		tc.pending = pending
-		_ = tc.SetReadDeadline(time.Time{}) // net/http sets its own
+		_ = tc.SetReadDeadline(time.Time{}) // net/http sets its own, held to headerBy
 	}
 	select {
 	case l.toHTTP <- c:
@@ -197,13 +204,13 @@ func (l *upgradeListener) serveUpgrade(c *openTCPConn, b []byte) bool {
 
 // readFirstHeader reads c until what it read cannot begin an upgrade this
 // path takes, holds a header's end, or fills a buffer, within
-// readHeaderTimeout of now. It holds no buffer while it waits.
+// its headerBy. It holds no buffer while it waits.
 func readFirstHeader(c *openTCPConn) (bp *[]byte, n int, err error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := c.SetReadDeadline(time.Now().Add(readHeaderTimeout)); err != nil {
+	if err := c.SetReadDeadline(c.headerBy); err != nil {
 		return nil, 0, err
 	}
 	var rn int

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -185,6 +186,81 @@ func TestUpgradeReadsWhatCameAfterTheHeader(t *testing.T) {
 	}
 }
 
+// An upgrade the edge leaves to net/http that net/http serves (a
+// Content-Length of 0 is not taken here) keeps every byte the edge read:
+// a hello frame larger than net/http's buffer, sent with the request, is
+// read whole and answered.
+func TestUpgradeLeftToNetHTTPKeepsWhatTheEdgeRead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addr, seen := edgeServer(t, e)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	hello, _ := json.Marshal(wire.Command{ID: 7, Op: wire.OpHello, Client: "t/1", Token: testToken})
+	hello = append(append([]byte("{"), bytes.Repeat([]byte(" "), 5000)...), hello[1:]...) // JSON's own blanks
+	req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", upgradeHeader("Content-Length: 0")), "{host}", addr)
+	if _, err := c.Write(append([]byte(req), maskedText(hello)...)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	var r wire.Reply
+	if err := json.Unmarshal(readText(t, br), &r); err != nil || r.ID != 7 || !r.OK {
+		t.Fatalf("hello's reply %+v (%v), want ok to id 7", r, err)
+	}
+	if n := seen.Load(); n != 1 {
+		t.Fatalf("net/http was handed %d connections, want 1", n)
+	}
+}
+
+// A connection the edge counted fresh at its accept and handed to
+// net/http is counted once: net/http's StateNew leaves it in its place,
+// with its age. Counted twice, the bound's overflow closed the oldest at
+// once, whatever its grace.
+func TestFreshConnsCountAConnectionOnce(t *testing.T) {
+	t.Parallel()
+	c := acceptedConn(t, testListener(t), "")
+	f := freshConns{max: 1, left: make(chan struct{}, 1)}
+	f.connState(c, http.StateNew)
+	at := f.conns[0].at
+	f.connState(c, http.StateNew)
+	if len(f.conns) != 1 || f.conns[0].c != c || f.conns[0].at != at {
+		t.Fatalf("fresh %v, want the one connection once, as it was", f.conns)
+	}
+	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read: %v; want it open, and nothing to read", err)
+	}
+}
+
+// The header of a connection the edge read first is due by the time set
+// at its accept, however late net/http sets its own deadline.
+func TestHeaderDeadlineHeldFromTheAccept(t *testing.T) {
+	t.Parallel()
+	raw := acceptedConn(t, testListener(t), "GET /v1/ws HTTP/1.1\r\n") // and no more
+	c := newOpenConns(10).track(raw).(*openTCPConn)
+	defer c.Close()
+	c.headerBy = time.Now().Add(100 * time.Millisecond)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second)) // net/http's ReadHeaderTimeout, set late
+	start := time.Now()
+	buf := make([]byte, 64)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			if !errors.Is(err, os.ErrDeadlineExceeded) || time.Since(start) > 5*time.Second {
+				t.Fatalf("read: %v after %v; want the header's deadline", err, time.Since(start))
+			}
+			return
+		}
+	}
+}
+
 // A request whose header comes in pieces is read whole, and one that is
 // not an upgrade is served by net/http from the bytes the edge read.
 func TestUpgradeHeaderInPieces(t *testing.T) {
@@ -220,10 +296,14 @@ func TestUpgradeHeaderInPieces(t *testing.T) {
 	}
 }
 
-// maskedText is a client's websocket text frame of p (under 126 bytes).
+// maskedText is a client's websocket text frame of p (under 64 KiB).
 func maskedText(p []byte) []byte {
 	key := [4]byte{1, 2, 3, 4}
-	f := append([]byte{0x81, 0x80 | byte(len(p))}, key[:]...)
+	f := []byte{0x81, 0x80 | byte(len(p))}
+	if len(p) >= 126 {
+		f = []byte{0x81, 0x80 | 126, byte(len(p) >> 8), byte(len(p))}
+	}
+	f = append(f, key[:]...)
 	for i, b := range p {
 		f = append(f, b^key[i%4])
 	}

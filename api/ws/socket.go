@@ -102,9 +102,14 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	// What net/http had read past the request (a client that did not
 	// wait for the upgrade's answer) is read first; its buffers are let go.
+	// Then what the connection itself holds read and not yet given out
+	// (api's edge, which read the request before net/http: TakeBuffered).
 	if n := brw.Reader.Buffered(); n > 0 {
 		b, _ := brw.Reader.Peek(n)
 		lc.pending = bytes.Clone(b)
+	}
+	if tb, ok := conn.(interface{ TakeBuffered() []byte }); ok {
+		lc.pending = append(lc.pending, tb.TakeBuffered()...)
 	}
 	h.lc = lc
 	return lc, bufio.NewReadWriter(bufio.NewReaderSize(lc, leanBufio), bufio.NewWriterSize(lc, leanBufio)), nil
