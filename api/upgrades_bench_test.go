@@ -19,21 +19,44 @@ import (
 
 // BenchmarkUpgrade is a reconnect's upgrade, one after another: connect,
 // the upgrade with its hello in the header (subscribed to a session), the
-// 101 and the hello's reply, close; served by the edge's listener (edge) and by net/http and echo
-// (net-http). Run with -count to have the two interleaved. cpu-us/op is
-// the process's CPU, the client's included, which is the same in both.
+// 101 and the hello's reply, close; served by the edge's listener (edge)
+// and by net/http and echo (net-http). Compare the two in interleaved
+// processes (-test.bench 'Upgrade/edge$', then 'Upgrade/net-http$', in
+// turn). cpu-us/op is the process's CPU, the client's included, which is
+// the same in both.
 func BenchmarkUpgrade(b *testing.B) {
-	h, err := hub.Open(context.Background(), filepath.Join(b.TempDir(), "albedo.db"), hub.Options{}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	srv := New(h, Options{Token: testToken}, nil)
-	defer srv.Close()
+	srv, h := benchServer(b)
 	sess, _, err := h.CreateSession(context.Background(), "bench", wire.SessionCreate{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	zero := int64(0)
+	hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Client: "bench/1", Subs: []wire.Sub{{Session: sess.ID, After: &zero, Epoch: sess.Epoch}}})
+	header := upgradeHeader("Authorization: Bearer "+testToken, wire.HelloHeader+": "+base64.RawURLEncoding.EncodeToString(hello))
+	benchBothWays(b, srv, func(addr string) func(*testing.B) {
+		req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", header), "{host}", addr)
+		return func(b *testing.B) { askOnce(b, addr, req, http.StatusSwitchingProtocols) }
+	})
+}
+
+// benchServer is a server over a hub of its own, closed when b ends.
+func benchServer(b *testing.B) (*Server, *hub.Hub) {
+	h, err := hub.Open(context.Background(), filepath.Join(b.TempDir(), "albedo.db"), hub.Options{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := New(h, Options{Token: testToken}, nil)
+	b.Cleanup(func() {
+		srv.Close()
+		h.Close(context.Background())
+	})
+	return srv, h
+}
+
+// benchBothWays runs, as sub-benchmarks edge and net-http, the op that
+// op makes for a server's address, served by the edge's listener and by
+// net/http alone; cpu-us/op is the process's CPU an op.
+func benchBothWays(b *testing.B, srv *Server, op func(addr string) func(*testing.B)) {
 	for _, path := range []string{"edge", "net-http"} {
 		b.Run(path, func(b *testing.B) {
 			hs := srv.HTTPServer()
@@ -43,16 +66,12 @@ func BenchmarkUpgrade(b *testing.B) {
 			}
 			go hs.Serve(ln)
 			defer hs.Close()
-			addr := ln.Addr().String()
-			zero := int64(0)
-			hello, _ := json.Marshal(wire.Command{ID: 1, Op: wire.OpHello, Client: "bench/1", Subs: []wire.Sub{{Session: sess.ID, After: &zero, Epoch: sess.Epoch}}})
-			req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", upgradeHeader(
-				"Authorization: Bearer "+testToken, wire.HelloHeader+": "+base64.RawURLEncoding.EncodeToString(hello))), "{host}", addr)
+			once := op(ln.Addr().String())
 			b.ReportAllocs()
 			cpu0 := processCPU()
 			b.ResetTimer()
 			for range b.N {
-				upgradeOnce(b, addr, req)
+				once(b)
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-us/op")
@@ -60,9 +79,10 @@ func BenchmarkUpgrade(b *testing.B) {
 	}
 }
 
-// upgradeOnce connects to addr, sends req, reads the 101 and the hello's
-// reply, and closes.
-func upgradeOnce(b *testing.B, addr, req string) {
+// askOnce connects to addr, sends req and reads its answer, which must
+// have status want: a 101's first frame (the hello's reply), another's
+// body. It closes the connection.
+func askOnce(b *testing.B, addr, req string, want int) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
@@ -73,24 +93,14 @@ func upgradeOnce(b *testing.B, addr, req string) {
 	}
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
-		b.Fatalf("upgrade: %v %v", resp, err)
+	if err != nil || resp.StatusCode != want {
+		b.Fatalf("%v %v; want %d", resp, err, want)
 	}
-	var h [2]byte
-	if _, err := io.ReadFull(br, h[:]); err != nil {
-		b.Fatal(err)
+	if want == http.StatusSwitchingProtocols {
+		readText(b, br)
+		return
 	}
-	n := int(h[1] & 0x7f)
-	if n == 126 {
-		var l [2]byte
-		if _, err := io.ReadFull(br, l[:]); err != nil {
-			b.Fatal(err)
-		}
-		n = int(l[0])<<8 | int(l[1])
-	}
-	if _, err := br.Discard(n); err != nil {
-		b.Fatal(err)
-	}
+	_, _ = io.Copy(io.Discard, resp.Body)
 }
 
 // processCPU is the process's CPU time so far, in nanoseconds.
@@ -105,49 +115,9 @@ func processCPU() int64 {
 // token gets no keep-alive): GET /healthz, one after another, through the
 // edge's listener (edge) and through net/http alone (net-http).
 func BenchmarkFirstRequest(b *testing.B) {
-	h, err := hub.Open(context.Background(), filepath.Join(b.TempDir(), "albedo.db"), hub.Options{}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	srv := New(h, Options{Token: testToken}, nil)
-	defer srv.Close()
-	for _, path := range []string{"edge", "net-http"} {
-		b.Run(path, func(b *testing.B) {
-			hs := srv.HTTPServer()
-			var ln net.Listener = &gatedListener{Listener: testListener(b), open: srv.open, fresh: &srv.fresh, closed: make(chan struct{})}
-			if path == "edge" {
-				ln = newUpgradeListener(srv, ln)
-			}
-			go hs.Serve(ln)
-			defer hs.Close()
-			req := "GET /healthz HTTP/1.1\r\nHost: " + ln.Addr().String() + "\r\n\r\n"
-			b.ReportAllocs()
-			cpu0 := processCPU()
-			b.ResetTimer()
-			for range b.N {
-				requestOnce(b, ln.Addr().String(), req)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(processCPU()-cpu0)/1e3/float64(b.N), "cpu-us/op")
-		})
-	}
-}
-
-// requestOnce connects to addr, sends req and reads its answer, which
-// must be a 200.
-func requestOnce(b *testing.B, addr, req string) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := io.WriteString(c, req); err != nil {
-		b.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		b.Fatalf("%v %v", resp, err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	srv, _ := benchServer(b)
+	benchBothWays(b, srv, func(addr string) func(*testing.B) {
+		req := "GET /healthz HTTP/1.1\r\nHost: " + addr + "\r\n\r\n"
+		return func(b *testing.B) { askOnce(b, addr, req, http.StatusOK) }
+	})
 }

@@ -161,26 +161,8 @@ func TestUpgradeReadsWhatCameAfterTheHeader(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	addr, seen := edgeServer(t, e)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	hello, _ := json.Marshal(wire.Command{ID: 7, Op: wire.OpHello, Client: "t/1", Token: testToken})
-	req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", upgradeHeader()), "{host}", addr)
-	if _, err := c.Write(append([]byte(req), maskedText(hello)...)); err != nil {
-		t.Fatal(err)
-	}
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
-		t.Fatalf("upgrade: %v %v", resp, err)
-	}
-	var r wire.Reply
-	if err := json.Unmarshal(readText(t, br), &r); err != nil || r.ID != 7 || !r.OK {
-		t.Fatalf("hello's reply %+v (%v), want ok to id 7", r, err)
-	}
+	helloWithTheRequest(t, addr, upgradeHeader(), hello)
 	if n := seen.Load(); n != 0 {
 		t.Fatalf("net/http was handed %d connections, want none", n)
 	}
@@ -194,15 +176,26 @@ func TestUpgradeLeftToNetHTTPKeepsWhatTheEdgeRead(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	addr, seen := edgeServer(t, e)
+	hello, _ := json.Marshal(wire.Command{ID: 7, Op: wire.OpHello, Client: "t/1", Token: testToken})
+	hello = append(append([]byte("{"), bytes.Repeat([]byte(" "), 5000)...), hello[1:]...) // JSON's own blanks
+	helloWithTheRequest(t, addr, upgradeHeader("Content-Length: 0"), hello)
+	if n := seen.Load(); n != 1 {
+		t.Fatalf("net/http was handed %d connections, want 1", n)
+	}
+}
+
+// helloWithTheRequest writes an upgrade with header, and the hello frame
+// of hello (id 7) after it in the same write, and fails t unless the
+// upgrade is answered 101 and the hello ok.
+func helloWithTheRequest(t *testing.T, addr string, header []string, hello []byte) {
+	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(10 * time.Second))
-	hello, _ := json.Marshal(wire.Command{ID: 7, Op: wire.OpHello, Client: "t/1", Token: testToken})
-	hello = append(append([]byte("{"), bytes.Repeat([]byte(" "), 5000)...), hello[1:]...) // JSON's own blanks
-	req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", upgradeHeader("Content-Length: 0")), "{host}", addr)
+	req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", header), "{host}", addr)
 	if _, err := c.Write(append([]byte(req), maskedText(hello)...)); err != nil {
 		t.Fatal(err)
 	}
@@ -214,9 +207,6 @@ func TestUpgradeLeftToNetHTTPKeepsWhatTheEdgeRead(t *testing.T) {
 	var r wire.Reply
 	if err := json.Unmarshal(readText(t, br), &r); err != nil || r.ID != 7 || !r.OK {
 		t.Fatalf("hello's reply %+v (%v), want ok to id 7", r, err)
-	}
-	if n := seen.Load(); n != 1 {
-		t.Fatalf("net/http was handed %d connections, want 1", n)
 	}
 }
 
@@ -311,7 +301,7 @@ func maskedText(p []byte) []byte {
 }
 
 // readText reads a server's unmasked text frame (under 64 KiB).
-func readText(t *testing.T, br *bufio.Reader) []byte {
+func readText(t testing.TB, br *bufio.Reader) []byte {
 	t.Helper()
 	var h [2]byte
 	if _, err := io.ReadFull(br, h[:]); err != nil {
