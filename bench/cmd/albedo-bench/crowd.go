@@ -37,7 +37,6 @@ func crowd(ctx context.Context, c config, t target, out map[string]float64) erro
 	if c.common < 1 || c.common > c.per {
 		return fmt.Errorf("crowd: -common %d must be between 1 and -per %d", c.common, c.per)
 	}
-	untilTimeWaitDrains(90 * time.Second)
 	common := make([]string, c.common)
 	for i := range common {
 		var err error

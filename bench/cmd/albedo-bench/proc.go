@@ -5,53 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
-
-// untilTimeWaitDrains waits, at most limit, until few TCP sockets are in
-// TIME_WAIT (/proc/net/sockstat's tw). A crowd leaves tens of thousands
-// of them on loopback for a minute (its storm's cut connections, the
-// failed reconnects), and a crowd run right after it, on another server,
-// saw its dials time out until they were gone.
-func untilTimeWaitDrains(limit time.Duration) {
-	const few = 1000
-	start := time.Now()
-	for {
-		tw, ok := timeWaits()
-		if !ok || tw < few {
-			if waited := time.Since(start); waited > time.Second {
-				fmt.Fprintf(os.Stderr, "albedo-bench: waited %.0f s for sockets in TIME_WAIT to go\n", waited.Seconds())
-			}
-			return
-		}
-		if time.Since(start) > limit {
-			fmt.Fprintf(os.Stderr, "albedo-bench: %d sockets still in TIME_WAIT after %v; going on\n", tw, limit)
-			return
-		}
-		time.Sleep(time.Second)
-	}
-}
-
-// timeWaits is the number of TCP sockets in TIME_WAIT, if the kernel says.
-func timeWaits() (int, bool) {
-	b, err := os.ReadFile("/proc/net/sockstat")
-	if err != nil {
-		return 0, false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) == 0 || f[0] != "TCP:" {
-			continue
-		}
-		for i := 1; i+1 < len(f); i += 2 {
-			if f[i] == "tw" {
-				n, err := strconv.Atoi(f[i+1])
-				return n, err == nil
-			}
-		}
-	}
-	return 0, false
-}
 
 // procCPU is a process's user+system CPU time in microseconds (from
 // /proc/PID/stat, in clock ticks of 10 ms).
