@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -11,7 +12,7 @@ import (
 )
 
 // A storm of reconnects is websocket upgrades, and net/http's way to one
-// was a third of a reconnect's cost to the daemon: a connection and a
+// was a quarter of a storm's cost to the daemon: a connection and a
 // request with their contexts, buffers and header map, echo's context and
 // chain, all garbage once the websocket hijacks the connection. So the
 // listener the http.Server is given (Server.Listener, without TLS) reads
@@ -77,20 +78,23 @@ func (l *upgradeListener) Close() error {
 	return l.Listener.Close()
 }
 
-// track adds c to the connections being read (on false, which were
-// closed).
-func (l *upgradeListener) track(c net.Conn, add bool) bool {
+// track adds c to the connections being read; false if the listener is
+// closed.
+func (l *upgradeListener) track(c net.Conn) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !add {
-		delete(l.reading, c)
-		return true
-	}
 	if l.closed {
 		return false
 	}
 	l.reading[c] = struct{}{}
 	return true
+}
+
+// untrack takes c out of the connections being read.
+func (l *upgradeListener) untrack(c net.Conn) {
+	l.mu.Lock()
+	delete(l.reading, c)
+	l.mu.Unlock()
 }
 
 // Accept returns the next connection for net/http.
@@ -126,7 +130,7 @@ func (l *upgradeListener) acceptLoop() {
 		switch {
 		case !ok:
 			go l.handOver(c, nil)
-		case !l.track(c, true):
+		case !l.track(c):
 			c.Close()
 		default:
 			// Fresh until its request is whole, from now, as net/http
@@ -144,7 +148,7 @@ func (l *upgradeListener) acceptLoop() {
 // upgrade this path takes; else it hands c to net/http.
 func (l *upgradeListener) first(c *openTCPConn) {
 	bp, n, err := readFirstHeader(c)
-	l.track(c, false)
+	l.untrack(c)
 	if err != nil || c.req.whole.Load() {
 		// No longer fresh: closed, or its header is whole, as when
 		// net/http hands a request to the handler. One whose header is
@@ -203,8 +207,8 @@ func (l *upgradeListener) serveUpgrade(c *openTCPConn, b []byte) bool {
 }
 
 // readFirstHeader reads c until what it read cannot begin an upgrade this
-// path takes, holds a header's end, or fills a buffer, within
-// its headerBy. It holds no buffer while it waits.
+// path takes, holds a header's end, or fills a buffer, by its
+// headerBy. It holds no buffer while it waits.
 func readFirstHeader(c *openTCPConn) (bp *[]byte, n int, err error) {
 	rc, err := c.SyscallConn()
 	if err != nil {
@@ -240,7 +244,7 @@ func readFirstHeader(c *openTCPConn) (bp *[]byte, n int, err error) {
 			err = rerr
 		}
 		if err == nil && rn <= 0 {
-			err = errors.New("EOF")
+			err = io.EOF
 		}
 		if err != nil {
 			if bp != nil {

@@ -46,15 +46,8 @@ func edgeServer(t *testing.T, e *env) (addr string, seen *atomic.Int64) {
 // its body, with "{host}" for addr.
 func rawExchange(t *testing.T, addr, req string) string {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialAndWrite(t, addr, []byte(req))
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, req); err != nil {
-		t.Fatal(err)
-	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("%q: %v", req, err)
@@ -68,6 +61,22 @@ func rawExchange(t *testing.T, addr, req string) string {
 	}
 	slices.Sort(lines)
 	return strings.ReplaceAll(fmt.Sprintf("%s\n%s\n\n%s", resp.Status, strings.Join(lines, "\n"), body), addr, "{host}")
+}
+
+// dialAndWrite connects to addr, with a deadline of 10 s for all it does,
+// and writes b.
+func dialAndWrite(t *testing.T, addr string, b []byte) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c.Write(b); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	return c
 }
 
 // upgradeText is an upgrade to /v1/ws with a header line per entry,
@@ -189,16 +198,9 @@ func TestUpgradeLeftToNetHTTPKeepsWhatTheEdgeRead(t *testing.T) {
 // upgrade is answered 101 and the hello ok.
 func helloWithTheRequest(t *testing.T, addr string, header []string, hello []byte) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
 	req := strings.ReplaceAll(upgradeText("GET /v1/ws HTTP/1.1", header), "{host}", addr)
-	if _, err := c.Write(append([]byte(req), maskedText(hello)...)); err != nil {
-		t.Fatal(err)
-	}
+	c := dialAndWrite(t, addr, append([]byte(req), maskedText(hello)...))
+	defer c.Close()
 	br := bufio.NewReader(c)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
