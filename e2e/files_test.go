@@ -117,7 +117,6 @@ func TestFilesSurviveAKillWholeOrNotAtAll(t *testing.T) {
 	home := t.TempDir()
 	d := startDaemon(t, home, "--max-attachment-bytes", fmt.Sprint(96<<20))
 	c := newClient(t, home)
-	ctx := ctxT(t)
 	info, err := client.ReadDaemonFile(home)
 	if err != nil {
 		t.Fatal(err)
@@ -127,11 +126,14 @@ func TestFilesSurviveAKillWholeOrNotAtAll(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "big.bin")
 	os.WriteFile(f, big, 0o600)
 	before := peakMiB(t, d.cmd.Process.Pid)
-	if _, err := c.PutFile(ctx, f); err != nil {
+	// Each step has a deadline of its own (ctxT): under -race on a busy
+	// machine the upload, its download, the kill and the second download
+	// together can outlast one.
+	if _, err := c.PutFile(ctxT(t), f); err != nil {
 		t.Fatal(err)
 	}
 	h := sha256.New()
-	if _, err := c.GetBlob(ctx, sha(big), h); err != nil || hex.EncodeToString(h.Sum(nil)) != sha(big) {
+	if _, err := c.GetBlob(ctxT(t), sha(big), h); err != nil || hex.EncodeToString(h.Sum(nil)) != sha(big) {
 		t.Fatalf("download: %v", err)
 	}
 	grew := peakMiB(t, d.cmd.Process.Pid) - before
@@ -155,11 +157,11 @@ func TestFilesSurviveAKillWholeOrNotAtAll(t *testing.T) {
 	d.kill()
 	startDaemon(t, home, "--max-attachment-bytes", fmt.Sprint(96<<20))
 	c = newClient(t, home)
-	if _, err := c.HeadBlob(ctx, sha(cut)); client.Code(err) != wire.CodeNotFound {
+	if _, err := c.HeadBlob(ctxT(t), sha(cut)); client.Code(err) != wire.CodeNotFound {
 		t.Fatalf("the cut upload after a restart: %v", err)
 	}
 	h.Reset()
-	if _, err := c.GetBlob(ctx, sha(big), h); err != nil || hex.EncodeToString(h.Sum(nil)) != sha(big) {
+	if _, err := c.GetBlob(ctxT(t), sha(big), h); err != nil || hex.EncodeToString(h.Sum(nil)) != sha(big) {
 		t.Fatalf("the whole upload after a kill: %v", err)
 	}
 }
