@@ -25,9 +25,10 @@
 // and never wait for the writer.
 //
 // On SQLite the events of a batch of many sessions with few events each go
-// to an append-ordered log, which the writer moves into the per-session
-// tree in bulk once it holds foldRows of them; reads take the union of
-// both (fold.go). Such a batch leaves the rows of the sessions it logged
+// to an append-ordered log, which the writer moves into events in bulk
+// once it holds foldRows of them; reads take the union of both (fold.go).
+// events is a rowid table: a fold appends its rows, and only its
+// (session, offset) key's entries go into each session's range. Such a batch leaves the rows of the sessions it logged
 // as they were: sessions are read through the view sessions_now, which
 // takes their counters from the log, and the fold writes them into the
 // rows. Every input's message takes its id in input_ids, the

@@ -59,7 +59,7 @@ func (b *batchState) flush(ctx context.Context, tx *batchTx, reqs []*request) (n
 	// database/sql directly: bun would inline every argument into the SQL
 	// text, and SQLite would parse megabytes of it.
 	d, stmts := b.w.dialect, b.w.dialect.flushStmts()
-	if err := insertRows(ctx, tx, d, stmts.insertEvents.get, eventColumns, args); err != nil {
+	if err := insertRows(ctx, tx, d, stmts.insertEvents.get, stmts.eventColumns, args); err != nil {
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
 	if err := insertRows(ctx, tx, d, stmts.insertLog.get, logColumns, logArgs); err != nil {
@@ -123,7 +123,7 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any
 				// is never written once Append has made it, and the
 				// drivers copy what they bind.
 				*to = append(*to, e.Session, e.Offset, typ, unsafe.String(unsafe.SliceData(e.JSON), len(e.JSON)), atArg, inputID, ord)
-				search = b.document(e, to == &logArgs, &logArgs, search)
+				search = b.document(e, to, search)
 			}
 		}
 	}
@@ -132,25 +132,21 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any
 
 // document appends what the search index takes of e, if e is a document
 // (search.go): on PostgreSQL its (session, offset, text) to search; on
-// SQLite the docid the writer gives it now, in commit order, to its log
-// row as that row's last column if logged, else (docid, session, offset)
-// to search, and its text to Writer.docs for the indexer. A logged
-// event's row gets a NULL there if it is none.
-func (b *batchState) document(e Event, logged bool, logArgs *[]any, search []any) []any {
+// SQLite the docid the writer gives it now, in commit order, to its row
+// in row (a NULL there if it is none), (docid, session, offset) to
+// search, and its text to Writer.docs for the indexer.
+func (b *batchState) document(e Event, row *[]any, search []any) []any {
 	w := b.w
 	switch {
-	case e.Meta.Text == "":
-		if logged {
-			*logArgs = append(*logArgs, nil)
-		}
 	case w.dialect.pg:
-		search = append(search, e.Session, e.Offset, e.Meta.Text)
-	case logged:
-		w.lastDoc++
-		*logArgs = append(*logArgs, w.lastDoc)
-		w.docs = append(w.docs, indexDoc{w.lastDoc, e.Meta.Text})
+		if e.Meta.Text != "" {
+			search = append(search, e.Session, e.Offset, e.Meta.Text)
+		}
+	case e.Meta.Text == "":
+		*row = append(*row, nil)
 	default:
 		w.lastDoc++
+		*row = append(*row, w.lastDoc)
 		search = append(search, w.lastDoc, e.Session, e.Offset)
 		w.docs = append(w.docs, indexDoc{w.lastDoc, e.Meta.Text})
 	}
@@ -263,6 +259,9 @@ func (s *sizedStmts) get(n int) string { return (*s)[bits.TrailingZeros(uint(n))
 // backend.
 type flushStmts struct {
 	insertEvents, insertLog, insertInputIDs, updateSessions *sizedStmts
+	// eventColumns is how many parameters an event's row takes in
+	// insertEvents: on SQLite its docid too (logColumns).
+	eventColumns int
 	// The search index's (search.go): on SQLite its documents, on
 	// PostgreSQL its documents with their tsvector.
 	insertDocs *sizedStmts
@@ -273,7 +272,8 @@ type flushStmts struct {
 func newFlushStmts(or string) *flushStmts {
 	return &flushStmts{
 		insertEvents:   sized(insertEventsSQL(or, "events")),
-		insertLog:      sized(insertLogSQL(or)),
+		eventColumns:   eventColumns,
+		insertLog:      sized(insertDocEventsSQL(or, "events_log")),
 		insertInputIDs: sized(insertInputIDsSQL(or)),
 		updateSessions: sized(updateSessionsSQL(or)),
 	}
@@ -292,6 +292,7 @@ func newFlushStmts(or string) *flushStmts {
 var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
 
 func init() {
+	sqliteFlush.insertEvents, sqliteFlush.eventColumns = sized(insertDocEventsSQL(" OR ROLLBACK", "events")), logColumns
 	sqliteFlush.insertDocs = sized(insertSearchDocsSQL(" OR ROLLBACK"))
 	pgFlush.insertDocs = sized(insertSearchTSVSQL)
 }
@@ -312,14 +313,15 @@ func insertEventsSQL(or, table string) func(n int) string {
 	}
 }
 
-// logColumns is how many parameters a row of the log takes: an event's,
-// and its docid.
+// logColumns is how many parameters a row of SQLite's events or its log
+// takes: an event's, and its docid.
 const logColumns = eventColumns + 1
 
-// insertLogSQL returns the statement that inserts n events into the log.
-func insertLogSQL(or string) func(n int) string {
+// insertDocEventsSQL returns the statement that inserts n of SQLite's
+// events, each with its docid, into table: events or events_log.
+func insertDocEventsSQL(or, table string) func(n int) string {
 	return func(n int) string {
-		return `INSERT` + or + ` INTO events_log (session, "offset", type, payload, at, input_id, ord, docid) VALUES (?,?,?,?,?,?,?,?)` +
+		return `INSERT` + or + ` INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord, docid) VALUES (?,?,?,?,?,?,?,?)` +
 			strings.Repeat(",(?,?,?,?,?,?,?,?)", n-1)
 	}
 }

@@ -10,13 +10,14 @@ import (
 
 // On SQLite the events of a batch of many sessions with few events each go
 // to events_log, a table in the order they are written (logs says which),
-// and the writer moves them into events, the tree keyed by session, once
-// the log holds foldRows of them (migration events_log). Written straight
-// into events, a commit of one event in each of many sessions dirtied a
-// page of events per session, and wrote each to the WAL whole: with many
+// and the writer moves them into events once the log holds foldRows of
+// them (migration events_log). Written straight into events, a commit of
+// one event in each of many sessions dirtied a page of events' (session,
+// offset) key per session, and wrote each to the WAL whole: with many
 // writers, most of what the store cost per input. The log's rows of one
 // commit share its last pages, and a fold writes each session's events
-// together, a page for many.
+// together: their rows at the end of events, a rowid table, and their
+// key's entries a page for many (migration events_layout).
 //
 // Every read of events is the union of both tables (events.go), each
 // through its (session, offset) index; an event is in exactly one of them
@@ -60,8 +61,8 @@ const foldRowsDefault = 1024
 // folds between batches, so the log holds only what it committed. It and
 // foldSessionsSQL fail by rolling the fold back, which spares them a
 // statement journal (sqliteFlush).
-const foldSQL = `INSERT OR ROLLBACK INTO events (session, "offset", type, payload, at, input_id, ord)
-	SELECT session, "offset", type, payload, at, input_id, ord FROM events_log ORDER BY session, "offset"`
+const foldSQL = `INSERT OR ROLLBACK INTO events (session, "offset", type, payload, at, input_id, ord, docid)
+	SELECT session, "offset", type, payload, at, input_id, ord, docid FROM events_log ORDER BY session, "offset"`
 
 // foldSessionsSQL writes into each logged session's row what the view
 // sessions_now takes from the log for it (flush leaves those rows as they
@@ -71,11 +72,6 @@ const foldSQL = `INSERT OR ROLLBACK INTO events (session, "offset", type, payloa
 const foldSessionsSQL = `UPDATE OR ROLLBACK sessions SET (head, inputs, updated_at, last_turn) = (
 	SELECT n.head, n.inputs, n.updated_at, n.last_turn FROM sessions_now n WHERE n.id = sessions.id)
 	WHERE id IN (SELECT session FROM events_log)`
-
-// foldDocsSQL moves the log's documents into search_docs, under the
-// docids their commit gave them (search.go).
-const foldDocsSQL = `INSERT OR ROLLBACK INTO search_docs (docid, session, "offset")
-	SELECT docid, session, "offset" FROM events_log WHERE docid IS NOT NULL`
 
 // logged counts n events committed to the log, and folds it once it holds
 // foldRows. A fold that fails leaves the log as it was (reads are right
@@ -132,10 +128,6 @@ func fold(ctx context.Context, db *sql.DB) (err error) {
 	if _, err := tx.ExecContext(ctx, foldSessionsSQL); err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("fold: bring the sessions' rows up to date: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, foldDocsSQL); err != nil {
-		_ = tx.Rollback()
-		return fmt.Errorf("fold: move the log's documents: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM events_log`); err != nil {
 		_ = tx.Rollback()

@@ -250,6 +250,7 @@ func TestReadsMergeBothTables(t *testing.T) {
 		"after": eventsAfterSQL, "before": eventsBeforeSQL, "span after": bothTables(spanAfterSQL) + ascending,
 		"span before": bothTables(spanBeforeSQL) + descending, "span any": bothTables(spanAnySQL) + descending,
 		"post": postEventSQL, "receipt": postReceiptSQL, "delete ids": deleteInputIDsSQL,
+		"a session's documents": sessionDocsSQL, "a session's newest documents": sessionDocsNewestSQL,
 	}
 	for n := 1; n <= maxTypes; n++ {
 		reads[fmt.Sprint("transcript of ", n)] = transcriptSQL[n]

@@ -18,16 +18,16 @@ import (
 // PostgreSQL search_docs also holds the text's tsvector, with a GIN index,
 // written by the batch that commits the message (flush), its docid a
 // sequence's. On SQLite the writer gives each document its docid as it
-// commits it (the writer is alone): a document written straight into
-// events gets its search_docs row then, a logged one (fold.go) keeps its
-// docid in the log until the fold moves it into search_docs. The text is
-// indexed apart, in an FTS4 table in a file of its own written by its own
-// goroutine (searchindex.go; mattn/go-sqlite3 builds FTS3/4 by default,
-// FTS5 would need a build tag on every build command). A search there
-// reads how far that index has got, then matches itself what the log
-// holds (searchLog) and the newest documents, every one the index lacks
-// among them (searchSession), as the index would, before it asks the
-// index for older ones. Both stores use the 'simple' rules: words
+// commits it (the writer is alone), writes it into the event's row (in
+// events or the log, whichever takes it, and the fold carries it over)
+// and appends the document's search_docs row, in docid order; a session's
+// documents are found through its events. The text is indexed apart, in
+// an FTS4 table in a file of its own written by its own goroutine
+// (searchindex.go; mattn/go-sqlite3 builds FTS3/4 by default, FTS5 would
+// need a build tag on every build command). A search there reads how far
+// that index has got, then matches itself the newest documents, every one
+// the index lacks among them (searchSession), as the index would, before
+// it asks the index for older ones. Both stores use the 'simple' rules: words
 // lower-cased, no stemming, accents kept, any script.
 //
 // Results are newest first: the largest docids, below a cursor.
@@ -68,6 +68,13 @@ func insertSearchTSVSQL(n int) string {
 		strings.Repeat(",(?,?,to_tsvector('simple',?))", n-1)
 }
 
+// sessionDocsSQL selects the docids of a session's documents on SQLite,
+// through its events (search_docs has no index by session: its rows are
+// appended in docid order by each batch, and such an index would take
+// entries in every session's range at every commit).
+const sessionDocsSQL = `SELECT docid FROM events WHERE session = ? AND docid IS NOT NULL
+	UNION ALL SELECT docid FROM events_log WHERE session = ? AND docid IS NOT NULL`
+
 // deleteSearchDocs forgets a deleted session's documents on SQLite (on
 // PostgreSQL its foreign key does), before its logged events go: their
 // docids go to search_gone, for the index to forget their text, and the
@@ -77,12 +84,10 @@ func (t *Tx) deleteSearchDocs(ctx context.Context, session string) error {
 	if w.dialect.pg {
 		return nil
 	}
-	if _, err := t.sql.ExecContext(ctx, `INSERT INTO search_gone (docid)
-		SELECT docid FROM search_docs WHERE session = ? UNION ALL SELECT docid FROM events_log WHERE session = ? AND docid IS NOT NULL`,
-		session, session); err != nil {
+	if _, err := t.sql.ExecContext(ctx, `INSERT INTO search_gone (docid) `+sessionDocsSQL, session, session); err != nil {
 		return fmt.Errorf("keep deleted documents for the index: %w", err)
 	}
-	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_docs WHERE session = ?`, session); err != nil {
+	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_docs WHERE docid IN (`+sessionDocsSQL+`)`, session, session); err != nil {
 		return fmt.Errorf("delete search docs: %w", err)
 	}
 	if w.index != nil {
@@ -111,9 +116,8 @@ const (
 
 // Search returns the newest messages matching q with a docid below
 // before (0: from the newest), at most limit, in session only if it is
-// not "". On SQLite the log (searchLog) and the newest documents
-// (searchSession), which include all the index lacks, come before the
-// index.
+// not "". On SQLite the newest documents (searchSession), which include
+// all the index lacks, come before the index.
 func (d *DB) Search(ctx context.Context, q Query, session string, before int64, limit int) ([]SearchHit, error) {
 	if before <= 0 {
 		before = 1 << 62
@@ -138,10 +142,6 @@ func (d *DB) Search(ctx context.Context, q Query, session string, before int64, 
 	if err != nil {
 		return nil, err
 	}
-	logged, err := searchLog(ctx, rtx, q, session, before)
-	if err != nil {
-		return nil, err
-	}
 	scan := sessionScan
 	if session == "" {
 		scan = newestScan
@@ -150,29 +150,17 @@ func (d *DB) Search(ctx context.Context, q Query, session string, before int64, 
 	if err != nil {
 		return nil, err
 	}
-	// Every hit at floor or above is in logged or newest; below it, in
-	// logged or the index.
-	out, older := cutAt(merged(logged, newest), floor)
-	if len(out) >= limit || floor <= 1 {
-		return merged(out, older)[:min(limit, len(out)+len(older))], nil
+	// Every hit at floor or above is in newest; below it, in the index.
+	if len(newest) >= limit || floor <= 1 {
+		return newest, nil
 	}
 	query, args := d.searchSQL(q, session, min(floor, indexed+1), limit)
 	more, err := scanHits(ctx, rtx, query, args)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, merged(older, more)...)
+	out := append(newest, more...)
 	return out[:min(limit, len(out))], nil
-}
-
-// cutAt splits hits, newest first, at docid floor: those at or above it,
-// and those below.
-func cutAt(hits []SearchHit, floor int64) (above, below []SearchHit) {
-	i := 0
-	for i < len(hits) && hits[i].DocID >= floor {
-		i++
-	}
-	return hits[:i], hits[i:]
 }
 
 // scanHits runs a query of hits (docid, session, offset, snippet).
@@ -273,47 +261,6 @@ func upto(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return upto, nil
 }
 
-// searchLog finds q in the documents of SQLite's log below before, newest
-// first: all of them, as the log holds about a thousand rows.
-func searchLog(ctx context.Context, tx *sql.Tx, q Query, session string, before int64) ([]SearchHit, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT docid, session, "offset", json_extract(payload, '$.text') FROM events_log
-		WHERE docid < ? ORDER BY docid DESC`, before)
-	if err != nil {
-		return nil, fmt.Errorf("search the log: %w", err)
-	}
-	defer rows.Close()
-	var out []SearchHit
-	for rows.Next() {
-		var h SearchHit
-		var text string
-		if err := rows.Scan(&h.DocID, &h.Session, &h.Offset, &text); err != nil {
-			return nil, fmt.Errorf("search the log: %w", err)
-		}
-		if session != "" && h.Session != session || !q.Matches(text) {
-			continue
-		}
-		h.Snippet = q.Snippet(text)
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search the log: %w", err)
-	}
-	return out, nil
-}
-
-// merged is the hits of a and b, each newest first, newest first.
-func merged(a, b []SearchHit) []SearchHit {
-	out := make([]SearchHit, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		if a[0].DocID > b[0].DocID {
-			out, a = append(out, a[0]), a[1:]
-		} else {
-			out, b = append(out, b[0]), b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
-}
-
 // sessionScan is how many of a session's newest documents a search in it
 // reads and matches itself before it asks the index for older ones.
 // FTS4 answers a word by reading its list of documents in every session:
@@ -335,18 +282,17 @@ const newestScan = 4000
 // the docid below which it did not look (1 when it read them all).
 func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit, scan int, indexed int64) ([]SearchHit, int64, error) {
 	var out []SearchHit
-	where, args := `d.session = ? AND `, []any{session}
-	if session == "" {
-		where, args = "", nil
-	}
+	below := int64(1) << 62 // a session's: the offset of the last document read
 	for read := 0; read < scan || before > indexed+1; {
 		want := 500
 		if read < scan {
 			want = min(want, scan-read)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT d.docid, d.session, d."offset",
-				(SELECT json_extract(payload, '$.text') FROM events e WHERE e.session = d.session AND e."offset" = d."offset")
-			FROM search_docs d WHERE `+where+`d.docid < ? ORDER BY d.docid DESC LIMIT ?`, append(args, before, want)...)
+		query, args := newestDocsSQL, []any{before, want}
+		if session != "" {
+			query, args = sessionDocsNewestSQL, []any{session, before, below, want}
+		}
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, 0, fmt.Errorf("search the session: %w", err)
 		}
@@ -358,7 +304,7 @@ func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, bef
 				rows.Close()
 				return nil, 0, fmt.Errorf("search the session: %w", err)
 			}
-			n, read, before = n+1, read+1, h.DocID
+			n, read, before, below = n+1, read+1, h.DocID, h.Offset
 			if !q.Matches(text.String) {
 				continue
 			}
@@ -378,3 +324,18 @@ func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, bef
 	}
 	return out, before, nil
 }
+
+// newestDocsSQL reads the newest documents below a docid, with their
+// text, from their event wherever it is.
+const newestDocsSQL = `SELECT d.docid, d.session, d."offset", coalesce(
+		(SELECT json_extract(payload, '$.text') FROM events e WHERE e.session = d.session AND e."offset" = d."offset"),
+		(SELECT json_extract(payload, '$.text') FROM events_log l WHERE l.session = d.session AND l."offset" = d."offset"))
+	FROM search_docs d WHERE d.docid < ? ORDER BY d.docid DESC LIMIT ?`
+
+// sessionDocsNewestSQL reads a session's newest documents below a docid
+// and an offset, with their text, through its events: within a session
+// docids grow with offsets (both are given at commit), so its events
+// newest first are its documents newest first, and the offset pages
+// through them.
+var sessionDocsNewestSQL = bothTables(`SELECT docid, session, "offset", json_extract(payload, '$.text') FROM events
+	WHERE session = ?1 AND docid < ?2 AND "offset" < ?3`) + ` ORDER BY "offset" DESC LIMIT ?4`

@@ -141,11 +141,25 @@ func TestLogMatchingAgreesWithTheIndex(t *testing.T) {
 
 // A search in one session reads its newest documents itself, up to its
 // bound and past all the index lacks, and says where it stopped, for the
-// index to go on from there.
+// index to go on from there; its documents straight in events, or some
+// folded and the rest in the log, paged through both.
 func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 	t.Parallel()
-	d := openTest(t, Options{})
+	for _, logged := range []bool{false, true} {
+		t.Run(fmt.Sprint("logged=", logged), func(t *testing.T) {
+			t.Parallel()
+			testSearchSessionNewest(t, Options{FoldRows: 4, AlwaysLog: logged})
+		})
+	}
+}
+
+func testSearchSessionNewest(t *testing.T, opts Options) {
+	d := openTest(t, opts)
 	createSession(t, d, "s")
+	createSession(t, d, "other")
+	if _, _, err := postText(t, d, "other", "o", "kettle1 elsewhere"); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 7 {
 		if _, _, err := postText(t, d, "s", fmt.Sprint("p", i), fmt.Sprintf("note %d kettle%d", i, i%2)); err != nil {
 			t.Fatal(err)
@@ -172,17 +186,21 @@ func TestSearchSessionReadsItsNewestDocuments(t *testing.T) {
 		}
 		return offs, stop
 	}
-	if offs, stop := run(1<<62, 10, 100, 7); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
+	// The other session's document is docid 1; s's are 2 to 8.
+	if offs, stop := run(1<<62, 10, 100, 8); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
 		t.Fatalf("all: %v, stopped below %d", offs, stop)
 	}
-	if offs, stop := run(1<<62, 10, 3, 7); fmt.Sprint(offs) != "[6]" || stop != 5 {
+	if offs, stop := run(1<<62, 10, 3, 8); fmt.Sprint(offs) != "[6]" || stop != 6 {
 		t.Fatalf("three documents read: %v, stopped below %d", offs, stop)
 	}
-	if offs, stop := run(1<<62, 2, 100, 7); fmt.Sprint(offs) != "[6 4]" || stop != 4 {
+	if offs, stop := run(1<<62, 2, 100, 8); fmt.Sprint(offs) != "[6 4]" || stop != 5 {
 		t.Fatalf("a page of two: %v, stopped below %d", offs, stop)
 	}
+	if offs, stop := run(5, 10, 100, 8); fmt.Sprint(offs) != "[2]" || stop != 1 {
+		t.Fatalf("below docid 5: %v, stopped below %d", offs, stop)
+	}
 	// Past its bound, it reads on through what the index lacks.
-	if offs, stop := run(1<<62, 10, 3, 2); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
+	if offs, stop := run(1<<62, 10, 3, 3); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
 		t.Fatalf("the index two behind: %v, stopped below %d", offs, stop)
 	}
 }
@@ -213,4 +231,39 @@ func TestSearchFindsToolCallsAndResults(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A deleted parent's documents that its heir now holds are found in the
+// heir, and the rest of them nowhere, whether they were folded or still
+// in the log, on each backend.
+func TestSearchFollowsRowsHandedOn(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, target string) {
+		d := openOn(t, target, Options{FoldRows: 4, AlwaysLog: true})
+		ctx := context.Background()
+		createSession(t, d, "p")
+		for i := 1; i <= 6; i++ {
+			if _, _, err := postText(t, d, "p", fmt.Sprint("p", i), fmt.Sprint("kettle ", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		forkAt(t, d, "p", 3, "f", false)
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error { _, _, err := tx.DeleteSession(ctx, "p"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		q, _ := ParseQuery("kettle")
+		for _, in := range []string{"f", ""} {
+			hits, err := d.Search(ctx, q, in, 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range hits {
+				got = append(got, fmt.Sprint(h.Session, h.Offset))
+			}
+			if fmt.Sprint(got) != "[f3 f2 f1]" {
+				t.Fatalf("search in %q: %v", in, got)
+			}
+		}
+	})
 }

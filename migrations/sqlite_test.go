@@ -313,3 +313,50 @@ func strs(t *testing.T, bdb *bun.DB, query string) []string {
 	}
 	return out
 }
+
+// events_layout makes events a rowid table whose documents carry their
+// docids, gives the log's documents their search_docs rows and drops
+// search_docs' session index; rolling back restores all three.
+func TestEventsLayoutMigration(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bdb := openSQLite(t)
+	exec := execer(t, bdb)
+	migrateWith(t, bdb, upTo(t, "20261222000027"))
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at, input_id, ord) VALUES
+		('s', 1, 'message', '{"text":"the old kettle"}', 't', 'i1', 1),
+		('s', 2, 'turn', '{"state":"started"}', 't', NULL, NULL)`)
+	exec(`INSERT INTO search_docs (docid, session, "offset") VALUES (7, 's', 1)`)
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at, docid) VALUES
+		('s', 3, 'message', '{"text":"a newer kettle"}', 't', 8)`)
+	m := migrateWith(t, bdb, upTo(t, "20261223000028"))
+	got := strs(t, bdb, `SELECT "offset" || ':' || coalesce(docid, '-') || ':' || coalesce(input_id, '-') FROM events ORDER BY "offset"`)
+	if strings.Join(got, " ") != "1:7:i1 2:-:-" {
+		t.Fatalf("events after the migration: %q", got)
+	}
+	if got := strs(t, bdb, `SELECT docid || ':' || "offset" FROM search_docs ORDER BY docid`); strings.Join(got, " ") != "7:1 8:3" {
+		t.Fatalf("search_docs: %q", got)
+	}
+	schema := strings.Join(strs(t, bdb, `SELECT coalesce(sql, name) FROM sqlite_master WHERE tbl_name IN ('events', 'search_docs')`), "\n")
+	if strings.Contains(schema, "WITHOUT ROWID") || strings.Contains(schema, "search_docs_session") {
+		t.Fatalf("schema after the migration:\n%s", schema)
+	}
+	// The session's foreign key still cascades.
+	exec(`DELETE FROM sessions WHERE id = 's'`)
+	if got := strs(t, bdb, `SELECT "offset" FROM events`); len(got) != 0 {
+		t.Fatalf("events of a deleted session: %q", got)
+	}
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at, docid) VALUES ('s', 1, 'message', '{"text":"x"}', 't', 7)`)
+	if _, err := m.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	schema = strings.Join(strs(t, bdb, `SELECT coalesce(sql, name) FROM sqlite_master WHERE tbl_name IN ('events', 'search_docs')`), "\n")
+	if !strings.Contains(schema, "WITHOUT ROWID") || !strings.Contains(schema, "search_docs_session") {
+		t.Fatalf("schema after rolling back:\n%s", schema)
+	}
+	if got := strs(t, bdb, `SELECT docid FROM search_docs ORDER BY docid`); strings.Join(got, " ") != "7" {
+		t.Fatalf("search_docs after rolling back: %q (the log's documents wait for the fold)", got)
+	}
+}
