@@ -133,8 +133,8 @@ func (b *batchState) eventArgs(reqs []*request, args, logArgs, ids, search []any
 // document appends what the search index takes of e, if e is a document
 // (search.go): on PostgreSQL its (session, offset, text) to search; on
 // SQLite the docid the writer gives it now, in commit order, to its row
-// in row (a NULL there if it is none), (docid, session, offset) to
-// search, and its text to Writer.docs for the indexer.
+// in row (a NULL there if it is none), and its text to Writer.docs for
+// the indexer.
 func (b *batchState) document(e Event, row *[]any, search []any) []any {
 	w := b.w
 	switch {
@@ -147,7 +147,6 @@ func (b *batchState) document(e Event, row *[]any, search []any) []any {
 	default:
 		w.lastDoc++
 		*row = append(*row, w.lastDoc)
-		search = append(search, w.lastDoc, e.Session, e.Offset)
 		w.docs = append(w.docs, indexDoc{w.lastDoc, e.Meta.Text})
 	}
 	return search
@@ -262,8 +261,8 @@ type flushStmts struct {
 	// eventColumns is how many parameters an event's row takes in
 	// insertEvents: on SQLite its docid too (logColumns).
 	eventColumns int
-	// The search index's (search.go): on SQLite its documents, on
-	// PostgreSQL its documents with their tsvector.
+	// PostgreSQL's search documents with their tsvector (search.go);
+	// SQLite's docids are in the events' rows.
 	insertDocs *sizedStmts
 }
 
@@ -293,7 +292,6 @@ var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
 
 func init() {
 	sqliteFlush.insertEvents, sqliteFlush.eventColumns = sized(insertDocEventsSQL(" OR ROLLBACK", "events")), logColumns
-	sqliteFlush.insertDocs = sized(insertSearchDocsSQL(" OR ROLLBACK"))
 	pgFlush.insertDocs = sized(insertSearchTSVSQL)
 }
 

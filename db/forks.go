@@ -226,23 +226,18 @@ func (t *Tx) handOn(ctx context.Context, id string) error {
 	if err := t.sql.QueryRowContext(ctx, t.bind(`SELECT base_session, base FROM sessions WHERE id = ?`), id).Scan(&base, &baseAt); err != nil {
 		return fmt.Errorf("read the session's base: %w", err)
 	}
-	// The documents first: on SQLite they are found through the events.
-	docs := `UPDATE search_docs SET session = ? WHERE session = ? AND "offset" <= ?`
-	if !t.batch.w.dialect.pg {
-		docs = `UPDATE search_docs SET session = ?1 WHERE docid IN (
-			SELECT docid FROM events WHERE session = ?2 AND "offset" <= ?3 AND docid IS NOT NULL
-			UNION ALL SELECT docid FROM events_log WHERE session = ?2 AND "offset" <= ?3 AND docid IS NOT NULL)`
+	type stmt struct {
+		what, sql string
+		args      []any
 	}
-	stmts := []struct {
-		what string
-		sql  string
-		args []any
-	}{
-		{"search documents", docs, []any{heir, id, upto}},
+	stmts := []stmt{
 		{"events", `UPDATE events SET session = ? WHERE session = ? AND "offset" <= ?`, []any{heir, id, upto}},
 		{"logged events", `UPDATE events_log SET session = ? WHERE session = ? AND "offset" <= ?`, []any{heir, id, upto}},
 		{"the heir's base", `UPDATE sessions SET base_session = ?, base = ? WHERE id = ?`, []any{base, baseAt, heir}},
 		{"the other forks' base", `UPDATE sessions SET base_session = ? WHERE base_session = ?`, []any{heir, id}},
+	}
+	if t.batch.w.dialect.pg { // SQLite's docids go with their events
+		stmts = append(stmts, stmt{"search documents", `UPDATE search_docs SET session = ? WHERE session = ? AND "offset" <= ?`, []any{heir, id, upto}})
 	}
 	for _, s := range stmts {
 		if _, err := t.sql.ExecContext(ctx, t.bind(s.sql), s.args...); err != nil {

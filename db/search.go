@@ -14,20 +14,20 @@ import (
 //
 // Each message with text is a document (and each tool_call or
 // tool_result with text: searchable), numbered in the order it is
-// committed (docid), in search_docs with its session and offset. On
-// PostgreSQL search_docs also holds the text's tsvector, with a GIN index,
-// written by the batch that commits the message (flush), its docid a
-// sequence's. On SQLite the writer gives each document its docid as it
-// commits it (the writer is alone), writes it into the event's row (in
-// events or the log, whichever takes it, and the fold carries it over)
-// and appends the document's search_docs row, in docid order; a session's
-// documents are found through its events. The text is indexed apart, in
-// an FTS4 table in a file of its own written by its own goroutine
-// (searchindex.go; mattn/go-sqlite3 builds FTS3/4 by default, FTS5 would
-// need a build tag on every build command). A search there reads how far
-// that index has got, then matches itself the newest documents, every one
-// the index lacks among them (searchSession), as the index would, before
-// it asks the index for older ones. Both stores use the 'simple' rules: words
+// committed (docid). On PostgreSQL search_docs holds each document's
+// session, offset and text's tsvector, with a GIN index, written by the
+// batch that commits the message (flush), its docid a sequence's. On
+// SQLite the writer gives each document its docid as it commits it (the
+// writer is alone) and writes it into the event's row, in events or the
+// log, whichever takes it (the fold carries it over); a document is found
+// by its docid through events_docs or events_log_docs, a session's
+// documents through its events. The text is indexed apart, in an FTS4
+// table in a file of its own written by its own goroutine (searchindex.go;
+// mattn/go-sqlite3 builds FTS3/4 by default, FTS5 would need a build tag
+// on every build command). A search there reads how far that index has
+// got, then matches itself the newest documents, every one the index
+// lacks among them (searchSession), as the index would, before it asks
+// the index for older ones. Both stores use the 'simple' rules: words
 // lower-cased, no stemming, accents kept, any script.
 //
 // Results are newest first: the largest docids, below a cursor.
@@ -39,26 +39,22 @@ func searchable(t wire.EventType) bool {
 	return t == wire.EventMessage || t == wire.EventToolCall || t == wire.EventToolResult
 }
 
-// searchDocColumns is how many parameters a document takes in the batch:
-// (session, offset, text) on PostgreSQL, (docid, session, offset) on
-// SQLite.
+// searchDocColumns is how many parameters a document takes in PostgreSQL's
+// batch: (session, offset, text).
 const searchDocColumns = 3
 
-// index writes the documents of a batch (document): on PostgreSQL with
-// their text's tsvector, on SQLite their docids alone (searchindex.go
-// indexes their text). It returns search, for the writer to keep.
+// index writes PostgreSQL's documents of a batch (document), with their
+// text's tsvector; on SQLite search is empty (the events' rows carry the
+// docids, and searchindex.go indexes the text). It returns search, for
+// the writer to keep.
 func (b *batchState) index(ctx context.Context, tx *batchTx, stmts *flushStmts, search []any) ([]any, error) {
+	if len(search) == 0 {
+		return search, nil
+	}
 	if err := insertRows(ctx, tx, b.w.dialect, stmts.insertDocs.get, searchDocColumns, search); err != nil {
 		return search, fmt.Errorf("index messages: %w", err)
 	}
 	return search, nil
-}
-
-// insertSearchDocsSQL inserts n of SQLite's documents: (docid, session, offset).
-func insertSearchDocsSQL(or string) func(n int) string {
-	return func(n int) string {
-		return `INSERT` + or + ` INTO search_docs (docid, session, "offset") VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", n-1)
-	}
 }
 
 // insertSearchTSVSQL inserts n of PostgreSQL's documents: (session,
@@ -69,16 +65,14 @@ func insertSearchTSVSQL(n int) string {
 }
 
 // sessionDocsSQL selects the docids of a session's documents on SQLite,
-// through its events (search_docs has no index by session: its rows are
-// appended in docid order by each batch, and such an index would take
-// entries in every session's range at every commit).
+// through its events.
 const sessionDocsSQL = `SELECT docid FROM events WHERE session = ? AND docid IS NOT NULL
 	UNION ALL SELECT docid FROM events_log WHERE session = ? AND docid IS NOT NULL`
 
 // deleteSearchDocs forgets a deleted session's documents on SQLite (on
-// PostgreSQL its foreign key does), before its logged events go: their
-// docids go to search_gone, for the index to forget their text, and the
-// rows of search_gone the index has forgotten go.
+// PostgreSQL search_docs' foreign key does), before its events go with
+// their docids: those go to search_gone, for the index to forget their
+// text, and the rows of search_gone the index has forgotten go.
 func (t *Tx) deleteSearchDocs(ctx context.Context, session string) error {
 	w := t.batch.w
 	if w.dialect.pg {
@@ -86,9 +80,6 @@ func (t *Tx) deleteSearchDocs(ctx context.Context, session string) error {
 	}
 	if _, err := t.sql.ExecContext(ctx, `INSERT INTO search_gone (docid) `+sessionDocsSQL, session, session); err != nil {
 		return fmt.Errorf("keep deleted documents for the index: %w", err)
-	}
-	if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_docs WHERE docid IN (`+sessionDocsSQL+`)`, session, session); err != nil {
-		return fmt.Errorf("delete search docs: %w", err)
 	}
 	if w.index != nil {
 		if _, err := t.sql.ExecContext(ctx, `DELETE FROM search_gone WHERE n <= ?`, w.index.purged.Load()); err != nil {
@@ -234,14 +225,16 @@ func (d *DB) searchSQL(q Query, session string, before int64, limit int) (string
 		args = []any{ts, ts, before}
 	} else {
 		if session != "" {
-			in = ` AND search_docs.session = ?`
+			in = ` AND coalesce(e.session, l.session) = ?`
 		}
-		// CROSS JOIN: the full-text index leads, and search_docs is read
-		// by docid for its hits only.
-		query = `SELECT search_fts.docid, search_docs.session, search_docs."offset",
+		// The full-text index leads (a LEFT JOIN keeps it outermost), and
+		// each hit's event is looked up by its docid in events or the log;
+		// a deleted session's documents, which the index may still hold,
+		// are in neither.
+		query = `SELECT search_fts.docid, coalesce(e.session, l.session), coalesce(e."offset", l."offset"),
 			snippet(search_fts, '` + MatchStart + `', '` + MatchEnd + `', '…', -1, 24)
-			FROM search.search_fts CROSS JOIN search_docs ON search_docs.docid = search_fts.docid
-			WHERE search_fts MATCH ? AND search_fts.docid < ?` + in + `
+			FROM search.search_fts LEFT JOIN events e ON e.docid = search_fts.docid LEFT JOIN events_log l ON l.docid = search_fts.docid
+			WHERE search_fts MATCH ? AND search_fts.docid < ? AND coalesce(e.session, l.session) IS NOT NULL` + in + `
 			ORDER BY search_fts.docid DESC LIMIT ?`
 		args = []any{q.MatchFTS(), before}
 	}
@@ -326,11 +319,10 @@ func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, bef
 }
 
 // newestDocsSQL reads the newest documents below a docid, with their
-// text, from their event wherever it is.
-const newestDocsSQL = `SELECT d.docid, d.session, d."offset", coalesce(
-		(SELECT json_extract(payload, '$.text') FROM events e WHERE e.session = d.session AND e."offset" = d."offset"),
-		(SELECT json_extract(payload, '$.text') FROM events_log l WHERE l.session = d.session AND l."offset" = d."offset"))
-	FROM search_docs d WHERE d.docid < ? ORDER BY d.docid DESC LIMIT ?`
+// text, through the docid indexes of events and the log (events_docs,
+// events_log_docs), merged.
+var newestDocsSQL = bothTables(`SELECT docid, session, "offset", json_extract(payload, '$.text') FROM events
+	WHERE docid < ?1`) + ` ORDER BY docid DESC LIMIT ?2`
 
 // sessionDocsNewestSQL reads a session's newest documents below a docid
 // and an offset, with their text, through its events: within a session

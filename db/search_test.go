@@ -267,3 +267,26 @@ func TestSearchFollowsRowsHandedOn(t *testing.T) {
 		}
 	})
 }
+
+// A search finds documents by their docid, through events_docs and
+// events_log_docs: the newest of them merged from both in docid order,
+// the index's hits looked up one by one, never a scan or a sort.
+func TestSearchReadsDocumentsByDocid(t *testing.T) {
+	t.Parallel()
+	d := openTest(t, Options{})
+	q, _ := ParseQuery("kettle")
+	plans := map[string]string{"newest": queryPlan(t, d, newestDocsSQL, 10, 5)}
+	for _, in := range []string{"", "s"} {
+		query, args := d.searchSQL(q, in, 10, 5)
+		plans["index in "+in] = queryPlan(t, d, query, args...)
+	}
+	for name, got := range plans {
+		if strings.Contains(got, "SCAN events") || strings.Contains(got, "SCAN l") || strings.Contains(got, "TEMP B-TREE") ||
+			!strings.Contains(got, "USING INDEX events_docs") || !strings.Contains(got, "USING INDEX events_log_docs") {
+			t.Errorf("%s: plan %s", name, got)
+		}
+	}
+	if !strings.Contains(plans["newest"], "MERGE (UNION ALL)") {
+		t.Errorf("newest: not merged: %s", plans["newest"])
+	}
+}

@@ -21,8 +21,8 @@ import (
 // by the indexer: a goroutine with its own connection, which reads the
 // store's new documents (attached read-only) and indexes them in
 // transactions of its own. The writer gives each document its docid as it
-// commits it (search_docs, or the log's docid column, which the fold moves
-// into search_docs) and never waits for FTS4's insert, which cost it a
+// commits it (the docid column of its event's row, in events or the log)
+// and never waits for FTS4's insert, which cost it a
 // large share of each input when many writers shared its commits.
 //
 // The file says up to which docid it has indexed everything (upto); a
@@ -441,8 +441,7 @@ func (ix *indexer) caughtUp(caughtUp bool, dropped, upto int64) {
 // indexChunk, appended to docs; caughtUp says it read all there were.
 func (ix *indexer) readStore(ctx context.Context, tx *sql.Tx, docs []indexDoc) (_ []indexDoc, caughtUp bool, _ error) {
 	rows, err := tx.QueryContext(ctx, `SELECT docid, text FROM (
-			SELECT d.docid, json_extract(e.payload, '$.text') AS text FROM store.search_docs d
-			JOIN store.events e ON e.session = d.session AND e."offset" = d."offset" WHERE d.docid > ?1
+			SELECT docid, json_extract(payload, '$.text') AS text FROM store.events WHERE docid > ?1
 			UNION ALL
 			SELECT docid, json_extract(payload, '$.text') FROM store.events_log WHERE docid > ?1)
 		ORDER BY docid LIMIT ?2`, ix.upto.Load(), indexChunk)
@@ -507,8 +506,8 @@ func (ix *indexer) purge(ctx context.Context, tx *sql.Tx, upto int64) (_ int64, 
 }
 
 // lastDocID is the largest docid the store at rw has given: of its
-// documents, in search_docs and the log, and those forgotten in
-// search_gone, which the index may still hold.
+// documents, in events and the log, and those forgotten in search_gone,
+// which the index may still hold.
 func lastDocID(ctx context.Context, rw *bun.DB) (int64, error) {
 	var last int64
 	err := rw.QueryRowContext(ctx, lastDocSQL("")).Scan(&last)
@@ -521,7 +520,7 @@ func lastDocID(ctx context.Context, rw *bun.DB) (int64, error) {
 // lastDocSQL reads the largest docid given (lastDocID), from the store's
 // tables in schema ("" or "store." where it is attached).
 func lastDocSQL(schema string) string {
-	return `SELECT max(coalesce((SELECT max(docid) FROM ` + schema + `search_docs), 0),
+	return `SELECT max(coalesce((SELECT max(docid) FROM ` + schema + `events), 0),
 		coalesce((SELECT max(docid) FROM ` + schema + `events_log), 0), coalesce((SELECT max(docid) FROM ` + schema + `search_gone), 0))`
 }
 

@@ -1,11 +1,33 @@
+CREATE TABLE search_docs (
+    docid    INTEGER PRIMARY KEY,
+    session  TEXT NOT NULL,
+    "offset" INTEGER NOT NULL
+);
+
+--bun:split
+
+-- The log's documents wait for the fold to get their rows, as before.
+INSERT INTO search_docs (docid, session, "offset")
+SELECT docid, session, "offset" FROM events WHERE docid IS NOT NULL;
+
+--bun:split
+
+CREATE INDEX search_docs_session ON search_docs (session, docid);
+
+--bun:split
+
+DROP INDEX events_log_docs;
+
+--bun:split
+
 CREATE TABLE events_rows (
-    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    session  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     "offset" INTEGER NOT NULL,
-    type    TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    at      TEXT NOT NULL,
+    type     TEXT NOT NULL,
+    payload  TEXT NOT NULL,
+    at       TEXT NOT NULL,
     input_id TEXT,
-    ord     INTEGER,
+    ord      INTEGER,
     PRIMARY KEY (session, "offset")
 ) WITHOUT ROWID;
 
@@ -21,12 +43,3 @@ DROP TABLE events;
 --bun:split
 
 ALTER TABLE events_rows RENAME TO events;
-
---bun:split
-
--- The log's documents go back to waiting for the fold.
-DELETE FROM search_docs WHERE docid IN (SELECT docid FROM events_log WHERE docid IS NOT NULL);
-
---bun:split
-
-CREATE INDEX search_docs_session ON search_docs (session, docid);

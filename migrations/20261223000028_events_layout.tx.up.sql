@@ -1,14 +1,14 @@
 -- events becomes a rowid table, its (session, offset) key an index of its
--- own, and each of its documents carries its docid. WITHOUT ROWID, its
--- interior pages held whole rows (about ten each), and each fold's inserts
--- at the end of every session's range split leaves and interiors alike:
--- most of what a fold wrote to the WAL at many writers. A rowid table's
--- rows go at its end in the order the fold writes them, each session's
--- together, and only the key's small entries go into each session's range.
--- search_docs loses its (session, docid) index, the other range every fold
--- split: a session's documents are found through its events' docids, and
--- every document's row is written by the batch that commits it (appended:
--- search_docs is in docid order), its log row's too (db/search.go).
+-- own, and each of its documents carries its docid, which replaces
+-- search_docs. WITHOUT ROWID, its interior pages held whole rows (about ten
+-- each), and each fold's inserts at the end of every session's range split
+-- leaves and interiors alike: most of what a fold wrote to the WAL at many
+-- writers. A rowid table's rows go at its end in the order the fold writes
+-- them, each session's together, and only the key's small entries go into
+-- each session's range. search_docs' (session, docid) index was the other
+-- range every fold split; a document is now found by its docid through
+-- events_docs (and the log's events_log_docs), whose entries go at their
+-- end, and a session's documents through its events (db/search.go).
 CREATE TABLE events_rows (
     session  TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     "offset" INTEGER NOT NULL,
@@ -38,9 +38,12 @@ ALTER TABLE events_rows RENAME TO events;
 
 --bun:split
 
-INSERT INTO search_docs (docid, session, "offset")
-SELECT docid, session, "offset" FROM events_log WHERE docid IS NOT NULL;
+CREATE INDEX events_docs ON events (docid) WHERE docid IS NOT NULL;
 
 --bun:split
 
-DROP INDEX search_docs_session;
+CREATE INDEX events_log_docs ON events_log (docid) WHERE docid IS NOT NULL;
+
+--bun:split
+
+DROP TABLE search_docs;
