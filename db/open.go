@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,7 +180,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if every <= 0 {
 		every = checkpointEvery
 	}
-	go d.checkpoints(every)
+	go d.checkpoints(every, opts.Synchronous == "" || strings.EqualFold(opts.Synchronous, "NORMAL"))
 	return d, nil
 }
 
@@ -274,23 +275,57 @@ func hasLegacyPosts(ctx context.Context, db *bun.DB) (bool, error) {
 	return legacy, nil
 }
 
-// checkpointEvery is how often the checkpointer runs.
-const checkpointEvery = time.Second
+// checkpointEvery is how often the checkpointer runs. A checkpoint copies
+// each page the WAL holds once, however many times it was written since:
+// the pages of many writers' batches (the log's, its key's, the ends of
+// input_ids and of events' key) are written again and again, so that
+// checkpoints further apart copy less of what those writers commit
+// (docs/perf-log.md).
+const checkpointEvery = 3 * time.Second
 
-// checkpoints runs a checkpoint every interval (a second, but in
-// tests) until Close.
-func (d *DB) checkpoints(every time.Duration) {
+// walSyncEvery is how often the checkpointer fsyncs the WAL between two
+// checkpoints (each of which fsyncs it too): at synchronous=NORMAL,
+// which writes commits without an fsync, the most of what was receipted
+// that a power cut can lose (docs/server.md).
+const walSyncEvery = time.Second
+
+// checkpoints runs a checkpoint every interval (checkpointEvery, but in
+// tests) and, with syncWAL, fsyncs the WAL every walSyncEvery between
+// them, until Close.
+func (d *DB) checkpoints(every time.Duration, syncWAL bool) {
 	defer close(d.ckptDone)
-	t := time.NewTicker(every)
+	tick := min(every, walSyncEvery)
+	t := time.NewTicker(tick)
 	defer t.Stop()
-	for {
+	for n := 1; ; n++ {
 		select {
 		case <-d.ckptStop:
 			return
 		case <-t.C:
-			d.checkpoint()
+			if checkpointsAt(n, every, tick) {
+				d.checkpoint()
+			} else if syncWAL {
+				d.syncWAL()
+			}
 		}
 	}
+}
+
+// checkpointsAt says whether the checkpointer's n-th tick, of one every
+// tick, is a checkpoint's (one every every) rather than a sync's.
+func checkpointsAt(n int, every, tick time.Duration) bool {
+	return n%max(1, int(every/tick)) == 0
+}
+
+// syncWAL fsyncs the WAL file, which SQLite writes commits to and keeps
+// while the store is open; one not there yet needs none.
+func (d *DB) syncWAL() {
+	f, err := os.OpenFile(d.path+"-wal", os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	_ = f.Sync()
+	f.Close()
 }
 
 // walLimitDefault is 16 MiB of 4 KiB pages.

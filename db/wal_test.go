@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -174,4 +176,27 @@ func TestCheckpointTruncatesWhenNoRewind(t *testing.T) {
 	if evs, err := d.EventsAfter(ctx, "s", 119, 10, 0); err != nil || len(evs) != 1 {
 		t.Fatalf("after the checkpoint: %d events, %v", len(evs), err)
 	}
+}
+
+// The checkpointer checkpoints every checkpointEvery and fsyncs the WAL
+// at each tick between (walSyncEvery); a checkpoint more often than that
+// is every tick's.
+func TestCheckpointsAndSyncsTakeTurns(t *testing.T) {
+	t.Parallel()
+	tick := min(checkpointEvery, walSyncEvery)
+	var got []bool
+	for n := 1; n <= 6; n++ {
+		got = append(got, checkpointsAt(n, checkpointEvery, tick))
+	}
+	if fmt.Sprint(got) != "[false false true false false true]" {
+		t.Fatalf("ticks of every %v at %v: %v", checkpointEvery, tick, got)
+	}
+	if checkpointsAt(59, time.Minute, time.Second) || !checkpointsAt(60, time.Minute, time.Second) {
+		t.Fatal("a minute's checkpoint not at its 60th tick")
+	}
+	if !checkpointsAt(1, 10*time.Millisecond, 10*time.Millisecond) {
+		t.Fatal("a checkpoint more often than a second is not every tick's")
+	}
+	// A WAL not there yet is no failure.
+	(&DB{path: filepath.Join(t.TempDir(), "none.db")}).syncWAL()
 }
