@@ -180,7 +180,7 @@ func openSQLite(ctx context.Context, path string, opts Options) (*DB, error) {
 	if every <= 0 {
 		every = checkpointEvery
 	}
-	go d.checkpoints(every, opts.Synchronous == "" || strings.EqualFold(opts.Synchronous, "NORMAL"))
+	go d.checkpoints(every, opts.Synchronous == "" || opts.Synchronous == "1" || strings.EqualFold(opts.Synchronous, "NORMAL"))
 	return d, nil
 }
 
@@ -283,15 +283,15 @@ func hasLegacyPosts(ctx context.Context, db *bun.DB) (bool, error) {
 // (docs/perf-log.md).
 const checkpointEvery = 3 * time.Second
 
-// walSyncEvery is how often the checkpointer fsyncs the WAL between two
-// checkpoints (each of which fsyncs it too): at synchronous=NORMAL,
-// which writes commits without an fsync, the most of what was receipted
-// that a power cut can lose (docs/server.md).
+// walSyncEvery is how often the checkpointer fsyncs the WAL (a checkpoint
+// does too, when it copies frames): at synchronous=NORMAL, which writes
+// commits without an fsync, the most of what was receipted that a power
+// cut can lose (docs/server.md).
 const walSyncEvery = time.Second
 
 // checkpoints runs a checkpoint every interval (checkpointEvery, but in
-// tests) and, with syncWAL, fsyncs the WAL every walSyncEvery between
-// them, until Close.
+// tests; in whole walSyncEvery) and, with syncWAL, fsyncs the WAL every
+// walSyncEvery, until Close.
 func (d *DB) checkpoints(every time.Duration, syncWAL bool) {
 	defer close(d.ckptDone)
 	tick := min(every, walSyncEvery)
@@ -304,7 +304,10 @@ func (d *DB) checkpoints(every time.Duration, syncWAL bool) {
 		case <-t.C:
 			if checkpointsAt(n, every, tick) {
 				d.checkpoint()
-			} else if syncWAL {
+			}
+			// After a checkpoint too: a passive one that copied nothing
+			// (a reader held it off) synced nothing.
+			if syncWAL {
 				d.syncWAL()
 			}
 		}

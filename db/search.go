@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -275,7 +276,10 @@ const newestScan = 4000
 // the docid below which it did not look (1 when it read them all).
 func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, before int64, limit, scan int, indexed int64) ([]SearchHit, int64, error) {
 	var out []SearchHit
-	below := int64(1) << 62 // a session's: the offset of the last document read
+	below, err := offsetOf(ctx, tx, session, before) // a session's: the offset of the last document read
+	if err != nil {
+		return nil, 0, err
+	}
 	for read := 0; read < scan || before > indexed+1; {
 		want := 500
 		if read < scan {
@@ -316,6 +320,24 @@ func searchSession(ctx context.Context, tx *sql.Tx, q Query, session string, bef
 		}
 	}
 	return out, before, nil
+}
+
+// offsetOf is where in session the document before is, for a page of its
+// documents below it to start there rather than read past every newer
+// event: its offset if it is session's, else one past any.
+func offsetOf(ctx context.Context, tx *sql.Tx, session string, before int64) (int64, error) {
+	below := int64(1) << 62
+	if session == "" || before >= below {
+		return below, nil
+	}
+	err := tx.QueryRowContext(ctx, bothTables(`SELECT "offset" FROM events WHERE docid = ?1 AND session = ?2`), before, session).Scan(&below)
+	if errors.Is(err, sql.ErrNoRows) {
+		return int64(1) << 62, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("search the session: where its page starts: %w", err)
+	}
+	return below, nil
 }
 
 // newestDocsSQL reads the newest documents below a docid, with their

@@ -2,10 +2,17 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/migrate"
+
+	"albedo/migrations"
 	"albedo/wire"
 )
 
@@ -199,6 +206,10 @@ func testSearchSessionNewest(t *testing.T, opts Options) {
 	if offs, stop := run(5, 10, 100, 8); fmt.Sprint(offs) != "[2]" || stop != 1 {
 		t.Fatalf("below docid 5: %v, stopped below %d", offs, stop)
 	}
+	// A cursor that is another session's document: s's below it, none.
+	if offs, stop := run(1, 10, 100, 8); len(offs) != 0 || stop != 1 {
+		t.Fatalf("below the other session's docid 1: %v, stopped below %d", offs, stop)
+	}
 	// Past its bound, it reads on through what the index lacks.
 	if offs, stop := run(1<<62, 10, 3, 3); fmt.Sprint(offs) != "[6 4 2]" || stop != 1 {
 		t.Fatalf("the index two behind: %v, stopped below %d", offs, stop)
@@ -288,5 +299,75 @@ func TestSearchReadsDocumentsByDocid(t *testing.T) {
 	}
 	if !strings.Contains(plans["newest"], "MERGE (UNION ALL)") {
 		t.Errorf("newest: not merged: %s", plans["newest"])
+	}
+}
+
+// A store from before docids were given at commit (a logged message got
+// its docid at the fold, after its session's later messages written
+// straight) is searched within one session as any other: migration
+// events_layout gives such sessions docids that grow with their offsets.
+func TestSearchInASessionOfAnOlderStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	sqldb, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bun.NewDB(sqldb, sqlitedialect.New())
+	all, err := migrations.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	some := migrate.NewMigrations()
+	for _, m := range all.Sorted() {
+		if strings.HasPrefix(m.Name, "20261222000027") {
+			break
+		}
+		some.Add(m)
+	}
+	m := migrate.NewMigrator(old, some, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO sessions (id, epoch, head, created_at, updated_at) VALUES ('a', 'e', 2, 't', 't'), ('b', 'e', 4, 't', 't')`,
+		`INSERT INTO events (session, "offset", type, payload, at) VALUES ('a', 2, 'message', '{"text":"kettle two"}', 't'),
+			('b', 2, 'message', '{"text":"filler"}', 't'), ('b', 3, 'message', '{"text":"filler"}', 't'), ('b', 4, 'message', '{"text":"filler"}', 't')`,
+		`INSERT INTO search_docs (docid, session, "offset") VALUES (1, 'a', 2), (2, 'b', 2), (3, 'b', 3), (4, 'b', 4)`,
+		`INSERT INTO events_log (session, "offset", type, payload, at) VALUES ('a', 1, 'message', '{"text":"kettle one"}', 't'),
+			('b', 1, 'message', '{"text":"kettle in b"}', 't')`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	old.Close()
+	d := openOn(t, path, Options{})
+	q, _ := ParseQuery("kettle")
+	find := func(in string, before int64, limit int) (got []string, last int64) {
+		t.Helper()
+		hits, err := d.Search(ctx, q, in, before, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			got, last = append(got, fmt.Sprint(h.Session, h.Offset)), h.DocID
+		}
+		return got, last
+	}
+	if got, _ := find("b", 0, 10); fmt.Sprint(got) != "[b1]" {
+		t.Fatalf("in b: %v", got)
+	}
+	first, last := find("a", 0, 1)
+	second, _ := find("a", last, 1)
+	if fmt.Sprint(first, second) != "[a2] [a1]" {
+		t.Fatalf("in a, a page of one at a time: %v then %v", first, second)
+	}
+	if got, _ := find("", 0, 10); len(got) != 3 {
+		t.Fatalf("everywhere: %v", got)
 	}
 }

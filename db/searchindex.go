@@ -520,8 +520,10 @@ func lastDocID(ctx context.Context, rw *bun.DB) (int64, error) {
 // lastDocSQL reads the largest docid given (lastDocID), from the store's
 // tables in schema ("" or "store." where it is attached).
 func lastDocSQL(schema string) string {
-	return `SELECT max(coalesce((SELECT max(docid) FROM ` + schema + `events), 0),
-		coalesce((SELECT max(docid) FROM ` + schema + `events_log), 0), coalesce((SELECT max(docid) FROM ` + schema + `search_gone), 0))`
+	// docid IS NOT NULL: the partial indexes' condition, or max reads
+	// every row.
+	return `SELECT max(coalesce((SELECT max(docid) FROM ` + schema + `events WHERE docid IS NOT NULL), 0),
+		coalesce((SELECT max(docid) FROM ` + schema + `events_log WHERE docid IS NOT NULL), 0), coalesce((SELECT max(docid) FROM ` + schema + `search_gone), 0))`
 }
 
 // openAttached is a pool of connections opened with dsn, each with the

@@ -359,3 +359,31 @@ func TestEventsLayoutMigration(t *testing.T) {
 		t.Fatalf("search_docs after rolling back: %q (the log's documents wait for the fold)", got)
 	}
 }
+
+// events_layout mends what older stores hold: an event two search_docs
+// rows named keeps the first docid, a row whose event is gone and the
+// other docid go to search_gone, and in a session whose docids do not
+// grow with its offsets (a logged document numbered by a later fold, or
+// by search_file after the rest) the documents from the first out of
+// order on take new docids, in offset order, after every docid given.
+func TestEventsLayoutMigrationMendsOldDocids(t *testing.T) {
+	t.Parallel()
+	bdb := openSQLite(t)
+	exec := execer(t, bdb)
+	migrateWith(t, bdb, upTo(t, "20261222000027"))
+	exec(`INSERT INTO sessions (id, epoch, created_at, updated_at) VALUES ('s', 'e', 't', 't'), ('t', 'e', 't', 't')`)
+	exec(`INSERT INTO events (session, "offset", type, payload, at) VALUES
+		('s', 1, 'message', '{"text":"one"}', 't'), ('s', 2, 'turn', '{}', 't'), ('s', 3, 'message', '{"text":"three"}', 't'),
+		('t', 1, 'message', '{"text":"twice"}', 't')`)
+	exec(`INSERT INTO search_docs (docid, session, "offset") VALUES (9, 's', 1), (8, 's', 3), (1, 't', 1), (2, 't', 1), (6, 'gone', 1)`)
+	exec(`INSERT INTO events_log (session, "offset", type, payload, at, docid) VALUES ('s', 5, 'message', '{"text":"five"}', 't', 10)`)
+	migrateWith(t, bdb, upTo(t, "20261223000028"))
+	got := strs(t, bdb, `SELECT session || "offset" || ':' || coalesce(docid, '-') FROM (
+		SELECT session, "offset", docid FROM events UNION ALL SELECT session, "offset", docid FROM events_log) ORDER BY session, "offset"`)
+	if strings.Join(got, " ") != "s1:11 s2:- s3:12 s5:13 t1:1" {
+		t.Fatalf("docids after the migration: %q", got)
+	}
+	if got := strs(t, bdb, `SELECT docid FROM search_gone ORDER BY n`); strings.Join(got, " ") != "2 6 8 9 10" {
+		t.Fatalf("search_gone: %q", got)
+	}
+}
