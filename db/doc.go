@@ -28,11 +28,11 @@
 // to an append-ordered log, which the writer moves into events in bulk
 // once it holds foldRows of them; reads take the union of both (fold.go).
 // events is a rowid table: a fold appends its rows, and only its
-// (session, offset) key's entries go into each session's range. Such a batch leaves the rows of the sessions it logged
-// as they were: sessions are read through the view sessions_now, which
-// takes their counters from the log, and the fold writes them into the
-// rows. Every input's message takes its id in input_ids, the
-// record that makes inputs idempotent.
+// (session, offset) key's entries go into each session's range. Such a
+// batch leaves the rows of the sessions it logged as they were: sessions
+// are read through the view sessions_now, which takes their counters from
+// the log, and the fold writes them into the rows. Every input's message
+// takes its id in input_ids, the record that makes inputs idempotent.
 //
 // On PostgreSQL a session's turns run on one daemon at a time, the holder
 // of its lease in runs, and every turn write checks the lease's fence

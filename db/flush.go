@@ -267,12 +267,14 @@ type flushStmts struct {
 }
 
 // newFlushStmts makes the statements with the conflict clause or (" OR
-// ROLLBACK", or "" for none) after their INSERT or UPDATE.
-func newFlushStmts(or string) *flushStmts {
+// ROLLBACK", or "" for none) after their INSERT or UPDATE; cols is how
+// many parameters an event's row takes in events: eventColumns, or on
+// SQLite logColumns (its docid too).
+func newFlushStmts(or string, cols int) *flushStmts {
 	return &flushStmts{
-		insertEvents:   sized(insertEventsSQL(or, "events")),
-		eventColumns:   eventColumns,
-		insertLog:      sized(insertDocEventsSQL(or, "events_log")),
+		insertEvents:   sized(insertEventsSQL(or, "events", cols)),
+		eventColumns:   cols,
+		insertLog:      sized(insertEventsSQL(or, "events_log", logColumns)),
 		insertInputIDs: sized(insertInputIDsSQL(or)),
 		updateSessions: sized(updateSessionsSQL(or)),
 	}
@@ -288,10 +290,9 @@ func newFlushStmts(or string) *flushStmts {
 // tried again later. A batch's straight insert into events still keeps a
 // journal, for its foreign key's check (the fold runs with foreign keys
 // off). PostgreSQL has no such clause, nor the journal.
-var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK"), newFlushStmts("")
+var sqliteFlush, pgFlush = newFlushStmts(" OR ROLLBACK", logColumns), newFlushStmts("", eventColumns)
 
 func init() {
-	sqliteFlush.insertEvents, sqliteFlush.eventColumns = sized(insertDocEventsSQL(" OR ROLLBACK", "events")), logColumns
 	pgFlush.insertDocs = sized(insertSearchTSVSQL)
 }
 
@@ -303,24 +304,20 @@ func (d *dialect) flushStmts() *flushStmts {
 	return sqliteFlush
 }
 
-// insertEventsSQL returns the statement that inserts n events into table.
-func insertEventsSQL(or, table string) func(n int) string {
-	return func(n int) string {
-		return `INSERT` + or + ` INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord) VALUES (?,?,?,?,?,?,?)` +
-			strings.Repeat(",(?,?,?,?,?,?,?)", n-1)
-	}
-}
-
 // logColumns is how many parameters a row of SQLite's events or its log
 // takes: an event's, and its docid.
 const logColumns = eventColumns + 1
 
-// insertDocEventsSQL returns the statement that inserts n of SQLite's
-// events, each with its docid, into table: events or events_log.
-func insertDocEventsSQL(or, table string) func(n int) string {
+// insertEventsSQL returns the statement that inserts n events into table,
+// cols parameters each: eventColumns, or logColumns with their docids.
+func insertEventsSQL(or, table string, cols int) func(n int) string {
+	names := `session, "offset", type, payload, at, input_id, ord`
+	if cols == logColumns {
+		names += ", docid"
+	}
+	row := "(?" + strings.Repeat(",?", cols-1) + ")"
 	return func(n int) string {
-		return `INSERT` + or + ` INTO ` + table + ` (session, "offset", type, payload, at, input_id, ord, docid) VALUES (?,?,?,?,?,?,?,?)` +
-			strings.Repeat(",(?,?,?,?,?,?,?,?)", n-1)
+		return `INSERT` + or + ` INTO ` + table + ` (` + names + `) VALUES ` + row + strings.Repeat(","+row, n-1)
 	}
 }
 

@@ -331,10 +331,7 @@ func offsetOf(ctx context.Context, tx *sql.Tx, session string, before int64) (in
 		return below, nil
 	}
 	err := tx.QueryRowContext(ctx, bothTables(`SELECT "offset" FROM events WHERE docid = ?1 AND session = ?2`), before, session).Scan(&below)
-	if errors.Is(err, sql.ErrNoRows) {
-		return int64(1) << 62, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // none: below as it was
 		return 0, fmt.Errorf("search the session: where its page starts: %w", err)
 	}
 	return below, nil

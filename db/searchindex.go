@@ -22,8 +22,8 @@ import (
 // store's new documents (attached read-only) and indexes them in
 // transactions of its own. The writer gives each document its docid as it
 // commits it (the docid column of its event's row, in events or the log)
-// and never waits for FTS4's insert, which cost it a
-// large share of each input when many writers shared its commits.
+// and never waits for FTS4's insert, which cost it a large share of each
+// input when many writers shared its commits.
 //
 // The file says up to which docid it has indexed everything (upto); a
 // search reads it first and matches the documents past it itself, from
