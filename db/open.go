@@ -14,6 +14,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+
+	"albedo/db/walvfs"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
@@ -101,6 +103,11 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	// Statements with parameters (the hot paths use them; bun inlines its
 	// arguments) are prepared once per connection and kept.
 	q.Set("_stmt_cache_size", "64")
+	// A transaction's WAL frames written at once rather than two writes
+	// a frame (db/walvfs); SQLite's own VFS if the shim is not there.
+	if walvfs.Register() == nil {
+		q.Set("vfs", walvfs.Name)
+	}
 	if readOnly {
 		q.Set("mode", "ro")
 	} else {
