@@ -25,6 +25,7 @@ import (
 	"albedo/api"
 	"albedo/client"
 	"albedo/db"
+	"albedo/gcfloor"
 	"albedo/hub"
 	"albedo/hub/access"
 	"albedo/hub/acphost"
@@ -53,7 +54,13 @@ type daemonFlags struct {
 	maxMentions   int
 	noMigrate     bool // refuse a store that needs migrations rather than run them
 	drainWindow   time.Duration
+	gcFloor       int64 // the heap the collector lets grow before it runs (gcfloor)
 }
+
+// defaultGCFloor is --gc-floor-bytes' default: a busy daemon keeps little
+// live, and without a floor it spends a share of its CPU collecting a heap
+// of a few MiB many times a second.
+const defaultGCFloor = 32 << 20
 
 func newDaemonCmd(g *globals) *cobra.Command {
 	var f daemonFlags
@@ -98,6 +105,7 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&f.noMigrate, "no-migrate", false, "refuse to start on a store that needs migrations, rather than run them (albedo migrate runs them)")
 	cmd.Flags().Int64Var(&f.maxAttachment, "max-attachment-bytes", wire.DefaultMaxAttachmentBytes, "the largest file the daemon stores (PUT /v1/blobs), in bytes")
 	cmd.Flags().IntVar(&f.maxMentions, "max-mention-turns", wire.DefaultMaxMentionTurns, "the turns one message's @mentions may start; the mentions past it start none")
+	cmd.Flags().Int64Var(&f.gcFloor, "gc-floor-bytes", defaultGCFloor, "while less is live, let the heap grow to this many bytes before Go's collector runs (it otherwise runs each time the heap doubles); 0: GOGC alone")
 	cmd.Flags().DurationVar(&f.lease, "lease", hub.DefaultLease, "PostgreSQL: how long a node's claim on a session's turns lasts without renewal; another node takes over after it")
 	return cmd
 }
@@ -142,6 +150,7 @@ func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger
 	usr2 := make(chan os.Signal, 1)
 	signal.Notify(usr2, syscall.SIGUSR2)
 	defer signal.Stop(usr2)
+	defer gcfloor.Keep(f.gcFloor)()
 	d, err := startDaemon(ctx, home, f, log)
 	if err != nil {
 		return err

@@ -147,6 +147,9 @@ func (f *daemonFlags) check() error {
 		}
 		f.db = u
 	}
+	if f.gcFloor < 0 {
+		return usageErrorf("--gc-floor-bytes is %d: give 0 (no floor) or more", f.gcFloor)
+	}
 	opts, err := f.natsFlags.options()
 	if err != nil {
 		return err

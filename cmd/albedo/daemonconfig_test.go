@@ -87,6 +87,7 @@ func TestDaemonSecretsFromFiles(t *testing.T) {
 		{natsFlags: natsFlags{user: "albedo", passwordFile: pw}},
 		{natsFlags: natsFlags{nats: "nats://n1", cert: "c.pem"}},
 		{dbFile: filepath.Join(dir, "none")},
+		{gcFloor: -1},
 	} {
 		bad.logFormat, bad.listen = "text", defaultAddr
 		if err := bad.check(); err == nil || exitCode(err) != exitUsage {
