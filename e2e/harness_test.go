@@ -406,6 +406,8 @@ type fixtureOpts struct {
 	// session, if set, is the id of a session created with create.
 	session string
 	create  wire.SessionCreate
+	// args are the daemon's flags.
+	args []string
 }
 
 // fixture is a daemon on a temporary home and a client of it, ready for a
@@ -440,7 +442,7 @@ func newFixture(t *testing.T, opts fixtureOpts) *fixture {
 		stopOnCleanup(t, fx.home)
 		cli(t, fx.home, "sessions") // starts the daemon
 	} else {
-		fx.d = startDaemon(t, fx.home)
+		fx.d = startDaemon(t, fx.home, opts.args...)
 	}
 	fx.c = newClient(t, fx.home)
 	fx.ctx = ctxT(t)
