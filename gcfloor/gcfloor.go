@@ -9,8 +9,10 @@ import (
 	"sync/atomic"
 )
 
-// maxPercent bounds the GOGC Keep sets, whatever the live heap.
-const maxPercent = 100_000
+// heapMinimum is the runtime's least heap goal at GOGC=100; it scales
+// with GOGC (heapMinimum × GOGC/100), so a GOGC past floor/heapMinimum ×
+// 100 would put the goal above the floor whatever is live.
+const heapMinimum = 4 << 20
 
 // The metrics GOGC applies to: the next heap goal is the live heap plus
 // GOGC percent of the live heap, the stacks and the globals.
@@ -20,6 +22,7 @@ var samples = []string{"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/
 type floor struct {
 	bytes   uint64
 	base    int // GOGC as it was
+	most    int // the GOGC whose least goal is the floor
 	mu      sync.Mutex
 	percent int // GOGC as last set
 	stopped bool
@@ -33,12 +36,11 @@ var adjusted atomic.Pointer[func()]
 // until stop, which sets GOGC back as it was. With bytes 0 or less, or
 // with the collector off (GOGC=off), it does nothing.
 func Keep(bytes int64) (stop func()) {
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
+	base := gogc()
 	if bytes <= 0 || base < 0 {
 		return func() {}
 	}
-	f := &floor{bytes: uint64(bytes), base: base, percent: base, read: make([]metrics.Sample, len(samples))}
+	f := &floor{bytes: uint64(bytes), base: base, most: max(base, int(bytes*100/heapMinimum)), percent: base, read: make([]metrics.Sample, len(samples))}
 	for i, name := range samples {
 		f.read[i].Name = name
 	}
@@ -72,7 +74,7 @@ func (f *floor) adjust() bool {
 	want := f.base
 	if live < f.bytes && scanned > 0 {
 		need := math.Ceil(100 * float64(f.bytes-live) / float64(scanned))
-		want = max(f.base, int(min(need, maxPercent)))
+		want = max(f.base, int(min(need, float64(f.most))))
 	}
 	// Only a change worth a sixteenth: setting GOGC takes the heap's lock.
 	if d := want - f.percent; d > f.percent/16 || -d > f.percent/16 {
@@ -92,4 +94,14 @@ func (f *floor) stop() {
 		f.stopped = true
 		debug.SetGCPercent(f.base)
 	}
+}
+
+// gogc is GOGC as it is now, -1 for off.
+func gogc() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 100
+	}
+	return int(s[0].Value.Uint64())
 }

@@ -8,13 +8,6 @@ import (
 	"time"
 )
 
-// gogc is GOGC as it is now.
-func gogc() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 func goal() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
 	metrics.Read(s)
@@ -51,8 +44,8 @@ func TestTheGoalStaysAtTheFloor(t *testing.T) {
 	stop := Keep(floor)
 	defer stop()
 	collect(t)
-	if g := goal(); g < floor*15/16 {
-		t.Fatalf("the goal is %d after a collection, want at least %d", g, floor*15/16)
+	if g := goal(); g < floor*15/16 || g > floor*17/16 {
+		t.Fatalf("the goal is %d after a collection, want the floor, %d", g, floor)
 	}
 	stop()
 	if p := gogc(); p != 100 {
