@@ -2,22 +2,27 @@
 // frames at once.
 //
 // SQLite writes each frame it appends to the WAL as two system calls, its
-// 24-byte header and then its page, so a commit of n pages is 2n writes
-// and each page straddles two pages of the kernel's cache. Connections that name the VFS
-// (vfs=albedo-wal in the DSN, which package db does for every SQLite
-// connection) have their WAL files wrapped: the frames a transaction
-// appends are held in a buffer of up to 128 KiB and written in one call
-// when its commit frame arrives, when the buffer is full, or before
-// anything else is done with the file. A commit is on the file before
-// SQLite makes it visible, so what a reader, a checkpoint or a crash sees
-// is what SQLite's own VFS would have left. Every other file is the
-// default VFS's own.
+// 24-byte header and then its page, so a commit of n pages is 2n writes.
+// Connections that name the VFS (vfs=albedo-wal in the DSN, which package
+// db does for every SQLite connection) have their WAL files wrapped: the
+// frames a transaction appends are held in a buffer of just under 128 KiB
+// and written in one call when its commit frame arrives, when the buffer
+// is full, or before anything else is done with the file. A commit is on
+// the file before SQLite makes it visible, so what a reader, a checkpoint
+// or a crash sees is what SQLite's own VFS would have left. Frames still
+// held when the connection gives up the WAL's write lock belong to a
+// transaction that rolled back, and are dropped rather than written where
+// another connection may have written its own; the shim wraps the
+// database file to see that lock. A write of held frames that fails fails
+// every later write of the transaction, so it cannot commit without them.
+// Every other file is the default VFS's own.
 //
 // # Files
 //
 //   - walvfs.go: Register, Name, Stats.
-//   - walvfs.c: the shim: the VFS, which wraps only WAL files, and the
-//     WAL file's methods, which hold frames and write them.
+//   - walvfs.c: the shim: the VFS; the WAL file's methods, which hold
+//     frames and write them; the database file's, which drop a rolled-back
+//     transaction's.
 //   - walvfs.h: what walvfs.go calls.
 //   - sqlite3vfs.h: the declarations of sqlite3.h the shim needs.
 package walvfs

@@ -13,8 +13,12 @@ typedef const char *sqlite3_filename;
 
 #define SQLITE_OK 0
 #define SQLITE_IOERR 10
-#define SQLITE_IOERR_NOMEM (SQLITE_IOERR | (12 << 8))
+#define SQLITE_FULL 13
+#define SQLITE_IOERR_WRITE (SQLITE_IOERR | (3 << 8))
+#define SQLITE_OPEN_MAIN_DB 0x00000100
 #define SQLITE_OPEN_WAL 0x00080000
+#define SQLITE_SHM_UNLOCK 1
+#define SQLITE_SHM_EXCLUSIVE 8
 
 typedef struct sqlite3_file sqlite3_file;
 struct sqlite3_file {
@@ -73,6 +77,7 @@ struct sqlite3_vfs {
 };
 
 sqlite3_vfs *sqlite3_vfs_find(const char *zVfsName);
+const char *sqlite3_filename_database(sqlite3_filename);
 int sqlite3_vfs_register(sqlite3_vfs*, int makeDflt);
 
 #endif

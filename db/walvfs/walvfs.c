@@ -1,21 +1,25 @@
 /*
 ** A VFS shim that writes SQLite's WAL frames in batches.
 **
-** SQLite writes each frame of a commit as two pwrite calls, its 24-byte
-** header and then its page, and a page then straddles two pages of the
-** kernel's page cache. This shim holds the frames a transaction appends
-** and writes them at once: when the commit frame's page arrives (the
-** frame whose header carries the database's size), when its buffer is
-** full, or before anything else is done with the file. SQLite makes a
-** commit visible to other connections only after its frames are written,
-** in the wal-index, so the batch is on the file by then; frames held from
-** a transaction that spilled and then rolled back are written like any
-** other, past the end SQLite knows, as SQLite itself would have written
-** them.
+** SQLite writes each frame of a commit as two calls, its 24-byte header
+** and then its page. This shim holds the frames a transaction appends and
+** writes them at once: when the commit frame's page arrives (the frame
+** whose header carries the database's size), when its buffer is full, or
+** before anything else is done with the WAL file. SQLite makes a commit
+** visible to other connections only after its frames are written, in the
+** wal-index, so the batch is on the file by then.
 **
-** Only files opened as a WAL are wrapped. Every other file is the
-** underlying VFS's own, opened in place, so it costs nothing.
+** Frames still held when the connection gives up the WAL's write lock
+** were never committed (a transaction that spilled pages and rolled
+** back): they are dropped, not written, since another connection may
+** write its own frames where they would have gone. The shim sees that
+** lock through the database file, which it wraps for that alone; its
+** other methods are the underlying VFS's.
+**
+** Every file that is neither a database nor a WAL is the underlying VFS's
+** own, opened in place, so it costs nothing.
 */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,14 +28,19 @@
 
 #define FRAME_HEADER 24
 #define WAL_HEADER 32
+/* The WAL's write lock is slot 0 of the wal-index's locks. */
+#define WAL_WRITE_LOCK 0
 /* What a WAL file holds before it writes: the most the unix VFS writes
 ** in one call (it masks a write's length with 0x1ffff), 31 frames of
 ** 4 KiB pages. */
 #define BUF_CAP 0x1ffff
 
-typedef struct walFile {
+typedef struct walFile walFile;
+struct walFile {
   sqlite3_file base;
   sqlite3_file *real;   /* the underlying VFS's file, just after this */
+  const char *db;       /* its database's name, as SQLite passed it */
+  walFile *nextOpen;    /* the list of open WAL files */
   unsigned char *buf;   /* frames held; allocated at the first */
   int len;              /* bytes held */
   sqlite3_int64 start;  /* the file offset of buf[0] */
@@ -41,10 +50,22 @@ typedef struct walFile {
   int wantPage;         /* buf ends with a frame's header */
   int commit;           /* that header is a commit frame's */
   int page;             /* the size of the last page, to see if one fits */
-} walFile;
+  int failed;           /* a write of held frames failed: this code until
+                        ** the write lock is given up */
+};
+
+typedef struct dbFile {
+  sqlite3_file base;
+  sqlite3_file *real; /* the underlying VFS's file, just after this */
+  const char *name;   /* as SQLite passed it: its WAL's walFile.db */
+} dbFile;
 
 static sqlite3_vfs *orig;
 static unsigned long long statFrames, statWrites;
+
+/* The open WAL files, for a database file to find its own. */
+static pthread_mutex_t openMu = PTHREAD_MUTEX_INITIALIZER;
+static walFile *openWals;
 
 static int writeThrough(walFile *p, const void *z, int n, sqlite3_int64 off) {
   int rc = p->real->pMethods->xWrite(p->real, z, n, off);
@@ -53,6 +74,9 @@ static int writeThrough(walFile *p, const void *z, int n, sqlite3_int64 off) {
   return rc;
 }
 
+/* flushFrames writes what is held. A failure is the transaction's: every
+** later write returns it, so that the transaction cannot commit frames
+** that are not on the file. */
 static int flushFrames(walFile *p) {
   int rc;
   if (p->len == 0) return SQLITE_OK;
@@ -60,7 +84,33 @@ static int flushFrames(walFile *p) {
   p->len = 0;
   p->wantPage = 0;
   p->commit = 0;
+  if (rc != SQLITE_OK) p->failed = rc;
   return rc;
+}
+
+/* flushFor is flushFrames for a call other than a write, which SQLite
+** would not take a full disk from. */
+static int flushFor(walFile *p) {
+  int rc = flushFrames(p);
+  return rc == SQLITE_FULL ? SQLITE_IOERR_WRITE : rc;
+}
+
+/* dropFrames forgets what is held, at the end of a write transaction:
+** a commit has written its frames, so these were rolled back, and the
+** next transaction appends where they began. */
+static void dropFrames(walFile *p) {
+  if (p->len > 0 || p->wantPage) p->next = -1;
+  p->len = 0;
+  p->wantPage = 0;
+  p->commit = 0;
+  p->hdrEnd = -1;
+  p->failed = 0;
+}
+
+/* isPage says whether n is a page's size: a power of two from 512 to
+** 65536, which a part of a page split at a sync point is not. */
+static int isPage(int n) {
+  return n >= 512 && n <= 65536 && (n & (n - 1)) == 0;
 }
 
 static int walWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
@@ -70,6 +120,7 @@ static int walWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
   sqlite3_int64 end = p->len ? p->start + p->len : p->next;
   sqlite3_int64 hdrEnd = p->hdrEnd;
 
+  if (p->failed) return p->failed;
   p->hdrEnd = -1;
 
   /* A frame's header where the last frame ended. */
@@ -89,51 +140,63 @@ static int walWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
     }
   }
   /* Its page, just after it. */
-  if (p->wantPage && off == end) {
+  if (p->wantPage && off == end && isPage(n)) {
     int commit = p->commit;
-    p->page = n;
-    p->next = off + n;
     __atomic_fetch_add(&statFrames, 1, __ATOMIC_RELAXED);
+    p->page = n;
     if (p->len + n > BUF_CAP) {
       rc = flushFrames(p);
       if (rc != SQLITE_OK) return rc;
-      p->next = off + n;
-      return writeThrough(p, z, n, off);
+      rc = writeThrough(p, z, n, off);
+      if (rc == SQLITE_OK) p->next = off + n;
+      return rc;
     }
     memcpy(p->buf + p->len, b, n);
     p->len += n;
     p->wantPage = 0;
+    p->next = off + n;
     if (commit || p->len + FRAME_HEADER + n > BUF_CAP) return flushFrames(p);
     return SQLITE_OK;
   }
   /* Anything else (the WAL's header, a page written again in place, the
-  ** checksums rewritten at a commit) goes after what is held, as SQLite
-  ** wrote it. */
+  ** checksums rewritten at a commit, a page split at a sync point) goes
+  ** after what is held, as SQLite wrote it. */
   rc = flushFrames(p);
   if (rc != SQLITE_OK) return rc;
   rc = writeThrough(p, z, n, off);
   if (rc != SQLITE_OK) return rc;
   if (off == 0 && n == WAL_HEADER) {
     p->next = WAL_HEADER; /* a new WAL: its frames follow */
-  } else if (off == hdrEnd) {
+  } else if (off == hdrEnd && isPage(n)) {
     p->next = off + n; /* a frame written through: the next one follows */
   } else if (n == FRAME_HEADER) {
     p->hdrEnd = off + n; /* maybe a frame's header: see what follows */
+  } else if (off + n > p->next) {
+    p->next = -1; /* not a whole frame where one would go */
   }
   return SQLITE_OK;
 }
 
 static int walRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xRead(p->real, z, n, off);
 }
 
 static int walClose(sqlite3_file *f) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  walFile **q;
+  int rc = p->failed ? SQLITE_OK : flushFor(p);
   int rc2 = p->real->pMethods->xClose(p->real);
+  pthread_mutex_lock(&openMu);
+  for (q = &openWals; *q != 0; q = &(*q)->nextOpen) {
+    if (*q == p) {
+      *q = p->nextOpen;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&openMu);
   free(p->buf);
   p->buf = 0;
   return rc != SQLITE_OK ? rc : rc2;
@@ -141,7 +204,7 @@ static int walClose(sqlite3_file *f) {
 
 static int walTruncate(sqlite3_file *f, sqlite3_int64 size) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
   if (p->next > size) p->next = -1;
   return p->real->pMethods->xTruncate(p->real, size);
@@ -149,29 +212,25 @@ static int walTruncate(sqlite3_file *f, sqlite3_int64 size) {
 
 static int walSync(sqlite3_file *f, int flags) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  int rc = p->failed ? p->failed : flushFor(p);
   if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xSync(p->real, flags);
 }
 
 static int walFileSize(sqlite3_file *f, sqlite3_int64 *size) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xFileSize(p->real, size);
 }
 
 static int walLock(sqlite3_file *f, int level) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
-  if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xLock(p->real, level);
 }
 
 static int walUnlock(sqlite3_file *f, int level) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
-  if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xUnlock(p->real, level);
 }
 
@@ -182,7 +241,7 @@ static int walCheckReservedLock(sqlite3_file *f, int *out) {
 
 static int walFileControl(sqlite3_file *f, int op, void *arg) {
   walFile *p = (walFile *)f;
-  int rc = flushFrames(p);
+  int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
   return p->real->pMethods->xFileControl(p->real, op, arg);
 }
@@ -214,20 +273,131 @@ static const sqlite3_io_methods walMethods = {
     walDeviceCharacteristics,
 };
 
-static int shimOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f,
-                    int flags, int *outFlags) {
-  walFile *p = (walFile *)f;
+/* The database file: the underlying VFS's methods, and its WAL's frames
+** dropped when the write lock is given up. */
+#define REAL(f) (((dbFile *)(f))->real)
+
+static int dbClose(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
+static int dbRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off) {
+  return REAL(f)->pMethods->xRead(REAL(f), z, n, off);
+}
+static int dbWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
+  return REAL(f)->pMethods->xWrite(REAL(f), z, n, off);
+}
+static int dbTruncate(sqlite3_file *f, sqlite3_int64 size) {
+  return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+static int dbSync(sqlite3_file *f, int flags) { return REAL(f)->pMethods->xSync(REAL(f), flags); }
+static int dbFileSize(sqlite3_file *f, sqlite3_int64 *size) {
+  return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int dbLock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xLock(REAL(f), level); }
+static int dbUnlock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xUnlock(REAL(f), level); }
+static int dbCheckReservedLock(sqlite3_file *f, int *out) {
+  return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int dbFileControl(sqlite3_file *f, int op, void *arg) {
+  return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int dbSectorSize(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
+static int dbDeviceCharacteristics(sqlite3_file *f) {
+  return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+static int dbShmMap(sqlite3_file *f, int pg, int size, int extend, void volatile **pp) {
+  return REAL(f)->pMethods->xShmMap(REAL(f), pg, size, extend, pp);
+}
+static int dbShmLock(sqlite3_file *f, int ofst, int n, int flags) {
+  dbFile *d = (dbFile *)f;
+  walFile *w;
+  int rc = d->real->pMethods->xShmLock(d->real, ofst, n, flags);
+  if (rc == SQLITE_OK && flags == (SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) &&
+      ofst <= WAL_WRITE_LOCK && WAL_WRITE_LOCK < ofst + n) {
+    pthread_mutex_lock(&openMu);
+    for (w = openWals; w != 0; w = w->nextOpen) {
+      if (w->db == d->name) dropFrames(w);
+    }
+    pthread_mutex_unlock(&openMu);
+  }
+  return rc;
+}
+static void dbShmBarrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static int dbShmUnmap(sqlite3_file *f, int del) { return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
+static int dbFetch(sqlite3_file *f, sqlite3_int64 off, int n, void **pp) {
+  return REAL(f)->pMethods->xFetch(REAL(f), off, n, pp);
+}
+static int dbUnfetch(sqlite3_file *f, sqlite3_int64 off, void *p) {
+  return REAL(f)->pMethods->xUnfetch(REAL(f), off, p);
+}
+
+static const sqlite3_io_methods dbMethods = {
+    3,
+    dbClose,
+    dbRead,
+    dbWrite,
+    dbTruncate,
+    dbSync,
+    dbFileSize,
+    dbLock,
+    dbUnlock,
+    dbCheckReservedLock,
+    dbFileControl,
+    dbSectorSize,
+    dbDeviceCharacteristics,
+    dbShmMap,
+    dbShmLock,
+    dbShmBarrier,
+    dbShmUnmap,
+    dbFetch,
+    dbUnfetch,
+};
+
+static int openWal(sqlite3_filename name, walFile *p, int flags, int *outFlags) {
   int rc;
-  (void)vfs;
-  if ((flags & SQLITE_OPEN_WAL) == 0) return orig->xOpen(orig, name, f, flags, outFlags);
   memset(p, 0, sizeof(*p));
   p->real = (sqlite3_file *)&p[1];
   p->next = -1;
   p->hdrEnd = -1;
+  p->db = name ? sqlite3_filename_database(name) : 0;
   rc = orig->xOpen(orig, name, p->real, flags, outFlags);
   /* SQLite closes a file whose methods are set, even after a failure. */
-  p->base.pMethods = p->real->pMethods ? &walMethods : 0;
+  if (p->real->pMethods == 0) {
+    p->base.pMethods = 0;
+    return rc;
+  }
+  p->base.pMethods = &walMethods;
+  pthread_mutex_lock(&openMu);
+  p->nextOpen = openWals;
+  openWals = p;
+  pthread_mutex_unlock(&openMu);
   return rc;
+}
+
+static int openDB(sqlite3_filename name, dbFile *d, int flags, int *outFlags) {
+  int rc;
+  memset(d, 0, sizeof(*d));
+  d->real = (sqlite3_file *)&d[1];
+  d->name = name;
+  rc = orig->xOpen(orig, name, d->real, flags, outFlags);
+  if (d->real->pMethods == 0) {
+    d->base.pMethods = 0;
+    return rc;
+  }
+  /* Only the unix VFS's version 3 methods are wrapped whole. */
+  if (d->real->pMethods->iVersion < 3) {
+    d->real->pMethods->xClose(d->real);
+    d->base.pMethods = 0;
+    return SQLITE_IOERR;
+  }
+  d->base.pMethods = &dbMethods;
+  return rc;
+}
+
+static int shimOpen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f,
+                    int flags, int *outFlags) {
+  (void)vfs;
+  if (flags & SQLITE_OPEN_WAL) return openWal(name, (walFile *)f, flags, outFlags);
+  if ((flags & SQLITE_OPEN_MAIN_DB) && name != 0) return openDB(name, (dbFile *)f, flags, outFlags);
+  return orig->xOpen(orig, name, f, flags, outFlags);
 }
 
 static int shimDelete(sqlite3_vfs *v, const char *name, int syncDir) {
@@ -303,13 +473,17 @@ static sqlite3_vfs shim = {
 
 int albedo_walvfs_register(void) {
   sqlite3_vfs *base;
+  int rc, wrap;
   if (orig != 0) return SQLITE_OK;
   base = sqlite3_vfs_find(0);
   if (base == 0 || base->iVersion < 2) return SQLITE_IOERR;
   orig = base;
-  shim.szOsFile = (int)sizeof(walFile) + base->szOsFile;
+  wrap = sizeof(walFile) > sizeof(dbFile) ? (int)sizeof(walFile) : (int)sizeof(dbFile);
+  shim.szOsFile = wrap + base->szOsFile;
   shim.mxPathname = base->mxPathname;
-  return sqlite3_vfs_register(&shim, 0);
+  rc = sqlite3_vfs_register(&shim, 0);
+  if (rc != SQLITE_OK) orig = 0;
+  return rc;
 }
 
 void albedo_walvfs_stats(unsigned long long *frames, unsigned long long *writes) {
