@@ -29,15 +29,20 @@ type floor struct {
 	read    []metrics.Sample
 }
 
-// adjusted, when set (by tests), is called after each adjustment.
-var adjusted atomic.Pointer[func()]
+// adjusted, when set (by tests), is called after each adjustment; armed
+// counts the sentinels made.
+var (
+	adjusted atomic.Pointer[func()]
+	armed    atomic.Int64
+)
 
 // Keep holds the heap goal at bytes or more from the next collection on,
-// until stop, which sets GOGC back as it was. With bytes 0 or less, or
-// with the collector off (GOGC=off), it does nothing.
+// until stop, which sets GOGC back as it was. With bytes 0 or less, with
+// the collector off (GOGC=off) or collecting without pause (GOGC=0), it
+// does nothing.
 func Keep(bytes int64) (stop func()) {
 	base := gogc()
-	if bytes <= 0 || base < 0 {
+	if bytes <= 0 || base <= 0 {
 		return func() {}
 	}
 	f := &floor{bytes: uint64(bytes), base: base, most: max(base, int(bytes*100/heapMinimum)), percent: base, read: make([]metrics.Sample, len(samples))}
@@ -54,6 +59,7 @@ func Keep(bytes int64) (stop func()) {
 type sentinel struct{ _ *floor }
 
 func (f *floor) arm() {
+	armed.Add(1)
 	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
 		if f.adjust() {
 			f.arm()

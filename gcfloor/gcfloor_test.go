@@ -70,12 +70,18 @@ func TestALargeLiveHeapKeepsGOGC(t *testing.T) {
 	}
 }
 
-func TestNothingWithGCOff(t *testing.T) {
-	debug.SetGCPercent(-1)
+func TestNothingWithGCOffOrWithoutPause(t *testing.T) {
 	defer debug.SetGCPercent(100)
-	stop := Keep(64 << 20)
-	stop()
-	if p := gogc(); p != -1 {
-		t.Fatalf("GOGC is %d, want off as it was", p)
+	for _, p := range []int{-1, 0} {
+		debug.SetGCPercent(p)
+		before := armed.Load()
+		stop := Keep(64 << 20)
+		if n := armed.Load() - before; n != 0 {
+			t.Errorf("GOGC %d: Keep armed %d sentinels, want none", p, n)
+		}
+		stop()
+		if got := gogc(); got != p {
+			t.Errorf("GOGC is %d after stop, want %d as it was", got, p)
+		}
 	}
 }
