@@ -14,11 +14,10 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
-
-	"albedo/db/walvfs"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
+	"albedo/db/walvfs"
 	"albedo/migrations"
 )
 

@@ -35,10 +35,16 @@
 ** 4 KiB pages. */
 #define BUF_CAP 0x1ffff
 
+/* What both wrapped files start with: the file SQLite sees, and the
+** underlying VFS's, just after the wrapper. */
+typedef struct shimFile {
+  sqlite3_file base;
+  sqlite3_file *real;
+} shimFile;
+
 typedef struct walFile walFile;
 struct walFile {
-  sqlite3_file base;
-  sqlite3_file *real;   /* the underlying VFS's file, just after this */
+  shimFile s;
   const char *db;       /* its database's name, as SQLite passed it */
   walFile *nextOpen;    /* the list of open WAL files */
   unsigned char *buf;   /* frames held; allocated at the first */
@@ -55,9 +61,8 @@ struct walFile {
 };
 
 typedef struct dbFile {
-  sqlite3_file base;
-  sqlite3_file *real; /* the underlying VFS's file, just after this */
-  const char *name;   /* as SQLite passed it: its WAL's walFile.db */
+  shimFile s;
+  const char *name; /* as SQLite passed it: its WAL's walFile.db */
 } dbFile;
 
 static sqlite3_vfs *orig;
@@ -67,8 +72,49 @@ static unsigned long long statFrames, statWrites;
 static pthread_mutex_t openMu = PTHREAD_MUTEX_INITIALIZER;
 static walFile *openWals;
 
+/* The underlying VFS's methods, for both wrapped files. */
+#define REAL(f) (((shimFile *)(f))->real)
+
+static int passClose(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
+static int passRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off) {
+  return REAL(f)->pMethods->xRead(REAL(f), z, n, off);
+}
+static int passWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
+  return REAL(f)->pMethods->xWrite(REAL(f), z, n, off);
+}
+static int passTruncate(sqlite3_file *f, sqlite3_int64 size) {
+  return REAL(f)->pMethods->xTruncate(REAL(f), size);
+}
+static int passSync(sqlite3_file *f, int flags) { return REAL(f)->pMethods->xSync(REAL(f), flags); }
+static int passFileSize(sqlite3_file *f, sqlite3_int64 *size) {
+  return REAL(f)->pMethods->xFileSize(REAL(f), size);
+}
+static int passLock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xLock(REAL(f), level); }
+static int passUnlock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xUnlock(REAL(f), level); }
+static int passCheckReservedLock(sqlite3_file *f, int *out) {
+  return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
+}
+static int passFileControl(sqlite3_file *f, int op, void *arg) {
+  return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
+}
+static int passSectorSize(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
+static int passDeviceCharacteristics(sqlite3_file *f) {
+  return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
+}
+static int passShmMap(sqlite3_file *f, int pg, int size, int extend, void volatile **pp) {
+  return REAL(f)->pMethods->xShmMap(REAL(f), pg, size, extend, pp);
+}
+static void passShmBarrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static int passShmUnmap(sqlite3_file *f, int del) { return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
+static int passFetch(sqlite3_file *f, sqlite3_int64 off, int n, void **pp) {
+  return REAL(f)->pMethods->xFetch(REAL(f), off, n, pp);
+}
+static int passUnfetch(sqlite3_file *f, sqlite3_int64 off, void *p) {
+  return REAL(f)->pMethods->xUnfetch(REAL(f), off, p);
+}
+
 static int writeThrough(walFile *p, const void *z, int n, sqlite3_int64 off) {
-  int rc = p->real->pMethods->xWrite(p->real, z, n, off);
+  int rc = passWrite(&p->s.base, z, n, off);
   __atomic_fetch_add(&statWrites, 1, __ATOMIC_RELAXED);
   if (rc != SQLITE_OK) p->next = -1;
   return rc;
@@ -181,14 +227,14 @@ static int walRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off) {
   walFile *p = (walFile *)f;
   int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
-  return p->real->pMethods->xRead(p->real, z, n, off);
+  return passRead(f, z, n, off);
 }
 
 static int walClose(sqlite3_file *f) {
   walFile *p = (walFile *)f;
   walFile **q;
   int rc = p->failed ? SQLITE_OK : flushFor(p);
-  int rc2 = p->real->pMethods->xClose(p->real);
+  int rc2 = passClose(f);
   pthread_mutex_lock(&openMu);
   for (q = &openWals; *q != 0; q = &(*q)->nextOpen) {
     if (*q == p) {
@@ -207,53 +253,28 @@ static int walTruncate(sqlite3_file *f, sqlite3_int64 size) {
   int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
   if (p->next > size) p->next = -1;
-  return p->real->pMethods->xTruncate(p->real, size);
+  return passTruncate(f, size);
 }
 
 static int walSync(sqlite3_file *f, int flags) {
   walFile *p = (walFile *)f;
   int rc = p->failed ? p->failed : flushFor(p);
   if (rc != SQLITE_OK) return rc;
-  return p->real->pMethods->xSync(p->real, flags);
+  return passSync(f, flags);
 }
 
 static int walFileSize(sqlite3_file *f, sqlite3_int64 *size) {
   walFile *p = (walFile *)f;
   int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
-  return p->real->pMethods->xFileSize(p->real, size);
-}
-
-static int walLock(sqlite3_file *f, int level) {
-  walFile *p = (walFile *)f;
-  return p->real->pMethods->xLock(p->real, level);
-}
-
-static int walUnlock(sqlite3_file *f, int level) {
-  walFile *p = (walFile *)f;
-  return p->real->pMethods->xUnlock(p->real, level);
-}
-
-static int walCheckReservedLock(sqlite3_file *f, int *out) {
-  walFile *p = (walFile *)f;
-  return p->real->pMethods->xCheckReservedLock(p->real, out);
+  return passFileSize(f, size);
 }
 
 static int walFileControl(sqlite3_file *f, int op, void *arg) {
   walFile *p = (walFile *)f;
   int rc = flushFor(p);
   if (rc != SQLITE_OK) return rc;
-  return p->real->pMethods->xFileControl(p->real, op, arg);
-}
-
-static int walSectorSize(sqlite3_file *f) {
-  walFile *p = (walFile *)f;
-  return p->real->pMethods->xSectorSize(p->real);
-}
-
-static int walDeviceCharacteristics(sqlite3_file *f) {
-  walFile *p = (walFile *)f;
-  return p->real->pMethods->xDeviceCharacteristics(p->real);
+  return passFileControl(f, op, arg);
 }
 
 /* Version 1: a WAL file is never mapped and holds no shared memory. */
@@ -265,51 +286,21 @@ static const sqlite3_io_methods walMethods = {
     walTruncate,
     walSync,
     walFileSize,
-    walLock,
-    walUnlock,
-    walCheckReservedLock,
+    passLock,
+    passUnlock,
+    passCheckReservedLock,
     walFileControl,
-    walSectorSize,
-    walDeviceCharacteristics,
+    passSectorSize,
+    passDeviceCharacteristics,
 };
 
-/* The database file: the underlying VFS's methods, and its WAL's frames
-** dropped when the write lock is given up. */
-#define REAL(f) (((dbFile *)(f))->real)
-
-static int dbClose(sqlite3_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
-static int dbRead(sqlite3_file *f, void *z, int n, sqlite3_int64 off) {
-  return REAL(f)->pMethods->xRead(REAL(f), z, n, off);
-}
-static int dbWrite(sqlite3_file *f, const void *z, int n, sqlite3_int64 off) {
-  return REAL(f)->pMethods->xWrite(REAL(f), z, n, off);
-}
-static int dbTruncate(sqlite3_file *f, sqlite3_int64 size) {
-  return REAL(f)->pMethods->xTruncate(REAL(f), size);
-}
-static int dbSync(sqlite3_file *f, int flags) { return REAL(f)->pMethods->xSync(REAL(f), flags); }
-static int dbFileSize(sqlite3_file *f, sqlite3_int64 *size) {
-  return REAL(f)->pMethods->xFileSize(REAL(f), size);
-}
-static int dbLock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xLock(REAL(f), level); }
-static int dbUnlock(sqlite3_file *f, int level) { return REAL(f)->pMethods->xUnlock(REAL(f), level); }
-static int dbCheckReservedLock(sqlite3_file *f, int *out) {
-  return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out);
-}
-static int dbFileControl(sqlite3_file *f, int op, void *arg) {
-  return REAL(f)->pMethods->xFileControl(REAL(f), op, arg);
-}
-static int dbSectorSize(sqlite3_file *f) { return REAL(f)->pMethods->xSectorSize(REAL(f)); }
-static int dbDeviceCharacteristics(sqlite3_file *f) {
-  return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f));
-}
-static int dbShmMap(sqlite3_file *f, int pg, int size, int extend, void volatile **pp) {
-  return REAL(f)->pMethods->xShmMap(REAL(f), pg, size, extend, pp);
-}
+/* dbShmLock takes or gives up wal-index locks. The write lock given up
+** ends a write transaction: what its connection's WAL still holds then
+** was rolled back, since a commit writes its frames. */
 static int dbShmLock(sqlite3_file *f, int ofst, int n, int flags) {
   dbFile *d = (dbFile *)f;
   walFile *w;
-  int rc = d->real->pMethods->xShmLock(d->real, ofst, n, flags);
+  int rc = REAL(f)->pMethods->xShmLock(REAL(f), ofst, n, flags);
   if (rc == SQLITE_OK && flags == (SQLITE_SHM_UNLOCK | SQLITE_SHM_EXCLUSIVE) &&
       ofst <= WAL_WRITE_LOCK && WAL_WRITE_LOCK < ofst + n) {
     pthread_mutex_lock(&openMu);
@@ -320,51 +311,45 @@ static int dbShmLock(sqlite3_file *f, int ofst, int n, int flags) {
   }
   return rc;
 }
-static void dbShmBarrier(sqlite3_file *f) { REAL(f)->pMethods->xShmBarrier(REAL(f)); }
-static int dbShmUnmap(sqlite3_file *f, int del) { return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
-static int dbFetch(sqlite3_file *f, sqlite3_int64 off, int n, void **pp) {
-  return REAL(f)->pMethods->xFetch(REAL(f), off, n, pp);
-}
-static int dbUnfetch(sqlite3_file *f, sqlite3_int64 off, void *p) {
-  return REAL(f)->pMethods->xUnfetch(REAL(f), off, p);
-}
 
+/* The database file: the underlying VFS's methods, and its WAL's frames
+** dropped when the write lock is given up (dbShmLock). */
 static const sqlite3_io_methods dbMethods = {
     3,
-    dbClose,
-    dbRead,
-    dbWrite,
-    dbTruncate,
-    dbSync,
-    dbFileSize,
-    dbLock,
-    dbUnlock,
-    dbCheckReservedLock,
-    dbFileControl,
-    dbSectorSize,
-    dbDeviceCharacteristics,
-    dbShmMap,
+    passClose,
+    passRead,
+    passWrite,
+    passTruncate,
+    passSync,
+    passFileSize,
+    passLock,
+    passUnlock,
+    passCheckReservedLock,
+    passFileControl,
+    passSectorSize,
+    passDeviceCharacteristics,
+    passShmMap,
     dbShmLock,
-    dbShmBarrier,
-    dbShmUnmap,
-    dbFetch,
-    dbUnfetch,
+    passShmBarrier,
+    passShmUnmap,
+    passFetch,
+    passUnfetch,
 };
 
 static int openWal(sqlite3_filename name, walFile *p, int flags, int *outFlags) {
   int rc;
   memset(p, 0, sizeof(*p));
-  p->real = (sqlite3_file *)&p[1];
+  p->s.real = (sqlite3_file *)&p[1];
   p->next = -1;
   p->hdrEnd = -1;
   p->db = name ? sqlite3_filename_database(name) : 0;
-  rc = orig->xOpen(orig, name, p->real, flags, outFlags);
+  rc = orig->xOpen(orig, name, p->s.real, flags, outFlags);
   /* SQLite closes a file whose methods are set, even after a failure. */
-  if (p->real->pMethods == 0) {
-    p->base.pMethods = 0;
+  if (p->s.real->pMethods == 0) {
+    p->s.base.pMethods = 0;
     return rc;
   }
-  p->base.pMethods = &walMethods;
+  p->s.base.pMethods = &walMethods;
   pthread_mutex_lock(&openMu);
   p->nextOpen = openWals;
   openWals = p;
@@ -375,20 +360,20 @@ static int openWal(sqlite3_filename name, walFile *p, int flags, int *outFlags) 
 static int openDB(sqlite3_filename name, dbFile *d, int flags, int *outFlags) {
   int rc;
   memset(d, 0, sizeof(*d));
-  d->real = (sqlite3_file *)&d[1];
+  d->s.real = (sqlite3_file *)&d[1];
   d->name = name;
-  rc = orig->xOpen(orig, name, d->real, flags, outFlags);
-  if (d->real->pMethods == 0) {
-    d->base.pMethods = 0;
+  rc = orig->xOpen(orig, name, d->s.real, flags, outFlags);
+  if (d->s.real->pMethods == 0) {
+    d->s.base.pMethods = 0;
     return rc;
   }
   /* Only the unix VFS's version 3 methods are wrapped whole. */
-  if (d->real->pMethods->iVersion < 3) {
-    d->real->pMethods->xClose(d->real);
-    d->base.pMethods = 0;
+  if (d->s.real->pMethods->iVersion < 3) {
+    d->s.real->pMethods->xClose(d->s.real);
+    d->s.base.pMethods = 0;
     return SQLITE_IOERR;
   }
-  d->base.pMethods = &dbMethods;
+  d->s.base.pMethods = &dbMethods;
   return rc;
 }
 
