@@ -305,6 +305,19 @@ func (ch *channel) setWatching(s *sub, on bool) bool {
 	return true
 }
 
+// statusFrame is statusPush, encoded: one for every cursor that has a
+// status due. Caller holds mu.
+func (ch *channel) statusFrame() []byte {
+	sp := ch.statusPush()
+	// Room for a push whose strings need no escapes, so that it is one
+	// allocation.
+	n := 192 + len(sp.Session) + len(sp.Phase) + len(sp.TurnID) + len(sp.Model) + len(sp.Effort) + len(sp.ETag)
+	if sp.LastTurn != nil {
+		n += len(*sp.LastTurn)
+	}
+	return wire.AppendStatusPush(make([]byte, 0, n), &sp)
+}
+
 // statusPush snapshots the run state. Caller holds mu.
 func (ch *channel) statusPush() wire.StatusPush {
 	st := ch.status()

@@ -148,7 +148,7 @@ func (c *Conn) read(ctx context.Context, p *pass, wantStatus, wantPresence bool,
 	var fromRing bool
 	p.entries, fromRing = ch.ring.from(p.next, page, maxBytes, c.scratch[:0])
 	if wantStatus {
-		p.status = wire.Encode(ch.statusPush())
+		p.status = ch.statusFrame()
 	}
 	if wantPresence {
 		p.presence = ch.presenceFrame()

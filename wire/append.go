@@ -8,11 +8,12 @@ import (
 )
 
 // The hot frames of the write path, encoded by hand: an event of the log
-// (every input stores one) and the reply that carries a receipt (every
-// send and post gets one). Each produces exactly the bytes json.Marshal
+// (every input stores one), the reply that carries a receipt (every
+// send and post gets one) and a session's status push (every viewer
+// gets one at each change). Each produces exactly the bytes json.Marshal
 // (Encode) produces for the same value, HTML escaping included; the fuzz
-// targets in append_test.go hold them to it. A change to Event, Reply or
-// Receipt must be made here too, or those tests fail.
+// targets in append_test.go hold them to it. A change to Event, Reply,
+// Receipt or StatusPush must be made here too, or those tests fail.
 
 // AppendEvent appends the JSON of ev to dst, the bytes Encode(ev) returns.
 // An At that Encode refuses (a year outside 0–9999, a zone offset of a day
@@ -198,6 +199,47 @@ func AppendReceiptReply(dst []byte, id int64, r *Receipt) []byte {
 // growing when r's strings need no escapes.
 func ReceiptReplySize(r *Receipt) int {
 	return 160 + len(r.InputID) + len(r.Session) + len(r.State) + len(r.Delivery) + len(r.TurnID) + len(r.Error)
+}
+
+// AppendStatusPush appends the JSON of p to dst, the bytes Encode(*p)
+// returns. Every viewer of a session gets one whenever its status or its
+// viewers change, and a crowd's every cursor one at its subscribe.
+func AppendStatusPush(dst []byte, p *StatusPush) []byte {
+	dst = append(dst, `{"op":`...)
+	dst = appendString(dst, string(p.Op))
+	dst = append(dst, `,"session":`...)
+	dst = appendString(dst, p.Session)
+	dst = append(dst, `,"phase":`...)
+	dst = appendString(dst, string(p.Phase))
+	dst = append(dst, `,"turn_id":`...)
+	dst = appendString(dst, p.TurnID)
+	dst = append(dst, `,"queued":`...)
+	dst = strconv.AppendInt(dst, int64(p.Queued), 10)
+	dst = append(dst, `,"last_turn":`...)
+	if p.LastTurn == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = appendString(dst, *p.LastTurn)
+	}
+	dst = append(dst, `,"model":`...)
+	dst = appendString(dst, p.Model)
+	dst = append(dst, `,"effort":`...)
+	dst = appendString(dst, p.Effort)
+	dst = append(dst, `,"etag":`...)
+	dst = appendString(dst, p.ETag)
+	dst = append(dst, `,"head":`...)
+	dst = strconv.AppendInt(dst, p.Head, 10)
+	dst = append(dst, `,"viewers":`...)
+	dst = strconv.AppendInt(dst, int64(p.Viewers), 10)
+	if p.Pending != 0 {
+		dst = strconv.AppendInt(append(dst, `,"pending":`...), int64(p.Pending), 10)
+	}
+	if p.Agent != nil {
+		// Rare (a coding agent's plan and output) and nested: as
+		// encoding/json writes it, which is what it writes inside p.
+		dst = append(append(dst, `,"agent":`...), Encode(p.Agent)...)
+	}
+	return append(dst, '}')
 }
 
 func appendOmitEmpty(dst []byte, key, s string) []byte {

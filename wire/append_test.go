@@ -166,6 +166,48 @@ func FuzzAppendReceiptReply(f *testing.F) {
 	})
 }
 
+func checkStatus(t testing.TB, p StatusPush) {
+	t.Helper()
+	want, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := AppendStatusPush([]byte("p"), &p)
+	if !bytes.Equal(got[1:], want) || got[0] != 'p' {
+		t.Fatalf("AppendStatusPush(%#v)\n got %s\nwant p%s", p, got, want)
+	}
+}
+
+func TestAppendStatusPushIsMarshal(t *testing.T) {
+	checkStatus(t, StatusPush{})
+	checkStatus(t, StatusPush{Op: PushStatus, Session: "s", Phase: PhaseIdle, Head: 12, Viewers: 3})
+	checkStatus(t, StatusPush{Op: PushStatus, Session: "s", Phase: PhaseRunning, TurnID: "t", Queued: 2, LastTurn: ptr("complete"),
+		Model: "m", Effort: "high", ETag: "e", Head: math.MaxInt64, Viewers: -1, Pending: 4})
+	checkStatus(t, StatusPush{Op: PushStatus, Session: "s", LastTurn: ptr(""), Head: math.MinInt64,
+		Agent: &AgentStatus{Plan: []PlanEntry{{Content: "<a> & b"}}, Thought: "\u2028", Output: &ToolOutput{CallID: "c", Text: "\xff"}}})
+	checkStatus(t, StatusPush{Agent: &AgentStatus{}})
+	for _, s := range escapes {
+		checkStatus(t, StatusPush{Op: Op(s), Session: s, Phase: Phase(s), TurnID: s, LastTurn: &s, Model: s, Effort: s, ETag: s})
+	}
+}
+
+func FuzzAppendStatusPush(f *testing.F) {
+	for _, s := range escapes {
+		f.Add(s, s, int64(1), 2, 3, true, false)
+	}
+	f.Fuzz(func(t *testing.T, a, b string, head int64, viewers, pending int, last, agent bool) {
+		p := StatusPush{Op: PushStatus, Session: a, Phase: Phase(b), TurnID: a, Queued: viewers, Model: b, Effort: a, ETag: b,
+			Head: head, Viewers: viewers, Pending: pending}
+		if last {
+			p.LastTurn = &b
+		}
+		if agent {
+			p.Agent = &AgentStatus{Thought: a, Output: &ToolOutput{CallID: b, Text: a}}
+		}
+		checkStatus(t, p)
+	})
+}
+
 func TestSizesFitPlainFrames(t *testing.T) {
 	x := strings.Repeat("x", 300)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("", -7*3600))
@@ -227,5 +269,26 @@ func BenchmarkAppendReceiptReply(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		sinkBytes = AppendReceiptReply(make([]byte, 0, ReceiptReplySize(&r)), 99, &r)
+	}
+}
+
+func benchStatus() StatusPush {
+	return StatusPush{Op: PushStatus, Session: "019ad4a5-0000-7000-8000-000000000001", Phase: PhaseIdle, LastTurn: ptr("complete"),
+		Model: "claude-sonnet", Effort: "medium", ETag: "3f2a9c", Head: 12345, Viewers: 18000}
+}
+
+func BenchmarkEncodeStatusPush(b *testing.B) {
+	p := benchStatus()
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkBytes = Encode(p)
+	}
+}
+
+func BenchmarkAppendStatusPush(b *testing.B) {
+	p := benchStatus()
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkBytes = AppendStatusPush(make([]byte, 0, 256), &p)
 	}
 }
