@@ -19,7 +19,8 @@
 //
 // # Files
 //
-//   - walvfs.go: Register, Name, Stats.
+//   - walvfs.go: Register, Name, Stats, and failFlushes, the tests' seam
+//     for a disk that fails a write.
 //   - walvfs.c: the shim: the VFS; the WAL file's methods, which hold
 //     frames and write them; the database file's, which drop a rolled-back
 //     transaction's.

@@ -68,6 +68,10 @@ typedef struct dbFile {
 static sqlite3_vfs *orig;
 static unsigned long long statFrames, statWrites;
 
+/* How many of the next writes of held frames fail, as a full or failing
+** disk would fail them: set by the package's tests alone. */
+static int failFlushes;
+
 /* The open WAL files, for a database file to find its own. */
 static pthread_mutex_t openMu = PTHREAD_MUTEX_INITIALIZER;
 static walFile *openWals;
@@ -126,7 +130,13 @@ static int writeThrough(walFile *p, const void *z, int n, sqlite3_int64 off) {
 static int flushFrames(walFile *p) {
   int rc;
   if (p->len == 0) return SQLITE_OK;
-  rc = writeThrough(p, p->buf, p->len, p->start);
+  if (__atomic_load_n(&failFlushes, __ATOMIC_RELAXED) > 0 &&
+      __atomic_sub_fetch(&failFlushes, 1, __ATOMIC_RELAXED) >= 0) {
+    rc = SQLITE_IOERR_WRITE;
+    p->next = -1;
+  } else {
+    rc = writeThrough(p, p->buf, p->len, p->start);
+  }
   p->len = 0;
   p->wantPage = 0;
   p->commit = 0;
@@ -470,6 +480,8 @@ int albedo_walvfs_register(void) {
   if (rc != SQLITE_OK) orig = 0;
   return rc;
 }
+
+void albedo_walvfs_fail_flushes(int n) { __atomic_store_n(&failFlushes, n, __ATOMIC_RELAXED); }
 
 void albedo_walvfs_stats(unsigned long long *frames, unsigned long long *writes) {
   *frames = __atomic_load_n(&statFrames, __ATOMIC_RELAXED);

@@ -39,3 +39,8 @@ func Stats() (frames, writes uint64) {
 	C.albedo_walvfs_stats(&f, &w)
 	return uint64(f), uint64(w)
 }
+
+// failFlushes makes the next n writes of held frames fail with
+// SQLITE_IOERR_WRITE, as a failing disk would: the package's tests'
+// seam, to show what a failed write leaves.
+func failFlushes(n int) { C.albedo_walvfs_fail_flushes(C.int(n)) }

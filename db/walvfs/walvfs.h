@@ -5,5 +5,6 @@
 
 int albedo_walvfs_register(void);
 void albedo_walvfs_stats(unsigned long long *frames, unsigned long long *writes);
+void albedo_walvfs_fail_flushes(int n);
 
 #endif

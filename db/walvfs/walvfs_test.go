@@ -283,3 +283,65 @@ func TestAPageSplitAtASyncPointIsWritten(t *testing.T) {
 		})
 	}
 }
+
+// A write of held frames that fails fails its transaction, whether the
+// frames were its commit's or pages it spilled before committing: nothing
+// of it is seen, the file stays whole, the connection commits again once
+// the disk does, and a copy of the files recovers what committed. Not
+// parallel: the failures are the process's (failFlushes).
+//
+// (After a statement's I/O error SQLite rolls its transaction back, and
+// a statement run after it on the connection runs, and commits, on its
+// own: db's writer ends a transaction at its first error.)
+func TestAFailedWriteFailsItsTransaction(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.db")
+	a := open(t, path, true, "_cache_size=10")
+	c := open(t, path, false)
+	defer failFlushes(0)
+	exec(t, a, "CREATE TABLE t(a INTEGER PRIMARY KEY, b BLOB)")
+	exec(t, a, insertRows, 5, 3000)
+	want := 5
+	whole := func(what string) {
+		t.Helper()
+		var ok string
+		if err := c.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+			t.Fatalf("after %s: integrity: %q %v", what, ok, err)
+		}
+		for _, db := range []*sql.DB{a, c} {
+			if got := count(t, db, "SELECT count(*) FROM t"); got != want {
+				t.Fatalf("after %s: %d rows, want %d", what, got, want)
+			}
+		}
+	}
+
+	// The commit's own frames.
+	failFlushes(1)
+	if _, err := a.Exec(insertRows, 3, 3000); err == nil {
+		t.Fatal("a commit whose frames were not written succeeded")
+	}
+	whole("a failed commit")
+
+	// Pages spilled by a transaction too large for the cache and the
+	// buffer: the statement fails, and SQLite rolls the transaction back.
+	failFlushes(1)
+	tx, err := a.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(insertRows, 60, 3000); err == nil {
+		t.Fatal("a statement whose spilled frames were not written succeeded")
+	}
+	if err := tx.Commit(); err == nil {
+		t.Fatal("a transaction whose spilled frames were not written committed")
+	}
+	whole("a failed spill")
+
+	failFlushes(0)
+	exec(t, a, insertRows, 7, 3000)
+	want += 7
+	whole("a commit after the failures")
+	if got := recovered(t, dir, 0); got != want {
+		t.Fatalf("a copy of the files recovers %d rows, want %d", got, want)
+	}
+}
