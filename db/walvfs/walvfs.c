@@ -124,23 +124,27 @@ static int writeThrough(walFile *p, const void *z, int n, sqlite3_int64 off) {
   return rc;
 }
 
+/* failNext says whether this write of held frames is one failFlushes
+** fails. */
+static int failNext(void) {
+  return __atomic_load_n(&failFlushes, __ATOMIC_RELAXED) > 0 &&
+         __atomic_sub_fetch(&failFlushes, 1, __ATOMIC_RELAXED) >= 0;
+}
+
 /* flushFrames writes what is held. A failure is the transaction's: every
 ** later write returns it, so that the transaction cannot commit frames
 ** that are not on the file. */
 static int flushFrames(walFile *p) {
   int rc;
   if (p->len == 0) return SQLITE_OK;
-  if (__atomic_load_n(&failFlushes, __ATOMIC_RELAXED) > 0 &&
-      __atomic_sub_fetch(&failFlushes, 1, __ATOMIC_RELAXED) >= 0) {
-    rc = SQLITE_IOERR_WRITE;
-    p->next = -1;
-  } else {
-    rc = writeThrough(p, p->buf, p->len, p->start);
-  }
+  rc = failNext() ? SQLITE_IOERR_WRITE : writeThrough(p, p->buf, p->len, p->start);
   p->len = 0;
   p->wantPage = 0;
   p->commit = 0;
-  if (rc != SQLITE_OK) p->failed = rc;
+  if (rc != SQLITE_OK) {
+    p->next = -1;
+    p->failed = rc;
+  }
   return rc;
 }
 

@@ -43,6 +43,15 @@ func exec(t *testing.T, db *sql.DB, q string, args ...any) {
 	}
 }
 
+// intact fails t, saying when, unless db's file passes integrity_check.
+func intact(t *testing.T, db *sql.DB, when string) {
+	t.Helper()
+	var ok string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("%s: integrity: %q %v", when, ok, err)
+	}
+}
+
 func count(t *testing.T, db *sql.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
@@ -153,10 +162,7 @@ func recovered(t *testing.T, dir string, i int) int {
 		copyFile(t, filepath.Join(dir, name), filepath.Join(to, name))
 	}
 	db := open(t, filepath.Join(to, "a.db"), false)
-	var ok string
-	if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
-		t.Fatalf("the copy's integrity: %q %v", ok, err)
-	}
+	intact(t, db, "the copy")
 	n := count(t, db, "SELECT count(*) FROM t")
 	db.Close()
 	return n
@@ -236,10 +242,7 @@ func TestARolledBackSpillIsNotWrittenOverAnotherWriter(t *testing.T) {
 		if got := count(t, a, "SELECT count(*) FROM t"); got != want {
 			t.Fatalf("round %d: the connection that rolled back counts %d rows, want %d", i, got, want)
 		}
-		var ok string
-		if err := c.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
-			t.Fatalf("round %d: integrity: %q %v", i, ok, err)
-		}
+		intact(t, c, fmt.Sprint("round ", i))
 		if got := count(t, c, "SELECT count(*) FROM t WHERE length(b) = 3000"); got != want {
 			t.Fatalf("round %d: a third connection counts %d rows, want %d", i, got, want)
 		}
@@ -276,10 +279,7 @@ func TestAPageSplitAtASyncPointIsWritten(t *testing.T) {
 					t.Fatalf("commit %d: another connection counts %d rows, want %d", i, got, want)
 				}
 			}
-			var ok string
-			if err := other.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
-				t.Fatalf("integrity: %q %v", ok, err)
-			}
+			intact(t, other, "after the commits")
 		})
 	}
 }
@@ -304,10 +304,7 @@ func TestAFailedWriteFailsItsTransaction(t *testing.T) {
 	want := 5
 	whole := func(what string) {
 		t.Helper()
-		var ok string
-		if err := c.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
-			t.Fatalf("after %s: integrity: %q %v", what, ok, err)
-		}
+		intact(t, c, "after "+what)
 		for _, db := range []*sql.DB{a, c} {
 			if got := count(t, db, "SELECT count(*) FROM t"); got != want {
 				t.Fatalf("after %s: %d rows, want %d", what, got, want)
