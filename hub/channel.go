@@ -309,13 +309,7 @@ func (ch *channel) setWatching(s *sub, on bool) bool {
 // status due. Caller holds mu.
 func (ch *channel) statusFrame() []byte {
 	sp := ch.statusPush()
-	// Room for a push whose strings need no escapes, so that it is one
-	// allocation.
-	n := 192 + len(sp.Session) + len(sp.Phase) + len(sp.TurnID) + len(sp.Model) + len(sp.Effort) + len(sp.ETag)
-	if sp.LastTurn != nil {
-		n += len(*sp.LastTurn)
-	}
-	return wire.AppendStatusPush(make([]byte, 0, n), &sp)
+	return wire.AppendStatusPush(make([]byte, 0, wire.StatusPushSize(&sp)), &sp)
 }
 
 // statusPush snapshots the run state. Caller holds mu.

@@ -242,6 +242,16 @@ func AppendStatusPush(dst []byte, p *StatusPush) []byte {
 	return append(dst, '}')
 }
 
+// StatusPushSize is a capacity that AppendStatusPush fills without
+// growing when p's strings need no escapes and it has no Agent.
+func StatusPushSize(p *StatusPush) int {
+	n := 216 + len(p.Op) + len(p.Session) + len(p.Phase) + len(p.TurnID) + len(p.Model) + len(p.Effort) + len(p.ETag)
+	if p.LastTurn != nil {
+		n += len(*p.LastTurn)
+	}
+	return n
+}
+
 func appendOmitEmpty(dst []byte, key, s string) []byte {
 	if s == "" {
 		return dst

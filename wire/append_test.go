@@ -226,6 +226,16 @@ func TestSizesFitPlainFrames(t *testing.T) {
 	if n := ReceiptReplySize(&r); len(b) > n || n-len(b) > 32 {
 		t.Errorf("ReceiptReplySize %d for %d bytes: %s", n, len(b), b)
 	}
+	for _, p := range []StatusPush{
+		{Op: PushStatus, Session: "s", Phase: PhaseRunning, TurnID: x, Queued: math.MinInt, LastTurn: ptr(x), Model: "m", Effort: "e", ETag: "t",
+			Head: math.MinInt64, Viewers: math.MinInt, Pending: math.MinInt},
+		{Op: PushStatus, Session: x, Head: math.MinInt64, Queued: math.MinInt, Viewers: math.MinInt, Pending: math.MinInt},
+	} {
+		b := AppendStatusPush(make([]byte, 0, StatusPushSize(&p)), &p)
+		if n := StatusPushSize(&p); len(b) > n || n-len(b) > 32 {
+			t.Errorf("StatusPushSize %d for %d bytes: %s", n, len(b), b)
+		}
+	}
 }
 
 var sinkBytes []byte
@@ -289,6 +299,6 @@ func BenchmarkAppendStatusPush(b *testing.B) {
 	p := benchStatus()
 	b.ReportAllocs()
 	for b.Loop() {
-		sinkBytes = AppendStatusPush(make([]byte, 0, 256), &p)
+		sinkBytes = AppendStatusPush(make([]byte, 0, StatusPushSize(&p)), &p)
 	}
 }
