@@ -172,6 +172,9 @@ func (wc *conn) readLoop(ctx context.Context, rest [][]byte) error {
 		if wc.s.beforeRead != nil {
 			wc.s.beforeRead()
 		}
+		if wc.lean != nil {
+			wc.lean.await() // the wait for the next message, shallow (socket_await.go)
+		}
 		typ, r, err := wc.ws.Reader(rctx)
 		if err != nil {
 			return err

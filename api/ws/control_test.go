@@ -147,9 +147,9 @@ func waitWriterHeld(t *testing.T, w *writer) {
 	}
 }
 
-// A ping written while the writer waits on a full socket waits its turn,
-// and reaches the peer between whole messages once it reads: every event
-// in order, none lost, and the ping answered.
+// A heartbeat's ping sent while the writer waits on a full socket waits
+// its turn, and reaches the peer between whole messages once it reads:
+// every event in order, none lost, and the ping answered.
 func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	s := e.create("s")
@@ -167,10 +167,10 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		pinged <- wc.ws.Ping(ctx)
+		pinged <- wc.pingPeer(ctx)
 	}()
 	deadline := time.Now().Add(10 * time.Second)
-	for wc.lean.others.Load() == 0 {
+	for !wc.lean.pingKept() {
 		if time.Now().After(deadline) {
 			t.Fatal("the ping never waited behind the full socket")
 		}

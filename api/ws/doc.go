@@ -32,10 +32,14 @@
 // message, and ends when Fill has nothing more. A write that would wait
 // for a slow peer, or a close handshake, takes its goroutine out of the
 // pool, so that one peer never holds the others' writes. When the reader
-// or the writer fails, the connection ends, and the reader returns last. A
-// heartbeat ping that waits for its pong runs on its timer's goroutine;
-// none is sent while a write waits for its peer, which the write timeout
-// rules.
+// or the writer fails, the connection ends, and the reader returns last.
+// Between messages the reader waits in its lean socket (leanConn.await),
+// not under coder/websocket's reader, so that an idle connection's
+// goroutine keeps the smallest stack; the socket reads the heartbeat's
+// pongs there itself. A heartbeat ping that waits for its pong runs on
+// its timer's goroutine; it is the lean socket's own frame, written
+// between the library's; none is sent while a write waits for its peer,
+// which the write timeout rules.
 //
 // # Files
 //
@@ -61,5 +65,9 @@
 //   - pool.go: the writer pool, and who owns a connection's write side.
 //   - socket.go, socket_write.go: the lean socket, which holds no buffer
 //     while a connection is idle, under coder/websocket.
+//   - socket_frames.go: inFrames, which follows the peer's frames so that
+//     the lean socket never hands the library bytes past a frame's end.
+//   - socket_await.go: the reader's wait between messages, shallow, and
+//     the pongs it reads itself.
 //   - wstest: a test client for this package's tests and api's.
 package ws

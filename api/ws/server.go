@@ -158,6 +158,7 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, p access.Principa
 	ws, err := websocket.Accept(lh, r, &websocket.AcceptOptions{
 		Subprotocols:    []string{wire.Subprotocol},
 		CompressionMode: websocket.CompressionDisabled,
+		OnPongReceived:  lh.pongReceived,
 	})
 	if err != nil {
 		return nil // Accept has written the HTTP error

@@ -3,6 +3,7 @@ package ws
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"maps"
@@ -115,6 +116,14 @@ func (h *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return lc, bufio.NewReadWriter(bufio.NewReaderSize(lc, leanBufio), bufio.NewWriterSize(lc, leanBufio)), nil
 }
 
+// pongReceived is the library's word of a pong its reader read: the lean
+// socket counts it (leanConn.pongRead).
+func (h *leanHijacker) pongReceived(context.Context, []byte) {
+	if h.lc != nil {
+		h.lc.pongRead()
+	}
+}
+
 // switchingProtocols is the 101 response with header h, in the form
 // net/http writes it (canonical keys, sorted, then a Date); ok is false
 // if a key or a value holds a byte that cannot go on a header line as it
@@ -159,12 +168,14 @@ func hijackerOf(w http.ResponseWriter) (http.Hijacker, error) {
 // leanConn is a websocket's socket that holds a buffer only while it has
 // bytes in it.
 //
-// Reads: one at a time (coder/websocket reads under a lock of its own).
-// A read waits for the socket to be readable with no buffer (the
-// runtime's poller, through syscall.RawConn), and only then takes one
-// from the pool to read into; the buffer goes back once its bytes have
-// been read. A read into a slice as large as that buffer reads straight
-// into it.
+// Reads: one at a time, under rmu. A read waits for the socket to be
+// readable with no buffer (the runtime's poller, through
+// syscall.RawConn), and only then takes one from the pool to read into;
+// the buffer goes back once its bytes have been read. A read into a
+// slice as large as that buffer reads straight into it. No read hands
+// out a byte past the end of the peer's frame it is in (inFrames), and
+// between messages the connection's reader waits here, not in the
+// library (socket_await.go).
 //
 // Writes: see socket_write.go. In short, what the connection's writer
 // sends between cork and uncork leaves in one write syscall, and a frame
@@ -192,12 +203,23 @@ type leanConn struct {
 	raw syscall.RawConn
 	s   *Server
 
-	// owned by the one read at a time
-	pending []byte                // bytes read and not yet returned
-	rbuf    *[]byte               // the pooled buffer pending is in, if any
-	readFn  func(fd uintptr) bool // readFD, made once: a closure per read was two allocations
-	readN   int                   // readFD's outcome
-	readErr error
+	// held by a Read (coder/websocket reads one at a time, under a lock
+	// of its own, but its close handshake may read from another goroutine
+	// while the reader waits in await)
+	rmu       sync.Mutex
+	pending   []byte                // bytes read and not yet returned
+	rbuf      *[]byte               // the pooled buffer pending is in, if any
+	in        inFrames              // the frames of what Read has handed out
+	readFn    func(fd uintptr) bool // readFD, made once: a closure per read was two allocations
+	readN     int                   // readFD's outcome
+	readErr   error
+	awaitFn   func(fd uintptr) bool // awaitFD, made once
+	pongsRead int                   // awaitFD's outcome: the pongs it took out
+	awaitDone bool                  // and whether await is done
+	broken    error                 // the socket failed under awaitFD: every Read fails with it
+
+	pongs  atomic.Uint32                 // pongs read, by await or the library's reader: the heartbeat's answers
+	onPong atomic.Pointer[chan struct{}] // told as a pong is read (the heartbeat's ping waits for it)
 
 	// the write side (socket_write.go)
 	wmu sync.Mutex // held by whoever writes to the socket, from taking the bytes to the last written
@@ -205,6 +227,7 @@ type leanConn struct {
 	mu      sync.Mutex
 	corked  *[]byte // the pooled buffer gathering the writer's message, while corked
 	pong    []byte  // a whole pong frame to write as soon as the socket is between frames
+	ping    []byte  // the same, of the heartbeat's ping (sendPing)
 	onBlock func()  // set once, before the writer first runs: called once per uncork that has to wait for the peer (the writer pool's leave)
 
 	// owned by the holder of wmu
@@ -228,16 +251,27 @@ type leanConn struct {
 
 var leanReadBufs = sync.Pool{New: func() any { b := make([]byte, leanReadSize); return &b }}
 
+// Read hands out what the socket has, and never a byte past the end of
+// the frame it is in (inFrames).
 func (c *leanConn) Read(p []byte) (int, error) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.broken != nil {
+		return 0, c.broken
+	}
 	if len(c.pending) == 0 {
 		if len(p) >= leanReadSize {
-			return c.Conn.Read(p)
+			p = p[:min(int64(len(p)), c.in.limit(nil))]
+			n, err := c.Conn.Read(p)
+			c.in.advance(p[:n])
+			return n, err
 		}
 		if err := c.fill(); err != nil {
 			return 0, err
 		}
 	}
-	n := copy(p, c.pending)
+	n := copy(p[:min(int64(len(p)), c.in.limit(c.pending))], c.pending)
+	c.in.advance(c.pending[:n])
 	c.pending = c.pending[n:]
 	if len(c.pending) == 0 && c.rbuf != nil {
 		leanReadBufs.Put(c.rbuf)

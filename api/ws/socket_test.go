@@ -523,3 +523,10 @@ func TestAHeldUpgradeLeavesWithTheFirstWrite(t *testing.T) {
 		t.Fatalf("the second write: %q, %v %v", buf[:n], err, rerr)
 	}
 }
+
+// pingKept says whether the heartbeat's ping waits to be written.
+func (c *leanConn) pingKept() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ping != nil
+}

@@ -174,13 +174,31 @@ func (c *leanConn) sendPong() error {
 	if !c.wmu.TryLock() {
 		return nil
 	}
-	err := c.writePong() // between frames: this frame's lock is held
+	err := c.writeKept() // between frames: this frame's lock is held
 	c.unlockW()
 	return err
 }
 
+// heartbeatPing is the ping the heartbeat sends (sendPing): any pong
+// answers it.
+var heartbeatPing = []byte{0x80 | 0x9, 0}
+
+// sendPing writes a ping as a pong is written: kept, and sent as soon as
+// the socket is between frames, outside coder/websocket's frame lock, so
+// that its pong, which the library's Ping would wait for, can be read
+// outside the library's reader (leanConn.await). An error is the
+// socket's: the pong does not come, and the next write reports it.
+func (c *leanConn) sendPing() {
+	c.mu.Lock()
+	c.ping = heartbeatPing
+	c.mu.Unlock()
+	if c.wmu.TryLock() {
+		c.unlockW()
+	}
+}
+
 // unlockW lets go of wmu; then, if the socket is between frames and a
-// pong is kept, takes wmu again, unless someone else did (it then does
+// frame is kept, takes wmu again, unless someone else did (it then does
 // this in turn), and writes it. Mid-frame, the frame's last Write does.
 func (c *leanConn) unlockW() {
 	mid := c.midFrame
@@ -190,14 +208,14 @@ func (c *leanConn) unlockW() {
 	}
 	for {
 		c.mu.Lock()
-		kept := c.pong != nil
+		kept := c.pong != nil || c.ping != nil
 		c.mu.Unlock()
 		if !kept || !c.wmu.TryLock() {
 			return
 		}
 		mid = c.midFrame
 		if !mid {
-			_ = c.writePong() // an error is the socket's: the next write reports it
+			_ = c.writeKept() // an error is the socket's: the next write reports it
 		}
 		c.wmu.Unlock()
 		if mid {
@@ -206,22 +224,25 @@ func (c *leanConn) unlockW() {
 	}
 }
 
-// writePong writes the pong kept, if any, lending the writers' pool a
-// worker while it waits for the peer, as any frame of others does. The
-// caller holds wmu, between frames.
-func (c *leanConn) writePong() error {
+// writeKept writes the frames kept, the pong and then the ping, lending
+// the writers' pool a worker while it waits for the peer, as any frame of
+// others does. The caller holds wmu, between frames.
+func (c *leanConn) writeKept() error {
 	c.mu.Lock()
-	p := c.pong
-	c.pong = nil
+	pong, ping := c.pong, c.ping
+	c.pong, c.ping = nil, nil
 	c.mu.Unlock()
-	if p == nil {
+	if pong == nil && ping == nil {
 		return nil
 	}
 	if c.lendFn == nil {
 		c.lendFn = c.lend
 	}
 	c.block, c.lent = c.lendFn, false
-	err := c.writeAll(p)
+	err := c.writeAll(pong)
+	if err == nil {
+		err = c.writeAll(ping)
+	}
 	if c.lent {
 		c.s.writers.giveBack()
 	}

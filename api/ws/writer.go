@@ -2,6 +2,8 @@ package ws
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,8 +246,12 @@ func (w *writer) beat() {
 			cancel() // no write the ping could be behind: the pong is missing
 		}
 	})
-	err := w.wc.ws.Ping(pctx)
+	err := w.wc.pingPeer(pctx)
 	missing.Stop()
+	if errors.Is(err, errPingNotWritten) {
+		w.wc.s.heartbeatCuts.Add(1) // and closed
+		return
+	}
 	if err == nil || w.ctx.Err() != nil {
 		return
 	}
@@ -255,6 +261,48 @@ func (w *writer) beat() {
 	}
 	w.wc.s.heartbeatCuts.Add(1)
 	w.wc.ws.CloseNow()
+}
+
+// pingWriteTimeout bounds the write of a heartbeat's ping, as
+// coder/websocket bounds that of a control frame.
+const pingWriteTimeout = 5 * time.Second
+
+// errPingNotWritten is pingPeer's when the ping could not be written
+// within pingWriteTimeout: the connection is closed.
+var errPingNotWritten = errors.New("websocket: the heartbeat's ping could not be written")
+
+// pingPeer sends a websocket ping and waits until ctx ends or a pong
+// comes. On a lean socket the ping is the socket's own (sendPing), and
+// its pong is read by the socket while the reader waits for a message
+// (leanConn.await) or by the library's reader while it reads one
+// (OnPongReceived); any pong answers it.
+func (wc *conn) pingPeer(ctx context.Context) error {
+	lc := wc.lean
+	if lc == nil {
+		return wc.ws.Ping(ctx)
+	}
+	pong := make(chan struct{}, 1)
+	pongs := lc.pongs.Load()
+	lc.onPong.Store(&pong)
+	defer lc.onPong.Store(nil)
+	// A ping the socket does not take in time (this goroutine writes it,
+	// if the socket is free) closes the connection, as the library's own
+	// ping did; one kept for the writer's message to end waits in that
+	// message's write timeout.
+	stuck := time.AfterFunc(pingWriteTimeout, func() { wc.ws.CloseNow() })
+	lc.sendPing()
+	if !stuck.Stop() {
+		return errPingNotWritten
+	}
+	select {
+	case <-pong:
+		return nil
+	case <-ctx.Done():
+	}
+	if lc.pongs.Load() != pongs {
+		return nil
+	}
+	return fmt.Errorf("no pong: %w", context.Cause(ctx))
 }
 
 // sayBye writes bye as the connection's last frame and closes it. What a
