@@ -199,3 +199,29 @@ func TestWSAPingTheSocketDoesNotTakeCutsThePeer(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// Nothing follows the close frame: a heartbeat's ping that comes during
+// the close handshake (here the daemon's 1007 for a text message that is
+// not UTF-8, whose handshake waits for the peer's close) is not sent, as
+// coder/websocket sends nothing after its close frame.
+func TestWSNoPingFollowsTheCloseFrame(t *testing.T) {
+	e := newEnv(t, Options{Heartbeat: 30 * time.Millisecond, WriteTimeout: time.Minute})
+	c := e.rawPeer()
+	if _, err := c.Write(maskedText([]byte{0xff, 0xfe})); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	var ops []byte
+	for {
+		op, _, err := readServerFrame(br)
+		if err != nil {
+			break
+		}
+		ops = append(ops, op)
+	}
+	i := strings.IndexByte(string(ops), 0x8)
+	if i < 0 || i != len(ops)-1 {
+		t.Fatalf("frames' opcodes %x: want the close frame (8) last", ops)
+	}
+}

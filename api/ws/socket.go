@@ -228,6 +228,7 @@ type leanConn struct {
 	corked  *[]byte // the pooled buffer gathering the writer's message, while corked
 	pong    []byte  // a whole pong frame to write as soon as the socket is between frames
 	ping    []byte  // the same, of the heartbeat's ping (sendPing)
+	closing bool    // the close frame has begun: no ping is sent after it
 	onBlock func()  // set once, before the writer first runs: called once per uncork that has to wait for the peer (the writer pool's leave)
 
 	// owned by the holder of wmu

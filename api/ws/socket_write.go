@@ -99,6 +99,11 @@ func (c *leanConn) Write(p []byte) (int, error) {
 		c.frameLeft = n
 		c.mu.Lock()
 		c.gather = c.corked != nil && len(*c.corked) == 0 && p[0]&0x0f == 0x1 // a text frame: the writer's message
+		if p[0]&0x0f == 0x8 {
+			// The close frame: nothing follows it, as the library sends
+			// nothing after it; a ping kept and not yet sent is dropped.
+			c.closing, c.ping = true, nil
+		}
 		c.mu.Unlock()
 		if p[0]&0x0f == 0xa && n <= maxPongFrame {
 			c.keep = make([]byte, 0, n)
@@ -187,14 +192,20 @@ var heartbeatPing = []byte{0x80 | 0x9, 0}
 // the socket is between frames, outside coder/websocket's frame lock, so
 // that its pong, which the library's Ping would wait for, can be read
 // outside the library's reader (leanConn.await). An error is the
-// socket's: the pong does not come, and the next write reports it.
-func (c *leanConn) sendPing() {
+// socket's: the pong does not come, and the next write reports it. It
+// sends nothing, and says so, once the close frame has begun.
+func (c *leanConn) sendPing() bool {
 	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return false
+	}
 	c.ping = heartbeatPing
 	c.mu.Unlock()
 	if c.wmu.TryLock() {
 		c.unlockW()
 	}
+	return true
 }
 
 // unlockW lets go of wmu; then, if the socket is between frames and a

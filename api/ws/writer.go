@@ -290,9 +290,12 @@ func (wc *conn) pingPeer(ctx context.Context) error {
 	// ping did; one kept for the writer's message to end waits in that
 	// message's write timeout.
 	stuck := time.AfterFunc(pingWriteTimeout, func() { wc.ws.CloseNow() })
-	lc.sendPing()
+	sent := lc.sendPing()
 	if !stuck.Stop() {
 		return errPingNotWritten
+	}
+	if !sent {
+		return nil // the connection is closing: its close handshake rules
 	}
 	select {
 	case <-pong:
