@@ -206,17 +206,14 @@ type leanConn struct {
 	// held by a Read (coder/websocket reads one at a time, under a lock
 	// of its own, but its close handshake may read from another goroutine
 	// while the reader waits in await)
-	rmu       sync.Mutex
-	pending   []byte                // bytes read and not yet returned
-	rbuf      *[]byte               // the pooled buffer pending is in, if any
-	in        inFrames              // the frames of what Read has handed out
-	readFn    func(fd uintptr) bool // readFD, made once: a closure per read was two allocations
-	readN     int                   // readFD's outcome
-	readErr   error
-	awaitFn   func(fd uintptr) bool // awaitFD, made once
-	pongsRead int                   // awaitFD's outcome: the pongs it took out
-	awaitDone bool                  // and whether await is done
-	broken    error                 // the socket failed under awaitFD: every Read fails with it
+	rmu     sync.Mutex
+	pending []byte                // bytes read and not yet returned
+	rbuf    *[]byte               // the pooled buffer pending is in, if any
+	in      inFrames              // the frames of what Read has handed out
+	readFn  func(fd uintptr) bool // readFD, made once: a closure per read was two allocations
+	readN   int                   // readFD's outcome
+	readErr error
+	broken  error // the socket failed under await: every Read fails with it
 
 	pongs  atomic.Uint32                 // pongs read, by await or the library's reader: the heartbeat's answers
 	onPong atomic.Pointer[chan struct{}] // told as a pong is read (the heartbeat's ping waits for it)

@@ -1,11 +1,6 @@
 package ws
 
-import (
-	"net"
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "io"
 
 // A connection's reader spends most of its life waiting for the peer's
 // next message. Under coder/websocket's reader that wait is 16 frames
@@ -26,21 +21,30 @@ import (
 // have been read (they wait in pending, where the library's next Read
 // takes them), or the socket has failed or ended (the library's read
 // then says how), or at once if the library is in a frame or bytes wait
-// read. The reader calls it before each message.
+// read. The reader calls it before each message. It reads as Read does
+// (fill), then takes out and counts the whole pongs what it read begins
+// with: the deepest point of its wait is fill's, a few frames under it.
 func (c *leanConn) await() {
 	c.rmu.Lock()
 	defer c.rmu.Unlock()
-	if c.awaitFn == nil {
-		c.awaitFn = c.awaitFD
-	}
 	for len(c.pending) == 0 && c.in.atBoundary() && c.broken == nil {
-		c.pongsRead = 0
-		err := c.raw.Read(c.awaitFn)
-		for ; c.pongsRead > 0; c.pongsRead-- {
+		if err := c.fill(); err != nil {
+			if err != io.EOF {
+				c.broken = err // a socket's error comes once: every Read says it
+			}
+			return
+		}
+		for len(c.pending) >= 2 {
+			l := pongLen(c.pending[0], c.pending[1])
+			if l == 0 || len(c.pending) < l {
+				break
+			}
+			c.pending = c.pending[l:]
 			c.pongRead()
 		}
-		if err != nil || c.awaitDone {
-			return
+		if len(c.pending) == 0 {
+			leanReadBufs.Put(c.rbuf) // pongs only: await reads again
+			c.rbuf = nil
 		}
 	}
 }
@@ -57,53 +61,6 @@ func (c *leanConn) pongRead() {
 		default:
 		}
 	}
-}
-
-// awaitFD is await's read of the socket, which the poller calls until it
-// returns true, as fill's readFD is: false while nothing has arrived;
-// true once something has, with the whole pongs it begins with taken
-// out and counted (pongsRead), and the rest in pending. awaitDone says
-// whether await is done: not if pongs were all there was. It runs at the
-// deepest point of the reader's wait and keeps to a few bytes of its
-// stack.
-func (c *leanConn) awaitFD(fd uintptr) bool {
-	bp := leanReadBufs.Get().(*[]byte)
-	var n uintptr
-	var e syscall.Errno
-	for {
-		n, _, e = syscall.Syscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&(*bp)[0])), uintptr(len(*bp)))
-		if e != syscall.EINTR {
-			break
-		}
-	}
-	if e == syscall.EAGAIN {
-		leanReadBufs.Put(bp)
-		return false // not readable yet: the poller waits, with no buffer held
-	}
-	c.awaitDone = true
-	if e != 0 || n == 0 {
-		leanReadBufs.Put(bp)
-		if e != 0 {
-			c.broken = &net.OpError{Op: "read", Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("read", e)}
-		}
-		return true // the socket failed, or the peer is gone: the library's Read says so
-	}
-	b := (*bp)[:n]
-	for len(b) >= 2 {
-		l := pongLen(b[0], b[1])
-		if l == 0 || len(b) < l {
-			break
-		}
-		b = b[l:]
-		c.pongsRead++
-	}
-	if len(b) == 0 {
-		leanReadBufs.Put(bp)
-		c.awaitDone = false // pongs only: await tells the heartbeat and reads again
-		return true
-	}
-	c.rbuf, c.pending = bp, b
-	return true
 }
 
 // pongLen is the length of the frame whose first bytes are b0 and b1 if
