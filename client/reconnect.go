@@ -102,14 +102,30 @@ func (st *Stream) waitHome(marks homeMarks) bool {
 
 // WaitHomeChange returns once daemon.json, daemon.down or config.toml of
 // the home changes (a daemon started or stopped, the config edited), or
-// with ctx's error. A user interface whose stream has ended (Unavailable)
-// waits here to try again by itself when a daemon comes back. In cluster
-// mode there is no home: it returns once the server answers /healthz.
+// with ctx's error. In cluster mode there is no home: it returns once the
+// server answers /healthz.
 func (c *Client) WaitHomeChange(ctx context.Context) error {
+	return c.waitHomeSince(ctx, c.homeMarks())
+}
+
+// WaitHomeChange is Client.WaitHomeChange counted from the stream's last
+// attempt to connect rather than from now. A user interface whose stream
+// has ended (Unavailable) waits here to try again by itself when a daemon
+// comes back: one that started after the attempt failed, while the stream
+// gave up or before the interface got to wait, ends the wait at once
+// instead of being missed.
+func (st *Stream) WaitHomeChange(ctx context.Context) error {
+	st.mu.Lock()
+	marks := st.marks
+	st.mu.Unlock()
+	return st.c.waitHomeSince(ctx, marks)
+}
+
+// waitHomeSince returns once the home's files differ from marks.
+func (c *Client) waitHomeSince(ctx context.Context, marks homeMarks) error {
 	if c.remote() {
 		return c.waitRemote(ctx)
 	}
-	marks := c.homeMarks()
 	poll := time.NewTicker(newDaemonPoll)
 	defer poll.Stop()
 	for c.homeMarks() == marks {

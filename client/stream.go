@@ -82,7 +82,8 @@ type Stream struct {
 	conn    *streamConn             // the live connection, nil while down
 	feedPos string                  // the sessions feed's newest position
 	state   State
-	err     error // terminal
+	err     error     // terminal
+	marks   homeMarks // the home's files as the last attempt to connect began
 }
 
 // pendingSend is an input sent and not yet receipted. After a
@@ -330,6 +331,9 @@ func (st *Stream) run() {
 	st.setState(State{Phase: Connecting})
 	for first := true; ; first = false {
 		marks := st.c.homeMarks()
+		st.mu.Lock()
+		st.marks = marks
+		st.mu.Unlock()
 		connected, err := st.connectOnce(first)
 		if st.ctx.Err() != nil {
 			return

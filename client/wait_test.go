@@ -74,3 +74,47 @@ func TestWaitShortensForANewDaemon(t *testing.T) {
 		t.Fatal("a closed stream's wait said to retry")
 	}
 }
+
+// A stream that gave up counts a change of the home from its last attempt
+// to connect: a daemon that started after that attempt, before anyone
+// asked to wait, ends the wait at once. Counted from the call instead, it
+// was missed, and a terminal showed "daemon unavailable" beside a live
+// daemon until r was pressed.
+func TestAStreamThatGaveUpSeesADaemonThatCameSince(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	c, err := New(Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := make(chan State, 64)
+	st := c.Stream(StreamOptions{Budget: 100 * time.Millisecond, Backoff: BackoffOptions{Cap: 20 * time.Millisecond},
+		OnState: func(s State) { states <- s }})
+	defer st.Close()
+	deadline := time.After(30 * time.Second)
+	for s := (State{}); s.Phase != Unavailable; {
+		select {
+		case s = <-states:
+		case <-deadline:
+			t.Fatal("the stream did not give up")
+		}
+	}
+
+	// Nothing changed: the wait goes on.
+	short, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	if err := st.WaitHomeChange(short); err != context.DeadlineExceeded {
+		t.Fatalf("a wait with nothing changed: %v", err)
+	}
+
+	// A daemon published after the stream gave up, before the wait.
+	writeDaemonFileForTest(t, home, wire.DaemonInfo{PID: os.Getpid(), Boot: "back"})
+	ctx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	if err := st.WaitHomeChange(ctx); err != nil {
+		t.Fatalf("a daemon published since the last attempt did not end the wait: %v", err)
+	}
+	if err := c.WaitHomeChange(short); err != context.DeadlineExceeded {
+		t.Fatalf("the client's wait, counted from its call, ended with %v", err)
+	}
+}

@@ -352,8 +352,9 @@ func (a *App) message(msg any) {
 			// The stream has ended; try again by itself when a daemon
 			// starts (or the home otherwise changes), as well as on r.
 			a.waitingHome = true
+			st := a.st
 			a.goRun(func() {
-				if a.c.WaitHomeChange(a.ctx) == nil {
+				if st.WaitHomeChange(a.ctx) == nil {
 					a.post(homeChangedMsg{})
 				}
 			})
