@@ -59,6 +59,9 @@ var permissions = map[string]access.Rule{
 	"GET /v1/bots":                             {Roles: access.OwnerOnly},
 	"POST /v1/bots":                            {Roles: access.OwnerOnly},
 	"DELETE /v1/bots/:name":                    {Roles: access.OwnerOnly},
+	"GET /v1/tokens":                           {Roles: access.OwnerOnly},
+	"POST /v1/tokens":                          {Roles: access.OwnerOnly},
+	"DELETE /v1/tokens/:name":                  {Roles: access.OwnerOnly},
 	"POST /v1/daemon/shutdown":                 {Roles: access.OwnerOnly},
 	"GET /v1/ws":                               {Roles: access.Everyone},
 	// Files: whoever may write somewhere uploads; a blob is read by who

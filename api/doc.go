@@ -40,7 +40,10 @@
 //     under the file descriptor limit: at it, the listener accepts no
 //     more until one closes; and each one's progress to its first
 //     request's end.
-//   - sessions.go, admin.go: the session routes; tokens, bots, shares.
+//   - sessions.go, admin.go: the session routes; bots, shares, and the
+//     stored tokens re-read on SIGHUP.
+//   - tokens.go: owner tokens (/v1/tokens), the tokens command's way to a
+//     daemon that holds its SQLite file.
 //   - forks.go, compact.go, import.go: a session's forks made and listed;
 //     a compaction by hand; the events of a session restored from an
 //     export.

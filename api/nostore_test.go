@@ -11,6 +11,7 @@ func TestTokenRepliesAreNotStored(t *testing.T) {
 	for _, tc := range []struct{ path, body string }{
 		{"/v1/sessions/s/shares", ""},
 		{"/v1/bots", `{"name":"b"}`},
+		{"/v1/tokens", `{"role":"owner","name":"o"}`},
 	} {
 		var out struct{ Token string }
 		code, h := e.do("POST", tc.path, nil, tc.body, &out)

@@ -79,6 +79,9 @@ func TestRoleTable(t *testing.T) {
 		{"GET", "/v1/bots", ""},
 		{"POST", "/v1/bots", `{"name":"b-%s"}`},
 		{"DELETE", "/v1/bots/nosuch", ""},
+		{"GET", "/v1/tokens", ""},
+		{"POST", "/v1/tokens", `{"role":"owner","name":"t-%s"}`},
+		{"DELETE", "/v1/tokens/nosuch", ""},
 		{"POST", "/v1/daemon/shutdown", ""},
 	}
 	routeKey := func(method, path string) string {

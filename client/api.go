@@ -306,6 +306,41 @@ func (c *Client) RemoveBot(ctx context.Context, name string) error {
 	return err
 }
 
+// TokenInfo is one stored token of Tokens: its role and name, never the
+// token.
+type TokenInfo struct {
+	Role      wire.TokenRole `json:"role"`
+	Name      string         `json:"name"`
+	Sessions  []string       `json:"sessions"` // nil: all
+	CreatedAt string         `json:"created_at"`
+}
+
+// AddOwnerToken makes an owner token named name (owner only); the token is
+// in the reply, once.
+func (c *Client) AddOwnerToken(ctx context.Context, name string) (string, error) {
+	var out struct {
+		Token string `json:"token"`
+	}
+	_, err := c.call(ctx, http.MethodPost, "/v1/tokens", nil, map[string]any{"role": wire.TokenOwner, "name": name}, &out, false)
+	return out.Token, err
+}
+
+// Tokens lists every stored token: owners, bots, viewers (owner only).
+func (c *Client) Tokens(ctx context.Context) ([]TokenInfo, error) {
+	var out struct {
+		Tokens []TokenInfo `json:"tokens"`
+	}
+	_, err := c.call(ctx, http.MethodGet, "/v1/tokens", nil, nil, &out, true)
+	return out.Tokens, err
+}
+
+// RemoveOwnerToken revokes the owner token named name; its connections are
+// closed with 4401.
+func (c *Client) RemoveOwnerToken(ctx context.Context, name string) error {
+	_, err := c.call(ctx, http.MethodDelete, "/v1/tokens/"+url.PathEscape(name), nil, nil, nil, false)
+	return err
+}
+
 // Share makes a read link to a session, with a label of the daemon's
 // choosing, that never expires (ShareLink says more).
 func (c *Client) Share(ctx context.Context, session string) (BotToken, error) {

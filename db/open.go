@@ -103,7 +103,9 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	// arguments) are prepared once per connection and kept.
 	q.Set("_stmt_cache_size", "64")
 	// A transaction's WAL frames written at once rather than two writes
-	// a frame (db/walvfs); SQLite's own VFS if the shim is not there.
+	// a frame, and the file held by this process alone, its wal-index
+	// locked without system calls (db/walvfs); SQLite's own VFS if the
+	// shim is not there.
 	if walvfs.Register() == nil {
 		q.Set("vfs", walvfs.Name)
 	}

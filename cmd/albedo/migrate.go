@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"albedo/client"
 	"albedo/db"
 )
 
@@ -22,9 +23,13 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			"daemon's. A store migrated by a newer build is refused, as the daemon refuses it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, target, err := g.homeStore(dbURL)
+			home, target, err := g.homeStore(dbURL)
 			if err != nil {
 				return err
+			}
+			if pid, held := client.LockHolder(home); held && !db.IsPostgres(target) {
+				// It holds the file for itself, and migrated it when it started.
+				return fmt.Errorf("the daemon running on %s (pid %d) holds its SQLite file, and migrated it when it started: albedo stop, then albedo migrate", home, pid)
 			}
 			applied, err := db.Migrate(cmd.Context(), target)
 			if err != nil {

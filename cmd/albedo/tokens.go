@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"albedo/client"
+	"albedo/db"
 	"albedo/hub"
 	"albedo/wire"
 )
@@ -23,7 +24,9 @@ import (
 // with 4401). The nodes of a cluster need no telling: a new token is
 // looked up in the store at its first use, and a removal is among the
 // store's changes, which every node applies within a second
-// (hub/cluster_changes.go).
+// (hub/cluster_changes.go). A daemon on the home's SQLite file is the
+// exception: it holds the file for itself while it runs (db/walvfs), so
+// the command asks it instead, through /v1/tokens (tokenStore).
 
 func newTokensCmd(g *globals) *cobra.Command {
 	var dbURL string
@@ -61,22 +64,20 @@ func newTokensAddCmd(g *globals, dbURL *string) *cobra.Command {
 			default:
 				return usageErrorf("--role %q: only owner tokens are made here", role)
 			}
-			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
-				tok, err := h.AddOwner(ctx, args[0])
-				if werr := (*wire.Error)(nil); errors.As(err, &werr) {
-					switch werr.Code {
-					case wire.CodeConflict:
-						return fmt.Errorf("an owner token named %q exists (albedo tokens remove %s, then add it again, makes a new one)", args[0], args[0])
-					case wire.CodeBadRequest:
-						return usageErrorf("%s: %s", args[0], werr.Message)
-					}
+			return g.withTokens(cmd.Context(), *dbURL, func(ctx context.Context, ts tokenStore) error {
+				tok, err := ts.add(ctx, args[0])
+				switch client.Code(err) {
+				case wire.CodeConflict:
+					return fmt.Errorf("an owner token named %q exists (albedo tokens remove %s, then add it again, makes a new one)", args[0], args[0])
+				case wire.CodeBadRequest:
+					return usageErrorf("%s: %s", args[0], errMessage(err))
 				}
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(g.stderr, "owner token %q: keep it, it is not shown again\n", args[0])
 				fmt.Fprintln(g.stdout, tok)
-				g.tellDaemon(home)
+				g.told(ts)
 				return nil
 			})
 		},
@@ -92,8 +93,8 @@ func newTokensListCmd(g *globals, dbURL *string) *cobra.Command {
 		Short: "list stored tokens (owners, bots, viewers): role, name, sessions, when made; never the tokens",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, _ string) error {
-				ts, err := h.Tokens(ctx)
+			return g.withTokens(cmd.Context(), *dbURL, func(ctx context.Context, store tokenStore) error {
+				ts, err := store.list(ctx)
 				if err != nil {
 					return err
 				}
@@ -130,20 +131,98 @@ func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 			"closes its websockets with 4401, with NATS or without.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return g.withStore(cmd.Context(), *dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
-				_, err := h.RemoveOwner(ctx, args[0])
-				if werr := (*wire.Error)(nil); errors.As(err, &werr) && werr.Code == wire.CodeNotFound {
+			return g.withTokens(cmd.Context(), *dbURL, func(ctx context.Context, ts tokenStore) error {
+				err := ts.remove(ctx, args[0])
+				if client.Code(err) == wire.CodeNotFound {
 					return &exitError{code: exitNotFound, err: fmt.Errorf("no owner token named %q (albedo tokens list lists them)", args[0])}
 				}
 				if err != nil {
 					return err
 				}
 				fmt.Fprintf(g.stdout, "owner token %q removed\n", args[0])
-				g.tellDaemon(home)
+				g.told(ts)
 				return nil
 			})
 		},
 	}
+}
+
+// tokenStore is where a tokens command reads and writes owner tokens: the
+// daemon that holds the home's SQLite file, through its API, or else the
+// store itself.
+type tokenStore struct {
+	c    *client.Client // the home's daemon; nil: the store, through h
+	h    *hub.Hub
+	home string
+}
+
+// withTokens runs fn on the tokens of the home's store: through the
+// daemon running on it if the store is the home's SQLite file, which no
+// other process may open while that daemon runs; else opened here
+// (withStore).
+func (g *globals) withTokens(ctx context.Context, dbURL string, fn func(ctx context.Context, ts tokenStore) error) error {
+	home, target, err := g.homeStore(dbURL)
+	if err != nil {
+		return err
+	}
+	if _, held := client.LockHolder(home); held && !db.IsPostgres(target) {
+		c, err := g.newClient("albedo-cli/1", false)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, tokenStore{c: c, home: home})
+	}
+	return g.withStore(ctx, dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
+		return fn(ctx, tokenStore{h: h, home: home})
+	})
+}
+
+func (ts tokenStore) add(ctx context.Context, name string) (string, error) {
+	if ts.c != nil {
+		return ts.c.AddOwnerToken(ctx, name)
+	}
+	return ts.h.AddOwner(ctx, name)
+}
+
+func (ts tokenStore) list(ctx context.Context) ([]client.TokenInfo, error) {
+	if ts.c != nil {
+		return ts.c.Tokens(ctx)
+	}
+	infos, err := ts.h.Tokens(ctx)
+	out := make([]client.TokenInfo, 0, len(infos))
+	for _, t := range infos {
+		out = append(out, client.TokenInfo(t))
+	}
+	return out, err
+}
+
+func (ts tokenStore) remove(ctx context.Context, name string) error {
+	if ts.c != nil {
+		return ts.c.RemoveOwnerToken(ctx, name)
+	}
+	_, err := ts.h.RemoveOwner(ctx, name)
+	return err
+}
+
+// told tells the home's daemon of a change made in the store (tellDaemon);
+// one made through it needs no telling.
+func (g *globals) told(ts tokenStore) {
+	if ts.c == nil {
+		g.tellDaemon(ts.home)
+	}
+}
+
+// errMessage is what a refusal says, without its code and status.
+func errMessage(err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.Message
+	}
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we.Message
+	}
+	return err.Error()
 }
 
 // withStore opens the store of the home (as the daemon would: --db, else

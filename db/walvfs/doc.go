@@ -15,7 +15,17 @@
 // another connection may have written its own; the shim wraps the
 // database file to see that lock. A write of held frames that fails fails
 // every later write of the transaction, so it cannot commit without them.
-// Every other file is the default VFS's own.
+// Every other file is the underlying VFS's own.
+//
+// The underlying VFS is SQLite's unix-excl: the unix VFS, except that the
+// first read of a database takes a lock on the whole file that keeps
+// every other process out, and the connections of this process then keep
+// the wal-index in memory and take its locks among themselves. With the
+// unix VFS each transaction took those locks with fcntl, four a read and
+// six a commit: most of the cost of a read by its key. One daemon owns
+// its database, so nothing is lost; another process (SQLite's shell, a
+// second daemon given the file) waits out its busy timeout and is told the
+// database is locked.
 //
 // # Files
 //
