@@ -117,6 +117,7 @@ func New(opts Options) (*Client, error) {
 			Proxy:               nil, // the daemon is on loopback; never proxy
 			MaxIdleConnsPerHost: 16,
 			IdleConnTimeout:     30 * time.Second,
+			TLSClientConfig:     homeTLS(opts.Home), // a team server's daemon: trusted by daemon.json (tls.go)
 		}}
 	}
 	return &Client{opts: opts, http: hc}, nil

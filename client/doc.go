@@ -31,6 +31,8 @@
 // Files: client.go (Options, New, the Client and the Snapshot of
 // daemon.json it works from), home.go (a home's files, the default home,
 // who holds its lock), http.go (one call and its retries; Error and Code),
+// tls.go (a home's daemon over TLS, trusted by the certificate
+// daemon.json names),
 // api.go (the HTTP API, a method a route), tools.go (approvals,
 // decisions, the tools offered, and a bot's answer to a call), members.go (the routes of
 // members, their grants and personal tokens), history.go (every page of a

@@ -105,7 +105,11 @@ func dsn(path string, readOnly bool, sync string, busy time.Duration) string {
 	// A transaction's WAL frames written at once rather than two writes
 	// a frame, and the file held by this process alone, its wal-index
 	// locked without system calls (db/walvfs); SQLite's own VFS if the
-	// shim is not there.
+	// shim is not there. The writer opens first and closes last, and it
+	// must: the process's lock is taken by the first connection to lock
+	// the file that is not read-only, and a read-only one (mode=ro) that
+	// locked first would put the wal-index in a -shm file, or one that
+	// unlocked last would let the process's lock go.
 	if walvfs.Register() == nil {
 		q.Set("vfs", walvfs.Name)
 	}

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,11 +61,14 @@ func TestTLSCertificateReloadsOnSIGHUP(t *testing.T) {
 	if got := served(); got != 1 {
 		t.Fatalf("serial %d at start, want 1", got)
 	}
+	// The CLI trusts it by daemon.json's tls_cert_sha256: no root signed it.
+	cli(t, home, "sessions")
 	selfSignedSerial(t, dir, 2) // renewed in place
 	hup("TLS certificate re-read", 1)
 	if got := served(); got != 2 {
 		t.Fatalf("serial %d after SIGHUP, want the renewed 2", got)
 	}
+	cli(t, home, "sessions") // daemon.json names the renewed one now
 	if err := os.WriteFile(cert, []byte("half a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -148,20 +149,11 @@ func TestTeamServerEdge(t *testing.T) {
 	home := t.TempDir()
 	cert, key, pool := selfSigned(t, t.TempDir())
 	// While the daemon runs, the command asks it over TLS (it holds the
-	// home's SQLite file), trusting its certificate as a user of a
-	// self-signed one would: SSL_CERT_FILE.
+	// home's SQLite file), trusting the self-signed certificate, which no
+	// root signed, because daemon.json names it.
 	tokensCmd := func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(albedoBin, append([]string{"--home", home, "tokens"}, args...)...)
-		cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+cert)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatalf("albedo tokens %v: %v", args, err)
-		}
-		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+		return cliRun(t, home, "", append([]string{"tokens"}, args...)...)
 	}
 	addOwner := func(name string) string {
 		t.Helper()

@@ -17,7 +17,9 @@ import (
 // token. The command writes the store itself (no daemon needs to run, and
 // a server's first token cannot come through its API); a running daemon
 // learns of the change on SIGHUP (ReloadTokens), and the nodes of a
-// cluster from the store's changes (cluster_changes.go).
+// cluster from the store's changes (cluster_changes.go). A daemon that
+// holds its SQLite file makes and removes them itself instead, for the
+// command, through its API (api/tokens.go).
 
 // MaxTokenNameLen bounds the name of an owner (and a bot) token.
 const MaxTokenNameLen = 64

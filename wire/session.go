@@ -243,11 +243,17 @@ type DaemonInfo struct {
 	// its scheme and the address it listens on (127.0.0.1 when that is
 	// every address). A file without one (an older daemon's) means
 	// http://127.0.0.1:PORT.
-	URL       string    `json:"url,omitempty"`
-	Token     string    `json:"token"`
-	Boot      string    `json:"boot"`
-	Version   string    `json:"version"`
-	StartedAt time.Time `json:"started_at"`
+	URL string `json:"url,omitempty"`
+	// TLSCertSHA256 is, when the daemon serves TLS, the SHA-256 of the
+	// certificate it serves (its leaf's DER, in hex): a client of the
+	// home trusts the daemon by it, whatever names the certificate holds
+	// and whoever signed it (a certificate for the server's public name
+	// holds no 127.0.0.1, which URL names).
+	TLSCertSHA256 string    `json:"tls_cert_sha256,omitempty"`
+	Token         string    `json:"token"`
+	Boot          string    `json:"boot"`
+	Version       string    `json:"version"`
+	StartedAt     time.Time `json:"started_at"`
 }
 
 // ProviderInfo is one provider a new session may name (GET /v1/providers):

@@ -125,6 +125,7 @@ type daemon struct {
 	served  chan error       // hs.Serve's end
 	stop    chan struct{}    // POST /v1/daemon/shutdown; capacity 1
 	keep    func()           // stops keepDaemonFile and waits for it
+	pub     published        // daemon.json as written last (its own lock: keepDaemonFile's goroutine)
 	nc      *nats.Conn       // the cluster's NATS, with --nats
 	cert    *servedCert      // the TLS certificate, with --tls-cert
 	owner   access.Principal // the home's own member, whom daemon.json's token acts as
@@ -138,7 +139,8 @@ type daemon struct {
 // runDaemon starts the daemon and blocks until ctx ends (SIGTERM, SIGINT) or
 // a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
-	// SIGHUP re-reads the stored tokens (albedo tokens sends it) and the
+	// SIGHUP re-reads the stored tokens (albedo tokens sends it, on
+	// PostgreSQL) and the
 	// TLS certificate. Caught before the home is locked: a command that
 	// finds this daemon through its lock must not kill it with SIGHUP's
 	// default action.
@@ -200,6 +202,16 @@ func (d *daemon) reloadCert() {
 		d.log.Error("re-read the TLS certificate; still serving the one before", "err", err)
 		return
 	}
+	// The home's clients trust the daemon by the certificate daemon.json
+	// names: the new one from now.
+	d.pub.mu.Lock()
+	if d.pub.info.Boot != "" { // else publish, to come, writes it
+		d.pub.info.TLSCertSHA256 = d.cert.fingerprint()
+		if err := writeDaemonFile(d.home, d.pub.info); err != nil {
+			d.log.Error("write daemon.json with the new certificate's fingerprint", "err", err)
+		}
+	}
+	d.pub.mu.Unlock()
 	d.log.Info("TLS certificate re-read", "serial", leaf.SerialNumber.String(), "not_after", leaf.NotAfter.UTC().Format(time.RFC3339))
 }
 
@@ -259,6 +271,9 @@ func startDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logg
 	d.serve(ln, tlsCfg, info, f)
 	if err := d.serveDebug(f); err != nil {
 		return nil, err
+	}
+	if d.cert != nil {
+		info.TLSCertSHA256 = d.cert.fingerprint()
 	}
 	if err := d.publish(info); err != nil {
 		return nil, err
@@ -394,10 +409,11 @@ func (d *daemon) serveDebug(f daemonFlags) error {
 // removes daemon.down: this daemon listens, so a stop or a failed start
 // recorded before is over.
 func (d *daemon) publish(info wire.DaemonInfo) error {
+	d.pub.info = info
 	if err := writeDaemonFile(d.home, info); err != nil {
 		return err
 	}
-	d.keep = d.keepDaemonFile(info)
+	d.keep = d.keepDaemonFile()
 	if err := os.Remove(filepath.Join(d.home, client.DownFile)); err != nil && !os.IsNotExist(err) {
 		d.log.Warn("remove daemon.down", "err", err)
 	}
@@ -552,13 +568,24 @@ func (d *daemon) servePprof(addr string) {
 // daemonFileCheck is how often the daemon looks for its daemon.json.
 const daemonFileCheck = time.Second
 
+// published is daemon.json as the daemon wrote it last, which
+// keepDaemonFile's goroutine writes again and a certificate's reload
+// changes.
+type published struct {
+	mu   sync.Mutex
+	info wire.DaemonInfo
+}
+
 // keepDaemonFile writes daemon.json again whenever it is gone or names
 // another boot, until the func it returns is called: a daemon whose file
 // was removed is otherwise unreachable, though it holds the home (stop and
 // status find it through the lock meanwhile; client.LockHolder).
-func (d *daemon) keepDaemonFile(info wire.DaemonInfo) func() {
+func (d *daemon) keepDaemonFile() func() {
 	return every(daemonFileCheck, func() {
-		if cur, err := client.ReadDaemonFile(d.home); err == nil && cur.Boot == info.Boot {
+		d.pub.mu.Lock()
+		defer d.pub.mu.Unlock()
+		info := d.pub.info
+		if cur, err := client.ReadDaemonFile(d.home); err == nil && cur.Boot == info.Boot && cur.TLSCertSHA256 == info.TLSCertSHA256 {
 			return
 		}
 		if err := writeDaemonFile(d.home, info); err != nil {

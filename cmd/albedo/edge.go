@@ -1,8 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -135,6 +137,13 @@ type servedCert struct {
 
 func (c *servedCert) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return c.cur.Load(), nil
+}
+
+// fingerprint is the SHA-256 of the served certificate's leaf, in hex:
+// daemon.json's tls_cert_sha256, by which the home's clients trust it.
+func (c *servedCert) fingerprint() string {
+	sum := sha256.Sum256(c.cur.Load().Certificate[0])
+	return hex.EncodeToString(sum[:])
 }
 
 // reload reads the key pair and, if it is whole and valid, serves it; if

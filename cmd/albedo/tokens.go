@@ -47,8 +47,9 @@ func newTokensAddCmd(g *globals, dbURL *string) *cobra.Command {
 		Long: "Make a token named NAME that acts as the owner (everything the daemon.json token may do),\n" +
 			"for a team server's people and tools. It is printed once on standard output; only its\n" +
 			"SHA-256 is stored. NAME is 1-64 of a-z 0-9 . _ -, starting with a letter or digit, and\n" +
-			"unique among owner tokens. A daemon running on the home is told at once (SIGHUP); the\n" +
-			"nodes of a cluster (--db postgres://…) accept it at its first use.\n\n" +
+			"unique among owner tokens. A daemon running on the home's SQLite file makes it (through\n" +
+			"its API); one on PostgreSQL is told at once (SIGHUP); the nodes of a cluster\n" +
+			"(--db postgres://…) accept it at its first use.\n\n" +
 			"--role is required, and only owner is made here: bot tokens come from albedo bots add,\n" +
 			"viewer tokens from albedo share.",
 		Args: cobra.ExactArgs(1),
@@ -126,8 +127,8 @@ func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove NAME",
 		Short: "revoke an owner token; every daemon on the store closes its websockets with 4401",
-		Long: "Revoke the owner token named NAME. A daemon running on the home is told at once (SIGHUP);\n" +
-			"every node of a cluster (--db postgres://…) refuses the token within a second or two, and\n" +
+		Long: "Revoke the owner token named NAME. A daemon running on the home revokes it at once\n" +
+			"(through its API on SQLite, told with SIGHUP on PostgreSQL); every node of a cluster (--db postgres://…) refuses the token within a second or two, and\n" +
 			"closes its websockets with 4401, with NATS or without.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -166,8 +167,17 @@ func (g *globals) withTokens(ctx context.Context, dbURL string, fn func(ctx cont
 		return err
 	}
 	if _, held := client.LockHolder(home); held && !db.IsPostgres(target) {
-		c, err := g.newClient("albedo-cli/1", false)
+		// The home's own daemon, whatever --url or $ALBEDO_URL name: the
+		// store is this home's.
+		c, err := client.New(client.Options{Home: home, Token: g.token, Name: "albedo-cli/1"})
 		if err != nil {
+			return err
+		}
+		// A daemon of a build before /v1/tokens answers 404 for the
+		// route, which must not read as "no such token".
+		if _, err := c.Tokens(ctx); client.Code(err) == wire.CodeNotFound {
+			return fmt.Errorf("the daemon running on %s predates albedo tokens through its API (/v1/tokens), and holds the home's SQLite file: albedo stop, then run this again", home)
+		} else if err != nil {
 			return err
 		}
 		return fn(ctx, tokenStore{c: c, home: home})

@@ -18,8 +18,9 @@
 // Every other file is the underlying VFS's own.
 //
 // The underlying VFS is SQLite's unix-excl: the unix VFS, except that the
-// first read of a database takes a lock on the whole file that keeps
-// every other process out, and the connections of this process then keep
+// first read of a database takes SQLite's lock on it for this process,
+// which keeps every other process's SQLite connections out (an advisory
+// lock: it stops no cp), and the connections of this process then keep
 // the wal-index in memory and take its locks among themselves. With the
 // unix VFS each transaction took those locks with fcntl, four a read and
 // six a commit: most of the cost of a read by its key. One daemon owns
