@@ -475,10 +475,10 @@ int albedo_walvfs_register(void) {
   int rc, wrap;
   if (orig != 0) return SQLITE_OK;
   /* unix-excl is the unix VFS with one difference: the first read of a
-  ** database takes SQLite's lock on it for this process, which keeps every
-  ** other process's SQLite connections out, and the connections of this process then keep the
-  ** wal-index in memory and lock it among themselves, without a system
-  ** call. With the unix VFS every transaction took its wal-index locks
+  ** database takes SQLite's lock on it for this process, which keeps
+  ** every other process's SQLite connections out, and the connections of
+  ** this process then keep the wal-index in memory and lock it among
+  ** themselves, without a system call. With the unix VFS every transaction took its wal-index locks
   ** with fcntl: four a read, six a commit, most of a read by its key. One
   ** daemon owns its database, so nothing is lost. */
   base = sqlite3_vfs_find("unix-excl");
