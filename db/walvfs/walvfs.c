@@ -478,9 +478,10 @@ int albedo_walvfs_register(void) {
   ** database takes SQLite's lock on it for this process, which keeps
   ** every other process's SQLite connections out, and the connections of
   ** this process then keep the wal-index in memory and lock it among
-  ** themselves, without a system call. With the unix VFS every transaction took its wal-index locks
-  ** with fcntl: four a read, six a commit, most of a read by its key. One
-  ** daemon owns its database, so nothing is lost. */
+  ** themselves, without a system call. With the unix VFS every
+  ** transaction took its wal-index locks with fcntl: four a read, six a
+  ** commit, most of a read by its key. One daemon owns its database, so
+  ** nothing is lost. */
   base = sqlite3_vfs_find("unix-excl");
   if (base == 0) base = sqlite3_vfs_find(0);
   if (base == 0 || base->iVersion < 2) return SQLITE_IOERR;
