@@ -45,6 +45,20 @@ func Code(err error) wire.Code {
 	return ""
 }
 
+// Message is the daemon's words in err, without its code and HTTP status:
+// a refusal's message (*Error, *wire.Error), or "" when err is not one.
+func Message(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we.Message
+	}
+	return ""
+}
+
 // ErrStaleETag matches (with errors.Is) a refused PATCH whose ETag was not
 // the session's current one. Read the session again and retry.
 var ErrStaleETag = &Error{Status: http.StatusPreconditionFailed, Code: wire.CodeEtagMismatch}

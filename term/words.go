@@ -67,13 +67,8 @@ func forbiddenWords(msg string) string {
 // daemonWords is the daemon's message in err, without its code and HTTP
 // status, or else err's text without the route the client called.
 func daemonWords(err error) string {
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return ce.Message
-	}
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we.Message
+	if m := client.Message(err); m != "" {
+		return m
 	}
 	msg := err.Error()
 	if errors.Is(err, client.ErrUnavailable) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -224,13 +223,8 @@ func (g *globals) told(ts tokenStore) {
 
 // errMessage is what a refusal says, without its code and status.
 func errMessage(err error) string {
-	var ce *client.Error
-	if errors.As(err, &ce) {
-		return ce.Message
-	}
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we.Message
+	if m := client.Message(err); m != "" {
+		return m
 	}
 	return err.Error()
 }
