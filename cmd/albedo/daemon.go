@@ -140,10 +140,9 @@ type daemon struct {
 // a shutdown request, then stops in the order of docs/protocol.md.
 func runDaemon(ctx context.Context, home string, f daemonFlags, log *slog.Logger) error {
 	// SIGHUP re-reads the stored tokens (albedo tokens sends it, on
-	// PostgreSQL) and the
-	// TLS certificate. Caught before the home is locked: a command that
-	// finds this daemon through its lock must not kill it with SIGHUP's
-	// default action.
+	// PostgreSQL) and the TLS certificate. Caught before the home is
+	// locked: a command that finds this daemon through its lock must not
+	// kill it with SIGHUP's default action.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -409,8 +408,11 @@ func (d *daemon) serveDebug(f daemonFlags) error {
 // removes daemon.down: this daemon listens, so a stop or a failed start
 // recorded before is over.
 func (d *daemon) publish(info wire.DaemonInfo) error {
+	d.pub.mu.Lock()
 	d.pub.info = info
-	if err := writeDaemonFile(d.home, info); err != nil {
+	err := writeDaemonFile(d.home, info)
+	d.pub.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	d.keep = d.keepDaemonFile()
@@ -577,7 +579,7 @@ type published struct {
 }
 
 // keepDaemonFile writes daemon.json again whenever it is gone or names
-// another boot, until the func it returns is called: a daemon whose file
+// another boot or certificate, until the func it returns is called: a daemon whose file
 // was removed is otherwise unreachable, though it holds the home (stop and
 // status find it through the lock meanwhile; client.LockHolder).
 func (d *daemon) keepDaemonFile() func() {

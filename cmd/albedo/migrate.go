@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"albedo/client"
 	"albedo/db"
 )
 
@@ -27,7 +26,7 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if pid, held := client.LockHolder(home); held && !db.IsPostgres(target) {
+			if pid, held := sqliteHeld(home, target); held {
 				// It holds the file for itself, and migrated it when it started.
 				return fmt.Errorf("the daemon running on %s (pid %d) holds its SQLite file, and migrated it when it started: albedo stop, then albedo migrate", home, pid)
 			}

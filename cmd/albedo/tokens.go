@@ -127,8 +127,9 @@ func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 		Use:   "remove NAME",
 		Short: "revoke an owner token; every daemon on the store closes its websockets with 4401",
 		Long: "Revoke the owner token named NAME. A daemon running on the home revokes it at once\n" +
-			"(through its API on SQLite, told with SIGHUP on PostgreSQL); every node of a cluster (--db postgres://…) refuses the token within a second or two, and\n" +
-			"closes its websockets with 4401, with NATS or without.",
+			"(through its API on SQLite, told with SIGHUP on PostgreSQL); every node of a cluster\n" +
+			"(--db postgres://…) refuses the token within a second or two, and closes its websockets\n" +
+			"with 4401, with NATS or without.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return g.withTokens(cmd.Context(), *dbURL, func(ctx context.Context, ts tokenStore) error {
@@ -165,7 +166,7 @@ func (g *globals) withTokens(ctx context.Context, dbURL string, fn func(ctx cont
 	if err != nil {
 		return err
 	}
-	if _, held := client.LockHolder(home); held && !db.IsPostgres(target) {
+	if _, held := sqliteHeld(home, target); held {
 		// The home's own daemon, whatever --url or $ALBEDO_URL name: the
 		// store is this home's.
 		c, err := client.New(client.Options{Home: home, Token: g.token, Name: "albedo-cli/1"})
@@ -181,9 +182,19 @@ func (g *globals) withTokens(ctx context.Context, dbURL string, fn func(ctx cont
 		}
 		return fn(ctx, tokenStore{c: c, home: home})
 	}
-	return g.withStore(ctx, dbURL, func(ctx context.Context, h *hub.Hub, home string) error {
+	return g.withStore(ctx, target, func(ctx context.Context, h *hub.Hub) error {
 		return fn(ctx, tokenStore{h: h, home: home})
 	})
+}
+
+// sqliteHeld says whether a daemon runs on home with target, the home's
+// SQLite file, which it then holds for itself (db/walvfs): no other
+// process may open it meanwhile. The daemon's pid if so.
+func sqliteHeld(home, target string) (pid int, held bool) {
+	if db.IsPostgres(target) {
+		return 0, false
+	}
+	return client.LockHolder(home)
 }
 
 func (ts tokenStore) add(ctx context.Context, name string) (string, error) {
@@ -229,19 +240,15 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// withStore opens the store of the home (as the daemon would: --db, else
-// database_url, else the home's SQLite file) and runs fn on it.
-func (g *globals) withStore(ctx context.Context, dbURL string, fn func(ctx context.Context, h *hub.Hub, home string) error) error {
-	home, target, err := g.homeStore(dbURL)
-	if err != nil {
-		return err
-	}
+// withStore opens the store target (the home's, as homeStore resolves it)
+// and runs fn on it.
+func (g *globals) withStore(ctx context.Context, target string, fn func(ctx context.Context, h *hub.Hub) error) error {
 	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	h, err := hub.Open(ctx, target, hub.Options{Node: "albedo-tokens"}, log)
 	if err != nil {
 		return err
 	}
-	err = fn(ctx, h, home)
+	err = fn(ctx, h)
 	if cerr := h.Close(context.WithoutCancel(ctx)); err == nil {
 		err = cerr
 	}
