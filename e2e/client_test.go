@@ -113,8 +113,8 @@ func TestChaosRestartsLoseNothing(t *testing.T) {
 	fx := newFixture(t, fixtureOpts{})
 	// d is the daemon of the moment: each restart below replaces it. The
 	// fixture's 60 s are too few for 1 250 inputs and ten restarts of a
-	// race-built daemon beside the package's other tests (it takes 20 s
-	// alone, 50 there): ctx only ends a run that hangs.
+	// race-built daemon (ALBEDO_E2E_RACE) beside the package's other tests
+	// (it takes 20 s alone, 50 there): ctx only ends a run that hangs.
 	d, c := fx.d, fx.c
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

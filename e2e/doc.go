@@ -27,6 +27,14 @@
 // chosen. With no tags every group runs, as .ci/run does. One group alone, or a
 // few: go test -race -tags 'e2e_only e2e_term' ./e2e. Under -short the
 // tests of web, term, cluster and soak skip, each saying what it needs.
+//
+// # The binaries under test
+//
+// The daemon, the CLI and the bot are built once for the run, plain,
+// whether or not the test binary has the race detector: the daemon's code
+// runs under it in the packages' own tests, which start its parts in
+// process. ALBEDO_E2E_RACE=1 builds them with it as well (daemonRace),
+// as the long soaks do (README.md).
 // The package's own parallel gate (parallel_test.go) still decides which
 // tests run at once within a run, long and heavy ones first.
 package e2e

@@ -27,6 +27,15 @@ import (
 // albedoBin and botBin are the binaries built once for the whole run.
 var albedoBin, botBin string
 
+// daemonRace says whether albedoBin and botBin are built with the race
+// detector: only when ALBEDO_E2E_RACE=1 asks, as the long soaks do
+// (README.md). The daemon's code runs under -race in the packages' own
+// tests, which start its parts in process, clusters among them. Built so
+// here as well, every daemon of the package's many tests paid the
+// detector's cost, and the package, bound by its CPU on two cores, ran
+// past the suite's time on its own; plain, it waits more than it computes.
+var daemonRace = os.Getenv("ALBEDO_E2E_RACE") == "1"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeagent.Env) != "" { // the test binary run again by a daemon as a coding agent (agents_test.go)
 		fakeagent.Main()
@@ -45,7 +54,7 @@ func TestMain(m *testing.M) {
 	// -buildvcs=auto whatever GOFLAGS says: the binary names the commit
 	// it was built from (checkBuild).
 	args := []string{"build", "-buildvcs=auto", "-o", dir + "/", "albedo/cmd/albedo", "albedo/cmd/albedo-examplebot"}
-	if raceBuild {
+	if daemonRace {
 		args = append(args[:1], append([]string{"-race"}, args[1:]...)...)
 	}
 	build := exec.Command("go", args...)
@@ -71,8 +80,9 @@ func TestMain(m *testing.M) {
 
 // quickRaceExit shortens the race detector's wait at the exit of every
 // process the tests start (they inherit the environment; no test has
-// started yet, so none reads it meanwhile). The daemon, the CLI and the
-// bot are built with -race, and a race-built program sleeps a second
+// started yet, so none reads it meanwhile). The test binary, run again
+// as a coding agent, and with daemonRace the daemon, the CLI and the bot
+// are built with -race, and a race-built program sleeps a second
 // before it exits (GORACE's atexit_sleep_ms, default 1000) so that
 // other goroutines can finish a report: every albedo command took 1.2 s
 // for 0.05 s of work, and a graceful stop a second more; the tests run

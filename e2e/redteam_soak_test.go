@@ -157,7 +157,7 @@ func TestRedTeamFloodsLeaveTheOwnerServed(t *testing.T) {
 		t.Errorf("an owner's request took %v in the floods, want well within 2 s", worst)
 	}
 	limit := 64.0
-	if raceBuild {
+	if daemonRace {
 		limit *= 4 // the race detector's shadow memory: 18 MiB of growth without it was 79 with it
 	}
 	if grew := peak - before; grew > limit {
