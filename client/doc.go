@@ -35,7 +35,8 @@
 // daemon.json names),
 // api.go (the HTTP API, a method a route), tools.go (approvals,
 // decisions, the tools offered, and a bot's answer to a call), members.go (the routes of
-// members, their grants and personal tokens), history.go (every page of a
+// members, their grants and personal tokens), links.go (the page's links,
+// with a home's daemon key), history.go (every page of a
 // session's events), blobs.go (files: uploaded once, HEAD first,
 // streamed both ways), resolve.go (a session named by id, short id, title or
 // part of its id), autostart.go (starting a daemon when none answers),

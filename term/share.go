@@ -2,9 +2,6 @@ package term
 
 import (
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"albedo/client"
@@ -391,7 +388,11 @@ func (a *App) shareRun(cmd Cmd) bool {
 	case cmdLink:
 		a.goRun(func() {
 			l, err := a.c.ShareLink(a.ctx, cmd.Session, wire.LinkCreate{Access: cmd.Access})
-			a.post(resLinked{Link: l, URL: a.pageLink(l.Session, l.Token), Err: err})
+			u := ""
+			if err == nil {
+				u = a.c.PageLink(l.Session, l.Token)
+			}
+			a.post(resLinked{Link: l, URL: u, Err: err})
 		})
 	case cmdLinks:
 		a.goRun(func() {
@@ -409,34 +410,15 @@ func (a *App) shareRun(cmd Cmd) bool {
 // inviteMember adds a member and gives them the session, if asked.
 func (a *App) inviteMember(cmd cmdInvite) resInvited {
 	mc, err := a.c.AddMember(a.ctx, cmd.Name, false)
-	r := resInvited{Member: mc, URL: mc.URL, Access: cmd.Access, Err: err}
+	r := resInvited{Member: mc, URL: a.c.KeyedLink(mc.URL), Access: cmd.Access, Err: err}
 	if err != nil {
 		r.Member.Name = cmd.Name
 		return r
 	}
 	if cmd.Session != "" {
 		if r.GrantErr = a.c.Grant(a.ctx, cmd.Session, mc.Name, cmd.Access); r.GrantErr == nil {
-			r.URL = a.pageLink(cmd.Session, mc.Token) // opens on the session given
+			r.URL = a.c.PageLink(cmd.Session, mc.Token) // opens on the session given
 		}
 	}
 	return r
-}
-
-// pageLink is the address of the page opening session with token, as
-// albedo share prints it: where this client reaches the daemon, with a
-// home's daemon key (with which the daemon proves itself to the page
-// before the page hands it the token; a server's URL is proved by TLS).
-func (a *App) pageLink(session, token string) string {
-	if token == "" {
-		return ""
-	}
-	u := fmt.Sprintf("%s/#session=%s&token=%s", a.c.Snapshot().BaseURL, url.QueryEscape(session), url.QueryEscape(token))
-	if a.c.URL() == "" && a.c.Home() != "" {
-		if b, err := os.ReadFile(filepath.Join(a.c.Home(), "daemon.key")); err == nil {
-			if k := strings.TrimSpace(string(b)); k != "" {
-				u += "&k=" + k
-			}
-		}
-	}
-	return u
 }

@@ -147,8 +147,10 @@ func TestSharingResultsAreSaid(t *testing.T) {
 }
 
 // On the real daemon stack: an invite adds the member and gives them the
-// session, their link opening it with the home's daemon key; a link made
-// is one the daemon lists, with that key too; revoking it ends it.
+// session, their link opening it with the home's daemon key; an invite to
+// no session gives the daemon's link with that key too, as the CLI's
+// does; a link made is one the daemon lists, with the key; revoking it
+// ends it.
 func TestAppSharesOnTheDaemon(t *testing.T) {
 	t.Parallel()
 	c := daemonIn(t)
@@ -166,6 +168,10 @@ func TestAppSharesOnTheDaemon(t *testing.T) {
 	inv := awaitMsg[resInvited](t, a)
 	if inv.Err != nil || inv.GrantErr != nil || !strings.Contains(inv.URL, "#session=s&token=almem_") || !strings.HasSuffix(inv.URL, "&k=beef") {
 		t.Fatalf("invite: %+v", inv)
+	}
+	a.run([]Cmd{cmdInvite{Name: "carol"}})
+	if inv := awaitMsg[resInvited](t, a); inv.Err != nil || !strings.Contains(inv.URL, "/#token=almem_") || !strings.HasSuffix(inv.URL, "&k=beef") {
+		t.Fatalf("invite to no session: %+v", inv)
 	}
 	a.run([]Cmd{cmdGrants{Session: "s"}})
 	if gs := awaitMsg[resGrants](t, a); gs.Err != nil || !slices.ContainsFunc(gs.List, func(g wire.Grant) bool { return g.Member == "bob" && g.Access == wire.AccessWrite }) {

@@ -124,14 +124,3 @@ func parseShare(arg string) (shareLink, error) {
 	}
 	return l, nil
 }
-
-// shareURL is the link of a viewer token: the daemon's page (base is the
-// URL the client uses: http://127.0.0.1:PORT for the daemon of a home, the
-// server's for --url) with the session and the token in the fragment.
-func shareURL(base, session, token, key string) string {
-	u := fmt.Sprintf("%s/#session=%s&token=%s", base, url.QueryEscape(session), url.QueryEscape(token))
-	if key != "" {
-		u += "&k=" + key
-	}
-	return u
-}

@@ -6,10 +6,10 @@ import "testing"
 func TestParseShare(t *testing.T) {
 	t.Parallel()
 	good := map[string]shareLink{
-		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc":  {token: "v_abc", session: "0190-ab", base: "http://127.0.0.1:7411", port: 7411},
-		shareURL("http://127.0.0.1:9", "s 1", "t+/=", ""):     {token: "t+/=", session: "s 1", base: "http://127.0.0.1:9", port: 9},
-		"https://albedo.example/team/#session=a&token=b":      {token: "b", session: "a", base: "https://albedo.example/team"},
-		shareURL("https://albedo.example:8443", "a", "b", ""): {token: "b", session: "a", base: "https://albedo.example:8443", port: 8443},
+		"http://127.0.0.1:7411/#session=0190-ab&token=v_abc": {token: "v_abc", session: "0190-ab", base: "http://127.0.0.1:7411", port: 7411},
+		"http://127.0.0.1:9/#session=s+1&token=t%2B%2F%3D":   {token: "t+/=", session: "s 1", base: "http://127.0.0.1:9", port: 9},
+		"https://albedo.example/team/#session=a&token=b":     {token: "b", session: "a", base: "https://albedo.example/team"},
+		"https://albedo.example:8443/#session=a&token=b":     {token: "b", session: "a", base: "https://albedo.example:8443", port: 8443},
 		"  v_plainToken  ": {token: "v_plainToken"},
 		// What `albedo members add` prints: a member's link names no session.
 		"http://127.0.0.1:7411/#token=almem_abc":        {token: "almem_abc", base: "http://127.0.0.1:7411", port: 7411},

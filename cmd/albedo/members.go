@@ -40,7 +40,7 @@ func newMembersAddCmd(g *globals) *cobra.Command {
 				role = "admin"
 			}
 			fmt.Fprintf(g.stderr, "%s %q added: this link opens the page as them, and is not shown again\n", role, m.Name)
-			fmt.Fprintln(g.stdout, keyedLink(m.URL, c))
+			fmt.Fprintln(g.stdout, c.KeyedLink(m.URL))
 			fmt.Fprintln(g.stdout, m.Token)
 			return nil
 		}),

@@ -51,7 +51,7 @@ func newOpenCmd(g *globals) *cobra.Command {
 				}
 			}
 			frag := url.Values{"token": {tok}}
-			if k := linkKey(c.Home()); k != "" && c.URL() == "" {
+			if k := c.LinkKey(); k != "" {
 				frag.Set("k", k)
 			}
 			if len(args) == 1 {

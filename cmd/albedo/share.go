@@ -63,11 +63,7 @@ func newShareCmd(g *globals) *cobra.Command {
 				until = ", until " + humanTime(l.ExpiresAt)
 			}
 			fmt.Fprintf(g.stderr, "%s link %q to %s%s (a browser, or albedo attach LINK); websocket %s\n", what, l.Label, l.Session, until, client.WSURL(base))
-			key := ""
-			if c.URL() == "" {
-				key = linkKey(c.Home())
-			}
-			fmt.Fprintln(g.stdout, shareURL(base, l.Session, l.Token, key))
+			fmt.Fprintln(g.stdout, c.PageLink(l.Session, l.Token))
 			return nil
 		}),
 		ValidArgsFunction: g.completeSessions,
