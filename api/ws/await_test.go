@@ -168,6 +168,7 @@ func TestWSPongsAmongMessagesAreReadWhereverTheyFall(t *testing.T) {
 // did: a peer that has stopped reading is cut even when no write of the
 // daemon's waits for it.
 func TestWSAPingTheSocketDoesNotTakeCutsThePeer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{Heartbeat: 100 * time.Millisecond, WriteTimeout: time.Minute})
 	e.rawPeer()
 	wc := e.onlyConn()
@@ -205,6 +206,7 @@ func TestWSAPingTheSocketDoesNotTakeCutsThePeer(t *testing.T) {
 // not UTF-8, whose handshake waits for the peer's close) is not sent, as
 // coder/websocket sends nothing after its close frame.
 func TestWSNoPingFollowsTheCloseFrame(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{Heartbeat: 30 * time.Millisecond, WriteTimeout: time.Minute})
 	c := e.rawPeer()
 	if _, err := c.Write(maskedText([]byte{0xff, 0xfe})); err != nil {

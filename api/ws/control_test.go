@@ -193,6 +193,7 @@ func TestWSPingWaitsItsTurnBehindAFullSocket(t *testing.T) {
 // the client whole and last, after every event written before it: it
 // waits its turn behind the writer's message, as the contract says.
 func TestWSCloseBehindAFullSocketComesLastAndWhole(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		opts  Options
@@ -375,6 +376,7 @@ func (e *env) rawPeer(subs ...wire.Sub) net.Conn {
 // flood's first write, which this peer does not answer either, cuts
 // nothing once a write has begun.)
 func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 200 * time.Millisecond})
 	s := e.create("s")
 	slow := e.dialRawBuf(4096, wire.Sub{Session: "s", After: ptr(int64(0)), Epoch: s.Epoch})
@@ -414,6 +416,7 @@ func TestWSHeartbeatLeavesAWriteInProgressToItsTimeout(t *testing.T) {
 // pong may be among those bytes. Once the daemon reads again the
 // connection goes on. A peer that answers nothing is still cut.
 func TestWSHeartbeatSparesAPeerTheDaemonHasNotRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 200 * time.Millisecond})
 	st := newStall(t)
 	e.srv.beforeRead = st.hook
@@ -480,6 +483,7 @@ func waitCut(t *testing.T, e *env, ctx context.Context, keep *conn) {
 // answers nothing at all; once the daemon is done with its command, the
 // next unanswered ping cuts it.
 func TestWSHeartbeatSparesAPeerWhoseCommandRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{WriteTimeout: time.Minute, Heartbeat: 200 * time.Millisecond})
 	st := newStall(t)
 	e.srv.beforeHandle = st.hook

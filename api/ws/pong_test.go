@@ -18,6 +18,7 @@ import (
 // §5.5.2: as soon as practical, between the daemon's messages), and is
 // never cut: it reads everything, and every message whole.
 func TestWSPongsComeBetweenTheMessagesOfACatchUp(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, Options{WriteTimeout: time.Minute})
 	s := e.create("s")
 	last := e.echoed("s", 64, 32<<10) // 4 MiB of events: a thousand times the client's socket
@@ -86,6 +87,7 @@ func TestWSPongsComeBetweenTheMessagesOfACatchUp(t *testing.T) {
 // waits behind the daemon's message, is not cut: the pong goes out after
 // the message, and everything comes whole once the client reads again.
 func TestWSAPongWaitingBehindAStalledMessageCutsNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits 6 s for coder/websocket's control-frame timeout to pass")
 	}
