@@ -16,20 +16,21 @@ import { askName, guestName, rememberName } from './guest.js';
 import { closeShare, wireShare } from './share.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
-import { actionBar, originText, wireForks } from './forks.js';
+import { originText, wireForks } from './forks.js';
 import { DEEPEST, listOrder } from './listorder.js';
 import { drawVersions, firstAfter, versionsFeed, versionsOpened, wireVersions } from './versions.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
-import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, toolElement, wireTools } from './tools.js';
-import { drawPlan, isAgentCall, noticeElement, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
-import { attachmentsElement, attachmentsText, retryFailed, wireFiles } from './files.js';
+import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, wireTools } from './tools.js';
+import { drawPlan, isAgentCall, outputElement, setOutput, setThought, thoughtElement } from './agent.js';
+import { attachmentsText, retryFailed, wireFiles } from './files.js';
 import * as uploads from './uploads.js';
 import { mentionables, wireMentions } from './mentions.js';
-import { drawAnswers, settingsEvent, settingsText, takeSession, wireAnswers } from './participants.js';
+import { drawAnswers, settingsEvent, takeSession, wireAnswers } from './participants.js';
 import { drawPin, pinMark, wirePins } from './pins.js';
 import { ARCHIVED_MARK, archivedMark, drawArchive, wireArchive } from './archive.js';
 import { drawModelField, modelText, offerModels, takeModel } from './models.js';
-import { cutNote, drawContinue, drawContinuing, drawJoined, endContinuing, wireContinue } from './continue.js';
+import { drawContinue, drawContinuing, drawJoined, endContinuing, wireContinue } from './continue.js';
+import { eventElement, header, shownAuthor } from './events.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -710,6 +711,11 @@ function after(name) {
   return null;
 }
 
+// looking is who looks at the transcript, as eventElement asks.
+function looking() {
+  return { person: app.person, you: app.you, view: app.views.get(app.current) };
+}
+
 function drawSession() {
   const v = app.views.get(app.current);
   const tr = $('transcript');
@@ -725,8 +731,9 @@ function drawSession() {
   drawTitle(v);
   if (v.more) tr.append(olderMarker());
   const frag = document.createDocumentFragment();
+  const who = looking();
   for (const ev of v.events) {
-    const el = eventElement(ev);
+    const el = eventElement(ev, who);
     if (el) frag.append(el);
   }
   tr.append(frag);
@@ -783,8 +790,9 @@ function flushAppends() {
   let closes = false;
   let calls = false;
   const decided = [];
+  const who = looking();
   for (const ev of evs) {
-    const el = eventElement(ev);
+    const el = eventElement(ev, who);
     if (el) frag.append(el);
     closes = closes || ev.type === 'message' || ev.type === 'turn' || ev.type === 'tool_call';
     calls = calls || ev.type === 'tool_call';
@@ -848,96 +856,6 @@ function trim(v) {
   v.more = true;
   v.gen++;
   if (!part('older')) tr.prepend(olderMarker());
-}
-
-// shownAuthor is who wrote ev as the transcript names them: a guest (a
-// write link's, who picked their own name) is marked so, since a guest
-// named as someone of the home would otherwise pass for them.
-function shownAuthor(ev) {
-  return ev.author && (ev.author_id || '').startsWith('guest:') ? `${ev.author} (guest)` : ev.author;
-}
-
-function header(role, author, note, at) {
-  const h = document.createElement('header');
-  h.textContent = author && author !== role ? `${role} · ${author}` : role;
-  if (note) h.append(Object.assign(document.createElement('span'), { className: 'note', textContent: note }));
-  if (at) {
-    const t = document.createElement('time');
-    t.dateTime = at;
-    t.textContent = new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-    h.append(t);
-  }
-  return h;
-}
-
-function eventElement(ev) {
-  switch (ev.type) {
-    case 'message': {
-      const a = document.createElement('article');
-      a.className = 'msg';
-      a.dataset.offset = ev.offset;
-      a.dataset.role = ev.role;
-      a.dataset.state = ev.state || 'complete';
-      if (ev.continues) a.dataset.continues = ev.continues; // shown as its reply's rest (continue.js)
-      const note = cutNote(ev.state) || (ev.continues ? '[continuation]' : '');
-      a.append(header(ev.role, shownAuthor(ev), note, ev.at));
-      if (app.person) a.querySelector('header').append(actionBar(ev, !!app.you && ev.author_id === app.you.id));
-      const body = document.createElement('div');
-      body.className = 'body';
-      if (ev.role === 'user') {
-        body.classList.add('plain');
-        body.textContent = ev.text; // what a person typed, as typed
-      } else {
-        renderMarkdown(body, ev.text || '');
-      }
-      a.append(body);
-      if (ev.attachments && ev.attachments.length) a.append(attachmentsElement(ev.attachments));
-      return a;
-    }
-    case 'turn':
-      if (ev.state === 'failed' || ev.state === 'interrupted') {
-        const d = document.createElement('div');
-        d.className = `turn ${ev.state}`;
-        d.dataset.turnOffset = ev.offset;
-        d.dataset.turnId = ev.turn_id || '';
-        d.append(icon(ev.state === 'failed' ? 'warn' : 'stop'), ev.state === 'failed' ? ` turn failed: ${ev.error || ''}` : ` interrupted (${(ev.reason || '').replaceAll('_', ' ')})`);
-        return d;
-      }
-      return null;
-    case 'tool_call':
-      return toolElement(app.views.get(app.current), ev);
-    case 'notice':
-      return noticeElement(ev);
-    case 'compaction': {
-      // The summary a provider is sent in place of messages from..to,
-      // which stay above; opened, it shows the summary.
-      const d = document.createElement('details');
-      d.className = 'compaction';
-      d.dataset.compactionOffset = ev.offset;
-      const s = document.createElement('summary');
-      s.textContent = `⧉ messages #${ev.from}–#${ev.to} compacted for the model (by ${ev.by || '?'}, summary by ${ev.author || '?'})`;
-      const body = document.createElement('div');
-      body.className = 'body plain';
-      body.textContent = ev.text || '';
-      d.append(s, body);
-      return d;
-    }
-    case 'settings': {
-      const parts = [];
-      if (ev.title !== undefined) parts.push(`title “${ev.title}”`);
-      if (ev.model !== undefined) parts.push(`model ${ev.model || 'none'}`);
-      if (ev.effort !== undefined) parts.push(`effort ${ev.effort || 'none'}`);
-      parts.push(...settingsText(ev));
-      if (ev.system !== undefined) parts.push(ev.system ? `system text “${ev.system.split('\n')[0].slice(0, 60)}${ev.system.length > 60 || ev.system.includes('\n') ? '…' : ''}”` : 'system text: the profile\'s');
-      const d = document.createElement('div');
-      d.className = 'settings';
-      // A change the daemon made itself (a session shared with a member
-      // who writes answers mentions only) is by no one.
-      d.textContent = `· ${parts.join(', ')}${ev.by ? ` (by ${ev.by})` : ''}`;
-      return d;
-    }
-  }
-  return null;
 }
 
 // The streaming reply is drawn once a frame at most, whatever the rate of
@@ -1069,8 +987,9 @@ async function loadOlder() {
     const tr = $('transcript');
     const height = tr.scrollHeight;
     const frag = document.createDocumentFragment();
+    const who = looking();
     for (const ev of before) {
-      const el = eventElement(ev);
+      const el = eventElement(ev, who);
       if (el) frag.append(el);
     }
     const marker = part('older');
