@@ -17,8 +17,8 @@
 // fork, regenerate and edit, a fork's parent, the tree, and compaction;
 // static/versions.js: a message's versions (‹ i/n ›), from the forks at
 // the point before it; static/listorder.js: the list's order, each fork
-// under its parent; static/events.js: the transcript's element for each
-// kind of event;
+// under its parent; static/listitem.js: a session's line in the list;
+// static/events.js: the transcript's element for each kind of event;
 // static/tools.js: tool calls as blocks, and the decisions on those that
 // wait; static/agent.js: a coding agent's files, diffs and notices, and
 // its plan, thinking and commands' output from the session's status;

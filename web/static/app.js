@@ -17,7 +17,7 @@ import { closeShare, wireShare } from './share.js';
 import { icon } from './icons.js';
 import { wireSearch } from './search.js';
 import { originText, wireForks } from './forks.js';
-import { DEEPEST, listOrder } from './listorder.js';
+import { listOrder } from './listorder.js';
 import { drawVersions, firstAfter, versionsFeed, versionsOpened, wireVersions } from './versions.js';
 import { meterEvent, meterOpened, meterText } from './meter.js';
 import { blockAt, drawOutput, isPending, noteTool, pruneCalls, redrawCall, redrawCalls, redrawPending, wireTools } from './tools.js';
@@ -26,11 +26,12 @@ import { attachmentsText, retryFailed, wireFiles } from './files.js';
 import * as uploads from './uploads.js';
 import { mentionables, wireMentions } from './mentions.js';
 import { drawAnswers, settingsEvent, takeSession, wireAnswers } from './participants.js';
-import { drawPin, pinMark, wirePins } from './pins.js';
-import { ARCHIVED_MARK, archivedMark, drawArchive, wireArchive } from './archive.js';
+import { drawPin, wirePins } from './pins.js';
+import { ARCHIVED_MARK, drawArchive, wireArchive } from './archive.js';
 import { drawModelField, modelText, offerModels, takeModel } from './models.js';
 import { drawContinue, drawContinuing, drawJoined, endContinuing, wireContinue } from './continue.js';
 import { eventElement, header, shownAuthor } from './events.js';
+import { listItem } from './listitem.js';
 const PAGE = 100; // events per history page
 const MAX_SHOWN = 1000; // messages kept in the DOM while following the end
 // Sessions made or deleted elsewhere reach the list when the daemon says so
@@ -536,89 +537,19 @@ function sorted() {
 // at most 4 times a second however busy the sessions are.
 const drawListSoon = paced(drawList, 250);
 
-function ago(ms) {
-  const d = (Date.now() - ms) / 1000;
-  if (d < 60) return 'now';
-  if (d < 3600) return `${Math.floor(d / 60)}m`;
-  if (d < 86400) return `${Math.floor(d / 3600)}h`;
-  return `${Math.floor(d / 86400)}d`;
-}
-
-// drawList draws the session list afresh, each fork under its parent
-// (listorder.js). A keyboard user's focus on one of its buttons stays on
+// drawList draws the session list afresh, a line a session (listitem.js),
+// each fork under its parent (listorder.js). A keyboard user's focus on one of its buttons stays on
 // that session's new button: the list redraws on any activity, and the
 // focus would otherwise fall back to the page.
 function drawList() {
   const ul = $('sessions');
   const focused = ul.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.session : undefined;
-  const items = listOrder(sorted()).map(({ v, depth }) => {
-    const li = document.createElement('li');
-    li.dataset.session = v.id;
-    if (depth) li.dataset.depth = String(Math.min(depth, DEEPEST));
-    li.classList.toggle('current', v.id === app.current);
-    li.classList.toggle('unread', v.unread > 0);
-    li.classList.toggle('approval', v.asking);
-    li.classList.toggle('pinned', v.pinned);
-    const b = document.createElement('button');
-    b.type = 'button';
-    const mark = document.createElement('span');
-    mark.className = 'mark';
-    mark.textContent = v.asking ? '?' : v.running ? '●' : v.status && v.status.last_turn === 'failed' ? '!' : '';
-    mark.title = v.asking ? 'a tool call waits for a decision' : v.running ? 'a turn is running' : '';
-    const name = document.createElement('span');
-    name.className = 'name';
-    name.textContent = v.name;
-    b.append(mark, ...pinMark(v), ...forkMark(v, 'fork'), name, ...forkMark(v, 'from'), ...archivedMark(v));
-    if (v.asking) {
-      // Said in words, not by the mark alone: on a phone this is what
-      // shows that a session waits for someone.
-      const d = document.createElement('span');
-      d.className = 'decide';
-      d.textContent = mayDecide(v) ? 'decide' : 'approval';
-      d.title = mayDecide(v) ? 'A tool call waits for your decision' : 'A tool call waits for a decision';
-      b.append(d);
-    }
-    if (v.unread > 0) {
-      const c = document.createElement('span');
-      c.className = 'count';
-      c.textContent = v.unread >= 100 ? '99+' : String(v.unread); // the feed counts no further
-      c.setAttribute('aria-label', `${v.unread} unread`);
-      b.append(c);
-    }
-    const t = document.createElement('time');
-    t.textContent = v.activity ? ago(v.activity) : '';
-    b.append(t);
-    if (v.id === app.current) b.setAttribute('aria-current', 'true');
-    b.addEventListener('click', () => { select(v.id); app.drawer.close(); $('input')?.focus(); });
-    li.append(b);
-    return li;
-  });
+  const look = { current: app.current, parentOf: (id) => app.views.get(id), decides: mayDecide };
+  const pick = (v) => { select(v.id); app.drawer.close(); $('input')?.focus(); };
+  const items = listOrder(sorted()).map(({ v, depth }) => listItem(v, depth, look, pick));
   ul.replaceChildren(...items);
   if (focused) items.find((li) => li.dataset.session === focused)?.querySelector('button').focus();
   drawAttention();
-}
-
-// FORK_MARK marks a fork in the list.
-const FORK_MARK = '↳';
-
-// forkMark is what the list says of a fork, as part (fork: its mark;
-// from: its parent's title, where the page knows it), or nothing for a
-// session that is no fork.
-function forkMark(v, part) {
-  const p = v.session.parent;
-  if (!p) return [];
-  const parent = app.views.get(p.session);
-  const el = document.createElement('span');
-  el.className = part;
-  if (part === 'fork') {
-    el.textContent = FORK_MARK;
-    el.title = `a fork of “${parent ? parent.name : p.session}” at #${p.offset}`;
-    el.setAttribute('aria-label', 'fork');
-    return [el];
-  }
-  if (!parent) return [];
-  el.textContent = `← ${parent.name}`;
-  return [el];
 }
 
 // mayDecide says whether this person may decide v's tool calls: an owner
