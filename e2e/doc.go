@@ -27,6 +27,8 @@
 // chosen. With no tags every group runs, as .ci/run does. One group alone, or a
 // few: go test -race -tags 'e2e_only e2e_term' ./e2e. Under -short the
 // tests of web, term, cluster and soak skip, each saying what it needs.
+// The package's own parallel gate (parallel_test.go) still decides which
+// tests run at once within a run, long and heavy ones first.
 //
 // # The binaries under test
 //
@@ -35,6 +37,4 @@
 // runs under it in the packages' own tests, which start its parts in
 // process. ALBEDO_E2E_RACE=1 builds them with it as well (daemonRace),
 // as the long soaks do (README.md).
-// The package's own parallel gate (parallel_test.go) still decides which
-// tests run at once within a run, long and heavy ones first.
 package e2e
