@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -213,6 +214,27 @@ func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// click clicks, as a mouse does, the element the selector sel finds. The
+// page may draw that element again between chromedp's query and its
+// click (a waiting call's block is redrawn once its expiry, or the
+// session's workspace, becomes known): the node it found is gone then,
+// and the click goes to the element in its place, found again.
+func (p *page) click(sel string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	for {
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		var gone *cdproto.Error
+		if err == nil {
+			return
+		}
+		if !errors.As(err, &gone) || gone.Message != "Could not find node with given id" || ctx.Err() != nil {
+			p.t.Fatalf("browser: click %s: %v", sel, err)
+		}
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"albedo/hub/provider/fakeopenai"
@@ -104,7 +103,7 @@ func TestOpencodeWritesAFileAfterAnApprovalFromThePage(t *testing.T) {
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the file was written before the approval")
 	}
-	p.do(chromedp.Click(chromedp.CSS(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)))
+	p.click(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)
 	p.waitWithin("the reply", shownCommitted("I wrote hello.txt."), time.Minute)
 	if b, err := os.ReadFile(target); err != nil || string(b) != "hello from opencode\n" {
 		t.Fatalf("hello.txt: %q %v\n%s", b, err, d.logText())

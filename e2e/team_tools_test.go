@@ -52,7 +52,7 @@ func TestTeamDecidesAToolCallOnThePageWhileTheOwnerWatchesInTheTerminal(t *testi
 			strings.Contains(s, "Alt-Y allow · Alt-A allow for this session · Alt-N deny")
 	})
 	ann.wait("the waiting call, with its buttons", toolBlock("pending")+` && `+decisionButtons+` === 3`)
-	ann.do(chromedp.Click(chromedp.CSS(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)))
+	ann.click(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)
 
 	pane := x.waitPane("the owner's terminal: allowed by ann, the output and the reply", func(s string) bool {
 		return strings.Contains(s, "⚙ bot:example/word_count · completed") && strings.Contains(s, "✓ allowed by ann") &&

@@ -148,7 +148,7 @@ func TestWebAgentSessionShowsItsDoings(t *testing.T) {
 	p.wait("the edit's block within the screen, Allow reachable", fitsPhone+` && (() => { const a = `+agentBlock("acp:edit")+`.querySelector('.tool-decide button[data-decision=allow]');
 		a.scrollIntoView({block: 'nearest'}); const r = a.getBoundingClientRect();
 		return r.left >= 0 && r.right <= innerWidth && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === a })()`)
-	p.do(chromedp.Click(chromedp.CSS(`.tool.agent[data-tool="acp:edit"][data-state=pending] .tool-decide button[data-decision=allow]`)))
+	p.click(`.tool.agent[data-tool="acp:edit"][data-state=pending] .tool-decide button[data-decision=allow]`)
 
 	wantWrite := "file|--- a/a.txt\nfile|+++ b/a.txt\nhunk|@@ -1 +1 @@\ndel|-old\nadd|+new words"
 	p.wait("the edit allowed, the write with its diff, the notice and the reply", `(() => { let b = `+agentBlock("acp:edit")+`;
@@ -187,7 +187,7 @@ func TestWebAgentSessionShowsItsDoings(t *testing.T) {
 	enterOn(p, `.tool.agent[data-tool="acp:edit"][data-state=pending] details.diff > summary`)
 	p.wait("the long diff, opened by Enter", `(() => { const b = `+agentBlock("acp:edit")+`; const f = b.querySelector('details.diff');
 		return !!f?.open && !!f.querySelector('.diff-add')?.checkVisibility() })()`)
-	p.do(chromedp.Click(chromedp.CSS(`.tool.agent[data-tool="acp:edit"][data-state=pending] .tool-decide button[data-decision=deny]`)))
+	p.click(`.tool.agent[data-tool="acp:edit"][data-state=pending] .tool-decide button[data-decision=deny]`)
 	p.wait("the edit denied, and said", `(() => { const b = `+agentBlock("acp:edit")+`;
 		const notice = b.closest('.toolcall').nextElementSibling;
 		return b.dataset.state === 'denied' && !!notice && notice.textContent === 'The agent\'s request was answered “Reject” (reject_once).' &&

@@ -104,7 +104,7 @@ func TestWebToolCallIsDecidedOnThePage(t *testing.T) {
 		})`)
 
 	eval[bool](owner, `(() => { window.staleDeny = document.querySelector('.tool-decide button[data-decision=deny]'); return !!window.staleDeny })()`)
-	ann.do(chromedp.Click(chromedp.CSS(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)))
+	ann.click(`.tool[data-state=pending] .tool-decide button[data-decision=allow]`)
 
 	done := toolBlock("completed") + ` && ` + decisionButtons + ` === 0 &&
 		document.querySelector('.tool .tool-who').textContent === 'allowed by ann' &&
