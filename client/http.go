@@ -31,13 +31,8 @@ const CodeUnavailable wire.Code = "daemon_unavailable"
 // Code returns the contract error code of err, CodeUnavailable when no
 // daemon answers, or "" when err is neither.
 func Code(err error) wire.Code {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we.Code
+	if code, _, ok := refusal(err); ok {
+		return code
 	}
 	if errors.Is(err, ErrUnavailable) {
 		return CodeUnavailable
@@ -48,15 +43,22 @@ func Code(err error) wire.Code {
 // Message is the daemon's words in err, without its code and HTTP status:
 // a refusal's message (*Error, *wire.Error), or "" when err is not one.
 func Message(err error) string {
+	_, msg, _ := refusal(err)
+	return msg
+}
+
+// refusal is the daemon's refusal in err, its code and its words: an HTTP
+// reply's (*Error), or a websocket reply's (*wire.Error).
+func refusal(err error) (wire.Code, string, bool) {
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Message
+		return e.Code, e.Message, true
 	}
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return we.Message
+		return we.Code, we.Message, true
 	}
-	return ""
+	return "", "", false
 }
 
 // ErrStaleETag matches (with errors.Is) a refused PATCH whose ETag was not
