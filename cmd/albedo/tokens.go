@@ -152,9 +152,10 @@ func newTokensRemoveCmd(g *globals, dbURL *string) *cobra.Command {
 // daemon that holds the home's SQLite file, through its API, or else the
 // store itself.
 type tokenStore struct {
-	c    *client.Client // the home's daemon; nil: the store, through h
-	h    *hub.Hub
-	home string
+	c      *client.Client     // the home's daemon; nil: the store, through h
+	listed []client.TokenInfo // with c: the daemon's list, as withTokens asked for it
+	h      *hub.Hub
+	home   string
 }
 
 // withTokens runs fn on the tokens of the home's store: through the
@@ -175,12 +176,13 @@ func (g *globals) withTokens(ctx context.Context, dbURL string, fn func(ctx cont
 		}
 		// A daemon of a build before /v1/tokens answers 404 for the
 		// route, which must not read as "no such token".
-		if _, err := c.Tokens(ctx); client.Code(err) == wire.CodeNotFound {
+		listed, err := c.Tokens(ctx)
+		if client.Code(err) == wire.CodeNotFound {
 			return fmt.Errorf("the daemon running on %s predates albedo tokens through its API (/v1/tokens), and holds the home's SQLite file: albedo stop, then run this again", home)
 		} else if err != nil {
 			return err
 		}
-		return fn(ctx, tokenStore{c: c, home: home})
+		return fn(ctx, tokenStore{c: c, listed: listed, home: home})
 	}
 	return g.withStore(ctx, target, func(ctx context.Context, h *hub.Hub) error {
 		return fn(ctx, tokenStore{h: h, home: home})
@@ -206,7 +208,7 @@ func (ts tokenStore) add(ctx context.Context, name string) (string, error) {
 
 func (ts tokenStore) list(ctx context.Context) ([]client.TokenInfo, error) {
 	if ts.c != nil {
-		return ts.c.Tokens(ctx)
+		return ts.listed, nil // read a moment before, to know the daemon has the route
 	}
 	infos, err := ts.h.Tokens(ctx)
 	out := make([]client.TokenInfo, 0, len(infos))
