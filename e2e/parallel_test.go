@@ -21,9 +21,8 @@ import (
 const defaultParallel = 6
 
 // maxHeavy is how many heavy tests (parallelHeavy) run at once: each
-// keeps about a core busy on its own, with three daemons or
-// thousands of inputs, and under a 2 s lease a node starved of CPU loses
-// its turns to another.
+// runs three daemons or thousands of inputs, and under a 2 s lease a node
+// starved of CPU loses its turns to another.
 const maxHeavy = 2
 
 // slots is the package's own limit on its parallel tests: testing's is
