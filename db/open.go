@@ -221,30 +221,11 @@ func openSQLiteWriter(ctx context.Context, path, sync string, noMigrate bool) (*
 	return rw, applied, nil
 }
 
-// readerMmap is how many bytes of the store's file, and of the search
-// index's, each reader maps rather than reads: SQLite's own ceiling on
-// Linux, past which it reads as before.
-//
-// A read of a page the reader's cache has not got is otherwise a pread
-// and a copy into that reader's cache, which every reader keeps apart.
-// A storm of reconnects reads each hello's sessions from pages no reader
-// has (the hub loads a session once), so those reads were a share of its
-// CPU. Mapped, a page is read in place from the system's cache, which
-// the readers share. Pages in the WAL are still read with pread: SQLite
-// maps only the database file.
-//
-// The price: an I/O error while reading a mapped page is a SIGBUS that
-// ends the daemon, where a read would have returned an error. The file
-// never shrinks under a mapping: this process alone holds it
-// (db/walvfs) and nothing here vacuums it.
-const readerMmap = 0x7fff0000
-
 // openSQLiteReaders opens the pool of read-only connections to the
 // database at path, the search index's file attached to each as
 // "search" (searchindex.go).
 func openSQLiteReaders(path, sync string) (*bun.DB, error) {
-	rsql := openAttached(dsn(path, true, sync, busyWait), "file:"+path+searchFileSuffix+"?mode=ro", "search",
-		fmt.Sprintf("PRAGMA mmap_size = %d", readerMmap))
+	rsql := openAttached(dsn(path, true, sync, busyWait), "file:"+path+searchFileSuffix+"?mode=ro", "search")
 	n := max(4, runtime.GOMAXPROCS(0))
 	rsql.SetMaxOpenConns(n)
 	rsql.SetMaxIdleConns(n)

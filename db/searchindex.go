@@ -527,16 +527,9 @@ func lastDocSQL(schema string) string {
 }
 
 // openAttached is a pool of connections opened with dsn, each with the
-// database URI file attached as name. Each connection runs pragmas
-// first, so that those that set a default (mmap_size) hold for the
-// attached file too.
-func openAttached(dsn, file, name string, pragmas ...string) *sql.DB {
+// database URI file attached as name.
+func openAttached(dsn, file, name string) *sql.DB {
 	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		for _, p := range pragmas {
-			if _, err := c.Exec(p, nil); err != nil {
-				return fmt.Errorf("%s: %w", p, err)
-			}
-		}
 		_, err := c.Exec(`ATTACH DATABASE ? AS `+name, []driver.Value{file})
 		return err
 	}}
