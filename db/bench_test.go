@@ -191,3 +191,45 @@ func createSessions(b *testing.B, d *DB, n int, s Session) {
 		}
 	}
 }
+
+// BenchmarkEveryGrant reads every grant of 18 000 members, three
+// sessions each (a crowd's), as the hub does at its start: each row
+// handed on (EachGrant), and, for comparison, bun's scan of whole rows
+// in order (Grants with no session), which the hub read them with
+// before.
+func BenchmarkEveryGrant(b *testing.B) {
+	d := openTest(b, Options{})
+	ctx := context.Background()
+	const members, each = 18_000, 3
+	createSessions(b, d, members, Session{Epoch: "e"})
+	for i := 0; i < members; i += 500 {
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for m := i; m < min(i+500, members); m++ {
+				for k := range each {
+					g := Grant{Session: fmt.Sprintf("s%05d", (m+k*6000)%members), Member: fmt.Sprintf("m%05d", m), Access: wire.AccessWrite}
+					if err := tx.PutGrant(ctx, g); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("each", func(b *testing.B) {
+		for b.Loop() {
+			n := 0
+			if err := d.EachGrant(ctx, func(string, string, wire.Access) { n++ }); err != nil || n != members*each {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	b.Run("bun, in order", func(b *testing.B) {
+		for b.Loop() {
+			if gs, err := d.Grants(ctx, ""); err != nil || len(gs) != members*each {
+				b.Fatal(len(gs), err)
+			}
+		}
+	})
+}

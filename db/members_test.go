@@ -53,3 +53,42 @@ func TestGrantsOf(t *testing.T) {
 		}
 	})
 }
+
+// EachGrant hands on every grant once, with its access, whichever member
+// and session it is of.
+func TestEachGrant(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, tgt string) {
+		d := openOn(t, tgt, Options{})
+		ctx := context.Background()
+		for _, s := range []string{"s1", "s2"} {
+			createSession(t, d, s)
+		}
+		want := map[MemberSession]wire.Access{
+			{"ann", "s1"}: wire.AccessWrite, {"bob", "s1"}: wire.AccessRead,
+			{"bob", "s2"}: wire.AccessCreator, {"cy", "s2"}: "some access of a later version",
+		}
+		if _, err := d.Writer().Do(ctx, func(tx *Tx) error {
+			for k, a := range want {
+				if err := tx.PutGrant(ctx, Grant{Session: k.Session, Member: k.Member, Access: a}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[MemberSession]wire.Access{}
+		if err := d.EachGrant(ctx, func(member, session string, a wire.Access) {
+			if _, twice := got[MemberSession{member, session}]; twice {
+				t.Errorf("%s's grant to %s handed on twice", member, session)
+			}
+			got[MemberSession{member, session}] = a
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("EachGrant gave %v, want %v", got, want)
+		}
+	})
+}

@@ -241,11 +241,11 @@ func (h *Hub) Grants(ctx context.Context, session string) ([]wire.Grant, error) 
 
 // loadGrants reads every grant into the token table.
 func (h *Hub) loadGrants(ctx context.Context) error {
-	gs, err := h.db.Grants(ctx, "")
-	if err != nil {
+	g := access.Grants{}
+	if err := h.db.EachGrant(ctx, g.Add); err != nil {
 		return err
 	}
-	h.tokens.SetGrants(gs)
+	h.tokens.SetGrants(g)
 	return nil
 }
 

@@ -2,7 +2,10 @@ package hub
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
+
+	"albedo/wire"
 )
 
 // Members says how many connections each member holds on this node,
@@ -42,5 +45,53 @@ func TestMembersCountTheirConnections(t *testing.T) {
 	a1.Close()
 	if n := online(); n["ann"] != 1 || n["bob"] != 1 {
 		t.Fatalf("online after one of ann's closed %v", n)
+	}
+}
+
+// A hub started on a store holds the grants made before it: each member's
+// access to each session, as the hub that made them had it.
+func TestGrantsHoldAfterAStart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "albedo.db")
+	ctx := context.Background()
+	h, err := Open(ctx, path, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ann, err := h.AddMember(ctx, "ann", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bob, err := h.AddMember(ctx, "bob", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"s1", "s2"} {
+		mustCreate(t, h, s)
+	}
+	grants := []struct {
+		session string
+		member  wire.Member
+		access  wire.Access
+	}{{"s1", ann, wire.AccessWrite}, {"s2", ann, wire.AccessRead}, {"s2", bob, wire.AccessWrite}}
+	for _, g := range grants {
+		if err := h.Grant(ctx, g.session, g.member.Name, g.access); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h = openTestHub(t, path, Options{})
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range grants {
+		if got := h.tokens.Access(g.member.ID, g.session); got != g.access {
+			t.Errorf("after a start, %s's access to %s is %q, want %q", g.member.Name, g.session, got, g.access)
+		}
+	}
+	if got := h.tokens.Access(bob.ID, "s1"); got != "" {
+		t.Errorf("after a start, bob's access to s1 is %q, want none", got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"maps"
 	"slices"
 
-	"albedo/db"
 	"albedo/wire"
 )
 
@@ -12,17 +11,24 @@ import (
 // creator) and those granted to them (read or write): the grants, kept
 // in the Table beside the tokens.
 
-// SetGrants makes the grants what the store holds, gs.
-func (t *Table) SetGrants(gs []db.Grant) {
-	byMember := map[string]map[string]wire.Access{}
-	for _, g := range gs {
-		if byMember[g.Member] == nil {
-			byMember[g.Member] = map[string]wire.Access{}
-		}
-		byMember[g.Member][g.Session] = g.Access
+// Grants are members' access by session, gathered for SetGrants.
+type Grants map[string]map[string]wire.Access
+
+// Add records member's access a to session.
+func (g Grants) Add(member, session string, a wire.Access) {
+	m := g[member]
+	if m == nil {
+		m = map[string]wire.Access{}
+		g[member] = m
 	}
+	m[session] = a
+}
+
+// SetGrants makes the grants what the store holds, g, which the table
+// keeps: the caller gives it up.
+func (t *Table) SetGrants(g Grants) {
 	t.mu.Lock()
-	t.grants = byMember
+	t.grants = g
 	t.gen++
 	t.mu.Unlock()
 }
