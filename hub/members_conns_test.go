@@ -15,14 +15,7 @@ func TestMembersCountTheirConnections(t *testing.T) {
 	t.Parallel()
 	h := newTestHub(t, Options{})
 	ctx := context.Background()
-	_, ann, err := h.AddMember(ctx, "ann", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, bob, err := h.AddMember(ctx, "bob", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, bob := mustAddMember(t, h, "ann"), mustAddMember(t, h, "bob")
 	a1 := h.Connect(ConnInfo{Name: "ann", AuthorID: ann.ID})
 	h.Connect(ConnInfo{Name: "ann", AuthorID: ann.ID})
 	h.Connect(ConnInfo{Name: "bob", AuthorID: bob.ID})
@@ -58,14 +51,7 @@ func TestGrantsHoldAfterAStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ann, err := h.AddMember(ctx, "ann", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, bob, err := h.AddMember(ctx, "bob", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, bob := mustAddMember(t, h, "ann"), mustAddMember(t, h, "bob")
 	for _, s := range []string{"s1", "s2"} {
 		mustCreate(t, h, s)
 	}
@@ -94,4 +80,14 @@ func TestGrantsHoldAfterAStart(t *testing.T) {
 	if got := h.tokens.Access(bob.ID, "s1"); got != "" {
 		t.Errorf("after a start, bob's access to s1 is %q, want none", got)
 	}
+}
+
+// mustAddMember adds a member who is not an admin.
+func mustAddMember(t *testing.T, h *Hub, name string) wire.Member {
+	t.Helper()
+	_, m, err := h.AddMember(context.Background(), name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
