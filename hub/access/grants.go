@@ -11,7 +11,8 @@ import (
 // creator) and those granted to them (read or write): the grants, kept
 // in the Table beside the tokens.
 
-// Grants are members' access by session, gathered for SetGrants.
+// Grants are members' access by session, by member id: the Table's, and
+// what SetGrants is given.
 type Grants map[string]map[string]wire.Access
 
 // Add records member's access a to session.
@@ -50,12 +51,9 @@ func (t *Table) SetAccess(member, session string, a wire.Access) wire.Access {
 		delete(t.grants[member], session)
 	} else {
 		if t.grants == nil {
-			t.grants = map[string]map[string]wire.Access{}
+			t.grants = Grants{}
 		}
-		if t.grants[member] == nil {
-			t.grants[member] = map[string]wire.Access{}
-		}
-		t.grants[member][session] = a
+		t.grants.Add(member, session, a)
 	}
 	t.gen++
 	return was

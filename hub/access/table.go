@@ -33,7 +33,7 @@ type Table struct {
 	gen uint64
 	// grants is each member's access to sessions, by member id and
 	// session.
-	grants map[string]map[string]wire.Access
+	grants Grants
 	// misses are hashes the store did not have when looked up, at most
 	// maxMisses: a token cannot exist before it is made, and is unknown to
 	// anyone until then, so a hash that missed never becomes a token, and
