@@ -199,14 +199,11 @@ func (t *Tx) deleteSessionGrants(ctx context.Context, session string) error {
 	return nil
 }
 
-// Grants lists every grant, or those of one session.
+// Grants lists the grants of one session, oldest first (every grant, as
+// the hub reads them at its start: EachGrant).
 func (d *DB) Grants(ctx context.Context, session string) ([]Grant, error) {
 	var gs []Grant
-	q := d.ro.NewSelect().Model(&gs).Order("session", "created_at")
-	if session != "" {
-		q = q.Where("session = ?", session)
-	}
-	if err := q.Scan(ctx); err != nil {
+	if err := d.ro.NewSelect().Model(&gs).Where("session = ?", session).Order("created_at").Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)
 	}
 	return gs, nil
