@@ -538,9 +538,9 @@ function sorted() {
 const drawListSoon = paced(drawList, 250);
 
 // drawList draws the session list afresh, a line a session (listitem.js),
-// each fork under its parent (listorder.js). A keyboard user's focus on one of its buttons stays on
-// that session's new button: the list redraws on any activity, and the
-// focus would otherwise fall back to the page.
+// each fork under its parent (listorder.js). A keyboard user's focus on
+// one of its buttons stays on that session's new button: the list redraws
+// on any activity, and the focus would otherwise fall back to the page.
 function drawList() {
   const ul = $('sessions');
   const focused = ul.contains(document.activeElement) ? document.activeElement.closest('li')?.dataset.session : undefined;
