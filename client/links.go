@@ -1,7 +1,6 @@
 package client
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,16 +25,22 @@ func (c *Client) LinkKey() string {
 	return strings.TrimSpace(string(b))
 }
 
-// PageLink is the address of the daemon's page opening session with
-// token: where this client reaches the daemon (127.0.0.1 and its port for
-// a home's, the server's origin for a URL), the session and the token in
-// the fragment, and the home's key (LinkKey) when there is one.
+// PageLink is the address of the daemon's page opening session ("": the
+// list of sessions) with token: where this client reaches the daemon
+// (127.0.0.1 and its port for a home's, the server's origin for a URL),
+// the session and the token in the fragment, and the home's key (LinkKey)
+// when there is one.
 func (c *Client) PageLink(session, token string) string {
-	u := fmt.Sprintf("%s/#session=%s&token=%s", c.Snapshot().BaseURL, url.QueryEscape(session), url.QueryEscape(token))
-	if k := c.LinkKey(); k != "" {
-		u += "&k=" + k
+	var b strings.Builder
+	b.WriteString(c.Snapshot().BaseURL + "/#")
+	if session != "" {
+		b.WriteString("session=" + url.QueryEscape(session) + "&")
 	}
-	return u
+	b.WriteString("token=" + url.QueryEscape(token))
+	if k := c.LinkKey(); k != "" {
+		b.WriteString("&k=" + url.QueryEscape(k))
+	}
+	return b.String()
 }
 
 // KeyedLink is a page link the daemon made (a member's invite) with the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -50,18 +49,15 @@ func newOpenCmd(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			frag := url.Values{"token": {tok}}
-			if k := c.LinkKey(); k != "" {
-				frag.Set("k", k)
-			}
+			session := ""
 			if len(args) == 1 {
 				s, err := c.ResolveSession(ctx, args[0])
 				if err != nil {
 					return err
 				}
-				frag.Set("session", s.ID)
+				session = s.ID
 			}
-			link := snap.BaseURL + "/#" + frag.Encode()
+			link := c.PageLink(session, tok)
 			fmt.Fprintln(g.stdout, link)
 			if printOnly {
 				return nil
