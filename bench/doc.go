@@ -22,6 +22,10 @@
 //	crowd-cluster      the crowd scenario spread over three nodes (albedo
 //	                   over PostgreSQL and NATS, centrifuge over Redis),
 //	                   its storm taking one node away; prints the tables
+//	pairs              one scenario (the storm, one viewer, persist)
+//	                   against two builds, a revision and the work tree,
+//	                   in interleaved rounds; prints each round's figure,
+//	                   the medians and the ratios
 //
 // Each script builds what it runs, starts its servers itself, and says at
 // its top how to run it (`bash bench/run`; ROUNDS and DUR set the rounds
