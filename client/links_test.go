@@ -42,6 +42,9 @@ func TestPageLinksCarryTheHomesKey(t *testing.T) {
 	if got, want := s.PageLink("s 1", "t+/="), "https://albedo.example/#session=s+1&token=t%2B%2F%3D"; got != want {
 		t.Errorf("PageLink = %q, want %q", got, want)
 	}
+	if got, want := s.PageLink("", "t"), "https://albedo.example/#token=t"; got != want {
+		t.Errorf("PageLink of the list = %q, want %q", got, want)
+	}
 	if got := s.KeyedLink("https://albedo.example/#token=almem_a"); got != "https://albedo.example/#token=almem_a" {
 		t.Errorf("a server's KeyedLink = %q", got)
 	}
