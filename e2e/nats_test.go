@@ -606,6 +606,17 @@ func TestClusterTurnsAndTokensAcrossNodes(t *testing.T) {
 			break
 		}
 	}
+	// The completed turn titles its untitled session, a settings change
+	// made after it: the PATCH below would race it for the version.
+	for {
+		it, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if it.Op == wire.PushEvent && it.Event.Type == wire.EventSettings && it.Event.Title != nil {
+			break
+		}
+	}
 
 	// An interrupt through B of a turn running on A.
 	block := make(chan struct{})
