@@ -39,9 +39,26 @@ func feedUntil(t *testing.T, w *wsClient, seen map[string]wire.FeedItem, gone ma
 		for _, id := range f.Feed.Gone {
 			gone[id] = true
 		}
+		for _, id := range f.Feed.Revoked {
+			if !slices.Contains(f.Feed.Gone, id) {
+				t.Fatalf("a push names %s revoked and not gone: %+v", id, f.Feed)
+			}
+		}
 		pos = f.Feed.Pos
 	}
 	return pos
+}
+
+// goneWhy reads feed pushes until one names session gone, and says
+// whether that push names it revoked too, and the push's pos.
+func goneWhy(t *testing.T, w *wsClient, session string) (revoked bool, pos string) {
+	t.Helper()
+	for {
+		f := w.Next(func(f wire.Frame) bool { return f.Op == wire.PushFeed })
+		if slices.Contains(f.Feed.Gone, session) {
+			return slices.Contains(f.Feed.Revoked, session), f.Feed.Pos
+		}
+	}
 }
 
 func ids(items []wire.FeedItem) []string {
@@ -129,7 +146,10 @@ func TestFeedLiveAndResumed(t *testing.T) {
 	if code, _ := e.do("DELETE", "/v1/sessions/c", nil, "", nil); code != http.StatusNoContent {
 		t.Fatalf("delete: %d", code)
 	}
-	pos := feedUntil(t, w, seen, gone, func() bool { return gone["c"] })
+	revoked, pos := goneWhy(t, w, "c")
+	if revoked {
+		t.Fatal("a deleted session said revoked")
+	}
 
 	// Away: a changes, d goes, e is made.
 	w.Conn.CloseNow()
@@ -163,7 +183,7 @@ func otherBoot(pos string) string {
 }
 
 // A member's feed holds the sessions they may see; a grant brings one in,
-// and its removal says it gone. Tokens that list no sessions may not
+// and its removal says it gone and revoked. Tokens that list no sessions may not
 // follow the feed, and bad arguments are bad_request.
 func TestFeedFollowsAccess(t *testing.T) {
 	t.Parallel()
@@ -183,7 +203,9 @@ func TestFeedFollowsAccess(t *testing.T) {
 	if code, _ := e.do("DELETE", "/v1/sessions/theirs/grants/ann", nil, "", nil); code != http.StatusNoContent {
 		t.Fatalf("ungrant: %d", code)
 	}
-	feedUntil(t, w, seen, gone, func() bool { return gone["theirs"] })
+	if revoked, _ := goneWhy(t, w, "theirs"); !revoked {
+		t.Fatal("a session whose grant was removed is gone, not revoked")
+	}
 
 	v := e.dialToken(e.viewerToken("mine"))
 	v.Hello()

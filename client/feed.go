@@ -14,6 +14,9 @@ type FeedUpdate struct {
 	Start    bool
 	Sessions []wire.FeedItem
 	Gone     []string
+	// Revoked is those of Gone no longer the person's to see (a grant
+	// taken back); the rest were deleted.
+	Revoked []string
 	// Next reads the page after a first page (FeedPage); "" at the end.
 	Next string
 	Read *wire.ReadPush
@@ -50,7 +53,7 @@ func (st *Stream) feedAt(pos string) {
 // feedPush hands a feed push to OnFeed.
 func (st *Stream) feedPush(p *wire.FeedPush) {
 	st.feedAt(p.Pos)
-	st.opts.OnFeed(FeedUpdate{Sessions: p.Sessions, Gone: p.Gone})
+	st.opts.OnFeed(FeedUpdate{Sessions: p.Sessions, Gone: p.Gone, Revoked: p.Revoked})
 }
 
 // FeedPage reads the page of the feed after cursor (a FeedUpdate's or a

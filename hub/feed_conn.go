@@ -205,8 +205,8 @@ func (c *Conn) fillFeed(ctx context.Context, buf []byte, limit int) []byte {
 	c.mu.Unlock()
 
 	b := c.hub.feed.changesAfter(from, minAt, p, wire.MaxFeedPush-len(said))
-	gone := append(said, b.gone...)
 	items := c.hub.feedItems(ctx, b.entries, p, reader, &cur.counts)
+	gone, revoked := feedGone(said, b.gone, items)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -218,7 +218,7 @@ func (c *Conn) fillFeed(ctx context.Context, buf []byte, limit int) []byte {
 		pos = b.watermark
 	}
 	if len(items)+len(gone) > 0 {
-		frame := wire.Encode(wire.FeedPush{Op: wire.PushFeed, Pos: c.hub.feed.posOf(b.upTo, pos), Sessions: items, Gone: gone})
+		frame := wire.Encode(wire.FeedPush{Op: wire.PushFeed, Pos: c.hub.feed.posOf(b.upTo, pos), Sessions: items, Gone: gone, Revoked: revoked})
 		if !fits(buf, frame, limit) && len(buf) > 0 {
 			cur.due = true // next time, in a batch of its own
 			return buf
@@ -234,6 +234,22 @@ func (c *Conn) fillFeed(ctx context.Context, buf []byte, limit int) []byte {
 		cur.due = true
 	}
 	return buf
+}
+
+// feedGone is what a push says gone: the sessions deleted, and those the
+// connection lost sight of (lost), each once; revoked is the latter, but
+// for those deleted too (deleted, whatever else befell them) and those
+// the push holds (items: seen again since, by a grant given back).
+func feedGone(lost, deleted []string, items []wire.FeedItem) (gone, revoked []string) {
+	gone = slices.Clone(deleted)
+	for _, id := range lost {
+		back := slices.ContainsFunc(items, func(it wire.FeedItem) bool { return it.ID == id })
+		if !back && !slices.Contains(gone, id) {
+			gone = append(gone, id)
+			revoked = append(revoked, id)
+		}
+	}
+	return gone, revoked
 }
 
 // The feed's positions: "boot.seq.ms", the index's boot, the number of

@@ -25,8 +25,10 @@ func reset(reason string) client.Item {
 // A member whose grant is removed gets a reset of reason revoked: the
 // session leaves the sidebar, the status bar says their access to it was
 // removed (not that it was deleted), and what they were writing there is
-// kept for Up to recall. When the feed says the session is gone first,
-// its reset still says why.
+// kept for Up to recall. The feed, which may say the session is gone
+// first, says why as well (its revoked), and the reset after it says
+// nothing twice; a session the feed takes away unseen goes quietly, and
+// its reset, if it comes, says why.
 func TestRevokedAccessIsSaidAndTheDraftKept(t *testing.T) {
 	t.Parallel()
 	m := demo()
@@ -47,13 +49,29 @@ func TestRevokedAccessIsSaidAndTheDraftKept(t *testing.T) {
 
 	m = demo()
 	m.Focus = 1
-	m.Feed(client.FeedUpdate{Gone: []string{"s-bbbbbbbb"}})
-	if m.session("s-bbbbbbbb") != nil || !strings.Contains(m.Notice, "“notes” is gone") {
-		t.Fatalf("the feed's gone: %v, notice %q", ids(m), m.Notice)
+	m.Feed(client.FeedUpdate{Gone: []string{"s-bbbbbbbb"}, Revoked: []string{"s-bbbbbbbb"}})
+	if m.session("s-bbbbbbbb") != nil || m.Notice != "your access to “notes” was removed" {
+		t.Fatalf("the feed's revoked: %v, notice %q", ids(m), m.Notice)
+	}
+	m.Notice = ""
+	m.Item("s-bbbbbbbb", reset(wire.ResetRevoked))
+	if m.Notice != "" {
+		t.Fatalf("the reset after the feed's revoked said it again: %q", m.Notice)
+	}
+	m.Feed(client.FeedUpdate{Gone: []string{"s-aaaaaaaa"}})
+	if m.session("s-aaaaaaaa") != nil || m.Notice != "session “planning” was deleted" {
+		t.Fatalf("the feed's gone, not revoked: %v, notice %q", ids(m), m.Notice)
+	}
+
+	m = demo()
+	m.Notice = ""
+	m.Feed(client.FeedUpdate{Gone: []string{"s-bbbbbbbb"}, Revoked: []string{"s-bbbbbbbb"}})
+	if m.session("s-bbbbbbbb") != nil || m.Notice != "" {
+		t.Fatalf("a session unseen and revoked: %v, notice %q", ids(m), m.Notice)
 	}
 	m.Item("s-bbbbbbbb", reset(wire.ResetRevoked))
-	if !strings.Contains(m.Notice, "your access to “notes” was removed") {
-		t.Fatalf("the reset after the feed's gone: %q", m.Notice)
+	if m.Notice != "your access to “notes” was removed" {
+		t.Fatalf("its reset after the feed: %q", m.Notice)
 	}
 	m.Item("s-aaaaaaaa", reset(wire.ResetDeleted))
 	if m.session("s-aaaaaaaa") != nil || m.Notice != "session “planning” was deleted" {

@@ -36,7 +36,11 @@ func (m *Model) Feed(u client.FeedUpdate) []Cmd {
 	cmds := m.feedItems(u.Sessions)
 	for _, id := range u.Gone {
 		if s := m.session(id); s != nil {
-			m.lose(s, "")
+			how := wire.ResetDeleted
+			if slices.Contains(u.Revoked, id) {
+				how = wire.ResetRevoked
+			}
+			m.loseToFeed(s, how)
 		}
 	}
 	return append(cmds, m.versionsFeed(u.Sessions, u.Gone)...)

@@ -11,27 +11,31 @@ import (
 
 // Sessions that leave the sidebar while open elsewhere: deleted, or no
 // longer this person's to see (a grant removed). The subscription's reset
-// says which (reason deleted or revoked); the feed, which may say it
-// first, says only that the session is gone. Either way the status bar
-// says what happened, and what was written there is kept.
+// says which (reason deleted or revoked), and so does the feed, which may
+// say it first (its revoked). Either way the status bar says what
+// happened, and what was written there is kept.
 
-// lose takes s out of the sidebar and says why: how is wire.ResetDeleted,
-// wire.ResetRevoked, or "" when the feed alone said s is gone. A session
-// the feed takes away unseen, with nothing written in it, goes quietly;
-// its reset, if it comes, still says why (lostWhy).
+// lose takes s out of the sidebar, as its subscription ended, and says
+// why: how is wire.ResetDeleted or wire.ResetRevoked.
 func (m *Model) lose(s *SessionView, how string) {
+	kept := m.remove(s)
+	m.sayLost(s.name(), how, kept)
+}
+
+// loseToFeed is lose for a session the feed says is gone. One unseen,
+// with nothing written in it, goes quietly: its reset, if it comes (it
+// was subscribed), still says why (lostWhy).
+func (m *Model) loseToFeed(s *SessionView, how string) {
 	focused := s == m.Focused()
 	kept := m.remove(s)
-	if how == "" {
-		if m.lostNames == nil || len(m.lostNames) >= maxLostNames {
-			m.lostNames = map[string]string{} // a reset that never came is forgotten
-		}
-		m.lostNames[s.ID] = s.name()
-		if !focused && !kept {
-			return
-		}
+	if focused || kept {
+		m.sayLost(s.name(), how, kept)
+		return
 	}
-	m.sayLost(s.name(), how, kept)
+	if m.lostNames == nil || len(m.lostNames) >= maxLostNames {
+		m.lostNames = map[string]string{} // a reset that never came is forgotten
+	}
+	m.lostNames[s.ID] = s.name()
 }
 
 // maxLostNames bounds the names kept for resets still to come.
@@ -48,17 +52,13 @@ func (m *Model) lostWhy(id, how string) {
 	m.sayLost(name, how, false)
 }
 
-// sayLost is the notice of a session gone; kept says a draft written
-// there went to the inputs Up recalls.
+// sayLost is the notice of a session gone (how: wire.ResetDeleted or
+// wire.ResetRevoked); kept says a draft written there went to the inputs
+// Up recalls.
 func (m *Model) sayLost(name, how string, kept bool) {
-	var msg string
-	switch how {
-	case wire.ResetRevoked:
+	msg := "session “" + name + "” was deleted"
+	if how == wire.ResetRevoked {
 		msg = "your access to “" + name + "” was removed"
-	case wire.ResetDeleted:
-		msg = "session “" + name + "” was deleted"
-	default:
-		msg = "session “" + name + "” is gone: deleted, or your access to it was removed"
 	}
 	if kept {
 		msg += "; what you wrote there is kept: Up in an empty composer recalls it"

@@ -88,11 +88,13 @@ type FeedReply struct {
 }
 
 // FeedPush names the sessions that changed, each as it is now, and those
-// gone (deleted, or no longer visible to the token). Pos is where a
-// resume would go on from.
+// gone (deleted, or no longer visible to the token); Revoked names those
+// of Gone that the token may no longer see, so that a client can say
+// why each went. Pos is where a resume would go on from.
 type FeedPush struct {
 	Op       Op         `json:"op"` // "feed"
 	Pos      string     `json:"pos"`
 	Sessions []FeedItem `json:"sessions,omitempty"`
 	Gone     []string   `json:"gone,omitempty"`
+	Revoked  []string   `json:"revoked,omitempty"`
 }

@@ -232,7 +232,7 @@ function onFeed(u) {
     app.feedNext = u.next;
   }
   const fresh = feedItems(u.sessions);
-  for (const id of u.gone) forget(id);
+  for (const id of u.gone) forget(id, u.revoked.includes(id) ? 'revoked' : 'not_found');
   versionsFeed(fresh, u.gone);
   if (u.start && app.wanted && !app.views.has(app.wanted)) openByID(app.wanted);
   if (!app.current || !app.views.has(app.current)) {

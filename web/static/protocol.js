@@ -45,11 +45,12 @@ export function uuidv7() {
 //   onNameRefused(message): the daemon refused a guest's name (taken,
 //     or not printable text): nothing more happens until setGuest
 //     gives another.
-//   onFeed({start, sessions, gone, next, read}): the sessions feed
-//     (docs/protocol.md), asked for after every hello when given, from
-//     where the last socket's left off: a first page (start: drop what
-//     was held), sessions changed, sessions gone, or a read marker set
-//     somewhere (read: the read push). Refused to tokens that list no
+//   onFeed({start, sessions, gone, revoked, next, read}): the sessions
+//     feed (docs/protocol.md), asked for after every hello when given,
+//     from where the last socket's left off: a first page (start: drop
+//     what was held), sessions changed, sessions gone (revoked: those of
+//     them whose access was taken back; the rest were deleted), or a read
+//     marker set somewhere (read: the read push). Refused to tokens that list no
 //     sessions: then nothing comes.
 //
 // A subscription's handler gets the session's pushes: reset (drop what is
@@ -244,7 +245,7 @@ export class Client {
     this.command({ op: 'feed', ...(this.feedPos ? { pos: this.feedPos } : {}), limit: this.feedPageSize }, (r) => {
       if (!r.ok || !r.feed) return;
       if (r.feed.pos) this.feedPos = r.feed.pos;
-      if (!r.feed.resumed) this.onFeed({ start: true, sessions: r.feed.sessions || [], gone: [], next: r.feed.next || '' });
+      if (!r.feed.resumed) this.onFeed({ start: true, sessions: r.feed.sessions || [], gone: [], revoked: [], next: r.feed.next || '' });
     });
   }
 
@@ -322,10 +323,10 @@ export class Client {
     }
     if (f.op === 'feed') {
       if (f.pos) this.feedPos = f.pos;
-      if (this.onFeed) this.onFeed({ start: false, sessions: f.sessions || [], gone: f.gone || [], next: '' });
+      if (this.onFeed) this.onFeed({ start: false, sessions: f.sessions || [], gone: f.gone || [], revoked: f.revoked || [], next: '' });
       return;
     }
-    if (f.op === 'read' && this.onFeed) this.onFeed({ start: false, sessions: [], gone: [], next: '', read: f });
+    if (f.op === 'read' && this.onFeed) this.onFeed({ start: false, sessions: [], gone: [], revoked: [], next: '', read: f });
     if (f.op === 'bye') {
       // The daemon stops: reconnect no sooner than it says. A stop on
       // purpose (albedo stop) is said as such until a daemon is back.
