@@ -77,7 +77,9 @@ func (h *Hub) reconcileHeads() {
 		heads, err := h.db.Heads(ctx, ids)
 		cancel()
 		if err != nil {
-			if h.ctx.Err() == nil {
+			// Once the node stops, a read cut or slowed by the stop is
+			// no fault: nothing waits on it.
+			if h.ctx.Err() == nil && !h.IsStopping() {
 				h.log.Warn("re-read heads", "err", err)
 			}
 			return
