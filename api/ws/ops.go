@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -242,6 +243,13 @@ func (wc *conn) post(ctx context.Context, cmd wire.Command) {
 
 func (wc *conn) replyReceipt(id int64, session string, r wire.Receipt, err error) {
 	if err != nil {
+		if errors.Is(err, context.Canceled) && wc.ctx.Err() != nil {
+			// The input's connection ended before its commit (closed, or
+			// cut by the daemon's stop): no one reads the reply, and
+			// nothing failed. Not committed, it is the client's to send
+			// again by its input_id.
+			return
+		}
 		wc.replyErr(id, hub.AsError(wc.s.log, err, "op", "send", "session", session))
 		return
 	}
