@@ -90,8 +90,10 @@ func (h *Hub) publishBots() {
 	h.bus.Publish(n)
 }
 
-// onBots keeps another node's bots; a bot newly served there wakes the
-// turns waiting for it here.
+// onBots keeps another node's bots; a bot newly served there, or
+// announced again after its announcement lapsed (remoteServer no longer
+// believed it: the node's heartbeats came late), wakes the turns waiting
+// for it here.
 func (h *Hub) onBots(n peer.Bots) {
 	rb := &h.remote
 	now := time.Now()
@@ -119,7 +121,7 @@ func (h *Hub) onBots(n peer.Bots) {
 		if rb.nodes[name] == nil {
 			rb.nodes[name] = map[string]time.Time{}
 		}
-		if _, ok := rb.nodes[name][n.Node]; !ok {
+		if at, ok := rb.nodes[name][n.Node]; !ok || now.Sub(at) >= remoteTTL {
 			arrived = append(arrived, name)
 		}
 		rb.nodes[name][n.Node] = now
