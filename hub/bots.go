@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"albedo/hub/access"
 	"albedo/hub/provider"
@@ -299,13 +300,20 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			}
 		}
 		if c == nil {
+			// A connection here, or another node's announcement, may
+			// come; announcements are notices, which can come late, so
+			// the turn looks again each second as a tool's call does.
 			setWaiting(true)
+			again := time.NewTimer(time.Second)
 			select {
 			case <-arrived:
-				continue
+			case <-again.C:
 			case <-ctx.Done():
+				again.Stop()
 				return ctx.Err()
 			}
+			again.Stop()
+			continue
 		}
 		setWaiting(false)
 		t := &botTurn{session: req.Session, turnID: req.TurnID, emit: emit, done: make(chan error, 1)}
