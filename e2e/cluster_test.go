@@ -127,20 +127,27 @@ func startClusterOn(t *testing.T, url string, n int, lease time.Duration, extra 
 }
 
 // logWarnings writes, when the test failed, what each node logged above
-// INFO: a flake on a loaded machine leaves its cause in the test's output.
+// INFO, or, for a node that logged nothing above it, its last lines of
+// any level (what it ran, handed over or gave up): a flake on a loaded
+// machine leaves its cause in the test's output.
 func (cl *cluster) logWarnings(t *testing.T) {
 	if !t.Failed() {
 		return
 	}
 	const most = 40 // lines a node, its last ones
 	for _, nd := range cl.nodes {
-		var lines []string
+		var lines, every []string
 		for l := range strings.Lines(nd.d.logText()) {
+			every = append(every, l)
 			if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
 				lines = append(lines, l)
 			}
 		}
 		all := len(lines)
+		if all == 0 {
+			t.Logf("%s warned 0 times; its last lines:\n%s", nd.name, strings.Join(every[max(0, len(every)-most):], ""))
+			continue
+		}
 		lines = lines[max(0, all-most):]
 		t.Logf("%s warned %d times; the last:\n%s", nd.name, all, strings.Join(lines, ""))
 	}
