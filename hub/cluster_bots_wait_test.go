@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"albedo/db/pgtest"
-	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -17,22 +15,11 @@ import (
 // late, and the turn looks again within about a second.
 func TestAWaitingBotTurnLooksAgainWithoutAWakeUp(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
-	open := func(node string) *Hub {
+	a, b := memoryPair(t, true, func(string) Options {
 		reg, _ := provider.NewRegistry(provider.Config{}, nil) // each hub's own: it resolves bots through its hub
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
-	b.draining.Store(true) // a runs every turn
+		return Options{Providers: reg}
+	})
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := a.AddBot(ctx, "acker", nil); err != nil {
 		t.Fatal(err)
 	}

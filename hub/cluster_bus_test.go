@@ -11,31 +11,43 @@ import (
 	"albedo/wire"
 )
 
-// busPair is two started nodes on one database of the package's
-// PostgreSQL, joined by an in-memory bus, which look at the store only
-// every hour: whatever one node learns of the other within a test, it
-// learned over the bus. Node b claims no leases, so a's node runs every
-// turn. Both serve the provider "block" (blockProvider on release).
-func busPair(t *testing.T, release chan struct{}) (a, b *Hub, bClosed *closedLog) {
+// memoryPair is two started nodes, a and b, on one database of the
+// package's PostgreSQL, joined by an in-memory bus, which look at the
+// store only every hour: whatever one node learns of the other within a
+// test, it learned over the bus. Each is opened with opts(node), to which
+// its Node, Bus and those looks are set here. With bRunsNoTurns node b
+// claims no leases (it drains from the start), so a runs every turn.
+func memoryPair(t *testing.T, bRunsNoTurns bool, opts func(node string) Options) (a, b *Hub) {
 	t.Helper()
 	url := pgtest.Shared(t).Database(t)
 	net := peer.NewMemory()
-	reg, _ := provider.NewRegistry(provider.Config{}, nil)
-	reg.Register("block", blockProvider{release})
 	open := func(node string) *Hub {
 		bus := net.Join(node)
 		t.Cleanup(bus.Close) // after the hub's Close, which openTestHub put off
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
+		o := opts(node)
+		o.Node, o.Bus, o.changesEvery, o.heartbeatEvery = node, bus, time.Hour, time.Hour
+		return openTestHub(t, url, o)
 	}
 	a, b = open("a"), open("b")
-	b.draining.Store(true)
-	bClosed = &closedLog{}
-	b.OnTokensChanged(bClosed.add)
+	b.draining.Store(bRunsNoTurns)
 	for _, h := range []*Hub{a, b} {
 		if err := h.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return a, b
+}
+
+// busPair is memoryPair where a runs every turn, both serving the
+// provider "block" (blockProvider on release); bClosed records the tokens
+// whose connections b closed.
+func busPair(t *testing.T, release chan struct{}) (a, b *Hub, bClosed *closedLog) {
+	t.Helper()
+	reg, _ := provider.NewRegistry(provider.Config{}, nil)
+	reg.Register("block", blockProvider{release})
+	a, b = memoryPair(t, true, func(string) Options { return Options{Providers: reg} })
+	bClosed = &closedLog{}
+	b.OnTokensChanged(bClosed.add)
 	return a, b, bClosed
 }
 

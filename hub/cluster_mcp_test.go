@@ -7,13 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"albedo/db/pgtest"
 	"albedo/hub/mcphost"
-	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -37,28 +34,18 @@ func whereServer(t *testing.T, node string) string {
 // turns node a runs gets a's answer, one whose turns node b runs gets b's.
 func TestEachNodeHostsItsOwnMCPServers(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)
 	reg.Register("caller", callingProvider{api: "mcp__web__where"})
-	open := func(node string) *Hub {
+	a, b := memoryPair(t, false, func(node string) Options {
 		web := whereServer(t, node)
 		host := mcphost.New(slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 		t.Cleanup(host.Close) // before the server's: its stream would hold it
 		if err := host.Reload(map[string]mcphost.ServerConfig{"web": {URL: web}}); err != nil {
 			t.Fatal(err)
 		}
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, MCP: host, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
+		return Options{Providers: reg, MCP: host}
+	})
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Each session's turns run where the other node drains.
 	for _, c := range []struct {
 		session   string

@@ -39,23 +39,10 @@ func (p callingProvider) Stream(_ context.Context, req provider.Request, emit fu
 // and a's runner, woken by the approval's notice, runs the call.
 func TestADecisionOnAnotherNodeResumesTheTurn(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)
 	reg.Register("caller", callingProvider{api: "bot__w__f"})
-	open := func(node string) *Hub {
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
-	b.draining.Store(true) // a runs every turn
+	a, b := memoryPair(t, true, func(string) Options { return Options{Providers: reg} }) // a runs every turn
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	bot := newReader(t, a.Connect(ConnInfo{Name: "w", Role: wire.TokenBot, AuthorID: "bot:w"}))
 	if err := a.ServeTools(bot.c, "w", []wire.ToolSpec{{Name: "f", InputSchema: []byte(`{"type":"object"}`)}}, func(string) bool { return true }); err != nil {
 		t.Fatal(err)
@@ -224,23 +211,10 @@ func TestAWaitingTurnMovesToAnotherNode(t *testing.T) {
 // back on the turn's node, the call goes to it.
 func TestABotsToolOnAnotherNode(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
 	reg, _ := provider.NewRegistry(provider.Config{Tools: provider.ToolsConfig{Rules: []provider.ToolRule{{Match: "*", Policy: "allow"}}}}, nil)
 	reg.Register("caller", callingProvider{api: "bot__w__f"})
-	open := func(node string) *Hub {
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
-	b.draining.Store(true) // a runs every turn
+	a, b := memoryPair(t, true, func(string) Options { return Options{Providers: reg} }) // a runs every turn
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if _, err := a.AddBot(ctx, "w", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"albedo/db/pgtest"
-	"albedo/hub/peer"
 	"albedo/hub/provider"
 	"albedo/wire"
 )
@@ -28,23 +25,11 @@ func (s sayer) Stream(_ context.Context, req provider.Request, emit func(string)
 // input read from the store: the second participant hears the first.
 func TestAMessagesParticipantsAnswerInOrderInACluster(t *testing.T) {
 	t.Parallel()
-	url := pgtest.Shared(t).Database(t)
-	net := peer.NewMemory()
 	reg, _ := provider.NewRegistry(provider.Config{}, nil)
 	reg.Register("one", sayer{"one"})
 	reg.Register("two", sayer{"two"})
-	open := func(node string) *Hub {
-		bus := net.Join(node)
-		t.Cleanup(bus.Close)
-		return openTestHub(t, url, Options{Node: node, Bus: bus, Providers: reg, changesEvery: time.Hour, heartbeatEvery: time.Hour})
-	}
-	a, b := open("a"), open("b")
+	a, b := memoryPair(t, false, func(string) Options { return Options{Providers: reg} })
 	ctx := context.Background()
-	for _, h := range []*Hub{a, b} {
-		if err := h.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
 	s, _, err := a.CreateSession(ctx, "s", wire.SessionCreate{Provider: "one"})
 	if err != nil {
 		t.Fatal(err)
