@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"albedo/hub/tools"
 	"albedo/wire"
@@ -124,16 +123,9 @@ func (h *Hub) runBotTool(ctx context.Context, bot string, push wire.ToolPush) to
 				return out
 			}
 		}
-		// A connection here, or another node's announcement, may come.
-		again := time.NewTimer(time.Second)
-		select {
-		case <-arrived:
-		case <-again.C:
-		case <-ctx.Done():
-			again.Stop()
+		if lookAgain(ctx, arrived) != nil {
 			return toolOut{err: fmt.Sprintf("no connection of bot %q served its tools in time", bot)}
 		}
-		again.Stop()
 	}
 }
 

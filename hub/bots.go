@@ -149,6 +149,23 @@ func (b *botTable) pick(name string) (*Conn, <-chan struct{}) {
 	return pickConn(b.servers, &b.arrived, name, func(c *Conn) int { return len(c.turns) })
 }
 
+// lookAgain waits until arrived is closed (a serving connection came here,
+// or another node announced one), or a second has passed: announcements
+// are notices, which can come late or not at all, so whoever waits for a
+// server looks again each second. It returns ctx's error if ctx ends
+// first.
+func lookAgain(ctx context.Context, arrived <-chan struct{}) error {
+	again := time.NewTimer(time.Second)
+	defer again.Stop()
+	select {
+	case <-arrived:
+	case <-again.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
 // pickConn returns, of the open connections conns lists under name, the
 // one with the least load (read under its lock); else a channel, kept in
 // *arrived, closed when one arrives. The caller holds the table's lock.
@@ -300,19 +317,10 @@ func (b botProvider) Stream(ctx context.Context, req provider.Request, emit func
 			}
 		}
 		if c == nil {
-			// A connection here, or another node's announcement, may
-			// come; announcements are notices, which can come late, so
-			// the turn looks again each second as a tool's call does.
 			setWaiting(true)
-			again := time.NewTimer(time.Second)
-			select {
-			case <-arrived:
-			case <-again.C:
-			case <-ctx.Done():
-				again.Stop()
-				return ctx.Err()
+			if err := lookAgain(ctx, arrived); err != nil {
+				return err
 			}
-			again.Stop()
 			continue
 		}
 		setWaiting(false)
