@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,7 @@ func TestAStoppingNodeDoesNotWarnOfHeadsItCannotRead(t *testing.T) {
 	defer admin.Close()
 	allow := func(yes bool) {
 		t.Helper()
-		q := "ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS " + map[bool]string{true: "true", false: "false"}[yes]
-		if _, err := admin.Exec(q); err != nil {
+		if _, err := admin.Exec("ALTER DATABASE " + name + " WITH ALLOW_CONNECTIONS " + strconv.FormatBool(yes)); err != nil {
 			t.Fatal(err)
 		}
 		if !yes {
